@@ -1,0 +1,1 @@
+//! Empirical privacy audits (black-box lower bounds on the privacy loss).

@@ -1,0 +1,43 @@
+//! # disguise — differentially private selection and submodular maximization
+//!
+//! Choosing a few representative or informative items from sensitive data about people,
+//! with a proven (ε, δ) guarantee attached to every result.
+//!
+//! The library is organised along the axes of `ARCHITECTURE.md`:
+//!
+//! * [`noise`] — the cryptographically secure generator [`SecureRng`] and exact samplers
+//!   (the only place randomness comes from);
+//! * [`select`] — private selection of one candidate from a score vector
+//!   (exponential mechanism, two large margin mechanisms, report noisy max, argmax);
+//! * [`privacy`] — validated privacy parameters and the accountant that composes the
+//!   per-call costs into end-to-end guarantees;
+//! * [`audit`] — black-box empirical privacy audits, used by the test suite.
+//!
+//! ```
+//! use disguise::prelude::*;
+//!
+//! let mut rng = SecureRng::from_os()?;
+//! let em = Exponential::new(Epsilon::new(1.0)?);
+//! let choice = em.select(&[3.0, 10.0, 4.0], Sensitivity::new(1.0)?, &mut rng)?;
+//! assert!(choice.index < 3);
+//! # Ok::<(), disguise::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod audit;
+pub mod error;
+pub mod noise;
+pub mod privacy;
+pub mod select;
+
+pub use error::{Error, Result};
+pub use noise::SecureRng;
+
+/// The short front door: everything a typical user needs in one `use`.
+pub mod prelude {
+    pub use crate::error::{Error, Result};
+    pub use crate::noise::SecureRng;
+    pub use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost, Sensitivity};
+    pub use crate::select::{Exponential, Selection, Selector};
+}

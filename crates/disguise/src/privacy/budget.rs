@@ -1,0 +1,1 @@
+//! Solving for per-round budgets from a total budget.

@@ -1,0 +1,148 @@
+//! Privacy parameters, per-call costs, and the accountant.
+//!
+//! * [`Epsilon`], [`Delta`], [`Sensitivity`] are validated newtypes: once you hold one, it is
+//!   in its domain, so mechanisms never re-check.
+//! * [`PrivacyCost`] is what one mechanism call spends, with the structure the accountant can
+//!   exploit (pure, bounded range, approximate).
+//! * [`compose`] turns a sequence of costs into end-to-end [`Guarantee`]s under each
+//!   composition rule; [`budget`] solves the inverse problem (largest per-round ε₀ for a
+//!   total budget).
+
+pub mod budget;
+pub mod compose;
+
+use crate::error::{Error, Result};
+use serde::Serialize;
+
+/// A privacy-loss parameter ε: finite and strictly positive.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Epsilon(f64);
+
+impl Epsilon {
+    /// Validates ε.
+    ///
+    /// ```
+    /// use disguise::privacy::Epsilon;
+    /// assert!(Epsilon::new(0.1).is_ok());
+    /// assert!(Epsilon::new(0.0).is_err());
+    /// assert!(Epsilon::new(f64::NAN).is_err());
+    /// ```
+    pub fn new(value: f64) -> Result<Self> {
+        if value.is_finite() && value > 0.0 {
+            Ok(Self(value))
+        } else {
+            Err(Error::InvalidEpsilon(value))
+        }
+    }
+    /// The value.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+/// A failure-probability parameter δ ∈ [0, 1).
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Delta(f64);
+
+impl Delta {
+    /// Validates δ.
+    ///
+    /// ```
+    /// use disguise::privacy::Delta;
+    /// assert!(Delta::new(0.0).is_ok());
+    /// assert!(Delta::new(1.0).is_err());
+    /// ```
+    pub fn new(value: f64) -> Result<Self> {
+        if (0.0..1.0).contains(&value) {
+            Ok(Self(value))
+        } else {
+            Err(Error::InvalidDelta(value))
+        }
+    }
+    /// δ = 0 (pure differential privacy).
+    pub const ZERO: Delta = Delta(0.0);
+    /// The value.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+/// The sensitivity λ of a score vector: the largest change of any single score between
+/// neighbouring datasets. Finite and strictly positive.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Sensitivity(f64);
+
+impl Sensitivity {
+    /// Validates λ.
+    ///
+    /// ```
+    /// use disguise::privacy::Sensitivity;
+    /// assert!(Sensitivity::new(1.0).is_ok());
+    /// assert!(Sensitivity::new(-1.0).is_err());
+    /// ```
+    pub fn new(value: f64) -> Result<Self> {
+        if value.is_finite() && value > 0.0 {
+            Ok(Self(value))
+        } else {
+            Err(Error::InvalidSensitivity(value))
+        }
+    }
+    /// The value.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+/// What one mechanism call costs, with the structure that tighter composition rules use.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PrivacyCost {
+    /// ε-DP and ε-bounded-range (the exponential mechanism; Dong–Durfee–Rogers 2020), hence
+    /// ε²/8-zCDP.
+    BoundedRange {
+        /// ε of the call.
+        epsilon: Epsilon,
+    },
+    /// ε-DP (e.g. report noisy max with Laplace noise), hence ε²/2-zCDP.
+    Pure {
+        /// ε of the call.
+        epsilon: Epsilon,
+    },
+    /// (ε, δ)-DP only (both large margin mechanisms): composes only by the basic and advanced
+    /// rules.
+    Approximate {
+        /// ε of the call.
+        epsilon: Epsilon,
+        /// δ of the call.
+        delta: Delta,
+    },
+    /// No privacy at all (the non-private argmax baseline).
+    NonPrivate,
+}
+
+impl PrivacyCost {
+    /// (ε, δ) of the call alone; `None` for a non-private call.
+    pub fn epsilon_delta(&self) -> Option<(f64, f64)> {
+        match *self {
+            PrivacyCost::BoundedRange { epsilon } | PrivacyCost::Pure { epsilon } => {
+                Some((epsilon.get(), 0.0))
+            }
+            PrivacyCost::Approximate { epsilon, delta } => Some((epsilon.get(), delta.get())),
+            PrivacyCost::NonPrivate => None,
+        }
+    }
+}
+
+/// An end-to-end (ε, δ) guarantee, with the composition rule that proved it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Guarantee {
+    /// Total ε (rounded up: never smaller than the true bound of the rule).
+    pub epsilon: f64,
+    /// Total δ (rounded up).
+    pub delta: f64,
+    /// The rule that proved this guarantee.
+    pub rule: compose::Rule,
+}
