@@ -11,6 +11,10 @@
 //!   (exponential mechanism, two large margin mechanisms, report noisy max, argmax);
 //! * [`privacy`] — validated privacy parameters and the accountant that composes the
 //!   per-call costs into end-to-end guarantees;
+//! * [`objective`] — submodular set functions with incremental bulk gains and proven
+//!   sensitivities;
+//! * [`constraint`] — cardinality, matroid and p-extendible constraints;
+//! * [`maximize`] — the greedy family of algorithms (private and non-private);
 //! * [`audit`] — black-box empirical privacy audits, used by the test suite.
 //!
 //! ```
@@ -26,8 +30,11 @@
 #![warn(missing_docs)]
 
 pub mod audit;
+pub mod constraint;
 pub mod error;
+pub mod maximize;
 pub mod noise;
+pub mod objective;
 pub mod privacy;
 pub mod select;
 

@@ -1,0 +1,1 @@
+//! Maximization algorithms, generic over objective × constraint × selector.
