@@ -31,6 +31,7 @@
 
 pub mod audit;
 pub mod constraint;
+pub mod data;
 pub mod error;
 pub mod maximize;
 pub mod noise;

@@ -8,7 +8,7 @@ mod exponential;
 
 pub use exponential::Exponential;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::privacy::{PrivacyCost, Sensitivity};
 use serde::Serialize;
@@ -37,4 +37,22 @@ pub trait Selector: Send + Sync {
 
     /// A short name for output and logs (`em`, `lmm`, `lmm-chaudhuri`, ...).
     fn name(&self) -> &'static str;
+}
+
+/// Checks a score vector before any selector touches it: non-empty, every score finite.
+///
+/// Shared by every [`Selector`] so that all of them reject the same inputs with the same
+/// errors: [`Error::EmptyCandidates`] for an empty slice and [`Error::NonFiniteScore`] (with
+/// the first offending index) for NaN or ±∞.
+pub(crate) fn validate_scores(scores: &[f64]) -> Result<()> {
+    if scores.is_empty() {
+        return Err(Error::EmptyCandidates);
+    }
+    match scores.iter().position(|s| !s.is_finite()) {
+        Some(index) => Err(Error::NonFiniteScore {
+            index,
+            value: scores[index],
+        }),
+        None => Ok(()),
+    }
 }

@@ -1,0 +1,54 @@
+//! Data loading: CSV columns with precise error messages, and locating the real datasets.
+//!
+//! Real data lives outside the repository, in the folder named by the `DISGUISE_DATA`
+//! environment variable (default `../shared/data` relative to the workspace root). Nothing
+//! here copies it; [`locate`] only finds it.
+
+mod columns;
+
+pub use columns::{Columns, read_columns};
+
+use crate::error::{Error, Result};
+use std::path::PathBuf;
+
+/// The root of the real datasets: `$DISGUISE_DATA`, else `../shared/data` next to the
+/// workspace (found from this crate's manifest directory at build time, then from the
+/// current directory).
+pub fn data_root() -> PathBuf {
+    if let Some(dir) = std::env::var_os("DISGUISE_DATA") {
+        return PathBuf::from(dir);
+    }
+    let from_manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+    if from_manifest.is_dir() {
+        return from_manifest;
+    }
+    PathBuf::from("../shared/data")
+}
+
+/// The path of a file of the real data (e.g. `uber_nyc_apr14/pickups_manhattan_10k.csv`), or an
+/// error naming where it was looked for.
+pub fn locate(relative: &str) -> Result<PathBuf> {
+    let path = data_root().join(relative);
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(Error::Io(format!(
+            "data file {} not found (set DISGUISE_DATA to the folder holding the real data)",
+            path.display()
+        )))
+    }
+}
+
+/// For tests and benchmarks that need real data: the file's path, or `None` after printing a
+/// clear "skipped" line when the data is absent — unless `DISGUISE_REQUIRE_DATA` is set (CI),
+/// in which case a missing file is an error the caller should turn into a failure.
+pub fn locate_for_test(relative: &str) -> Result<Option<PathBuf>> {
+    match locate(relative) {
+        Ok(path) => Ok(Some(path)),
+        Err(err) if std::env::var_os("DISGUISE_REQUIRE_DATA").is_some() => Err(err),
+        Err(err) => {
+            eprintln!("skipped: {err}");
+            Ok(None)
+        }
+    }
+}
