@@ -5,6 +5,20 @@
 //! [`SecureRng`].
 
 pub mod bernoulli;
+pub mod binomial;
+pub mod distinct;
+pub mod geometric;
+#[cfg(test)]
+pub(crate) mod gof;
+pub mod gumbel;
+pub mod laplace;
 mod rng;
 
+pub use binomial::{binomial, binomial_f64};
+pub use distinct::{sample_distinct, sample_distinct_excluding};
+pub use gumbel::gumbel;
+pub use laplace::{
+    DiscreteLaplace, Laplace, discrete_laplace, discrete_laplace_u64, laplace, laplace_epsilon,
+    laplace_granularity, laplace_scale_for, laplace_upper_tail, laplace_upper_tail_probability,
+};
 pub use rng::SecureRng;
