@@ -22,7 +22,8 @@ pub(crate) fn sum_sign(terms: &[f64]) -> Ordering {
     // Filter: recursive summation of n terms has |ŝ − s| ≤ γ_{n−1} Σ|aᵢ| with
     // γ_k = k·u/(1 − k·u), u = 2⁻⁵³ (Higham, Accuracy and Stability, eq. 4.4); additions
     // never lose accuracy to underflow (a subnormal sum is exact). We use the looser
-    // (n + 1)·2⁻⁵² · Σ|aᵢ|, which also covers the rounding of Σ|aᵢ| itself.
+    // (n + 1)·2⁻⁵² · Σ|aᵢ|, which also covers the rounding of Σ|aᵢ| and of the bound; sums
+    // below the normal range go to the exact path so the bound's own underflow is moot.
     let mut sum = 0.0f64;
     let mut abs_sum = 0.0f64;
     for &t in terms {
@@ -30,7 +31,7 @@ pub(crate) fn sum_sign(terms: &[f64]) -> Ordering {
         abs_sum += t.abs();
     }
     let bound = abs_sum * ((terms.len() as f64 + 1.0) * f64::EPSILON);
-    if sum.is_finite() && bound.is_finite() && sum.abs() > bound {
+    if sum.is_finite() && bound.is_finite() && sum.abs() > bound && sum.abs() >= f64::MIN_POSITIVE {
         return if sum > 0.0 {
             Ordering::Greater
         } else {

@@ -4,13 +4,20 @@
 //! returns one index. It is the only place (besides the histogram sampler) where privacy
 //! noise enters an algorithm.
 
+mod argmax;
+mod exact;
 mod exponential;
+mod large_margin;
+mod noisy_max;
 
-pub use exponential::Exponential;
+pub use argmax::Argmax;
+pub use exponential::{Exponential, sample_exponential};
+pub use large_margin::{LargeMargin, LargeMarginChaudhuri};
+pub use noisy_max::ReportNoisyMax;
 
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
-use crate::privacy::{PrivacyCost, Sensitivity};
+use crate::privacy::{Delta, Epsilon, PrivacyCost, Sensitivity};
 use serde::Serialize;
 
 /// The outcome of one private selection.
@@ -29,8 +36,12 @@ pub trait Selector: Send + Sync {
     ///
     /// `sensitivity` is λ: the largest change of any single score between neighbouring
     /// datasets. Errors on an empty slice or a non-finite score.
-    fn select(&self, scores: &[f64], sensitivity: Sensitivity, rng: &mut SecureRng)
-    -> Result<Selection>;
+    fn select(
+        &self,
+        scores: &[f64],
+        sensitivity: Sensitivity,
+        rng: &mut SecureRng,
+    ) -> Result<Selection>;
 
     /// The privacy cost of one call to [`Selector::select`].
     fn cost(&self) -> PrivacyCost;
@@ -55,4 +66,62 @@ pub(crate) fn validate_scores(scores: &[f64]) -> Result<()> {
         }),
         None => Ok(()),
     }
+}
+
+/// The names [`selector_by_name`] accepts, in the order the CLI lists them.
+pub const SELECTOR_NAMES: &[&str] = &[
+    "em",
+    "em-monotone",
+    "lmm",
+    "lmm-chaudhuri",
+    "report-noisy-max",
+    "report-noisy-max-monotone",
+    "max",
+];
+
+/// Builds a selector from its [`Selector::name`], for the CLI and configuration files.
+///
+/// * `em` — [`Exponential::new`]`(ε)`; `em-monotone` — [`Exponential::monotone`]`(ε)`;
+/// * `lmm` — [`LargeMargin::new`]`(ε, δ)`; `lmm-chaudhuri` —
+///   [`LargeMarginChaudhuri::new`]`(ε, δ)` (both need δ > 0);
+/// * `report-noisy-max` — [`ReportNoisyMax::new`]`(ε)`; `report-noisy-max-monotone` —
+///   [`ReportNoisyMax::monotone`]`(ε)`;
+/// * `max` — the non-private [`Argmax`] (ε and δ ignored).
+///
+/// The pure mechanisms ignore δ (they spend δ = 0). The `*-monotone` variants are only
+/// private for monotone scores (see their docs).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for an unknown name (the message lists the valid ones) or
+/// for δ = 0 with a large margin mechanism.
+///
+/// ```
+/// use disguise::prelude::*;
+/// use disguise::select::selector_by_name;
+///
+/// let lmm = selector_by_name("lmm", Epsilon::new(0.5)?, Delta::new(1e-6)?)?;
+/// assert_eq!(lmm.name(), "lmm");
+/// assert!(selector_by_name("lmm", Epsilon::new(0.5)?, Delta::ZERO).is_err());
+/// assert!(selector_by_name("gumbel", Epsilon::new(0.5)?, Delta::ZERO).is_err());
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn selector_by_name(name: &str, epsilon: Epsilon, delta: Delta) -> Result<Box<dyn Selector>> {
+    Ok(match name {
+        "em" => Box::new(Exponential::new(epsilon)),
+        "em-monotone" => Box::new(Exponential::monotone(epsilon)),
+        "lmm" => Box::new(LargeMargin::new(epsilon, delta)?),
+        "lmm-chaudhuri" => Box::new(LargeMarginChaudhuri::new(epsilon, delta)?),
+        "report-noisy-max" => Box::new(ReportNoisyMax::new(epsilon)),
+        "report-noisy-max-monotone" => Box::new(ReportNoisyMax::monotone(epsilon)),
+        "max" => Box::new(Argmax),
+        _ => {
+            return Err(Error::param(
+                "selector",
+                format!(
+                    "unknown selector {name:?}; expected one of {}",
+                    SELECTOR_NAMES.join(", ")
+                ),
+            ));
+        }
+    })
 }
