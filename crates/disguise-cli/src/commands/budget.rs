@@ -1,10 +1,153 @@
-//! `disguise budget` (being written).
+//! `disguise budget`: the per-round ε₀ a total (ε, δ) budget allows under every composition
+//! rule, and the best one.
+
+use crate::output::{Format, print_json};
+use disguise::privacy::budget::{BudgetPlan, BudgetQuery, CallKind, plan};
+
+/// The selector called in every round (decides which composition rules apply).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum Kind {
+    /// The exponential mechanism (ε₀-bounded range): every rule applies.
+    #[default]
+    BoundedRange,
+    /// A pure ε₀-DP selector such as report noisy max (no decomposable rule).
+    Pure,
+    /// An (ε₀, δ₀) selector such as the large margin mechanisms: basic and advanced only,
+    /// with δ split into a per-round δ₀.
+    Approximate,
+}
+
+impl From<Kind> for CallKind {
+    fn from(kind: Kind) -> Self {
+        match kind {
+            Kind::BoundedRange => CallKind::BoundedRange,
+            Kind::Pure => CallKind::Pure,
+            Kind::Approximate => CallKind::Approximate,
+        }
+    }
+}
 
 /// Arguments of `disguise budget`.
+///
+/// Example: `disguise budget --epsilon 0.1 --delta 9.5367431640625e-7 --rounds 10`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Total privacy budget ε of the whole run (finite, > 0), e.g. `--epsilon 0.1`.
+    #[arg(long, allow_negative_numbers = true)]
+    epsilon: f64,
+    /// Total δ of the whole run, in [0, 1), e.g. `--delta 1e-6`.
+    #[arg(long, allow_negative_numbers = true)]
+    delta: f64,
+    /// Number of rounds k (adaptive selections), at least 1, e.g. `--rounds 10`.
+    #[arg(long, allow_negative_numbers = true)]
+    rounds: i64,
+    /// The objective is decomposable (mitrovic2017 Thm 3.1, private greedy with the
+    /// exponential mechanism): also offer the k-independent decomposable rule.
+    #[arg(long)]
+    decomposable: bool,
+    /// The selector called in every round.
+    #[arg(long, value_enum, default_value_t)]
+    kind: Kind,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+}
 
 /// Runs `disguise budget`.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`disguise budget` is not available yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.rounds < 1 {
+        anyhow::bail!("invalid rounds: must be at least 1, got {}", args.rounds);
+    }
+    let query = BudgetQuery::new(args.epsilon, args.delta, args.rounds as u64)?
+        .with_kind(args.kind.into())
+        .with_decomposable(args.decomposable);
+    let result = plan(&query)?;
+    match args.format {
+        Format::Json => print_json(&result),
+        Format::Table => {
+            print_table(&result);
+            Ok(())
+        }
+    }
+}
+
+fn kind_phrase(kind: CallKind) -> &'static str {
+    match kind {
+        CallKind::BoundedRange => "exponential-mechanism (bounded-range)",
+        CallKind::Pure => "pure ε₀-DP",
+        CallKind::Approximate => "approximate (ε₀, δ₀)",
+    }
+}
+
+/// A number in full: the shortest form that reads back as the same `f64` (scientific notation
+/// for very small or large values). A per-round ε₀ rounded for display could exceed the safe
+/// value, so nothing is rounded.
+fn num(x: f64) -> String {
+    format!("{x:?}")
+}
+
+fn print_table(p: &BudgetPlan) {
+    println!(
+        "total budget ε = {}, δ = {} over {} rounds of {} calls{}",
+        num(p.epsilon),
+        num(p.delta),
+        p.rounds,
+        kind_phrase(p.kind),
+        if p.decomposable {
+            ", decomposable objective"
+        } else {
+            ""
+        }
+    );
+    println!();
+    let rows: Vec<[String; 5]> = p
+        .rules
+        .iter()
+        .map(|r| {
+            [
+                r.rule.to_string(),
+                r.per_round_epsilon.map_or_else(|| "-".to_string(), num),
+                r.per_round_delta.map_or_else(|| "-".to_string(), num),
+                if r.valid { "yes" } else { "no" }.to_string(),
+                r.note.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    let header = ["rule", "per-round ε₀", "per-round δ₀", "valid", "note"];
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: [&str; 5]| {
+        let mut out = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                out.push_str(cell);
+            } else {
+                out.push_str(cell);
+                out.push_str(&" ".repeat(widths[i] - cell.chars().count() + 2));
+            }
+        }
+        println!("{}", out.trim_end());
+    };
+    line(header);
+    for row in &rows {
+        line([&row[0], &row[1], &row[2], &row[3], &row[4]]);
+    }
+    println!();
+    match p.best {
+        Some(b) => println!(
+            "best: {} — ε₀ = {} per round{}",
+            b.rule,
+            num(b.per_round_epsilon),
+            if b.per_round_delta > 0.0 {
+                format!(", δ₀ = {}", num(b.per_round_delta))
+            } else {
+                String::new()
+            }
+        ),
+        None => println!("best: none — no composition rule fits this budget"),
+    }
 }

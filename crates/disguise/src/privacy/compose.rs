@@ -1,9 +1,105 @@
 //! Composition of adaptive mechanism calls into an end-to-end guarantee.
+//!
+//! An algorithm such as private greedy makes k adaptive calls to a selector, each spending a
+//! [`PrivacyCost`]. The [`Accountant`] records those costs (they may differ from round to
+//! round, e.g. when the sensitivity changes) and, for a target δ, proves an end-to-end
+//! (ε, δ) [`Guarantee`] under every composition rule that applies, and picks the best
+//! (smallest ε). The per-rule functions ([`basic`], [`advanced`], [`kov`], [`kov_delta`],
+//! [`bounded_range_zcdp`], [`zcdp_to_dp`], [`zcdp_to_dp_simple`], [`decomposable`]) compute
+//! the same bounds for k homogeneous calls; [`super::budget`] solves the inverse problem.
+//!
+//! # The rules
+//!
+//! Below, call i spends (εᵢ, δᵢ); k calls in total; δ is the target.
+//!
+//! * [`Rule::Single`] — one call: its own (ε₁, δ₁). Applies iff k = 1 and δ₁ ≤ δ.
+//! * [`Rule::Basic`] — basic composition (Dwork–Roth 2014 Thm 3.16; mitrovic2017 Thm 2.4 (1)):
+//!   ε = Σεᵢ, δ = Σδᵢ. Applies to any private calls, iff Σδᵢ ≤ δ.
+//! * [`Rule::Advanced`] — advanced composition in the form of mitrovic2017 Thm 3.2
+//!   (Dwork–Rothblum–Vadhan 2010 with the Bun–Steinke 2016 first term):
+//!   ε = Σεᵢ²/2 + √(2·ln(1/δ′)·Σεᵢ²), δ = δ′ + Σδᵢ. For k homogeneous calls this is
+//!   kε₀²/2 + ε₀·√(2k·ln(1/δ′)). (mitrovic2017 Thm 2.4 prints √(2·ln(1/δ′))·ε₀ without the
+//!   k under the root, and δ′ + kδ for δ′ + kδ₀: typos — Thm 3.2 and the original theorem
+//!   have √(2k·ln(1/δ′)).) The heterogeneous
+//!   form is valid for pure *and* approximate calls: it is implied by
+//!   Kairouz–Oh–Viswanath 2015's heterogeneous bound
+//!   Σεᵢ·tanh(εᵢ/2) + √(2·ln(1/δ′)·Σεᵢ²) with δ = 1 − (1−δ′)Π(1−δᵢ), since
+//!   ε·tanh(ε/2) ≤ ε²/2 and 1 − (1−δ′)Π(1−δᵢ) ≤ δ′ + Σδᵢ.
+//!   **δ split:** the calls' own Σδᵢ is taken first and *all* the rest of the target goes to
+//!   δ′ = δ − Σδᵢ; the rule applies iff δ′ > 0.
+//! * [`Rule::Kov`] — the optimal composition of k homogeneous ε₀-DP calls
+//!   (Kairouz–Oh–Viswanath 2015 Thm 3.3; the same sum for every ε is in Murtagh–Vadhan 2016):
+//!   with p = e^ε₀/(1+e^ε₀),
+//!   δ(ε) = Σⱼ C(k,j)·p^(k−j)·(1−p)^j·[1 − e^(ε−(k−2j)ε₀)]₊,
+//!   the hockey-stick divergence of k-fold randomized response, which dominates every
+//!   ε₀-DP mechanism. The reported ε is the smallest ε (found by bisection, δ(ε) being
+//!   decreasing) with δ(ε) ≤ δ. Applies iff every call is pure or bounded range (ε₀-DP, no
+//!   δ) with one common ε₀, and k ≤ [`KOV_MAX_ROUNDS`] (the sum costs O(k)). Large-margin
+//!   (approximate) calls get no KOV credit here.
+//! * [`Rule::Zcdp`] — bounded range → zCDP → (ε, δ). An ε-bounded-range call (every
+//!   exponential mechanism; Dong–Durfee–Rogers 2020) is ε²/8-zCDP (Cesar–Rogers 2021);
+//!   a pure ε-DP call is ε²/2-zCDP (Bun–Steinke 2016 Prop 3.3); zCDP adds up over
+//!   adaptive calls: ρ = Σρᵢ. ρ-zCDP is then converted to (ε, δ) with the tight conversion of
+//!   Canonne–Kamath–Steinke 2020 (Prop 12 / Cor 13; also Asoodeh et al. 2021),
+//!   ε(ρ, δ) = min over α > 1 of αρ + [ln(1/δ) + (α−1)·ln(1−1/α) − ln α]/(α−1),
+//!   which is never worse than the classic ρ + 2√(ρ·ln(1/δ)) ([`zcdp_to_dp_simple`]).
+//!   Every α gives a valid ε, so the minimisation (a log grid then golden section, see
+//!   [`zcdp_to_dp`]) only affects tightness, never validity. Applies iff no call is
+//!   approximate and δ > 0.
+//! * [`Rule::Decomposable`] — Gupta et al. 2010, as stated in mitrovic2017 Thm 3.1 (and
+//!   Thm 3.3 for matroids): if the objective is λ-decomposable (f_D = (1/n)Σᵢ f_{xᵢ}, each
+//!   f_{xᵢ} monotone submodular with values in [0, λ]) and every round is the exponential
+//!   mechanism with one parameter ε₀ (sensitivity λ) inside the private greedy algorithm
+//!   (mitrovic2017 Alg. 1 or 2), the whole run is (ε, δ)-DP with
+//!   ε = 2ε₀·(e−1)·ln(3e/δ), **whatever k is**, provided δ > 0 and this ε ≤ 1.
+//!   Applies iff the caller declares the objective decomposable
+//!   ([`ComposeOptions::decomposable`]), every call is [`PrivacyCost::BoundedRange`] (taken
+//!   to be an exponential-mechanism call: the caller vouches for this) with one common ε₀,
+//!   δ > 0 and the resulting ε ≤ 1.
+//!
+//! *Neighbouring relation*: composition preserves whatever relation the per-call guarantees
+//! are stated for (in this crate: datasets differing in one record, mitrovic2017 Def. 2.2).
+//!
+//! A [`PrivacyCost::NonPrivate`] call makes the whole run non-private: no rule applies and
+//! [`Composition::best`] is `None`.
+//!
+//! # Conservative rounding
+//!
+//! A reported ε (and δ) is never smaller than the exact value of the rule's formula.
+//! Additions, multiplications, divisions and square roots are rounded upward exactly
+//! (error-free transformations with `mul_add`, then `next_up` when the rounded result is
+//! below the exact one); results of `ln`, `exp` and friends (accurate to about one ulp) are
+//! nudged two ulps in the safe direction; the zCDP conversion adds an explicit floating-point
+//! error bound (16 machine epsilons times the sum of the magnitudes of its terms); the KOV
+//! sum is inflated by a relative margin that bounds its accumulated rounding error
+//! (10⁻⁹ + k(ε₀+1)·10⁻¹³) and every bisection returns its feasible end. Counts k are
+//! converted to `f64` rounding up.
+//!
+//! # Example
+//!
+//! ```
+//! use disguise::privacy::{Delta, Epsilon, PrivacyCost};
+//! use disguise::privacy::compose::{Accountant, ComposeOptions, Rule};
+//!
+//! let mut accountant = Accountant::new();
+//! for _ in 0..10 {
+//!     accountant.record(PrivacyCost::BoundedRange { epsilon: Epsilon::new(0.1)? });
+//! }
+//! let composition = accountant.compose(Delta::new(1e-6)?, ComposeOptions::default())?;
+//! let best = composition.best.unwrap();
+//! assert_eq!(best.rule, Rule::Zcdp);
+//! assert!((best.epsilon - 0.700).abs() < 1e-3);
+//! # Ok::<(), disguise::Error>(())
+//! ```
 
+use super::{Delta, Epsilon, Guarantee, PrivacyCost};
+use crate::error::{Error, Result};
 use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
 
 /// A composition rule the accountant can use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
     /// Basic composition: (Σε, Σδ).
@@ -19,4 +115,1327 @@ pub enum Rule {
     Decomposable,
     /// No composition: the single call's own guarantee.
     Single,
+}
+
+impl Rule {
+    /// The rule's name as printed and serialised (`basic`, `advanced`, `kov`, `zcdp`,
+    /// `decomposable`, `single`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Basic => "basic",
+            Rule::Advanced => "advanced",
+            Rule::Kov => "kov",
+            Rule::Zcdp => "zcdp",
+            Rule::Decomposable => "decomposable",
+            Rule::Single => "single",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Above this many rounds the KOV sum (O(k) terms per evaluation, evaluated inside a
+/// bisection) is not computed and [`Rule::Kov`] is reported as inapplicable.
+pub const KOV_MAX_ROUNDS: u64 = 1_000_000;
+
+/// Directed rounding for the accountant: every `*_up` result is ≥ the exact value, every
+/// `*_down` result ≤ it.
+pub(crate) mod round {
+    /// `true` when |x| is too small for the error-free transformations to be exact.
+    fn tiny(x: f64) -> bool {
+        x.abs() < 1e-290
+    }
+
+    /// A rounded-down result that overflowed to +∞ from finite inputs is `f64::MAX`.
+    fn overflow_down(v: f64, finite_inputs: bool) -> f64 {
+        if v == f64::INFINITY && finite_inputs {
+            f64::MAX
+        } else {
+            v
+        }
+    }
+
+    /// a + b rounded up (two-sum: the rounding error of a + b is exactly representable).
+    pub fn add_up(a: f64, b: f64) -> f64 {
+        let s = a + b;
+        if !s.is_finite() {
+            return s;
+        }
+        let bb = s - a;
+        let err = (a - (s - bb)) + (b - bb);
+        if err > 0.0 { s.next_up() } else { s }
+    }
+
+    /// a + b rounded down.
+    pub fn add_down(a: f64, b: f64) -> f64 {
+        let s = a + b;
+        if !s.is_finite() {
+            return overflow_down(s, a.is_finite() && b.is_finite());
+        }
+        let bb = s - a;
+        let err = (a - (s - bb)) + (b - bb);
+        if err < 0.0 { s.next_down() } else { s }
+    }
+
+    /// a − b rounded down.
+    pub fn sub_down(a: f64, b: f64) -> f64 {
+        add_down(a, -b)
+    }
+
+    /// a · b rounded up (the residual a·b − p is exact through `mul_add` unless it underflows).
+    pub fn mul_up(a: f64, b: f64) -> f64 {
+        let p = a * b;
+        if !p.is_finite() {
+            return p;
+        }
+        if tiny(p) {
+            return if a == 0.0 || b == 0.0 { p } else { p.next_up() };
+        }
+        if a.mul_add(b, -p) > 0.0 {
+            p.next_up()
+        } else {
+            p
+        }
+    }
+
+    /// a / b rounded up, for b > 0.
+    pub fn div_up(a: f64, b: f64) -> f64 {
+        debug_assert!(b > 0.0);
+        let q = a / b;
+        if !q.is_finite() {
+            return q;
+        }
+        if tiny(q) || tiny(b) {
+            return if a == 0.0 { q } else { q.next_up() };
+        }
+        // a − q·b > 0 means the exact quotient is above q.
+        if (-q).mul_add(b, a) > 0.0 {
+            q.next_up()
+        } else {
+            q
+        }
+    }
+
+    /// a / b rounded down, for b > 0.
+    pub fn div_down(a: f64, b: f64) -> f64 {
+        debug_assert!(b > 0.0);
+        let q = a / b;
+        if !q.is_finite() {
+            return overflow_down(q, a.is_finite() && b.is_finite());
+        }
+        if tiny(q) || tiny(b) {
+            return if a == 0.0 { q } else { q.next_down() };
+        }
+        if (-q).mul_add(b, a) < 0.0 {
+            q.next_down()
+        } else {
+            q
+        }
+    }
+
+    /// √x rounded up, for x ≥ 0.
+    pub fn sqrt_up(x: f64) -> f64 {
+        let s = x.sqrt();
+        if !s.is_finite() || x == 0.0 {
+            return s;
+        }
+        if tiny(x) {
+            return s.next_up();
+        }
+        if (-s).mul_add(s, x) > 0.0 {
+            s.next_up()
+        } else {
+            s
+        }
+    }
+
+    /// x², rounded up.
+    pub fn sq_up(x: f64) -> f64 {
+        mul_up(x, x)
+    }
+
+    /// Moves `v` up by `n` ulps (for results of `ln`, `exp`, … which are accurate to about
+    /// one ulp but not correctly rounded).
+    pub fn nudge_up(mut v: f64, n: u32) -> f64 {
+        for _ in 0..n {
+            v = v.next_up();
+        }
+        v
+    }
+
+    /// Moves `v` down by `n` ulps.
+    pub fn nudge_down(mut v: f64, n: u32) -> f64 {
+        for _ in 0..n {
+            v = v.next_down();
+        }
+        v
+    }
+
+    /// ln(1/δ) rounded up, for δ ∈ (0, 1).
+    pub fn ln_inv_up(delta: f64) -> f64 {
+        -nudge_down(delta.ln(), 2)
+    }
+
+    /// A count as `f64`, rounded up.
+    pub fn count_up(k: u64) -> f64 {
+        let f = k as f64;
+        if (f as u128) < k as u128 {
+            f.next_up()
+        } else {
+            f
+        }
+    }
+
+    /// e − 1, rounded up (the `f64` constant `E` is below e).
+    pub fn e_minus_one_up() -> f64 {
+        (std::f64::consts::E - 1.0).next_up()
+    }
+}
+
+use round::*;
+
+// ---------------------------------------------------------------------------------------------
+// Per-rule formulas for k homogeneous calls (validated, public) and their unchecked cores.
+// ---------------------------------------------------------------------------------------------
+
+fn check_rounds(rounds: u64) -> Result<()> {
+    if rounds == 0 {
+        Err(Error::param("rounds", "must be at least 1"))
+    } else {
+        Ok(())
+    }
+}
+
+fn check_positive_delta(delta: Delta, rule: &str) -> Result<f64> {
+    if delta.get() > 0.0 {
+        Ok(delta.get())
+    } else {
+        Err(Error::param(
+            "delta",
+            format!("the {rule} rule needs δ > 0 (it gives no finite ε at δ = 0)"),
+        ))
+    }
+}
+
+/// Basic composition of `rounds` calls of ε₀: ε = k·ε₀ (rounded up).
+///
+/// δ composes the same way (Σδᵢ); for pure calls it is 0.
+///
+/// ```
+/// use disguise::privacy::{compose, Epsilon};
+/// assert_eq!(compose::basic(10, Epsilon::new(0.1)?)?, 1.0000000000000002);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn basic(rounds: u64, epsilon0: Epsilon) -> Result<f64> {
+    check_rounds(rounds)?;
+    finite(basic_core(rounds, epsilon0.get()))
+}
+
+pub(crate) fn basic_core(rounds: u64, eps0: f64) -> f64 {
+    mul_up(count_up(rounds), eps0)
+}
+
+/// Advanced composition (mitrovic2017 Thm 3.2) of `rounds` calls of ε₀ with slack δ′:
+/// ε = kε₀²/2 + ε₀·√(2k·ln(1/δ′)) (rounded up). The total δ is δ′ + k·δ₀.
+///
+/// Errors when δ′ = 0.
+///
+/// ```
+/// use disguise::privacy::{compose, Delta, Epsilon};
+/// let eps = compose::advanced(10, Epsilon::new(0.1)?, Delta::new(1e-6)?)?;
+/// assert!((eps - 1.712).abs() < 1e-3);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn advanced(rounds: u64, epsilon0: Epsilon, delta_prime: Delta) -> Result<f64> {
+    check_rounds(rounds)?;
+    let dp = check_positive_delta(delta_prime, "advanced")?;
+    let sum_sq = mul_up(count_up(rounds), sq_up(epsilon0.get()));
+    finite(advanced_core(sum_sq, dp))
+}
+
+/// Σεᵢ²/2 + √(2·ln(1/δ′)·Σεᵢ²), rounded up.
+pub(crate) fn advanced_core(sum_eps_sq: f64, delta_prime: f64) -> f64 {
+    let l = ln_inv_up(delta_prime);
+    let root = sqrt_up(mul_up(mul_up(2.0, l), sum_eps_sq));
+    add_up(div_up(sum_eps_sq, 2.0), root)
+}
+
+/// The zCDP parameter ρ of one ε-bounded-range call (e.g. the exponential mechanism):
+/// ε²/8 (Cesar–Rogers 2021), rounded up.
+pub fn bounded_range_rho(epsilon: Epsilon) -> f64 {
+    div_up(sq_up(epsilon.get()), 8.0)
+}
+
+/// The zCDP parameter ρ of one pure ε-DP call: ε²/2 (Bun–Steinke 2016 Prop 3.3), rounded up.
+pub fn pure_rho(epsilon: Epsilon) -> f64 {
+    div_up(sq_up(epsilon.get()), 2.0)
+}
+
+/// `rounds` ε₀-bounded-range calls (exponential mechanisms) composed through zCDP:
+/// ρ = kε₀²/8, then the tight conversion [`zcdp_to_dp`] at δ.
+///
+/// ```
+/// use disguise::privacy::{compose, Delta, Epsilon};
+/// let eps = compose::bounded_range_zcdp(10, Epsilon::new(0.1)?, Delta::new(1e-6)?)?;
+/// assert!((eps - 0.700).abs() < 1e-3);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn bounded_range_zcdp(rounds: u64, epsilon0: Epsilon, delta: Delta) -> Result<f64> {
+    check_rounds(rounds)?;
+    let d = check_positive_delta(delta, "zCDP")?;
+    let rho = mul_up(count_up(rounds), bounded_range_rho(epsilon0));
+    finite(zcdp_to_dp_core(rho, d))
+}
+
+fn check_rho(rho: f64) -> Result<()> {
+    if rho.is_finite() && rho >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::param(
+            "rho",
+            format!("must be finite and ≥ 0, got {rho}"),
+        ))
+    }
+}
+
+/// The classic conversion of ρ-zCDP to (ε, δ)-DP (Bun–Steinke 2016 Prop 1.3):
+/// ε = ρ + 2√(ρ·ln(1/δ)), rounded up. Looser than [`zcdp_to_dp`]; kept for comparison.
+///
+/// ```
+/// use disguise::privacy::{compose, Delta};
+/// let eps = compose::zcdp_to_dp_simple(0.0125, Delta::new(1e-6)?)?;
+/// assert!((eps - 0.844).abs() < 1e-3);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn zcdp_to_dp_simple(rho: f64, delta: Delta) -> Result<f64> {
+    check_rho(rho)?;
+    let d = check_positive_delta(delta, "zCDP")?;
+    finite(zcdp_simple_core(rho, d))
+}
+
+fn zcdp_simple_core(rho: f64, delta: f64) -> f64 {
+    let l = ln_inv_up(delta);
+    add_up(rho, mul_up(2.0, sqrt_up(mul_up(rho, l))))
+}
+
+/// The tight conversion of ρ-zCDP to (ε, δ)-DP (Canonne–Kamath–Steinke 2020, Prop 12 /
+/// Cor 13): ε = min over α > 1 of αρ + [ln(1/δ) + (α−1)·ln(1−1/α) − ln α]/(α−1).
+///
+/// Writing α = 1 + t this is (1+t)ρ + ln(1/δ)/t − ln(1+1/t) − ln(1+t)/t. The minimum over t
+/// is searched on a logarithmic grid of 24 decades around t ≈ √(ln(1/δ)/ρ) (8 points per
+/// decade), then refined by golden-section search in log t between the best point's
+/// neighbours. Because the bound holds at *every* α, the smallest evaluated value is
+/// returned after adding a floating-point error bound — so the result is always a valid ε,
+/// and the search only decides how tight it is. Also never larger than
+/// [`zcdp_to_dp_simple`] (the smaller of the two is returned). Clamped at 0 from below.
+///
+/// *Runtime*: about 300 evaluations of the formula.
+///
+/// ```
+/// use disguise::privacy::{compose, Delta};
+/// let eps = compose::zcdp_to_dp(0.0125, Delta::new(1e-6)?)?;
+/// assert!((eps - 0.700).abs() < 1e-3);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn zcdp_to_dp(rho: f64, delta: Delta) -> Result<f64> {
+    check_rho(rho)?;
+    let d = check_positive_delta(delta, "zCDP")?;
+    finite(zcdp_to_dp_core(rho, d))
+}
+
+/// Upper bound on ε(t) = (1+t)ρ + L/t − ln(1+1/t) − ln(1+t)/t, or +∞ where not finite.
+fn zcdp_bound_at(rho: f64, l: f64, t: f64) -> f64 {
+    if !(t.is_finite() && t > 0.0) {
+        return f64::INFINITY;
+    }
+    let a = (1.0 + t) * rho;
+    let b = l / t;
+    let c = -(1.0 / t).ln_1p();
+    let d = -t.ln_1p() / t;
+    let v = a + b + c + d;
+    if !v.is_finite() {
+        return f64::INFINITY;
+    }
+    // Each term is within a few ulps of its exact value and the three additions add at most
+    // half an ulp of the running magnitude each: 16 machine epsilons of Σ|terms| cover it.
+    let err = 16.0 * f64::EPSILON * (a.abs() + b.abs() + c.abs() + d.abs());
+    (v + err).next_up()
+}
+
+pub(crate) fn zcdp_to_dp_core(rho: f64, delta: f64) -> f64 {
+    let l = ln_inv_up(delta);
+    let simple = zcdp_simple_core(rho, delta);
+    if rho == 0.0 {
+        return 0.0;
+    }
+    let centre = if l > 0.0 { (l / rho).sqrt().ln() } else { 0.0 };
+    const PER_DECADE: i32 = 8;
+    const DECADES: i32 = 12;
+    let step = std::f64::consts::LN_10 / f64::from(PER_DECADE);
+    let mut best = f64::INFINITY;
+    let mut best_i = 0;
+    let n = PER_DECADE * DECADES;
+    for i in -n..=n {
+        let v = zcdp_bound_at(rho, l, (centre + f64::from(i) * step).exp());
+        if v < best {
+            best = v;
+            best_i = i;
+        }
+    }
+    // Golden-section refinement in log t on [best_i − 1, best_i + 1].
+    let (mut lo, mut hi) = (
+        centre + f64::from(best_i - 1) * step,
+        centre + f64::from(best_i + 1) * step,
+    );
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    let mut x1 = hi - g * (hi - lo);
+    let mut x2 = lo + g * (hi - lo);
+    let mut f1 = zcdp_bound_at(rho, l, x1.exp());
+    let mut f2 = zcdp_bound_at(rho, l, x2.exp());
+    for _ in 0..80 {
+        best = best.min(f1).min(f2);
+        if f1 <= f2 {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - g * (hi - lo);
+            f1 = zcdp_bound_at(rho, l, x1.exp());
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + g * (hi - lo);
+            f2 = zcdp_bound_at(rho, l, x2.exp());
+        }
+    }
+    best = best.min(f1).min(f2).min(simple);
+    best.max(0.0)
+}
+
+/// The decomposable-objective bound (Gupta et al. 2010; mitrovic2017 Thm 3.1):
+/// ε = 2ε₀·(e−1)·ln(3e/δ), rounded up, independent of the number of rounds.
+///
+/// Valid only for a λ-decomposable objective maximised by the private greedy algorithm
+/// with the exponential mechanism (parameter ε₀, sensitivity λ) in every round, δ > 0, and
+/// only when the result is ≤ 1: errors otherwise.
+///
+/// ```
+/// use disguise::privacy::{compose, Delta, Epsilon};
+/// let eps = compose::decomposable(Epsilon::new(0.01)?, Delta::new(1e-6)?)?;
+/// assert!((eps - 0.5469).abs() < 1e-4);
+/// assert!(compose::decomposable(Epsilon::new(0.1)?, Delta::new(1e-6)?).is_err());
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn decomposable(epsilon0: Epsilon, delta: Delta) -> Result<f64> {
+    let d = check_positive_delta(delta, "decomposable")?;
+    let eps = decomposable_core(epsilon0.get(), d);
+    if eps <= 1.0 {
+        Ok(eps)
+    } else {
+        Err(Error::param(
+            "epsilon",
+            format!(
+                "the decomposable rule (mitrovic2017 Thm 3.1) needs 2ε₀(e−1)ln(3e/δ) ≤ 1, \
+                 got {eps}"
+            ),
+        ))
+    }
+}
+
+/// 2ε₀·(e−1)·ln(3e/δ), rounded up.
+pub(crate) fn decomposable_core(eps0: f64, delta: f64) -> f64 {
+    // ln(3e/δ) = ln 3 + 1 + ln(1/δ).
+    let ln3_up = nudge_up(3f64.ln(), 2);
+    let log_term = add_up(add_up(ln3_up, 1.0), ln_inv_up(delta));
+    mul_up(mul_up(mul_up(2.0, eps0), e_minus_one_up()), log_term)
+}
+
+/// Upper bound on the optimal δ(ε) of `rounds` adaptive ε₀-DP calls at total ε
+/// (Kairouz–Oh–Viswanath 2015 Thm 3.3):
+/// δ(ε) = Σⱼ C(k,j)·p^(k−j)·(1−p)^j·[1 − e^(ε−(k−2j)ε₀)]₊ with p = e^ε₀/(1+e^ε₀).
+///
+/// Terms are computed in log space (log-binomials by a compensated running sum), so k up to
+/// [`KOV_MAX_ROUNDS`] is fine; the result is inflated by a relative margin covering the
+/// accumulated rounding error. *Runtime*: O(k).
+///
+/// ```
+/// use disguise::privacy::{compose, Epsilon};
+/// // Beyond kε₀ nothing is left; just below it, only the all-"yes" outcome contributes.
+/// assert_eq!(compose::kov_delta(10, Epsilon::new(0.1)?, 1.01)?, 0.0);
+/// let p = 0.1f64.exp() / (1.0 + 0.1f64.exp());
+/// let want = p.powi(10) * (1.0 - (0.99f64 - 1.0).exp());
+/// assert!((compose::kov_delta(10, Epsilon::new(0.1)?, 0.99)? - want).abs() < 1e-12);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn kov_delta(rounds: u64, epsilon0: Epsilon, epsilon: f64) -> Result<f64> {
+    check_rounds(rounds)?;
+    check_kov_rounds(rounds)?;
+    if !(epsilon.is_finite() && epsilon >= 0.0) {
+        return Err(Error::param(
+            "epsilon",
+            format!("must be finite and ≥ 0, got {epsilon}"),
+        ));
+    }
+    Ok(kov_delta_core(rounds, epsilon0.get(), epsilon))
+}
+
+/// The optimal composition (Kairouz–Oh–Viswanath 2015) of `rounds` ε₀-DP calls: the
+/// smallest total ε with [`kov_delta`] ≤ δ, by bisection (the feasible end is returned).
+///
+/// Never larger than basic composition (δ(kε₀) = 0). Errors for more than
+/// [`KOV_MAX_ROUNDS`] rounds. *Runtime*: O(k) per bisection step, about 60 steps.
+///
+/// ```
+/// use disguise::privacy::{compose, Delta, Epsilon};
+/// let eps = compose::kov(50, Epsilon::new(0.1)?, Delta::new(1e-6)?)?;
+/// assert!((eps - 3.173).abs() < 1e-3);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn kov(rounds: u64, epsilon0: Epsilon, delta: Delta) -> Result<f64> {
+    check_rounds(rounds)?;
+    check_kov_rounds(rounds)?;
+    finite(kov_core(rounds, epsilon0.get(), delta.get()))
+}
+
+fn check_kov_rounds(rounds: u64) -> Result<()> {
+    if rounds > KOV_MAX_ROUNDS {
+        Err(Error::param(
+            "rounds",
+            format!("the KOV sum is computed for at most {KOV_MAX_ROUNDS} rounds, got {rounds}"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+pub(crate) fn kov_delta_core(k: u64, eps0: f64, eps: f64) -> f64 {
+    // ln p = −ln(1 + e^−ε₀), ln(1−p) = −ε₀ − ln(1 + e^−ε₀).
+    let a = (-eps0).exp().ln_1p();
+    let ln_p = -a;
+    let ln_q = -eps0 - a;
+    let kf = k as f64; // exact: k ≤ KOV_MAX_ROUNDS
+    // The mode of Binomial(k, 1−p): past it the terms only decrease.
+    let mode = ((kf + 1.0) * ln_q.exp()).floor();
+    let mut sum = 0.0f64;
+    // Neumaier-compensated running sum of ln C(k, j).
+    let (mut lnc, mut lnc_comp) = (0.0f64, 0.0f64);
+    let mut j: u64 = 0;
+    while 2 * j < k {
+        // Loss of the outcome with j "no"s: (k − 2j)ε₀, rounded up (so the term is kept
+        // whenever it might be positive).
+        let loss = mul_up((k - 2 * j) as f64, eps0);
+        if loss <= eps {
+            break; // losses decrease in j: no further positive term
+        }
+        let factor = -(eps - loss).exp_m1();
+        let jf = j as f64;
+        let ln_term = (lnc + lnc_comp) + (kf - jf) * ln_p + jf * ln_q + factor.ln();
+        let term = ln_term.exp();
+        sum += term;
+        if jf > mode && term <= sum * 1e-20 {
+            // Terms past the mode decrease (binomial weight and factor both do): bound the
+            // rest by (number left) × (this term), twice for safety.
+            let left = ((k - 1) / 2 - j) as f64;
+            sum += 2.0 * left * term;
+            break;
+        }
+        // ln C(k, j+1) = ln C(k, j) + ln(k − j) − ln(j + 1).
+        let inc = ((kf - jf) / (jf + 1.0)).ln();
+        let t = lnc + inc;
+        if lnc.abs() >= inc.abs() {
+            lnc_comp += (lnc - t) + inc;
+        } else {
+            lnc_comp += (inc - t) + lnc;
+        }
+        lnc = t;
+        j += 1;
+    }
+    if sum == 0.0 && j == 0 {
+        return 0.0;
+    }
+    // Relative error of each term ≲ k(ε₀+1)·1e-14 (log-space accumulation), plus terms that
+    // underflowed to 0 (each < 1e-300; at most k/2 + 1 of them).
+    let eta = 1e-9 + kf * (eps0 + 1.0) * 1e-13;
+    let v = sum * (1.0 + eta) + (kf / 2.0 + 1.0) * 1e-300;
+    v.next_up().min(1.0)
+}
+
+pub(crate) fn kov_core(k: u64, eps0: f64, delta: f64) -> f64 {
+    let hi0 = basic_core(k, eps0);
+    if kov_delta_core(k, eps0, 0.0) <= delta {
+        return 0.0;
+    }
+    let (mut lo, mut hi) = (0.0f64, hi0);
+    // Invariant: δ(lo) > δ (infeasible), δ(hi) ≤ δ (feasible: δ(kε₀) = 0).
+    for _ in 0..200 {
+        let mid = lo + (hi - lo) / 2.0;
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if kov_delta_core(k, eps0, mid) <= delta {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
+fn finite(v: f64) -> Result<f64> {
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(Error::Overflow(format!(
+            "the composed privacy loss is not a finite number ({v})"
+        )))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The accountant.
+// ---------------------------------------------------------------------------------------------
+
+/// What the caller knows about the algorithm beyond the costs themselves.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ComposeOptions {
+    /// The objective is λ-decomposable and every bounded-range call is the exponential
+    /// mechanism inside the private greedy algorithm (mitrovic2017 Thm 3.1 / 3.3), so
+    /// [`Rule::Decomposable`] may be used.
+    pub decomposable: bool,
+}
+
+/// A rule that did not produce a guarantee, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Inapplicable {
+    /// The rule.
+    pub rule: Rule,
+    /// Why it does not apply.
+    pub reason: String,
+}
+
+/// The guarantees of a recorded sequence of calls at a target δ.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Composition {
+    /// Number of calls composed.
+    pub calls: u64,
+    /// The target δ.
+    pub target_delta: f64,
+    /// One guarantee per applicable rule, each with δ ≤ the target, in the order single,
+    /// basic, advanced, kov, zcdp, decomposable.
+    pub guarantees: Vec<Guarantee>,
+    /// The rules that did not apply, with the reason.
+    pub inapplicable: Vec<Inapplicable>,
+    /// The guarantee with the smallest ε (ties go to the earlier rule above); `None` when no
+    /// rule applies — in particular when any call was non-private.
+    pub best: Option<Guarantee>,
+}
+
+impl Composition {
+    /// The guarantee proved by `rule`, if it applied.
+    pub fn get(&self, rule: Rule) -> Option<&Guarantee> {
+        self.guarantees.iter().find(|g| g.rule == rule)
+    }
+}
+
+/// Records the [`PrivacyCost`] of every mechanism call of a run and composes them.
+///
+/// Calls are stored grouped by identical cost (with their multiplicity), so recording k
+/// equal calls one at a time gives exactly — bit for bit — the same composition as
+/// [`compose_homogeneous`] with k, and the order of recording never matters.
+///
+/// *Runtime*: `record` is O(log g) for g distinct costs; `compose` is O(g) plus O(k) per
+/// KOV evaluation when KOV applies.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Accountant {
+    groups: BTreeMap<(u8, u64, u64), (PrivacyCost, u64)>,
+    non_private: u64,
+    overflowed: bool,
+}
+
+impl Accountant {
+    /// An accountant with nothing recorded.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records one call.
+    pub fn record(&mut self, cost: PrivacyCost) {
+        self.record_many(cost, 1);
+    }
+
+    /// Records `count` calls of the same cost.
+    pub fn record_many(&mut self, cost: PrivacyCost, count: u64) {
+        if count == 0 {
+            return;
+        }
+        let key = match cost {
+            PrivacyCost::BoundedRange { epsilon } => (0, epsilon.get().to_bits(), 0),
+            PrivacyCost::Pure { epsilon } => (1, epsilon.get().to_bits(), 0),
+            PrivacyCost::Approximate { epsilon, delta } => {
+                // +0.0 and −0.0 are the same δ.
+                (2, epsilon.get().to_bits(), (delta.get() + 0.0).to_bits())
+            }
+            PrivacyCost::NonPrivate => {
+                self.bump_non_private(count);
+                return;
+            }
+        };
+        let entry = self.groups.entry(key).or_insert((cost, 0));
+        match entry.1.checked_add(count) {
+            Some(c) => entry.1 = c,
+            None => self.overflowed = true,
+        }
+        if self.calls_checked().is_none() {
+            self.overflowed = true;
+        }
+    }
+
+    fn bump_non_private(&mut self, count: u64) {
+        match self.non_private.checked_add(count) {
+            Some(c) => self.non_private = c,
+            None => self.overflowed = true,
+        }
+        if self.calls_checked().is_none() {
+            self.overflowed = true;
+        }
+    }
+
+    fn calls_checked(&self) -> Option<u64> {
+        self.groups
+            .values()
+            .try_fold(self.non_private, |acc, (_, c)| acc.checked_add(*c))
+    }
+
+    /// Number of calls recorded (saturating at `u64::MAX`).
+    pub fn calls(&self) -> u64 {
+        self.calls_checked().unwrap_or(u64::MAX)
+    }
+
+    /// The end-to-end guarantees at target `delta` under every applicable rule, and the best.
+    ///
+    /// Errors when nothing was recorded, when the call count overflowed `u64`, or when a
+    /// composed ε overflows `f64`.
+    pub fn compose(&self, delta: Delta, options: ComposeOptions) -> Result<Composition> {
+        if self.overflowed {
+            return Err(Error::Overflow(
+                "more than 2^64 − 1 calls recorded".to_string(),
+            ));
+        }
+        let calls = self.calls();
+        if calls == 0 {
+            return Err(Error::param(
+                "calls",
+                "nothing to compose: no call recorded",
+            ));
+        }
+        let target = delta.get();
+        let mut out = Composition {
+            calls,
+            target_delta: target,
+            guarantees: Vec::new(),
+            inapplicable: Vec::new(),
+            best: None,
+        };
+        let all = [
+            Rule::Single,
+            Rule::Basic,
+            Rule::Advanced,
+            Rule::Kov,
+            Rule::Zcdp,
+            Rule::Decomposable,
+        ];
+        if self.non_private > 0 {
+            for rule in all {
+                out.inapplicable.push(Inapplicable {
+                    rule,
+                    reason: "a non-private call (e.g. argmax) was made: the run has no \
+                             privacy guarantee"
+                        .to_string(),
+                });
+            }
+            return Ok(out);
+        }
+
+        // Aggregates, all rounded up.
+        let (mut sum_eps, mut sum_delta, mut sum_sq, mut rho) = (0.0, 0.0, 0.0, 0.0);
+        let mut any_approximate = false;
+        let mut any_pure = false;
+        let mut epsilons = Vec::with_capacity(self.groups.len());
+        for (cost, count) in self.groups.values() {
+            let n = count_up(*count);
+            let (eps, del) = cost
+                .epsilon_delta()
+                .expect("non-private calls handled above");
+            sum_eps = add_up(sum_eps, mul_up(n, eps));
+            sum_delta = add_up(sum_delta, mul_up(n, del));
+            sum_sq = add_up(sum_sq, mul_up(n, sq_up(eps)));
+            match *cost {
+                PrivacyCost::BoundedRange { epsilon } => {
+                    rho = add_up(rho, mul_up(n, bounded_range_rho(epsilon)));
+                }
+                PrivacyCost::Pure { epsilon } => {
+                    any_pure = true;
+                    rho = add_up(rho, mul_up(n, pure_rho(epsilon)));
+                }
+                PrivacyCost::Approximate { .. } => any_approximate = true,
+                PrivacyCost::NonPrivate => unreachable!("handled above"),
+            }
+            epsilons.push(eps);
+        }
+        let homogeneous = epsilons.windows(2).all(|w| w[0] == w[1]);
+        fn push(out: &mut Composition, rule: Rule, eps: f64, del: f64) -> Result<()> {
+            out.guarantees.push(Guarantee {
+                epsilon: finite(eps)?,
+                delta: del,
+                rule,
+            });
+            Ok(())
+        }
+
+        // Single.
+        if calls == 1 {
+            if sum_delta <= target {
+                push(&mut out, Rule::Single, sum_eps, sum_delta)?;
+            } else {
+                out.inapplicable.push(Inapplicable {
+                    rule: Rule::Single,
+                    reason: format!("the call's own δ = {sum_delta} exceeds the target δ"),
+                });
+            }
+        } else {
+            out.inapplicable.push(Inapplicable {
+                rule: Rule::Single,
+                reason: format!("{calls} calls, not one"),
+            });
+        }
+
+        // Basic.
+        if sum_delta <= target {
+            push(&mut out, Rule::Basic, sum_eps, sum_delta)?;
+        } else {
+            out.inapplicable.push(Inapplicable {
+                rule: Rule::Basic,
+                reason: format!("the calls' own Σδᵢ = {sum_delta} exceeds the target δ"),
+            });
+        }
+
+        // Advanced: δ′ = δ − Σδᵢ.
+        let delta_prime = sub_down(target, sum_delta);
+        if delta_prime > 0.0 {
+            let total_delta = add_up(delta_prime, sum_delta);
+            push(
+                &mut out,
+                Rule::Advanced,
+                advanced_core(sum_sq, delta_prime),
+                total_delta,
+            )?;
+        } else {
+            out.inapplicable.push(Inapplicable {
+                rule: Rule::Advanced,
+                reason: format!(
+                    "needs the target δ to exceed the calls' own Σδᵢ = {sum_delta} \
+                     (δ′ = δ − Σδᵢ must be > 0)"
+                ),
+            });
+        }
+
+        // KOV.
+        if any_approximate {
+            out.inapplicable.push(Inapplicable {
+                rule: Rule::Kov,
+                reason: "only for pure or bounded-range calls (approximate calls get no KOV \
+                         credit)"
+                    .to_string(),
+            });
+        } else if !homogeneous {
+            out.inapplicable.push(Inapplicable {
+                rule: Rule::Kov,
+                reason: "only for calls that all have the same ε₀".to_string(),
+            });
+        } else if calls > KOV_MAX_ROUNDS {
+            out.inapplicable.push(Inapplicable {
+                rule: Rule::Kov,
+                reason: format!("computed for at most {KOV_MAX_ROUNDS} calls"),
+            });
+        } else {
+            push(
+                &mut out,
+                Rule::Kov,
+                kov_core(calls, epsilons[0], target),
+                target,
+            )?;
+        }
+
+        // zCDP.
+        if any_approximate {
+            out.inapplicable.push(Inapplicable {
+                rule: Rule::Zcdp,
+                reason: "approximate (ε, δ) calls have no zCDP bound".to_string(),
+            });
+        } else if target <= 0.0 {
+            out.inapplicable.push(Inapplicable {
+                rule: Rule::Zcdp,
+                reason: "needs δ > 0".to_string(),
+            });
+        } else {
+            push(&mut out, Rule::Zcdp, zcdp_to_dp_core(rho, target), target)?;
+        }
+
+        // Decomposable.
+        let reason = if !options.decomposable {
+            Some("the objective is not declared decomposable".to_string())
+        } else if any_approximate || any_pure || !homogeneous {
+            Some(
+                "needs exponential-mechanism (bounded-range) calls that all have the same ε₀"
+                    .to_string(),
+            )
+        } else if target <= 0.0 {
+            Some("needs δ > 0".to_string())
+        } else {
+            let eps = decomposable_core(epsilons[0], target);
+            if eps <= 1.0 {
+                push(&mut out, Rule::Decomposable, eps, target)?;
+                None
+            } else {
+                Some(format!(
+                    "2ε₀(e−1)ln(3e/δ) = {eps} > 1: mitrovic2017 Thm 3.1 does not apply"
+                ))
+            }
+        };
+        if let Some(reason) = reason {
+            out.inapplicable.push(Inapplicable {
+                rule: Rule::Decomposable,
+                reason,
+            });
+        }
+
+        out.best = out
+            .guarantees
+            .iter()
+            .copied()
+            .reduce(|best, g| if g.epsilon < best.epsilon { g } else { best });
+        Ok(out)
+    }
+}
+
+/// Composes a sequence of calls (see [`Accountant::compose`]).
+pub fn compose(
+    costs: &[PrivacyCost],
+    delta: Delta,
+    options: ComposeOptions,
+) -> Result<Composition> {
+    let mut accountant = Accountant::new();
+    for &cost in costs {
+        accountant.record(cost);
+    }
+    accountant.compose(delta, options)
+}
+
+/// Composes `rounds` calls of the same cost as one k-fold event (see [`Accountant::compose`]).
+pub fn compose_homogeneous(
+    cost: PrivacyCost,
+    rounds: u64,
+    delta: Delta,
+    options: ComposeOptions,
+) -> Result<Composition> {
+    check_rounds(rounds)?;
+    let mut accountant = Accountant::new();
+    accountant.record_many(cost, rounds);
+    accountant.compose(delta, options)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_rational::BigRational;
+
+    fn e(x: f64) -> Epsilon {
+        Epsilon::new(x).unwrap()
+    }
+    fn d(x: f64) -> Delta {
+        Delta::new(x).unwrap()
+    }
+    fn br(x: f64) -> PrivacyCost {
+        PrivacyCost::BoundedRange { epsilon: e(x) }
+    }
+    fn pure(x: f64) -> PrivacyCost {
+        PrivacyCost::Pure { epsilon: e(x) }
+    }
+    fn approx(x: f64, y: f64) -> PrivacyCost {
+        PrivacyCost::Approximate {
+            epsilon: e(x),
+            delta: d(y),
+        }
+    }
+    fn close(got: f64, want: f64, tol: f64) {
+        assert!((got - want).abs() <= tol, "got {got}, want {want} ± {tol}");
+    }
+    fn exact(x: f64) -> BigRational {
+        BigRational::from_float(x).unwrap()
+    }
+
+    // Known values at δ = 1e-6 from the issue (3 decimals), and reference values computed
+    // independently in Python (math.fsum / lgamma; closed forms) to ~1e-9.
+    #[test]
+    fn known_values_k10() {
+        let (k, e0, del) = (10, e(0.1), d(1e-6));
+        close(basic(k, e0).unwrap(), 1.000, 5e-4);
+        close(advanced(k, e0, del).unwrap(), 1.712, 5e-4);
+        close(advanced(k, e0, del).unwrap(), 1.7122581362691103, 1e-12);
+        close(kov(k, e0, del).unwrap(), 0.999, 5e-4);
+        close(kov(k, e0, del).unwrap(), 0.9993709057217588, 1e-9);
+        let rho = 10.0 * bounded_range_rho(e0);
+        close(zcdp_to_dp_simple(rho, del).unwrap(), 0.844, 5e-4);
+        close(
+            zcdp_to_dp_simple(rho, del).unwrap(),
+            0.843629068134555,
+            1e-12,
+        );
+        close(bounded_range_zcdp(k, e0, del).unwrap(), 0.700, 5e-4);
+        close(
+            bounded_range_zcdp(k, e0, del).unwrap(),
+            0.7002051046012128,
+            1e-9,
+        );
+    }
+
+    #[test]
+    fn known_values_k50() {
+        let (k, e0, del) = (50, e(0.1), d(1e-6));
+        close(basic(k, e0).unwrap(), 5.0, 5e-4);
+        close(advanced(k, e0, del).unwrap(), 3.967, 5e-4);
+        close(kov(k, e0, del).unwrap(), 3.173, 5e-4);
+        close(kov(k, e0, del).unwrap(), 3.1729027340191904, 1e-9);
+        let rho = 50.0 * bounded_range_rho(e0);
+        close(zcdp_to_dp_simple(rho, del).unwrap(), 1.921, 5e-4);
+        close(bounded_range_zcdp(k, e0, del).unwrap(), 1.660, 5e-4);
+        close(
+            bounded_range_zcdp(k, e0, del).unwrap(),
+            1.659979049968869,
+            1e-9,
+        );
+    }
+
+    #[test]
+    fn results_are_upper_bounds() {
+        // Basic: fl(0.1) > 0.1, so 10·fl(0.1) > 1 exactly and the result must exceed 1.
+        let b = basic(10, e(0.1)).unwrap();
+        assert!(exact(b) >= exact(0.1) * BigRational::from_integer(10.into()));
+        assert!(b > 1.0);
+        // The tight zCDP conversion never beats the true minimum over α (found by a
+        // 300-step ternary search in Python: 0.7002051046012128) by more than float noise,
+        // and never exceeds the simple conversion.
+        let t = bounded_range_zcdp(10, e(0.1), d(1e-6)).unwrap();
+        assert!(t >= 0.7002051046012128 - 1e-12);
+        for rho in [1e-12, 1e-6, 0.01, 0.5, 3.0, 100.0] {
+            for del in [1e-300, 1e-12, 1e-6, 0.01, 0.5, 0.999] {
+                let tight = zcdp_to_dp(rho, d(del)).unwrap();
+                let simple = zcdp_to_dp_simple(rho, d(del)).unwrap();
+                assert!(tight <= simple, "rho {rho} delta {del}: {tight} > {simple}");
+                assert!(tight >= 0.0 && tight.is_finite());
+            }
+        }
+    }
+
+    #[test]
+    fn directed_rounding_is_exact_in_the_safe_direction() {
+        let values = [
+            0.1,
+            0.2,
+            0.3,
+            1.0 / 3.0,
+            2.0f64.sqrt(),
+            1e-300,
+            3e-310,
+            7.5,
+            1e10,
+            123.456,
+        ];
+        for &a in &values {
+            for &b in &values {
+                let (ea, eb) = (exact(a), exact(b));
+                if !(a / b).is_finite() {
+                    assert_eq!(div_up(a, b), f64::INFINITY);
+                    assert_eq!(div_down(a, b), f64::MAX);
+                    continue;
+                }
+                assert!(exact(add_up(a, b)) >= &ea + &eb);
+                assert!(exact(add_down(a, b)) <= &ea + &eb);
+                assert!(exact(sub_down(a, b)) <= &ea - &eb);
+                assert!(exact(mul_up(a, b)) >= &ea * &eb);
+                assert!(exact(div_up(a, b)) >= &ea / &eb);
+                assert!(exact(div_down(a, b)) <= &ea / &eb);
+                // ... and tight: at most one ulp away.
+                assert!(add_up(a, b).next_down() <= a + b);
+                assert!(mul_up(a, b).next_down() <= a * b);
+            }
+            let s = sqrt_up(a);
+            assert!(exact(s) * exact(s) >= exact(a));
+        }
+        assert_eq!(count_up(10), 10.0);
+        let big = (1u64 << 53) + 1;
+        assert!(count_up(big) as u128 >= big as u128);
+        assert!(e_minus_one_up() > std::f64::consts::E - 1.0);
+    }
+
+    /// KOV Thm 3.3 at its grid points ε = (k−2i)ε₀ in their own closed form:
+    /// δᵢ = Σ_{ℓ<i} C(k,ℓ)(e^{(k−ℓ)ε₀} − e^{(k−2i+ℓ)ε₀}) / (1+e^{ε₀})^k.
+    #[test]
+    fn kov_matches_theorem_3_3_at_grid_points() {
+        let (k, e0) = (10u64, 0.3f64);
+        let binom = |n: u64, r: u64| -> f64 {
+            (0..r).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+        };
+        for i in 1..=5u64 {
+            let mut want = 0.0;
+            for l in 0..i {
+                want += binom(k, l)
+                    * (((k - l) as f64 * e0).exp() - ((k - 2 * i + l) as f64 * e0).exp());
+            }
+            want /= (1.0 + e0.exp()).powi(k as i32);
+            let eg = (k - 2 * i) as f64 * e0;
+            let got = kov_delta(k, e(e0), eg).unwrap();
+            assert!(got >= want, "i={i}: {got} < {want}");
+            close(got, want, want * 1e-8);
+        }
+        // At ε ≥ kε₀ nothing is left.
+        assert_eq!(kov_delta(k, e(e0), 3.0).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn kov_large_k() {
+        // Python reference (lgamma + fsum): k = 1000, ε₀ = 0.05 → 8.28357334601618;
+        // k = 100000, ε₀ = 0.005 → 8.306017032041693 (both at δ = 1e-6).
+        close(kov(1000, e(0.05), d(1e-6)).unwrap(), 8.28357334601618, 1e-6);
+        let big = kov(100_000, e(0.005), d(1e-6)).unwrap();
+        close(big, 8.306017032041693, 1e-5);
+        // Optimal composition beats advanced composition and zCDP of pure calls.
+        assert!(big <= advanced(100_000, e(0.005), d(1e-6)).unwrap());
+        let rho = 100_000.0 * pure_rho(e(0.005));
+        assert!(big <= zcdp_to_dp(rho, d(1e-6)).unwrap());
+        assert!(kov(KOV_MAX_ROUNDS + 1, e(0.001), d(1e-6)).is_err());
+    }
+
+    #[test]
+    fn kov_at_delta_zero_is_basic() {
+        let k = kov(7, e(0.2), Delta::ZERO).unwrap();
+        let b = basic(7, e(0.2)).unwrap();
+        assert!(k <= b && k >= b * (1.0 - 1e-12), "{k} vs {b}");
+    }
+
+    #[test]
+    fn decomposable_rule() {
+        // 2·0.01·(e−1)·ln(3e·10⁶) = 0.54691...
+        let want =
+            2.0 * 0.01 * (std::f64::consts::E - 1.0) * (3.0 * std::f64::consts::E / 1e-6).ln();
+        let got = decomposable(e(0.01), d(1e-6)).unwrap();
+        assert!(got >= want);
+        close(got, 0.5469, 1e-4);
+        assert!(decomposable(e(0.1), d(1e-6)).is_err()); // 5.47 > 1
+        assert!(decomposable(e(0.01), Delta::ZERO).is_err());
+    }
+
+    #[test]
+    fn invalid_inputs() {
+        assert!(basic(0, e(0.1)).is_err());
+        assert!(advanced(0, e(0.1), d(1e-6)).is_err());
+        assert!(advanced(10, e(0.1), Delta::ZERO).is_err());
+        assert!(kov(0, e(0.1), d(1e-6)).is_err());
+        assert!(kov_delta(10, e(0.1), f64::NAN).is_err());
+        assert!(kov_delta(10, e(0.1), -1.0).is_err());
+        assert!(bounded_range_zcdp(0, e(0.1), d(1e-6)).is_err());
+        assert!(bounded_range_zcdp(10, e(0.1), Delta::ZERO).is_err());
+        assert!(zcdp_to_dp(f64::NAN, d(1e-6)).is_err());
+        assert!(zcdp_to_dp(-1.0, d(1e-6)).is_err());
+        assert!(zcdp_to_dp(f64::INFINITY, d(1e-6)).is_err());
+        assert!(zcdp_to_dp_simple(1.0, Delta::ZERO).is_err());
+        assert!(compose(&[], d(1e-6), ComposeOptions::default()).is_err());
+        assert!(compose_homogeneous(br(0.1), 0, d(1e-6), ComposeOptions::default()).is_err());
+        // Overflow is an error, not a panic or a wrong count.
+        let mut acc = Accountant::new();
+        acc.record_many(br(0.1), u64::MAX);
+        acc.record(br(0.1));
+        assert!(matches!(
+            acc.compose(d(1e-6), ComposeOptions::default()),
+            Err(Error::Overflow(_))
+        ));
+        // A finite ε whose composition overflows f64.
+        let huge = compose_homogeneous(br(1e300), 1 << 40, d(1e-6), ComposeOptions::default());
+        assert!(matches!(huge, Err(Error::Overflow(_))));
+    }
+
+    #[test]
+    fn one_at_a_time_equals_k_fold() {
+        let opts = ComposeOptions { decomposable: true };
+        for (cost, k) in [
+            (br(0.1), 10u64),
+            (br(0.01), 50),
+            (pure(0.3), 7),
+            (approx(0.1, 1e-8), 10),
+        ] {
+            let mut acc = Accountant::new();
+            for _ in 0..k {
+                acc.record(cost);
+            }
+            let one = acc.compose(d(1e-6), opts).unwrap();
+            let fold = compose_homogeneous(cost, k, d(1e-6), opts).unwrap();
+            assert_eq!(one, fold, "{cost:?} × {k}");
+            // And they agree with the per-rule functions.
+            let (eps0, _) = cost.epsilon_delta().unwrap();
+            assert_eq!(
+                one.get(Rule::Basic).unwrap().epsilon,
+                basic(k, e(eps0)).unwrap()
+            );
+            if let PrivacyCost::BoundedRange { .. } = cost {
+                assert_eq!(
+                    one.get(Rule::Zcdp).unwrap().epsilon,
+                    bounded_range_zcdp(k, e(eps0), d(1e-6)).unwrap()
+                );
+                assert_eq!(
+                    one.get(Rule::Advanced).unwrap().epsilon,
+                    advanced(k, e(eps0), d(1e-6)).unwrap()
+                );
+                assert_eq!(
+                    one.get(Rule::Kov).unwrap().epsilon,
+                    kov(k, e(eps0), d(1e-6)).unwrap()
+                );
+            }
+        }
+        // Order of heterogeneous calls does not matter.
+        let seq = [br(0.1), pure(0.2), br(0.05), br(0.1), pure(0.2)];
+        let mut rev = seq;
+        rev.reverse();
+        assert_eq!(
+            compose(&seq, d(1e-6), opts).unwrap(),
+            compose(&rev, d(1e-6), opts).unwrap()
+        );
+    }
+
+    #[test]
+    fn accountant_best_and_applicability_for_em_calls() {
+        let c = compose_homogeneous(br(0.1), 10, d(1e-6), ComposeOptions::default()).unwrap();
+        let rules: Vec<Rule> = c.guarantees.iter().map(|g| g.rule).collect();
+        assert_eq!(rules, [Rule::Basic, Rule::Advanced, Rule::Kov, Rule::Zcdp]);
+        let best = c.best.unwrap();
+        assert_eq!(best.rule, Rule::Zcdp);
+        close(best.epsilon, 0.700, 5e-4);
+        assert_eq!(best.delta, 1e-6);
+        assert_eq!(c.get(Rule::Basic).unwrap().delta, 0.0);
+        let inapplicable: Vec<Rule> = c.inapplicable.iter().map(|i| i.rule).collect();
+        assert_eq!(inapplicable, [Rule::Single, Rule::Decomposable]);
+
+        // With a decomposable objective and small ε₀ the k-independent bound wins at k = 1000.
+        let opts = ComposeOptions { decomposable: true };
+        let c = compose_homogeneous(br(0.01), 1000, d(1e-6), opts).unwrap();
+        let best = c.best.unwrap();
+        assert_eq!(best.rule, Rule::Decomposable);
+        close(best.epsilon, 0.5469, 1e-4);
+        // ... but not when the bound exceeds 1.
+        let c = compose_homogeneous(br(0.1), 50, d(1e-6), opts).unwrap();
+        assert!(c.get(Rule::Decomposable).is_none());
+        // ... nor for pure calls.
+        let c = compose_homogeneous(pure(0.01), 50, d(1e-6), opts).unwrap();
+        assert!(c.get(Rule::Decomposable).is_none());
+    }
+
+    #[test]
+    fn single_call() {
+        let c = compose(&[br(0.5)], d(1e-6), ComposeOptions::default()).unwrap();
+        assert_eq!(c.get(Rule::Single).unwrap().epsilon, 0.5);
+        assert_eq!(c.get(Rule::Basic).unwrap().epsilon, 0.5);
+        // KOV trades a little δ for ε even for one call: p(1 − e^{ε−ε₀}) ≤ δ.
+        assert!(c.get(Rule::Kov).unwrap().epsilon < 0.5);
+    }
+
+    #[test]
+    fn heterogeneous_calls() {
+        let seq = [br(0.1), br(0.2), pure(0.1)];
+        let c = compose(&seq, d(1e-6), ComposeOptions { decomposable: true }).unwrap();
+        let b = c.get(Rule::Basic).unwrap().epsilon;
+        assert!((0.4..0.4 + 1e-15).contains(&b));
+        // Σε² = 0.06: 0.03 + √(2·ln(10⁶)·0.06).
+        let want_adv = 0.03 + (2.0 * 1e6f64.ln() * 0.06).sqrt();
+        close(c.get(Rule::Advanced).unwrap().epsilon, want_adv, 1e-12);
+        // ρ = 0.01/8 + 0.04/8 + 0.01/2 = 0.01125.
+        let z = c.get(Rule::Zcdp).unwrap().epsilon;
+        close(z, zcdp_to_dp(0.01125, d(1e-6)).unwrap(), 1e-12);
+        assert!(c.get(Rule::Kov).is_none());
+        assert!(c.get(Rule::Decomposable).is_none());
+    }
+
+    #[test]
+    fn approximate_calls_split_delta() {
+        // Ten LMM calls at (0.1, 1e-8): basic (1.0, 1e-7); advanced with δ′ = 1e-6 − 1e-7.
+        let c =
+            compose_homogeneous(approx(0.1, 1e-8), 10, d(1e-6), ComposeOptions::default()).unwrap();
+        let b = c.get(Rule::Basic).unwrap();
+        close(b.epsilon, 1.0, 1e-15);
+        close(b.delta, 1e-7, 1e-21);
+        assert!(b.delta >= 1e-7);
+        let a = c.get(Rule::Advanced).unwrap();
+        let want = 0.05 + 0.1 * (20.0 * (1.0 / 9e-7f64).ln()).sqrt();
+        close(a.epsilon, want, 1e-9);
+        assert!(a.delta <= 1e-6);
+        assert!(c.get(Rule::Kov).is_none() && c.get(Rule::Zcdp).is_none());
+        // The calls' own δ exceeds the target: nothing applies.
+        let c =
+            compose_homogeneous(approx(0.1, 1e-6), 10, d(1e-6), ComposeOptions::default()).unwrap();
+        assert!(c.best.is_none());
+    }
+
+    #[test]
+    fn non_private_call_gives_no_guarantee() {
+        let c = compose(
+            &[br(0.1), PrivacyCost::NonPrivate, br(0.1)],
+            d(1e-6),
+            ComposeOptions::default(),
+        )
+        .unwrap();
+        assert!(c.best.is_none());
+        assert!(c.guarantees.is_empty());
+        assert_eq!(c.inapplicable.len(), 6);
+        assert_eq!(c.calls, 3);
+    }
+
+    #[test]
+    fn pure_delta_zero_target() {
+        let c = compose_homogeneous(br(0.1), 10, Delta::ZERO, ComposeOptions::default()).unwrap();
+        let rules: Vec<Rule> = c.guarantees.iter().map(|g| g.rule).collect();
+        assert_eq!(rules, [Rule::Basic, Rule::Kov]);
+        assert_eq!(c.best.unwrap().rule, Rule::Basic); // ties go to basic
+        assert!(c.guarantees.iter().all(|g| g.delta == 0.0));
+    }
+
+    #[test]
+    fn more_rounds_cost_more() {
+        let del = d(1e-6);
+        let mut prev = [0.0f64; 4];
+        for k in 1..=60u64 {
+            let now = [
+                basic(k, e(0.1)).unwrap(),
+                advanced(k, e(0.1), del).unwrap(),
+                kov(k, e(0.1), del).unwrap(),
+                bounded_range_zcdp(k, e(0.1), del).unwrap(),
+            ];
+            for r in 0..4 {
+                assert!(
+                    now[r] > prev[r],
+                    "rule {r}, k = {k}: {} ≤ {}",
+                    now[r],
+                    prev[r]
+                );
+            }
+            prev = now;
+        }
+        // Smaller δ costs more ε.
+        assert!(
+            bounded_range_zcdp(10, e(0.1), d(1e-9)).unwrap()
+                > bounded_range_zcdp(10, e(0.1), d(1e-6)).unwrap()
+        );
+        assert!(kov(10, e(0.1), d(1e-9)).unwrap() > kov(10, e(0.1), d(1e-6)).unwrap());
+    }
 }
