@@ -1,0 +1,246 @@
+//! `disguise sample`: counts, JSON shape, stdin, seeding, and one-line errors with exit code 2.
+
+use assert_cmd::Command;
+use std::path::PathBuf;
+
+/// A fresh directory under Cargo's per-test temporary area, holding `scores.txt`.
+fn dir_with_scores(test: &str, contents: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("sample-tests")
+        .join(test);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("scores.txt"), contents).unwrap();
+    dir
+}
+
+fn disguise(dir: &PathBuf) -> Command {
+    let mut cmd = Command::cargo_bin("disguise").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+fn json(output: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(output).expect("stdout is one JSON document")
+}
+
+const SCORES: &str = "1.0\n5.0\n\n2.5\n-3\n";
+
+#[test]
+fn counts_sum_to_trials_for_every_mechanism() {
+    let dir = dir_with_scores("every_mechanism", SCORES);
+    for mechanism in ["em", "lmm", "lmm-chaudhuri", "report-noisy-max", "max"] {
+        let out = disguise(&dir)
+            .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
+            .args([
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-6",
+                "--mechanism",
+                mechanism,
+            ])
+            .args(["--trials", "500", "--seed", "7", "--format", "json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let doc = json(&out);
+        assert_eq!(doc["mechanism"], mechanism, "{doc}");
+        assert_eq!(doc["trials"], 500);
+        let counts: Vec<u64> = doc["counts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        assert_eq!(counts.len(), 4, "{doc}");
+        assert_eq!(counts.iter().sum::<u64>(), 500, "{doc}");
+        let guarantee = &doc["guarantee"];
+        if mechanism == "max" {
+            // The non-private baseline always picks the best score and has no guarantee.
+            assert_eq!(counts, vec![0, 500, 0, 0]);
+            assert!(guarantee["epsilon"].is_null() && guarantee["delta"].is_null());
+        } else {
+            assert_eq!(guarantee["epsilon"], 1.0, "{doc}");
+            let delta = guarantee["delta"].as_f64().unwrap();
+            let expected = if mechanism.starts_with("lmm") {
+                1e-6
+            } else {
+                0.0
+            };
+            assert_eq!(delta, expected, "{mechanism}: {doc}");
+        }
+    }
+}
+
+#[test]
+fn private_mechanisms_favour_the_best_score() {
+    // With ε = 4 and a gap of 20λ, the exponential mechanism picks index 1 with probability
+    // 1 − 3·e^{−36}-ish; a run of 200 seeded trials must pick it every time.
+    let dir = dir_with_scores("favour", "0\n20\n0\n0\n");
+    let out = disguise(&dir)
+        .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
+        .args(["--epsilon", "4", "--mechanism", "em", "--trials", "200"])
+        .args(["--seed", "1", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(json(&out)["counts"], serde_json::json!([0, 200, 0, 0]));
+}
+
+#[test]
+fn reads_standard_input() {
+    let dir = dir_with_scores("stdin", "");
+    let out = disguise(&dir)
+        .args([
+            "sample",
+            "--scores",
+            "-",
+            "--sensitivity",
+            "1",
+            "--epsilon",
+            "1",
+        ])
+        .args([
+            "--mechanism",
+            "report-noisy-max",
+            "--trials",
+            "300",
+            "--seed",
+            "3",
+        ])
+        .args(["--format", "json"])
+        .write_stdin("3\n1\n2\n")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    let total: u64 = doc["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_u64().unwrap())
+        .sum();
+    assert_eq!(doc["counts"].as_array().unwrap().len(), 3);
+    assert_eq!(total, 300);
+}
+
+#[test]
+fn seeded_runs_reproduce_and_warn() {
+    let dir = dir_with_scores("seeded", SCORES);
+    let run = |seed: &str| {
+        disguise(&dir)
+            .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
+            .args(["--epsilon", "0.5", "--mechanism", "em", "--trials", "2000"])
+            .args(["--seed", seed, "--format", "json"])
+            .assert()
+            .success()
+            .get_output()
+            .clone()
+    };
+    let (a, b, c) = (run("11"), run("11"), run("12"));
+    assert_eq!(a.stdout, b.stdout);
+    // Different seeds: 2000 draws over 4 indices agree exactly with negligible probability.
+    assert_ne!(a.stdout, c.stdout);
+    let stderr = String::from_utf8(a.stderr).unwrap();
+    assert!(
+        stderr.contains("reproducible") && stderr.contains("NOT private"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn unseeded_runs_use_the_secure_generator_without_warning() {
+    let dir = dir_with_scores("unseeded", SCORES);
+    let out = disguise(&dir)
+        .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
+        .args(["--epsilon", "1", "--mechanism", "em", "--trials", "100"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8(out.stdout).unwrap();
+    // Header line plus one row per score.
+    assert!(
+        table.contains("index") && table.contains("count"),
+        "{table}"
+    );
+    assert_eq!(table.lines().count(), 2 + 4, "{table}");
+}
+
+/// Runs `sample` with `extra` arguments appended to a valid base command line (whose options
+/// they override or complete) and asserts one `error: ...` line on stderr and exit code 2.
+fn assert_error(test: &str, scores: &str, extra: &[&str], expected: &str) {
+    let dir = dir_with_scores(test, scores);
+    let mut cmd = disguise(&dir);
+    cmd.arg("sample");
+    let has = |flag: &str| extra.contains(&flag);
+    if !has("--scores") {
+        cmd.args(["--scores", "scores.txt"]);
+    }
+    if !has("--sensitivity") {
+        cmd.args(["--sensitivity", "1"]);
+    }
+    if !has("--epsilon") {
+        cmd.args(["--epsilon", "1"]);
+    }
+    if !has("--mechanism") {
+        cmd.args(["--mechanism", "em"]);
+    }
+    if !has("--trials") {
+        cmd.args(["--trials", "10"]);
+    }
+    let out = cmd.args(extra).assert().code(2).get_output().clone();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{test}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{test}: {stderr}");
+    assert!(
+        stderr.contains(expected),
+        "{test}: expected {expected:?} in {stderr:?}"
+    );
+    assert!(out.stdout.is_empty(), "{test}: no partial output");
+}
+
+#[test]
+fn bad_scores_are_one_line_errors_naming_the_line() {
+    assert_error(
+        "not_a_number",
+        "1\n2\nabc\n",
+        &[],
+        "scores.txt:3: not a number: \"abc\"",
+    );
+    assert_error("nan", "1\nNaN\n", &[], "scores.txt:2: not a finite number");
+    assert_error("inf", "inf\n", &[], "scores.txt:1: not a finite number");
+    assert_error("empty", "", &[], "scores.txt: no scores");
+    assert_error(
+        "missing",
+        "1\n",
+        &["--scores", "does-not-exist.txt"],
+        "cannot read does-not-exist.txt",
+    );
+}
+
+#[test]
+fn bad_parameters_are_one_line_errors() {
+    assert_error("eps0", "1\n", &["--epsilon", "0"], "epsilon");
+    assert_error("epsneg", "1\n", &["--epsilon", "-1"], "epsilon");
+    assert_error("epsnan", "1\n", &["--epsilon", "NaN"], "epsilon");
+    assert_error("delta1", "1\n", &["--delta", "1"], "delta");
+    assert_error("deltaneg", "1\n", &["--delta", "-0.1"], "delta");
+    assert_error("lambda0", "1\n", &["--sensitivity", "0"], "sensitivity");
+    assert_error("lambdaneg", "1\n", &["--sensitivity", "-2"], "sensitivity");
+    assert_error("trials0", "1\n", &["--trials", "0"], "trials");
+    assert_error("unknown", "1\n", &["--mechanism", "magic"], "magic");
+    // The large margin mechanisms are only (ε, δ)-DP: δ = 0 is rejected.
+    assert_error("lmm_delta0", "1\n", &["--mechanism", "lmm"], "delta");
+}
