@@ -52,6 +52,14 @@ pub trait SetFunction: Sync {
     /// A short name for output (`facility-location`, `mutual-information`, …).
     fn name(&self) -> &'static str;
 
+    /// The largest |S| this objective can represent (default: `ground_size()`). Algorithms
+    /// must not insert more elements; they should check their k against it and return an
+    /// error. Objectives whose state grows with |S| (mutual information: one entry per
+    /// feature-value configuration) override it.
+    fn max_solution_size(&self) -> usize {
+        self.ground_size()
+    }
+
     /// f(S) for an explicit set, from scratch (tests and exhaustive search).
     fn evaluate(&self, set: &[usize]) -> f64 {
         let mut state = self.empty();
@@ -61,3 +69,21 @@ pub trait SetFunction: Sync {
         self.value(&state)
     }
 }
+
+pub mod closure;
+pub mod coverage;
+pub mod cut;
+pub mod discernibility;
+pub mod facility_location;
+pub mod metric;
+pub mod mutual_information;
+pub mod penalized;
+
+pub use closure::{FnObjective, FnState};
+pub use coverage::{Coverage, CoverageState};
+pub use cut::{GraphCut, GraphCutState};
+pub use discernibility::{Discernibility, DiscernibilityState};
+pub use facility_location::{FacilityLocation, FacilityState};
+pub use metric::{EARTH_RADIUS_KM, Metric, Normalizer};
+pub use mutual_information::{MutualInformation, MutualInformationState};
+pub use penalized::{Penalized, PenalizedState};
