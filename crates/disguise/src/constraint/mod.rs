@@ -1,5 +1,23 @@
 //! Constraints: downward-closed families of feasible sets (independence systems) over the
 //! ground set V = {0, …, n−1} — cardinality, matroids, and p-extendible systems.
+//!
+//! * [`Cardinality`] (|S| ≤ k) and [`Uniform`] (at most k from a shortlist) — uniform matroids;
+//! * [`Partition`] — groups with capacities, loadable from a CSV file ([`Partition::from_file`]);
+//! * [`Graphic`] — forests of a graph (elements are edges), tracked with a union–find;
+//! * [`Intersection`] — the intersection of p of the above, a p-extendible system;
+//! * [`Matroid`] — any one of the matroids above behind one type, parsed from a CLI spec
+//!   such as `partition:groups.csv` ([`Matroid::from_spec`]).
+
+mod cardinality;
+mod graphic;
+mod intersection;
+mod partition;
+mod text;
+
+pub use cardinality::{Cardinality, Uniform};
+pub use graphic::{Forest, Graphic};
+pub use intersection::{Intersection, Matroid, MatroidState};
+pub use partition::Partition;
 
 /// An independence system with an incremental membership oracle.
 ///
@@ -29,4 +47,21 @@ pub trait Independence: Sync {
 
     /// A short name for output.
     fn name(&self) -> &'static str;
+
+    /// Whether `set` (distinct element ids, in any order) is feasible, checked from scratch by
+    /// adding its elements one at a time. Sound because the family is downward closed: every
+    /// prefix of a feasible set is feasible. Duplicates and unknown ids give `false`.
+    fn is_independent(&self, set: &[usize]) -> bool {
+        let n = self.ground_size();
+        let mut seen = vec![false; n];
+        let mut state = self.empty();
+        for &v in set {
+            if v >= n || seen[v] || !self.can_add(&state, v) {
+                return false;
+            }
+            seen[v] = true;
+            self.insert(&mut state, v);
+        }
+        true
+    }
 }

@@ -1,1 +1,122 @@
 //! Maximization algorithms, generic over objective × constraint × selector.
+//!
+//! Every greedy-type algorithm here is one loop (the private driver):
+//!
+//! ```text
+//! S ← ∅
+//! repeat (at most the planned number of rounds):
+//!     C      ← candidates this round (policy: all feasible / a random subsample / …)
+//!     scores ← objective.gains(S, C)               one bulk pass over the data
+//!     v      ← selector.select(scores, λ(|S|))      the only place noise enters
+//!     S      ← S ∪ {v}                              unless v is a dummy
+//! ```
+//!
+//! | function | paper | candidates per round | privacy |
+//! |---|---|---|---|
+//! | [`greedy`] with [`Cardinality`](crate::constraint::Cardinality) | Algorithm 1, Thm 3.1/3.2/5.3 | all of V \ S | any selector, k rounds |
+//! | [`greedy`] with a matroid / p-system | Algorithm 2, Thm 3.3/3.5/5.4 | feasible v ∉ S | any selector, r(I) rounds |
+//! | [`subsample_greedy`] | Algorithm 4, Thm 4.1/5.5, Cor 4.2 | a uniform \|V\|/k subsample + a dummy | any selector, k rounds |
+//! | [`standard_greedy`] | Nemhauser et al. 1978 | all feasible | none (argmax) |
+//! | [`lazy_greedy`] | Minoux 1978 | lazily re-evaluated upper bounds | none |
+//! | [`stochastic_greedy`] | Mirzasoleiman et al. 2015 | (n/k)·ln(1/α) random feasible | none |
+//! | [`random_greedy`] | Buchbinder et al. 2014 | uniform among the top k | none |
+//! | [`exhaustive`] | — | every feasible set | none (tests, tiny instances) |
+//!
+//! The selection procedure is a parameter ([`Procedure`]): a private [`Mechanism`] calibrated
+//! from a [`Budget`], the non-private argmax, or any [`Selector`](crate::select::Selector) you
+//! built. Every run returns a [`Solution`] with the picks, the value after each pick, the
+//! number of gain evaluations, the cost and sensitivity of every selector call, and the
+//! end-to-end guarantee.
+
+mod baselines;
+mod driver;
+mod exhaustive;
+mod greedy;
+mod procedure;
+mod subsample;
+
+pub use baselines::{lazy_greedy, random_greedy, stochastic_greedy};
+pub use exhaustive::{EXHAUSTIVE_LIMIT, exhaustive};
+pub use greedy::{greedy, standard_greedy};
+pub use procedure::{Budget, Mechanism, Procedure};
+pub use subsample::subsample_greedy;
+
+use crate::privacy::budget::BestBudget;
+use crate::privacy::{Guarantee, PrivacyCost, Sensitivity};
+use serde::Serialize;
+
+/// The result of a maximization run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Solution {
+    /// The algorithm (`greedy`, `subsample-greedy`, `lazy-greedy`, …).
+    pub algorithm: &'static str,
+    /// The objective's name.
+    pub objective: &'static str,
+    /// The constraint's name.
+    pub constraint: &'static str,
+    /// The selector's name (`em`, `lmm`, `max`, …; `none` for algorithms without one).
+    pub selector: &'static str,
+    /// The chosen elements, in the order they were picked (dummies never appear).
+    pub elements: Vec<usize>,
+    /// f(S) after each pick: `values[i]` is the value of `elements[..=i]`.
+    pub values: Vec<f64>,
+    /// f(S) of the final solution (f(∅) when nothing was picked).
+    pub value: f64,
+    /// One record per selector call, in order.
+    pub rounds: Vec<Round>,
+    /// The number of selector calls the privacy analysis covers, fixed before the data is
+    /// touched (k, or the rank bound r(I)); `rounds.len()` never exceeds it. The guarantee
+    /// composes this many calls even if the run stopped earlier, because the stopping time
+    /// is itself an output.
+    pub planned_rounds: usize,
+    /// How many marginal gains f(S ∪ {v}) − f(S) were evaluated (the runtime measure of the
+    /// papers; for [`exhaustive`], one per set evaluated).
+    pub gain_evaluations: u64,
+    /// Whether the random generator was keyed by the operating system. A run driven by a
+    /// seeded generator is reproducible by anyone and protects no one, whatever the
+    /// guarantee says.
+    pub secure_rng: bool,
+    /// For a total budget ([`Budget::Total`]): the per-round (ε₀, δ₀) the accountant chose
+    /// and the composition rule it was chosen for. `None` for a per-round budget.
+    pub budget_split: Option<BestBudget>,
+    /// The end-to-end (ε, δ) under every composition rule that applies (empty for a
+    /// non-private run).
+    pub guarantees: Vec<Guarantee>,
+    /// The best of [`Solution::guarantees`] (smallest ε at the requested δ), naming the
+    /// winning rule; `None` for a non-private run and for a run with no planned call
+    /// (k = 0 touches no data and spends nothing).
+    pub guarantee: Option<Guarantee>,
+}
+
+/// One selector call of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Round {
+    /// How many scores the selector saw (real candidates plus dummies).
+    pub candidates: usize,
+    /// How many of them were dummies or already-chosen elements (score 0).
+    pub dummies: usize,
+    /// The element added, or `None` when the selector chose a dummy (nothing is added).
+    pub pick: Option<usize>,
+    /// The sensitivity λ passed to the selector (the objective's bound for |S| chosen).
+    pub sensitivity: Sensitivity,
+    /// The privacy cost of this call, as reported by the selector.
+    pub cost: PrivacyCost,
+    /// The large margin mechanisms' margin ℓ, if any.
+    pub margin: Option<usize>,
+}
+
+impl Solution {
+    /// The per-call costs, in order (what the accountant composes).
+    pub fn costs(&self) -> Vec<PrivacyCost> {
+        self.rounds.iter().map(|r| r.cost).collect()
+    }
+
+    /// Whether every selector call was private (and there was at least one).
+    pub fn is_private(&self) -> bool {
+        !self.rounds.is_empty()
+            && self
+                .rounds
+                .iter()
+                .all(|r| !matches!(r.cost, PrivacyCost::NonPrivate))
+    }
+}

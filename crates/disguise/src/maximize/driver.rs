@@ -1,0 +1,267 @@
+//! The one generic loop behind every greedy-type algorithm: candidates → bulk gains →
+//! selector → insert.
+
+use super::{Round, Solution};
+use crate::constraint::Independence;
+use crate::error::{Error, Result};
+use crate::noise::SecureRng;
+use crate::noise::bernoulli::uniform_below;
+use crate::objective::SetFunction;
+use crate::privacy::budget::BestBudget;
+use crate::privacy::compose::{ComposeOptions, compose_homogeneous};
+use crate::privacy::{Delta, PrivacyCost};
+use crate::select::Selector;
+
+/// Which candidates the selector sees in a round.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Policy {
+    /// Every feasible element not yet chosen (Algorithms 1 and 2). Stops when there is none.
+    All,
+    /// Every feasible element not yet chosen plus `dummies` zero-gain dummies (random
+    /// greedy). Stops when no real candidate is left.
+    AllPlusDummies(usize),
+    /// A uniform sample (without replacement) of this many feasible elements not yet chosen
+    /// — all of them if fewer (stochastic greedy). Stops when there is none.
+    Sample(usize),
+    /// Algorithm 4: V padded with dummies to |V′| = k·⌈|V|/k⌉, a uniform subset of size
+    /// |V′|/k of V′, plus one of k further dummies. Never stops early: exactly `k` rounds.
+    Subsample {
+        /// The cardinality k (> 0).
+        k: usize,
+    },
+}
+
+/// The fixed parameters of one run.
+pub(super) struct Run<'s> {
+    pub algorithm: &'static str,
+    pub selector: &'s dyn Selector,
+    /// Rounds covered by the privacy analysis; the loop never exceeds it.
+    pub planned_rounds: usize,
+    /// Total δ at which to report the guarantee.
+    pub delta: Delta,
+    /// Whether the decomposable (Gupta et al.) composition rule may be used.
+    pub decomposable: bool,
+    /// How a total budget was split, if it was.
+    pub split: Option<BestBudget>,
+}
+
+/// Runs the loop. Errors if the objective and the constraint have different ground sizes, or
+/// if the objective or the selector fails (a non-finite gain, an overflowing noise scale).
+pub(super) fn drive<F, C>(
+    run: Run<'_>,
+    objective: &F,
+    constraint: &C,
+    policy: Policy,
+    rng: &mut SecureRng,
+) -> Result<Solution>
+where
+    F: SetFunction + ?Sized,
+    C: Independence + ?Sized,
+{
+    let n = objective.ground_size();
+    check_sizes(n, constraint)?;
+    let mut state = objective.empty();
+    let mut cstate = constraint.empty();
+    let mut solution = Solution {
+        algorithm: run.algorithm,
+        objective: objective.name(),
+        constraint: constraint.name(),
+        selector: run.selector.name(),
+        elements: Vec::new(),
+        values: Vec::new(),
+        value: objective.value(&state),
+        rounds: Vec::new(),
+        planned_rounds: run.planned_rounds,
+        gain_evaluations: 0,
+        secure_rng: rng.is_secure(),
+        budget_split: run.split,
+        guarantees: Vec::new(),
+        guarantee: None,
+    };
+    let mut chosen = vec![false; n];
+    // Feasible elements not yet chosen. An independence system is downward closed, so an
+    // element that becomes infeasible stays infeasible: pruning it for good is exact.
+    // (Unused by Algorithm 4, which samples from all of V′ and must stay linear-time.)
+    let mut remaining: Vec<usize> = match policy {
+        Policy::Subsample { .. } => Vec::new(),
+        _ => (0..n).collect(),
+    };
+    // Algorithm 4's padded ground set V′ (ids ≥ n are dummies), kept as a permutation so a
+    // partial Fisher–Yates shuffle draws each round's subset in O(|V′|/k).
+    let mut padded: Vec<usize> = Vec::new();
+    let mut candidates: Vec<usize> = Vec::new();
+    let mut scores: Vec<f64> = Vec::new();
+
+    for _ in 0..run.planned_rounds {
+        if !matches!(policy, Policy::Subsample { .. }) {
+            remaining.retain(|&v| !chosen[v] && constraint.can_add(&cstate, v));
+        }
+        candidates.clear();
+        let mut dummies = 0usize;
+        match policy {
+            Policy::All => candidates.extend_from_slice(&remaining),
+            Policy::AllPlusDummies(d) => {
+                candidates.extend_from_slice(&remaining);
+                dummies = d;
+            }
+            Policy::Sample(size) => {
+                let take = size.min(remaining.len());
+                partial_shuffle(&mut remaining, take, rng);
+                candidates.extend_from_slice(&remaining[..take]);
+            }
+            Policy::Subsample { k } => {
+                dummies = subsample(n, k, &chosen, &mut padded, &mut candidates, rng)?;
+            }
+        }
+        if candidates.is_empty() && !matches!(policy, Policy::Subsample { .. }) {
+            break; // S is maximal: nothing left to add
+        }
+        let real = candidates.len();
+        scores.clear();
+        scores.resize(real + dummies, 0.0);
+        objective.gains(&state, &candidates, &mut scores[..real]);
+        solution.gain_evaluations += real as u64;
+        let sensitivity = objective.sensitivity(solution.elements.len());
+        let selection = run.selector.select(&scores, sensitivity, rng)?;
+        if selection.index >= scores.len() {
+            return Err(Error::param(
+                "selector",
+                format!(
+                    "{} returned index {} for {} scores",
+                    run.selector.name(),
+                    selection.index,
+                    scores.len()
+                ),
+            ));
+        }
+        let pick = candidates.get(selection.index).copied();
+        if let Some(v) = pick {
+            objective.insert(&mut state, v);
+            constraint.insert(&mut cstate, v);
+            chosen[v] = true;
+            solution.elements.push(v);
+            solution.value = objective.value(&state);
+            solution.values.push(solution.value);
+        }
+        solution.rounds.push(Round {
+            candidates: real + dummies,
+            dummies,
+            pick,
+            sensitivity,
+            cost: run.selector.cost(),
+            margin: selection.margin,
+        });
+    }
+    account(
+        &mut solution,
+        run.selector.cost(),
+        run.delta,
+        run.decomposable,
+    )?;
+    Ok(solution)
+}
+
+/// Errors unless the constraint is over the objective's ground set.
+pub(super) fn check_sizes<C: Independence + ?Sized>(n: usize, constraint: &C) -> Result<()> {
+    if constraint.ground_size() != n {
+        return Err(Error::param(
+            "constraint",
+            format!(
+                "the {} constraint is over {} elements but the objective's ground set has {n}",
+                constraint.name(),
+                constraint.ground_size()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Moves a uniform random `take`-subset of `items` to its front (partial Fisher–Yates; from
+/// any starting order the first `take` positions are a uniform ordered sample).
+fn partial_shuffle(items: &mut [usize], take: usize, rng: &mut SecureRng) {
+    let len = items.len();
+    for j in 0..take {
+        let r = j + uniform_below(rng, (len - j) as u64) as usize;
+        items.swap(j, r);
+    }
+}
+
+/// One round of Algorithm 4's sampling: pushes the real, not-yet-chosen members of a uniform
+/// subset of size |V′|/k of the padded ground set V′ into `candidates`, and returns how many
+/// zero-gain entries go with them (padding dummies, already-chosen elements — whose marginal
+/// gain is exactly 0 — and the extra dummy uᵢ). The randomness is independent of the data.
+fn subsample(
+    n: usize,
+    k: usize,
+    chosen: &[bool],
+    padded: &mut Vec<usize>,
+    candidates: &mut Vec<usize>,
+    rng: &mut SecureRng,
+) -> Result<usize> {
+    debug_assert!(k > 0);
+    let per_round = n.div_ceil(k); // |V′|/k
+    let overflow = || Error::Overflow(format!("padding {n} elements to a multiple of k = {k}"));
+    let padded_size = per_round.checked_mul(k).ok_or_else(overflow)?; // |V′|
+    let mut zeros = 1; // the extra dummy uᵢ drawn from U (which one is irrelevant: all score 0)
+    let mut take = |id: usize| {
+        if id < n && !chosen[id] {
+            candidates.push(id);
+        } else {
+            zeros += 1;
+        }
+    };
+    if per_round <= 1 {
+        // k ≥ n: one element of V′ (|V′| = k), drawn directly so that V′ is never built.
+        if per_round == 1 {
+            take(uniform_below(rng, padded_size as u64) as usize);
+        }
+    } else {
+        // Here k < n, so |V′| < 2n and the permutation fits.
+        if padded.len() != padded_size {
+            *padded = (0..padded_size).collect();
+        }
+        partial_shuffle(padded, per_round, rng);
+        for &id in &padded[..per_round] {
+            take(id);
+        }
+    }
+    Ok(zeros)
+}
+
+/// Fills in the solution's guarantees: the accountant's composition of `planned_rounds`
+/// calls of cost `cost` (the stopping time is an output, so the analysis covers the worst
+/// case), at total δ `delta` — raised, for approximate calls, to the δ they spend themselves
+/// (k·δ₀), so that basic composition always applies. A non-private run, or one with no
+/// planned call, gets none.
+pub(super) fn account(
+    solution: &mut Solution,
+    cost: PrivacyCost,
+    delta: Delta,
+    decomposable: bool,
+) -> Result<()> {
+    if matches!(cost, PrivacyCost::NonPrivate) || solution.planned_rounds == 0 {
+        return Ok(());
+    }
+    let rounds = u64::try_from(solution.planned_rounds).map_err(|_| {
+        Error::Overflow(format!(
+            "{} rounds do not fit in u64",
+            solution.planned_rounds
+        ))
+    })?;
+    let delta = match cost {
+        PrivacyCost::Approximate { delta: delta0, .. } => {
+            // k·δ₀ rounded up, so the reported δ is never below what the calls spend.
+            let spent = (delta0.get() * rounds as f64).next_up();
+            if spent > delta.get() {
+                Delta::new(spent)?
+            } else {
+                delta
+            }
+        }
+        _ => delta,
+    };
+    let composition = compose_homogeneous(cost, rounds, delta, ComposeOptions { decomposable })?;
+    solution.guarantees = composition.guarantees;
+    solution.guarantee = composition.best;
+    Ok(())
+}
