@@ -28,7 +28,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(err),
+    };
     let result = match cli.command {
         Command::Demo(args) => commands::demo::run(args),
         Command::Budget(args) => commands::budget::run(args),
@@ -44,6 +47,32 @@ fn main() -> ExitCode {
                 line.push_str(&cause.to_string());
             }
             eprintln!("error: {line}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Help and version go to stdout as clap renders them; a usage error becomes one line on stderr
+/// (clap's first line, which names the flag and the problem) and exit code 2.
+fn usage_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match err.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+            let _ = err.print();
+            ExitCode::SUCCESS
+        }
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = err.print();
+            ExitCode::from(2)
+        }
+        _ => {
+            let text = err.to_string();
+            let line = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid usage");
+            let line = line.strip_prefix("error: ").unwrap_or(line);
+            eprintln!("error: {line} (see --help)");
             ExitCode::from(2)
         }
     }

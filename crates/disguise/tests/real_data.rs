@@ -11,7 +11,11 @@ fn uber_files_load_with_expected_row_counts() {
     };
     let cols = read_columns(&sample, &["lat", "lon"], None).unwrap();
     assert_eq!(cols.rows(), 10_000);
-    assert!(cols.numeric[0].iter().all(|&lat| (40.70..=40.88).contains(&lat)));
+    assert!(
+        cols.numeric[0]
+            .iter()
+            .all(|&lat| (40.70..=40.88).contains(&lat))
+    );
 
     let full = locate_for_test("uber_nyc_apr14/uber-raw-data-apr14.csv")
         .unwrap()

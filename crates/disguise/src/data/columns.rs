@@ -63,7 +63,10 @@ pub fn read_columns(path: &Path, numeric: &[&str], text: Option<&str>) -> Result
                 ))
             })
     };
-    let numeric_idx = numeric.iter().map(|n| find(n)).collect::<Result<Vec<_>>>()?;
+    let numeric_idx = numeric
+        .iter()
+        .map(|n| find(n))
+        .collect::<Result<Vec<_>>>()?;
     let text_idx = match text {
         Some(name) => headers
             .iter()
@@ -86,7 +89,9 @@ pub fn read_columns(path: &Path, numeric: &[&str], text: Option<&str>) -> Result
         for (c, (&idx, name)) in numeric_idx.iter().zip(numeric).enumerate() {
             let raw = record.get(idx).unwrap_or("").trim();
             let value: f64 = raw.parse().map_err(|_| {
-                Error::Parse(format!("{shown}:{line}: column '{name}': not a number: {raw:?}"))
+                Error::Parse(format!(
+                    "{shown}:{line}: column '{name}': not a number: {raw:?}"
+                ))
             })?;
             if !value.is_finite() {
                 return Err(Error::Parse(format!(
@@ -148,13 +153,25 @@ mod tests {
     #[test]
     fn errors_name_file_line_and_column() {
         let p = write("b.csv", "lat,lon\n1,2\n3,abc\n");
-        let e = read_columns(&p, &["lat", "lon"], None).unwrap_err().to_string();
-        assert!(e.ends_with("b.csv:3: column 'lon': not a number: \"abc\""), "{e}");
+        let e = read_columns(&p, &["lat", "lon"], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("b.csv:3: column 'lon': not a number: \"abc\""),
+            "{e}"
+        );
         let p = write("c.csv", "lat,lon\n1,NaN\n");
-        let e = read_columns(&p, &["lat", "lon"], None).unwrap_err().to_string();
-        assert!(e.contains("c.csv:2: column 'lon': not a finite number"), "{e}");
+        let e = read_columns(&p, &["lat", "lon"], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("c.csv:2: column 'lon': not a finite number"),
+            "{e}"
+        );
         let p = write("d.csv", "lat,lon\n");
-        let e = read_columns(&p, &["lat", "lon"], None).unwrap_err().to_string();
+        let e = read_columns(&p, &["lat", "lon"], None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no data rows"), "{e}");
         let p = write("e.csv", "");
         assert!(read_columns(&p, &["lat"], None).is_err());
@@ -162,7 +179,9 @@ mod tests {
         let e = read_columns(&p, &["lat"], None).unwrap_err().to_string();
         assert!(e.contains("no column 'lat' (columns: x, y)"), "{e}");
         let p = write("g.csv", "lat,lon\n1,2\n3\n");
-        let e = read_columns(&p, &["lat", "lon"], None).unwrap_err().to_string();
+        let e = read_columns(&p, &["lat", "lon"], None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("3: expected 2 fields, found 1"), "{e}");
         let e = read_columns(Path::new("/nonexistent/x.csv"), &["lat"], None).unwrap_err();
         assert!(matches!(e, Error::Io(_)));
