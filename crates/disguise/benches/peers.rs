@@ -1,0 +1,159 @@
+//! Our side of the peer comparison (see `benches/peers/run.sh`, which alternates this binary
+//! with the Python peers of `../shared/PEERS.md` and reports ratios).
+//!
+//! * `cargo bench -p disguise --bench peers -- prepare DIR` writes the standard workloads as
+//!   raw little-endian f64 files (built deterministically from `$DISGUISE_DATA`):
+//!   `scores_1m.f64`, `scores_1m_winner.f64`, `fl_10k_points.f64` + `fl_10k_candidates.f64`
+//!   (the 10k Manhattan sample × the 33 landmarks), `fl_100k_points.f64` +
+//!   `fl_100k_candidates.f64` (PEERS.md's `fl_100k`: every ⌊N/100000⌋-th in-box pickup,
+//!   first 100,000, × the 40 × 25 grid).
+//! * `cargo bench -p disguise --bench peers -- run WORKLOAD DIR REPS` times our implementation
+//!   and prints one JSON line per run: `{"impl","workload","seconds","selected"}`.
+
+use disguise::SecureRng;
+use disguise::constraint::Cardinality;
+use disguise::data::{locate, read_columns};
+use disguise::maximize::{lazy_greedy, standard_greedy};
+use disguise::objective::{FacilityLocation, Metric, Normalizer};
+use disguise::prelude::*;
+use rand_core::Rng;
+use std::path::Path;
+use std::time::Instant;
+
+fn write_f64(path: &Path, values: &[f64]) {
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(path, bytes).expect("write workload");
+}
+
+fn read_f64(path: &Path) -> Vec<f64> {
+    let bytes = std::fs::read(path).expect("read workload (run `prepare` first)");
+    bytes
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect()
+}
+
+fn pairs(flat: &[f64]) -> Vec<[f64; 2]> {
+    flat.chunks_exact(2).map(|c| [c[0], c[1]]).collect()
+}
+
+fn linspace(a: f64, b: f64, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|i| a + (b - a) * i as f64 / (n - 1) as f64)
+        .collect()
+}
+
+fn prepare(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("create dir");
+    // scores_1m: 10^6 scores uniform in [0, 100) (a public, seeded workload), and a variant
+    // with one clear winner.
+    let mut rng = SecureRng::insecure_from_seed(1_000_000);
+    let scores: Vec<f64> = (0..1_000_000)
+        .map(|_| (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 100.0)
+        .collect();
+    write_f64(&dir.join("scores_1m.f64"), &scores);
+    let mut winner = scores.clone();
+    winner[123_456] = 1e6;
+    write_f64(&dir.join("scores_1m_winner.f64"), &winner);
+
+    let sample = locate("uber_nyc_apr14/pickups_manhattan_10k.csv").expect("data");
+    let cols = read_columns(&sample, &["lat", "lon"], None).expect("sample");
+    let pts: Vec<f64> = (0..cols.rows())
+        .flat_map(|i| [cols.numeric[0][i], cols.numeric[1][i]])
+        .collect();
+    write_f64(&dir.join("fl_10k_points.f64"), &pts);
+    let land = locate("manhattan_candidates/landmarks_33.csv").expect("data");
+    let cols = read_columns(&land, &["lat", "lon"], None).expect("landmarks");
+    let cands: Vec<f64> = (0..cols.rows())
+        .flat_map(|i| [cols.numeric[0][i], cols.numeric[1][i]])
+        .collect();
+    write_f64(&dir.join("fl_10k_candidates.f64"), &cands);
+
+    let full = locate("uber_nyc_apr14/uber-raw-data-apr14.csv").expect("data");
+    let cols = read_columns(&full, &["Lat", "Lon"], None).expect("raw file");
+    let inside: Vec<[f64; 2]> = (0..cols.rows())
+        .map(|i| [cols.numeric[0][i], cols.numeric[1][i]])
+        .filter(|p| (40.70..=40.88).contains(&p[0]) && (-74.02..=-73.91).contains(&p[1]))
+        .collect();
+    let step = inside.len() / 100_000;
+    let pts: Vec<f64> = inside
+        .iter()
+        .step_by(step)
+        .take(100_000)
+        .flat_map(|p| *p)
+        .collect();
+    write_f64(&dir.join("fl_100k_points.f64"), &pts);
+    let mut grid = Vec::new();
+    for lat in linspace(40.70, 40.88, 40) {
+        for lon in linspace(-74.02, -73.91, 25) {
+            grid.extend([lat, lon]);
+        }
+    }
+    write_f64(&dir.join("fl_100k_candidates.f64"), &grid);
+    eprintln!(
+        "prepared workloads in {} ({} in-box pickups, step {step})",
+        dir.display(),
+        inside.len()
+    );
+}
+
+fn run(workload: &str, dir: &Path, reps: usize) {
+    for _ in 0..reps {
+        let (name, seconds, selected): (&str, f64, Vec<usize>) = match workload {
+            "em_1m" | "em_1m_winner" => {
+                let file = if workload == "em_1m" {
+                    "scores_1m.f64"
+                } else {
+                    "scores_1m_winner.f64"
+                };
+                let scores = read_f64(&dir.join(file));
+                let mut rng = SecureRng::from_os().expect("os rng");
+                let em = Exponential::new(Epsilon::new(1.0).expect("eps"));
+                let lambda = Sensitivity::new(1.0).expect("lambda");
+                let t = Instant::now();
+                let pick = em.select(&scores, lambda, &mut rng).expect("select");
+                ("disguise-em-exact", t.elapsed().as_secs_f64(), vec![pick.index])
+            }
+            "fl_10k" | "fl_100k" => {
+                let k = if workload == "fl_10k" { 3 } else { 10 };
+                let points = pairs(&read_f64(&dir.join(format!("{workload}_points.f64"))));
+                let cands = pairs(&read_f64(&dir.join(format!("{workload}_candidates.f64"))));
+                let t = Instant::now();
+                let f = FacilityLocation::new(
+                    Metric::Manhattan,
+                    &points,
+                    &cands,
+                    Normalizer::Fixed(0.266),
+                )
+                .expect("objective");
+                let c = Cardinality::new(cands.len(), k);
+                let sol = if workload == "fl_10k" {
+                    standard_greedy(&f, &c).expect("greedy")
+                } else {
+                    lazy_greedy(&f, &c).expect("greedy")
+                };
+                ("disguise-greedy", t.elapsed().as_secs_f64(), sol.elements)
+            }
+            other => panic!("unknown workload {other}"),
+        };
+        println!(
+            "{{\"impl\":\"{name}\",\"workload\":\"{workload}\",\"seconds\":{seconds},\"selected\":{selected:?}}}"
+        );
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    match args.first().map(String::as_str) {
+        Some("prepare") => prepare(Path::new(&args[1])),
+        Some("run") => run(
+            &args[1],
+            Path::new(&args[2]),
+            args.get(3).and_then(|r| r.parse().ok()).unwrap_or(5),
+        ),
+        _ => eprintln!(
+            "usage: peers prepare DIR | peers run em_1m|em_1m_winner|fl_10k|fl_100k DIR [REPS] \
+             (see benches/peers/run.sh)"
+        ),
+    }
+}
