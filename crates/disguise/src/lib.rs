@@ -15,6 +15,11 @@
 //!   sensitivities;
 //! * [`constraint`] — cardinality, matroid and p-extendible constraints;
 //! * [`maximize`] — the greedy family of algorithms (private and non-private);
+//! * [`histogram`] — differentially private projected histograms (Vinterbo 2012): schemas
+//!   with public domains, discretization, the sparse thresholded Laplace histogram,
+//!   PRIVATEKD attribute selection and synthetic data release;
+//! * [`learn`] — logistic regression (weighted, binary and multinomial), the private ERM
+//!   baselines PLR/PMLR, AUC/Hand–Till metrics and stratified cross-validation;
 //! * [`audit`] — black-box empirical privacy audits, used by the test suite.
 //!
 //! ```
@@ -33,6 +38,8 @@ pub mod audit;
 pub mod constraint;
 pub mod data;
 pub mod error;
+pub mod histogram;
+pub mod learn;
 pub mod maximize;
 pub mod noise;
 pub mod objective;

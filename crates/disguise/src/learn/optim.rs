@@ -1,0 +1,131 @@
+//! The one place the learners call the optimiser: L-BFGS from `argmin` with a Moré–Thuente
+//! line search, on a smooth convex objective given as value + gradient in one pass.
+
+use crate::error::{Error, Result};
+use argmin::core::{CostFunction, Executor, Gradient, State, TerminationReason};
+use argmin::solver::linesearch::MoreThuenteLineSearch;
+use argmin::solver::quasinewton::LBFGS;
+use serde::Serialize;
+use std::cell::RefCell;
+
+/// A smooth objective: its value and gradient at a point, computed in one pass over the data.
+pub(crate) trait Objective {
+    /// Number of parameters.
+    fn dim(&self) -> usize;
+    /// Writes the gradient at `params` into `grad` (length `dim()`) and returns the value.
+    fn value_and_gradient(&self, params: &[f64], grad: &mut [f64]) -> f64;
+}
+
+/// How an optimisation ended.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Convergence {
+    /// L-BFGS iterations used.
+    pub iterations: u64,
+    /// Whether the optimiser stopped because it met its tolerance (gradient norm or change of
+    /// the objective) or because the line search could make no further progress at a point
+    /// whose gradient norm is below `1e-6` — as opposed to running out of iterations.
+    pub converged: bool,
+    /// The Euclidean norm of the (scaled) objective's gradient at the returned parameters.
+    pub gradient_norm: f64,
+    /// The optimiser's own words for why it stopped.
+    pub reason: String,
+}
+
+/// Options of [`minimize`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options {
+    pub max_iters: u64,
+    pub tol_grad: f64,
+}
+
+/// One evaluation: the point, the value there and the gradient there.
+type Evaluation = (Vec<f64>, f64, Vec<f64>);
+
+/// Caches the last (params, value, gradient): argmin asks for the cost and the gradient at the
+/// same point separately, and each costs a pass over the data.
+struct Cached<'a, O> {
+    objective: &'a O,
+    last: RefCell<Option<Evaluation>>,
+}
+
+impl<O: Objective> Cached<'_, O> {
+    fn eval(&self, p: &[f64]) -> (f64, Vec<f64>) {
+        if let Some((q, v, g)) = self.last.borrow().as_ref()
+            && q.as_slice() == p
+        {
+            return (*v, g.clone());
+        }
+        let mut g = vec![0.0; self.objective.dim()];
+        let v = self.objective.value_and_gradient(p, &mut g);
+        *self.last.borrow_mut() = Some((p.to_vec(), v, g.clone()));
+        (v, g)
+    }
+}
+
+impl<O: Objective> CostFunction for Cached<'_, O> {
+    type Param = Vec<f64>;
+    type Output = f64;
+    fn cost(&self, p: &Vec<f64>) -> std::result::Result<f64, argmin::core::Error> {
+        Ok(self.eval(p).0)
+    }
+}
+
+impl<O: Objective> Gradient for Cached<'_, O> {
+    type Param = Vec<f64>;
+    type Gradient = Vec<f64>;
+    fn gradient(&self, p: &Vec<f64>) -> std::result::Result<Vec<f64>, argmin::core::Error> {
+        Ok(self.eval(p).1)
+    }
+}
+
+/// Minimises `objective` from `start` with L-BFGS (memory 10).
+pub(crate) fn minimize<O: Objective>(
+    objective: &O,
+    start: Vec<f64>,
+    options: Options,
+) -> Result<(Vec<f64>, Convergence)> {
+    let optimiser_error = |e: argmin::core::Error| Error::param("optimiser", e.to_string());
+    let problem = Cached {
+        objective,
+        last: RefCell::new(None),
+    };
+    let solver = LBFGS::new(MoreThuenteLineSearch::new(), 10)
+        .with_tolerance_grad(options.tol_grad)
+        .map_err(optimiser_error)?
+        .with_tolerance_cost(0.0)
+        .map_err(optimiser_error)?;
+    let result = Executor::new(problem, solver)
+        .configure(|state| state.param(start.clone()).max_iters(options.max_iters))
+        .run()
+        .map_err(optimiser_error)?;
+    let mut state = result.state;
+    let iterations = state.get_iter();
+    let reason = state.get_termination_reason().cloned();
+    let params = state
+        .take_best_param()
+        .or_else(|| state.take_param())
+        .unwrap_or(start);
+    let mut grad = vec![0.0; objective.dim()];
+    let value = objective.value_and_gradient(&params, &mut grad);
+    if !value.is_finite() {
+        return Err(Error::param(
+            "optimiser",
+            "the objective is not finite at the solution (data too extreme for f64)",
+        ));
+    }
+    let gradient_norm = grad.iter().map(|g| g * g).sum::<f64>().sqrt();
+    let converged = match &reason {
+        Some(TerminationReason::SolverConverged) => true,
+        Some(TerminationReason::SolverExit(_)) => gradient_norm <= 1e-6,
+        _ => false,
+    };
+    Ok((
+        params,
+        Convergence {
+            iterations,
+            converged,
+            gradient_norm,
+            reason: reason.map_or_else(|| "not terminated".to_string(), |r| r.text().to_string()),
+        },
+    ))
+}
