@@ -1,0 +1,424 @@
+//! Choosing k and γ when the user does not (Vinterbo 2012, Sections 2.3.1 and 2.3.2).
+//!
+//! Everything here is computed from **public** quantities only — n, the number of predictors
+//! d − 1, the number of target classes q, k — and from simulated data drawn with a *seeded*
+//! generator. No private record is touched, so nothing here costs privacy, and the results
+//! are reproducible.
+
+use super::discretize::{Bins, Discretized, Domain, bin_count};
+use super::privatekd::mda;
+use crate::error::{Error, Result};
+use crate::noise::SecureRng;
+use crate::noise::bernoulli::uniform_below;
+use crate::objective::Discernibility;
+use rand_core::Rng;
+use serde::Serialize;
+
+/// The paper's tuning constant B = ½ of the projection budget formula.
+pub const DEFAULT_B: f64 = 0.5;
+/// The tolerated fraction l = 0.05 of target-discerning pairs lost to privacy.
+pub const DEFAULT_L: f64 = 0.05;
+/// The target probability p = 0.95 that a record's cell survives the threshold. The paper
+/// leaves p unspecified; 0.95 is the default of the author's R package `pph`
+/// (`gamma(data, p = 0.95, tau = 0.05, B = 0.5)`).
+pub const DEFAULT_P: f64 = 0.95;
+/// Normal samples used to estimate the bin masses pᵢ.
+pub const DEFAULT_SAMPLES: usize = 100_000;
+/// Seed of the simulations (public data only; any fixed value will do).
+pub const DEFAULT_SEED: u64 = 0x5eed_2012;
+
+/// ε_p = n·B·k²·ln(d − 1)/(l·π̂(q)) with π̂(q) = n²(q − 1)/(2q), the projection budget at
+/// which PRIVATEKD loses at most a fraction l of the discernible pairs (Section 2.3.2,
+/// "Determining ε_p"; `predictors` = d − 1).
+///
+/// ```
+/// use disguise::histogram::epsilon_p_required;
+/// // n = 1000, k = 2, 9 predictors, q = 2, B = ½, l = 0.05:
+/// // π̂ = 10⁶·1/4 = 250000; ε_p = 1000·0.5·4·ln 9/(0.05·250000) = 0.35156…
+/// let e = epsilon_p_required(1000, 2, 9, 2, 0.5, 0.05)?;
+/// assert!((e - 2000.0 * 9f64.ln() / 12500.0).abs() < 1e-12);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for n < 2, k = 0, no predictor, q < 2, or B, l not finite
+/// and > 0.
+pub fn epsilon_p_required(
+    n: u64,
+    k: usize,
+    predictors: usize,
+    q: usize,
+    b: f64,
+    l: f64,
+) -> Result<f64> {
+    if n < 2 || k == 0 || predictors == 0 || q < 2 {
+        return Err(Error::param(
+            "epsilon_p",
+            format!(
+                "needs n ≥ 2, k ≥ 1, d − 1 ≥ 1, q ≥ 2 (got n = {n}, k = {k}, d − 1 = {predictors}, q = {q})"
+            ),
+        ));
+    }
+    positive("B", b)?;
+    positive("l", l)?;
+    let n = n as f64;
+    let qf = q as f64;
+    let pi_hat = n * n * (qf - 1.0) / (2.0 * qf);
+    let k = k as f64;
+    Ok(n * b * k * k * (predictors as f64).ln() / (l * pi_hat))
+}
+
+/// ε_h = max((A·ln n − 2·ln(1/(2p)))/z, (A·ln n − 2·ln(2 − 2p))/z): the histogram budget at
+/// which a cell holding z records survives the threshold with probability ≥ p (Section
+/// 2.3.2, "Determining ε_h", from equation (5)). Clamped at 0 (a negative value means any ε
+/// achieves p).
+///
+/// The two terms are the two cases of equation (5) (τ > z and τ ≤ z). Since
+/// 2p·(2 − 2p) = 4p(1 − p) ≤ 1, the second is never smaller than the first, so the maximum
+/// is always (A·ln n − 2·ln(2 − 2p))/z; we keep the paper's formula as written.
+///
+/// ```
+/// use disguise::histogram::epsilon_h_required;
+/// // n = 1000, z = 50, p = 0.95, A = ½: ln n·½ = 3.4539, −2 ln 0.1 = 4.6052
+/// // → max(3.4539 + 2 ln 1.9, 3.4539 + 4.6052)/50 = 8.0590/50 = 0.161181.
+/// let e = epsilon_h_required(1000, 50.0, 0.95, 0.5)?;
+/// assert!((e - 0.161_181).abs() < 1e-6);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for n < 1, z not finite and > 0, p ∉ (0, 1), A not finite
+/// and ≥ 0.
+pub fn epsilon_h_required(n: u64, z: f64, p: f64, a: f64) -> Result<f64> {
+    if n == 0 {
+        return Err(Error::param("n", "needs at least one record"));
+    }
+    positive("z", z)?;
+    if !(p > 0.0 && p < 1.0) {
+        return Err(Error::param("p", format!("must be in (0, 1), got {p}")));
+    }
+    if !(a.is_finite() && a >= 0.0) {
+        return Err(Error::param(
+            "A",
+            format!("must be finite and ≥ 0, got {a}"),
+        ));
+    }
+    let base = a * (n as f64).ln();
+    let first = (base - 2.0 * (1.0 / (2.0 * p)).ln()) / z;
+    let second = (base - 2.0 * (2.0 - 2.0 * p).ln()) / z;
+    Ok(first.max(second).max(0.0))
+}
+
+/// γ = ε_h/(ε_h + ε_p) (equation (11)): the share of ε spent on the histogram. 1 when
+/// ε_p = 0 (nothing to spend on the projection).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for negative or non-finite inputs, or ε_h = 0 < ε_p (γ = 0
+/// would leave nothing for the histogram).
+pub fn gamma_from(epsilon_h: f64, epsilon_p: f64) -> Result<f64> {
+    if !(epsilon_h.is_finite() && epsilon_h >= 0.0 && epsilon_p.is_finite() && epsilon_p >= 0.0) {
+        return Err(Error::param(
+            "gamma",
+            format!("needs finite ε_h, ε_p ≥ 0, got {epsilon_h}, {epsilon_p}"),
+        ));
+    }
+    if epsilon_p == 0.0 {
+        return Ok(1.0);
+    }
+    if epsilon_h == 0.0 {
+        return Err(Error::param(
+            "gamma",
+            "the estimate gives the histogram no budget (ε_h = 0); give γ explicitly",
+        ));
+    }
+    Ok(epsilon_h / (epsilon_h + epsilon_p))
+}
+
+/// A standard normal draw (Box–Muller) from the simulation generator. Used for public
+/// simulations only, never for privacy noise.
+fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    // u ∈ (0, 1]: 53 random bits, offset so ln(u) is finite.
+    let u = ((rng.next_u64() >> 11) + 1) as f64 * 2f64.powi(-53);
+    let v = (rng.next_u64() >> 11) as f64 * 2f64.powi(-53);
+    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
+}
+
+/// `samples` standard normal values scaled into [0, 1] by their own minimum and maximum
+/// and cut into `bins` equal bins.
+fn simulated_bins(rng: &mut SecureRng, samples: usize, bins: usize) -> Vec<u32> {
+    let xs: Vec<f64> = (0..samples).map(|_| normal(rng)).collect();
+    let (lo, hi) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
+    match Bins::new(lo, hi, bins) {
+        Ok(b) => xs.iter().map(|&x| b.index(x) as u32).collect(),
+        Err(_) => vec![0; samples], // a single sample: lo = hi
+    }
+}
+
+/// The estimated bin masses p̂ᵢ = |cᵢ|/N of `bins` equal bins over N standard normal samples
+/// scaled into [0, 1] by their minimum and maximum (Section 2.3.2), from a generator seeded
+/// with `seed`.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for bins = 0 or samples < 2.
+pub fn bin_masses(bins: usize, samples: usize, seed: u64) -> Result<Vec<f64>> {
+    if bins == 0 || samples < 2 {
+        return Err(Error::param(
+            "bin_masses",
+            format!("needs bins ≥ 1 and samples ≥ 2, got {bins}, {samples}"),
+        ));
+    }
+    let mut rng = SecureRng::insecure_from_seed(seed);
+    let mut counts = vec![0u64; bins];
+    for b in simulated_bins(&mut rng, samples, bins) {
+        counts[b as usize] += 1;
+    }
+    Ok(counts.iter().map(|&c| c as f64 / samples as f64).collect())
+}
+
+/// z = p_x·n/q with p_x = (Σ pᵢ²)^k: the expected size of a record's cell when k independent
+/// predictors have bin masses pᵢ and the q targets are uniform (Section 2.3.2).
+///
+/// ```
+/// use disguise::histogram::class_size;
+/// // Two equal bins: Σpᵢ² = ½; k = 3, n = 1000, q = 2: z = 1000/8/2 = 62.5.
+/// assert_eq!(class_size(1000, 2, 3, &[0.5, 0.5]), 62.5);
+/// ```
+pub fn class_size(n: u64, q: usize, k: usize, masses: &[f64]) -> f64 {
+    let collision: f64 = masses.iter().map(|p| p * p).sum();
+    collision.powi(k as i32) * n as f64 / q as f64
+}
+
+/// Tuning constants of the γ estimate (defaults: the paper's and `pph`'s).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GammaParams {
+    /// Threshold constant A (τ = A·ln(n)/ε).
+    pub a: f64,
+    /// Projection constant B.
+    pub b: f64,
+    /// Tolerated fraction l of pairs lost to privacy in the projection.
+    pub l: f64,
+    /// Target survival probability p of a record's cell.
+    pub p: f64,
+    /// Normal samples N for the bin masses.
+    pub samples: usize,
+    /// Seed of the simulation.
+    pub seed: u64,
+}
+
+impl Default for GammaParams {
+    fn default() -> Self {
+        Self {
+            a: super::sparse::DEFAULT_A,
+            b: DEFAULT_B,
+            l: DEFAULT_L,
+            p: DEFAULT_P,
+            samples: DEFAULT_SAMPLES,
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
+/// The estimated γ and how it was obtained.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GammaEstimate {
+    /// γ = ε_h/(ε_h + ε_p).
+    pub gamma: f64,
+    /// The projection budget the formula asks for.
+    pub epsilon_p: f64,
+    /// The histogram budget the formula asks for.
+    pub epsilon_h: f64,
+    /// The estimated cell size z.
+    pub z: f64,
+    /// The number of bins s of the simulated predictors.
+    pub bins: usize,
+}
+
+/// γ for n records, d − 1 = `predictors`, q target classes and projection size k (Section
+/// 2.3.2): s = [`bin_count`]`(n, d − 1)` bins, bin masses from [`bin_masses`], z from
+/// [`class_size`], then [`epsilon_p_required`], [`epsilon_h_required`] and [`gamma_from`].
+///
+/// When k ≥ d − 1 the projection keeps every predictor, needs no budget, and γ = 1.
+///
+/// # Errors
+/// As the functions it calls.
+pub fn estimate_gamma(
+    n: u64,
+    predictors: usize,
+    q: usize,
+    k: usize,
+    params: &GammaParams,
+) -> Result<GammaEstimate> {
+    let bins = bin_count(n, predictors)?;
+    let masses = bin_masses(bins, params.samples, params.seed)?;
+    let z = class_size(n, q.max(1), k, &masses);
+    let epsilon_h = epsilon_h_required(n, z, params.p, params.a)?;
+    let epsilon_p = if k >= predictors {
+        0.0
+    } else {
+        epsilon_p_required(n, k, predictors, q, params.b, params.l)?
+    };
+    Ok(GammaEstimate {
+        gamma: gamma_from(epsilon_h, epsilon_p)?,
+        epsilon_p,
+        epsilon_h,
+        z,
+        bins,
+    })
+}
+
+/// The simulated dataset of Section 2.3.1: n records, the target uniform over q classes,
+/// each of the d − 1 predictors an independent standard normal (independent of the target),
+/// scaled into [0, 1] by its sample minimum and maximum and cut into [`bin_count`]`(n, d − 1)`
+/// bins. Drawn from a generator seeded with `seed`.
+///
+/// *Our reading.* The paper writes "P(xᵢ = j | x_d) ∼ N(0, 1)"; we read it, consistently with
+/// Section 2.3.2 ("predictors are independent given the target", "discretizing truncated
+/// normally distributed i.i.d. random variables"), as every predictor being N(0, 1) whatever
+/// the label, i.e. a space with no signal, where MDA measures how many attributes are
+/// needed just to tell records apart.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for n < 2, q = 0, no predictor, or n ≥ 2^32.
+pub fn simulated_data(n: u64, predictors: usize, q: usize, seed: u64) -> Result<Discretized> {
+    if q == 0 || predictors == 0 || n >= 1 << 32 {
+        return Err(Error::param(
+            "simulation",
+            format!(
+                "needs q ≥ 1, d − 1 ≥ 1 and n < 2^32 (got q = {q}, d − 1 = {predictors}, n = {n})"
+            ),
+        ));
+    }
+    let bins = bin_count(n, predictors)?;
+    let mut rng = SecureRng::insecure_from_seed(seed);
+    let rows = n as usize;
+    let mut names = Vec::with_capacity(predictors + 1);
+    let mut domains = Vec::with_capacity(predictors + 1);
+    let mut codes = Vec::with_capacity(predictors + 1);
+    for i in 0..predictors {
+        names.push(format!("x{}", i + 1));
+        domains.push(Domain::Numeric {
+            bins: Bins::new(0.0, 1.0, bins)?,
+            missing: None,
+        });
+        codes.push(simulated_bins(&mut rng, rows, bins));
+    }
+    names.push("target".to_string());
+    domains.push(Domain::Categorical {
+        levels: (1..=q).map(|c| c.to_string()).collect(),
+        missing: None,
+    });
+    codes.push(
+        (0..rows)
+            .map(|_| uniform_below(&mut rng, q as u64) as u32)
+            .collect(),
+    );
+    Discretized::from_codes(names, domains, codes)
+}
+
+/// k = |MDA(f, D′, σ)| on the simulated data of [`simulated_data`] (Section 2.3.1), at
+/// least 1 and at most d − 1.
+///
+/// # Runtime
+/// O(n·(d − 1)) to simulate plus one MDA run (O((d − 1)²·n) at worst).
+///
+/// # Errors
+/// As [`simulated_data`] and [`mda`].
+///
+/// ```
+/// use disguise::histogram::simulate_k;
+/// // Adult's shape: n = 32561, 14 predictors, 2 classes. Two bins per predictor make
+/// // F(S)/F(A) ≈ 1 − 2^−k, which reaches 0.9 at k = 4.
+/// assert_eq!(simulate_k(32561, 14, 2, 0.1, 1)?, 4);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn simulate_k(n: u64, predictors: usize, q: usize, sigma: f64, seed: u64) -> Result<usize> {
+    let data = simulated_data(n, predictors, q, seed)?;
+    let (objective, _) = super::privatekd::discernibility_for(&data, predictors)?;
+    Ok(mda(&objective, sigma)?.elements.len().clamp(1, predictors))
+}
+
+/// k = |MDA(f, D′, σ)| on a public dataset D′ deemed close to the private one (Section
+/// 2.3.1), at least 1.
+///
+/// # Errors
+/// As [`mda`].
+pub fn public_k(public: &Discernibility, sigma: f64) -> Result<usize> {
+    use crate::objective::SetFunction;
+    Ok(mda(public, sigma)?
+        .elements
+        .len()
+        .clamp(1, public.ground_size().max(1)))
+}
+
+fn positive(name: &'static str, x: f64) -> Result<()> {
+    if x.is_finite() && x > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::param(
+            name,
+            format!("must be finite and > 0, got {x}"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gamma_formula_by_hand() {
+        // Adult-like: n = 32561, d − 1 = 14, q = 2, k = 4.
+        // ln(d − 1) = ln 14 = 2.639057;
+        // ε_p = n·0.5·16·2.639057/(0.05·n²/4) = 1689.0/n = 0.0518724.
+        let n = 32561u64;
+        let ep = epsilon_p_required(n, 4, 14, 2, 0.5, 0.05).unwrap();
+        assert!((ep - 0.5 * 16.0 * 14f64.ln() * 4.0 / (0.05 * n as f64)).abs() < 1e-15);
+        assert!((ep - 0.051_872).abs() < 1e-5);
+        // Two bins with masses ½: z = n/16/2 = 1017.53; ε_h = (½ ln n − 2 ln 0.1)/z
+        // = (5.19540 + 4.60517)/1017.53 = 0.0096318.
+        let z = class_size(n, 2, 4, &[0.5, 0.5]);
+        assert!((z - 1_017.531_25).abs() < 1e-9);
+        let eh = epsilon_h_required(n, z, 0.95, 0.5).unwrap();
+        assert!((eh - 0.009_631_8).abs() < 1e-6, "{eh}");
+        let g = gamma_from(eh, ep).unwrap();
+        assert!((g - eh / (eh + ep)).abs() < 1e-15);
+        assert!((g - 0.1566).abs() < 1e-3, "{g}");
+        assert_eq!(gamma_from(0.3, 0.0).unwrap(), 1.0);
+        assert!(gamma_from(0.0, 0.3).is_err());
+        // p < ½: still the second term (4p(1 − p) ≤ 1). n = 100, z = 10, p = 0.25, A = 1:
+        // first (ln 100 − 2 ln 2)/10 = 0.321888, second (ln 100 − 2 ln 1.5)/10 = 0.379424.
+        let e = epsilon_h_required(100, 10.0, 0.25, 1.0).unwrap();
+        assert!((e - 0.379_424).abs() < 1e-6, "{e}");
+        // A tiny p makes the requirement negative: clamped to 0.
+        // n = 2, A = ½, p = 0.01: (½ ln 2 − 2 ln 1.98)/z = (0.3466 − 1.3663)/z < 0 → 0.
+        assert_eq!(epsilon_h_required(2, 10.0, 0.01, 0.5).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn bin_masses_are_normal_shaped() {
+        // Two bins split at the midpoint of the sample range, which is near 0 but moves with
+        // the two most extreme samples (|mid| < 0.25 all but surely): masses within 0.1 of ½.
+        let m = bin_masses(2, 100_000, 7).unwrap();
+        assert!(
+            (m[0] - 0.5).abs() < 0.1 && (m[0] + m[1] - 1.0).abs() < 1e-12,
+            "{m:?}"
+        );
+        // Five bins: the middle one is the heaviest, the ends the lightest, symmetric.
+        let m = bin_masses(5, 100_000, 7).unwrap();
+        assert!((m.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(
+            m[2] > m[1] && m[1] > m[0] && m[2] > m[3] && m[3] > m[4],
+            "{m:?}"
+        );
+        assert!(
+            (m[0] - m[4]).abs() < 0.05 && (m[1] - m[3]).abs() < 0.1,
+            "{m:?}"
+        );
+        // Deterministic in the seed.
+        assert_eq!(m, bin_masses(5, 100_000, 7).unwrap());
+    }
+}

@@ -1,0 +1,406 @@
+//! The projected histogram of Vinterbo (2012), Section 2.3: PRIVATEKD with ε_p = (1 − γ)ε
+//! onto k predictors plus the target, then the thresholded histogram with ε_h = γε of the
+//! projected data.
+
+use super::discretize::{Discretized, Domain};
+use super::encode::MixedRadix;
+use super::params::{DEFAULT_SEED, GammaParams, estimate_gamma, public_k, simulate_k};
+use super::privatekd::{DEFAULT_SIGMA, discernibility_for, private_kd, select_k_by_splitting};
+use super::release::write_synthetic_csv;
+use super::sparse::{SparseLaplace, ThresholdedHistogram};
+use crate::error::{Error, Result};
+use crate::noise::SecureRng;
+use crate::privacy::compose::round::sub_down;
+use crate::privacy::compose::{ComposeOptions, compose};
+use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost};
+use serde::Serialize;
+use std::io::Write;
+
+/// How the projection size k is chosen (Section 2.3.1).
+#[derive(Debug, Clone)]
+pub enum KChoice {
+    /// A fixed k (1 ≤ k ≤ d − 1), chosen without looking at the data.
+    Given(usize),
+    /// k = |MDA(f, D′, σ)| on the simulated data of
+    /// [`simulated_data`](super::simulated_data) (public; no privacy cost).
+    Simulated {
+        /// σ (the paper: 0.1).
+        sigma: f64,
+        /// Seed of the simulation.
+        seed: u64,
+    },
+    /// k = |MDA(f, D′, σ)| on a public dataset D′ with the same columns, discretized with the
+    /// same domains (no privacy cost, provided D′ really is public).
+    Public {
+        /// The public data.
+        data: Box<Discretized>,
+        /// σ (the paper: 0.1).
+        sigma: f64,
+    },
+    /// Chaudhuri et al.'s data splitting ([`select_k_by_splitting`]): chooses k *and* the
+    /// attributes, spending the projection budget ε_p.
+    Split {
+        /// The candidate values of k (fixed in advance).
+        candidates: Vec<usize>,
+        /// σ (the paper: 0.1).
+        sigma: f64,
+    },
+}
+
+impl Default for KChoice {
+    /// [`KChoice::Simulated`] with σ = 0.1, the paper's default.
+    fn default() -> Self {
+        KChoice::Simulated {
+            sigma: DEFAULT_SIGMA,
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
+/// Parameters of [`projected_histogram`].
+#[derive(Debug, Clone)]
+pub struct ProjectionConfig {
+    /// Total privacy budget ε.
+    pub epsilon: Epsilon,
+    /// How k is chosen.
+    pub k: KChoice,
+    /// γ ∈ (0, 1], the histogram's share of ε; `None` estimates it (Section 2.3.2).
+    pub gamma: Option<f64>,
+    /// A (threshold) and the constants of the γ estimate.
+    pub params: GammaParams,
+}
+
+impl ProjectionConfig {
+    /// ε with every other choice left to the paper's estimates (k simulated with σ = 0.1,
+    /// γ estimated, A = B = ½, l = 0.05, p = 0.95).
+    pub fn new(epsilon: Epsilon) -> Self {
+        Self {
+            epsilon,
+            k: KChoice::default(),
+            gamma: None,
+            params: GammaParams::default(),
+        }
+    }
+}
+
+/// A projected histogram release: what was chosen, what it cost, and the histogram.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProjectedHistogram {
+    /// The target column.
+    pub target: String,
+    /// The chosen predictor attributes, in the order PRIVATEKD picked them.
+    pub attributes: Vec<String>,
+    /// The released columns (chosen attributes and target) in table order.
+    pub columns: Vec<String>,
+    /// Number of records n (public).
+    pub records: usize,
+    /// The number of predictors d − 1 available.
+    pub predictors: usize,
+    /// k.
+    pub k: usize,
+    /// How k was chosen.
+    pub k_method: String,
+    /// γ.
+    pub gamma: f64,
+    /// How γ was chosen.
+    pub gamma_method: String,
+    /// Total ε requested.
+    pub epsilon: f64,
+    /// Budget spent on the projection.
+    pub epsilon_p: f64,
+    /// Budget of the histogram (the proven ε of its noise, ≤ γε).
+    pub epsilon_h: f64,
+    /// The threshold τ = A·ln(n)/ε_h.
+    pub threshold: f64,
+    /// m, the number of cells of the projected space.
+    pub space_size: u64,
+    /// The number of released cells.
+    pub support_size: usize,
+    /// The number of synthetic records Σ ⌈h̃ − ½⌉.
+    pub synthetic_rows: u64,
+    /// The accountant's end-to-end guarantee (basic composition of the projection and the
+    /// histogram); `None` when the run is not private (domains taken from the data).
+    pub guarantee: Option<Guarantee>,
+    /// Whether the domains were public (schema) — false with `--bounds-from-data`.
+    pub private_domains: bool,
+    /// Whether the generator was keyed by the operating system (false: seeded, reproducible,
+    /// protects no one).
+    pub secure_rng: bool,
+    /// Remarks on the run (parameter adjustments, privacy warnings).
+    pub notes: Vec<String>,
+    #[serde(skip)]
+    histogram: ThresholdedHistogram,
+    #[serde(skip)]
+    encoding: MixedRadix,
+    #[serde(skip)]
+    domains: Vec<Domain>,
+}
+
+impl ProjectedHistogram {
+    /// The released histogram over the projected space.
+    pub fn histogram(&self) -> &ThresholdedHistogram {
+        &self.histogram
+    }
+
+    /// The encoding of the projected space (columns in [`ProjectedHistogram::columns`]
+    /// order).
+    pub fn encoding(&self) -> &MixedRadix {
+        &self.encoding
+    }
+
+    /// The domains of the released columns.
+    pub fn domains(&self) -> &[Domain] {
+        &self.domains
+    }
+
+    /// Writes the synthetic dataset as CSV (see [`write_synthetic_csv`]); returns the number
+    /// of records written.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if writing fails.
+    pub fn write_csv<W: Write>(&self, writer: W) -> Result<u64> {
+        write_synthetic_csv(
+            writer,
+            &self.columns,
+            &self.domains,
+            &self.encoding,
+            &self.histogram,
+        )
+    }
+}
+
+/// Builds a differentially private projected histogram of `data` for the target column
+/// `target` (Vinterbo 2012, Section 2.3).
+///
+/// 1. k from `config.k` (given, simulated MDA, MDA on public data, or data splitting);
+/// 2. γ given or estimated ([`estimate_gamma`]); ε_h = γε, ε_p = ε − ε_h;
+/// 3. the projection: [`private_kd`] with ε_p onto k predictors (or, with
+///    [`KChoice::Split`], [`select_k_by_splitting`] with ε_p); when k = d − 1 there is no
+///    choice to make, the projection keeps every predictor and costs nothing (γ = 1);
+/// 4. the thresholded histogram ([`SparseLaplace`]) with ε_h of the data projected onto the
+///    chosen attributes and the target.
+///
+/// # Guarantee
+/// ε-differential privacy for replace-one neighbours (datasets of the same public size n
+/// differing in one record): the projection is ε_p-DP (Theorem 1), the histogram ε_h-DP
+/// given the projection (Proposition 1), and they compose sequentially (basic composition)
+/// to ε_p + ε_h ≤ ε; the returned guarantee is the accountant's. Requires that every domain
+/// (bounds, levels) is public ([`Discretized::is_private`]), otherwise no guarantee is given.
+/// The simulations that choose k and γ use only public quantities and a seeded generator.
+///
+/// # Runtime
+/// O(k·d·n) for the projection, O(n·k) to encode, expected O(n + n′ + q̂) for the
+/// histogram; plus the simulation of k (O(n·d) and one MDA run) when k is not given.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for fewer than 2 records, a bad target, k or γ out of range,
+/// γ = 1 with k < d − 1 (nothing left for the projection), and the errors of the steps.
+pub fn projected_histogram(
+    data: &Discretized,
+    target: usize,
+    config: &ProjectionConfig,
+    rng: &mut SecureRng,
+) -> Result<ProjectedHistogram> {
+    let n = data.rows();
+    if n < 2 {
+        return Err(Error::param(
+            "data",
+            format!("needs at least 2 records, got {n}"),
+        ));
+    }
+    let (objective, predictors) = discernibility_for(data, target)?;
+    let d1 = predictors.len();
+    let q = usize::try_from(data.domains()[target].size())
+        .map_err(|_| Error::param("target", "too many target levels"))?;
+    let mut notes = Vec::new();
+    let eps = config.epsilon.get();
+
+    // 1. k (public computations only, except for the split, which runs below).
+    let (mut k, mut k_method) = match &config.k {
+        KChoice::Given(k) => {
+            if *k == 0 || *k > d1 {
+                return Err(Error::param(
+                    "k",
+                    format!("must be between 1 and the number of predictors {d1}, got {k}"),
+                ));
+            }
+            (*k, "given".to_string())
+        }
+        KChoice::Simulated { sigma, seed } => (
+            simulate_k(n as u64, d1, q, *sigma, *seed)?,
+            format!("MDA (σ = {sigma}) on simulated data"),
+        ),
+        KChoice::Public {
+            data: public,
+            sigma,
+        } => {
+            check_same_layout(data, public)?;
+            let (public_objective, _) = discernibility_for(public, target)?;
+            (
+                public_k(&public_objective, *sigma)?,
+                format!("MDA (σ = {sigma}) on public data"),
+            )
+        }
+        KChoice::Split { candidates, sigma } => {
+            if candidates.is_empty() || candidates.iter().any(|&c| c == 0 || c > d1) {
+                return Err(Error::param(
+                    "k",
+                    format!("split candidates must be in [1, {d1}], got {candidates:?}"),
+                ));
+            }
+            (
+                *candidates.iter().max().expect("non-empty"),
+                format!("data splitting (Chaudhuri et al., σ = {sigma})"),
+            )
+        }
+    };
+    let split = matches!(config.k, KChoice::Split { .. });
+    let trivial = k >= d1 && !split;
+
+    // 2. γ.
+    let (gamma, gamma_method) = if trivial {
+        if config.gamma.is_some_and(|g| g != 1.0) {
+            notes.push(format!(
+                "k = d − 1 = {d1}: every predictor is kept, the projection needs no budget, so \
+                 γ = 1 and the whole ε goes to the histogram"
+            ));
+        }
+        (1.0, "k = d − 1: no projection".to_string())
+    } else {
+        match config.gamma {
+            Some(g) => {
+                if !(g > 0.0 && g <= 1.0) {
+                    return Err(Error::param("gamma", format!("must be in (0, 1], got {g}")));
+                }
+                (g, "given".to_string())
+            }
+            None => {
+                let est = estimate_gamma(n as u64, d1, q, k, &config.params)?;
+                let how = if split {
+                    format!(
+                        "estimated (ε_h = {:.4}, ε_p = {:.4}, with k = {k}, the largest candidate)",
+                        est.epsilon_h, est.epsilon_p
+                    )
+                } else {
+                    format!(
+                        "estimated (ε_h = {:.4}, ε_p = {:.4})",
+                        est.epsilon_h, est.epsilon_p
+                    )
+                };
+                (est.gamma, how)
+            }
+        }
+    };
+
+    // 3. Budgets: ε_h = γε, ε_p = ε − ε_h (rounded down), so ε_p + ε_h ≤ ε.
+    let eps_h_budget = if gamma == 1.0 { eps } else { gamma * eps };
+    let eps_p = if gamma == 1.0 {
+        0.0
+    } else {
+        sub_down(eps, eps_h_budget).max(0.0)
+    };
+    if !trivial && eps_p <= 0.0 {
+        return Err(Error::param(
+            "gamma",
+            format!("γ = {gamma} leaves no budget for projecting onto k = {k} < {d1} predictors"),
+        ));
+    }
+
+    // 4. The projection.
+    let mut costs: Vec<PrivacyCost> = Vec::new();
+    let elements: Vec<usize> = if trivial {
+        (0..d1).collect()
+    } else if let KChoice::Split { candidates, sigma } = &config.k {
+        let choice =
+            select_k_by_splitting(&objective, candidates, Epsilon::new(eps_p)?, *sigma, rng)?;
+        costs.push(PrivacyCost::Pure {
+            epsilon: Epsilon::new(choice.epsilon)?,
+        });
+        k = choice.k;
+        k_method = format!("{k_method}: chose k = {k} among {candidates:?}");
+        choice.elements
+    } else {
+        let solution = private_kd(&objective, k, Epsilon::new(eps_p)?, rng)?;
+        costs.extend(solution.costs());
+        solution.elements
+    };
+    let attributes: Vec<String> = elements
+        .iter()
+        .map(|&a| data.names()[predictors[a]].clone())
+        .collect();
+    let mut columns: Vec<usize> = elements.iter().map(|&a| predictors[a]).collect();
+    columns.push(target);
+    columns.sort_unstable();
+
+    // 5. The histogram of the projected data.
+    let names: Vec<String> = columns.iter().map(|&c| data.names()[c].clone()).collect();
+    let domains: Vec<Domain> = columns.iter().map(|&c| data.domains()[c].clone()).collect();
+    let radices: Vec<u64> = domains.iter().map(Domain::size).collect();
+    let encoding = MixedRadix::new(&radices, &names)?;
+    let code_columns: Vec<&[u32]> = columns.iter().map(|&c| data.codes(c)).collect();
+    let codes = encoding.encode_columns(&code_columns)?;
+    let mechanism = SparseLaplace::new(Epsilon::new(eps_h_budget)?, n as u64, config.params.a)?;
+    let histogram = mechanism.release(rng, &codes, encoding.size())?;
+    costs.push(PrivacyCost::Pure {
+        epsilon: Epsilon::new(mechanism.epsilon())?,
+    });
+
+    // 6. The guarantee, computed by the accountant.
+    let composition = compose(&costs, Delta::ZERO, ComposeOptions::default())?;
+    let private_domains = data.is_private();
+    let guarantee = if private_domains {
+        composition.best
+    } else {
+        notes.push(
+            "NOT PRIVATE: some column bounds or levels were taken from the data \
+             (--bounds-from-data); the release reveals them"
+                .to_string(),
+        );
+        None
+    };
+    if !rng.is_secure() {
+        notes.push("seeded generator: the run is reproducible and protects no one".to_string());
+    }
+    Ok(ProjectedHistogram {
+        target: data.names()[target].clone(),
+        attributes,
+        columns: names,
+        records: n,
+        predictors: d1,
+        k,
+        k_method,
+        gamma,
+        gamma_method,
+        epsilon: eps,
+        epsilon_p: eps_p,
+        epsilon_h: mechanism.epsilon(),
+        threshold: mechanism.threshold(),
+        space_size: encoding.size(),
+        support_size: histogram.support_size(),
+        synthetic_rows: histogram.synthetic_rows(),
+        guarantee,
+        private_domains,
+        secure_rng: rng.is_secure(),
+        notes,
+        histogram,
+        encoding,
+        domains,
+    })
+}
+
+fn check_same_layout(private: &Discretized, public: &Discretized) -> Result<()> {
+    if private.width() != public.width()
+        || private
+            .domains()
+            .iter()
+            .zip(public.domains())
+            .any(|(a, b)| a.size() != b.size())
+    {
+        return Err(Error::param(
+            "public data",
+            "the public dataset must have the same columns and domains as the private one \
+             (discretize it with the private table's domains)",
+        ));
+    }
+    Ok(())
+}

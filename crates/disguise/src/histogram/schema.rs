@@ -1,0 +1,464 @@
+//! Public schemas: the column types, numeric bounds and categorical levels of a table, and
+//! the format of its data file, read from a TOML file.
+//!
+//! # Why a schema
+//! A histogram is private only if everything that shapes it *except the counts* is fixed
+//! before the data is seen. Numeric columns are scaled into [0, 1] with bounds [min, max];
+//! if those bounds were the data's own minimum and maximum, the release would reveal the
+//! most extreme records (the bin midpoints move with them). Likewise the list of categorical
+//! levels: a level observed only once names one person's value. So both come from the schema,
+//! which must be written from public knowledge (a codebook, the sensor's range, the form's
+//! options), never from the private file.
+//!
+//! [`DomainSource::Data`] (the CLI's `--bounds-from-data`) fills in what the schema leaves
+//! out from the data itself, for exploration only: the release is then **not private** and is
+//! marked as such ([`Table::inferred_columns`](super::Table::inferred_columns)).
+//!
+//! # Format
+//! ```toml
+//! name = "adult"          # optional, for messages
+//! has_header = false      # default true: the first row names the columns
+//! delimiter = ","         # one ASCII character (default ","); fields are trimmed, so ", " works
+//! missing = "?"           # optional marker of a missing value
+//! comment = "|"           # optional: lines starting with this character are skipped
+//! target = "income"       # optional default target column
+//!
+//! [[columns]]
+//! name = "age"
+//! type = "numeric"
+//! bounds = [17, 90]       # public [min, max]; values outside are clamped into it
+//! bins = 10               # optional: overrides the paper's bandwidth rule
+//!
+//! [[columns]]
+//! name = "workclass"
+//! type = "categorical"
+//! levels = ["Private", "Self-emp-not-inc"]
+//! nullable = true         # the column may hold the `missing` marker (its own level/bin)
+//! aliases = { "Private." = "Private" }   # optional spellings mapped onto a level
+//! ```
+//!
+//! *Missing values* (`missing` marker in a `nullable` column) are kept as a value of their
+//! own — an extra level of a categorical column, an extra bin of a numeric one — and decoded
+//! back to the marker. They are never dropped: dropping rows would make the number of records
+//! depend on the data, while the privacy analysis treats n as public and fixed.
+//! A marker in a column not declared `nullable`, and a categorical value that is not a listed
+//! level (or alias), are errors naming the file, line and column.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The type of a column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ColumnType {
+    /// Values from a finite list of levels (strings).
+    Categorical,
+    /// Real numbers within public bounds, discretized into bins.
+    Numeric,
+}
+
+/// One column of a [`Schema`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColumnSpec {
+    /// The column's name (matched case-insensitively against a header row).
+    pub name: String,
+    /// Categorical or numeric.
+    #[serde(rename = "type")]
+    pub kind: ColumnType,
+    /// Categorical only: the public list of levels, in encoding order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub levels: Option<Vec<String>>,
+    /// Categorical only: other spellings of a level (e.g. `">50K." = ">50K"` for Adult's test
+    /// file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aliases: Option<BTreeMap<String, String>>,
+    /// Numeric only: the public [min, max]; values outside are clamped into it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<[f64; 2]>,
+    /// Numeric only: a fixed number of bins (default: the paper's bandwidth rule,
+    /// [`bin_count`](super::bin_count)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bins: Option<usize>,
+    /// Whether the column may hold the schema's `missing` marker.
+    #[serde(default)]
+    pub nullable: bool,
+}
+
+impl ColumnSpec {
+    /// A categorical column with the given levels.
+    pub fn categorical(name: &str, levels: &[&str]) -> Self {
+        Self {
+            name: name.to_string(),
+            kind: ColumnType::Categorical,
+            levels: Some(levels.iter().map(|s| s.to_string()).collect()),
+            aliases: None,
+            bounds: None,
+            bins: None,
+            nullable: false,
+        }
+    }
+
+    /// A numeric column with public bounds [lo, hi].
+    pub fn numeric(name: &str, lo: f64, hi: f64) -> Self {
+        Self {
+            name: name.to_string(),
+            kind: ColumnType::Numeric,
+            levels: None,
+            aliases: None,
+            bounds: Some([lo, hi]),
+            bins: None,
+            nullable: false,
+        }
+    }
+}
+
+/// A table's public description: its columns and the format of its data file. See the
+/// [module documentation](self) for the TOML format and why it exists.
+///
+/// ```
+/// use disguise::histogram::{ColumnType, Schema};
+/// let schema = Schema::from_toml_str(r#"
+///     has_header = false
+///     [[columns]]
+///     name = "x"
+///     type = "numeric"
+///     bounds = [0, 10]
+///     [[columns]]
+///     name = "y"
+///     type = "categorical"
+///     levels = ["a", "b"]
+/// "#, "example.toml")?;
+/// assert_eq!(schema.columns.len(), 2);
+/// assert_eq!(schema.columns[0].kind, ColumnType::Numeric);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Schema {
+    /// A name for messages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Whether the data file starts with a header row naming the columns (default true).
+    /// Without one, the file's fields are the schema's columns, in order.
+    #[serde(default = "default_true")]
+    pub has_header: bool,
+    /// The field separator: one ASCII character (default `,`). Fields are trimmed of
+    /// surrounding whitespace, so Adult's `", "` is `delimiter = ","`.
+    #[serde(default = "default_delimiter")]
+    pub delimiter: String,
+    /// The marker of a missing value (e.g. `?`), allowed in `nullable` columns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missing: Option<String>,
+    /// Lines starting with this ASCII character are skipped (e.g. `|` for Adult's test file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    /// The default target column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The columns.
+    pub columns: Vec<ColumnSpec>,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_delimiter() -> String {
+    ",".to_string()
+}
+
+impl Schema {
+    /// A schema with these columns and the defaults (header row, `,`, no missing marker).
+    ///
+    /// # Errors
+    /// As [`Schema::validate`].
+    pub fn new(columns: Vec<ColumnSpec>) -> Result<Self> {
+        let schema = Self {
+            name: None,
+            has_header: true,
+            delimiter: default_delimiter(),
+            missing: None,
+            comment: None,
+            target: None,
+            columns,
+        };
+        schema.validate()?;
+        Ok(schema)
+    }
+
+    /// Parses and validates a TOML schema; `source` names it in error messages.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] for TOML that does not parse or has unknown keys, and the errors of
+    /// [`Schema::validate`].
+    pub fn from_toml_str(text: &str, source: &str) -> Result<Self> {
+        let schema: Schema = toml::from_str(text)
+            .map_err(|e| Error::Parse(format!("{source}: {}", one_line(&e))))?;
+        schema
+            .validate()
+            .map_err(|e| Error::Parse(format!("{source}: {e}")))?;
+        Ok(schema)
+    }
+
+    /// Reads a TOML schema file.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the file cannot be read, otherwise as [`Schema::from_toml_str`].
+    pub fn from_path(path: &Path) -> Result<Self> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
+        Self::from_toml_str(&text, &shown)
+    }
+
+    /// Checks the schema's consistency: at least one column; distinct non-empty names; levels
+    /// only on categorical columns, bounds and bins only on numeric ones; distinct levels;
+    /// finite bounds with min < max; bins ≥ 1; aliases pointing at listed levels; a
+    /// one-character ASCII delimiter and comment; a non-empty missing marker that is not a
+    /// level; `nullable` only with a missing marker.
+    ///
+    /// Levels and bounds may be absent (they are then required from the data, which is not
+    /// private: see [`DomainSource`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the column and the problem.
+    pub fn validate(&self) -> Result<()> {
+        if self.columns.is_empty() {
+            return Err(Error::param("schema", "no columns"));
+        }
+        single_ascii("delimiter", &self.delimiter)?;
+        if let Some(c) = &self.comment {
+            single_ascii("comment", c)?;
+        }
+        if let Some(m) = &self.missing
+            && m.trim().is_empty()
+        {
+            return Err(Error::param(
+                "schema",
+                "the missing marker must not be empty or blank",
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        for col in &self.columns {
+            let name = col.name.trim();
+            if name.is_empty() {
+                return Err(Error::param("schema", "a column has an empty name"));
+            }
+            if !seen.insert(name.to_ascii_lowercase()) {
+                return Err(Error::param(
+                    "schema",
+                    format!("column '{name}' is listed twice"),
+                ));
+            }
+            let bad = |what: &str| Err(Error::param("schema", format!("column '{name}': {what}")));
+            if col.nullable && self.missing.is_none() {
+                return bad("nullable = true needs a schema-level `missing` marker");
+            }
+            match col.kind {
+                ColumnType::Categorical => {
+                    if col.bounds.is_some() || col.bins.is_some() {
+                        return bad("bounds and bins apply to numeric columns only");
+                    }
+                    if let Some(levels) = &col.levels {
+                        if levels.is_empty() {
+                            return bad("the level list is empty");
+                        }
+                        let mut distinct = std::collections::HashSet::new();
+                        for level in levels {
+                            if level.trim() != level || level.is_empty() {
+                                return bad(&format!(
+                                    "level {level:?} is empty or has surrounding spaces \
+                                     (fields are trimmed)"
+                                ));
+                            }
+                            if !distinct.insert(level.as_str()) {
+                                return bad(&format!("level {level:?} is listed twice"));
+                            }
+                            if self.missing.as_deref() == Some(level.as_str()) {
+                                return bad(&format!(
+                                    "level {level:?} is the missing marker; declare the column \
+                                     nullable instead"
+                                ));
+                            }
+                        }
+                        if let Some(aliases) = &col.aliases {
+                            for (from, to) in aliases {
+                                if !distinct.contains(to.as_str()) {
+                                    return bad(&format!(
+                                        "alias {from:?} maps to {to:?}, which is not a level"
+                                    ));
+                                }
+                            }
+                        }
+                    } else if col.aliases.is_some() {
+                        return bad("aliases need a level list");
+                    }
+                }
+                ColumnType::Numeric => {
+                    if col.levels.is_some() || col.aliases.is_some() {
+                        return bad("levels and aliases apply to categorical columns only");
+                    }
+                    if let Some([lo, hi]) = col.bounds
+                        && !(lo.is_finite() && hi.is_finite() && lo < hi)
+                    {
+                        return bad(&format!(
+                            "bounds must be finite with min < max, got [{lo}, {hi}]"
+                        ));
+                    }
+                    if col.bins == Some(0) {
+                        return bad("bins must be at least 1");
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The index of the column named `name` (case-insensitive).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] listing the columns when there is none.
+    pub fn column_index(&self, name: &str) -> Result<usize> {
+        self.columns
+            .iter()
+            .position(|c| c.name.trim().eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| {
+                Error::param(
+                    "column",
+                    format!(
+                        "no column '{name}' in the schema (columns: {})",
+                        self.names().join(", ")
+                    ),
+                )
+            })
+    }
+
+    /// The column names, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.columns
+            .iter()
+            .map(|c| c.name.trim().to_string())
+            .collect()
+    }
+
+    /// The columns whose domain is not fully public in this schema: numeric columns without
+    /// bounds and categorical columns without levels.
+    pub fn incomplete_columns(&self) -> Vec<String> {
+        self.columns
+            .iter()
+            .filter(|c| match c.kind {
+                ColumnType::Categorical => c.levels.is_none(),
+                ColumnType::Numeric => c.bounds.is_none(),
+            })
+            .map(|c| c.name.trim().to_string())
+            .collect()
+    }
+
+    /// The schema as TOML (e.g. to save a schema completed from data for review).
+    ///
+    /// # Errors
+    /// [`Error::Parse`] if serialisation fails (it does not for a validated schema).
+    pub fn to_toml_string(&self) -> Result<String> {
+        toml::to_string(self).map_err(|e| Error::Parse(e.to_string()))
+    }
+}
+
+/// Where the domains (levels, bounds) of a table's columns come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DomainSource {
+    /// Only from the schema: a column without levels or bounds is an error. The only choice
+    /// for a private release.
+    #[default]
+    Schema,
+    /// From the schema where it gives them, otherwise from the data (levels seen, sorted;
+    /// [min, max] seen). **Not private**: the domains themselves reveal records. For
+    /// exploration only; results are marked as not private.
+    Data,
+}
+
+fn single_ascii(what: &'static str, s: &str) -> Result<()> {
+    if s.len() == 1 && s.is_ascii() && s != "\"" && s != "\n" && s != "\r" {
+        Ok(())
+    } else {
+        Err(Error::param(
+            what,
+            format!("must be a single ASCII character (not a quote or newline), got {s:?}"),
+        ))
+    }
+}
+
+fn one_line(e: &toml::de::Error) -> String {
+    e.to_string()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_rejects() {
+        let ok = r#"
+            has_header = false
+            missing = "?"
+            [[columns]]
+            name = "a"
+            type = "categorical"
+            levels = ["x", "y"]
+            nullable = true
+            aliases = { "x." = "x" }
+            [[columns]]
+            name = "b"
+            type = "numeric"
+            bounds = [0, 1.5]
+        "#;
+        let s = Schema::from_toml_str(ok, "s.toml").unwrap();
+        assert!(!s.has_header);
+        assert_eq!(s.columns[1].bounds, Some([0.0, 1.5]));
+        assert_eq!(s.column_index("B").unwrap(), 1);
+        assert!(s.incomplete_columns().is_empty());
+        let again = Schema::from_toml_str(&s.to_toml_string().unwrap(), "again").unwrap();
+        assert_eq!(again, s);
+
+        let cases = [
+            (
+                "[[columns]]\nname = \"a\"\ntype = \"numeric\"\nbounds = [2, 1]\n",
+                "min < max",
+            ),
+            (
+                "[[columns]]\nname = \"a\"\ntype = \"text\"\n",
+                "unknown variant",
+            ),
+            (
+                "[[columns]]\nname = \"a\"\ntype = \"numeric\"\nlevel = [1]\n",
+                "unknown field",
+            ),
+            (
+                "[[columns]]\nname = \"a\"\ntype = \"categorical\"\nlevels = [\"x\", \"x\"]\n",
+                "listed twice",
+            ),
+            (
+                "[[columns]]\nname = \"a\"\ntype = \"categorical\"\nnullable = true\n",
+                "missing",
+            ),
+            (
+                "delimiter = \", \"\n[[columns]]\nname = \"a\"\ntype = \"numeric\"\n",
+                "single",
+            ),
+            ("columns = []\n", "no columns"),
+        ];
+        for (text, needle) in cases {
+            let e = Schema::from_toml_str(text, "bad.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("bad.toml") && e.contains(needle), "{e}");
+        }
+    }
+}

@@ -1,0 +1,509 @@
+//! The thresholded Laplace histogram of Vinterbo (2012), Section 2.1, built in expected time
+//! linear in the data and the output, never enumerating the m cells.
+//!
+//! # The mechanism
+//! h̃(x) = h(x) + Lap(2/ε) for every cell x of the space V (|V| = m), released when
+//! h̃(x) > τ = A·ln(n)/ε (A = ½ by default, [`DEFAULT_A`]), omitted (zero) otherwise
+//! (equations (3) and (4)).
+//!
+//! # Guarantee
+//! ε-differential privacy (Vinterbo 2012, Proposition 1; Dwork, McSherry, Nissim, Smith
+//! 2006) for the **replace-one** neighbouring relation: datasets D, D′ of the same size n that
+//! differ in one record. Moving one record from cell x to cell y changes h by −1 at x and +1 at
+//! y, so the histogram vector has L1 sensitivity 2 and Laplace noise of scale 2/ε per cell is
+//! ε-DP; thresholding is post-processing. τ depends only on n, which this relation makes
+//! public (the paper: "we do not consider the size of D private").
+//!
+//! *The grid.* Noise comes from the float-safe [`Laplace`] of `noise/`, which lives on a grid
+//! g·ℤ and rounds its input to the grid; in general that adds g to the sensitivity. Here the
+//! input is an integer count and g = 2^k with k ≤ 0 (we force k ≤ 0 when the default grid
+//! would be coarser), so every count is *exactly* on the grid: the mechanism is exactly the
+//! discrete Laplace mechanism on the integer vector h/g with L1 sensitivity 2/g and scale b/g,
+//! i.e. ε = 2/b with no relaxation. [`SparseLaplace::epsilon`] is 2/b rounded up.
+//!
+//! # Construction (expected O(n' + q̂) after counting)
+//! 1. The n′ non-empty cells and their counts (radix sort of the n codes: O(n·passes)).
+//! 2. Each non-empty cell: h̃ = h + noise, kept if > τ.
+//! 3. q̂ = the number of the m − n′ empty cells whose noise exceeds τ, drawn as an **exact**
+//!    Binomial(m − n′, P(noise > τ)) for the grid noise ([`Laplace::upper_tail_count`]).
+//! 4. q̂ distinct cells uniformly from [0, m) minus the non-empty ones
+//!    ([`sample_distinct_excluding`]), each given a value from the noise's tail above τ
+//!    ([`Laplace::sample_upper_tail`]).
+//! 5. The union, **sorted by cell**: the order of the output must not tell the non-empty cells
+//!    (step 2) from the others (step 4).
+//!
+//! *Same distribution as the dense construction.* In the dense construction every empty cell
+//! is independently kept with probability p = P(noise > τ) and then carries noise | noise > τ.
+//! So the set of kept empty cells has a Binomial(m − n′, p) size and, given its size, is a
+//! uniform subset of the empty cells; the values are i.i.d. from the conditional tail,
+//! independent of the set. Steps 3–4 sample exactly this (both samplers are exact for the grid
+//! law; the tail value is converted to a double rounding up, which coincides with the dense
+//! path's conversion below 2^53·g ≈ 4096·b). The test suite checks it against a dense
+//! reference (`tests/histogram.rs`).
+//!
+//! # Runtime and memory
+//! Expected O(n·d) to encode, O(n) to count (radix sort), O(n′) to perturb, and
+//! O((1 + q̂)·log m) for the binomial plus O(q̂) for the cells; memory O(n + q̂). E[q̂] ≈
+//! m/(2·n^{A/2}), so m = 2^60 is fine when τ is large enough; [`SparseLaplace::release`]
+//! refuses (before touching the data) a space whose *expected* number of spurious cells
+//! m·P(noise > τ) exceeds [`MAX_EXPECTED_SPURIOUS`].
+
+use crate::error::{Error, Result};
+use crate::noise::{Laplace, sample_distinct_excluding};
+use crate::privacy::Epsilon;
+use crate::privacy::compose::round::div_up;
+use rand_core::{CryptoRng, Rng};
+use serde::Serialize;
+use std::collections::HashSet;
+
+/// The paper's threshold constant A = ½ (τ = A·ln(n)/ε), after Lei (2011).
+pub const DEFAULT_A: f64 = 0.5;
+
+/// The largest expected number of spurious (empty-but-released) cells, m·P(noise > τ), that
+/// [`SparseLaplace::release`] accepts: beyond it the output would not fit in memory in
+/// reasonable time. Decided from public quantities only (m, ε, n, A).
+pub const MAX_EXPECTED_SPURIOUS: f64 = 1e7;
+
+/// The threshold τ = A·ln(n)/ε of Vinterbo (2012), Section 2.1.
+///
+/// ```
+/// use disguise::histogram::threshold;
+/// use disguise::privacy::Epsilon;
+/// // A = ½, n = 100, ε = 0.5: τ = 0.5·ln(100)/0.5 = 4.60517…
+/// let tau = threshold(100, Epsilon::new(0.5)?, 0.5)?;
+/// assert!((tau - 100f64.ln()).abs() < 1e-12);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for n = 0 or A not finite and ≥ 0.
+pub fn threshold(n: u64, epsilon: Epsilon, a: f64) -> Result<f64> {
+    if n == 0 {
+        return Err(Error::param("n", "the threshold needs n ≥ 1 records"));
+    }
+    if !(a.is_finite() && a >= 0.0) {
+        return Err(Error::param(
+            "A",
+            format!("must be finite and ≥ 0, got {a}"),
+        ));
+    }
+    Ok(a * (n as f64).ln() / epsilon.get())
+}
+
+/// The thresholded Laplace histogram mechanism: noise scale b, threshold τ. See the
+/// [module documentation](self) for the guarantee, the sparse construction and its runtime.
+///
+/// ```
+/// use disguise::histogram::SparseLaplace;
+/// use disguise::privacy::Epsilon;
+/// use disguise::SecureRng;
+/// let mut rng = SecureRng::insecure_from_seed(1);
+/// // 1000 records, all in cell 7 of a space of 2^60 cells.
+/// let codes = vec![7u64; 1000];
+/// // With the paper's A = ½, about 2^60·½·1000^(−1/4) ≈ 10^17 empty cells would cross τ:
+/// // refused before the data is touched.
+/// let paper = SparseLaplace::new(Epsilon::new(1.0)?, 1000, 0.5)?;
+/// assert!(paper.release(&mut rng, &codes, 1 << 60).is_err());
+/// // A = 10 (τ = 69): about 2^60·½·e^(−34.5) ≈ 600 spurious cells, drawn in O(600).
+/// let mech = SparseLaplace::new(Epsilon::new(1.0)?, 1000, 10.0)?;
+/// assert!(mech.epsilon() <= 1.0);
+/// let h = mech.release(&mut rng, &codes, 1 << 60)?;
+/// assert!(h.cells().iter().any(|&(cell, v)| cell == 7 && v > 900.0));
+/// assert!(h.support_size() > 400 && h.support_size() < 900);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct SparseLaplace {
+    laplace: Laplace,
+    tau: f64,
+    epsilon: f64,
+    n: Option<u64>,
+}
+
+impl SparseLaplace {
+    /// The paper's mechanism for n records at privacy ε: scale b = 2/ε (rounded up, so
+    /// 2/b ≤ ε), threshold τ = A·ln(n)/ε ([`threshold`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for n = 0, n ≥ 2^53, a bad A, or a τ so large that the
+    /// threshold comparison would not be exact (τ ≥ 2^52 grid steps, i.e. A·ln n ≳ 2^13).
+    pub fn new(epsilon: Epsilon, n: u64, a: f64) -> Result<Self> {
+        if n >= 1 << 53 {
+            return Err(Error::param("n", format!("must be < 2^53, got {n}")));
+        }
+        let tau = threshold(n, epsilon, a)?;
+        let scale = div_up(2.0, epsilon.get());
+        let mut mech = Self::with_scale(scale, tau)?;
+        mech.n = Some(n);
+        Ok(mech)
+    }
+
+    /// A thresholded Laplace histogram with an explicit noise scale b and threshold τ ≥ 0.
+    /// Its guarantee is ε = 2/b (see [`SparseLaplace::epsilon`]), whatever you intended; this
+    /// constructor exists for experiments and for testing the auditor (a scale of 1/ε is the
+    /// classic factor-2 bug and must be caught).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless b is finite and > 0 and 0 ≤ τ < 2^52·g (g the grid
+    /// step, g ≤ b·2^−40).
+    pub fn with_scale(scale: f64, tau: f64) -> Result<Self> {
+        let mut laplace = Laplace::new(scale)?;
+        if laplace.granularity_exponent() > 0 {
+            // Keep integers on the grid (no sensitivity relaxation, see the module docs).
+            laplace = Laplace::with_granularity_exponent(scale, 0)?;
+        }
+        if !(tau.is_finite() && tau >= 0.0) {
+            return Err(Error::param(
+                "tau",
+                format!("must be finite and ≥ 0, got {tau}"),
+            ));
+        }
+        // Outputs are exact doubles below 2^53·g, so "value > τ" is decided exactly.
+        if tau >= laplace.granularity() * 2f64.powi(52) {
+            return Err(Error::param(
+                "tau",
+                format!("threshold {tau} is too large for noise scale {scale} (A·ln n too large)"),
+            ));
+        }
+        let epsilon = div_up(2.0, scale);
+        Ok(Self {
+            laplace,
+            tau,
+            epsilon,
+            n: None,
+        })
+    }
+
+    /// The proven ε (pure DP, replace-one neighbours): 2/b rounded up (≤ the ε given to
+    /// [`SparseLaplace::new`]).
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+
+    /// The threshold τ.
+    pub fn threshold(&self) -> f64 {
+        self.tau
+    }
+
+    /// The noise scale b.
+    pub fn scale(&self) -> f64 {
+        self.laplace.scale()
+    }
+
+    /// P(noise > τ): the probability that an empty cell is released (≈ ½·n^{−A/2} for the
+    /// paper's τ, equation (5) with h = 0).
+    ///
+    /// # Errors
+    /// Never for a constructed mechanism (τ was validated).
+    pub fn spurious_probability(&self) -> Result<f64> {
+        self.laplace.upper_tail_probability(self.tau)
+    }
+
+    /// Releases the thresholded histogram of n records given by their cell codes (< m).
+    /// Counts the codes (radix sort), then as [`SparseLaplace::release_counts`].
+    ///
+    /// # Errors
+    /// As [`SparseLaplace::release_counts`], and [`Error::InvalidParameter`] for a code ≥ m.
+    pub fn release<R: Rng + CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        codes: &[u64],
+        m: u64,
+    ) -> Result<ThresholdedHistogram> {
+        self.check_space(m)?;
+        let counts = cell_counts(codes, m)?;
+        self.release_counts(rng, &counts, m)
+    }
+
+    /// Releases the thresholded histogram from the non-empty cells' counts: `(cell, count)`
+    /// pairs with cells strictly increasing and < m, counts ≥ 1 (the n′ non-empty cells; every
+    /// other cell of [0, m) is empty).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for m = 0, unsorted or out-of-range cells, zero counts,
+    /// counts that do not sum to the n the mechanism was calibrated for, or a space whose
+    /// expected number of spurious cells exceeds [`MAX_EXPECTED_SPURIOUS`] (checked first,
+    /// from public quantities).
+    pub fn release_counts<R: Rng + CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        counts: &[(u64, u64)],
+        m: u64,
+    ) -> Result<ThresholdedHistogram> {
+        self.check_space(m)?;
+        let mut total: u64 = 0;
+        for (i, &(cell, count)) in counts.iter().enumerate() {
+            if cell >= m || count == 0 || (i > 0 && counts[i - 1].0 >= cell) {
+                return Err(Error::param(
+                    "counts",
+                    "cells must be strictly increasing and < m, with counts ≥ 1",
+                ));
+            }
+            total = total.saturating_add(count);
+        }
+        if let Some(n) = self.n
+            && total != n
+        {
+            return Err(Error::param(
+                "counts",
+                format!("the counts sum to {total} but the mechanism was calibrated for n = {n}"),
+            ));
+        }
+        if total >= 1 << 53 {
+            return Err(Error::param(
+                "counts",
+                "the counts must sum to less than 2^53",
+            ));
+        }
+        let tau = self.tau;
+        let mut kept = Vec::with_capacity(counts.len());
+        for &(cell, count) in counts {
+            // count < 2^53 is an exact double, and an integer is on the grid (module docs).
+            let v = self.laplace.sample(rng, count as f64)?;
+            if v > tau {
+                kept.push((cell, v));
+            }
+        }
+        let empty = m - counts.len() as u64;
+        let q = if empty == 0 {
+            0
+        } else {
+            self.laplace.upper_tail_count(rng, empty, tau)?
+        };
+        let mut spurious = Vec::new();
+        if q > 0 {
+            let q = usize::try_from(q)
+                .map_err(|_| Error::Overflow(format!("{q} spurious cells do not fit in memory")))?;
+            let nonempty: HashSet<u64> = counts.iter().map(|&(c, _)| c).collect();
+            let cells = sample_distinct_excluding(rng, m, q, &nonempty)?;
+            spurious.reserve(q);
+            for cell in cells {
+                spurious.push((cell, self.laplace.sample_upper_tail(rng, tau)?));
+            }
+        }
+        Ok(ThresholdedHistogram {
+            size: m,
+            cells: merge_sorted(kept, spurious),
+            threshold: tau,
+            scale: self.laplace.scale(),
+            epsilon: self.epsilon,
+        })
+    }
+
+    /// Refuses a space whose expected number of spurious cells is beyond the limit.
+    fn check_space(&self, m: u64) -> Result<()> {
+        if m == 0 {
+            return Err(Error::param("m", "the space must have at least one cell"));
+        }
+        let expected = m as f64 * self.laplace.upper_tail_probability(self.tau)?;
+        if expected > MAX_EXPECTED_SPURIOUS {
+            return Err(Error::param(
+                "m",
+                format!(
+                    "about {expected:.3e} of the {m} empty cells would cross the threshold \
+                     τ = {:.4} (more than {MAX_EXPECTED_SPURIOUS:e}): project onto fewer \
+                     columns, use fewer bins, or raise A or ε",
+                    self.tau
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Merges two cell lists sorted by cell with disjoint cells.
+fn merge_sorted(a: Vec<(u64, f64)>, b: Vec<(u64, f64)>) -> Vec<(u64, f64)> {
+    if b.is_empty() {
+        return a;
+    }
+    if a.is_empty() {
+        return b;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].0 < b[j].0 {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
+    out
+}
+
+/// A released thresholded histogram: the cells whose noisy count exceeded τ, with those
+/// noisy counts, sorted by cell. Every other cell of [0, m) is 0.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThresholdedHistogram {
+    size: u64,
+    cells: Vec<(u64, f64)>,
+    threshold: f64,
+    scale: f64,
+    epsilon: f64,
+}
+
+impl ThresholdedHistogram {
+    /// The released (cell, noisy count) pairs, sorted by cell, every count > τ.
+    pub fn cells(&self) -> &[(u64, f64)] {
+        &self.cells
+    }
+
+    /// m, the number of cells of the space.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The threshold τ.
+    pub fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    /// The noise scale b.
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// The proven ε of the release (see [`SparseLaplace::epsilon`]).
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+
+    /// |S|: the number of released cells.
+    pub fn support_size(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The number of synthetic records of a released count v: ⌈v − 0.5⌉ (Vinterbo 2012,
+    /// Section 3: h_D̃(x) = ⌈h̃(x) − 0.5⌉, i.e. rounding to the nearest integer with halves
+    /// rounded down), saturating at `u64::MAX`.
+    ///
+    /// ```
+    /// use disguise::histogram::ThresholdedHistogram;
+    /// assert_eq!(ThresholdedHistogram::copies(2.5), 2);
+    /// assert_eq!(ThresholdedHistogram::copies(2.500001), 3);
+    /// assert_eq!(ThresholdedHistogram::copies(0.4), 0);
+    /// ```
+    pub fn copies(value: f64) -> u64 {
+        let c = (value - 0.5).ceil();
+        if c <= 0.0 {
+            0
+        } else if c >= u64::MAX as f64 {
+            u64::MAX
+        } else {
+            c as u64
+        }
+    }
+
+    /// The total number of synthetic records Σ ⌈h̃(x) − 0.5⌉ over the released cells
+    /// (saturating).
+    pub fn synthetic_rows(&self) -> u64 {
+        self.cells
+            .iter()
+            .fold(0u64, |acc, &(_, v)| acc.saturating_add(Self::copies(v)))
+    }
+}
+
+/// The non-empty cells of a list of codes < m and their counts, sorted by cell: an LSD radix
+/// sort on the bytes that m − 1 needs (a pass is skipped when all codes share that byte),
+/// then run-length counting. O(n·⌈log₂ m / 8⌉) time, O(n) extra memory.
+///
+/// ```
+/// use disguise::histogram::cell_counts;
+/// assert_eq!(cell_counts(&[5, 1, 5, 9, 1, 5], 10)?, vec![(1, 2), (5, 3), (9, 1)]);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for a code ≥ m.
+pub fn cell_counts(codes: &[u64], m: u64) -> Result<Vec<(u64, u64)>> {
+    if let Some(&bad) = codes.iter().find(|&&c| c >= m) {
+        return Err(Error::param(
+            "codes",
+            format!("code {bad} is outside the space [0, {m})"),
+        ));
+    }
+    let mut keys = codes.to_vec();
+    radix_sort(&mut keys, m);
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for &k in &keys {
+        match out.last_mut() {
+            Some((cell, count)) if *cell == k => *count += 1,
+            _ => out.push((k, 1)),
+        }
+    }
+    Ok(out)
+}
+
+/// LSD radix sort of keys < m, one byte per pass.
+fn radix_sort(keys: &mut Vec<u64>, m: u64) {
+    let n = keys.len();
+    if n < 2 {
+        return;
+    }
+    let bits = 64 - (m - 1).leading_zeros();
+    let passes = bits.div_ceil(8);
+    let mut buf = vec![0u64; n];
+    for pass in 0..passes {
+        let shift = pass * 8;
+        let mut count = [0usize; 256];
+        for &k in keys.iter() {
+            count[((k >> shift) & 0xff) as usize] += 1;
+        }
+        if count.contains(&n) {
+            continue; // every key has the same byte here: the pass would not move anything
+        }
+        let mut start = [0usize; 256];
+        let mut sum = 0;
+        for (s, &c) in start.iter_mut().zip(count.iter()) {
+            *s = sum;
+            sum += c;
+        }
+        for &k in keys.iter() {
+            let b = ((k >> shift) & 0xff) as usize;
+            buf[start[b]] = k;
+            start[b] += 1;
+        }
+        std::mem::swap(keys, &mut buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::noise::SecureRng;
+
+    #[test]
+    fn radix_sort_sorts() {
+        let mut rng = SecureRng::insecure_from_seed(3);
+        for m in [1u64, 2, 255, 256, 257, 1 << 20, 1 << 40, u64::MAX] {
+            let mut keys: Vec<u64> = (0..1000)
+                .map(|_| crate::noise::bernoulli::uniform_below(&mut rng, m))
+                .collect();
+            let mut expected = keys.clone();
+            expected.sort_unstable();
+            radix_sort(&mut keys, m);
+            assert_eq!(keys, expected, "m = {m}");
+        }
+    }
+
+    #[test]
+    fn validates_inputs() {
+        let mech = SparseLaplace::new(Epsilon::new(1.0).unwrap(), 3, DEFAULT_A).unwrap();
+        let mut rng = SecureRng::insecure_from_seed(1);
+        assert!(mech.release_counts(&mut rng, &[(2, 1), (1, 2)], 4).is_err());
+        assert!(mech.release_counts(&mut rng, &[(1, 0), (2, 3)], 4).is_err());
+        assert!(mech.release_counts(&mut rng, &[(1, 1), (2, 1)], 4).is_err()); // sums to 2 ≠ 3
+        assert!(mech.release_counts(&mut rng, &[(1, 3)], 4).is_ok());
+        assert!(mech.release(&mut rng, &[0, 1, 4], 4).is_err());
+        // τ ≈ 0.55: about half of 2^62 empty cells would cross it.
+        let e = mech.release(&mut rng, &[0, 1, 2], 1 << 62).unwrap_err();
+        assert!(e.to_string().contains("would cross the threshold"), "{e}");
+        assert!(SparseLaplace::with_scale(0.0, 1.0).is_err());
+        assert!(SparseLaplace::with_scale(1.0, -1.0).is_err());
+        assert!(SparseLaplace::with_scale(1.0, 1e300).is_err());
+    }
+}
