@@ -112,7 +112,11 @@ fn run(workload: &str, dir: &Path, reps: usize) {
                 let lambda = Sensitivity::new(1.0).expect("lambda");
                 let t = Instant::now();
                 let pick = em.select(&scores, lambda, &mut rng).expect("select");
-                ("disguise-em-exact", t.elapsed().as_secs_f64(), vec![pick.index])
+                (
+                    "disguise-em-exact",
+                    t.elapsed().as_secs_f64(),
+                    vec![pick.index],
+                )
             }
             "fl_10k" | "fl_100k" => {
                 let k = if workload == "fl_10k" { 3 } else { 10 };
@@ -143,7 +147,10 @@ fn run(workload: &str, dir: &Path, reps: usize) {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     match args.first().map(String::as_str) {
         Some("prepare") => prepare(Path::new(&args[1])),
         Some("run") => run(

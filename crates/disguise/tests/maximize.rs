@@ -1356,3 +1356,28 @@ fn the_librarys_coverage_objective_plugs_into_every_algorithm() {
         assert_consistent(&fast, &f, &c);
     }
 }
+
+/// An objective that can only represent small solutions (mutual information with a
+/// configuration limit) is refused with an error before any round, not a panic mid-run.
+#[test]
+fn k_beyond_the_objectives_capacity_is_an_error_not_a_panic() {
+    use disguise::objective::MutualInformation;
+    let features = vec![vec![0, 1, 0, 1], vec![1, 1, 0, 0], vec![0, 0, 1, 1]];
+    let f = MutualInformation::new(&features, &[2, 2, 2], &[0, 1, 1, 0], 2)
+        .unwrap()
+        .with_configuration_limit(4)
+        .unwrap();
+    assert_eq!(f.max_solution_size(), 2);
+    let err = standard_greedy(&f, &Cardinality::new(3, 3)).unwrap_err();
+    assert!(
+        matches!(err, Error::InvalidParameter { name: "k", .. }),
+        "{err}"
+    );
+    assert_eq!(
+        standard_greedy(&f, &Cardinality::new(3, 2))
+            .unwrap()
+            .elements
+            .len(),
+        2
+    );
+}

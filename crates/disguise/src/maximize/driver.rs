@@ -60,6 +60,19 @@ where
 {
     let n = objective.ground_size();
     check_sizes(n, constraint)?;
+    // Some objectives (mutual information) can only represent solutions up to a size; refuse
+    // up front rather than fail mid-run.
+    let most = run.planned_rounds.min(n);
+    if most > objective.max_solution_size() {
+        return Err(Error::param(
+            "k",
+            format!(
+                "{} can hold at most {} elements, but this run may pick {most}",
+                objective.name(),
+                objective.max_solution_size()
+            ),
+        ));
+    }
     let mut state = objective.empty();
     let mut cstate = constraint.empty();
     let mut solution = Solution {

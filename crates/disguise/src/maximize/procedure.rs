@@ -50,6 +50,16 @@ impl Mechanism {
         }
     }
 
+    /// The name the CLI and [`crate::select::selector_by_name`] use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mechanism::Exponential => "em",
+            Mechanism::LargeMargin => "lmm",
+            Mechanism::LargeMarginChaudhuri => "lmm-chaudhuri",
+            Mechanism::ReportNoisyMax => "report-noisy-max",
+        }
+    }
+
     /// The kind of privacy cost one call has (which composition rules apply).
     pub fn call_kind(self) -> CallKind {
         match self {
@@ -354,7 +364,10 @@ fn split_total(
             };
             return Err(Error::param(
                 "composition",
-                format!("the {rule} rule cannot be used with {mechanism:?} here: {why}"),
+                format!(
+                    "the {rule} rule cannot be used with {} here: {why}",
+                    mechanism.name()
+                ),
             ));
         };
         return match (entry.valid, entry.per_round_epsilon) {
@@ -367,9 +380,10 @@ fn split_total(
                 "composition",
                 format!(
                     "the {rule} rule cannot split (ε = {}, δ = {}) over {rounds} rounds of \
-                     {mechanism:?}: {}",
+                     {}: {}",
                     epsilon.get(),
                     delta.get(),
+                    mechanism.name(),
                     entry.note.as_deref().unwrap_or("it does not apply")
                 ),
             )),
@@ -384,10 +398,10 @@ fn split_total(
         Error::param(
             "budget",
             format!(
-                "no composition rule can split (ε = {}, δ = {}) over {rounds} rounds of {:?} ({})",
+                "no composition rule can split (ε = {}, δ = {}) over {rounds} rounds of {} ({})",
                 epsilon.get(),
                 delta.get(),
-                mechanism,
+                mechanism.name(),
                 reasons.join("; ")
             ),
         )

@@ -1,56 +1,21 @@
 //! Goodness-of-fit helpers for the samplers' statistical tests (test builds only).
 //!
-//! statrs 0.18 has the chi-square and Kolmogorov distributions' ingredients but no ready
-//! chi-square or KS *test*, so the two classic tests are written out here.
-
-use statrs::distribution::{ChiSquared, ContinuousCDF};
+//! The chi-square test is the audit's ([`crate::audit::gof::chi_square`]); statrs 0.18 has no
+//! ready KS *test*, so that one is written out here.
 
 /// Pearson chi-square test of `observed` counts against cell probabilities `probs` (summing
-/// to 1). Adjacent cells are merged until every expected count is ≥ 5 (the usual validity
-/// rule). Panics (test failure) when the p-value is below `alpha`, i.e. with false-alarm rate
+/// to 1), by [`crate::audit::gof::chi_square`] (which pools cells with expected count < 5).
+/// Panics (test failure) when the p-value is below `alpha`, i.e. with false-alarm rate
 /// `alpha` when the sampler is correct.
 pub(crate) fn chi_square_test(observed: &[u64], probs: &[f64], alpha: f64) {
-    assert_eq!(
-        observed.len(),
-        probs.len(),
-        "cells and probabilities differ in length"
-    );
-    let total_p: f64 = probs.iter().sum();
+    let test = crate::audit::gof::chi_square(observed, probs).expect("valid chi-square input");
     assert!(
-        (total_p - 1.0).abs() < 1e-9,
-        "cell probabilities sum to {total_p}, not 1"
-    );
-    let n: u64 = observed.iter().sum();
-    let n_f = n as f64;
-    // Merge small cells left to right; a small remainder joins the last merged cell.
-    let mut cells: Vec<(f64, f64)> = Vec::new(); // (observed, expected)
-    let (mut o, mut e) = (0.0, 0.0);
-    for (&obs, &p) in observed.iter().zip(probs) {
-        o += obs as f64;
-        e += p * n_f;
-        if e >= 5.0 {
-            cells.push((o, e));
-            o = 0.0;
-            e = 0.0;
-        }
-    }
-    if e > 0.0 || o > 0.0 {
-        match cells.last_mut() {
-            Some(last) => {
-                last.0 += o;
-                last.1 += e;
-            }
-            None => cells.push((o, e)),
-        }
-    }
-    assert!(cells.len() >= 2, "too few cells for a chi-square test");
-    let stat: f64 = cells.iter().map(|(o, e)| (o - e) * (o - e) / e).sum();
-    let df = (cells.len() - 1) as f64;
-    let p_value = ChiSquared::new(df).unwrap().sf(stat);
-    assert!(
-        p_value >= alpha,
-        "chi-square rejects: statistic {stat:.2} on {df} df, p = {p_value:.3e} < {alpha:e}\n\
-         cells (observed, expected): {cells:?}"
+        test.p_value >= alpha,
+        "chi-square rejects: statistic {:.2} on {} df, p = {:.3e} < {alpha:e}\n\
+         observed {observed:?}",
+        test.statistic,
+        test.degrees_of_freedom,
+        test.p_value
     );
 }
 
