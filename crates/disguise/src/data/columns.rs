@@ -39,11 +39,45 @@ impl Columns {
 /// # Ok::<(), disguise::Error>(())
 /// ```
 pub fn read_columns(path: &Path, numeric: &[&str], text: Option<&str>) -> Result<Columns> {
+    read_columns_checked(path, numeric, text, |_, _| Ok(()))
+}
+
+/// As [`read_columns`], with a domain check on every numeric value: `check(c, value)` for the
+/// `c`-th requested column returns `Err(reason)` to reject it, and the error names the file,
+/// line and column like the parse errors do: `points.csv:7: column 'lat': 91 is outside
+/// [-90, 90]`.
+///
+/// ```
+/// # let dir = std::env::temp_dir().join("disguise-doc-columns-checked");
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("pts.csv");
+/// std::fs::write(&path, "lat,lon\n40.7,-73.9\n91,0\n").unwrap();
+/// let err = disguise::data::read_columns_checked(&path, &["lat", "lon"], None, |c, v| {
+///     if c == 0 && !(-90.0..=90.0).contains(&v) {
+///         Err(format!("{v} is outside [-90, 90]"))
+///     } else {
+///         Ok(())
+///     }
+/// });
+/// assert!(err.unwrap_err().to_string().ends_with("pts.csv:3: column 'lat': 91 is outside [-90, 90]"));
+/// ```
+pub fn read_columns_checked(
+    path: &Path,
+    numeric: &[&str],
+    text: Option<&str>,
+    check: impl Fn(usize, f64) -> std::result::Result<(), String>,
+) -> Result<Columns> {
     let shown = path.display().to_string();
     let file = std::fs::File::open(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
+        // Records end at '\n' only: with the default CRLF terminator the csv crate stops at
+        // the '\r' and reports the line of a record after a CRLF as one too small
+        // (BurntSushi/rust-csv#395). A '\r' before the '\n' stays in the last field and is
+        // trimmed with the other surrounding whitespace. (Files ending lines with a lone '\r'
+        // are not supported.)
+        .terminator(csv::Terminator::Any(b'\n'))
         .from_reader(std::io::BufReader::with_capacity(1 << 20, file));
     let headers = reader
         .headers()
@@ -98,10 +132,12 @@ pub fn read_columns(path: &Path, numeric: &[&str], text: Option<&str>) -> Result
                     "{shown}:{line}: column '{name}': not a finite number: {raw:?}"
                 )));
             }
+            check(c, value)
+                .map_err(|why| Error::Parse(format!("{shown}:{line}: column '{name}': {why}")))?;
             out.numeric[c].push(value);
         }
         if let (Some(idx), Some(names)) = (text_idx, out.text.as_mut()) {
-            names.push(record.get(idx).unwrap_or("").to_string());
+            names.push(record.get(idx).unwrap_or("").trim().to_string());
         }
     }
     if out.rows() == 0 && !numeric.is_empty() {
@@ -111,7 +147,7 @@ pub fn read_columns(path: &Path, numeric: &[&str], text: Option<&str>) -> Result
 }
 
 /// The csv crate's error, with its line number when it has one, as one short phrase.
-fn csv_message(err: &csv::Error) -> String {
+pub(super) fn csv_message(err: &csv::Error) -> String {
     match err.kind() {
         csv::ErrorKind::UnequalLengths {
             pos: Some(pos),
@@ -148,6 +184,18 @@ mod tests {
         );
         let c = read_columns(&p, &["lat", "lon"], None).unwrap();
         assert_eq!(c.numeric, vec![vec![40.769, 40.7], vec![-73.9549, -74.0]]);
+        // Lines are counted right after CRLF line ends (the last field keeps no '\r').
+        let p = write("a2.csv", "name,lat\r\n\"x\",1\r\n\"y\",z\r\n");
+        let e = read_columns(&p, &["lat"], Some("name"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("a2.csv:3: column 'lat': not a number: \"z\""),
+            "{e}"
+        );
+        let p = write("a3.csv", "lat,name\r\n1,\"x\"\r\n2,y\r\n");
+        let c = read_columns(&p, &["lat"], Some("name")).unwrap();
+        assert_eq!(c.text.unwrap(), vec!["x", "y"]);
     }
 
     #[test]

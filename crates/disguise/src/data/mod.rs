@@ -1,12 +1,17 @@
-//! Data loading: CSV columns with precise error messages, and locating the real datasets.
+//! Data loading: CSV columns with precise error messages (numeric columns, or a whole table
+//! read as categorical columns), and locating the real datasets.
 //!
 //! Real data lives outside the repository, in the folder named by the `DISGUISE_DATA`
 //! environment variable (default `../shared/data` relative to the workspace root). Nothing
 //! here copies it; [`locate`] only finds it.
 
 mod columns;
+pub mod synthetic;
+mod table;
 
-pub use columns::{Columns, read_columns};
+pub use columns::{Columns, read_columns, read_columns_checked};
+pub use synthetic::{SyntheticLocations, manhattan_like};
+pub use table::{CategoricalColumn, Table, read_table};
 
 use crate::error::{Error, Result};
 use std::path::PathBuf;

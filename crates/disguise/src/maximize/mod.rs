@@ -21,6 +21,9 @@
 //! | [`stochastic_greedy`] | Mirzasoleiman et al. 2015 | (n/k)·ln(1/α) random feasible | none |
 //! | [`random_greedy`] | Buchbinder et al. 2014 | uniform among the top k | none |
 //! | [`exhaustive`] | — | every feasible set | none (tests, tiny instances) |
+//! | [`continuous_greedy`] | Rafiey & Yoshida 2020, Alg. 1–2 (matroids) | a direction per step: EM over all bases ([`exponential_base`]), r sequential picks, or sampled bases; then [`swap_round`] | EM only, T (or T·r) calls |
+//! | [`k_submodular_greedy`] | Rafiey & Yoshida 2020, Alg. 3 | every (element, type) pair with a feasible support | any selector, r(M) rounds |
+//! | [`k_submodular_subsample_greedy`] | Rafiey & Yoshida 2020, Alg. 4 | the pairs of a data-independent element sample | any selector, r(M) rounds |
 //!
 //! The selection procedure is a parameter ([`Procedure`]): a private [`Mechanism`] calibrated
 //! from a [`Budget`], the non-private argmax, or any [`Selector`](crate::select::Selector) you
@@ -28,18 +31,33 @@
 //! number of gain evaluations, the cost and sensitivity of every selector call, and the
 //! end-to-end guarantee.
 
+mod base_sampler;
 mod baselines;
+mod continuous_greedy;
 mod driver;
 mod exhaustive;
 mod greedy;
+mod k_submodular;
 mod procedure;
 mod subsample;
+mod swap_rounding;
 
+pub use base_sampler::{
+    Block, MatroidBases, exponential_base, exponential_units, max_weight_base, random_base,
+};
 pub use baselines::{lazy_greedy, random_greedy, stochastic_greedy};
+pub use continuous_greedy::{
+    ContinuousGreedy, ContinuousGreedyRun, Directions, continuous_greedy, continuous_greedy_run,
+};
 pub use exhaustive::{EXHAUSTIVE_LIMIT, exhaustive};
 pub use greedy::{greedy, standard_greedy};
+pub use k_submodular::{
+    Assignment, k_submodular_exhaustive, k_submodular_greedy, k_submodular_sample_size,
+    k_submodular_subsample_greedy,
+};
 pub use procedure::{Budget, Mechanism, Procedure};
 pub use subsample::subsample_greedy;
+pub use swap_rounding::swap_round;
 
 use crate::privacy::budget::BestBudget;
 use crate::privacy::{Guarantee, PrivacyCost, Sensitivity};

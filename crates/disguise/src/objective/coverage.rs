@@ -183,6 +183,20 @@ impl Coverage {
         self.w_max
     }
 
+    /// The records candidate `v` covers (each once, in increasing order). Panics if `v` is
+    /// out of range. (Used by the closed-form multilinear extension.)
+    pub fn records_covered_by(&self, v: usize) -> impl Iterator<Item = usize> + '_ {
+        self.records[self.offsets[v]..self.offsets[v + 1]]
+            .iter()
+            .map(|&i| i as usize)
+    }
+
+    /// Record `i`'s weight as the objective uses it (rounded down to the weight grid, so in
+    /// [0, w_max]). Panics if `i` is out of range.
+    pub fn weight(&self, i: usize) -> f64 {
+        f64::from(self.weights[i]) * self.grid
+    }
+
     /// The uncovered weight (in grid units) of the records candidate v covers.
     fn gain_units(&self, state: &CoverageState, v: usize) -> u64 {
         self.records[self.offsets[v]..self.offsets[v + 1]]

@@ -75,7 +75,9 @@ pub mod coverage;
 pub mod cut;
 pub mod discernibility;
 pub mod facility_location;
+pub mod k_submodular;
 pub mod metric;
+pub mod multilinear;
 pub mod mutual_information;
 pub mod penalized;
 
@@ -84,6 +86,13 @@ pub use coverage::{Coverage, CoverageState};
 pub use cut::{GraphCut, GraphCutState};
 pub use discernibility::{Discernibility, DiscernibilityState};
 pub use facility_location::{FacilityLocation, FacilityState};
+pub use k_submodular::{
+    KSubmodularFunction, Separable, TopicCoverage, ad_allocation, k_type_facility_location,
+};
 pub use metric::{EARTH_RADIUS_KM, Metric, Normalizer};
+pub use multilinear::{
+    ClosedForm, CoverageMultilinear, ErrorBound, FacilityMultilinear, Gradient, GradientOracle,
+    SampledGradient, enumerate_multilinear, hoeffding_samples, hoeffding_tolerance,
+};
 pub use mutual_information::{MutualInformation, MutualInformationState};
 pub use penalized::{Penalized, PenalizedState};
