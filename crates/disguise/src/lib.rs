@@ -20,6 +20,10 @@
 //!   PRIVATEKD attribute selection and synthetic data release;
 //! * [`learn`] — logistic regression (weighted, binary and multinomial), the private ERM
 //!   baselines PLR/PMLR, AUC/Hand–Till metrics and stratified cross-validation;
+//! * [`apps`] — applications of private selection (chaudhuri2014 §4): frequent itemsets with
+//!   the large margin mechanism over the itemsets that occur (or the exponential mechanism
+//!   over a public item list, the zero-frequency itemsets sampled as one block), and private
+//!   hypothesis selection among decision stumps;
 //! * [`audit`] — black-box empirical privacy audits, used by the test suite.
 //!
 //! ```
@@ -34,6 +38,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod apps;
 pub mod audit;
 pub mod constraint;
 pub mod data;

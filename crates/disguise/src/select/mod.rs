@@ -15,6 +15,11 @@ pub use exponential::{Exponential, sample_exponential};
 pub use large_margin::{LargeMargin, LargeMarginChaudhuri};
 pub use noisy_max::ReportNoisyMax;
 
+// For `apps::margin`, which runs the large margin search over candidates plus an implicit
+// tail of equal scores (itemsets that do not occur) with the same exact comparisons.
+pub(crate) use exact::sum_sign;
+pub(crate) use noisy_max::{finite_noise, grid_corrected_sensitivity};
+
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon, PrivacyCost, Sensitivity};

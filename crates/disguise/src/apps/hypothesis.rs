@@ -1,0 +1,618 @@
+//! Private hypothesis selection (chaudhuri2014, Section 4.2): choose, privately, the
+//! hypothesis with the smallest empirical error from a finite class — here decision stumps
+//! (threshold classifiers) over the columns of a labelled table.
+//!
+//! # The class
+//! [`StumpClass`] holds, in this order: the two constant classifiers (always 0, always 1);
+//! for every numeric column with public bounds [lo, hi] and each of the N grid thresholds
+//! t_k = lo + (hi − lo)·k/(N + 1), k = 1..N, the two stumps "x ≤ t_k → 1, else 0" and
+//! "x ≤ t_k → 0, else 1"; for every categorical column and each level v, "x = v → 1, else 0"
+//! and "x = v → 0, else 1". |H| = 2 + 2·N·(numeric columns) + 2·(levels). The thresholds come
+//! from the **public** bounds only (e.g. a schema), never from the data — otherwise the class
+//! itself would leak records. A missing numeric value (NaN) takes the "else" branch; a
+//! missing categorical value equals no level.
+//!
+//! # Score and neighbours
+//! The score of h is its number of correctly classified records, n·(1 − err(h, D)) — the
+//! paper's 1 − err with sensitivity 1/n, scaled by the public n. Replacing one record changes
+//! every count by at most 1, so λ = 1 for datasets of n records differing in one record.
+//! Any [`crate::select::Selector`] then gives its own guarantee (one call).
+
+use crate::error::{Error, Result};
+use crate::histogram::{ColumnType, ColumnValues, Table};
+use crate::noise::SecureRng;
+use crate::privacy::compose::{Accountant, ComposeOptions};
+use crate::privacy::{Delta, Epsilon, Guarantee, Sensitivity};
+use crate::select::selector_by_name;
+use serde::Serialize;
+
+/// What a stump tests.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum StumpRule {
+    /// No test: the constant classifier.
+    Constant,
+    /// x[column] ≤ threshold (NaN: false).
+    LessEq {
+        /// The column's index in the feature list.
+        column: usize,
+        /// The grid threshold.
+        threshold: f64,
+    },
+    /// x[column] = level (missing: false).
+    Equals {
+        /// The column's index in the feature list.
+        column: usize,
+        /// The level's code.
+        level: u32,
+    },
+}
+
+/// A decision stump: predicts `if_true` when its rule holds, `!if_true` otherwise.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stump {
+    /// The test.
+    pub rule: StumpRule,
+    /// The label predicted when the test holds (for [`StumpRule::Constant`]: always).
+    pub if_true: bool,
+}
+
+/// The public description of one feature column.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FeatureSpec {
+    /// A numeric column with public bounds [lo, hi].
+    Numeric {
+        /// Column name (for descriptions).
+        name: String,
+        /// Public lower bound.
+        lo: f64,
+        /// Public upper bound.
+        hi: f64,
+    },
+    /// A categorical column with public levels (codes 0..levels.len(); any other code is
+    /// missing).
+    Categorical {
+        /// Column name.
+        name: String,
+        /// Level names.
+        levels: Vec<String>,
+    },
+}
+
+/// A feature column's values, borrowed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ColumnRef<'a> {
+    /// Numbers; NaN = missing.
+    Numeric(&'a [f64]),
+    /// Level codes; codes ≥ the number of levels = missing.
+    Categorical(&'a [u32]),
+}
+
+/// The finite class of decision stumps over some feature columns (see the module docs for
+/// the layout).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StumpClass {
+    specs: Vec<FeatureSpec>,
+    thresholds: usize,
+    constants: bool,
+    /// For each feature, the index of its first stump.
+    offsets: Vec<usize>,
+    len: usize,
+}
+
+impl StumpClass {
+    /// The class over `specs` with `thresholds` grid thresholds per numeric column, with the
+    /// two constant classifiers first if `constants`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for bounds that are not finite with lo < hi, or an empty
+    /// class.
+    ///
+    /// ```
+    /// use disguise::apps::hypothesis::{FeatureSpec, StumpClass};
+    /// let class = StumpClass::new(
+    ///     vec![FeatureSpec::Numeric { name: "age".into(), lo: 0.0, hi: 100.0 }], 9, true)?;
+    /// assert_eq!(class.len(), 2 + 2 * 9);
+    /// assert_eq!(class.describe(2, "yes", "no"), "age ≤ 10 → yes, else no");
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    pub fn new(specs: Vec<FeatureSpec>, thresholds: usize, constants: bool) -> Result<Self> {
+        let mut offsets = Vec::with_capacity(specs.len());
+        let mut len = if constants { 2 } else { 0 };
+        for spec in &specs {
+            offsets.push(len);
+            len += match spec {
+                FeatureSpec::Numeric { name, lo, hi } => {
+                    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                        return Err(Error::param(
+                            "bounds",
+                            format!("column {name}: need finite lo < hi, got [{lo}, {hi}]"),
+                        ));
+                    }
+                    2 * thresholds
+                }
+                FeatureSpec::Categorical { levels, .. } => 2 * levels.len(),
+            };
+        }
+        if len == 0 {
+            return Err(Error::EmptyCandidates);
+        }
+        Ok(Self {
+            specs,
+            thresholds,
+            constants,
+            offsets,
+            len,
+        })
+    }
+
+    /// The class over every column of `table` except `label`, bounds and levels from the
+    /// table's (resolved) schema.
+    ///
+    /// # Errors
+    /// As [`StumpClass::new`]; [`Error::InvalidParameter`] if `label` is out of range.
+    pub fn for_table(table: &Table, label: usize, thresholds: usize) -> Result<Self> {
+        if label >= table.width() {
+            return Err(Error::param("label", format!("no column {label}")));
+        }
+        let specs = feature_columns(table, label)
+            .into_iter()
+            .map(|c| {
+                let col = &table.schema().columns[c];
+                match col.kind {
+                    ColumnType::Numeric => {
+                        let [lo, hi] = col.bounds.expect("resolved schema has bounds");
+                        FeatureSpec::Numeric {
+                            name: col.name.clone(),
+                            lo,
+                            hi,
+                        }
+                    }
+                    ColumnType::Categorical => FeatureSpec::Categorical {
+                        name: col.name.clone(),
+                        levels: table.levels(c).unwrap_or(&[]).to_vec(),
+                    },
+                }
+            })
+            .collect();
+        Self::new(specs, thresholds, true)
+    }
+
+    /// |H|.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the class is empty (never: construction refuses it).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The feature columns.
+    pub fn specs(&self) -> &[FeatureSpec] {
+        &self.specs
+    }
+
+    /// The `k`-th grid threshold (0-based) of a numeric column with bounds [lo, hi].
+    fn threshold(&self, lo: f64, hi: f64, k: usize) -> f64 {
+        lo + (hi - lo) * (k + 1) as f64 / (self.thresholds + 1) as f64
+    }
+
+    /// The `i`-th stump.
+    ///
+    /// # Panics
+    /// If `i` ≥ |H| (an internal invariant for indices coming from the class's own scores).
+    pub fn stump(&self, i: usize) -> Stump {
+        assert!(i < self.len, "stump index out of range");
+        if self.constants && i < 2 {
+            return Stump {
+                rule: StumpRule::Constant,
+                if_true: i == 1,
+            };
+        }
+        let column = self.offsets.partition_point(|&o| o <= i) - 1;
+        let within = i - self.offsets[column];
+        let if_true = within.is_multiple_of(2);
+        let rule = match &self.specs[column] {
+            FeatureSpec::Numeric { lo, hi, .. } => StumpRule::LessEq {
+                column,
+                threshold: self.threshold(*lo, *hi, within / 2),
+            },
+            FeatureSpec::Categorical { .. } => StumpRule::Equals {
+                column,
+                level: (within / 2) as u32,
+            },
+        };
+        Stump { rule, if_true }
+    }
+
+    /// A human-readable description of stump `i`, naming the labels `pos` (true) and `neg`.
+    pub fn describe(&self, i: usize, pos: &str, neg: &str) -> String {
+        let s = self.stump(i);
+        let (yes, no) = if s.if_true { (pos, neg) } else { (neg, pos) };
+        match s.rule {
+            StumpRule::Constant => format!("always {yes}"),
+            StumpRule::LessEq { column, threshold } => {
+                let FeatureSpec::Numeric { name, .. } = &self.specs[column] else {
+                    unreachable!()
+                };
+                format!("{name} ≤ {threshold} → {yes}, else {no}")
+            }
+            StumpRule::Equals { column, level } => {
+                let FeatureSpec::Categorical { name, levels } = &self.specs[column] else {
+                    unreachable!()
+                };
+                format!("{name} = {} → {yes}, else {no}", levels[level as usize])
+            }
+        }
+    }
+
+    /// The number of records each stump classifies correctly, in stump order (as `f64`
+    /// scores for a selector; sensitivity 1 under replacement of one record).
+    ///
+    /// *Runtime*: O(n log n + N) per numeric column (one sort and a sweep over the grid),
+    /// O(n + levels) per categorical column.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if the columns do not match the specs in number, kind or
+    /// length.
+    pub fn correct_counts(&self, columns: &[ColumnRef<'_>], labels: &[bool]) -> Result<Vec<f64>> {
+        if columns.len() != self.specs.len() {
+            return Err(Error::param(
+                "columns",
+                format!(
+                    "{} columns for {} features",
+                    columns.len(),
+                    self.specs.len()
+                ),
+            ));
+        }
+        let n = labels.len();
+        let pos_total = labels.iter().filter(|&&y| y).count() as u64;
+        let neg_total = n as u64 - pos_total;
+        let mut out = Vec::with_capacity(self.len);
+        if self.constants {
+            out.push(neg_total as f64);
+            out.push(pos_total as f64);
+        }
+        // For counts (p, q) of positives and negatives on which the test holds.
+        let push_pair = |out: &mut Vec<f64>, p: u64, q: u64| {
+            out.push((p + neg_total - q) as f64); // test → 1
+            out.push((q + pos_total - p) as f64); // test → 0
+        };
+        for (spec, col) in self.specs.iter().zip(columns) {
+            match (spec, col) {
+                (FeatureSpec::Numeric { lo, hi, .. }, ColumnRef::Numeric(values)) => {
+                    check_len(values.len(), n)?;
+                    let mut pairs: Vec<(f64, bool)> = values
+                        .iter()
+                        .zip(labels)
+                        .filter(|(x, _)| !x.is_nan())
+                        .map(|(&x, &y)| (x, y))
+                        .collect();
+                    pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+                    let (mut j, mut p, mut q) = (0usize, 0u64, 0u64);
+                    for k in 0..self.thresholds {
+                        let t = self.threshold(*lo, *hi, k);
+                        while j < pairs.len() && pairs[j].0 <= t {
+                            if pairs[j].1 {
+                                p += 1;
+                            } else {
+                                q += 1;
+                            }
+                            j += 1;
+                        }
+                        push_pair(&mut out, p, q);
+                    }
+                }
+                (FeatureSpec::Categorical { levels, .. }, ColumnRef::Categorical(codes)) => {
+                    check_len(codes.len(), n)?;
+                    let mut p = vec![0u64; levels.len()];
+                    let mut q = vec![0u64; levels.len()];
+                    for (&c, &y) in codes.iter().zip(labels) {
+                        if let Some(slot) = if y {
+                            p.get_mut(c as usize)
+                        } else {
+                            q.get_mut(c as usize)
+                        } {
+                            *slot += 1;
+                        }
+                    }
+                    for v in 0..levels.len() {
+                        push_pair(&mut out, p[v], q[v]);
+                    }
+                }
+                _ => {
+                    return Err(Error::param(
+                        "columns",
+                        "a column's kind does not match its feature spec",
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The prediction of stump `i` on row `row` of `columns`.
+    pub fn predict(&self, i: usize, columns: &[ColumnRef<'_>], row: usize) -> bool {
+        let s = self.stump(i);
+        let holds = match s.rule {
+            StumpRule::Constant => true,
+            StumpRule::LessEq { column, threshold } => match columns[column] {
+                ColumnRef::Numeric(v) => v[row] <= threshold,
+                ColumnRef::Categorical(_) => false,
+            },
+            StumpRule::Equals { column, level } => match columns[column] {
+                ColumnRef::Categorical(v) => v[row] == level,
+                ColumnRef::Numeric(_) => false,
+            },
+        };
+        holds == s.if_true
+    }
+
+    /// The fraction of rows stump `i` misclassifies (evaluation, e.g. on held-out data).
+    pub fn error_rate(&self, i: usize, columns: &[ColumnRef<'_>], labels: &[bool]) -> f64 {
+        let wrong = (0..labels.len())
+            .filter(|&r| self.predict(i, columns, r) != labels[r])
+            .count();
+        wrong as f64 / labels.len().max(1) as f64
+    }
+}
+
+fn check_len(got: usize, n: usize) -> Result<()> {
+    if got == n {
+        Ok(())
+    } else {
+        Err(Error::param(
+            "columns",
+            format!("a column has {got} values for {n} labels"),
+        ))
+    }
+}
+
+/// The feature columns of `table`: every column but `label`, in order.
+fn feature_columns(table: &Table, label: usize) -> Vec<usize> {
+    (0..table.width()).filter(|&c| c != label).collect()
+}
+
+/// The feature columns of `table` (all but `label`) as [`ColumnRef`]s, matching
+/// [`StumpClass::for_table`].
+pub fn table_columns(table: &Table, label: usize) -> Vec<ColumnRef<'_>> {
+    feature_columns(table, label)
+        .into_iter()
+        .map(|c| match table.column(c) {
+            ColumnValues::Numeric(v) => ColumnRef::Numeric(v),
+            ColumnValues::Categorical(v) => ColumnRef::Categorical(v),
+        })
+        .collect()
+}
+
+/// Binary labels from column `label` of `table`: for a categorical column, true iff the
+/// level is `positive` (default: the level `1` if the column has exactly two levels and one
+/// is `1`, else required); for a numeric column, values must be 0 or 1.
+///
+/// Returns the labels and the names of the positive and negative classes.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for an unknown `positive` level, a missing default, or a
+/// numeric label other than 0/1 (naming the row).
+pub fn table_labels(
+    table: &Table,
+    label: usize,
+    positive: Option<&str>,
+) -> Result<(Vec<bool>, String, String)> {
+    match table.column(label) {
+        ColumnValues::Categorical(codes) => {
+            let levels = table.levels(label).unwrap_or(&[]);
+            let pos = match positive {
+                Some(p) => levels.iter().position(|l| l == p).ok_or_else(|| {
+                    Error::param(
+                        "positive",
+                        format!("{p:?} is not a level of the label ({})", levels.join(", ")),
+                    )
+                })?,
+                None if levels.len() == 2 && levels.iter().any(|l| l == "1") => {
+                    levels.iter().position(|l| l == "1").expect("present")
+                }
+                None => {
+                    return Err(Error::param(
+                        "positive",
+                        format!("name the positive class, one of: {}", levels.join(", ")),
+                    ));
+                }
+            };
+            let neg = if levels.len() == 2 {
+                levels[1 - pos].clone()
+            } else {
+                format!("not {}", levels[pos])
+            };
+            Ok((
+                codes.iter().map(|&c| c as usize == pos).collect(),
+                levels[pos].clone(),
+                neg,
+            ))
+        }
+        ColumnValues::Numeric(values) => {
+            let labels = values
+                .iter()
+                .enumerate()
+                .map(|(r, &v)| match v {
+                    1.0 => Ok(true),
+                    0.0 => Ok(false),
+                    _ => Err(Error::param(
+                        "label",
+                        format!("row {}: a numeric label must be 0 or 1, got {v}", r + 1),
+                    )),
+                })
+                .collect::<Result<Vec<bool>>>()?;
+            Ok((labels, "1".into(), "0".into()))
+        }
+    }
+}
+
+/// How to select a hypothesis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HypothesisQuery<'a> {
+    /// A selector name accepted by [`selector_by_name`]: `em`, `lmm`, `lmm-chaudhuri`,
+    /// `report-noisy-max`, or `max` (non-private baseline). The `*-monotone` variants are
+    /// refused (counts of correct answers are not monotone under replacement).
+    pub mechanism: &'a str,
+    /// ε of the one selection.
+    pub epsilon: Epsilon,
+    /// δ (> 0 for the large margin mechanisms).
+    pub delta: Delta,
+}
+
+/// The result of [`select_hypothesis`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HypothesisSelection {
+    /// Index of the chosen stump in the class.
+    pub index: usize,
+    /// The chosen stump.
+    pub stump: Stump,
+    /// The margin ℓ (large margin mechanisms).
+    pub margin: Option<usize>,
+    /// |H|.
+    pub hypotheses: usize,
+    /// Training accuracy of the chosen stump — **NOT PRIVATE** (evaluation only).
+    pub training_accuracy: f64,
+    /// The best training accuracy in the class — **NOT PRIVATE** (evaluation only).
+    pub best_training_accuracy: f64,
+    /// The guarantee (`None` for the non-private `max`).
+    pub guarantee: Option<Guarantee>,
+}
+
+/// Selects a stump privately from `class` given its correct-count `scores` (from
+/// [`StumpClass::correct_counts`]) on `n` records.
+///
+/// # Guarantee
+/// The selector's own guarantee for one call, at sensitivity 1 (replacing one of the n
+/// records changes every count by at most 1): ε-DP for `em`/`report-noisy-max`, (ε, δ)-DP
+/// for the large margin mechanisms (chaudhuri2014 Thm 2, Corollary 2 for the utility).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for an unknown or monotone mechanism name, or δ = 0 with a
+/// large margin mechanism; the selector's errors otherwise.
+pub fn select_hypothesis(
+    class: &StumpClass,
+    scores: &[f64],
+    n: usize,
+    query: &HypothesisQuery<'_>,
+    rng: &mut SecureRng,
+) -> Result<HypothesisSelection> {
+    if query.mechanism.ends_with("-monotone") {
+        return Err(Error::param(
+            "mechanism",
+            "the monotone variants need scores that move in one direction between \
+             neighbours; correct counts under replacement do not",
+        ));
+    }
+    if scores.len() != class.len() {
+        return Err(Error::param(
+            "scores",
+            format!("{} scores for {} hypotheses", scores.len(), class.len()),
+        ));
+    }
+    let selector = selector_by_name(query.mechanism, query.epsilon, query.delta)?;
+    let pick = selector.select(scores, Sensitivity::new(1.0)?, rng)?;
+    let mut accountant = Accountant::new();
+    accountant.record(selector.cost());
+    let guarantee = accountant
+        .compose(query.delta, ComposeOptions::default())?
+        .best;
+    let best = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let denom = n.max(1) as f64;
+    Ok(HypothesisSelection {
+        index: pick.index,
+        stump: class.stump(pick.index),
+        margin: pick.margin,
+        hypotheses: class.len(),
+        training_accuracy: scores[pick.index] / denom,
+        best_training_accuracy: best / denom,
+        guarantee,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brute(class: &StumpClass, cols: &[ColumnRef<'_>], labels: &[bool]) -> Vec<f64> {
+        (0..class.len())
+            .map(|i| {
+                (0..labels.len())
+                    .filter(|&r| class.predict(i, cols, r) == labels[r])
+                    .count() as f64
+            })
+            .collect()
+    }
+
+    #[test]
+    fn sweep_counts_equal_brute_force() {
+        let x = [0.5, 3.0, 7.5, f64::NAN, 2.0, 9.9, 5.0, 5.0, 0.0, 10.0];
+        let c = [0u32, 1, 2, 0, 1, 9, 2, 2, 1, 0]; // 9 = missing
+        let y = [
+            true, false, true, true, false, false, true, true, false, true,
+        ];
+        let class = StumpClass::new(
+            vec![
+                FeatureSpec::Numeric {
+                    name: "x".into(),
+                    lo: 0.0,
+                    hi: 10.0,
+                },
+                FeatureSpec::Categorical {
+                    name: "c".into(),
+                    levels: vec!["a".into(), "b".into(), "c".into()],
+                },
+            ],
+            19,
+            true,
+        )
+        .unwrap();
+        assert_eq!(class.len(), 2 + 38 + 6);
+        let cols = [ColumnRef::Numeric(&x), ColumnRef::Categorical(&c)];
+        let fast = class.correct_counts(&cols, &y).unwrap();
+        assert_eq!(fast, brute(&class, &cols, &y));
+        // Complementary stumps: counts add up to n.
+        for pair in fast.chunks(2) {
+            assert_eq!(pair[0] + pair[1], 10.0);
+        }
+    }
+
+    #[test]
+    fn layout_and_descriptions() {
+        let class = StumpClass::new(
+            vec![FeatureSpec::Categorical {
+                name: "colour".into(),
+                levels: vec!["red".into(), "blue".into()],
+            }],
+            5,
+            true,
+        )
+        .unwrap();
+        assert_eq!(class.describe(0, "yes", "no"), "always no");
+        assert_eq!(class.describe(1, "yes", "no"), "always yes");
+        assert_eq!(
+            class.describe(4, "yes", "no"),
+            "colour = blue → yes, else no"
+        );
+        assert_eq!(
+            class.describe(5, "yes", "no"),
+            "colour = blue → no, else yes"
+        );
+        assert!(StumpClass::new(vec![], 3, false).is_err());
+        assert!(
+            StumpClass::new(
+                vec![FeatureSpec::Numeric {
+                    name: "x".into(),
+                    lo: 1.0,
+                    hi: 1.0
+                }],
+                3,
+                true
+            )
+            .is_err()
+        );
+    }
+}
