@@ -1,124 +1,342 @@
-//! `disguise demo`: one private selection on an embedded synthetic example.
+//! `disguise demo`: the main job of disguise on an embedded default, for a newcomer.
 //!
-//! The example: 2,000 synthetic residents each name their favourite of twelve public waiting
-//! spots; we privately release the most popular spot. One resident changing their answer moves
-//! every count by at most 1, so the counts have sensitivity λ = 1.
+//! Choose k = 3 public waiting spots for taxi drivers so that a set of pickups is served as
+//! well as possible (facility location, Mitrovic et al. 2017 §6.1), with a differential
+//! privacy guarantee for every passenger. With no options it runs on 10,000 synthetic
+//! Manhattan-like pickups generated in code (no file needed) and 20 named landmarks; with
+//! `--data` it reads real pickups (columns `lat,lon`), with `--candidates` real spots
+//! (`name,lat,lon`). It prints the private picks, their utility next to the non-private
+//! greedy answer, the proven guarantee, and writes a map (PNG) to the current directory.
 
-use crate::output::{Format, print_json};
-use disguise::prelude::*;
+use crate::output::{Format, print_json, rng_from_seed};
+use crate::plot::{self, Map, Pick};
+use anyhow::bail;
+use disguise::constraint::Cardinality;
+use disguise::data::{manhattan_like, read_columns};
+use disguise::maximize::{Budget, Mechanism, Procedure, Solution, greedy, standard_greedy};
+use disguise::objective::{FacilityLocation, Metric, Normalizer};
+use disguise::privacy::Guarantee;
 use serde::Serialize;
+use std::path::PathBuf;
 
 /// Arguments of `disguise demo`.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Privacy budget ε of the selection (one exponential-mechanism call).
-    #[arg(long, default_value_t = 0.5)]
+    /// Number of spots to choose. Example: `--k 5`.
+    #[arg(long, value_name = "K", default_value_t = 3)]
+    k: usize,
+    /// Total privacy budget ε of the whole selection (all k rounds). Example: `--epsilon 0.5`.
+    #[arg(
+        long,
+        value_name = "E",
+        default_value_t = 0.1,
+        allow_negative_numbers = true
+    )]
     epsilon: f64,
+    /// Total δ of the selection (lets the accountant use its tighter rules).
+    /// Example: `--delta 1e-6`.
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 1e-6,
+        allow_negative_numbers = true
+    )]
+    delta: f64,
+    /// Real pickups instead of the synthetic ones: a CSV file with columns `lat` and `lon`.
+    /// Example: `--data ../shared/data/uber_nyc_apr14/pickups_manhattan_10k.csv`.
+    #[arg(long, value_name = "FILE")]
+    data: Option<PathBuf>,
+    /// Candidate spots instead of the 20 built-in landmarks: a CSV file with columns
+    /// `lat`, `lon` and optionally `name`.
+    /// Example: `--candidates ../shared/data/manhattan_candidates/landmarks_33.csv`.
+    #[arg(long, value_name = "FILE")]
+    candidates: Option<PathBuf>,
+    /// Distance (Manhattan metric, in degrees) at which a spot stops serving a pickup.
+    /// Default: 0.266 (across Manhattan, as in the paper) for the built-in spots, else the
+    /// diagonal of the candidates' bounding box. Example: `--normalizer 0.1`.
+    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    normalizer: Option<f64>,
+    /// Where to write the map. Example: `--map picks.png`.
+    #[arg(long, value_name = "FILE", default_value = "disguise-demo-map.png")]
+    map: PathBuf,
+    /// Do not write the map.
+    #[arg(long)]
+    no_map: bool,
+    /// Seed for a reproducible run. INSECURE: the output is then predictable and carries
+    /// no privacy guarantee (for tests and experiments only). Example: `--seed 42`.
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }
 
-const SPOTS: [&str; 12] = [
-    "Union Square",
-    "Grand Central",
-    "Penn Station",
-    "Times Square",
-    "Columbus Circle",
-    "Wall Street",
-    "Washington Square",
-    "Bryant Park",
-    "Herald Square",
-    "City Hall",
-    "Lincoln Center",
-    "Chelsea Market",
-];
-
-/// The embedded synthetic dataset: each resident's favourite spot, drawn from a fixed
-/// Zipf-like popularity profile. The generator is seeded because this is *data synthesis*
-/// (the same demo data on every machine), not privacy noise.
-fn synthetic_votes(residents: usize) -> Vec<usize> {
-    use rand_core::Rng;
-    let weights: Vec<f64> = (0..SPOTS.len()).map(|i| 1.0 / (i as f64 + 1.5)).collect();
-    let total: f64 = weights.iter().sum();
-    let mut data_rng = SecureRng::insecure_from_seed(2014);
-    (0..residents)
-        .map(|_| {
-            let u = (data_rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
-            let mut acc = 0.0;
-            weights
-                .iter()
-                .position(|w| {
-                    acc += w;
-                    u < acc
-                })
-                .unwrap_or(SPOTS.len() - 1)
-        })
-        .collect()
+/// One chosen spot.
+#[derive(Serialize)]
+struct PickOut {
+    index: usize,
+    name: String,
+    lat: f64,
+    lon: f64,
+    /// f(S)/n after this pick.
+    utility_after: f64,
 }
 
+/// The JSON document of `--format json`.
 #[derive(Serialize)]
 struct DemoOutput {
-    residents: usize,
-    candidates: Vec<&'static str>,
-    counts: Vec<f64>,
-    selected: usize,
-    name: &'static str,
-    rank: usize,
+    data: String,
+    records: usize,
+    candidates: usize,
+    k: usize,
+    normalizer: f64,
     mechanism: &'static str,
-    guarantee: Guarantee,
+    private: Vec<PickOut>,
+    private_utility: f64,
+    non_private: Vec<PickOut>,
+    non_private_utility: f64,
+    guarantee: Option<Guarantee>,
+    per_round_epsilon: Option<f64>,
+    secure_rng: bool,
+    map: Option<String>,
 }
 
 /// Runs `disguise demo`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let epsilon = Epsilon::new(args.epsilon)?;
-    let votes = synthetic_votes(2000);
-    let mut counts = vec![0.0; SPOTS.len()];
-    for &v in &votes {
-        counts[v] += 1.0;
+    // Validate before touching data or the generator.
+    let budget = Budget::total(args.epsilon, args.delta)?;
+    if args.k == 0 {
+        bail!("--k must be at least 1");
     }
-    let mut rng = SecureRng::from_os()?;
-    let em = Exponential::new(epsilon);
-    let choice = em.select(&counts, Sensitivity::new(1.0)?, &mut rng)?;
-    let rank = 1 + counts.iter().filter(|&&c| c > counts[choice.index]).count();
-    let guarantee = Guarantee {
-        epsilon: epsilon.get(),
-        delta: 0.0,
-        rule: disguise::privacy::compose::Rule::Single,
+    if let Some(m) = args.normalizer
+        && !(m.is_finite() && m > 0.0)
+    {
+        bail!("--normalizer must be a positive number, got {m}");
+    }
+    // The embedded default: seeded synthesis of the *data* (same demo everywhere), not of
+    // the privacy noise, which comes from the OS below.
+    let city = manhattan_like(10_000, 2014);
+    let (records, source) = match &args.data {
+        Some(path) => (read_points(path)?, path.display().to_string()),
+        None => (
+            city.records.clone(),
+            "10,000 synthetic Manhattan-like pickups (built in)".to_string(),
+        ),
     };
+    let (candidates, names, default_norm) = match &args.candidates {
+        Some(path) => {
+            let cols = read_columns(path, &["lat", "lon"], Some("name"))?;
+            let points = zip_points(&cols.numeric[0], &cols.numeric[1]);
+            let names = match cols.text {
+                Some(n) => n,
+                None => (1..=points.len()).map(|i| format!("spot {i}")).collect(),
+            };
+            (points, names, Normalizer::CandidateBoundingBox)
+        }
+        None => (
+            city.candidates.clone(),
+            city.candidate_names.clone(),
+            Normalizer::Fixed(city.normalizer),
+        ),
+    };
+    if args.k > candidates.len() {
+        bail!(
+            "--k {} is more than the {} candidates",
+            args.k,
+            candidates.len()
+        );
+    }
+    let normalizer = args.normalizer.map_or(default_norm, Normalizer::Fixed);
+    let f = FacilityLocation::new(Metric::Manhattan, &records, &candidates, normalizer)?;
+    let n = records.len().max(1) as f64;
+    let constraint = Cardinality::new(candidates.len(), args.k);
+
+    let mut rng = rng_from_seed(args.seed)?;
+    let private = greedy(
+        &f,
+        &constraint,
+        &Procedure::private(Mechanism::Exponential, budget),
+        &mut rng,
+    )?;
+    let exact = standard_greedy(&f, &constraint)?;
+
+    let picks = |s: &Solution| -> Vec<PickOut> {
+        s.elements
+            .iter()
+            .zip(&s.values)
+            .map(|(&v, &value)| PickOut {
+                index: v,
+                name: names[v].clone(),
+                lat: candidates[v][0],
+                lon: candidates[v][1],
+                utility_after: value / n,
+            })
+            .collect()
+    };
+    let map_path = if args.no_map {
+        None
+    } else {
+        let lon_lat = |p: &[f64; 2]| [p[1], p[0]];
+        let as_picks = |s: &Solution| -> Vec<Pick> {
+            s.elements
+                .iter()
+                .map(|&v| Pick {
+                    at: lon_lat(&candidates[v]),
+                    label: names[v].clone(),
+                })
+                .collect()
+        };
+        let mut map = Map::geographic(
+            format!(
+                "disguise demo: {} waiting spots for {} pickups",
+                args.k,
+                thousands(records.len())
+            ),
+            records.iter().map(lon_lat).collect(),
+            candidates.iter().map(lon_lat).collect(),
+        )
+        .panel(
+            format!(
+                "private (ε = {}, δ = {})",
+                short(args.epsilon),
+                short(args.delta)
+            ),
+            as_picks(&private),
+        )
+        .panel("non-private greedy (for comparison)", as_picks(&exact));
+        map.panel_height = 700;
+        plot::save_png(&map, &args.map)?;
+        Some(args.map.display().to_string())
+    };
+
     let out = DemoOutput {
-        residents: votes.len(),
-        candidates: SPOTS.to_vec(),
-        counts,
-        selected: choice.index,
-        name: SPOTS[choice.index],
-        rank,
-        mechanism: em.name(),
-        guarantee,
+        data: source,
+        records: records.len(),
+        candidates: candidates.len(),
+        k: args.k,
+        normalizer: f.normalizer().unwrap_or(f64::NAN),
+        mechanism: "exponential mechanism (greedy, Algorithm 1 of Mitrovic et al. 2017)",
+        private: picks(&private),
+        private_utility: private.value / n,
+        non_private: picks(&exact),
+        non_private_utility: exact.value / n,
+        guarantee: private.guarantee,
+        per_round_epsilon: private.budget_split.map(|b| b.per_round_epsilon),
+        secure_rng: private.secure_rng,
+        map: map_path,
     };
     match args.format {
         Format::Json => print_json(&out),
-        Format::Table => {
-            println!(
-                "disguise demo: the most popular of {} waiting spots among {} synthetic residents",
-                SPOTS.len(),
-                out.residents
-            );
-            println!("(true counts are shown for comparison; only the choice is private)\n");
-            println!("  {:<20} {:>6}", "spot", "count");
-            for (i, name) in SPOTS.iter().enumerate() {
-                let mark = if i == out.selected { "  <- chosen" } else { "" };
-                println!("  {:<20} {:>6}{mark}", name, out.counts[i]);
-            }
-            println!(
-                "\nchosen: {} (rank {} by true count), exponential mechanism",
-                out.name, out.rank
-            );
-            println!(
-                "guarantee: ({}, {})-differential privacy for any one resident's answer",
-                out.guarantee.epsilon, out.guarantee.delta
-            );
-            Ok(())
+        Format::Table => print_table(&out),
+    }
+}
+
+fn print_table(out: &DemoOutput) -> anyhow::Result<()> {
+    println!(
+        "disguise demo: choose {} of {} waiting spots to serve {} pickups,",
+        out.k,
+        out.candidates,
+        thousands(out.records)
+    );
+    println!("without revealing any one passenger's pickup (differential privacy).");
+    println!("data: {}", out.data);
+    println!(
+        "utility f(S)/n: the average over pickups of 1 − (distance to the nearest chosen \
+         spot)/{}, so 1 = every pickup at a spot\n",
+        short(out.normalizer)
+    );
+    println!("  #  private pick                      utility so far");
+    for (i, p) in out.private.iter().enumerate() {
+        println!("  {}  {:<32}  {:.4}", i + 1, p.name, p.utility_after);
+    }
+    let ratio = if out.non_private_utility > 0.0 {
+        100.0 * out.private_utility / out.non_private_utility
+    } else {
+        100.0
+    };
+    println!(
+        "\nutility f(S)/n: private {:.4}, non-private greedy {:.4} (private reaches {ratio:.1} %)",
+        out.private_utility, out.non_private_utility
+    );
+    println!(
+        "non-private greedy picks (shown for comparison only: NOT private): {}",
+        out.non_private
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if let Some(g) = out.guarantee {
+        let per_round = out
+            .per_round_epsilon
+            .map_or(String::new(), |e| format!(", ε₀ = {e:.4} per round"));
+        println!(
+            "guarantee: ({}, {})-differential privacy for each passenger \
+             (composition rule: {}{per_round})",
+            short(g.epsilon),
+            short(g.delta),
+            g.rule.name()
+        );
+    }
+    if !out.secure_rng {
+        println!("           (void here: --seed made the run reproducible and predictable)");
+    }
+    match &out.map {
+        Some(path) => println!("map written to {path}"),
+        None => println!("(no map written)"),
+    }
+    println!(
+        "\nnext: `disguise demo --data FILE --candidates FILE` for your own data, \
+         `disguise --help` for everything else"
+    );
+    Ok(())
+}
+
+/// Reads `lat,lon` points from a CSV file.
+fn read_points(path: &std::path::Path) -> anyhow::Result<Vec<[f64; 2]>> {
+    let cols = read_columns(path, &["lat", "lon"], None)?;
+    Ok(zip_points(&cols.numeric[0], &cols.numeric[1]))
+}
+
+fn zip_points(lat: &[f64], lon: &[f64]) -> Vec<[f64; 2]> {
+    lat.iter().zip(lon).map(|(&a, &b)| [a, b]).collect()
+}
+
+/// A number in few characters: 4 significant digits, scientific below 10^-3.
+fn short(x: f64) -> String {
+    if x != 0.0 && x.abs() < 1e-3 {
+        // 1.00e-6 → 1e-6
+        format!("{x:.2e}").replace(".00e", "e")
+    } else {
+        plot::tick_label(x)
+    }
+}
+
+/// 10000 → "10,000".
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
         }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_short() {
+        assert_eq!(short(1e-6), "1e-6");
+        assert_eq!(short(9.5367431640625e-7), "9.54e-7");
+        assert_eq!(short(0.1), "0.1");
+        assert_eq!(short(0.09999999999999999), "0.1");
+        assert_eq!(thousands(10_000), "10,000");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

@@ -1,0 +1,479 @@
+//! `disguise assign`: private k-type facility location — choose public candidate locations
+//! and give each one of k types, so that every private point is served by a nearby location
+//! of its own type (Rafiey & Yoshida 2020, Example 5.2; Algorithms 3 and 4).
+
+use super::select::{AlgorithmArg, PrivacyArgs, PrivacyReport, guarantee_cells, mean_std};
+use crate::output::{RowFormat, print_csv, print_json, progress_bar, rng_from_seed, spinner};
+use anyhow::{Context, bail};
+use disguise::SecureRng;
+use disguise::constraint::{Cardinality, Matroid};
+use disguise::data::read_columns_checked;
+use disguise::maximize::{Assignment, k_submodular_greedy, k_submodular_subsample_greedy};
+use disguise::objective::{Metric, Normalizer, k_type_facility_location};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::PathBuf;
+
+const EXAMPLES: &str = "\
+Examples:
+  # 6 waiting spots, each staffed in the morning or the evening shift; each pickup (with a
+  # `shift` column) is served by the nearest spot of its own shift; (ε, δ) = (1, 1e-6)
+  disguise assign --points pickups.csv --type-column shift --types morning,evening \\
+      --candidates landmarks.csv --k 6 --epsilon 1 --delta 1e-6
+
+  # the subsampled algorithm (Algorithm 4, γ = 0.05), at most 2 spots per neighbourhood
+  disguise assign --points pickups.csv --type-column shift --types morning,evening,night \\
+      --candidates landmarks.csv --constraint partition:neighbourhoods.csv \\
+      --algorithm subsample --failure 0.05 --epsilon 1 --delta 1e-6 --format json
+
+  # the non-private greedy baseline (½-approximation)
+  disguise assign --points pickups.csv --type-column shift --types a,b --candidates c.csv \\
+      --k 4 --mechanism max
+
+Objective: f(X_1..X_k) = Σ_types Σ_points of that type (1 − min(1, d(point, nearest location
+of its type)/m)): each point contributes at most 1, and a location holds one type. It is
+monotone k-submodular with sensitivity 1 per marginal gain. Values are computed on the
+private points for evaluation: they are NOT covered by the guarantee, which protects the
+chosen (location, type) pairs only. The list --types is public; a point with any other
+label is an error (naming it), so clean the data first.";
+
+/// Arguments of `disguise assign`.
+#[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
+pub struct Args {
+    /// CSV file of the private points (one record per row, with a header row).
+    #[arg(long, value_name = "FILE")]
+    points: PathBuf,
+    /// The points' column holding each point's type label. Example: `--type-column shift`.
+    #[arg(long, value_name = "COL")]
+    type_column: String,
+    /// The k public type labels, comma-separated (type i is the i-th). Example:
+    /// `--types morning,evening,night`.
+    #[arg(long, value_name = "A,B,…", value_delimiter = ',', required = true)]
+    types: Vec<String>,
+    /// CSV file of the public candidate locations (same coordinate columns, optional name
+    /// column). Example: `--candidates landmarks.csv`.
+    #[arg(long, value_name = "FILE")]
+    candidates: PathBuf,
+    /// Latitude column of both files (default `lat`). Example: `--lat Lat`.
+    #[arg(long, value_name = "COL", conflicts_with_all = ["x", "y"])]
+    lat: Option<String>,
+    /// Longitude column of both files (default `lon`).
+    #[arg(long, value_name = "COL", conflicts_with_all = ["x", "y"])]
+    lon: Option<String>,
+    /// Planar x column (instead of --lat/--lon; not for haversine).
+    #[arg(long, value_name = "COL", requires = "y")]
+    x: Option<String>,
+    /// Planar y column.
+    #[arg(long, value_name = "COL", requires = "x")]
+    y: Option<String>,
+    /// Name column of the candidates file (used when present).
+    #[arg(long, value_name = "COL", default_value = "name")]
+    name_column: String,
+    /// Number of locations to choose (|supp| ≤ k). Give --k or --constraint.
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    k: Option<usize>,
+    /// A matroid on the chosen locations: `cardinality:K`, `partition:FILE`,
+    /// `graphic:FILE` (instead of --k).
+    #[arg(long, value_name = "SPEC", conflicts_with = "k")]
+    constraint: Option<String>,
+    /// Distance: manhattan, euclidean, or haversine (km).
+    #[arg(long, value_enum, default_value_t = MetricArg::Manhattan)]
+    metric: MetricArg,
+    /// The public distance m at which a location stops serving a point (default: the
+    /// diameter of the candidates' bounding box). Example: `--normalizer 0.266`.
+    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    normalizer: Option<f64>,
+    /// γ of `--algorithm subsample` (Algorithm 4): the probability that some round's sample
+    /// misses the optimum's remaining elements; smaller γ, larger samples. Default 0.1.
+    #[arg(long, value_name = "G", allow_negative_numbers = true)]
+    failure: Option<f64>,
+    #[command(flatten)]
+    privacy: PrivacyArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum MetricArg {
+    Manhattan,
+    Euclidean,
+    Haversine,
+}
+
+impl From<MetricArg> for Metric {
+    fn from(m: MetricArg) -> Self {
+        match m {
+            MetricArg::Manhattan => Metric::Manhattan,
+            MetricArg::Euclidean => Metric::Euclidean,
+            MetricArg::Haversine => Metric::Haversine,
+        }
+    }
+}
+
+/// The JSON document of `assign`.
+#[derive(Serialize)]
+struct Report<'a> {
+    objective: &'static str,
+    algorithm: &'static str,
+    mechanism: &'static str,
+    constraint: &'static str,
+    metric: &'static str,
+    normalizer: f64,
+    points: usize,
+    points_per_type: Vec<usize>,
+    candidates: usize,
+    type_names: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trials: Option<u64>,
+    /// Indices (single run) or one list per trial.
+    selected: serde_json::Value,
+    types: serde_json::Value,
+    names: serde_json::Value,
+    values: serde_json::Value,
+    utility: serde_json::Value,
+    evaluations: serde_json::Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mean_utility: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    std_utility: Option<f64>,
+    #[serde(flatten)]
+    privacy: &'a PrivacyReport,
+    secure_rng: bool,
+}
+
+/// Runs `disguise assign`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let procedure = args.privacy.procedure()?;
+    let gamma = match (args.privacy.algorithm, args.failure) {
+        (AlgorithmArg::ContinuousGreedy, _) => bail!(
+            "invalid --algorithm: assign runs the k-submodular greedy (greedy: Algorithm 3, \
+             subsample: Algorithm 4); continuous-greedy is for `disguise select`"
+        ),
+        (AlgorithmArg::Greedy, Some(_)) => {
+            bail!("--failure applies only to --algorithm subsample")
+        }
+        (_, Some(g)) if !(g > 0.0 && g < 1.0) => {
+            bail!("invalid --failure: must be in (0, 1), got {g}")
+        }
+        (_, g) => g.unwrap_or(0.1),
+    };
+    if args.types.is_empty() || args.types.iter().any(|t| t.trim().is_empty()) {
+        bail!("invalid --types: give the k type labels, e.g. --types morning,evening");
+    }
+    let mut sorted = args.types.clone();
+    sorted.sort();
+    sorted.dedup();
+    if sorted.len() != args.types.len() {
+        bail!("invalid --types: a label is listed twice");
+    }
+    if args.k == Some(0) {
+        bail!("invalid --k: must be at least 1");
+    }
+    if args.k.is_none() && args.constraint.is_none() {
+        bail!("--k or --constraint is required, e.g. --k 5");
+    }
+    if let Some(m) = args.normalizer
+        && !(m.is_finite() && m > 0.0)
+    {
+        bail!("invalid --normalizer: must be finite and > 0, got {m}");
+    }
+    let metric = Metric::from(args.metric);
+    let geographic = args.x.is_none();
+    if !geographic && metric == Metric::Haversine {
+        bail!("--metric haversine needs latitude/longitude columns (--lat/--lon), not --x/--y");
+    }
+    let (c0, c1) = match (&args.x, &args.y) {
+        (Some(x), Some(y)) => (x.clone(), y.clone()),
+        _ => (
+            args.lat.clone().unwrap_or_else(|| "lat".into()),
+            args.lon.clone().unwrap_or_else(|| "lon".into()),
+        ),
+    };
+    let quiet = args.privacy.quiet;
+    let read = |path: &PathBuf, what: &str, text: Option<&str>| {
+        let bar = spinner(&format!("reading {what} {}", path.display()), quiet);
+        let check = |c: usize, v: f64| -> Result<(), String> {
+            if geographic && c == 0 && !(-90.0..=90.0).contains(&v) {
+                Err(format!("latitude {v} is outside [-90, 90]"))
+            } else {
+                Ok(())
+            }
+        };
+        let cols = read_columns_checked(path, &[c0.as_str(), c1.as_str()], text, check);
+        bar.finish_and_clear();
+        cols
+    };
+    let cand_cols = read(&args.candidates, "candidates", Some(&args.name_column))?;
+    let point_cols = read(&args.points, "points", Some(&args.type_column))?;
+    let labels = point_cols.text.as_ref().with_context(|| {
+        format!(
+            "{}: no column {:?} (--type-column)",
+            args.points.display(),
+            args.type_column
+        )
+    })?;
+    let k = args.types.len();
+    let mut record_types = Vec::with_capacity(labels.len());
+    for (i, label) in labels.iter().enumerate() {
+        match args.types.iter().position(|t| t == label.trim()) {
+            Some(t) => record_types.push(t),
+            None => bail!(
+                "{}: point {i} (0-based, in file order) has type {label:?}, which is not in \
+                 --types",
+                args.points.display()
+            ),
+        }
+    }
+    let pairs = |cols: &disguise::data::Columns| -> Vec<[f64; 2]> {
+        cols.numeric[0]
+            .iter()
+            .zip(&cols.numeric[1])
+            .map(|(&a, &b)| [a, b])
+            .collect()
+    };
+    let candidates = pairs(&cand_cols);
+    let points = pairs(&point_cols);
+    let m = candidates.len();
+    let names: Vec<String> = match &cand_cols.text {
+        Some(names) => names.clone(),
+        None => (0..m).map(|i| format!("#{i}")).collect(),
+    };
+    if let Some(kk) = args.k
+        && kk > m
+    {
+        bail!("invalid --k: {kk} is larger than the number of candidates ({m})");
+    }
+    let normalizer = match args.normalizer {
+        Some(v) => Normalizer::Fixed(v),
+        None => Normalizer::CandidateBoundingBox,
+    };
+    let resolved_m = normalizer.resolve(metric, &candidates)?;
+    let objective = k_type_facility_location(
+        metric,
+        &points,
+        &record_types,
+        k,
+        &candidates,
+        Normalizer::Fixed(resolved_m),
+    )
+    .context("cannot build the k-type facility-location objective")?;
+    let n = points.len();
+    drop(points);
+    let mut per_type = vec![0usize; k];
+    for &t in &record_types {
+        per_type[t] += 1;
+    }
+    let constraint = match (&args.constraint, args.k) {
+        (Some(spec), _) => Matroid::from_spec(spec, m)?,
+        (None, Some(kk)) => Matroid::Cardinality(Cardinality::new(m, kk)),
+        (None, None) => unreachable!("checked above"),
+    };
+
+    let mut rng = rng_from_seed(args.privacy.seed)?;
+    let secure = rng.is_secure();
+    let count = args.privacy.trials.unwrap_or(1);
+    let forks: Vec<SecureRng> = (0..count).map(|_| rng.fork()).collect();
+    let bar = if args.privacy.trials.is_some() {
+        progress_bar(count, "trials", quiet)
+    } else {
+        spinner("assigning", quiet)
+    };
+    let algorithm = args.privacy.algorithm;
+    let runs = forks
+        .into_par_iter()
+        .map(|mut child| {
+            let out = match algorithm {
+                AlgorithmArg::Subsample => k_submodular_subsample_greedy(
+                    &objective,
+                    &constraint,
+                    gamma,
+                    &procedure,
+                    &mut child,
+                ),
+                _ => k_submodular_greedy(&objective, &constraint, &procedure, &mut child),
+            };
+            bar.inc(1);
+            out
+        })
+        .collect::<disguise::Result<Vec<Assignment>>>();
+    bar.finish_and_clear();
+    let runs = runs?;
+
+    let first = &runs[0];
+    let privacy = PrivacyReport::of(&first.solution);
+    let finals: Vec<f64> = runs.iter().map(|a| a.solution.value / n as f64).collect();
+    let (mean, std) = mean_std(&finals);
+    match args.privacy.format {
+        RowFormat::Json => {
+            let per_trial = args.privacy.trials.is_some();
+            let shape = |f: &dyn Fn(&Assignment) -> serde_json::Value| -> serde_json::Value {
+                if per_trial {
+                    serde_json::Value::Array(runs.iter().map(f).collect())
+                } else {
+                    f(first)
+                }
+            };
+            print_json(&Report {
+                objective: first.solution.objective,
+                algorithm: first.solution.algorithm,
+                mechanism: args.privacy.mechanism.name(),
+                constraint: first.solution.constraint,
+                metric: metric.name(),
+                normalizer: resolved_m,
+                points: n,
+                points_per_type: per_type,
+                candidates: m,
+                type_names: &args.types,
+                trials: args.privacy.trials,
+                selected: shape(&|a| serde_json::json!(a.solution.elements)),
+                types: shape(&|a| serde_json::json!(a.types)),
+                names: shape(&|a| {
+                    serde_json::json!(
+                        a.solution
+                            .elements
+                            .iter()
+                            .map(|&v| names[v].clone())
+                            .collect::<Vec<_>>()
+                    )
+                }),
+                values: shape(&|a| serde_json::json!(a.solution.values)),
+                utility: shape(&|a| {
+                    serde_json::json!(
+                        a.solution
+                            .values
+                            .iter()
+                            .map(|v| v / n as f64)
+                            .collect::<Vec<_>>()
+                    )
+                }),
+                evaluations: shape(&|a| serde_json::json!(a.solution.gain_evaluations)),
+                mean_utility: per_trial.then_some(mean),
+                std_utility: per_trial.then_some(std),
+                privacy: &privacy,
+                secure_rng: secure,
+            })
+        }
+        RowFormat::Csv => {
+            let cells = guarantee_cells(&privacy);
+            let mut rows = Vec::new();
+            for (t, a) in runs.iter().enumerate() {
+                for (i, ((&v, &ty), &value)) in a
+                    .solution
+                    .elements
+                    .iter()
+                    .zip(&a.types)
+                    .zip(&a.solution.values)
+                    .enumerate()
+                {
+                    let mut row = vec![
+                        (t + 1).to_string(),
+                        (i + 1).to_string(),
+                        v.to_string(),
+                        names[v].clone(),
+                        args.types[ty].clone(),
+                        format!("{value:?}"),
+                        format!("{:?}", value / n as f64),
+                    ];
+                    row.extend(cells.iter().cloned());
+                    rows.push(row);
+                }
+            }
+            print_csv(
+                &[
+                    "trial",
+                    "pick",
+                    "index",
+                    "name",
+                    "type",
+                    "value",
+                    "utility",
+                    "per_round_epsilon",
+                    "epsilon",
+                    "delta",
+                    "rule",
+                ],
+                rows,
+            )
+        }
+        RowFormat::Table => {
+            println!(
+                "k-type facility location: {n} points ({}) of {k} types ({}), {m} candidates ({})",
+                args.points.display(),
+                args.types
+                    .iter()
+                    .zip(&per_type)
+                    .map(|(t, c)| format!("{t}: {c}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                args.candidates.display()
+            );
+            println!("metric {}, normaliser m = {resolved_m:?}", metric.name());
+            println!(
+                "algorithm {}, mechanism {}, constraint {}, {} gain evaluations",
+                first.solution.algorithm,
+                args.privacy.mechanism.name(),
+                first.solution.constraint,
+                first.solution.gain_evaluations
+            );
+            println!("{}", privacy.budget_line(&args.privacy));
+            println!();
+            if let Some(trials) = args.privacy.trials {
+                println!(
+                    "{:>6}  {:>12}  chosen (type), in order",
+                    "trial", "final utility"
+                );
+                for (t, (a, u)) in runs.iter().zip(&finals).enumerate() {
+                    let chosen: Vec<String> = a
+                        .pairs()
+                        .iter()
+                        .map(|&(v, ty)| format!("{} ({})", names[v], args.types[ty]))
+                        .collect();
+                    println!("{:>6}  {u:>12.6}  {}", t + 1, chosen.join("; "));
+                }
+                println!();
+                println!(
+                    "final utility over {trials} trials: mean {mean:.6}, standard deviation \
+                     {std:.6}"
+                );
+            } else {
+                let width = first
+                    .solution
+                    .elements
+                    .iter()
+                    .map(|&v| names[v].chars().count())
+                    .max()
+                    .unwrap_or(0)
+                    .max(4);
+                println!(
+                    "{:>4}  {:>6}  {:<width$}  {:<10}  {:>14}  {:>10}",
+                    "pick", "index", "name", "type", "value", "utility"
+                );
+                for (i, ((&v, &t), &value)) in first
+                    .solution
+                    .elements
+                    .iter()
+                    .zip(&first.types)
+                    .zip(&first.solution.values)
+                    .enumerate()
+                {
+                    println!(
+                        "{:>4}  {v:>6}  {:<width$}  {:<10}  {value:>14.4}  {:>10.6}",
+                        i + 1,
+                        names[v],
+                        args.types[t],
+                        value / n as f64
+                    );
+                }
+                if first.solution.elements.is_empty() {
+                    println!("(nothing was chosen)");
+                }
+            }
+            println!();
+            println!(
+                "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
+                 of its own type; values are computed on the private points (evaluation only)"
+            );
+            println!("{}", privacy.guarantee_line(args.privacy.trials, secure));
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,308 @@
+//! `disguise hypothesis`: private hypothesis selection (Chaudhuri, Hsu & Song 2014, §4.2) —
+//! the decision stump with the smallest training error, chosen privately from a large,
+//! data-independent class.
+
+use crate::output::{Format, print_json, rng_from_seed, spinner};
+use anyhow::{Context, bail};
+use disguise::apps::hypothesis::{
+    HypothesisQuery, HypothesisSelection, StumpClass, select_hypothesis, table_columns,
+    table_labels,
+};
+use disguise::histogram::{ColumnSpec, DomainSource, Schema, Table};
+use disguise::privacy::{Delta, Epsilon};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+const EXAMPLES: &str = "\
+Examples:
+  # UCI Adult with its public schema: the best stump for income > 50K, large margin mechanism
+  disguise hypothesis --data adult.data --schema crates/disguise/schemas/adult.schema.toml \\
+      --label income --positive '>50K' --epsilon 1 --delta 1e-6
+
+  # a CSV whose features all lie in [0, 255] (public sensor range) and a 0/1 label, a fine
+  # grid of 1000 thresholds per column, the exponential mechanism, held-out test accuracy
+  disguise hypothesis --data train.csv --label y --bounds 0:255 --thresholds 1000 \\
+      --mechanism em --epsilon 0.5 --test test.csv
+
+The class: for every numeric column with public bounds [lo, hi], the N grid thresholds
+t_k = lo + (hi − lo)·k/(N + 1), k = 1..N, each in two directions ('x ≤ t → positive, else
+negative' and the reverse); for every categorical column and level v, 'x = v → positive' and
+the reverse; and the two constant classifiers. |H| = 2 + 2·N·(numeric columns) + 2·(levels).
+Thresholds come from the public bounds only — a --schema, or --bounds LO:HI for every feature
+— never from the data (--bounds-from-data does that, and the result is NOT private).
+
+Privacy: neighbouring datasets differ in one record; n is public. The score of a stump is its
+number of correctly classified records (sensitivity 1). Training and test accuracies are
+computed on the data for evaluation and are NOT private.";
+
+/// Arguments of `disguise hypothesis`.
+#[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
+pub struct Args {
+    /// The labelled training data: CSV with a header (or the format the --schema declares).
+    /// Example: `--data train.csv`.
+    #[arg(long, value_name = "FILE")]
+    data: PathBuf,
+    /// The label column (default with --schema: its `target`). Binary: with a categorical
+    /// label give --positive; a numeric label must be 0/1. Example: `--label income`.
+    #[arg(long, value_name = "COL")]
+    label: Option<String>,
+    /// The positive class, a level of a categorical label. Example: `--positive '>50K'`.
+    #[arg(long, value_name = "LEVEL")]
+    positive: Option<String>,
+    /// TOML schema with every column's public domain (numeric bounds, categorical levels) and
+    /// the file format (see `disguise histogram --help`). Example:
+    /// `--schema adult.schema.toml`.
+    #[arg(long, value_name = "FILE", conflicts_with = "bounds")]
+    schema: Option<PathBuf>,
+    /// Without --schema: every column but the label is numeric with these PUBLIC bounds.
+    /// Example: `--bounds 0:255`.
+    #[arg(long, value_name = "LO:HI", allow_hyphen_values = true)]
+    bounds: Option<String>,
+    /// Take missing bounds and levels from the data. NOT PRIVATE (the domains reveal
+    /// records); for exploration only.
+    #[arg(long)]
+    bounds_from_data: bool,
+    /// Grid thresholds N per numeric column (|H| grows linearly in N). Example:
+    /// `--thresholds 1000`.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    thresholds: usize,
+    /// The selection mechanism: em, lmm, lmm-chaudhuri, report-noisy-max, or max (the
+    /// non-private argmax baseline).
+    #[arg(long, value_name = "NAME", default_value = "lmm")]
+    mechanism: String,
+    /// Privacy budget ε > 0 of the one selection (ignored by max). Example: `--epsilon 1`.
+    #[arg(long, value_name = "E", allow_negative_numbers = true)]
+    epsilon: Option<f64>,
+    /// δ ∈ [0, 1); the large margin mechanisms need δ > 0. Example: `--delta 1e-6`.
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    delta: f64,
+    /// Held-out data (same columns) on which to report the chosen stump's accuracy
+    /// (evaluation only). Example: `--test test.csv`.
+    #[arg(long, value_name = "FILE")]
+    test: Option<PathBuf>,
+    /// Seed for a reproducible run. INSECURE: the output is then predictable and carries no
+    /// privacy guarantee (tests and experiments only). Example: `--seed 42`.
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// No progress output on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// The JSON document.
+#[derive(Serialize)]
+struct Report<'a> {
+    mechanism: &'a str,
+    records: usize,
+    thresholds: usize,
+    hypothesis: String,
+    #[serde(flatten)]
+    selection: &'a HypothesisSelection,
+    test_accuracy: Option<f64>,
+    private_domains: bool,
+    secure_rng: bool,
+}
+
+/// Parses `LO:HI`.
+fn parse_bounds(text: &str) -> anyhow::Result<(f64, f64)> {
+    let parse = |s: &str| -> anyhow::Result<f64> {
+        s.trim()
+            .parse::<f64>()
+            .with_context(|| format!("invalid --bounds {text:?}: {s:?} is not a number"))
+    };
+    let Some((lo, hi)) = text.split_once(':') else {
+        bail!("invalid --bounds {text:?}: expected LO:HI, e.g. 0:255");
+    };
+    let (lo, hi) = (parse(lo)?, parse(hi)?);
+    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+        bail!("invalid --bounds {text:?}: need finite LO < HI");
+    }
+    Ok((lo, hi))
+}
+
+/// The schema of a plain CSV: its header's columns, all numeric with `bounds` (or none, to be
+/// taken from the data), the label numeric 0/1.
+fn header_schema(path: &Path, label: &str, bounds: Option<(f64, f64)>) -> anyhow::Result<Schema> {
+    let mut reader =
+        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let header = reader
+        .headers()
+        .with_context(|| format!("{}: no header row", path.display()))?
+        .clone();
+    let mut columns = Vec::new();
+    for name in header.iter().map(str::trim) {
+        let mut spec = if name.eq_ignore_ascii_case(label) {
+            ColumnSpec::numeric(name, 0.0, 1.0)
+        } else {
+            let (lo, hi) = bounds.unwrap_or((0.0, 1.0));
+            ColumnSpec::numeric(name, lo, hi)
+        };
+        if bounds.is_none() && !name.eq_ignore_ascii_case(label) {
+            spec.bounds = None;
+        }
+        columns.push(spec);
+    }
+    Ok(Schema::new(columns)?)
+}
+
+/// Runs `disguise hypothesis`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let private_mechanism = args.mechanism != "max";
+    let epsilon = match (args.epsilon, private_mechanism) {
+        (Some(e), _) => Epsilon::new(e)?,
+        (None, false) => Epsilon::new(1.0)?,
+        (None, true) => bail!(
+            "--epsilon is required with --mechanism {} (e.g. --epsilon 1)",
+            args.mechanism
+        ),
+    };
+    let delta = Delta::new(args.delta)?;
+    if args.mechanism.starts_with("lmm") && args.delta <= 0.0 {
+        bail!(
+            "invalid --delta: --mechanism {} needs δ > 0, e.g. --delta 1e-6",
+            args.mechanism
+        );
+    }
+    // The name is validated before any data is read.
+    let names = disguise::select::SELECTOR_NAMES;
+    if !names.contains(&args.mechanism.as_str()) || args.mechanism.ends_with("-monotone") {
+        bail!(
+            "invalid --mechanism {:?}: expected em, lmm, lmm-chaudhuri, report-noisy-max or max",
+            args.mechanism
+        );
+    }
+
+    let bounds = args.bounds.as_deref().map(parse_bounds).transpose()?;
+    let (schema, label_name) = match &args.schema {
+        Some(path) => {
+            let schema = Schema::from_path(path)?;
+            let label = match (&args.label, &schema.target) {
+                (Some(l), _) | (None, Some(l)) => l.clone(),
+                (None, None) => {
+                    bail!("no label column: give --label or set `target` in the schema")
+                }
+            };
+            (schema, label)
+        }
+        None => {
+            let Some(label) = args.label.clone() else {
+                bail!("--label is required (the 0/1 label column), e.g. --label y");
+            };
+            if bounds.is_none() && !args.bounds_from_data {
+                bail!(
+                    "the stumps' thresholds need public bounds: give --schema, --bounds LO:HI, \
+                     or (NOT private) --bounds-from-data"
+                );
+            }
+            (header_schema(&args.data, &label, bounds)?, label)
+        }
+    };
+    let label = schema.column_index(&label_name)?;
+    let source = if args.bounds_from_data {
+        eprintln!(
+            "warning: --bounds-from-data takes bounds and levels from the data; they reveal \
+             records, so the result is NOT private (exploration only)"
+        );
+        DomainSource::Data
+    } else {
+        DomainSource::Schema
+    };
+    let bar = spinner(&format!("reading {}", args.data.display()), args.quiet);
+    let table = Table::read(&[args.data.as_path()], &schema, source);
+    bar.finish_and_clear();
+    let table = table?;
+    let (labels, pos, neg) = table_labels(&table, label, args.positive.as_deref())?;
+    let class = StumpClass::for_table(&table, label, args.thresholds)?;
+    let columns = table_columns(&table, label);
+    let scores = class.correct_counts(&columns, &labels)?;
+
+    let mut rng = rng_from_seed(args.seed)?;
+    let secure = rng.is_secure();
+    let query = HypothesisQuery {
+        mechanism: &args.mechanism,
+        epsilon,
+        delta,
+    };
+    let selection = select_hypothesis(&class, &scores, labels.len(), &query, &mut rng)?;
+    let description = class.describe(selection.index, &pos, &neg);
+
+    let test_accuracy = match &args.test {
+        Some(path) => {
+            let test = Table::read(&[path.as_path()], table.schema(), DomainSource::Schema)
+                .with_context(|| format!("cannot read the test data {}", path.display()))?;
+            let (test_labels, _, _) = table_labels(&test, label, Some(&pos))
+                .or_else(|_| table_labels(&test, label, args.positive.as_deref()))?;
+            let test_columns = table_columns(&test, label);
+            Some(1.0 - class.error_rate(selection.index, &test_columns, &test_labels))
+        }
+        None => None,
+    };
+    let private_domains = table.is_private();
+
+    match args.format {
+        Format::Json => print_json(&Report {
+            mechanism: &args.mechanism,
+            records: labels.len(),
+            thresholds: args.thresholds,
+            hypothesis: description,
+            selection: &selection,
+            test_accuracy,
+            private_domains,
+            secure_rng: secure,
+        }),
+        Format::Table => {
+            println!(
+                "{} records, {} hypotheses (decision stumps, {} thresholds per numeric column), \
+                 mechanism {}",
+                labels.len(),
+                selection.hypotheses,
+                args.thresholds,
+                args.mechanism
+            );
+            println!("chosen: {description}  (hypothesis #{})", selection.index);
+            if let Some(m) = selection.margin {
+                println!("margin ℓ = {m}");
+            }
+            println!(
+                "NOT PRIVATE (evaluation): training accuracy {:.4}, best in the class {:.4}",
+                selection.training_accuracy, selection.best_training_accuracy
+            );
+            if let Some(acc) = test_accuracy {
+                println!(
+                    "test accuracy {acc:.4} on {}",
+                    args.test.as_ref().unwrap().display()
+                );
+            }
+            match selection.guarantee {
+                Some(g) if private_domains => {
+                    let mut line = format!(
+                        "guarantee: ({:?}, {:?})-differentially private ({} composition; \
+                         neighbouring datasets differ in one record)",
+                        g.epsilon, g.delta, g.rule
+                    );
+                    if !secure {
+                        line.push_str(
+                            "\n           (only with a secure generator: this seeded run is \
+                             NOT private)",
+                        );
+                    }
+                    println!("{line}");
+                }
+                Some(_) => println!(
+                    "guarantee: NONE — domains were taken from the data (--bounds-from-data)"
+                ),
+                None => println!("guarantee: NONE — --mechanism max is the non-private argmax"),
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! `disguise itemsets`: private frequent itemset mining (Chaudhuri, Hsu & Song 2014, §4.1) —
+//! the most frequent itemsets of size r, with the large margin mechanism over the itemsets
+//! that occur, or the exponential mechanism over the full universe of a public item list.
+
+use crate::output::{Format, print_json, rng_from_seed, spinner};
+use anyhow::{Context, bail};
+use disguise::apps::{
+    DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetMechanism, ItemsetOutcome, ItemsetQuery,
+    ItemsetRelease, TransactionFormat, Transactions, mine_itemsets, read_item_list,
+};
+use disguise::privacy::{Delta, Epsilon};
+use serde::Serialize;
+use std::path::PathBuf;
+
+const EXAMPLES: &str = "\
+Examples:
+  # the most frequent pair of chess.dat (FIMI format), large margin mechanism
+  disguise itemsets --transactions chess.dat --size 2 --epsilon 1 --delta 1e-6
+
+  # the top 5 triples, and the exponential mechanism over all C(75, 3) triples of a public list
+  disguise itemsets --transactions chess.dat --size 3 --top 5 --epsilon 1 --delta 1e-6 \\
+      --items chess_items.txt --mechanism em
+
+  # a CSV with one (order, product) pair per row, transactions cut to 20 items, JSON output
+  disguise itemsets --transactions orders.csv --id-column order --item-column product \\
+      --size 2 --epsilon 0.5 --delta 1e-6 --max-length 20 --format json
+
+Neighbouring datasets differ in one transaction replaced by another; the number of
+transactions n is public. Every itemset's frequency then changes by at most 1/n.
+
+Transactions longer than --max-length B keep their B smallest items (integers by value first,
+then other names by their bytes): a rule that looks at that transaction only.
+
+Without --items the universe (all r-subsets of every possible item) is never enumerated: the
+large margin mechanism searches for a margin among the itemsets that occur, followed by the
+zero-frequency ones. If it picks a zero-frequency itemset, or finds no margin up to
+--max-margin, it reports 'no itemset' and stops. With --items it falls back to the exponential
+mechanism over the whole universe and names a uniformly random zero-frequency itemset instead.
+Either way the output is (ε, δ)-DP (see the library docs of disguise::apps::itemsets).
+
+The 'true' counts and frequencies are computed on the private data for evaluation and are NOT
+private; the 'noisy' frequencies (--count-share) are.";
+
+/// The selection mechanism.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+enum MechanismArg {
+    /// The large margin mechanism of Mitrovic et al. 2017 over the occurring itemsets.
+    #[default]
+    Lmm,
+    /// The large margin mechanism of Chaudhuri et al. 2014 over the occurring itemsets.
+    LmmChaudhuri,
+    /// The exponential mechanism over all C(|items|, r) itemsets (needs --items).
+    Em,
+}
+
+impl From<MechanismArg> for ItemsetMechanism {
+    fn from(m: MechanismArg) -> Self {
+        match m {
+            MechanismArg::Lmm => ItemsetMechanism::Lmm,
+            MechanismArg::LmmChaudhuri => ItemsetMechanism::LmmChaudhuri,
+            MechanismArg::Em => ItemsetMechanism::Em,
+        }
+    }
+}
+
+/// The layout of the transactions file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum InputFormat {
+    /// One transaction per line, items separated by spaces (FIMI).
+    Fimi,
+    /// CSV with a header and one (transaction id, item) pair per row.
+    Csv,
+}
+
+/// Arguments of `disguise itemsets`.
+#[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
+pub struct Args {
+    /// The transactions: FIMI (one per line, items separated by spaces; a blank line is an
+    /// empty transaction) or CSV (see --input-format). Example: `--transactions chess.dat`.
+    #[arg(long, value_name = "FILE")]
+    transactions: PathBuf,
+    /// Itemset size r ≥ 1. Example: `--size 2`.
+    #[arg(long, value_name = "R")]
+    size: usize,
+    /// Total privacy budget ε > 0 (all rounds, and the noisy frequencies). Example:
+    /// `--epsilon 1`.
+    #[arg(long, value_name = "E", allow_negative_numbers = true)]
+    epsilon: f64,
+    /// Total δ ∈ [0, 1); the large margin mechanisms need δ > 0. Example: `--delta 1e-6`.
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    delta: f64,
+    /// Number T of itemsets, chosen one after another (peeling), the budget split over them.
+    /// Example: `--top 5`.
+    #[arg(long, value_name = "T", default_value_t = 1)]
+    top: usize,
+    /// The selection mechanism.
+    #[arg(long, value_enum, value_name = "NAME", default_value_t)]
+    mechanism: MechanismArg,
+    /// A PUBLIC list of the possible items (names separated by spaces or newlines), fixed
+    /// without looking at the data. Defines the universe: needed by `em`; with the large
+    /// margin mechanisms it names zero-frequency picks. Items not in it are dropped.
+    /// Example: `--items items.txt`.
+    #[arg(long, value_name = "FILE")]
+    items: Option<PathBuf>,
+    /// Maximum transaction length B: longer transactions keep their B smallest items.
+    #[arg(long, value_name = "B", default_value_t = DEFAULT_MAX_LENGTH)]
+    max_length: usize,
+    /// Largest margin ℓ the large margin search tests (a public cap; it bounds the running
+    /// time when there is no margin). Example: `--max-margin 100000`.
+    #[arg(long, value_name = "M", default_value_t = DEFAULT_MAX_MARGIN)]
+    max_margin: u64,
+    /// Share of ε spent on releasing noisy frequencies of the chosen itemsets (Laplace); 0
+    /// releases none. Example: `--count-share 0`.
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 0.1,
+        allow_negative_numbers = true
+    )]
+    count_share: f64,
+    /// Layout of --transactions (default: csv for a `.csv` file, else fimi).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    input_format: Option<InputFormat>,
+    /// Transaction id column of a CSV file. Example: `--id-column InvoiceNo`.
+    #[arg(long, value_name = "COL", default_value = "transaction")]
+    id_column: String,
+    /// Item column of a CSV file. Example: `--item-column StockCode`.
+    #[arg(long, value_name = "COL", default_value = "item")]
+    item_column: String,
+    /// Seed for a reproducible run. INSECURE: the output is then predictable and carries no
+    /// privacy guarantee (tests and experiments only). Example: `--seed 42`.
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// No progress output on stderr.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// The JSON document.
+#[derive(Serialize)]
+struct Report<'a> {
+    #[serde(flatten)]
+    release: &'a ItemsetRelease,
+    delta_target: f64,
+    secure_rng: bool,
+    /// Item occurrences dropped for not being in --items (NOT private).
+    dropped_items: u64,
+}
+
+/// Runs `disguise itemsets`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let epsilon = Epsilon::new(args.epsilon)?;
+    let delta = Delta::new(args.delta)?;
+    if args.size == 0 {
+        bail!("invalid --size: must be at least 1");
+    }
+    if args.top == 0 {
+        bail!("invalid --top: must be at least 1");
+    }
+    if args.max_length < args.size {
+        bail!(
+            "invalid --max-length: must be at least --size ({}), got {}",
+            args.size,
+            args.max_length
+        );
+    }
+    if !(0.0..1.0).contains(&args.count_share) {
+        bail!(
+            "invalid --count-share: must be in [0, 1), got {}",
+            args.count_share
+        );
+    }
+    let mechanism = ItemsetMechanism::from(args.mechanism);
+    if mechanism != ItemsetMechanism::Em && args.delta <= 0.0 {
+        bail!(
+            "invalid --delta: --mechanism {} needs δ > 0, e.g. --delta 1e-6",
+            mechanism.name()
+        );
+    }
+    if mechanism == ItemsetMechanism::Em && args.items.is_none() {
+        bail!(
+            "--mechanism em needs --items: the exponential mechanism's universe (all itemsets \
+             of a public item list) must be fixed before seeing the data"
+        );
+    }
+    let format = match args.input_format {
+        Some(f) => f,
+        None if args
+            .transactions
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv")) =>
+        {
+            InputFormat::Csv
+        }
+        None => InputFormat::Fimi,
+    };
+    let layout = match format {
+        InputFormat::Fimi => TransactionFormat::Fimi,
+        InputFormat::Csv => TransactionFormat::Csv {
+            id_column: args.id_column.clone(),
+            item_column: args.item_column.clone(),
+        },
+    };
+    let items = match &args.items {
+        Some(path) => Some(read_item_list(path)?),
+        None => None,
+    };
+
+    let bar = spinner(
+        &format!("reading {}", args.transactions.display()),
+        args.quiet,
+    );
+    let transactions = Transactions::read(&args.transactions, &layout, items.as_deref());
+    bar.finish_and_clear();
+    let transactions = transactions?;
+    let bar = spinner(
+        &format!("counting itemsets of size {}", args.size),
+        args.quiet,
+    );
+    let counts = transactions.count_itemsets(args.size, args.max_length);
+    bar.finish_and_clear();
+    let counts = counts.context("cannot count the itemsets")?;
+
+    let query = ItemsetQuery::new(epsilon, delta)
+        .top(args.top)
+        .mechanism(mechanism)
+        .max_margin(args.max_margin)
+        .count_share(args.count_share);
+    let mut rng = rng_from_seed(args.seed)?;
+    let secure = rng.is_secure();
+    let release = mine_itemsets(&transactions, &counts, &query, &mut rng)?;
+
+    match args.format {
+        Format::Json => print_json(&Report {
+            release: &release,
+            delta_target: args.delta,
+            secure_rng: secure,
+            dropped_items: transactions.dropped_items(),
+        }),
+        Format::Table => {
+            print_table(&release, &args, secure);
+            Ok(())
+        }
+    }
+}
+
+fn print_table(r: &ItemsetRelease, args: &Args, secure: bool) {
+    let universe = match (&r.universe_size, r.universe_items) {
+        (Some(k), Some(items)) => format!("all C({items}, {}) = {k} itemsets of --items", r.size),
+        _ => "every itemset of size r (not enumerated; no item list)".to_string(),
+    };
+    println!(
+        "{} transactions, itemsets of size {}, mechanism {}, universe: {universe}",
+        r.transactions, r.size, r.mechanism
+    );
+    println!(
+        "NOT PRIVATE (diagnostics): {} distinct itemsets occur; {} transactions were cut to {} \
+         items",
+        r.occurring, r.truncated, r.max_length
+    );
+    println!();
+    println!(
+        "{:>5}  {:<40} {:>8} {:>12} {:>11} {:>14}",
+        "round", "itemset", "margin ℓ", "noisy freq", "true count", "true freq"
+    );
+    for p in &r.picks {
+        let itemset = match (&p.itemset, p.outcome) {
+            (Some(items), ItemsetOutcome::NotOccurring) => {
+                format!("{{{}}} (does not occur)", items.join(" "))
+            }
+            (Some(items), _) => format!("{{{}}}", items.join(" ")),
+            (None, ItemsetOutcome::NoMargin) => "(no itemset: no margin found)".to_string(),
+            (None, _) => "(no itemset: a zero-frequency pick)".to_string(),
+        };
+        let margin = p.margin.map_or("-".to_string(), |m| m.to_string());
+        let noisy = p
+            .noisy_frequency
+            .map_or("-".to_string(), |f| format!("{f:.5}"));
+        println!(
+            "{:>5}  {:<40} {:>8} {:>12} {:>11} {:>14.5}",
+            p.round, itemset, margin, noisy, p.true_count, p.true_frequency
+        );
+    }
+    println!("        (true count and true freq are computed on the private data: NOT private)");
+    println!();
+    println!(
+        "budget: total ε = {:?}, δ = {:?}; {} selection round(s) at ε₀ = {:?}, δ₀ = {:?} \
+         (split by {} composition){}",
+        args.epsilon,
+        args.delta,
+        args.top,
+        r.per_round_epsilon,
+        r.per_round_delta,
+        r.split_rule,
+        match (r.count_epsilon, r.count_scale) {
+            (Some(e), Some(b)) =>
+                format!("; noisy frequencies: ε = {e:?}, Laplace scale {b:?} counts"),
+            _ => String::new(),
+        }
+    );
+    let mut line = format!(
+        "guarantee: ({:?}, {:?})-differentially private (selection by {} composition{}; \
+         neighbouring datasets differ in one transaction)",
+        r.epsilon,
+        r.delta,
+        r.selection_guarantee.rule,
+        if r.count_epsilon.is_some() {
+            ", plus the noisy frequencies by basic composition"
+        } else {
+            ""
+        }
+    );
+    if !secure {
+        line.push_str(
+            "\n           (only with a secure generator: this seeded run is NOT private)",
+        );
+    }
+    println!("{line}");
+}

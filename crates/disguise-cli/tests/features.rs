@@ -1,0 +1,435 @@
+//! `disguise features`: picks for both objectives, categorical handling and binning, JSON/CSV
+//! shapes, trials, and one-line errors with exit code 2 — on small files written here, and on
+//! the NHANES extract when it is present.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// A fresh directory under Cargo's per-test temporary area holding the given files.
+fn dir_with(test: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("features-tests")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, contents) in files {
+        std::fs::write(dir.join(name), contents).unwrap();
+    }
+    dir
+}
+
+fn disguise(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("disguise").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+fn json(output: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(output).expect("stdout is one JSON document")
+}
+
+fn floats(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+/// 40 records (CRLF, quoted fields): label `y` = i mod 2; `copy` is the label spelled yes/no;
+/// `noise` = ⌊i/2⌋ mod 2 is exactly independent of y; `id` and `age` = i are numeric with 40
+/// distinct values; `city` is text with a comma inside quotes.
+fn table() -> String {
+    let mut rows = vec!["y,copy,noise,id,age,city".to_string()];
+    for i in 0..40 {
+        let y = i % 2;
+        let copy = if y == 1 { "yes" } else { "no" };
+        let city = if i % 3 == 0 { "Rome" } else { "\"Paris, FR\"" };
+        rows.push(format!("{y},{copy},{},{i},{i},{city}", (i / 2) % 2));
+    }
+    rows.join("\r\n") + "\r\n"
+}
+
+fn base() -> Vec<&'static str> {
+    vec![
+        "features",
+        "--data",
+        "t.csv",
+        "--label",
+        "y",
+        "--exclude",
+        "id",
+        "--bins",
+        "age:0:40:2",
+    ]
+}
+
+#[test]
+fn both_objectives_pick_the_copy_of_the_label() {
+    let dir = dir_with("copy", &[("t.csv", &table())]);
+    for objective in ["mutual-information", "discernibility"] {
+        let out = disguise(&dir)
+            .args(base())
+            .args(["--k", "1", "--mechanism", "max", "--objective", objective])
+            .args(["--format", "json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let doc = json(&out);
+        assert_eq!(doc["objective"], objective);
+        assert_eq!(doc["selected"], serde_json::json!([0]), "{doc}");
+        assert_eq!(doc["names"], serde_json::json!(["copy"]));
+        assert_eq!(
+            doc["features"],
+            serde_json::json!(["copy", "noise", "age", "city"])
+        );
+        assert_eq!(doc["label"], "y");
+        assert_eq!(doc["label_levels"], serde_json::json!(["0", "1"]));
+        assert_eq!(doc["records"], 40);
+        // The copy explains all of the label: one bit of mutual information (H(y) = 1), and
+        // every pair with different labels discerned.
+        let u = floats(&doc["utility"]);
+        assert!((u[0] - 1.0).abs() < 1e-12, "{doc}");
+        let v = floats(&doc["values"])[0];
+        let expected = if objective == "discernibility" {
+            2.0 * 400.0 / 40.0 // 20 × 20 unordered pairs, counted ordered, over n
+        } else {
+            1.0
+        };
+        assert!((v - expected).abs() < 1e-12, "{doc}");
+        assert!(doc["guarantee"].is_null());
+    }
+}
+
+#[test]
+fn independent_feature_has_zero_gain() {
+    // Without the copy, noise and the binned age (both independent of y) explain nothing.
+    let dir = dir_with("independent", &[("t.csv", &table())]);
+    let out = disguise(&dir)
+        .args(base())
+        .args(["--exclude", "copy,city", "--k", "2", "--mechanism", "max"])
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["features"], serde_json::json!(["noise", "age"]));
+    for v in floats(&doc["values"]) {
+        assert!(v.abs() < 1e-12, "{doc}");
+    }
+}
+
+#[test]
+fn numeric_columns_with_many_values_need_bins_or_exclusion() {
+    let dir = dir_with("numeric", &[("t.csv", &table())]);
+    let out = disguise(&dir)
+        .args(["features", "--data", "t.csv", "--label", "y", "--k", "1"])
+        .args(["--mechanism", "max"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("column 'id' is numeric with 40 distinct values")
+            && err.contains("--bins id:MIN:MAX:N")
+            && err.contains("--exclude id"),
+        "{err}"
+    );
+    // Binned over public bounds, both numeric columns become 4-level features.
+    let out = disguise(&dir)
+        .args(["features", "--data", "t.csv", "--label", "y", "--k", "1"])
+        .args([
+            "--bins",
+            "id:0:40:4",
+            "--bins",
+            "AGE:0:40:4",
+            "--mechanism",
+            "max",
+        ])
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(json(&out)["names"], serde_json::json!(["copy"]));
+}
+
+#[test]
+fn private_runs_report_budget_and_guarantee() {
+    let dir = dir_with("private", &[("t.csv", &table())]);
+    for (objective, mechanism) in [
+        ("mutual-information", "em"),
+        ("mutual-information", "lmm"),
+        ("discernibility", "report-noisy-max"),
+        ("discernibility", "lmm-chaudhuri"),
+    ] {
+        let out = disguise(&dir)
+            .args(base())
+            .args(["--k", "2", "--epsilon", "2", "--delta", "1e-6"])
+            .args(["--objective", objective, "--mechanism", mechanism])
+            .args(["--seed", "4", "--format", "json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let doc = json(&out);
+        assert_eq!(doc["names"].as_array().unwrap().len(), 2, "{doc}");
+        assert!(doc["per_round_epsilon"].as_f64().unwrap() <= 2.0);
+        assert!(
+            doc["guarantee"]["epsilon"].as_f64().unwrap() <= 2.0,
+            "{doc}"
+        );
+        assert!(doc["guarantee"]["delta"].as_f64().unwrap() <= 1e-6, "{doc}");
+    }
+    // The decomposable rule does not apply to these objectives.
+    let out = disguise(&dir)
+        .args(base())
+        .args(["--k", "2", "--epsilon", "1", "--delta", "1e-6"])
+        .args(["--composition", "decomposable"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("decomposable")
+    );
+}
+
+#[test]
+fn trials_csv_and_reproducibility() {
+    let dir = dir_with("trials", &[("t.csv", &table())]);
+    let run = |threads: &str, format: &str| {
+        disguise(&dir)
+            .env("RAYON_NUM_THREADS", threads)
+            .args(base())
+            .args([
+                "--k",
+                "2",
+                "--epsilon",
+                "1",
+                "--trials",
+                "12",
+                "--seed",
+                "9",
+            ])
+            .args(["--format", format])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let a = run("1", "json");
+    assert_eq!(a, run("3", "json"));
+    let doc = json(&a);
+    assert_eq!(doc["names"].as_array().unwrap().len(), 12);
+    let finals = floats(&doc["final_utility"]);
+    let mean = finals.iter().sum::<f64>() / 12.0;
+    assert!((doc["mean_utility"].as_f64().unwrap() - mean).abs() < 1e-12);
+    assert!(doc["std_utility"].as_f64().unwrap() >= 0.0);
+    let csv = String::from_utf8(run("2", "csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        lines[0],
+        "trial,pick,index,name,value,utility,per_round_epsilon,epsilon,delta,rule"
+    );
+    assert_eq!(lines.len(), 1 + 12 * 2);
+    assert!(lines[1].starts_with("1,1,"));
+    assert!(lines.last().unwrap().starts_with("12,2,"));
+}
+
+#[test]
+fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
+    // 200 distinct text values per column: three columns exceed the mutual-information
+    // configuration limit (200³ > 2^22), two do not.
+    let mut wide = vec!["y,a,b,c".to_string()];
+    for i in 0..200 {
+        wide.push(format!("{},a{i},b{i},c{i}", i % 2));
+    }
+    let wide = wide.join("\n") + "\n";
+    let dir = dir_with(
+        "errors",
+        &[
+            ("t.csv", &table()),
+            ("empty.csv", ""),
+            ("header.csv", "y,a\n"),
+            ("ragged.csv", "y,a\n1,2\n1\n"),
+            ("wide.csv", &wide),
+            ("only.csv", "y,id\n1,7\n0,8\n"),
+        ],
+    );
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--data", "empty.csv", "--label", "y"],
+            "empty.csv: empty file",
+        ),
+        (
+            &["--data", "header.csv", "--label", "y"],
+            "header.csv: no data rows",
+        ),
+        (
+            &["--data", "ragged.csv", "--label", "y"],
+            "expected 2 fields, found 1",
+        ),
+        (&["--data", "missing.csv", "--label", "y"], "missing.csv"),
+        (&["--label", "outcome"], "no column 'outcome'"),
+        (&["--label", "y", "--exclude", "idd"], "no column 'idd'"),
+        (&["--label", "y", "--exclude", "id,y"], "label"),
+        (
+            &["--label", "y", "--exclude", "id", "--bins", "age:0:40"],
+            "COL:MIN:MAX:N",
+        ),
+        (
+            &["--label", "y", "--exclude", "id", "--bins", "age:5:5:2"],
+            "MIN < MAX",
+        ),
+        (
+            &["--label", "y", "--exclude", "id", "--bins", "city:0:1:2"],
+            "t.csv:2: column 'city': not a number: \"Rome\"",
+        ),
+        (
+            &["--label", "y", "--exclude", "id,age", "--k", "9"],
+            "larger than the number of features (3: copy, noise, city)",
+        ),
+        (&["--label", "y", "--exclude", "id,age", "--k", "0"], "--k"),
+        (
+            &["--label", "y", "--exclude", "id,age", "--epsilon", "0"],
+            "epsilon must be finite and > 0, got 0",
+        ),
+        (
+            &["--label", "y", "--exclude", "id,age", "--epsilon", "inf"],
+            "epsilon must be finite and > 0",
+        ),
+        (
+            &["--label", "y", "--exclude", "id,age", "--mechanism", "lmm"],
+            "needs δ > 0",
+        ),
+        (
+            &["--data", "wide.csv", "--label", "y", "--k", "3"],
+            "at most 2 of these features",
+        ),
+        (
+            &["--data", "only.csv", "--label", "y", "--exclude", "id"],
+            "no feature columns",
+        ),
+    ];
+    for (extra, expected) in cases {
+        let mut args = vec!["features"];
+        let has = |flag: &str| extra.contains(&flag);
+        if !has("--data") {
+            args.extend(["--data", "t.csv"]);
+        }
+        if !has("--k") {
+            args.extend(["--k", "1"]);
+        }
+        if !has("--epsilon") {
+            args.extend(["--epsilon", "1"]);
+        }
+        args.extend(extra.iter());
+        let out = disguise(&dir)
+            .args(&args)
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(
+            err.contains(expected),
+            "{args:?}: {err:?} lacks {expected:?}"
+        );
+    }
+}
+
+#[test]
+fn help_has_examples_and_the_privacy_notes() {
+    let out = Command::cargo_bin("disguise")
+        .unwrap()
+        .args(["features", "--help"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    for needle in [
+        "Examples:",
+        "disguise features --data",
+        "--bins COL:MIN:MAX:N",
+        "label's levels",
+        "more than 32",
+    ] {
+        assert!(text.contains(needle), "help lacks {needle:?}");
+    }
+}
+
+#[test]
+fn real_data_nhanes() {
+    let Some(path) =
+        disguise::data::locate_for_test("nhanes_diabetes/nhanes_2007_2012_diabetes_binary23.csv")
+            .unwrap()
+    else {
+        return;
+    };
+    let dir = dir_with("real_nhanes", &[]);
+    let run = |extra: &[&str]| {
+        let out = disguise(&dir)
+            .args(["features", "--data"])
+            .arg(&path)
+            .args([
+                "--label",
+                "diabetes",
+                "--exclude",
+                "SEQN",
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        json(&out)
+    };
+    // The README's sanity check: insulin_now has by far the highest mutual information with
+    // diabetes (0.107 bits), then age_ge_45.
+    let doc = run(&["--k", "2", "--mechanism", "max"]);
+    assert_eq!(
+        doc["names"],
+        serde_json::json!(["insulin_now", "age_ge_45"])
+    );
+    assert!((floats(&doc["values"])[0] - 0.107).abs() < 5e-4, "{doc}");
+    assert_eq!(doc["records"], 17_698);
+    assert_eq!(doc["features"].as_array().unwrap().len(), 23);
+    assert_eq!(doc["label_levels"], serde_json::json!(["0", "1"]));
+    // A private run with a generous budget, both objectives.
+    for objective in ["mutual-information", "discernibility"] {
+        let doc = run(&[
+            "--k",
+            "3",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-6",
+            "--objective",
+            objective,
+        ]);
+        assert_eq!(doc["names"].as_array().unwrap().len(), 3);
+        assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 1.0);
+        assert_eq!(doc["secure_rng"], true);
+    }
+}

@@ -1,0 +1,260 @@
+//! `disguise histogram`: the synthetic release, the JSON report, the privacy warnings, and
+//! one-line errors with exit code 2.
+
+use assert_cmd::Command;
+use std::path::PathBuf;
+
+const SCHEMA: &str = r#"
+has_header = true
+target = "sick"
+[[columns]]
+name = "age"
+type = "numeric"
+bounds = [0, 100]
+[[columns]]
+name = "smoker"
+type = "categorical"
+levels = ["no", "yes"]
+[[columns]]
+name = "region"
+type = "categorical"
+levels = ["north", "south", "east", "west"]
+[[columns]]
+name = "sick"
+type = "categorical"
+levels = ["no", "yes"]
+"#;
+
+/// A fresh directory holding `data.csv` (600 rows: sick = smoker) and `schema.toml`.
+fn setup(test: &str, schema: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("histogram-tests")
+        .join(test);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut csv = String::from("age,smoker,region,sick\n");
+    for i in 0..600 {
+        let smoker = if i % 3 == 0 { "yes" } else { "no" };
+        let region = ["north", "south", "east", "west"][i % 4];
+        csv.push_str(&format!("{},{smoker},{region},{smoker}\n", 20 + i % 60));
+    }
+    std::fs::write(dir.join("data.csv"), csv).unwrap();
+    std::fs::write(dir.join("schema.toml"), schema).unwrap();
+    dir
+}
+
+fn disguise(dir: &PathBuf) -> Command {
+    let mut cmd = Command::cargo_bin("disguise").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+fn base(dir: &PathBuf) -> Command {
+    let mut cmd = disguise(dir);
+    cmd.args(["histogram", "--data", "data.csv", "--schema", "schema.toml"]);
+    cmd
+}
+
+#[test]
+fn json_report_and_synthetic_file() {
+    let dir = setup("json", SCHEMA);
+    let out = base(&dir)
+        .args([
+            "--epsilon",
+            "2",
+            "--k",
+            "1",
+            "--gamma",
+            "0.5",
+            "--out",
+            "syn.csv",
+        ])
+        .args(["--seed", "3", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("NOT private"), "{stderr}");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["k"], 1);
+    assert_eq!(doc["target"], "sick");
+    // smoker determines the target: PRIVATEKD at ε_p = 1 picks it.
+    assert_eq!(doc["attributes"], serde_json::json!(["smoker"]));
+    assert_eq!(doc["gamma"], 0.5);
+    assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 2.0);
+    assert_eq!(doc["private"], false, "a seeded run is not private");
+    assert_eq!(doc["secure_rng"], false);
+    let rows = doc["synthetic_rows"].as_u64().unwrap();
+    let text = std::fs::read_to_string(dir.join("syn.csv")).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("smoker,sick"));
+    let body: Vec<&str> = lines.collect();
+    assert_eq!(body.len() as u64, rows);
+    // 200 smokers and 400 non-smokers, noise scale 2/ε_h = 2: the release is close.
+    let yes = body.iter().filter(|l| **l == "yes,yes").count() as f64;
+    let no = body.iter().filter(|l| **l == "no,no").count() as f64;
+    assert!(
+        (yes - 200.0).abs() < 30.0 && (no - 400.0).abs() < 30.0,
+        "{yes} {no}"
+    );
+    assert!(
+        body.iter()
+            .all(|l| ["yes,yes", "no,no", "yes,no", "no,yes"].contains(l))
+    );
+}
+
+#[test]
+fn table_output_with_estimated_parameters() {
+    let dir = setup("table", SCHEMA);
+    let out = base(&dir)
+        .args(["--epsilon", "1", "--out", "syn.csv", "--seed", "5"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "attributes",
+        "gamma",
+        "epsilon_p",
+        "epsilon_h",
+        "histogram",
+        "guarantee",
+    ] {
+        assert!(stdout.contains(needle), "{stdout}");
+    }
+    // k simulated: 3 = d − 1 here, so no projection and γ = 1.
+    assert!(stdout.contains("simulated data"), "{stdout}");
+    assert!(stdout.contains("seeded run"), "{stdout}");
+    // k given, γ estimated.
+    let out = base(&dir)
+        .args([
+            "--epsilon",
+            "1",
+            "--k",
+            "2",
+            "--out",
+            "syn.csv",
+            "--seed",
+            "5",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("estimated") && stdout.contains("PRIVATEKD"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn bounds_from_data_is_flagged_not_private() {
+    let schema = SCHEMA.replace("bounds = [0, 100]\n", "");
+    let dir = setup("bounds", &schema);
+    // Without the flag: one line, exit 2, naming the column and why.
+    let out = base(&dir)
+        .args(["--epsilon", "1", "--out", "syn.csv"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("age") && stderr.contains("not private"),
+        "{stderr}"
+    );
+    // With it: a warning, and no guarantee.
+    let out = base(&dir)
+        .args(["--epsilon", "1", "--out", "syn.csv", "--bounds-from-data"])
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("NOT private") && stderr.contains("age"),
+        "{stderr}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["guarantee"].is_null());
+    assert_eq!(doc["private"], false);
+    assert_eq!(doc["private_domains"], false);
+}
+
+#[test]
+fn errors_are_one_line_with_exit_code_2() {
+    let dir = setup("errors", SCHEMA);
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["--epsilon", "0", "--out", "s.csv"], "epsilon"),
+        (vec!["--epsilon", "1", "--k", "9", "--out", "s.csv"], "k"),
+        (
+            vec!["--epsilon", "1", "--gamma", "1.5", "--out", "s.csv"],
+            "gamma",
+        ),
+        (
+            vec!["--epsilon", "1", "--target", "nope", "--out", "s.csv"],
+            "no column 'nope'",
+        ),
+        (vec!["--epsilon", "1"], "required"),
+    ];
+    for (args, needle) in cases {
+        let out = base(&dir).args(&args).assert().code(2).get_output().clone();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+    // A bad row names the file and line.
+    std::fs::write(
+        dir.join("bad.csv"),
+        "age,smoker,region,sick\n30,maybe,north,no\n",
+    )
+    .unwrap();
+    let out = disguise(&dir)
+        .args(["histogram", "--data", "bad.csv", "--schema", "schema.toml"])
+        .args(["--epsilon", "1", "--out", "s.csv"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.csv:2: column 'smoker'"), "{stderr}");
+}
+
+/// The real Adult files through the shipped schema (skipped when the data is absent).
+#[test]
+fn adult_through_the_shipped_schema() {
+    let Some(train) = disguise::data::locate_for_test("uci_adult/adult.data").unwrap() else {
+        return;
+    };
+    let schema =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../disguise/schemas/adult.schema.toml");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("histogram-tests/adult");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = disguise(&dir)
+        .args(["histogram", "--data"])
+        .arg(&train)
+        .arg("--schema")
+        .arg(&schema)
+        .args([
+            "--epsilon",
+            "1",
+            "--out",
+            "adult-synthetic.csv",
+            "--seed",
+            "1",
+        ])
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["records"], 32_561);
+    assert_eq!(doc["k"], 4);
+    assert_eq!(doc["target"], "income");
+    assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 1.0);
+}

@@ -1,0 +1,267 @@
+//! `disguise hypothesis`: the chosen stump, |H| from the grid, schema and --bounds inputs,
+//! the held-out accuracy, the guarantee, and one-line errors with exit code 2.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::PathBuf;
+
+fn dir_with(test: &str, files: &[(&str, String)]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("hypothesis-tests")
+        .join(test);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, contents) in files {
+        std::fs::write(dir.join(name), contents).unwrap();
+    }
+    dir
+}
+
+fn disguise(dir: &PathBuf) -> Command {
+    let mut cmd = Command::cargo_bin("disguise").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+fn json(output: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(output).expect("stdout is one JSON document")
+}
+
+/// y = [a > 100] exactly, b is unrelated: 2000 rows with a, b ∈ [0, 255].
+fn data() -> String {
+    let mut s = String::from("a,b,y\n");
+    for i in 0..2000u32 {
+        let a = (i * 37) % 256;
+        let b = (i * 101 + 7) % 256;
+        s.push_str(&format!("{a},{b},{}\n", u32::from(a > 100)));
+    }
+    s
+}
+
+#[test]
+fn finds_the_separating_stump_with_every_mechanism() {
+    let dir = dir_with("separating", &[("d.csv", data())]);
+    for mechanism in ["em", "lmm", "lmm-chaudhuri", "report-noisy-max", "max"] {
+        let out = disguise(&dir)
+            .args([
+                "hypothesis",
+                "--data",
+                "d.csv",
+                "--label",
+                "y",
+                "--bounds",
+                "0:255",
+            ])
+            .args(["--thresholds", "254", "--mechanism", mechanism])
+            .args([
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-6",
+                "--seed",
+                "4",
+                "--format",
+                "json",
+            ])
+            .args(["--test", "d.csv"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let doc = json(&out);
+        assert_eq!(doc["hypotheses"], 2 + 2 * 254 * 2, "{doc}");
+        assert_eq!(doc["records"], 2000);
+        // Thresholds are k·255/255 = k: "a ≤ 100 → 0" separates exactly.
+        assert_eq!(doc["best_training_accuracy"], 1.0, "{doc}");
+        assert!(
+            doc["training_accuracy"].as_f64().unwrap() >= 0.98,
+            "{mechanism}: {doc}"
+        );
+        assert!(doc["test_accuracy"].as_f64().unwrap() >= 0.98);
+        assert!(
+            doc["hypothesis"].as_str().unwrap().starts_with("a ≤"),
+            "{doc}"
+        );
+        if mechanism == "max" {
+            assert_eq!(doc["guarantee"], serde_json::Value::Null);
+        } else {
+            assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 1.0);
+        }
+        if mechanism.starts_with("lmm") {
+            // ≈ 8 records per value of a, so stumps within the stopping threshold (≈ 460
+            // records) of the best span ≈ 2·57 thresholds: ℓ is a fraction of |H|.
+            assert!(doc["margin"].as_u64().unwrap() < 400, "{doc}");
+        }
+    }
+}
+
+#[test]
+fn reads_a_schema_and_a_categorical_label() {
+    let schema = r#"
+name = "toy"
+target = "y"
+[[columns]]
+name = "a"
+type = "numeric"
+bounds = [0, 255]
+[[columns]]
+name = "b"
+type = "numeric"
+bounds = [0, 255]
+[[columns]]
+name = "y"
+type = "categorical"
+levels = ["no", "yes"]
+"#;
+    let csv = data().replace(",0\n", ",no\n").replace(",1\n", ",yes\n");
+    let dir = dir_with("schema", &[("d.csv", csv), ("s.toml", schema.to_string())]);
+    disguise(&dir)
+        .args([
+            "hypothesis",
+            "--data",
+            "d.csv",
+            "--schema",
+            "s.toml",
+            "--positive",
+            "yes",
+        ])
+        .args([
+            "--thresholds",
+            "254",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-6",
+            "--seed",
+            "1",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("→ no, else yes"))
+        .stdout(predicate::str::contains("1018 hypotheses"))
+        .stdout(predicate::str::contains("NOT PRIVATE"))
+        .stdout(predicate::str::contains("guarantee: (1.0, "));
+}
+
+#[test]
+fn bounds_from_data_is_flagged_not_private() {
+    let dir = dir_with("from_data", &[("d.csv", data())]);
+    disguise(&dir)
+        .args([
+            "hypothesis",
+            "--data",
+            "d.csv",
+            "--label",
+            "y",
+            "--bounds-from-data",
+        ])
+        .args(["--epsilon", "1", "--mechanism", "em"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("NOT private"))
+        .stdout(predicate::str::contains("guarantee: NONE"));
+}
+
+#[test]
+fn errors_are_one_line_with_exit_code_2() {
+    let dir = dir_with("errors", &[("d.csv", data())]);
+    for (args, needle) in [
+        (
+            vec!["--label", "y", "--epsilon", "1", "--delta", "1e-6"],
+            "public bounds",
+        ),
+        (
+            vec![
+                "--label",
+                "y",
+                "--bounds",
+                "5:1",
+                "--epsilon",
+                "1",
+                "--mechanism",
+                "em",
+            ],
+            "--bounds",
+        ),
+        (
+            vec!["--label", "y", "--bounds", "0:255", "--epsilon", "1"],
+            "δ > 0",
+        ),
+        (
+            vec![
+                "--label",
+                "y",
+                "--bounds",
+                "0:255",
+                "--epsilon",
+                "1",
+                "--mechanism",
+                "gumbel",
+            ],
+            "--mechanism",
+        ),
+        (
+            vec!["--label", "y", "--bounds", "0:255", "--mechanism", "em"],
+            "--epsilon is required",
+        ),
+        (
+            vec![
+                "--label",
+                "zz",
+                "--bounds",
+                "0:255",
+                "--epsilon",
+                "1",
+                "--mechanism",
+                "em",
+            ],
+            "zz",
+        ),
+    ] {
+        let out = disguise(&dir)
+            .args(["hypothesis", "--data", "d.csv"])
+            .args(&args)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(out).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn real_adult_with_its_schema() {
+    let Some(train) = disguise::data::locate_for_test("uci_adult/adult.data").unwrap() else {
+        return;
+    };
+    let test = train.with_file_name("adult.test");
+    let schema =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../disguise/schemas/adult.schema.toml");
+    let dir = dir_with("adult", &[]);
+    let out = disguise(&dir)
+        .args(["hypothesis", "--data", train.to_str().unwrap()])
+        .args(["--schema", schema.to_str().unwrap(), "--positive", ">50K"])
+        .args(["--test", test.to_str().unwrap(), "--thresholds", "100"])
+        .args([
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-6",
+            "--seed",
+            "3",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["records"], 32561);
+    // The best stump (capital gain) is ≈ 80% accurate; the majority class ≈ 76%.
+    assert!(doc["test_accuracy"].as_f64().unwrap() > 0.78, "{doc}");
+}

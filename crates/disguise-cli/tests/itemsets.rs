@@ -1,0 +1,314 @@
+//! `disguise itemsets`: the top itemsets, JSON shape, both input formats, the item list and
+//! the fallbacks, guarantee composition, seeding, and one-line errors with exit code 2.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::PathBuf;
+
+/// A fresh directory under Cargo's per-test temporary area with the given files.
+fn dir_with(test: &str, files: &[(&str, String)]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("itemsets-tests")
+        .join(test);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, contents) in files {
+        std::fs::write(dir.join(name), contents).unwrap();
+    }
+    dir
+}
+
+fn disguise(dir: &PathBuf) -> Command {
+    let mut cmd = Command::cargo_bin("disguise").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+fn json(output: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(output).expect("stdout is one JSON document")
+}
+
+/// 1500 × {1 2 5}, 1200 × {3 4}, 60 × {1 9}: the top pairs are {1 2}, {1 5}, {2 5}
+/// (count 1500 each) then {3 4} (1200).
+fn fimi() -> String {
+    let mut s = String::new();
+    s.push_str(&"2 1 5\n".repeat(1500));
+    s.push_str(&"3 4\n".repeat(1200));
+    s.push_str(&"9 1\n".repeat(60));
+    s
+}
+
+/// The same transactions in long CSV format.
+fn long_csv() -> String {
+    let mut s = String::from("order,product\n");
+    let mut id = 0;
+    for (count, items) in [
+        (1500, &["2", "1", "5"][..]),
+        (1200, &["3", "4"]),
+        (60, &["9", "1"]),
+    ] {
+        for _ in 0..count {
+            for item in items {
+                s.push_str(&format!("o{id},{item}\n"));
+            }
+            id += 1;
+        }
+    }
+    s
+}
+
+#[test]
+fn top_pairs_with_guarantee_in_json() {
+    let dir = dir_with("top_pairs", &[("t.dat", fimi())]);
+    for mechanism in ["lmm", "lmm-chaudhuri"] {
+        let out = disguise(&dir)
+            .args([
+                "itemsets",
+                "--transactions",
+                "t.dat",
+                "--size",
+                "2",
+                "--top",
+                "4",
+            ])
+            .args([
+                "--epsilon",
+                "2",
+                "--delta",
+                "1e-6",
+                "--mechanism",
+                mechanism,
+            ])
+            .args(["--seed", "3", "--format", "json"])
+            .assert()
+            .success()
+            .stderr(predicate::str::contains("NOT private"))
+            .get_output()
+            .stdout
+            .clone();
+        let doc = json(&out);
+        assert_eq!(doc["transactions"], 2760, "{doc}");
+        assert_eq!(doc["occurring"], 5);
+        let picks = doc["picks"].as_array().unwrap();
+        assert_eq!(picks.len(), 4);
+        let mut sets: Vec<String> = picks
+            .iter()
+            .map(|p| {
+                let items: Vec<&str> = p["itemset"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|i| i.as_str().unwrap())
+                    .collect();
+                items.join(" ")
+            })
+            .collect();
+        // The last pick is {3 4}; the first three are the count-1500 pairs in some order.
+        assert_eq!(sets.pop().unwrap(), "3 4", "{doc}");
+        sets.sort();
+        assert_eq!(sets, ["1 2", "1 5", "2 5"], "{doc}");
+        for p in picks {
+            assert_eq!(p["outcome"], "occurring");
+            assert!(p["margin"].as_u64().unwrap() >= 1);
+            assert!(p["noisy_frequency"].as_f64().is_some());
+        }
+        assert!(doc["epsilon"].as_f64().unwrap() <= 2.0, "{doc}");
+        assert!(doc["delta"].as_f64().unwrap() <= 1e-6);
+        assert_eq!(doc["secure_rng"], false);
+        assert_eq!(doc["universe_size"], serde_json::Value::Null);
+    }
+}
+
+#[test]
+fn csv_input_gives_the_same_release_as_fimi() {
+    let dir = dir_with("csv", &[("t.dat", fimi()), ("t.csv", long_csv())]);
+    let run = |args: &[&str]| {
+        let out = disguise(&dir)
+            .args(["itemsets", "--size", "2", "--top", "2", "--epsilon", "1"])
+            .args(["--delta", "1e-6", "--seed", "11", "--format", "json"])
+            .args(args)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        json(&out)
+    };
+    let a = run(&["--transactions", "t.dat"]);
+    let b = run(&[
+        "--transactions",
+        "t.csv",
+        "--id-column",
+        "order",
+        "--item-column",
+        "product",
+    ]);
+    assert_eq!(a["picks"], b["picks"]);
+    assert_eq!(a["transactions"], b["transactions"]);
+}
+
+#[test]
+fn exponential_mechanism_over_the_item_list() {
+    let items = (1..=9)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let dir = dir_with("em", &[("t.dat", fimi()), ("items.txt", items)]);
+    let out = disguise(&dir)
+        .args([
+            "itemsets",
+            "--transactions",
+            "t.dat",
+            "--size",
+            "2",
+            "--items",
+            "items.txt",
+        ])
+        .args([
+            "--mechanism",
+            "em",
+            "--epsilon",
+            "1",
+            "--count-share",
+            "0",
+            "--seed",
+            "5",
+        ])
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["universe_size"], "36", "{doc}");
+    assert_eq!(doc["delta"], 0.0);
+    assert!(doc["epsilon"].as_f64().unwrap() <= 1.0);
+    assert_eq!(doc["picks"][0]["noisy_frequency"], serde_json::Value::Null);
+    assert_eq!(doc["picks"][0]["true_count"], 1500);
+    // em without the list is refused before reading data.
+    disguise(&dir)
+        .args(["itemsets", "--transactions", "t.dat", "--size", "2"])
+        .args(["--mechanism", "em", "--epsilon", "1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--items"));
+}
+
+#[test]
+fn no_margin_reports_no_itemset_in_the_table() {
+    // 20 transactions: far below the stopping thresholds.
+    let dir = dir_with("no_margin", &[("small.dat", "1 2\n".repeat(20))]);
+    disguise(&dir)
+        .args([
+            "itemsets",
+            "--transactions",
+            "small.dat",
+            "--size",
+            "2",
+            "--epsilon",
+            "1",
+        ])
+        .args(["--delta", "1e-6", "--seed", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("no itemset: no margin found"))
+        .stdout(predicate::str::contains("guarantee: ("));
+}
+
+#[test]
+fn errors_are_one_line_with_exit_code_2() {
+    let dir = dir_with("errors", &[("t.dat", fimi())]);
+    for (args, needle) in [
+        (
+            vec!["--size", "0", "--epsilon", "1", "--delta", "1e-6"],
+            "--size",
+        ),
+        (
+            vec!["--size", "2", "--epsilon", "-1", "--delta", "1e-6"],
+            "epsilon",
+        ),
+        (vec!["--size", "2", "--epsilon", "1"], "δ > 0"),
+        (
+            vec![
+                "--size",
+                "2",
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-6",
+                "--count-share",
+                "1",
+            ],
+            "--count-share",
+        ),
+        (
+            vec![
+                "--size",
+                "3",
+                "--epsilon",
+                "1",
+                "--delta",
+                "1e-6",
+                "--max-length",
+                "2",
+            ],
+            "--max-length",
+        ),
+    ] {
+        let out = disguise(&dir)
+            .args(["itemsets", "--transactions", "t.dat"])
+            .args(&args)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(out).unwrap();
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    disguise(&dir)
+        .args(["itemsets", "--transactions", "missing.dat", "--size", "2"])
+        .args(["--epsilon", "1", "--delta", "1e-6"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("missing.dat"));
+}
+
+#[test]
+fn real_chess_top_pair() {
+    let Some(path) = disguise::data::locate_for_test("fimi_chess/chess.dat").unwrap() else {
+        return;
+    };
+    let dir = dir_with("chess", &[]);
+    let out = disguise(&dir)
+        .args([
+            "itemsets",
+            "--transactions",
+            path.to_str().unwrap(),
+            "--size",
+            "2",
+        ])
+        .args([
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-6",
+            "--seed",
+            "2",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["transactions"], 3196);
+    // The best pair has count 3184; ℓ is a few hundred, so the pick is close to it.
+    assert!(
+        doc["picks"][0]["true_count"].as_u64().unwrap() >= 3184 - 200,
+        "{doc}"
+    );
+}

@@ -1,0 +1,586 @@
+//! `disguise select`: picks, JSON/CSV shapes, budgets and composition rules, trials, and
+//! one-line errors with exit code 2 — on small files written here, and on the real data when
+//! it is present.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// A fresh directory under Cargo's per-test temporary area holding the given files.
+fn dir_with(test: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("select-tests")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, contents) in files {
+        std::fs::write(dir.join(name), contents).unwrap();
+    }
+    dir
+}
+
+fn disguise(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("disguise").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+fn json(output: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(output).expect("stdout is one JSON document")
+}
+
+fn floats(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+fn indices(v: &serde_json::Value) -> Vec<u64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+/// Four candidates on the corners of a 10 × 10 square (planar x/y); six points sitting exactly
+/// on three of them: 3 on A, 2 on D, 1 on C. With normaliser 1 every point is served only by
+/// the candidate it sits on (similarity 1, else 0), so f(S) counts the points on S.
+const CANDIDATES: &str = "name,x,y\nA,0,0\nB,10,0\nC,0,10\nD,10,10\n";
+const POINTS: &str = "x,y\n0,0\n0,0\n0,0\n10,10\n10,10\n0,10\n";
+
+fn square(test: &str) -> PathBuf {
+    dir_with(test, &[("c.csv", CANDIDATES), ("p.csv", POINTS)])
+}
+
+fn square_args() -> Vec<&'static str> {
+    vec![
+        "select",
+        "--points",
+        "p.csv",
+        "--candidates",
+        "c.csv",
+        "--x",
+        "x",
+        "--y",
+        "y",
+        "--normalizer",
+        "1",
+    ]
+}
+
+#[test]
+fn max_picks_the_greedy_optimum_with_exact_utilities() {
+    let dir = square("max_exact");
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(["--k", "3", "--mechanism", "max", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(indices(&doc["selected"]), vec![0, 3, 2], "{doc}");
+    assert_eq!(doc["names"], serde_json::json!(["A", "D", "C"]));
+    assert_eq!(floats(&doc["values"]), vec![3.0, 5.0, 6.0]);
+    assert_eq!(floats(&doc["utility"]), vec![0.5, 5.0 / 6.0, 1.0]);
+    assert!(doc["guarantee"].is_null(), "{doc}");
+    assert!(doc["per_round_epsilon"].is_null());
+    assert_eq!(doc["normalizer"], 1.0);
+    assert_eq!(doc["normalizer_source"], "given");
+    assert_eq!(doc["points"], 6);
+    assert_eq!(doc["candidates"], 4);
+}
+
+#[test]
+fn table_output_states_the_lack_of_privacy_and_the_default_normaliser() {
+    let dir = square("max_table");
+    // Without --normalizer: the bounding-box diameter, Manhattan 10 + 10 = 20.
+    let out = disguise(&dir)
+        .args(["select", "--points", "p.csv", "--candidates", "c.csv"])
+        .args(["--x", "x", "--y", "y", "--k", "2", "--mechanism", "max"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("normaliser m = 20.0"), "{text}");
+    assert!(text.contains("bounding box"), "{text}");
+    assert!(text.contains("NOT private"), "{text}");
+    assert!(text.contains("f(S)/n"), "{text}");
+    let a = text.find("  A  ").expect("A listed");
+    let d = text.find("  D  ").expect("D listed");
+    assert!(a < d, "A is picked before D:\n{text}");
+}
+
+#[test]
+fn private_run_reports_budget_split_and_guarantee() {
+    let dir = square("private_json");
+    for mechanism in ["em", "lmm", "lmm-chaudhuri", "report-noisy-max"] {
+        let out = disguise(&dir)
+            .args(square_args())
+            .args(["--k", "2", "--epsilon", "0.8", "--delta", "1e-6"])
+            .args(["--mechanism", mechanism, "--seed", "3", "--format", "json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let doc = json(&out);
+        assert_eq!(doc["mechanism"], mechanism);
+        let selected = indices(&doc["selected"]);
+        assert_eq!(selected.len(), 2, "{doc}");
+        assert_ne!(selected[0], selected[1]);
+        assert_eq!(doc["names"].as_array().unwrap().len(), 2);
+        assert_eq!(floats(&doc["utility"]).len(), 2);
+        let e0 = doc["per_round_epsilon"].as_f64().unwrap();
+        // Two rounds: every rule gives each at least ε/(2·…) and basic gives exactly ε/2;
+        // no valid split can exceed ε per round.
+        assert!(e0 > 0.0 && e0 <= 0.8, "{doc}");
+        let g = &doc["guarantee"];
+        assert!(g["epsilon"].as_f64().unwrap() <= 0.8, "{doc}");
+        assert!(g["delta"].as_f64().unwrap() <= 1e-6, "{doc}");
+        assert!(g["rule"].is_string(), "{doc}");
+        assert_eq!(doc["secure_rng"], false);
+    }
+}
+
+#[test]
+fn forced_composition_rules() {
+    let dir = square("composition");
+    let run = |rule: &str, mechanism: &str| {
+        disguise(&dir)
+            .args(square_args())
+            .args(["--k", "3", "--epsilon", "0.6", "--delta", "1e-6"])
+            .args(["--mechanism", mechanism, "--composition", rule])
+            .args(["--seed", "1", "--format", "json"])
+            .assert()
+    };
+    let basic = json(&run("basic", "em").success().get_output().stdout);
+    assert_eq!(basic["composition"], "basic");
+    let e0 = basic["per_round_epsilon"].as_f64().unwrap();
+    assert!((e0 - 0.2).abs() < 1e-12 && 3.0 * e0 <= 0.6, "{basic}");
+    // auto gives each round at least as much as any single rule.
+    let auto = json(&run("auto", "em").success().get_output().stdout);
+    for rule in ["basic", "advanced", "kov", "zcdp", "decomposable"] {
+        let forced = json(&run(rule, "em").success().get_output().stdout);
+        assert_eq!(forced["composition"], rule);
+        assert!(
+            auto["per_round_epsilon"].as_f64().unwrap()
+                >= forced["per_round_epsilon"].as_f64().unwrap(),
+            "auto {auto} vs {rule} {forced}"
+        );
+        assert!(forced["guarantee"]["epsilon"].as_f64().unwrap() <= 0.6);
+    }
+    // Rules that do not apply are one-line errors.
+    for (rule, mechanism) in [
+        ("decomposable", "lmm"),
+        ("kov", "lmm"),
+        ("zcdp", "lmm-chaudhuri"),
+        ("decomposable", "report-noisy-max"),
+    ] {
+        let out = run(rule, mechanism).code(2).get_output().clone();
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(rule), "{rule} {mechanism}: {err}");
+        assert_eq!(
+            err.trim_end()
+                .lines()
+                .filter(|l| l.starts_with("error"))
+                .count(),
+            1
+        );
+    }
+    // The decomposable rule is proven for greedy only, not subsample-greedy.
+    disguise(&dir)
+        .args(square_args())
+        .args(["--k", "2", "--epsilon", "0.6", "--delta", "1e-6"])
+        .args(["--algorithm", "subsample", "--composition", "decomposable"])
+        .assert()
+        .code(2);
+    // With max there is nothing to split.
+    disguise(&dir)
+        .args(square_args())
+        .args(["--k", "2", "--mechanism", "max", "--composition", "basic"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn trials_are_reproducible_across_thread_counts_and_summarised() {
+    let dir = square("trials");
+    let run = |threads: &str, extra: &[&str]| {
+        disguise(&dir)
+            .env("RAYON_NUM_THREADS", threads)
+            .args(square_args())
+            .args([
+                "--k",
+                "2",
+                "--epsilon",
+                "0.5",
+                "--seed",
+                "11",
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let one = run("1", &["--trials", "40"]);
+    let four = run("4", &["--trials", "40"]);
+    assert_eq!(
+        one, four,
+        "a seeded run must not depend on the thread count"
+    );
+    let doc = json(&one);
+    assert_eq!(doc["trials"], 40);
+    let selected = doc["selected"].as_array().unwrap();
+    assert_eq!(selected.len(), 40);
+    assert!(selected.iter().all(|s| s.as_array().unwrap().len() == 2));
+    assert_eq!(doc["names"].as_array().unwrap().len(), 40);
+    let finals = floats(&doc["final_utility"]);
+    assert_eq!(finals.len(), 40);
+    let mean = finals.iter().sum::<f64>() / 40.0;
+    let var = finals.iter().map(|u| (u - mean).powi(2)).sum::<f64>() / 39.0;
+    assert!((doc["mean_utility"].as_f64().unwrap() - mean).abs() < 1e-12);
+    assert!((doc["std_utility"].as_f64().unwrap() - var.sqrt()).abs() < 1e-12);
+    // Per-trial utilities end in the final utility.
+    for (u, f) in doc["utility"].as_array().unwrap().iter().zip(&finals) {
+        assert_eq!(floats(u).last().unwrap(), f);
+    }
+    // With ε = 0.5 over 2 rounds on these scores the picks vary between trials (the
+    // probability that 40 trials agree is below 1e-6).
+    assert!(selected.iter().any(|s| s != &selected[0]), "{doc}");
+    // Trial 1 of a seeded run is the same run as the seeded run without --trials.
+    let single = json(&run("2", &[]));
+    assert_eq!(single["selected"], selected[0]);
+    assert!(single.get("mean_utility").is_none());
+}
+
+#[test]
+fn csv_output_has_one_row_per_pick() {
+    let dir = square("csv");
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(["--k", "2", "--mechanism", "max", "--format", "csv"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "trial,pick,index,name,value,utility,per_round_epsilon,epsilon,delta,rule"
+    );
+    assert_eq!(lines[1], "1,1,0,A,3.0,0.5,,,,");
+    assert_eq!(lines[2], "1,2,3,D,5.0,0.8333333333333334,,,,");
+    assert_eq!(lines.len(), 3);
+}
+
+#[test]
+fn quoted_crlf_files_and_names_with_commas() {
+    let dir = dir_with(
+        "quoted",
+        &[
+            (
+                "c.csv",
+                "\"Name\",\"Lat\",\"Lon\"\r\n\"Spot, north\",40.80,-73.95\r\n\"Spot, south\",40.70,-74.01\r\n",
+            ),
+            (
+                "p.csv",
+                "\"Date/Time\",\"Lat\",\"Lon\",\"Base\"\r\n\"4/1/2014 0:11:00\",40.70,-74.01,\"B1\"\r\n\"4/1/2014 0:12:00\",40.70,-74.01,\"B1\"\r\n\"4/1/2014 0:13:00\",40.80,-73.95,\"B2\"\r\n",
+            ),
+        ],
+    );
+    let out = disguise(&dir)
+        .args(["select", "--points", "p.csv", "--candidates", "c.csv"])
+        .args([
+            "--lat",
+            "Lat",
+            "--lon",
+            "Lon",
+            "--k",
+            "1",
+            "--mechanism",
+            "max",
+        ])
+        .args(["--metric", "haversine", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["names"], serde_json::json!(["Spot, south"]));
+    assert_eq!(doc["metric"], "haversine");
+}
+
+#[test]
+fn partition_constraint_limits_each_group() {
+    // A and D are in a group of capacity 1: the optimum A, D is infeasible.
+    let dir = dir_with(
+        "partition",
+        &[
+            ("c.csv", CANDIDATES),
+            ("p.csv", POINTS),
+            (
+                "groups.csv",
+                "group,capacity\nad,1\nbc,2\nelement,group\n0,ad\n1,bc\n2,bc\n3,ad\n",
+            ),
+        ],
+    );
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(["--mechanism", "max", "--constraint", "partition:groups.csv"])
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    // Without --k the constraint's rank (1 + 2 = 3) is the number of picks.
+    assert_eq!(indices(&doc["selected"]), vec![0, 2, 1], "{doc}");
+    assert_eq!(doc["k"], 3);
+    // With --k 2 both apply.
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(["--mechanism", "max", "--constraint", "partition:groups.csv"])
+        .args(["--k", "2", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(indices(&json(&out)["selected"]), vec![0, 2]);
+}
+
+#[test]
+fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
+    let dir = dir_with(
+        "errors",
+        &[
+            (
+                "c.csv",
+                "name,lat,lon\nA,40.75,-73.98\nB,40.72,-74.00\nC,40.80,-73.95\n",
+            ),
+            ("p.csv", "lat,lon\n40.75,-73.98\n40.74,-73.99\n"),
+            ("bad.csv", "Lat,Lon\n40.75,-73.98\n40.74,abc\n"),
+            ("nan.csv", "lat,lon\n40.75,-73.98\nNaN,-73.9\n"),
+            ("inf.csv", "lat,lon\n40.75,inf\n"),
+            ("lat.csv", "lat,lon\n40.75,-73.98\n91.5,-73.9\n"),
+            ("empty.csv", ""),
+            ("header.csv", "lat,lon\n"),
+            ("xy.csv", "x,y\n1,2\n"),
+            ("ragged.csv", "lat,lon\n40.7,-73.9\n40.7\n"),
+        ],
+    );
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["--points", "bad.csv", "--lat", "Lat", "--lon", "Lon"],
+            "bad.csv:3: column 'Lon': not a number: \"abc\"",
+        ),
+        (
+            &["--points", "nan.csv"],
+            "nan.csv:3: column 'lat': not a finite number",
+        ),
+        (
+            &["--points", "inf.csv"],
+            "inf.csv:2: column 'lon': not a finite number",
+        ),
+        (
+            &["--points", "lat.csv"],
+            "lat.csv:3: column 'lat': latitude 91.5 is outside [-90, 90]",
+        ),
+        (&["--points", "empty.csv"], "empty.csv: empty file"),
+        (&["--points", "header.csv"], "header.csv: no data rows"),
+        (
+            &["--points", "xy.csv"],
+            "xy.csv: no column 'lat' (columns: x, y)",
+        ),
+        (&["--points", "ragged.csv"], "expected 2 fields, found 1"),
+        (&["--points", "missing.csv"], "missing.csv"),
+        (
+            &["--k", "4"],
+            "4 is larger than the number of candidates (3",
+        ),
+        (&["--k", "0"], "--k"),
+        (&["--epsilon", "0"], "epsilon must be finite and > 0, got 0"),
+        (
+            &["--epsilon", "-2"],
+            "epsilon must be finite and > 0, got -2",
+        ),
+        (&["--epsilon", "nan"], "epsilon must be finite and > 0"),
+        (&["--delta", "1"], "delta must be in [0, 1)"),
+        (&["--mechanism", "lmm"], "needs δ > 0"),
+        (&["--normalizer", "-1"], "--normalizer"),
+        (&["--trials", "0"], "--trials"),
+        (&["--mechanism", "gumbel"], "gumbel"),
+        (
+            &["--metric", "haversine", "--x", "lat", "--y", "lon"],
+            "haversine",
+        ),
+        (&["--constraint", "partition:nope.csv"], "nope.csv"),
+    ];
+    for (extra, expected) in cases {
+        // Defaults first; later flags override nothing (clap rejects repeats), so build the
+        // argument list without the defaults the case replaces.
+        let mut args = vec!["select", "--candidates", "c.csv"];
+        let has = |flag: &str| extra.contains(&flag);
+        if !has("--points") {
+            args.extend(["--points", "p.csv"]);
+        }
+        if !has("--k") {
+            args.extend(["--k", "2"]);
+        }
+        if !has("--epsilon") {
+            args.extend(["--epsilon", "1"]);
+        }
+        args.extend(extra.iter());
+        let out = disguise(&dir)
+            .args(&args)
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+        assert!(
+            err.contains(expected),
+            "{args:?}: {err:?} lacks {expected:?}"
+        );
+    }
+    // --epsilon is required for private mechanisms.
+    let out = disguise(&dir)
+        .args([
+            "select",
+            "--points",
+            "p.csv",
+            "--candidates",
+            "c.csv",
+            "--k",
+            "1",
+        ])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("--epsilon is required")
+    );
+}
+
+#[test]
+fn help_has_examples() {
+    let out = Command::cargo_bin("disguise")
+        .unwrap()
+        .args(["select", "--help"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    for needle in [
+        "Examples:",
+        "disguise select --points",
+        "f(S)/n",
+        "--composition",
+        "--trials",
+    ] {
+        assert!(text.contains(needle), "help lacks {needle:?}");
+    }
+}
+
+#[test]
+fn real_data_landmarks_non_private_greedy() {
+    let (Some(points), Some(candidates)) = (
+        disguise::data::locate_for_test("uber_nyc_apr14/pickups_manhattan_10k.csv").unwrap(),
+        disguise::data::locate_for_test("manhattan_candidates/landmarks_33.csv").unwrap(),
+    ) else {
+        return;
+    };
+    let dir = dir_with("real_landmarks", &[]);
+    let out = disguise(&dir)
+        .arg("select")
+        .arg("--points")
+        .arg(&points)
+        .arg("--candidates")
+        .arg(&candidates)
+        .args(["--k", "3", "--mechanism", "max", "--metric", "manhattan"])
+        .args(["--normalizer", "0.266", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    // The data README's sanity check (non-private greedy, m = 0.266, Manhattan metric).
+    let names: Vec<&str> = doc["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert_eq!(names[0], "Empire State Building");
+    assert_eq!(names[1], "Soho Grand Hotel");
+    assert!(names[2].starts_with("Grand Army Plaza"), "{names:?}");
+    let u = floats(&doc["utility"]);
+    assert!(
+        u.windows(2).all(|w| w[0] <= w[1]) && u[2] <= 1.0 && u[0] > 0.5,
+        "{u:?}"
+    );
+}
+
+#[test]
+fn real_data_full_april_file() {
+    let (Some(points), Some(candidates)) = (
+        disguise::data::locate_for_test("uber_nyc_apr14/uber-raw-data-apr14.csv").unwrap(),
+        disguise::data::locate_for_test("manhattan_candidates/landmarks_33.csv").unwrap(),
+    ) else {
+        return;
+    };
+    let dir = dir_with("real_april", &[]);
+    let start = std::time::Instant::now();
+    let out = disguise(&dir)
+        .arg("select")
+        .arg("--points")
+        .arg(&points)
+        .arg("--candidates")
+        .arg(&candidates)
+        .args(["--lat", "Lat", "--lon", "Lon", "--k", "5", "--epsilon", "1"])
+        .args([
+            "--delta",
+            "1e-6",
+            "--metric",
+            "haversine",
+            "--normalizer",
+            "20",
+        ])
+        .args(["--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let elapsed = start.elapsed();
+    let doc = json(&out);
+    assert_eq!(doc["points"], 564_516);
+    assert_eq!(indices(&doc["selected"]).len(), 5);
+    assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 1.0);
+    assert_eq!(doc["secure_rng"], true);
+    assert!(elapsed.as_secs_f64() < 20.0, "took {elapsed:?}");
+}
