@@ -2,38 +2,10 @@
 //! `disguise select --algorithm continuous-greedy`: picks, JSON shapes, budgets, and
 //! one-line errors with exit code 2, on small files written here.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{dir_with, disguise, fails_with, indices, json};
 use std::path::{Path, PathBuf};
-
-fn dir_with(test: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("assign-tests")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, contents) in files {
-        std::fs::write(dir.join(name), contents).unwrap();
-    }
-    dir
-}
-
-fn disguise(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("disguise").unwrap();
-    cmd.current_dir(dir);
-    cmd
-}
-
-fn json(output: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(output).expect("stdout is one JSON document")
-}
-
-fn indices(v: &serde_json::Value) -> Vec<u64> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .collect()
-}
 
 /// Four candidates on the corners of a 10 × 10 square; with normaliser 1 a point is served
 /// only by the candidate it sits on. Three `am` points on A, one `am` on C, two `pm` on D,
@@ -139,19 +111,6 @@ fn assign_trials_and_csv() {
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("trial,pick,index,name,type,value,utility"));
     assert_eq!(lines.len(), 1 + 4 * 2, "{text}");
-}
-
-fn fails_with(dir: &Path, args: &[&str], needle: &str) {
-    let out = disguise(dir)
-        .args(args)
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(out).unwrap();
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(err.contains(needle), "{err:?} lacks {needle:?}");
 }
 
 #[test]

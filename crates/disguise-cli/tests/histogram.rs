@@ -1,8 +1,11 @@
 //! `disguise histogram`: the synthetic release, the JSON report, the privacy warnings, and
 //! one-line errors with exit code 2.
 
+mod common;
+
 use assert_cmd::Command;
-use std::path::PathBuf;
+use common::disguise;
+use std::path::{Path, PathBuf};
 
 const SCHEMA: &str = r#"
 has_header = true
@@ -42,13 +45,7 @@ fn setup(test: &str, schema: &str) -> PathBuf {
     dir
 }
 
-fn disguise(dir: &PathBuf) -> Command {
-    let mut cmd = Command::cargo_bin("disguise").unwrap();
-    cmd.current_dir(dir);
-    cmd
-}
-
-fn base(dir: &PathBuf) -> Command {
+fn base(dir: &Path) -> Command {
     let mut cmd = disguise(dir);
     cmd.args(["histogram", "--data", "data.csv", "--schema", "schema.toml"]);
     cmd

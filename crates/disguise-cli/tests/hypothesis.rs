@@ -1,30 +1,11 @@
 //! `disguise hypothesis`: the chosen stump, |H| from the grid, schema and --bounds inputs,
 //! the held-out accuracy, the guarantee, and one-line errors with exit code 2.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{dir_with, disguise, fails_with, json};
 use predicates::prelude::*;
 use std::path::PathBuf;
-
-fn dir_with(test: &str, files: &[(&str, String)]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("hypothesis-tests")
-        .join(test);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, contents) in files {
-        std::fs::write(dir.join(name), contents).unwrap();
-    }
-    dir
-}
-
-fn disguise(dir: &PathBuf) -> Command {
-    let mut cmd = Command::cargo_bin("disguise").unwrap();
-    cmd.current_dir(dir);
-    cmd
-}
-
-fn json(output: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(output).expect("stdout is one JSON document")
-}
 
 /// y = [a > 100] exactly, b is unrelated: 2000 rows with a, b ∈ [0, 255].
 fn data() -> String {
@@ -39,7 +20,7 @@ fn data() -> String {
 
 #[test]
 fn finds_the_separating_stump_with_every_mechanism() {
-    let dir = dir_with("separating", &[("d.csv", data())]);
+    let dir = dir_with("separating", &[("d.csv", &data())]);
     for mechanism in ["em", "lmm", "lmm-chaudhuri", "report-noisy-max", "max"] {
         let out = disguise(&dir)
             .args([
@@ -114,7 +95,7 @@ type = "categorical"
 levels = ["no", "yes"]
 "#;
     let csv = data().replace(",0\n", ",no\n").replace(",1\n", ",yes\n");
-    let dir = dir_with("schema", &[("d.csv", csv), ("s.toml", schema.to_string())]);
+    let dir = dir_with("schema", &[("d.csv", &csv), ("s.toml", schema)]);
     disguise(&dir)
         .args([
             "hypothesis",
@@ -145,7 +126,7 @@ levels = ["no", "yes"]
 
 #[test]
 fn bounds_from_data_is_flagged_not_private() {
-    let dir = dir_with("from_data", &[("d.csv", data())]);
+    let dir = dir_with("from_data", &[("d.csv", &data())]);
     disguise(&dir)
         .args([
             "hypothesis",
@@ -164,7 +145,7 @@ fn bounds_from_data_is_flagged_not_private() {
 
 #[test]
 fn errors_are_one_line_with_exit_code_2() {
-    let dir = dir_with("errors", &[("d.csv", data())]);
+    let dir = dir_with("errors", &[("d.csv", &data())]);
     for (args, needle) in [
         (
             vec!["--label", "y", "--epsilon", "1", "--delta", "1e-6"],
@@ -218,17 +199,11 @@ fn errors_are_one_line_with_exit_code_2() {
             "zz",
         ),
     ] {
-        let out = disguise(&dir)
-            .args(["hypothesis", "--data", "d.csv"])
-            .args(&args)
-            .assert()
-            .code(2)
-            .get_output()
-            .stderr
-            .clone();
-        let err = String::from_utf8(out).unwrap();
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-        assert!(err.contains(needle), "{args:?}: {err}");
+        let full: Vec<&str> = ["hypothesis", "--data", "d.csv"]
+            .into_iter()
+            .chain(args)
+            .collect();
+        fails_with(&dir, &full, needle);
     }
 }
 

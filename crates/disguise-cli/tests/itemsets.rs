@@ -1,31 +1,10 @@
 //! `disguise itemsets`: the top itemsets, JSON shape, both input formats, the item list and
 //! the fallbacks, guarantee composition, seeding, and one-line errors with exit code 2.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{dir_with, disguise, fails_with, json};
 use predicates::prelude::*;
-use std::path::PathBuf;
-
-/// A fresh directory under Cargo's per-test temporary area with the given files.
-fn dir_with(test: &str, files: &[(&str, String)]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("itemsets-tests")
-        .join(test);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, contents) in files {
-        std::fs::write(dir.join(name), contents).unwrap();
-    }
-    dir
-}
-
-fn disguise(dir: &PathBuf) -> Command {
-    let mut cmd = Command::cargo_bin("disguise").unwrap();
-    cmd.current_dir(dir);
-    cmd
-}
-
-fn json(output: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(output).expect("stdout is one JSON document")
-}
 
 /// 1500 × {1 2 5}, 1200 × {3 4}, 60 × {1 9}: the top pairs are {1 2}, {1 5}, {2 5}
 /// (count 1500 each) then {3 4} (1200).
@@ -58,7 +37,7 @@ fn long_csv() -> String {
 
 #[test]
 fn top_pairs_with_guarantee_in_json() {
-    let dir = dir_with("top_pairs", &[("t.dat", fimi())]);
+    let dir = dir_with("top_pairs", &[("t.dat", &fimi())]);
     for mechanism in ["lmm", "lmm-chaudhuri"] {
         let out = disguise(&dir)
             .args([
@@ -120,7 +99,7 @@ fn top_pairs_with_guarantee_in_json() {
 
 #[test]
 fn csv_input_gives_the_same_release_as_fimi() {
-    let dir = dir_with("csv", &[("t.dat", fimi()), ("t.csv", long_csv())]);
+    let dir = dir_with("csv", &[("t.dat", &fimi()), ("t.csv", &long_csv())]);
     let run = |args: &[&str]| {
         let out = disguise(&dir)
             .args(["itemsets", "--size", "2", "--top", "2", "--epsilon", "1"])
@@ -152,7 +131,7 @@ fn exponential_mechanism_over_the_item_list() {
         .map(|i| i.to_string())
         .collect::<Vec<_>>()
         .join("\n");
-    let dir = dir_with("em", &[("t.dat", fimi()), ("items.txt", items)]);
+    let dir = dir_with("em", &[("t.dat", &fimi()), ("items.txt", &items)]);
     let out = disguise(&dir)
         .args([
             "itemsets",
@@ -197,7 +176,7 @@ fn exponential_mechanism_over_the_item_list() {
 #[test]
 fn no_margin_reports_no_itemset_in_the_table() {
     // 20 transactions: far below the stopping thresholds.
-    let dir = dir_with("no_margin", &[("small.dat", "1 2\n".repeat(20))]);
+    let dir = dir_with("no_margin", &[("small.dat", &"1 2\n".repeat(20))]);
     disguise(&dir)
         .args([
             "itemsets",
@@ -217,7 +196,7 @@ fn no_margin_reports_no_itemset_in_the_table() {
 
 #[test]
 fn errors_are_one_line_with_exit_code_2() {
-    let dir = dir_with("errors", &[("t.dat", fimi())]);
+    let dir = dir_with("errors", &[("t.dat", &fimi())]);
     for (args, needle) in [
         (
             vec!["--size", "0", "--epsilon", "1", "--delta", "1e-6"],
@@ -255,17 +234,11 @@ fn errors_are_one_line_with_exit_code_2() {
             "--max-length",
         ),
     ] {
-        let out = disguise(&dir)
-            .args(["itemsets", "--transactions", "t.dat"])
-            .args(&args)
-            .assert()
-            .code(2)
-            .get_output()
-            .stderr
-            .clone();
-        let err = String::from_utf8(out).unwrap();
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-        assert!(err.contains(needle), "{args:?}: {err}");
+        let full: Vec<&str> = ["itemsets", "--transactions", "t.dat"]
+            .into_iter()
+            .chain(args)
+            .collect();
+        fails_with(&dir, &full, needle);
     }
     disguise(&dir)
         .args(["itemsets", "--transactions", "missing.dat", "--size", "2"])

@@ -1,26 +1,13 @@
 //! `disguise sample`: counts, JSON shape, stdin, seeding, and one-line errors with exit code 2.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{dir_with, disguise, json, one_line_error};
 use std::path::PathBuf;
 
 /// A fresh directory under Cargo's per-test temporary area, holding `scores.txt`.
 fn dir_with_scores(test: &str, contents: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("sample-tests")
-        .join(test);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("scores.txt"), contents).unwrap();
-    dir
-}
-
-fn disguise(dir: &PathBuf) -> Command {
-    let mut cmd = Command::cargo_bin("disguise").unwrap();
-    cmd.current_dir(dir);
-    cmd
-}
-
-fn json(output: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(output).expect("stdout is one JSON document")
+    dir_with(test, &[("scores.txt", contents)])
 }
 
 const SCORES: &str = "1.0\n5.0\n\n2.5\n-3\n";
@@ -182,33 +169,25 @@ fn unseeded_runs_use_the_secure_generator_without_warning() {
 /// they override or complete) and asserts one `error: ...` line on stderr and exit code 2.
 fn assert_error(test: &str, scores: &str, extra: &[&str], expected: &str) {
     let dir = dir_with_scores(test, scores);
-    let mut cmd = disguise(&dir);
-    cmd.arg("sample");
+    let mut args = vec!["sample"];
     let has = |flag: &str| extra.contains(&flag);
     if !has("--scores") {
-        cmd.args(["--scores", "scores.txt"]);
+        args.extend(["--scores", "scores.txt"]);
     }
     if !has("--sensitivity") {
-        cmd.args(["--sensitivity", "1"]);
+        args.extend(["--sensitivity", "1"]);
     }
     if !has("--epsilon") {
-        cmd.args(["--epsilon", "1"]);
+        args.extend(["--epsilon", "1"]);
     }
     if !has("--mechanism") {
-        cmd.args(["--mechanism", "em"]);
+        args.extend(["--mechanism", "em"]);
     }
     if !has("--trials") {
-        cmd.args(["--trials", "10"]);
+        args.extend(["--trials", "10"]);
     }
-    let out = cmd.args(extra).assert().code(2).get_output().clone();
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(stderr.lines().count(), 1, "{test}: {stderr}");
-    assert!(stderr.starts_with("error: "), "{test}: {stderr}");
-    assert!(
-        stderr.contains(expected),
-        "{test}: expected {expected:?} in {stderr:?}"
-    );
-    assert!(out.stdout.is_empty(), "{test}: no partial output");
+    args.extend(extra);
+    one_line_error(&dir, &args, expected);
 }
 
 #[test]

@@ -2,47 +2,11 @@
 //! one-line errors with exit code 2 — on small files written here, and on the real data when
 //! it is present.
 
+mod common;
+
 use assert_cmd::Command;
-use std::path::{Path, PathBuf};
-
-/// A fresh directory under Cargo's per-test temporary area holding the given files.
-fn dir_with(test: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("select-tests")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for (name, contents) in files {
-        std::fs::write(dir.join(name), contents).unwrap();
-    }
-    dir
-}
-
-fn disguise(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("disguise").unwrap();
-    cmd.current_dir(dir);
-    cmd
-}
-
-fn json(output: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(output).expect("stdout is one JSON document")
-}
-
-fn floats(v: &serde_json::Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
-
-fn indices(v: &serde_json::Value) -> Vec<u64> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("not an array: {v}"))
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .collect()
-}
+use common::{dir_with, disguise, floats, indices, json, one_line_error};
+use std::path::PathBuf;
 
 /// Four candidates on the corners of a 10 × 10 square (planar x/y); six points sitting exactly
 /// on three of them: 3 on A, 2 on D, 1 on C. With normaliser 1 every point is served only by
@@ -446,20 +410,7 @@ fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
             args.extend(["--epsilon", "1"]);
         }
         args.extend(extra.iter());
-        let out = disguise(&dir)
-            .args(&args)
-            .assert()
-            .code(2)
-            .get_output()
-            .clone();
-        assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("error: "), "{args:?}: {err}");
-        assert!(
-            err.contains(expected),
-            "{args:?}: {err:?} lacks {expected:?}"
-        );
+        one_line_error(&dir, &args, expected);
     }
     // --epsilon is required for private mechanisms.
     let out = disguise(&dir)

@@ -1,0 +1,89 @@
+//! Helpers shared by the CLI integration tests (`mod common;` in each test file).
+//!
+//! Each test binary uses only some of them, hence the `dead_code` allowance.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+/// A fresh (emptied) directory `<suite>-tests/<test>` under Cargo's per-test temporary area,
+/// holding the given files; `<suite>` is the test binary's name (`select`, `itemsets`, …).
+pub fn dir_with(test: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{}-tests", env!("CARGO_CRATE_NAME")))
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, contents) in files {
+        std::fs::write(dir.join(name), contents).unwrap();
+    }
+    dir
+}
+
+/// The `disguise` binary built by Cargo, run in `dir`.
+pub fn disguise(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("disguise").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+/// Parses stdout as exactly one JSON document.
+pub fn json(output: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(output).expect("stdout is one JSON document")
+}
+
+/// A JSON array of numbers as `f64`s (panics if `v` is not one).
+pub fn floats(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+/// A JSON array of non-negative integers as `u64`s (panics if `v` is not one).
+pub fn indices(v: &serde_json::Value) -> Vec<u64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+/// Runs `disguise args…` in `dir` and asserts exit code 2 and a one-line stderr that
+/// contains `needle`.
+pub fn fails_with(dir: &Path, args: &[&str], needle: &str) {
+    let out = disguise(dir)
+        .args(args)
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(out).unwrap();
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: one line: {err}"
+    );
+    assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
+}
+
+/// Runs `disguise args…` in `dir` and asserts exit code 2, nothing on stdout, and exactly
+/// one stderr line that starts with `error: ` and contains `expected`.
+pub fn one_line_error(dir: &Path, args: &[&str], expected: &str) {
+    let out = disguise(dir)
+        .args(args)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("error: "), "{args:?}: {err}");
+    assert!(
+        err.contains(expected),
+        "{args:?}: {err:?} lacks {expected:?}"
+    );
+}
