@@ -15,7 +15,7 @@ cargo build --release --bench peers -p disguise >/dev/null 2>&1 || cargo bench -
 BIN=$(ls -t target/release/deps/peers-* | grep -v '\.d$' | head -1)
 [ -f "$DIR/fl_100k_points.f64" ] || "$BIN" prepare "$DIR"
 : > "$OUT"
-for w in em_1m em_1m_winner fl_10k fl_100k; do
+for w in ${PEERS_WORKLOADS:-em_1m em_1m_winner fl_10k fl_100k fl_2k_self}; do
   for _ in $(seq "$ROUNDS"); do
     "$BIN" run "$w" "$DIR" 1 >> "$OUT"
     "$PY" benches/peers/peers.py "$w" "$DIR" 1 >> "$OUT"

@@ -138,6 +138,21 @@ fn run(workload: &str, dir: &Path, reps: usize) {
                 };
                 ("disguise-greedy", t.elapsed().as_secs_f64(), sol.elements)
             }
+            "fl_2k_self" => {
+                // Records are also the candidates (apricot's setting): the first 2,000 pickups.
+                let mut points = pairs(&read_f64(&dir.join("fl_10k_points.f64")));
+                points.truncate(2000);
+                let t = Instant::now();
+                let f = FacilityLocation::new(
+                    Metric::Manhattan,
+                    &points,
+                    &points,
+                    Normalizer::Fixed(0.266),
+                )
+                .expect("objective");
+                let sol = lazy_greedy(&f, &Cardinality::new(points.len(), 10)).expect("greedy");
+                ("disguise-greedy", t.elapsed().as_secs_f64(), sol.elements)
+            }
             other => panic!("unknown workload {other}"),
         };
         println!(
@@ -159,7 +174,7 @@ fn main() {
             args.get(3).and_then(|r| r.parse().ok()).unwrap_or(5),
         ),
         _ => eprintln!(
-            "usage: peers prepare DIR | peers run em_1m|em_1m_winner|fl_10k|fl_100k DIR [REPS] \
+            "usage: peers prepare DIR | peers run em_1m|em_1m_winner|fl_10k|fl_100k|fl_2k_self DIR [REPS] \
              (see benches/peers/run.sh)"
         ),
     }
