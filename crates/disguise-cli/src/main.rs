@@ -5,6 +5,7 @@
 
 mod commands;
 mod output;
+mod plot;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -19,12 +20,28 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run one private selection on an embedded synthetic example and print the guarantee.
+    /// Start here: privately choose 3 waiting spots for synthetic Manhattan pickups (no file
+    /// needed), print the picks and the guarantee, and write a map.
     Demo(commands::demo::Args),
     /// Per-round ε₀ for a total (ε, δ) budget under every composition rule, and the best one.
     Budget(commands::budget::Args),
     /// Run a selection mechanism many times on a score file and count what it picks.
     Sample(commands::sample::Args),
+    /// Private facility location: choose k public candidate locations serving private points.
+    Select(commands::select::Args),
+    /// Private feature selection: choose the k columns most informative about a label.
+    /// Private frequent itemsets: the most frequent itemsets of size r in transactions.
+    Itemsets(commands::itemsets::Args),
+    /// Private hypothesis selection: the decision stump with the smallest training error.
+    Hypothesis(commands::hypothesis::Args),
+    Features(commands::features::Args),
+    /// Reproduce a paper's experiment: tidy CSV tables and figures (PNG + SVG) in --out.
+    Experiment(commands::experiment::Args),
+    /// Release a differentially private projected histogram of a table as synthetic data.
+    Histogram(commands::histogram::Args),
+    /// Private k-type facility location: choose locations and give each one of k types,
+    /// serving every private point by a location of its own type (k-submodular greedy).
+    Assign(commands::assign::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +53,13 @@ fn main() -> ExitCode {
         Command::Demo(args) => commands::demo::run(args),
         Command::Budget(args) => commands::budget::run(args),
         Command::Sample(args) => commands::sample::run(args),
+        Command::Select(args) => commands::select::run(args),
+        Command::Features(args) => commands::features::run(args),
+        Command::Itemsets(args) => commands::itemsets::run(args),
+        Command::Hypothesis(args) => commands::hypothesis::run(args),
+        Command::Experiment(args) => commands::experiment::run(args),
+        Command::Histogram(args) => commands::histogram::run(args),
+        Command::Assign(args) => commands::assign::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -66,12 +90,16 @@ fn usage_error(err: clap::Error) -> ExitCode {
             ExitCode::from(2)
         }
         _ => {
+            // Clap's first line names the problem; when it ends with ':' the next lines list
+            // what it refers to (e.g. the missing flags), so join those onto the same line.
             let text = err.to_string();
-            let line = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid usage");
-            let line = line.strip_prefix("error: ").unwrap_or(line);
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            let first = lines.next().unwrap_or("invalid usage");
+            let mut line = first.strip_prefix("error: ").unwrap_or(first).to_string();
+            if line.ends_with(':') {
+                let items: Vec<&str> = lines.take_while(|l| !l.starts_with("Usage:")).collect();
+                line = format!("{line} {}", items.join(", "));
+            }
             eprintln!("error: {line} (see --help)");
             ExitCode::from(2)
         }

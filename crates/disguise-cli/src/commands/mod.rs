@@ -1,5 +1,13 @@
 //! One module per subcommand: its `Args` (clap) and its `run`.
 
+pub mod assign;
 pub mod budget;
+pub mod continuous;
 pub mod demo;
+pub mod experiment;
+pub mod features;
+pub mod histogram;
+pub mod hypothesis;
+pub mod itemsets;
 pub mod sample;
+pub mod select;

@@ -21,7 +21,8 @@
 //!
 //! k and γ can be given or estimated as in Sections 2.3.1–2.3.2 ([`simulate_k`],
 //! [`estimate_gamma`], [`select_k_by_splitting`]). [`projected_histogram`] runs the whole
-//! pipeline.
+//! pipeline; [`evaluate_fold`] runs one cross-validation fold of the paper's Section 3
+//! (OLR/HLR/PLR and their multinomial versions, scored by AUC or Hand–Till).
 //!
 //! # Guarantee
 //! ε-DP for **replace-one** neighbours: two datasets with the same number n of records that
@@ -63,6 +64,7 @@
 
 pub mod discretize;
 pub mod encode;
+pub mod evaluate;
 pub mod params;
 pub mod privatekd;
 pub mod project;
@@ -73,6 +75,9 @@ pub mod table;
 
 pub use discretize::{Bins, Discretized, Domain, bandwidth, bin_count, domains_for};
 pub use encode::MixedRadix;
+pub use evaluate::{
+    Classifier, FeatureEncoding, FoldOutcome, ReleaseSummary, evaluate_fold, evaluate_fold_with,
+};
 pub use params::{
     DEFAULT_B, DEFAULT_L, DEFAULT_P, DEFAULT_SAMPLES, DEFAULT_SEED, GammaEstimate, GammaParams,
     bin_masses, class_size, epsilon_h_required, epsilon_p_required, estimate_gamma, gamma_from,

@@ -66,6 +66,7 @@ impl<O: Objective> CostFunction for Cached<'_, O> {
     type Param = Vec<f64>;
     type Output = f64;
     fn cost(&self, p: &Vec<f64>) -> std::result::Result<f64, argmin::core::Error> {
+        finite(p)?;
         Ok(self.eval(p).0)
     }
 }
@@ -74,7 +75,21 @@ impl<O: Objective> Gradient for Cached<'_, O> {
     type Param = Vec<f64>;
     type Gradient = Vec<f64>;
     fn gradient(&self, p: &Vec<f64>) -> std::result::Result<Vec<f64>, argmin::core::Error> {
+        finite(p)?;
         Ok(self.eval(p).1)
+    }
+}
+
+/// Refuses a non-finite trial point. Without this, a degenerate L-BFGS direction (NaN once
+/// progress stalls at rounding level) makes argmin's Moré–Thuente line search loop forever:
+/// its inner run has no iteration limit and NaN steps fail every termination test. The
+/// error ends the line search; L-BFGS then stops with `SolverExit` and [`minimize`] keeps
+/// the best point found.
+fn finite(p: &[f64]) -> std::result::Result<(), argmin::core::Error> {
+    if p.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(argmin::core::Error::msg("non-finite trial point"))
     }
 }
 

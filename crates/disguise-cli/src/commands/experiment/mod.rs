@@ -1,0 +1,358 @@
+//! `disguise experiment NAME --out DIR`: reproduce the experiments of the papers, writing
+//! tidy CSV tables and figures (PNG + SVG) into DIR.
+//!
+//! Each experiment is one file in this folder with its own `Args` (which flattens
+//! [`Common`]) and `run`; adding one is a new file plus one variant of [`Experiment`].
+//! The shared machinery lives here: locating the data, running trials in parallel with one
+//! forked generator each (so results depend on `--seed` only, never on the number of
+//! threads), a progress bar, summary statistics, and writing CSV files and figures.
+//!
+//! Experiments measure *utility* by running private algorithms many times on public
+//! research data. Their outputs are not a private release: N trials on the same data
+//! compose to N times the budget. That is also why `--seed` is offered without warnings.
+
+// `histograms` (Vinterbo 2012 §3) is being finished: histograms.rs is not compiled yet.
+mod margin;
+mod matroid;
+mod nhanes;
+mod uber;
+
+use crate::output::{Format, print_json, progress_bar};
+use crate::plot::{self, Figure};
+use anyhow::{Context as _, bail};
+use disguise::SecureRng;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `disguise experiment`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    experiment: Experiment,
+}
+
+/// The experiments.
+#[derive(clap::Subcommand)]
+enum Experiment {
+    /// Mitrovic et al. 2017 §6.1 (Figure 1): private facility location on Uber pickups.
+    ///
+    /// 10,000 Uber pickups in Manhattan with 33 landmark or 33 grid candidates: utility vs k,
+    /// utility vs ε, and maps of representative picks, for non-private greedy, EM greedy, both
+    /// LMM greedy variants and random sets.
+    /// Example: `disguise experiment uber --out results --seed 1`.
+    Uber(uber::Args),
+    /// Mitrovic et al. 2017 §6.2 (Figure 2): private feature selection on NHANES diabetes.
+    ///
+    /// Naive-Bayes mutual information with diabetes of 23 binary health features of NHANES
+    /// 2007–2012 adults: MI vs k, and how often each feature is chosen in the top 3.
+    /// Example: `disguise experiment nhanes --out results --seed 1`.
+    Nhanes(nhanes::Args),
+    /// Chaturvedi et al. 2021 (cardinality "20 grid 80 spurious", the partition-matroid
+    /// trap) with the private continuous greedy of Rafiey & Yoshida 2020, and k-type
+    /// facility location by shift (k-submodular, Algorithms 3–4), on the Uber pickups.
+    /// Example: `disguise experiment matroid --out results --seed 1`.
+    Matroid(matroid::Args),
+    /// Chaudhuri et al. 2014: the large margin mechanism in practice. Example (1) (EM's
+    /// success decays with the universe size K, LMM's does not; K up to 10^200), private
+    /// frequent pairs on FIMI chess and BMS-WebView-2 vs ε, and private decision-stump
+    /// selection: test error vs |H|.
+    /// Example: `disguise experiment margin --out results --seed 1`.
+    Margin(margin::Args),
+}
+
+/// Runs `disguise experiment`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.experiment {
+        Experiment::Uber(a) => uber::run(a),
+        Experiment::Nhanes(a) => nhanes::run(a),
+        Experiment::Matroid(a) => matroid::run(a),
+        Experiment::Margin(a) => margin::run(a),
+    }
+}
+
+/// Options every experiment takes (flatten into its `Args`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct Common {
+    /// Folder for the CSV tables and figures (created if missing).
+    /// Example: `--out results`.
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Trials per configuration (default: the paper's number for this experiment).
+    /// Example: `--trials 20`.
+    #[arg(long, value_name = "N")]
+    pub trials: Option<usize>,
+    /// Seed for a reproducible run (same seed, same numbers, on any number of cores).
+    /// Without it the generator is keyed by the operating system. Example: `--seed 1`.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// No progress bar and no notes on stderr.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Folder holding the real data (default: `$DISGUISE_DATA`, else `../shared/data`).
+    /// Example: `--data-dir ../shared/data`.
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Output format of the final summary on stdout.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+}
+
+/// The state of one experiment run: options, the master generator, and what was written.
+pub struct Context {
+    /// The experiment's name (prefix of every file it writes).
+    pub name: &'static str,
+    /// The output folder.
+    pub out: PathBuf,
+    /// Trials per configuration.
+    pub trials: usize,
+    /// `--quiet`.
+    pub quiet: bool,
+    seed: Option<u64>,
+    data_dir: Option<PathBuf>,
+    format: Format,
+    rng: SecureRng,
+    started: Instant,
+    written: Vec<PathBuf>,
+}
+
+impl Context {
+    /// Validates the common options, creates the output folder and keys the generator.
+    pub fn new(name: &'static str, common: Common, default_trials: usize) -> anyhow::Result<Self> {
+        let trials = common.trials.unwrap_or(default_trials);
+        if trials == 0 {
+            bail!("--trials must be at least 1");
+        }
+        std::fs::create_dir_all(&common.out)
+            .with_context(|| format!("cannot create {}", common.out.display()))?;
+        let rng = match common.seed {
+            Some(seed) => SecureRng::insecure_from_seed(seed),
+            None => SecureRng::from_os()?,
+        };
+        Ok(Self {
+            name,
+            out: common.out,
+            trials,
+            quiet: common.quiet,
+            seed: common.seed,
+            data_dir: common.data_dir,
+            format: common.format,
+            rng,
+            started: Instant::now(),
+            written: Vec::new(),
+        })
+    }
+
+    /// The path of a data file given relative to the data folder (`--data-dir`, else
+    /// [`disguise::data::locate`]); a missing file is an error naming where it was looked
+    /// for.
+    pub fn data(&self, relative: &str) -> anyhow::Result<PathBuf> {
+        match &self.data_dir {
+            Some(dir) => {
+                let path = dir.join(relative);
+                if path.is_file() {
+                    Ok(path)
+                } else {
+                    bail!("data file {} not found (check --data-dir)", path.display())
+                }
+            }
+            None => Ok(disguise::data::locate(relative)?),
+        }
+    }
+
+    /// A note on stderr (unless `--quiet`).
+    pub fn note(&self, message: &str) {
+        if !self.quiet {
+            eprintln!("{message}");
+        }
+    }
+
+    /// Runs `f` once per job in parallel, each call with its own generator forked from the
+    /// master generator in job order (so the results depend on the seed, not on
+    /// scheduling), with a progress bar labelled `label`. Results are in job order.
+    pub fn run_jobs<J, T, F>(&mut self, label: &str, jobs: &[J], f: F) -> anyhow::Result<Vec<T>>
+    where
+        J: Sync,
+        T: Send,
+        F: Fn(&J, &mut SecureRng) -> anyhow::Result<T> + Sync,
+    {
+        let rngs: Vec<SecureRng> = jobs.iter().map(|_| self.rng.fork()).collect();
+        let bar = progress_bar(jobs.len() as u64, label, self.quiet);
+        let results = jobs
+            .par_iter()
+            .zip(rngs)
+            .map(|(job, mut rng)| {
+                let out = f(job, &mut rng);
+                bar.inc(1);
+                out
+            })
+            .collect::<anyhow::Result<Vec<T>>>();
+        bar.finish_and_clear();
+        results
+    }
+
+    /// Writes `<out>/<name>_<file>.csv` with a header row.
+    pub fn csv(&mut self, file: &str, header: &[&str], rows: &[Vec<String>]) -> anyhow::Result<()> {
+        let path = self.out.join(format!("{}_{file}.csv", self.name));
+        let mut w = csv::Writer::from_path(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        w.write_record(header)?;
+        for row in rows {
+            w.write_record(row)?;
+        }
+        w.flush()?;
+        self.written.push(path);
+        Ok(())
+    }
+
+    /// Writes `<out>/<name>_<file>.png` and `.svg`.
+    pub fn figure(&mut self, file: &str, figure: &impl Figure) -> anyhow::Result<()> {
+        let base = self.out.join(format!("{}_{file}", self.name));
+        let paths = plot::save(figure, &base)?;
+        self.written.extend(paths);
+        Ok(())
+    }
+
+    /// Prints the summary (the files written, the seed, the time) on stdout, after the
+    /// experiment's own `table` lines (shown in table format only).
+    pub fn finish(self, table: &[String]) -> anyhow::Result<()> {
+        #[derive(Serialize)]
+        struct Done<'a> {
+            experiment: &'a str,
+            trials: usize,
+            seed: Option<u64>,
+            seconds: f64,
+            files: Vec<String>,
+        }
+        let done = Done {
+            experiment: self.name,
+            trials: self.trials,
+            seed: self.seed,
+            seconds: self.started.elapsed().as_secs_f64(),
+            files: self
+                .written
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
+        };
+        match self.format {
+            Format::Json => print_json(&done),
+            Format::Table => {
+                for line in table {
+                    println!("{line}");
+                }
+                if !table.is_empty() {
+                    println!();
+                }
+                let seed = done
+                    .seed
+                    .map_or("from the OS".to_string(), |s| s.to_string());
+                println!(
+                    "experiment {}: {} trials per configuration, seed {seed}, {:.1} s",
+                    done.experiment, done.trials, done.seconds
+                );
+                println!(
+                    "wrote {} files to {}:",
+                    done.files.len(),
+                    self.out.display()
+                );
+                for f in &self.written {
+                    let name = f.file_name().map(Path::new).unwrap_or(f);
+                    println!("  {}", name.display());
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Mean, sample standard deviation and count of a sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    /// The mean.
+    pub mean: f64,
+    /// The sample standard deviation (n − 1 in the denominator; 0 for n ≤ 1).
+    pub std: f64,
+    /// The sample size.
+    pub n: usize,
+}
+
+impl Summary {
+    /// The summary of `xs` (NaN mean for an empty sample).
+    pub fn of(xs: &[f64]) -> Self {
+        let n = xs.len();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let std = if n > 1 {
+            (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        Self { mean, std, n }
+    }
+
+    /// Half-width of a normal 95 % confidence interval for the mean, 1.96·std/√n.
+    pub fn ci95(&self) -> f64 {
+        if self.n == 0 {
+            0.0
+        } else {
+            1.96 * self.std / (self.n as f64).sqrt()
+        }
+    }
+}
+
+/// For each of `m` elements, the fraction of the `sets` that contain it (counted exactly,
+/// divided once).
+pub fn pick_rates<'a>(sets: impl ExactSizeIterator<Item = &'a [usize]>, m: usize) -> Vec<f64> {
+    let total = sets.len();
+    let mut counts = vec![0usize; m];
+    for set in sets {
+        for &v in set {
+            counts[v] += 1;
+        }
+    }
+    counts
+        .into_iter()
+        .map(|c| c as f64 / total.max(1) as f64)
+        .collect()
+}
+
+/// A number for a CSV cell: shortest round-trip form.
+pub fn cell(x: f64) -> String {
+    format!("{x}")
+}
+
+/// A shortened display name: the part before any parenthesis, trimmed.
+pub fn short_name(name: &str) -> String {
+    name.split(" (").next().unwrap_or(name).trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_matches_hand_computation() {
+        let s = Summary::of(&[1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(s.mean, 2.5);
+        assert!((s.std - (5.0f64 / 3.0).sqrt()).abs() < 1e-15);
+        assert_eq!(s.n, 4);
+        assert!((s.ci95() - 1.96 * s.std / 2.0).abs() < 1e-15);
+        assert_eq!(Summary::of(&[7.0]).std, 0.0);
+    }
+
+    #[test]
+    fn pick_rates_count_exactly() {
+        let sets: [&[usize]; 4] = [&[0, 1], &[1, 2], &[1], &[0, 2]];
+        assert_eq!(pick_rates(sets.into_iter(), 4), [0.5, 0.75, 0.5, 0.0]);
+    }
+
+    #[test]
+    fn short_names_drop_parentheses() {
+        assert_eq!(
+            short_name("New York Public Library (Stephen A. Schwarzman Building)"),
+            "New York Public Library"
+        );
+        assert_eq!(short_name("Times Square"), "Times Square");
+    }
+}
