@@ -34,7 +34,6 @@
 //! run takes about 40 s on 2 cores.
 
 use super::{Common, Context, cell};
-use crate::output::warn_insecure_seed;
 use crate::plot::{BoxPlot, DrawResult, Figure, PALETTE, tick_label};
 use anyhow::Context as _;
 use disguise::SecureRng;
@@ -103,6 +102,7 @@ enum DatasetKey {
     /// UCI Iris.
     Iris,
     /// UCI Statlog (Landsat Satellite), the paper's "Satellite".
+    #[value(alias = "satellite")]
     Landsat,
     /// UCI Adult.
     Adult,
@@ -239,11 +239,8 @@ struct Job {
 
 /// Runs `disguise experiment histograms`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if let Some(seed) = args.common.seed
-        && !args.common.quiet
-    {
-        warn_insecure_seed(seed);
-    }
+    // No warning for --seed: experiments are not releases (see the module documentation of
+    // `experiment`), as in the other experiments.
     let mut ctx = Context::new("histograms", args.common, 1)?;
     if args.folds < 2 {
         anyhow::bail!("--folds must be at least 2");
@@ -1096,7 +1093,13 @@ mod tests {
 
     #[test]
     fn ticks_are_nice() {
-        assert_eq!(nice_ticks(0.0, 1.0, 5), [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]);
+        let ticks = nice_ticks(0.0, 1.0, 5);
+        let want = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
+        assert_eq!(ticks.len(), want.len(), "{ticks:?}");
+        assert!(
+            ticks.iter().zip(want).all(|(t, w)| (t - w).abs() < 1e-12),
+            "{ticks:?}"
+        );
         let (lo, hi) = padded([0.5, 1.0].into_iter(), 0.1);
         assert!((lo - 0.45).abs() < 1e-12 && (hi - 1.05).abs() < 1e-12);
     }
