@@ -956,8 +956,12 @@ mod tests {
             self.1 += 1;
             Ok(v)
         }
-        fn try_fill_bytes(&mut self, _: &mut [u8]) -> std::result::Result<(), Self::Error> {
-            unimplemented!()
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> std::result::Result<(), Self::Error> {
+            for chunk in dst.chunks_mut(8) {
+                let bytes = self.try_next_u64()?.to_le_bytes();
+                chunk.copy_from_slice(&bytes[..chunk.len()]);
+            }
+            Ok(())
         }
     }
     impl rand_core::TryCryptoRng for Script {}
