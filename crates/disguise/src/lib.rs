@@ -24,7 +24,8 @@
 //!   the large margin mechanism over the itemsets that occur (or the exponential mechanism
 //!   over a public item list, the zero-frequency itemsets sampled as one block), and private
 //!   hypothesis selection among decision stumps;
-//! * [`audit`] — black-box empirical privacy audits, used by the test suite.
+//! * [`audit`] — black-box empirical privacy audits, used by the test suite;
+//! * [`files`] — safe output: atomic writes that never go over an input.
 //!
 //! ```
 //! use disguise::prelude::*;
@@ -43,6 +44,7 @@ pub mod audit;
 pub mod constraint;
 pub mod data;
 pub mod error;
+pub mod files;
 pub mod histogram;
 pub mod learn;
 pub mod maximize;

@@ -8,10 +8,12 @@
 mod columns;
 pub mod synthetic;
 mod table;
+mod text;
 
 pub use columns::{Columns, read_columns, read_columns_checked};
 pub use synthetic::{SyntheticLocations, manhattan_like};
 pub use table::{CategoricalColumn, Table, read_table};
+pub use text::{BOM, Position, QUOTE_LIMIT, quote, strip_bom, strip_bom_bytes};
 
 use crate::error::{Error, Result};
 use std::path::PathBuf;

@@ -1,0 +1,236 @@
+//! Writing the user's files safely: never over an input, never half-written.
+//!
+//! Every file a command produces goes through [`AtomicFile`]: it is written to a temporary
+//! file in the destination's folder and renamed into place only when complete, so an
+//! interrupted or failed run leaves either the old file or the new one, never a torn one
+//! (a rename within one folder is atomic on POSIX file systems). Before anything is written,
+//! [`AtomicFile::create`] refuses a destination that is one of the run's inputs — the same
+//! file by any path, including through a symbolic or hard link.
+
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// An output file being written: a temporary file beside the destination, renamed over it
+/// by [`AtomicFile::commit`]. Dropped without a commit, the temporary file is removed and
+/// the destination is untouched.
+///
+/// ```
+/// use disguise::files::AtomicFile;
+/// use std::io::Write;
+/// # let dir = std::env::temp_dir().join(format!("disguise-doc-atomic-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let input = dir.join("data.csv");
+/// std::fs::write(&input, "a\n1\n").unwrap();
+/// let out = dir.join("release.csv");
+///
+/// let mut file = AtomicFile::create(&out, &[&input])?;
+/// writeln!(file.writer(), "a").unwrap();
+/// file.commit()?;
+/// assert_eq!(std::fs::read_to_string(&out).unwrap(), "a\n");
+///
+/// // Writing over an input is refused before anything is written.
+/// let err = AtomicFile::create(&input, &[&input]).unwrap_err();
+/// assert!(err.to_string().contains("is an input"));
+/// # Ok::<(), disguise::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct AtomicFile {
+    destination: PathBuf,
+    temporary: tempfile::NamedTempFile<BufWriter<File>>,
+}
+
+impl AtomicFile {
+    /// Starts writing `destination`, after checking that it is none of `inputs`. The
+    /// temporary file is created in the destination's folder (which must exist) with the
+    /// same extension, so tools that choose a format by extension (image encoders) work on
+    /// [`AtomicFile::path`].
+    pub fn create(destination: &Path, inputs: &[&Path]) -> Result<Self> {
+        refuse_input(destination, inputs)?;
+        let folder = match destination.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let name = destination
+            .file_name()
+            .ok_or_else(|| {
+                Error::Io(format!(
+                    "{}: an output must name a file, not a folder",
+                    destination.display()
+                ))
+            })?
+            .to_string_lossy()
+            .into_owned();
+        let suffix = destination
+            .extension()
+            .map(|e| format!(".{}", e.to_string_lossy()))
+            .unwrap_or_default();
+        let temporary = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(&suffix)
+            .make_in(&folder, |path| {
+                File::create_new(path).map(|f| BufWriter::with_capacity(1 << 16, f))
+            })
+            .map_err(|e| {
+                Error::Io(format!(
+                    "{}: cannot create a file in {}: {e}",
+                    destination.display(),
+                    folder.display()
+                ))
+            })?;
+        Ok(Self {
+            destination: destination.to_path_buf(),
+            temporary,
+        })
+    }
+
+    /// The buffered writer of the temporary file.
+    pub fn writer(&mut self) -> &mut BufWriter<File> {
+        self.temporary.as_file_mut()
+    }
+
+    /// The temporary file's path, for writers that want a path rather than a handle (e.g.
+    /// an image backend). Whatever is written there is what [`AtomicFile::commit`] renames.
+    pub fn path(&self) -> &Path {
+        self.temporary.path()
+    }
+
+    /// The destination.
+    pub fn destination(&self) -> &Path {
+        &self.destination
+    }
+
+    /// Flushes, syncs to disk and renames the temporary file over the destination.
+    pub fn commit(mut self) -> Result<()> {
+        let shown = self.destination.display().to_string();
+        let io = |e: std::io::Error| Error::Io(format!("{shown}: {e}"));
+        let writer = self.temporary.as_file_mut();
+        writer.flush().map_err(io)?;
+        writer.get_ref().sync_all().map_err(io)?;
+        self.temporary
+            .persist(&self.destination)
+            .map_err(|e| io(e.error))?;
+        Ok(())
+    }
+}
+
+/// Writes `destination` atomically with `write`, after checking that it is none of
+/// `inputs` (see [`AtomicFile`]). On any error the destination is left as it was.
+pub fn write_atomic<F>(destination: &Path, inputs: &[&Path], write: F) -> Result<()>
+where
+    F: FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+{
+    let mut file = AtomicFile::create(destination, inputs)?;
+    write(file.writer()).map_err(|e| Error::Io(format!("{}: {e}", destination.display())))?;
+    file.commit()
+}
+
+/// An error if `output` is the same file as one of `inputs` (by any path: compared by
+/// device and inode where the file exists, else by canonical path of its folder and name).
+pub fn refuse_input(output: &Path, inputs: &[&Path]) -> Result<()> {
+    for input in inputs {
+        if same_file(output, input) {
+            return Err(Error::Io(format!(
+                "{}: refusing to write over {}, which is an input of this run (choose another \
+                 output path)",
+                output.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Whether two paths name the same file. A path that does not exist names no existing
+/// file, but two spellings of the same not-yet-existing path are still the same.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(ma), Ok(mb)) => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                ma.dev() == mb.dev() && ma.ino() == mb.ino()
+            }
+            #[cfg(not(unix))]
+            {
+                let _ = (ma, mb);
+                canonical(a) == canonical(b)
+            }
+        }
+        _ => canonical(a).is_some() && canonical(a) == canonical(b),
+    }
+}
+
+/// The canonical path of `p`, or of its folder joined with its name when `p` itself does
+/// not exist yet; `None` when not even the folder exists.
+fn canonical(p: &Path) -> Option<PathBuf> {
+    if let Ok(c) = p.canonicalize() {
+        return Some(c);
+    }
+    let name = p.file_name()?;
+    let folder = match p.parent() {
+        Some(f) if !f.as_os_str().is_empty() => f,
+        _ => Path::new("."),
+    };
+    folder.canonicalize().ok().map(|f| f.join(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("disguise-files-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn refuses_inputs_by_any_path() {
+        let d = dir("refuse");
+        let input = d.join("in.csv");
+        std::fs::write(&input, "x\n").unwrap();
+        let dotted = d.join(".").join("in.csv");
+        assert!(refuse_input(&dotted, &[&input]).is_err());
+        #[cfg(unix)]
+        {
+            let link = d.join("link.csv");
+            let _ = std::fs::remove_file(&link);
+            std::os::unix::fs::symlink(&input, &link).unwrap();
+            assert!(refuse_input(&link, &[&input]).is_err());
+            let hard = d.join("hard.csv");
+            let _ = std::fs::remove_file(&hard);
+            std::fs::hard_link(&input, &hard).unwrap();
+            assert!(refuse_input(&hard, &[&input]).is_err());
+        }
+        assert!(refuse_input(&d.join("out.csv"), &[&input]).is_ok());
+        assert_eq!(std::fs::read_to_string(&input).unwrap(), "x\n");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_temporary() {
+        let d = dir("failed");
+        let out = d.join("out.csv");
+        std::fs::write(&out, "old\n").unwrap();
+        let err = write_atomic(&out, &[], |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("interrupted"))
+        });
+        assert!(err.is_err());
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "old\n");
+        let left: Vec<_> = std::fs::read_dir(&d).unwrap().collect();
+        assert_eq!(left.len(), 1, "a temporary file was left behind");
+        write_atomic(&out, &[], |w| w.write_all(b"new\n")).unwrap();
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "new\n");
+    }
+
+    #[test]
+    fn temporary_keeps_the_extension_and_folder() {
+        let d = dir("ext");
+        let f = AtomicFile::create(&d.join("fig.png"), &[]).unwrap();
+        assert_eq!(f.path().extension().unwrap(), "png");
+        assert_eq!(f.path().parent().unwrap(), d);
+        assert!(AtomicFile::create(&d.join("missing-folder").join("x.csv"), &[]).is_err());
+    }
+}
