@@ -1238,7 +1238,7 @@ fn a_per_round_budget_composes_over_the_planned_rounds() {
 }
 
 #[test]
-fn the_decomposable_rule_is_offered_only_where_the_paper_proves_it() {
+fn the_decomposable_rule_is_offered_only_where_it_is_proven() {
     use disguise::privacy::compose::Rule;
     let mut rng = SecureRng::insecure_from_seed(25);
     let f = random_facility(&mut rng, 6); // declares itself decomposable
@@ -1282,6 +1282,20 @@ fn the_decomposable_rule_is_offered_only_where_the_paper_proves_it() {
         &mut rng,
     );
     assert!(!has(&s.unwrap()));
+    // Nor when λ changes between rounds: the proof (docs/proofs/decomposable-greedy.md)
+    // assumes one λ for every round's exponential mechanism.
+    use disguise::objective::FnObjective;
+    let likes = |s: &[usize]| s.iter().map(|&v| (v % 3) as f64).sum::<f64>().min(4.0);
+    let private = Procedure::private(Mechanism::Exponential, reporting);
+    let steady = FnObjective::new(6, Sensitivity::new(4.0).unwrap(), likes)
+        .monotone()
+        .decomposable();
+    assert!(has(&greedy(&steady, &c, &private, &mut rng).unwrap()));
+    let growing = FnObjective::new(6, Sensitivity::new(4.0).unwrap(), likes)
+        .with_round_sensitivity(|r| Sensitivity::new(4.0 + r as f64).unwrap())
+        .monotone()
+        .decomposable();
+    assert!(!has(&greedy(&growing, &c, &private, &mut rng).unwrap()));
 }
 
 #[test]
