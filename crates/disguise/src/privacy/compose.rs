@@ -112,12 +112,18 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// A composition rule the accountant can use.
+///
+/// Single, basic, advanced, KOV and zCDP compose per-call guarantees and hold for the
+/// neighbour relation those are proven for (replace-one for every selector of the library);
+/// the decomposable rule has its own replace-one proof. The formulas and sources are in the
+/// [module documentation](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
-    /// Basic composition: (Σε, Σδ).
+    /// Basic composition: (Σε, Σδ) (Dwork–Roth 2014 Thm 3.16).
     Basic,
-    /// Advanced composition (Dwork–Rothblum–Vadhan; mitrovic2017 Thm 3.2).
+    /// Advanced composition: Σεᵢ²/2 + √(2·ln(1/δ′)·Σεᵢ²), δ′ + Σδᵢ (Dwork–Rothblum–Vadhan;
+    /// mitrovic2017 Thm 3.2).
     Advanced,
     /// Optimal composition of k homogeneous pure-DP calls (Kairouz–Oh–Viswanath 2015).
     Kov,
