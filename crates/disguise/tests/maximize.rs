@@ -1296,6 +1296,25 @@ fn the_decomposable_rule_is_offered_only_where_it_is_proven() {
         .monotone()
         .decomposable();
     assert!(!has(&greedy(&growing, &c, &private, &mut rng).unwrap()));
+    // ... so a total budget is never split by it there either: 30 rounds of (1, 1e-6) would
+    // get ε₀ = 0.11 from the decomposable rule (zCDP: 0.08), which the run could not then
+    // be charged by; the split must come from a rule the run can use, within the budget.
+    let wide = |s: &[usize]| s.iter().map(|&v| (v % 3) as f64).sum::<f64>().min(4.0);
+    let c30 = Cardinality::new(40, 30);
+    let total = Procedure::private(Mechanism::Exponential, Budget::total(1.0, 1e-6).unwrap());
+    let steady = FnObjective::new(40, Sensitivity::new(4.0).unwrap(), wide)
+        .monotone()
+        .decomposable();
+    let s = greedy(&steady, &c30, &total, &mut rng).unwrap();
+    assert_eq!(s.budget_split.unwrap().rule, Rule::Decomposable);
+    assert!(s.guarantee.unwrap().epsilon <= 1.0);
+    let growing = FnObjective::new(40, Sensitivity::new(4.0).unwrap(), wide)
+        .with_round_sensitivity(|r| Sensitivity::new(4.0 + r as f64).unwrap())
+        .monotone()
+        .decomposable();
+    let s = greedy(&growing, &c30, &total, &mut rng).unwrap();
+    assert_ne!(s.budget_split.unwrap().rule, Rule::Decomposable);
+    assert!(s.guarantee.unwrap().epsilon <= 1.0, "{:?}", s.guarantee);
 }
 
 #[test]
