@@ -193,8 +193,10 @@ fn resolve_directions(directions: Directions, exact_bases: bool) -> Result<Direc
 /// Neighbouring datasets differ in one record. Let K be the gradient's per-coordinate
 /// sensitivity in fixed-point units ([`Gradient::sensitivity_units`](
 /// crate::objective::Gradient::sensitivity_units): one record's contribution to a partial
-/// derivative, λ of the objective — 1 for facility location, w_max for coverage — or Σ_j λ
-/// over the samples of an estimate) and r the rank. For a base B, the score ⟨1_B, g⟩ has
+/// derivative, λ of the objective — 1 for facility location, w_max for coverage — or, for an
+/// estimate, Σ_j λ over the samples with λ the objective's *gain* bound
+/// [`SetFunction::gain_sensitivity`](crate::objective::SetFunction::gain_sensitivity), because
+/// each coordinate's sampled gain sits at its own set) and r the rank. For a base B, the score ⟨1_B, g⟩ has
 /// sensitivity s = r·K, because each of its r coordinates moves by at most K (this is the
 /// reconstruction note's s ≤ 2r(M)Δ with the marginal-gain sensitivity λ ≤ 2Δ in place of 2Δ).
 /// * [`Directions::Bases`] and [`Directions::Sampled`]: each step is one exponential

@@ -8,7 +8,7 @@ use crate::noise::SecureRng;
 use crate::noise::bernoulli::uniform_below;
 use crate::objective::SetFunction;
 use crate::privacy::budget::BestBudget;
-use crate::privacy::compose::{ComposeOptions, compose_homogeneous};
+use crate::privacy::compose::{ComposeOptions, DecomposableGreedy, compose_homogeneous};
 use crate::privacy::{Delta, PrivacyCost};
 use crate::select::Selector;
 
@@ -39,7 +39,9 @@ pub(super) struct Run<'s> {
     pub planned_rounds: usize,
     /// Total δ at which to report the guarantee.
     pub delta: Delta,
-    /// Whether the decomposable (Gupta et al.) composition rule may be used.
+    /// Whether this run is Algorithm 1/2 with the standard exponential mechanism on an
+    /// objective that declares itself decomposable: the accountant may then use the
+    /// decomposable rule (docs/proofs/decomposable-greedy.md).
     pub decomposable: bool,
     /// How a total budget was split, if it was.
     pub split: Option<BestBudget>,
@@ -246,11 +248,16 @@ fn subsample(
 /// case), at total δ `delta` — raised, for approximate calls, to the δ they spend themselves
 /// (k·δ₀), so that basic composition always applies. A non-private run, or one with no
 /// planned call, gets none.
+///
+/// `decomposable_greedy` is true only for [`super::greedy`] with the standard exponential
+/// mechanism on an objective that declares itself decomposable; the accountant then gets the
+/// sealed evidence for the decomposable rule, provided every round used the same λ (the
+/// rule's proof assumes one λ).
 pub(super) fn account(
     solution: &mut Solution,
     cost: PrivacyCost,
     delta: Delta,
-    decomposable: bool,
+    decomposable_greedy: bool,
 ) -> Result<()> {
     if matches!(cost, PrivacyCost::NonPrivate) || solution.planned_rounds == 0 {
         return Ok(());
@@ -272,6 +279,16 @@ pub(super) fn account(
             }
         }
         _ => delta,
+    };
+    let same_lambda = solution
+        .rounds
+        .windows(2)
+        .all(|w| w[0].sensitivity == w[1].sensitivity);
+    let decomposable = match cost {
+        PrivacyCost::BoundedRange { epsilon } if decomposable_greedy && same_lambda => {
+            Some(DecomposableGreedy::new(epsilon, rounds))
+        }
+        _ => None,
     };
     let composition = compose_homogeneous(cost, rounds, delta, ComposeOptions { decomposable })?;
     solution.guarantees = composition.guarantees;

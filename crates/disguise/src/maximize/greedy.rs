@@ -29,8 +29,10 @@ use crate::objective::SetFunction;
 ///   ε = r·ε₀²/2 + ε₀·√(2r·ln(1/δ)) (advanced) — Theorems 3.2 (cardinality) and 3.5
 ///   (p-systems); the accountant also applies the tighter bounded-range rule.
 /// * Exponential mechanism, λ-decomposable objective ([`Properties::decomposable`](
-///   crate::objective::Properties)): ε = 2ε₀(e − 1)·ln(3e/δ) when that is ≤ 1 —
-///   Theorems 3.1 and 3.3 (Gupta et al. 2010).
+///   crate::objective::Properties)) with the same λ in every round: ε = (e^{ε₀/2} − 1)·G(δ)
+///   whatever r is, G(10⁻⁶) ≈ 17.69 — the argument of Theorems 3.1 and 3.3 (Gupta et al.
+///   2010), proven for replace-one neighbours in
+///   [`proofs::decomposable_greedy`](crate::privacy::proofs::decomposable_greedy).
 /// * Large margin mechanism with (ε₀, δ₀): (rε₀, rδ₀) or advanced composition with
 ///   δ′ + rδ₀ — Theorems 5.3 and 5.4.
 /// * Argmax: no privacy.
@@ -88,7 +90,12 @@ where
     C: Independence + ?Sized,
 {
     let rounds = constraint.rank_bound();
-    let decomposable = objective.properties().decomposable;
+    // The decomposable rule's proof assumes one λ in every round: only then may a total
+    // budget be split by it (the driver checks the same before the accountant applies it).
+    let decomposable = objective.properties().decomposable && {
+        let first = objective.sensitivity(0);
+        (1..rounds.min(objective.ground_size())).all(|r| objective.sensitivity(r) == first)
+    };
     let resolved = procedure.resolve(rounds, decomposable)?;
     let run = Run {
         algorithm: "greedy",

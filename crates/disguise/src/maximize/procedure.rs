@@ -257,8 +257,9 @@ impl<'a> Procedure<'a> {
     /// (for a total budget) and whether the decomposable rule may be used.
     ///
     /// `decomposable` says the objective is decomposable *and* the algorithm is Algorithm 1
-    /// or 2; the rule is then offered only for the exponential mechanism (the setting of
-    /// Gupta et al.), never for a custom selector, whose nature the library cannot check.
+    /// or 2; the rule is then offered only for [`Mechanism::Exponential`] (the standard
+    /// exponential mechanism its proof covers), never for a custom selector, whose nature
+    /// the library cannot check.
     pub(super) fn resolve(&self, rounds: usize, decomposable: bool) -> Result<Resolved<'a>> {
         match *self {
             Procedure::Argmax => Ok(Resolved {

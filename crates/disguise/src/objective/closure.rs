@@ -184,6 +184,12 @@ impl<F: Fn(&[usize]) -> f64 + Sync> SetFunction for FnObjective<F> {
         (self.sensitivity)(round)
     }
 
+    /// The declared λ: the declaration is a bound on every single marginal gain (see
+    /// *Sensitivity*).
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
+        self.sensitivity(round)
+    }
+
     /// The declared properties.
     fn properties(&self) -> Properties {
         self.properties

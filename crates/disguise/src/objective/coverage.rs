@@ -263,6 +263,11 @@ impl SetFunction for Coverage {
         Sensitivity::new(self.w_max).expect("w_max validated finite and > 0")
     }
 
+    /// The same λ: it is a bound on every single marginal gain (see *Sensitivity*).
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
+        self.sensitivity(round)
+    }
+
     /// Monotone and w_max-decomposable.
     fn properties(&self) -> Properties {
         Properties {

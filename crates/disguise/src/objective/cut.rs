@@ -194,6 +194,11 @@ impl SetFunction for GraphCut {
         Sensitivity::new(2.0 * self.w_max).expect("w_max validated finite and > 0")
     }
 
+    /// The same λ: it is a bound on every single marginal gain (see *Sensitivity*).
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
+        self.sensitivity(round)
+    }
+
     /// Neither monotone nor decomposable.
     fn properties(&self) -> Properties {
         Properties {

@@ -375,6 +375,11 @@ impl SetFunction for Discernibility {
         Sensitivity::new(2.0).expect("2 is a valid sensitivity")
     }
 
+    /// The same λ: it is a bound on every single marginal gain (see *Sensitivity*).
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
+        self.sensitivity(round)
+    }
+
     /// Monotone (Lemma 1); not decomposable in the sense of Gupta et al. (each record's term
     /// Fᵢ depends on all other records).
     fn properties(&self) -> Properties {

@@ -675,6 +675,11 @@ impl SetFunction for FacilityLocation {
         Sensitivity::new(1.0).expect("1 is a valid sensitivity")
     }
 
+    /// The same λ: it is a bound on every single marginal gain (see *Sensitivity*).
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
+        self.sensitivity(round)
+    }
+
     /// Monotone and 1-decomposable.
     fn properties(&self) -> Properties {
         Properties {

@@ -14,8 +14,11 @@ use serde::Serialize;
 pub struct Properties {
     /// f(S) ≤ f(T) whenever S ⊆ T.
     pub monotone: bool,
-    /// f_D = Σ_{x ∈ D} f_x with each f_x ∈ [0, λ] (Gupta et al. 2010; mitrovic2017 Thm 3.1):
-    /// enables the decomposable composition rule.
+    /// f_D = Σ_{x ∈ D} f_x (plus a data-independent constant) with every f_x **monotone**
+    /// and f_x(S) − f_x(∅) ∈ [0, λ], for the λ of every round ([`SetFunction::sensitivity`]),
+    /// exactly for the gains returned: lets [`crate::maximize::greedy`] with the exponential
+    /// mechanism use the decomposable composition rule (proof for replace-one neighbours:
+    /// [`crate::privacy::proofs::decomposable_greedy`]).
     pub decomposable: bool,
 }
 
@@ -41,10 +44,39 @@ pub trait SetFunction: Sync {
     /// f(S).
     fn value(&self, state: &Self::State) -> f64;
 
-    /// The sensitivity λ of the marginal gains in round `round` (0-based: the number of
-    /// elements already chosen), i.e. the largest change of any f_D(S ∪ {v}) − f_D(S) with
-    /// |S| = round between neighbouring datasets D ~ D′, as the paper proves it.
+    /// The λ a selector is called with in round `round` (0-based: the number of elements
+    /// already chosen) of a greedy-type algorithm, whose score vector is the marginal gains
+    /// f_D(S ∪ {v}) − f_D(S) at one common S with |S| = `round`, possibly next to zero
+    /// scores of dummies. Between neighbouring datasets D ∼ D′ it must be either
+    ///
+    /// * a **gain bound**: every |Δ(f(S ∪ {v}) − f(S))| ≤ λ with |S| = `round`
+    ///   (facility location, coverage, cut, discernibility, user closures), or
+    /// * a **value bound**: every |f_D(T) − f_D′(T)| ≤ λ with |T| ∈ {`round`, `round` + 1}
+    ///   (mutual information, mitrovic2017 Claim 6.2).
+    ///
+    /// Either is enough for that score vector: every selector's output depends only on
+    /// score differences, and gains at one S (and the zero of a dummy, f(S) − f(S)) are the
+    /// values f(S ∪ {v}) shifted by the common f(S) (`docs/proofs/gains-and-values.md`,
+    /// [`crate::privacy::proofs::gains_and_values`]). Scores built from gains at
+    /// *different* sets must use [`SetFunction::gain_sensitivity`] instead.
     fn sensitivity(&self, round: usize) -> Sensitivity;
+
+    /// A **gain bound** for round `round`: the largest change, between neighbouring
+    /// datasets, of any single marginal gain f(S ∪ {v}) − f(S) with |S| = `round`, taken on
+    /// its own (no common shift with other scores). Used where scores combine gains at
+    /// different sets: the sampled gradient of the multilinear extension (a random set per
+    /// sample, R ∖ {v} differing per coordinate) and the k-submodular scores of
+    /// [`Separable`] (a different set Xᵢ per type).
+    ///
+    /// The default, 2·[`SetFunction::sensitivity`], is valid for either kind of bound:
+    /// a value bound λ bounds f(S ∪ {v}) and f(S) by λ each. Objectives whose
+    /// `sensitivity` is already a gain bound override it to return the same λ.
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
+        let lambda = self.sensitivity(round).get();
+        // Saturates at f64::MAX for λ > f64::MAX/2, where every noise scale overflows anyway.
+        Sensitivity::new(2.0 * lambda)
+            .unwrap_or_else(|_| Sensitivity::new(f64::MAX).expect("f64::MAX is a valid λ"))
+    }
 
     /// Monotonicity and decomposability, as proven for this objective.
     fn properties(&self) -> Properties;

@@ -643,12 +643,16 @@ fn check_failure(failure: f64) -> Result<()> {
 /// # Sensitivity (data-independent samples)
 /// The sets R_j depend only on x (public) and fresh randomness, never on the data. Each
 /// sampled gain is floored to the grid g = 2^(⌊log₂ Λ⌋ − 30), Λ = max_s λ(s), before the
-/// exact integer sum. If the objective's gains at sets of size s move by at most λ(s) between
-/// neighbours, the floored gains move by at most ⌈λ(s)/g⌉ units (⌊a/g⌋ − ⌊b/g⌋ ≤ ⌈(a−b)/g⌉), so
-/// for the same samples every coordinate moves by at most
-/// Σ_j max(⌈λ(|R_j|)/g⌉, ⌈λ(|R_j| − 1)/g⌉) units — the `sensitivity_units` returned, ≈ m·Λ.
-/// The privacy proofs condition on the samples, which is valid because they are drawn
-/// independently of the data.
+/// exact integer sum, where λ(s) is the objective's **gain** bound
+/// [`SetFunction::gain_sensitivity`] at sets of size s: coordinate v uses the gain at R_j or
+/// at R_j ∖ {v}, a different set for every v ∈ R_j, so the scores are *not* values shifted by
+/// one common amount and a value bound would not do (for mutual information the gain bound
+/// is about twice [`SetFunction::sensitivity`];
+/// [`crate::privacy::proofs::gains_and_values`]). The floored gains move by at most
+/// ⌈λ(s)/g⌉ units (⌊a/g⌋ − ⌊b/g⌋ ≤ ⌈(a−b)/g⌉), so for the same samples every coordinate
+/// moves by at most Σ_j max(⌈λ(|R_j|)/g⌉, ⌈λ(|R_j| − 1)/g⌉) units — the `sensitivity_units`
+/// returned, ≈ m·Λ. The privacy proofs condition on the samples, which is valid because they
+/// are drawn independently of the data.
 ///
 /// # Error
 /// Unbiased up to the flooring (less than g per sample). For a monotone submodular f each
@@ -758,8 +762,9 @@ impl<F: SetFunction + ?Sized> GradientOracle for SampledGradient<'_, F> {
     fn gradient(&self, x: &[f64], rng: &mut SecureRng) -> Result<Gradient> {
         let n = self.f.ground_size();
         check_point(x, n)?;
+        // Gain bounds, not the greedy's λ: the sampled gains sit at different sets.
         let lambda_max = (0..=n)
-            .map(|s| self.f.sensitivity(s).get())
+            .map(|s| self.f.gain_sensitivity(s).get())
             .fold(0.0f64, f64::max);
         let exponent = ((lambda_max.to_bits() >> 52) & 0x7ff) as i32 - 1023; // ⌊log₂ Λ⌋
         let grid_exp = exponent - 30;
@@ -772,7 +777,7 @@ impl<F: SetFunction + ?Sized> GradientOracle for SampledGradient<'_, F> {
             ));
         }
         // ⌈λ/g⌉: an exact power-of-two scaling, then a ceiling.
-        let units_of = |s: usize| (self.f.sensitivity(s).get() * inv_grid).ceil() as u128;
+        let units_of = |s: usize| (self.f.gain_sensitivity(s).get() * inv_grid).ceil() as u128;
         let floor_units = |d: f64, v: usize| -> Result<i128> {
             if !d.is_finite() {
                 return Err(Error::NonFiniteScore { index: v, value: d });

@@ -54,6 +54,14 @@ const PARALLEL_MIN_WORK: usize = 1 << 14;
 /// binary features and label; `tests/objectives.rs` checks it on random neighbouring
 /// datasets (binary and multi-valued), where the largest change seen is about 2.5·log₂(n)/n.
 ///
+/// The claim bounds **values**, not gains: a gain f(S ∪ {v}) − f(S) taken on its own can move
+/// by the sum of two value bounds. λ(round) is enough for a greedy round, whose scores are
+/// the values f(S ∪ {v}) shifted by the common f(S) (every selector depends only on score
+/// differences; [`crate::privacy::proofs::gains_and_values`]).
+/// [`SetFunction::gain_sensitivity`] is (4·round + 4)·log₂(n)/n, for scores that combine
+/// gains at different sets (the sampled gradient of the continuous greedy, k-submodular
+/// [`Separable`](super::Separable) parts).
+///
 /// # Exactness
 /// Gains are computed in f64 from logarithms: f(S ∪ {v}) − f(S) up to a relative error of
 /// about 1e-15 times the number of configurations, clamped at 0 (the exact gain is never
@@ -347,6 +355,17 @@ impl SetFunction for MutualInformation {
     fn sensitivity(&self, round: usize) -> Sensitivity {
         let n = self.n as f64;
         let lambda = (2.0 * round as f64 + 3.0) * n.log2() / n;
+        Sensitivity::new(lambda).expect("n ≥ 2 makes λ finite and > 0")
+    }
+
+    /// (4·round + 4)·log₂(n)/n: Claim 6.2 bounds *values* — f(T) moves by at most
+    /// (2|T| + 1)·log₂(n)/n — so a gain f(S ∪ {v}) − f(S) with |S| = round taken on its own
+    /// moves by at most (2·round + 3 + 2·round + 1)·log₂(n)/n. Used where gains at different
+    /// sets are combined (sampled gradients, k-submodular scores); the greedy's own score
+    /// vector needs only [`SetFunction::sensitivity`] (a common shift of values).
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
+        let n = self.n as f64;
+        let lambda = (4.0 * round as f64 + 4.0) * n.log2() / n;
         Sensitivity::new(lambda).expect("n ≥ 2 makes λ finite and > 0")
     }
 

@@ -157,6 +157,12 @@ impl<F: SetFunction> SetFunction for Penalized<F> {
         self.inner.sensitivity(round)
     }
 
+    /// The inner objective's: the costs are public and the same on neighbouring datasets, so
+    /// a gain g(S ∪ {v}) − g(S) − c_v moves exactly as g's gain does.
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
+        self.inner.gain_sensitivity(round)
+    }
+
     fn properties(&self) -> Properties {
         let inner = self.inner.properties();
         Properties {

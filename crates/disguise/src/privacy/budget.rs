@@ -13,9 +13,12 @@
 //!   ε₀ = 2ε / (b + √(b² + 2kε)) (the cancellation-free form).
 //! * kov — bisection on ε₀ of the monotone predicate `kov_delta(k, ε₀, ε) ≤ δ`.
 //! * zcdp — bisection on ε₀ of `zcdp_to_dp(k·ε₀²/8, δ) ≤ ε` (ε₀²/2 for pure calls).
-//! * decomposable — closed form ε₀ = min(ε, 1) / (2(e−1)·ln(3e/δ)), independent of k.
-//!   (An (ε′, δ) guarantee with ε′ ≤ 1 implies (ε, δ) for any ε ≥ ε′, so a total ε above 1 is
-//!   served at ε′ = 1: mitrovic2017 Thm 3.1 requires the bound to be ≤ 1.)
+//! * decomposable — closed form ε₀ = 2·ln(1 + ε/G(δ)), independent of k, the inverse of
+//!   ε = (e^{ε₀/2} − 1)·G(δ) ([`super::compose::decomposable`]; proof for replace-one
+//!   neighbours in [`super::proofs::decomposable_greedy`]). Valid only for one run of the
+//!   private greedy (Algorithms 1 and 2) with the standard exponential mechanism on an
+//!   objective that is decomposable; the accountant, which proves a run's guarantee, applies
+//!   it only with evidence that the library's greedy creates.
 //!
 //! Every returned ε₀ is **checked with the forward formula** — the exact code path
 //! [`super::compose::Accountant`] uses for k calls of that cost — and moved down until the
@@ -48,7 +51,7 @@
 
 use super::compose::{
     KOV_MAX_ROUNDS, Rule, advanced_core, basic_core, bounded_range_rho, decomposable_core,
-    kov_core, kov_delta_core, pure_rho, round::*, zcdp_to_dp_core,
+    decomposable_factor, kov_core, kov_delta_core, pure_rho, round::*, zcdp_to_dp_core,
 };
 use super::{Delta, Epsilon, PrivacyCost};
 use crate::error::{Error, Result};
@@ -104,8 +107,10 @@ pub struct BudgetQuery {
     /// The selector called in every round.
     pub kind: CallKind,
     /// The objective is λ-decomposable and the algorithm is the private greedy of
-    /// mitrovic2017 (Alg. 1 or 2) with the exponential mechanism: offers the decomposable
-    /// rule.
+    /// mitrovic2017 (Alg. 1 or 2) with the standard exponential mechanism: offers the
+    /// decomposable rule. This only plans a budget: the guarantee of an actual run is proved
+    /// by the accountant, which applies the rule only to the library's greedy on a
+    /// decomposable objective (see [`super::compose::DecomposableGreedy`]).
     pub decomposable: bool,
 }
 
@@ -393,13 +398,19 @@ fn zcdp_inverse(k: u64, eps: f64, delta: f64, kind: CallKind) -> Option<f64> {
     shrink_until(found, ok)
 }
 
-/// The decomposable rule (Gupta et al. 2010; mitrovic2017 Thm 3.1) inverted:
-/// ε₀ = min(ε, 1) / (2(e−1)·ln(3e/δ)), for any number of rounds. Errors when δ = 0.
+/// The decomposable rule inverted: the largest ε₀ with (e^{ε₀/2} − 1)·G(δ) ≤ ε, i.e.
+/// ε₀ = 2·ln(1 + ε/G(δ)) (rounded down and checked with the forward formula), for any number
+/// of rounds. Errors when δ = 0.
+///
+/// The rule is proven for one run of the private greedy (Algorithms 1 and 2) with the
+/// standard exponential mechanism on a decomposable objective, for replace-one neighbours
+/// ([`super::proofs::decomposable_greedy`]).
 ///
 /// ```
 /// use disguise::privacy::{budget, Delta, Epsilon};
+/// // 2·ln(1 + 1/G(10⁻⁶)), G(10⁻⁶) ≈ 17.69.
 /// let e0 = budget::decomposable_per_round(Epsilon::new(1.0)?, Delta::new(1e-6)?)?;
-/// assert!((e0 - 0.0183).abs() < 1e-4);
+/// assert!((e0 - 0.1100).abs() < 1e-4);
 /// # Ok::<(), disguise::Error>(())
 /// ```
 pub fn decomposable_per_round(epsilon: Epsilon, delta: Delta) -> Result<f64> {
@@ -408,9 +419,8 @@ pub fn decomposable_per_round(epsilon: Epsilon, delta: Delta) -> Result<f64> {
 }
 
 fn decomposable_inverse(eps: f64, delta: f64) -> Option<f64> {
-    let cap = eps.min(1.0);
-    let denom = 2.0 * (std::f64::consts::E - 1.0) * (3.0 * std::f64::consts::E / delta).ln();
-    shrink_until(cap / denom, |e0| decomposable_core(e0, delta) <= cap)
+    let guess = 2.0 * (eps / decomposable_factor(delta)).ln_1p();
+    shrink_until(guess, |e0| decomposable_core(e0, delta) <= eps)
 }
 
 /// Splits a total δ for approximate calls: returns (per-round δ₀, δ′) for advanced
@@ -567,11 +577,7 @@ pub fn plan(query: &BudgetQuery) -> Result<BudgetPlan> {
             entry(
                 Rule::Decomposable,
                 decomposable_inverse(eps, delta).map(|e0| (e0, 0.0)),
-                Some(if eps > 1.0 {
-                    "independent of k; served at total ε = 1 (Thm 3.1 needs ε ≤ 1)".into()
-                } else {
-                    "independent of k".into()
-                }),
+                Some("independent of k; greedy with the exponential mechanism only".into()),
             )
         });
     }
@@ -605,7 +611,7 @@ pub fn plan(query: &BudgetQuery) -> Result<BudgetPlan> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::privacy::compose::{self, ComposeOptions, compose_homogeneous};
+    use crate::privacy::compose::{self, ComposeOptions, DecomposableGreedy, compose_homogeneous};
 
     fn e(x: f64) -> Epsilon {
         Epsilon::new(x).unwrap()
@@ -638,7 +644,13 @@ mod tests {
             0.13958788016024423,
             1e-11,
         );
-        close(decomposable_per_round(eps, del).unwrap(), 0.0183, 5e-5);
+        // 2·ln(1 + 1/G(10⁻⁶)) with G(10⁻⁶) = 17.68842079085992 (Python: Newton on
+        // e^θ = 1 + θ + ln 10⁶, G = e^θ).
+        close(
+            decomposable_per_round(eps, del).unwrap(),
+            0.10998778026174971,
+            1e-12,
+        );
         close(
             kov_per_round(k, eps, del).unwrap(),
             0.10006289063124307,
@@ -657,7 +669,7 @@ mod tests {
         close(get(Rule::Advanced), 0.005994820597487048, 1e-12);
         close(get(Rule::Kov), 0.01009290532429511, 1e-9);
         close(get(Rule::Zcdp), 0.015982937063770308, 1e-11);
-        close(get(Rule::Decomposable), 0.001823057571956927, 1e-12);
+        close(get(Rule::Decomposable), 0.0112431272879817, 1e-12);
         let best = p.best.unwrap();
         assert_eq!(best.rule, Rule::Zcdp);
         assert_eq!(best.per_round_epsilon, get(Rule::Zcdp));
@@ -685,11 +697,15 @@ mod tests {
                             let d0 = r.per_round_delta.unwrap();
                             let check = |x: f64| {
                                 let cost = kind.cost(e(x), d(d0));
+                                // The evidence only the greedy driver creates, for the
+                                // decomposable entry (valid only for bounded-range calls).
+                                let decomposable = (r.rule == Rule::Decomposable)
+                                    .then(|| DecomposableGreedy::new(e(x), k));
                                 let c = compose_homogeneous(
                                     cost,
                                     k,
                                     d(del),
-                                    ComposeOptions { decomposable: true },
+                                    ComposeOptions { decomposable },
                                 )
                                 .unwrap();
                                 c.get(r.rule).map(|g| {
@@ -708,10 +724,6 @@ mod tests {
                                 "{kind:?} k={k} ε={eps} δ={del} {:?}: {fwd}",
                                 r.rule
                             );
-                            if r.rule == Rule::Decomposable {
-                                assert!(fwd <= eps.min(1.0));
-                                continue; // k-independent: tightness checked against min(ε,1)
-                            }
                             if let Some(over) = check(e0 * 1.00001) {
                                 assert!(
                                     over > eps,
@@ -751,15 +763,17 @@ mod tests {
     }
 
     #[test]
-    fn total_epsilon_above_one_caps_decomposable() {
+    fn decomposable_serves_any_total_epsilon() {
+        // The replace-one proof has no cap at ε ≤ 1 (mitrovic2017 Thm 3.1's form had one):
+        // ε = 3 at δ = 10⁻⁶ gives 2·ln(1 + 3/G) = 0.3133.
         let q = BudgetQuery::new(3.0, 1e-6, 10)
             .unwrap()
             .with_decomposable(true);
         let p = plan(&q).unwrap();
         let dec = find(&p, Rule::Decomposable);
         assert!(dec.valid);
-        let cap = decomposable_per_round(e(1.0), d(1e-6)).unwrap();
-        assert_eq!(dec.per_round_epsilon.unwrap(), cap);
+        close(dec.per_round_epsilon.unwrap(), 0.3133278575581768, 1e-12);
+        assert!(compose::decomposable(e(dec.per_round_epsilon.unwrap()), d(1e-6)).unwrap() <= 3.0);
         // For pure calls the rule is offered but invalid.
         let p = plan(&q.with_kind(CallKind::Pure)).unwrap();
         assert!(!find(&p, Rule::Decomposable).valid);

@@ -46,19 +46,32 @@
 //!   Every α gives a valid ε, so the minimisation (a log grid then golden section, see
 //!   [`zcdp_to_dp`]) only affects tightness, never validity. Applies iff no call is
 //!   approximate and δ > 0.
-//! * [`Rule::Decomposable`] — Gupta et al. 2010, as stated in mitrovic2017 Thm 3.1 (and
-//!   Thm 3.3 for matroids): if the objective is λ-decomposable (f_D = (1/n)Σᵢ f_{xᵢ}, each
-//!   f_{xᵢ} monotone submodular with values in [0, λ]) and every round is the exponential
-//!   mechanism with one parameter ε₀ (sensitivity λ) inside the private greedy algorithm
-//!   (mitrovic2017 Alg. 1 or 2), the whole run is (ε, δ)-DP with
-//!   ε = 2ε₀·(e−1)·ln(3e/δ), **whatever k is**, provided δ > 0 and this ε ≤ 1.
-//!   Applies iff the caller declares the objective decomposable
-//!   ([`ComposeOptions::decomposable`]), every call is [`PrivacyCost::BoundedRange`] (taken
-//!   to be an exponential-mechanism call: the caller vouches for this) with one common ε₀,
-//!   δ > 0 and the resulting ε ≤ 1.
+//! * [`Rule::Decomposable`] — the k-independent bound of Gupta et al. 2010 for the private
+//!   greedy on a decomposable objective, **proven for our replace-one neighbours** in
+//!   `docs/proofs/decomposable-greedy.md` (rendered as
+//!   [`proofs::decomposable_greedy`](super::proofs::decomposable_greedy)). If f_D = Σ_{x∈D} f_x with every
+//!   f_x monotone and f_x(S) − f_x(∅) ∈ [0, λ], and every round of mitrovic2017 Algorithm 1
+//!   or 2 is the standard exponential mechanism with weights exp(ε₀·gain/(2λ)), the run is
+//!   (ε, δ)-DP for every δ ∈ (0, 1) with
+//!   ε = (e^{ε₀/2} − 1)·G(δ),  G(δ) = min over θ > 0 of (θ + ln(1/δ))/(1 − e^{−θ}),
+//!   **whatever k is**. (G(δ) = e^{θ*} where e^{θ*} = 1 + θ* + ln(1/δ); G(10⁻⁶) ≈ 17.69.)
+//!   This is tighter than the restatement in mitrovic2017 Thm 3.1 / 3.3,
+//!   2ε₀(e−1)·ln(3e/δ) when ≤ 1, and implies it (that form was stated for datasets differing
+//!   by the presence of one record and is not used). Applies only with the sealed evidence
+//!   [`DecomposableGreedy`] in [`ComposeOptions::decomposable`], which only the library's
+//!   greedy (Algorithms 1 and 2, [`Exponential::new`](crate::select::Exponential::new), an
+//!   objective declaring [`Properties::decomposable`](crate::objective::Properties)) can
+//!   create, and only when the recorded calls are exactly that run's calls; δ > 0.
 //!
-//! *Neighbouring relation*: composition preserves whatever relation the per-call guarantees
-//! are stated for (in this crate: datasets differing in one record, mitrovic2017 Def. 2.2).
+//! # Neighbour relation
+//!
+//! Datasets D, D′ ∈ Xⁿ that differ in one record, n public (replace-one; mitrovic2017
+//! Def. 2.2). Single, basic, advanced, KOV and zCDP are statements about adaptive
+//! compositions of per-call guarantees and hold for whatever relation the per-call
+//! guarantees are proven for (here replace-one for every selector of the library). The
+//! decomposable rule is not a composition of per-call guarantees: its own proof
+//! ([`proofs::decomposable_greedy`](super::proofs::decomposable_greedy)) is for replace-one and covers add/remove as the
+//! special case of a record with f_x ≡ 0.
 //!
 //! A [`PrivacyCost::NonPrivate`] call makes the whole run non-private: no rule applies and
 //! [`Composition::best`] is `None`.
@@ -99,19 +112,28 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// A composition rule the accountant can use.
+///
+/// Single, basic, advanced, KOV and zCDP compose per-call guarantees and hold for the
+/// neighbour relation those are proven for (replace-one for every selector of the library);
+/// the decomposable rule has its own replace-one proof. The formulas and sources are in the
+/// [module documentation](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
-    /// Basic composition: (Σε, Σδ).
+    /// Basic composition: (Σε, Σδ) (Dwork–Roth 2014 Thm 3.16).
     Basic,
-    /// Advanced composition (Dwork–Rothblum–Vadhan; mitrovic2017 Thm 3.2).
+    /// Advanced composition: Σεᵢ²/2 + √(2·ln(1/δ′)·Σεᵢ²), δ′ + Σδᵢ (Dwork–Rothblum–Vadhan;
+    /// mitrovic2017 Thm 3.2).
     Advanced,
     /// Optimal composition of k homogeneous pure-DP calls (Kairouz–Oh–Viswanath 2015).
     Kov,
     /// Bounded range → zCDP → (ε, δ) (Dong–Durfee–Rogers 2020, Cesar–Rogers 2021, tight
     /// conversion of Canonne–Kamath–Steinke 2020).
     Zcdp,
-    /// Decomposable objectives (Gupta et al. 2010; mitrovic2017 Thm 3.1).
+    /// One greedy run (Algorithms 1/2) with the exponential mechanism on a decomposable
+    /// objective: (e^{ε₀/2} − 1)·G(δ) whatever k is, for replace-one neighbours (the argument
+    /// of Gupta et al. 2010, proven in [`proofs::decomposable_greedy`](
+    /// super::proofs::decomposable_greedy); see [`decomposable`]).
     Decomposable,
     /// No composition: the single call's own guarantee.
     Single,
@@ -288,11 +310,6 @@ pub(crate) mod round {
         } else {
             f
         }
-    }
-
-    /// e − 1, rounded up (the `f64` constant `E` is below e).
-    pub fn e_minus_one_up() -> f64 {
-        (std::f64::consts::E - 1.0).next_up()
     }
 }
 
@@ -516,42 +533,75 @@ pub(crate) fn zcdp_to_dp_core(rho: f64, delta: f64) -> f64 {
     best.max(0.0)
 }
 
-/// The decomposable-objective bound (Gupta et al. 2010; mitrovic2017 Thm 3.1):
-/// ε = 2ε₀·(e−1)·ln(3e/δ), rounded up, independent of the number of rounds.
+/// The decomposable-greedy bound for replace-one neighbours:
+/// ε = (e^{ε₀/2} − 1)·G(δ) with G(δ) = min over θ > 0 of (θ + ln(1/δ))/(1 − e^{−θ}),
+/// rounded up, independent of the number of rounds.
 ///
-/// Valid only for a λ-decomposable objective maximised by the private greedy algorithm
-/// with the exponential mechanism (parameter ε₀, sensitivity λ) in every round, δ > 0, and
-/// only when the result is ≤ 1: errors otherwise.
+/// # Guarantee
+/// (ε, δ)-DP for datasets that differ in one record (n public; add/remove is covered too),
+/// for one run of the private greedy algorithm (mitrovic2017 Algorithm 1 or 2) whose every
+/// round is the standard exponential mechanism with parameter ε₀ and weights
+/// exp(ε₀·gain/(2λ)), on an objective f_D = Σ_{x∈D} f_x with every f_x monotone and
+/// f_x(S) − f_x(∅) ∈ [0, λ]. δ ∈ (0, 1); any number of rounds.
+///
+/// # Source
+/// The argument of Gupta et al. 2010 (restated as mitrovic2017 Thm 3.1 and 3.3 for datasets
+/// that differ by the presence of one record), written out for replace-one with every
+/// constant in [`proofs::decomposable_greedy`](super::proofs::decomposable_greedy)
+/// (`docs/proofs/decomposable-greedy.md`): a record's total share of the picked gains
+/// telescopes to at most λ, and a supermartingale bounds the expected shares by
+/// (θ + ln(1/δ))/(1 − e^{−θ}) except with probability δ. The minimum over θ is
+/// G(δ) = e^{θ*} with e^{θ*} = 1 + θ* + ln(1/δ); any θ gives a valid bound, so θ is found
+/// in floating point and the bound is evaluated at it with upward rounding.
+/// mitrovic2017's 2ε₀(e−1)·ln(3e/δ) ≤ 1 is implied (it is about 6 times larger at δ = 10⁻⁶).
+///
+/// This function is the formula. Whether it applies to a run is decided by the accountant,
+/// which needs the sealed [`DecomposableGreedy`] evidence that only the library's greedy
+/// creates.
 ///
 /// ```
 /// use disguise::privacy::{compose, Delta, Epsilon};
+/// // (e^0.005 − 1)·G(10⁻⁶) with G(10⁻⁶) ≈ 17.69.
 /// let eps = compose::decomposable(Epsilon::new(0.01)?, Delta::new(1e-6)?)?;
-/// assert!((eps - 0.5469).abs() < 1e-4);
-/// assert!(compose::decomposable(Epsilon::new(0.1)?, Delta::new(1e-6)?).is_err());
+/// assert!((eps - 0.08867).abs() < 1e-4);
+/// assert!(compose::decomposable(Epsilon::new(0.01)?, Delta::ZERO).is_err());
 /// # Ok::<(), disguise::Error>(())
 /// ```
 pub fn decomposable(epsilon0: Epsilon, delta: Delta) -> Result<f64> {
     let d = check_positive_delta(delta, "decomposable")?;
-    let eps = decomposable_core(epsilon0.get(), d);
-    if eps <= 1.0 {
-        Ok(eps)
-    } else {
-        Err(Error::param(
-            "epsilon",
-            format!(
-                "the decomposable rule (mitrovic2017 Thm 3.1) needs 2ε₀(e−1)ln(3e/δ) ≤ 1, \
-                 got {eps}"
-            ),
-        ))
-    }
+    finite(decomposable_core(epsilon0.get(), d))
 }
 
-/// 2ε₀·(e−1)·ln(3e/δ), rounded up.
+/// G(δ) = min over θ > 0 of (θ + L)/(1 − e^{−θ}), L = ln(1/δ), rounded up: evaluated at the
+/// θ solving e^θ = 1 + θ + L (Newton's method in `f64`; any θ > 0 gives an upper bound of
+/// the minimum's formula, so only tightness depends on the solve).
+pub(crate) fn decomposable_factor(delta: f64) -> f64 {
+    let l = ln_inv_up(delta);
+    // Newton on h(θ) = e^θ − 1 − θ − L from above (h is convex and increasing for θ > 0, so
+    // the iterates decrease monotonically to the root from any start right of it).
+    let mut theta = (1.0 + l).ln().max(1.0) + 1.0;
+    for _ in 0..100 {
+        let e = theta.exp();
+        let step = (e - 1.0 - theta - l) / (e - 1.0);
+        if !(step.is_finite() && step > 0.0) {
+            break;
+        }
+        theta -= step;
+    }
+    if !(theta.is_finite() && theta > 0.0) {
+        theta = 1.0;
+    }
+    // (θ + L)/(1 − e^{−θ}): numerator rounded up, denominator −expm1(−θ) rounded down.
+    let numerator = add_up(theta, l);
+    let denominator = nudge_down(-(-theta).exp_m1(), 2);
+    div_up(numerator, denominator)
+}
+
+/// (e^{ε₀/2} − 1)·G(δ), rounded up.
 pub(crate) fn decomposable_core(eps0: f64, delta: f64) -> f64 {
-    // ln(3e/δ) = ln 3 + 1 + ln(1/δ).
-    let ln3_up = nudge_up(3f64.ln(), 2);
-    let log_term = add_up(add_up(ln3_up, 1.0), ln_inv_up(delta));
-    mul_up(mul_up(mul_up(2.0, eps0), e_minus_one_up()), log_term)
+    let half = div_up(eps0, 2.0);
+    let growth = nudge_up(half.exp_m1(), 2);
+    mul_up(growth, decomposable_factor(delta))
 }
 
 /// Upper bound on the optimal δ(ε) of `rounds` adaptive ε₀-DP calls at total ε
@@ -699,13 +749,50 @@ fn finite(v: f64) -> Result<f64> {
 // The accountant.
 // ---------------------------------------------------------------------------------------------
 
+/// Sealed evidence that the calls being composed are **one run** of the private greedy
+/// algorithm (mitrovic2017 Algorithm 1 or 2) with the standard exponential mechanism
+/// (weights exp(ε₀·gain/(2λ)), [`Exponential::new`](crate::select::Exponential::new)) in
+/// every round, on an objective that declares itself decomposable
+/// ([`Properties::decomposable`](crate::objective::Properties)): the only setting in which
+/// [`Rule::Decomposable`] is proven ([`proofs::decomposable_greedy`](
+/// super::proofs::decomposable_greedy)).
+///
+/// It cannot be constructed outside the library: [`crate::maximize::greedy`] creates it for
+/// its own accountant and nothing hands it out. So the decomposable rule cannot be applied
+/// through the public accountant to anything else — the monotone exponential mechanism,
+/// the large margin mechanisms, report noisy max, subsample or random greedy, the
+/// continuous greedy, the k-submodular greedy, or several runs composed together — and the
+/// accountant refuses (a typed error) evidence that does not match the recorded calls.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DecomposableGreedy {
+    epsilon0: Epsilon,
+    rounds: u64,
+}
+
+impl DecomposableGreedy {
+    /// Evidence for `rounds` planned rounds at ε₀: only for the greedy driver's own run.
+    pub(crate) fn new(epsilon0: Epsilon, rounds: u64) -> Self {
+        Self { epsilon0, rounds }
+    }
+
+    /// ε₀ of every round.
+    pub fn epsilon0(&self) -> Epsilon {
+        self.epsilon0
+    }
+
+    /// The number of rounds of the run (the calls recorded for it).
+    pub fn rounds(&self) -> u64 {
+        self.rounds
+    }
+}
+
 /// What the caller knows about the algorithm beyond the costs themselves.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ComposeOptions {
-    /// The objective is λ-decomposable and every bounded-range call is the exponential
-    /// mechanism inside the private greedy algorithm (mitrovic2017 Thm 3.1 / 3.3), so
-    /// [`Rule::Decomposable`] may be used.
-    pub decomposable: bool,
+    /// Evidence that the recorded calls are one greedy run with the exponential mechanism on
+    /// a decomposable objective: enables [`Rule::Decomposable`]. Only the library can create
+    /// it; public callers pass `None` (the default).
+    pub decomposable: Option<DecomposableGreedy>,
 }
 
 /// A rule that did not produce a guarantee, and why.
@@ -863,7 +950,6 @@ impl Accountant {
         // Aggregates, all rounded up.
         let (mut sum_eps, mut sum_delta, mut sum_sq, mut rho) = (0.0, 0.0, 0.0, 0.0);
         let mut any_approximate = false;
-        let mut any_pure = false;
         let mut epsilons = Vec::with_capacity(self.groups.len());
         for (cost, count) in self.groups.values() {
             let n = count_up(*count);
@@ -878,7 +964,6 @@ impl Accountant {
                     rho = add_up(rho, mul_up(n, bounded_range_rho(epsilon)));
                 }
                 PrivacyCost::Pure { epsilon } => {
-                    any_pure = true;
                     rho = add_up(rho, mul_up(n, pure_rho(epsilon)));
                 }
                 PrivacyCost::Approximate { .. } => any_approximate = true,
@@ -985,25 +1070,46 @@ impl Accountant {
             push(&mut out, Rule::Zcdp, zcdp_to_dp_core(rho, target), target)?;
         }
 
-        // Decomposable.
-        let reason = if !options.decomposable {
-            Some("the objective is not declared decomposable".to_string())
-        } else if any_approximate || any_pure || !homogeneous {
-            Some(
-                "needs exponential-mechanism (bounded-range) calls that all have the same ε₀"
+        // Decomposable: only with evidence that every recorded call is one round of the one
+        // greedy run the evidence describes.
+        let reason = match options.decomposable {
+            None => Some(
+                "only for one run of the library's private greedy (Algorithms 1 and 2) with \
+                 the exponential mechanism on a decomposable objective"
                     .to_string(),
-            )
-        } else if target <= 0.0 {
-            Some("needs δ > 0".to_string())
-        } else {
-            let eps = decomposable_core(epsilons[0], target);
-            if eps <= 1.0 {
-                push(&mut out, Rule::Decomposable, eps, target)?;
-                None
-            } else {
-                Some(format!(
-                    "2ε₀(e−1)ln(3e/δ) = {eps} > 1: mitrovic2017 Thm 3.1 does not apply"
-                ))
+            ),
+            Some(run) => {
+                let matches = self.groups.len() == 1
+                    && self.groups.values().all(|(cost, count)| {
+                        *count == run.rounds
+                            && *cost
+                                == PrivacyCost::BoundedRange {
+                                    epsilon: run.epsilon0,
+                                }
+                    });
+                if !matches {
+                    return Err(Error::param(
+                        "decomposable",
+                        format!(
+                            "the evidence describes {} exponential-mechanism rounds at ε₀ = {}, \
+                             but other calls were recorded: the decomposable rule covers one \
+                             greedy run and nothing else",
+                            run.rounds,
+                            run.epsilon0.get()
+                        ),
+                    ));
+                }
+                if target <= 0.0 {
+                    Some("needs δ > 0".to_string())
+                } else {
+                    push(
+                        &mut out,
+                        Rule::Decomposable,
+                        decomposable_core(run.epsilon0.get(), target),
+                        target,
+                    )?;
+                    None
+                }
             }
         };
         if let Some(reason) = reason {
@@ -1179,7 +1285,6 @@ mod tests {
         assert_eq!(count_up(10), 10.0);
         let big = (1u64 << 53) + 1;
         assert!(count_up(big) as u128 >= big as u128);
-        assert!(e_minus_one_up() > std::f64::consts::E - 1.0);
     }
 
     /// KOV Thm 3.3 at its grid points ε = (k−2i)ε₀ in their own closed form:
@@ -1229,14 +1334,56 @@ mod tests {
 
     #[test]
     fn decomposable_rule() {
-        // 2·0.01·(e−1)·ln(3e·10⁶) = 0.54691...
-        let want =
-            2.0 * 0.01 * (std::f64::consts::E - 1.0) * (3.0 * std::f64::consts::E / 1e-6).ln();
+        // G(10⁻⁶) = min over θ of (θ + L)/(1 − e^{−θ}), found here by a ternary search on the
+        // formula itself (independent of the Newton solve of e^θ = 1 + θ + L); the Python
+        // reference (100 Newton steps in double) is 17.68842079085992.
+        let l = 1e6f64.ln();
+        let h = |t: f64| (t + l) / (1.0 - (-t).exp());
+        let (mut lo, mut hi) = (0.01f64, 20.0f64);
+        for _ in 0..300 {
+            let (a, b) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+            if h(a) < h(b) {
+                hi = b;
+            } else {
+                lo = a;
+            }
+        }
+        let g_min = h(lo);
+        close(g_min, 17.68842079085992, 1e-9);
+        let g = decomposable_factor(1e-6);
+        assert!(g >= g_min && g <= g_min * (1.0 + 1e-12), "{g} vs {g_min}");
+        // (e^{0.005} − 1)·G = 0.0886635…
+        let want = 0.005f64.exp_m1() * g_min;
         let got = decomposable(e(0.01), d(1e-6)).unwrap();
         assert!(got >= want);
-        close(got, 0.5469, 1e-4);
-        assert!(decomposable(e(0.1), d(1e-6)).is_err()); // 5.47 > 1
+        close(got, want, want * 1e-12);
+        close(got, 0.08866, 1e-5);
+        // No cap at 1 any more: the proof holds for every ε₀.
+        close(
+            decomposable(e(2.0), d(1e-6)).unwrap(),
+            1f64.exp_m1() * g_min,
+            1e-9,
+        );
         assert!(decomposable(e(0.01), Delta::ZERO).is_err());
+        // Every guarantee of the old form (mitrovic2017 Thm 3.1: 2ε₀(e−1)ln(3e/δ) when ≤ 1)
+        // is implied by the new one.
+        for del in [1e-12, 1e-9, 1e-6, 1e-3, 0.1, 0.5, 0.9] {
+            for eps0 in [1e-6, 1e-3, 0.01, 0.05, 0.1, 0.15] {
+                let old = 2.0
+                    * eps0
+                    * (std::f64::consts::E - 1.0)
+                    * (3.0 * std::f64::consts::E / del).ln();
+                if old <= 1.0 {
+                    let new = decomposable(e(eps0), d(del)).unwrap();
+                    assert!(new < old, "ε₀ {eps0} δ {del}: {new} ≥ {old}");
+                }
+            }
+        }
+        // G is finite and at least 1 over the whole range of δ.
+        for del in [f64::MIN_POSITIVE, 1e-300, 0.5, 1.0 - 1e-16] {
+            let g = decomposable_factor(del);
+            assert!(g.is_finite() && g >= 1.0, "δ {del}: {g}");
+        }
     }
 
     #[test]
@@ -1270,7 +1417,7 @@ mod tests {
 
     #[test]
     fn one_at_a_time_equals_k_fold() {
-        let opts = ComposeOptions { decomposable: true };
+        let opts = ComposeOptions::default();
         for (cost, k) in [
             (br(0.1), 10u64),
             (br(0.01), 50),
@@ -1284,6 +1431,15 @@ mod tests {
             let one = acc.compose(d(1e-6), opts).unwrap();
             let fold = compose_homogeneous(cost, k, d(1e-6), opts).unwrap();
             assert_eq!(one, fold, "{cost:?} × {k}");
+            if let PrivacyCost::BoundedRange { epsilon } = cost {
+                let run = ComposeOptions {
+                    decomposable: Some(DecomposableGreedy::new(epsilon, k)),
+                };
+                assert_eq!(
+                    acc.compose(d(1e-6), run).unwrap(),
+                    compose_homogeneous(cost, k, d(1e-6), run).unwrap()
+                );
+            }
             // And they agree with the per-rule functions.
             let (eps0, _) = cost.epsilon_delta().unwrap();
             assert_eq!(
@@ -1328,18 +1484,59 @@ mod tests {
         let inapplicable: Vec<Rule> = c.inapplicable.iter().map(|i| i.rule).collect();
         assert_eq!(inapplicable, [Rule::Single, Rule::Decomposable]);
 
-        // With a decomposable objective and small ε₀ the k-independent bound wins at k = 1000.
-        let opts = ComposeOptions { decomposable: true };
-        let c = compose_homogeneous(br(0.01), 1000, d(1e-6), opts).unwrap();
+        // With evidence of one greedy run on a decomposable objective, the k-independent bound
+        // (e^{0.005} − 1)·G(10⁻⁶) = 0.0887 wins at k = 1000 (zCDP: 0.70).
+        let run = |epsilon0: f64, rounds: u64| ComposeOptions {
+            decomposable: Some(DecomposableGreedy::new(e(epsilon0), rounds)),
+        };
+        let c = compose_homogeneous(br(0.01), 1000, d(1e-6), run(0.01, 1000)).unwrap();
         let best = c.best.unwrap();
         assert_eq!(best.rule, Rule::Decomposable);
-        close(best.epsilon, 0.5469, 1e-4);
-        // ... but not when the bound exceeds 1.
-        let c = compose_homogeneous(br(0.1), 50, d(1e-6), opts).unwrap();
+        close(best.epsilon, 0.08866, 1e-5);
+        assert_eq!(best.delta, 1e-6);
+        // For 10 rounds of 0.1 it applies (0.907) but zCDP (0.700) is better.
+        let c = compose_homogeneous(br(0.1), 10, d(1e-6), run(0.1, 10)).unwrap();
+        close(c.get(Rule::Decomposable).unwrap().epsilon, 0.9069, 1e-4);
+        assert_eq!(c.best.unwrap().rule, Rule::Zcdp);
+        // At δ = 0 it does not apply.
+        let c = compose_homogeneous(br(0.1), 10, Delta::ZERO, run(0.1, 10)).unwrap();
         assert!(c.get(Rule::Decomposable).is_none());
-        // ... nor for pure calls.
-        let c = compose_homogeneous(pure(0.01), 50, d(1e-6), opts).unwrap();
+    }
+
+    #[test]
+    fn decomposable_evidence_must_match_the_recorded_calls() {
+        // The rule cannot be applied to calls other than the one greedy run the evidence
+        // describes: other mechanisms, another ε₀, more or fewer rounds, or several runs
+        // composed together are typed errors.
+        let run = ComposeOptions {
+            decomposable: Some(DecomposableGreedy::new(e(0.01), 50)),
+        };
+        for (costs, k) in [
+            (vec![pure(0.01)], 50u64),
+            (vec![approx(0.01, 1e-9)], 50),
+            (vec![br(0.02)], 50),
+            (vec![br(0.01)], 49),
+            (vec![br(0.01)], 100),
+            (vec![br(0.01), pure(0.01)], 25),
+        ] {
+            let mut acc = Accountant::new();
+            for &cost in &costs {
+                acc.record_many(cost, k);
+            }
+            let err = acc.compose(d(1e-6), run).unwrap_err();
+            assert!(
+                matches!(err, Error::InvalidParameter { .. }),
+                "{costs:?} × {k}: {err:?}"
+            );
+        }
+        // Without evidence (the only option outside the library) the rule never applies.
+        let c = compose_homogeneous(br(0.01), 50, d(1e-6), ComposeOptions::default()).unwrap();
         assert!(c.get(Rule::Decomposable).is_none());
+        assert!(
+            c.inapplicable
+                .iter()
+                .any(|i| i.rule == Rule::Decomposable && i.reason.contains("greedy"))
+        );
     }
 
     #[test]
@@ -1354,7 +1551,7 @@ mod tests {
     #[test]
     fn heterogeneous_calls() {
         let seq = [br(0.1), br(0.2), pure(0.1)];
-        let c = compose(&seq, d(1e-6), ComposeOptions { decomposable: true }).unwrap();
+        let c = compose(&seq, d(1e-6), ComposeOptions::default()).unwrap();
         let b = c.get(Rule::Basic).unwrap().epsilon;
         assert!((0.4..0.4 + 1e-15).contains(&b));
         // Σε² = 0.06: 0.03 + √(2·ln(10⁶)·0.06).

@@ -7,9 +7,12 @@
 //! * [`compose`] turns a sequence of costs into end-to-end [`Guarantee`]s under each
 //!   composition rule; [`budget`] solves the inverse problem (largest per-round ε₀ for a
 //!   total budget).
+//! * [`proofs`] renders the proofs of the privacy steps that are not a citation of a
+//!   published theorem (the files of `docs/proofs/`).
 
 pub mod budget;
 pub mod compose;
+pub mod proofs;
 
 use crate::error::{Error, Result};
 use serde::Serialize;

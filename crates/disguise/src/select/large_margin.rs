@@ -25,6 +25,30 @@ use std::cmp::Ordering;
 /// upper bound of the exact real threshold.
 const ROUND_UP: f64 = 1.0 + 1.0 / (1u64 << 45) as f64;
 
+/// How the margin search is calibrated. The selectors always use [`Calibration::PROVEN`];
+/// the other values exist only so that the audit's negative controls (the unit tests below)
+/// can run *this* code with one deliberate error and show that the audit flags it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Calibration {
+    /// Keep the ln(1/δ) terms of the thresholds (the margin search's δ). `false` computes
+    /// every threshold as if δ = 1: a planted error.
+    delta_terms: bool,
+}
+
+impl Calibration {
+    /// The published mechanism.
+    const PROVEN: Calibration = Calibration { delta_terms: true };
+
+    /// ln δ as the thresholds use it: 0 when the δ terms are (wrongly) dropped.
+    fn ln_delta(self, delta: Delta) -> f64 {
+        if self.delta_terms {
+            delta.get().ln()
+        } else {
+            0.0
+        }
+    }
+}
+
 /// Validates the LMM parameters: δ must be strictly positive.
 fn check_delta(delta: Delta, mechanism: &str) -> Result<()> {
     if delta.get() > 0.0 {
@@ -274,17 +298,64 @@ impl LargeMargin {
     }
 
     fn g(&self, ell: usize, lambda: f64) -> f64 {
-        let (eps, ln_delta) = (self.epsilon.get(), self.delta.get().ln());
+        self.g_with(ell, lambda, self.delta.get().ln())
+    }
+
+    fn big_g(&self, ell: usize, lambda: f64) -> f64 {
+        self.big_g_with(ell, lambda, self.delta.get().ln())
+    }
+
+    fn g_with(&self, ell: usize, lambda: f64, ln_delta: f64) -> f64 {
+        let eps = self.epsilon.get();
         // ln(2ℓ/δ) as a sum of logs: 2ℓ/δ overflows for tiny δ.
         lambda * (3.0 + 4.0 * (2f64.ln() + (ell as f64).ln() - ln_delta) / eps)
     }
 
-    fn big_g(&self, ell: usize, lambda: f64) -> f64 {
-        let (eps, ln_delta) = (self.epsilon.get(), self.delta.get().ln());
+    fn big_g_with(&self, ell: usize, lambda: f64, ln_delta: f64) -> f64 {
+        let eps = self.epsilon.get();
         let ln_ell = (ell as f64).ln();
         8.0 * lambda * (2f64.ln() - ln_delta) / eps
             + 16.0 * lambda * (7f64.ln() + 2.0 * ln_ell - ln_delta) / eps
-            + self.g(ell, lambda)
+            + self.g_with(ell, lambda, ln_delta)
+    }
+
+    /// The mechanism with the margin search calibrated by `calibration`.
+    fn select_calibrated(
+        &self,
+        scores: &[f64],
+        sensitivity: Sensitivity,
+        rng: &mut SecureRng,
+        calibration: Calibration,
+    ) -> Result<Selection> {
+        validate_scores(scores)?;
+        let mut order = SortedScores::new(scores);
+        let n = order.len();
+        let eps = self.epsilon.get();
+        let ln_delta = calibration.ln_delta(self.delta);
+        let mut ell = n;
+        if n > 1 {
+            let lt = grid_corrected_sensitivity(sensitivity.get(), eps, &[8.0, 16.0])?;
+            let noise_max = Laplace::new(8.0 * lt / eps)?;
+            let noise_step = Laplace::new(16.0 * lt / eps)?;
+            let g = noise_max.granularity().max(noise_step.granularity());
+            // Thresholds grow with ℓ: checking the last one up front keeps every comparison
+            // finite without an error whose occurrence would depend on how far ℓ gets.
+            check_threshold((self.big_g_with(n - 1, lt, ln_delta) + g) * ROUND_UP)?;
+            let q1 = order.get(0).0;
+            let z = finite_noise(noise_max.sample_noise(rng))?;
+            for l in 1..n {
+                let q_next = order.get(l).0; // q(v_{ℓ+1})
+                let z_l = finite_noise(noise_step.sample_noise(rng))?;
+                // G_ℓ with λ̃, plus g/2 for each of the two tail bounds, rounded up.
+                let threshold = (self.big_g_with(l, lt, ln_delta) + g) * ROUND_UP;
+                // Exactly: q(v₁) + Z − q(v_{ℓ+1}) − Z_ℓ − G_ℓ > 0.
+                if sum_sign(&[q1, z, -q_next, -z_l, -threshold]) == Ordering::Greater {
+                    ell = l;
+                    break;
+                }
+            }
+        }
+        em_on_top(&mut order, ell, self.epsilon, sensitivity, 4, rng)
     }
 }
 
@@ -298,34 +369,7 @@ impl Selector for LargeMargin {
         sensitivity: Sensitivity,
         rng: &mut SecureRng,
     ) -> Result<Selection> {
-        validate_scores(scores)?;
-        let mut order = SortedScores::new(scores);
-        let n = order.len();
-        let eps = self.epsilon.get();
-        let mut ell = n;
-        if n > 1 {
-            let lt = grid_corrected_sensitivity(sensitivity.get(), eps, &[8.0, 16.0])?;
-            let noise_max = Laplace::new(8.0 * lt / eps)?;
-            let noise_step = Laplace::new(16.0 * lt / eps)?;
-            let g = noise_max.granularity().max(noise_step.granularity());
-            // Thresholds grow with ℓ: checking the last one up front keeps every comparison
-            // finite without an error whose occurrence would depend on how far ℓ gets.
-            check_threshold((self.big_g(n - 1, lt) + g) * ROUND_UP)?;
-            let q1 = order.get(0).0;
-            let z = finite_noise(noise_max.sample_noise(rng))?;
-            for l in 1..n {
-                let q_next = order.get(l).0; // q(v_{ℓ+1})
-                let z_l = finite_noise(noise_step.sample_noise(rng))?;
-                // G_ℓ with λ̃, plus g/2 for each of the two tail bounds, rounded up.
-                let threshold = (self.big_g(l, lt) + g) * ROUND_UP;
-                // Exactly: q(v₁) + Z − q(v_{ℓ+1}) − Z_ℓ − G_ℓ > 0.
-                if sum_sign(&[q1, z, -q_next, -z_l, -threshold]) == Ordering::Greater {
-                    ell = l;
-                    break;
-                }
-            }
-        }
-        em_on_top(&mut order, ell, self.epsilon, sensitivity, 4, rng)
+        self.select_calibrated(scores, sensitivity, rng, Calibration::PROVEN)
     }
 
     fn cost(&self) -> PrivacyCost {
@@ -439,17 +483,68 @@ impl LargeMarginChaudhuri {
     }
 
     fn t(&self, r: usize, lambda: f64) -> f64 {
-        let (alpha, ln_delta) = (self.epsilon.get(), self.delta.get().ln());
-        6.0 * lambda * (1.0 + (3f64.ln() + (r as f64).ln() - ln_delta) / alpha)
+        self.t_with(r, lambda, self.delta.get().ln())
     }
 
     fn big_t(&self, r: usize, lambda: f64) -> f64 {
-        let (alpha, ln_delta) = (self.epsilon.get(), self.delta.get().ln());
+        self.big_t_with(r, lambda, self.delta.get().ln())
+    }
+
+    fn t_with(&self, r: usize, lambda: f64, ln_delta: f64) -> f64 {
+        let alpha = self.epsilon.get();
+        6.0 * lambda * (1.0 + (3f64.ln() + (r as f64).ln() - ln_delta) / alpha)
+    }
+
+    fn big_t_with(&self, r: usize, lambda: f64, ln_delta: f64) -> f64 {
+        let alpha = self.epsilon.get();
         let r_f = r as f64;
         3.0 * lambda / alpha * (1.5f64.ln() - ln_delta)
             + 6.0 * lambda / alpha * (3f64.ln() - ln_delta)
             + 12.0 * lambda / alpha * (3f64.ln() + r_f.ln() + (r_f + 1.0).ln() - ln_delta)
-            + self.t(r, lambda)
+            + self.t_with(r, lambda, ln_delta)
+    }
+
+    /// The mechanism with the margin search calibrated by `calibration`.
+    fn select_calibrated(
+        &self,
+        scores: &[f64],
+        sensitivity: Sensitivity,
+        rng: &mut SecureRng,
+        calibration: Calibration,
+    ) -> Result<Selection> {
+        validate_scores(scores)?;
+        let mut order = SortedScores::new(scores);
+        let k = order.len();
+        let alpha = self.epsilon.get();
+        let ln_delta = calibration.ln_delta(self.delta);
+        let mut ell = k;
+        if k > 1 {
+            let lt = grid_corrected_sensitivity(sensitivity.get(), alpha, &[3.0, 6.0, 12.0])?;
+            // λZ, λG, λZ_ℓ are drawn directly as Laplace noise of scale λ̃·(3, 6, 12)/α.
+            let noise_z = Laplace::new(3.0 * lt / alpha)?;
+            let noise_g = Laplace::new(6.0 * lt / alpha)?;
+            let noise_step = Laplace::new(12.0 * lt / alpha)?;
+            let g = noise_z
+                .granularity()
+                .max(noise_g.granularity())
+                .max(noise_step.granularity());
+            check_threshold((self.big_t_with(k - 1, lt, ln_delta) + 2.0 * g) * ROUND_UP)?;
+            let f1 = order.get(0).0;
+            let z = finite_noise(noise_z.sample_noise(rng))?;
+            let big_g = finite_noise(noise_g.sample_noise(rng))?;
+            for l in 1..k {
+                let f_next = order.get(l).0; // f^(ℓ+1)
+                let z_l = finite_noise(noise_step.sample_noise(rng))?;
+                // T^(ℓ) with λ̃, plus g/2 for each of the three tail bounds (2g ≥ 3g/2).
+                let threshold = (self.big_t_with(l, lt, ln_delta) + 2.0 * g) * ROUND_UP;
+                // Exactly: f^(1) + λZ − f^(ℓ+1) − λZ_ℓ − λG − T^(ℓ) > 0.
+                if sum_sign(&[f1, z, -f_next, -z_l, -big_g, -threshold]) == Ordering::Greater {
+                    ell = l;
+                    break;
+                }
+            }
+        }
+        em_on_top(&mut order, ell, self.epsilon, sensitivity, 6, rng)
     }
 }
 
@@ -463,38 +558,7 @@ impl Selector for LargeMarginChaudhuri {
         sensitivity: Sensitivity,
         rng: &mut SecureRng,
     ) -> Result<Selection> {
-        validate_scores(scores)?;
-        let mut order = SortedScores::new(scores);
-        let k = order.len();
-        let alpha = self.epsilon.get();
-        let mut ell = k;
-        if k > 1 {
-            let lt = grid_corrected_sensitivity(sensitivity.get(), alpha, &[3.0, 6.0, 12.0])?;
-            // λZ, λG, λZ_ℓ are drawn directly as Laplace noise of scale λ̃·(3, 6, 12)/α.
-            let noise_z = Laplace::new(3.0 * lt / alpha)?;
-            let noise_g = Laplace::new(6.0 * lt / alpha)?;
-            let noise_step = Laplace::new(12.0 * lt / alpha)?;
-            let g = noise_z
-                .granularity()
-                .max(noise_g.granularity())
-                .max(noise_step.granularity());
-            check_threshold((self.big_t(k - 1, lt) + 2.0 * g) * ROUND_UP)?;
-            let f1 = order.get(0).0;
-            let z = finite_noise(noise_z.sample_noise(rng))?;
-            let big_g = finite_noise(noise_g.sample_noise(rng))?;
-            for l in 1..k {
-                let f_next = order.get(l).0; // f^(ℓ+1)
-                let z_l = finite_noise(noise_step.sample_noise(rng))?;
-                // T^(ℓ) with λ̃, plus g/2 for each of the three tail bounds (2g ≥ 3g/2).
-                let threshold = (self.big_t(l, lt) + 2.0 * g) * ROUND_UP;
-                // Exactly: f^(1) + λZ − f^(ℓ+1) − λZ_ℓ − λG − T^(ℓ) > 0.
-                if sum_sign(&[f1, z, -f_next, -z_l, -big_g, -threshold]) == Ordering::Greater {
-                    ell = l;
-                    break;
-                }
-            }
-        }
-        em_on_top(&mut order, ell, self.epsilon, sensitivity, 6, rng)
+        self.select_calibrated(scores, sensitivity, rng, Calibration::PROVEN)
     }
 
     fn cost(&self) -> PrivacyCost {
@@ -778,6 +842,116 @@ mod tests {
             assert!((200..=3000).contains(&ell), "{}: ℓ = {ell}", sel.name());
             assert!(scores[pick.index] >= max - 3005.0, "{}", sel.name());
         }
+    }
+
+    // -------------------------------------------------------------------------------------
+    // Audits that can fail: the real mechanism passes, the same code with one planted error
+    // is flagged (crate::audit; `tests/audit.rs` holds the other audits).
+    // -------------------------------------------------------------------------------------
+
+    /// Neighbours on which the margin search's δ is what keeps the output private: the top
+    /// two scores are λ = 1 apart on D and swap on D′ (each moves by λ), far above the rest.
+    /// Outputting D's top candidate with ℓ = 1 is impossible on D′ (its top-1 set is the
+    /// other candidate), so any run that finds a margin at ℓ = 1 on a gap of λ leaks without
+    /// bound. The proven thresholds make that event have probability ≪ δ; thresholds without
+    /// their ln(1/δ) terms let it happen a few percent of the time.
+    fn swapped_top(n: usize) -> (Vec<f64>, Vec<f64>) {
+        let mut d = vec![0.0; n];
+        d[0] = 1001.0;
+        d[1] = 1000.0;
+        let mut d_prime = d.clone();
+        d_prime.swap(0, 1);
+        (d, d_prime)
+    }
+
+    /// Audits `select` (index and margin released) at (ε, δ) = (1, 10⁻⁶) on `swapped_top(10)`:
+    /// 200,000 runs per side, harness confidence 1 − 10⁻⁶ (each of the 16 Clopper–Pearson
+    /// bounds at level 6.25·10⁻⁸), so a correct mechanism is flagged with probability
+    /// ≤ 10⁻⁶.
+    fn audit_margin(
+        select: impl Fn(&[f64], &mut SecureRng) -> Result<Selection> + Sync,
+        seed: u64,
+    ) -> crate::audit::AuditReport<(usize, usize)> {
+        use crate::audit::{AuditConfig, audit};
+        let pair = swapped_top(10);
+        let mechanism = |rng: &mut SecureRng, scores: &Vec<f64>| {
+            let s = select(scores, rng)?;
+            Ok((s.index, s.margin.unwrap_or(0)))
+        };
+        let mut rng = SecureRng::insecure_from_seed(seed);
+        let config = AuditConfig::new(200_000).with_delta(1e-6);
+        let report = audit(mechanism, &pair.0, &pair.1, &config, &mut rng).unwrap();
+        println!(
+            "seed {seed}: eps_lower = {:.3}, best event {:?}",
+            report.epsilon_lower,
+            report
+                .best
+                .as_ref()
+                .map(|b| (&b.outputs, b.numerator_hits, b.denominator_hits))
+        );
+        report
+    }
+
+    const NO_DELTA: Calibration = Calibration { delta_terms: false };
+
+    #[test]
+    fn mitrovic_audit_passes_and_flags_thresholds_without_delta() {
+        let lmm = LargeMargin::new(eps(1.0), delta(1e-6)).unwrap();
+        let right = audit_margin(|q, rng| lmm.select(q, sens(1.0), rng), 61);
+        assert!(!right.violates(1.0), "proven lmm: {}", right.epsilon_lower);
+        // ℓ = 1 never passes on a gap of 1 against G₁ ≈ 430: the runs end at ℓ = 2.
+        assert!(
+            right.counts.iter().all(|c| c.output.1 == 2),
+            "{:?}",
+            right.counts
+        );
+        let wrong = audit_margin(
+            |q, rng| lmm.select_calibrated(q, sens(1.0), rng, NO_DELTA),
+            62,
+        );
+        // G₁ without δ is ≈ 42: ℓ = 1 passes in ≈ 5% of the runs on D (7459 of 150,000
+        // evaluation runs with seed 62), never on D′ for index 0, so the certified loss is
+        // about 6 ≫ 1 (seed 61 certifies 0.23 for the proven mechanism).
+        assert!(
+            wrong.violates(1.0),
+            "lmm without δ: {}",
+            wrong.epsilon_lower
+        );
+        // The flagged event is a margin of 1 at the top candidate of the numerator side:
+        // (0, 1) forward or (1, 1) backward.
+        let best = wrong.best.as_ref().unwrap();
+        assert!(best.outputs.iter().any(|o| o.1 == 1), "{best:?}");
+    }
+
+    #[test]
+    fn chaudhuri_audit_passes_and_flags_thresholds_without_delta() {
+        // T⁽¹⁾ without δ is ≈ 42 against ≈ 440 with it; seed 63 certifies 0.14 for the proven
+        // mechanism, seed 64 about 5.3 for the planted one.
+        let lmm = LargeMarginChaudhuri::new(eps(1.0), delta(1e-6)).unwrap();
+        let right = audit_margin(|q, rng| lmm.select(q, sens(1.0), rng), 63);
+        assert!(
+            !right.violates(1.0),
+            "proven lmm-chaudhuri: {}",
+            right.epsilon_lower
+        );
+        assert!(
+            right.counts.iter().all(|c| c.output.1 == 2),
+            "{:?}",
+            right.counts
+        );
+        let wrong = audit_margin(
+            |q, rng| lmm.select_calibrated(q, sens(1.0), rng, NO_DELTA),
+            64,
+        );
+        assert!(
+            wrong.violates(1.0),
+            "lmm-chaudhuri without δ: {}",
+            wrong.epsilon_lower
+        );
+        // The flagged event is a margin of 1 at the top candidate of the numerator side:
+        // (0, 1) forward or (1, 1) backward.
+        let best = wrong.best.as_ref().unwrap();
+        assert!(best.outputs.iter().any(|o| o.1 == 1), "{best:?}");
     }
 
     #[test]

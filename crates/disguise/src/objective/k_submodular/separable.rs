@@ -16,9 +16,13 @@ use crate::privacy::Sensitivity;
 ///
 /// # Sensitivity
 /// Δ_{v,i}f = fᵢ(Xᵢ ∪ {v}) − fᵢ(Xᵢ) is a marginal gain of fᵢ alone, so it moves by at most
-/// fᵢ's λ(|Xᵢ|) between neighbours — whatever the other fⱼ do, and even if one record feeds
-/// several fᵢ (a user present in several influence graphs). The sensitivity in round j is
-/// maxᵢ max_{s ≤ j} λᵢ(s).
+/// fᵢ's **gain** bound λᵢ(|Xᵢ|) ([`SetFunction::gain_sensitivity`]) between neighbours —
+/// whatever the other fⱼ do, and even if one record feeds several fᵢ (a user present in
+/// several influence graphs). The scores of one round sit at a different set Xᵢ for every
+/// type, so they are not values shifted by a common amount: a part whose
+/// [`SetFunction::sensitivity`] only bounds values (mutual information) needs its gain bound
+/// ([`crate::privacy::proofs::gains_and_values`]). The sensitivity in round j is
+/// maxᵢ max_{s ≤ j} λᵢ(s) (|Xᵢ| ≤ j).
 ///
 /// ```
 /// use disguise::objective::{Coverage, KSubmodularFunction, Separable};
@@ -102,10 +106,10 @@ impl<F: SetFunction> KSubmodularFunction for Separable<F> {
     }
 
     fn sensitivity(&self, round: usize) -> Sensitivity {
-        let mut best = self.parts[0].sensitivity(0);
+        let mut best = self.parts[0].gain_sensitivity(0);
         for f in &self.parts {
             for s in 0..=round {
-                let l = f.sensitivity(s);
+                let l = f.gain_sensitivity(s);
                 if l.get() > best.get() {
                     best = l;
                 }

@@ -1,0 +1,12 @@
+//! Proofs of the privacy steps that the library does not take from a published theorem.
+//!
+//! Each submodule is one file of the repository's `docs/proofs/` folder, included verbatim so
+//! that the proof is versioned, reviewed and rendered with the code that relies on it. The
+//! overview of which rule, mechanism and objective rests on which proof (paper, file or
+//! audit) is the table in `ARCHITECTURE.md`.
+
+#[doc = include_str!("../../../../docs/proofs/decomposable-greedy.md")]
+pub mod decomposable_greedy {}
+
+#[doc = include_str!("../../../../docs/proofs/gains-and-values.md")]
+pub mod gains_and_values {}
