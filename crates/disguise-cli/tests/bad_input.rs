@@ -225,37 +225,29 @@ fn sample() {
     let base = "sample --scores scores.txt --sensitivity 1 --mechanism em --trials 10";
     let mut cases = with_bad_privacy(base, "--epsilon 1", "--delta 0");
     let s = "sample --sensitivity 1 --epsilon 1 --mechanism em";
-    cases.extend(
-        [
-            format!("{s} --trials 10 --scores missing.txt"),
-            format!("{s} --trials 10 --scores empty.csv"),
-            format!("{s} --trials 10 --scores folder.csv"),
-            format!("{s} --trials 10 --scores nan.txt"),
-            format!("{s} --trials 10 --scores words.txt"),
-            format!("{s} --scores scores.txt --trials 0"),
-            format!("{s} --scores scores.txt --trials -1"),
-            format!("{s} --scores scores.txt --trials 99999999999999999999999"),
-            "sample --scores scores.txt --epsilon 1 --mechanism em --trials 1 --sensitivity 0"
-                .into(),
-            "sample --scores scores.txt --epsilon 1 --mechanism em --trials 1 --sensitivity NaN"
-                .into(),
-            "sample --scores scores.txt --epsilon 1 --mechanism em --trials 1 --sensitivity -1"
-                .into(),
-            "sample --scores scores.txt --epsilon 1 --mechanism em --trials 1 --sensitivity inf"
-                .into(),
-            "sample --scores scores.txt --sensitivity 1e308 --epsilon 1 --mechanism \
+    cases.extend([
+        format!("{s} --trials 10 --scores missing.txt"),
+        format!("{s} --trials 10 --scores empty.csv"),
+        format!("{s} --trials 10 --scores folder.csv"),
+        format!("{s} --trials 10 --scores nan.txt"),
+        format!("{s} --trials 10 --scores words.txt"),
+        format!("{s} --scores scores.txt --trials 0"),
+        format!("{s} --scores scores.txt --trials -1"),
+        format!("{s} --scores scores.txt --trials 99999999999999999999999"),
+        "sample --scores scores.txt --epsilon 1 --mechanism em --trials 1 --sensitivity 0".into(),
+        "sample --scores scores.txt --epsilon 1 --mechanism em --trials 1 --sensitivity NaN".into(),
+        "sample --scores scores.txt --epsilon 1 --mechanism em --trials 1 --sensitivity -1".into(),
+        "sample --scores scores.txt --epsilon 1 --mechanism em --trials 1 --sensitivity inf".into(),
+        "sample --scores scores.txt --sensitivity 1e308 --epsilon 1 --mechanism \
              report-noisy-max --trials 1"
-                .into(),
-            "sample --scores scores.txt --sensitivity 1e-308 --epsilon 700 --delta 1e-6 \
+            .into(),
+        "sample --scores scores.txt --sensitivity 1e-308 --epsilon 700 --delta 1e-6 \
              --mechanism lmm --trials 1"
-                .into(),
-            "sample --scores scores.txt --sensitivity 1 --epsilon 1 --mechanism lmm --trials 1"
-                .into(),
-            "sample --scores scores.txt --sensitivity 1 --epsilon 1 --mechanism magic --trials 1"
-                .into(),
-        ]
-        .into_iter(),
-    );
+            .into(),
+        "sample --scores scores.txt --sensitivity 1 --epsilon 1 --mechanism lmm --trials 1".into(),
+        "sample --scores scores.txt --sensitivity 1 --epsilon 1 --mechanism magic --trials 1"
+            .into(),
+    ]);
     run_battery("sample", cases);
 }
 
