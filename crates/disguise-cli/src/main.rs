@@ -1,11 +1,14 @@
 //! `disguise`: differentially private selection from the command line.
 //!
 //! A thin shell over the `disguise` library: parse, call, print. Errors become one readable
-//! line on stderr and exit code 2.
+//! line on stderr and exit code 2. A panic — a bug, never the user's input — becomes one line
+//! and exit code 70 ([`INTERNAL_ERROR`]); a closed stdout (`disguise … | head`) ends the run
+//! quietly.
 
 mod commands;
 mod output;
 mod plot;
+mod trials;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -30,11 +33,11 @@ enum Command {
     /// Private facility location: choose k public candidate locations serving private points.
     Select(commands::select::Args),
     /// Private feature selection: choose the k columns most informative about a label.
+    Features(commands::features::Args),
     /// Private frequent itemsets: the most frequent itemsets of size r in transactions.
     Itemsets(commands::itemsets::Args),
     /// Private hypothesis selection: the decision stump with the smallest training error.
     Hypothesis(commands::hypothesis::Args),
-    Features(commands::features::Args),
     /// Reproduce a paper's experiment: tidy CSV tables and figures (PNG + SVG) in --out.
     Experiment(commands::experiment::Args),
     /// Release a differentially private projected histogram of a table as synthetic data.
@@ -44,7 +47,65 @@ enum Command {
     Assign(commands::assign::Args),
 }
 
+/// Exit code of an internal error (a panic): `EX_SOFTWARE` of sysexits.h.
+const INTERNAL_ERROR: i32 = 70;
+
+/// Exit code when stdout was closed by its reader: what a process killed by SIGPIPE reports
+/// to a shell (128 + 13), as `cat` or `grep` would.
+const BROKEN_PIPE: i32 = 141;
+
+/// The last line of defence: a panic prints one line naming it as a bug, with its location,
+/// and exits with [`INTERNAL_ERROR`] — no backtrace. Writing to a closed stdout (the standard
+/// library's print macros panic on it) ends the run quietly instead.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(BROKEN_PIPE);
+        }
+        let mut line: String = message.split_whitespace().collect::<Vec<_>>().join(" ");
+        if line.chars().count() > 300 {
+            line = line.chars().take(300).collect::<String>() + "…";
+        }
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!(
+            "error: internal error: {line}{at} (this is a bug in disguise; please report it)"
+        );
+        std::process::exit(INTERNAL_ERROR);
+    }));
+}
+
+/// Whether `err` is a write to a closed pipe (the reader of stdout went away).
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(|e| e.io_error_kind())
+                .is_some_and(|k| k == std::io::ErrorKind::BrokenPipe)
+            || cause.downcast_ref::<csv::Error>().is_some_and(|e| {
+                matches!(e.kind(), csv::ErrorKind::Io(io) if io.kind() == std::io::ErrorKind::BrokenPipe)
+            })
+    })
+}
+
 fn main() -> ExitCode {
+    install_panic_hook();
+    // The test of the hook needs a panic, and no user input may cause one: this variable is
+    // the only way to raise it.
+    if std::env::var_os("DISGUISE_TEST_INTERNAL_ERROR").is_some() {
+        panic!("deliberate panic (DISGUISE_TEST_INTERNAL_ERROR is set)");
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => return usage_error(err),
@@ -63,6 +124,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if is_broken_pipe(&err) => ExitCode::from(BROKEN_PIPE as u8),
         Err(err) => {
             // One readable line: the error and its causes, joined.
             let mut line = err.to_string();
@@ -70,6 +132,8 @@ fn main() -> ExitCode {
                 line.push_str(": ");
                 line.push_str(&cause.to_string());
             }
+            // One line, whatever a cause contains (a quoted cell with a line break).
+            let line: String = line.lines().collect::<Vec<_>>().join(" ");
             eprintln!("error: {line}");
             ExitCode::from(2)
         }

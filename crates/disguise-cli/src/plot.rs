@@ -12,7 +12,7 @@
 //! ```ignore
 //! let chart = LineChart::new("Utility", "k", "f(S)/n")
 //!     .series(Series::new("greedy", Style::of(0)).points(vec![Point::new(1.0, 0.5, 0.01)]));
-//! plot::save(&chart, &out.join("utility"))?;   // utility.png + utility.svg
+//! plot::save(&chart, &out.join("utility"), &[])?;   // utility.png + utility.svg
 //! ```
 
 // A toolbox shared by every experiment: not each one uses every figure type or option.
@@ -20,6 +20,7 @@
 
 use anyhow::{Context, Result, anyhow};
 use crisp::CrispText;
+use disguise::files::AtomicFile;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
@@ -59,28 +60,40 @@ pub trait Figure {
 }
 
 /// Renders `figure` to `<base>.png` and `<base>.svg` (the extensions are appended, so `base`
-/// may contain dots) and returns the two paths.
-pub fn save(figure: &impl Figure, base: &Path) -> Result<[PathBuf; 2]> {
+/// may contain dots) and returns the two paths. Each file is written atomically and never
+/// over one of `inputs` (see [`disguise::files::AtomicFile`]).
+pub fn save(figure: &impl Figure, base: &Path, inputs: &[&Path]) -> Result<[PathBuf; 2]> {
     init();
     let png = PathBuf::from(format!("{}.png", base.display()));
     let svg = PathBuf::from(format!("{}.svg", base.display()));
     let size = figure.size();
+    let file = AtomicFile::create(&png, inputs)?;
     {
-        let root = CrispText::new(BitMapBackend::new(&png, size)).into_drawing_area();
+        let root = CrispText::new(BitMapBackend::new(file.path(), size)).into_drawing_area();
         render(figure, &root).with_context(|| format!("drawing {}", png.display()))?;
     }
+    file.commit()?;
+    let file = AtomicFile::create(&svg, inputs)?;
     {
-        let root = SVGBackend::new(&svg, size).into_drawing_area();
+        let root = SVGBackend::new(file.path(), size).into_drawing_area();
         render(figure, &root).with_context(|| format!("drawing {}", svg.display()))?;
     }
+    file.commit()?;
     Ok([png, svg])
 }
 
-/// Renders `figure` to a PNG file at exactly `path`.
-pub fn save_png(figure: &impl Figure, path: &Path) -> Result<()> {
+/// Renders `figure` to a PNG file at exactly `path`, atomically and never over one of
+/// `inputs`.
+pub fn save_png(figure: &impl Figure, path: &Path, inputs: &[&Path]) -> Result<()> {
     init();
-    let root = CrispText::new(BitMapBackend::new(path, figure.size())).into_drawing_area();
-    render(figure, &root).with_context(|| format!("drawing {}", path.display()))
+    let file = AtomicFile::create(path, inputs)?;
+    {
+        let root =
+            CrispText::new(BitMapBackend::new(file.path(), figure.size())).into_drawing_area();
+        render(figure, &root).with_context(|| format!("drawing {}", path.display()))?;
+    }
+    file.commit()?;
+    Ok(())
 }
 
 fn render<DB: DrawingBackend>(figure: &impl Figure, root: &DrawingArea<DB, Shift>) -> Result<()>
@@ -1619,7 +1632,7 @@ mod tests {
                         .collect(),
                 ),
             );
-        let [png, svg] = save(&chart, &dir("line").join("fig.k1")).unwrap();
+        let [png, svg] = save(&chart, &dir("line").join("fig.k1"), &[]).unwrap();
         assert!(png.ends_with("fig.k1.png"));
         assert_eq!(png_size(&png), (1100, 600));
         let text = std::fs::read_to_string(svg).unwrap();
@@ -1643,7 +1656,7 @@ mod tests {
                         .collect(),
                 ),
             );
-        save(&chart, &d.join("log")).unwrap();
+        save(&chart, &d.join("log"), &[]).unwrap();
         let svg = std::fs::read_to_string(d.join("log.svg")).unwrap();
         // Ticks are labelled in data units, not log10 units.
         let texts: Vec<&str> = svg.lines().map(str::trim).collect();
@@ -1664,7 +1677,7 @@ mod tests {
         .series("x", PALETTE[1], vec![0.5, 0.25])
         .series("y", PALETTE[2], vec![0.1, 0.9]);
         let (w, h) = bars.size();
-        let [png, _] = save(&bars, &d.join("bars")).unwrap();
+        let [png, _] = save(&bars, &d.join("bars"), &[]).unwrap();
         assert_eq!(png_size(&png), (w, h));
 
         let map = Map::geographic(
@@ -1680,7 +1693,7 @@ mod tests {
             }],
         )
         .panel("two", vec![]);
-        let [_, svg] = save(&map, &d.join("map")).unwrap();
+        let [_, svg] = save(&map, &d.join("map"), &[]).unwrap();
         assert!(
             std::fs::read_to_string(svg)
                 .unwrap()
@@ -1694,7 +1707,7 @@ mod tests {
                 vec![0.6, 0.7, 0.8, 0.75, 0.2],
             )
             .group("histogram", PALETTE[2], vec![0.8, 0.82, 0.85]);
-        save(&bp, &d.join("box")).unwrap();
+        save(&bp, &d.join("box"), &[]).unwrap();
         assert!(
             std::fs::read_to_string(d.join("box.svg"))
                 .unwrap()

@@ -49,8 +49,91 @@ fn table_lists_every_rule_and_the_winner() {
             .and(predicate::str::contains("decomposable").not())
             .and(predicate::str::contains("0.01 "))
             .and(predicate::str::contains("best: zcdp"))
-            .and(predicate::str::contains("0.0159829")),
+            // 0.015982937063770308 rounded down to 4 significant digits: spending the
+            // printed value stays within the total.
+            .and(predicate::str::contains("ε₀ = 0.01598 per round"))
+            .and(predicate::str::contains("0.015982937").not()),
     );
+}
+
+#[test]
+fn per_round_values_are_rounded_down_for_people_and_exact_in_json() {
+    // Advanced composition gives 0.0059948205974870…: the table shows 0.005994 (down, never
+    // 0.005995), the JSON every digit.
+    let out = budget().args(EXAMPLE).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let advanced = text
+        .lines()
+        .find(|l| l.starts_with("advanced"))
+        .expect("advanced row");
+    assert!(advanced.contains("0.005994 "), "{advanced}");
+    assert!(!text.contains("0.0059948"), "{text}");
+    assert!(
+        text.contains("total budget ε = 0.1, δ = 9.53674e-7"),
+        "{text}"
+    );
+    // JSON keeps every digit of the exact value.
+    let v = json(&[]);
+    close(
+        &v["rules"][1]["per_round_epsilon"],
+        0.005994820597487048,
+        1e-12,
+    );
+}
+
+#[test]
+fn no_rule_that_fits_is_a_failure_with_the_reasons() {
+    // Approximate calls need δ > 0: no rule applies. The table still shows why, and the
+    // command fails with one line (it used to exit 0 after "best: none").
+    let out = budget()
+        .args(["--epsilon", "1", "--delta", "0", "--rounds", "5"])
+        .args(["--kind", "approximate"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: no composition rule fits")
+            && stderr.contains("need δ > 0")
+            && stderr.contains("5 rounds"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("basic") && stdout.contains("best: none"),
+        "{stdout}"
+    );
+    // The same with JSON: the document, then the failure.
+    let out = budget()
+        .args(["--epsilon", "1", "--delta", "0", "--rounds", "5"])
+        .args(["--kind", "approximate", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["best"].is_null());
+}
+
+#[test]
+fn huge_epsilon_is_refused_in_one_line() {
+    fails_with_one_line(
+        &["--epsilon", "1e308", "--delta", "1e-6", "--rounds", "2"],
+        "--epsilon: 1e308 is too large (at most 700)",
+    );
+}
+
+#[test]
+fn help_has_examples() {
+    budget()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("Examples:").and(predicate::str::contains(
+                "disguise budget --epsilon 0.1 --delta 1e-6 --rounds 10",
+            )),
+        );
 }
 
 #[test]

@@ -157,12 +157,137 @@ fn unseeded_runs_use_the_secure_generator_without_warning() {
         String::from_utf8_lossy(&out.stderr)
     );
     let table = String::from_utf8(out.stdout).unwrap();
-    // Header line plus one row per score.
     assert!(
-        table.contains("index") && table.contains("count"),
+        table.contains("index") && table.contains("count") && table.contains("picked most"),
         "{table}"
     );
-    assert_eq!(table.lines().count(), 2 + 4, "{table}");
+}
+
+#[test]
+fn table_summarises_by_default_and_lists_every_score_on_request() {
+    // 1,000 scores: the default table is a summary of the candidates picked most (it used to
+    // print one line per score: 954 MB for 20M scores); --per-score lists them all.
+    let scores: String = (0..1000).map(|i| format!("{}\n", i % 7)).collect();
+    let dir = dir_with_scores("summary", &scores);
+    let run = |extra: &[&str]| {
+        let out = disguise(&dir)
+            .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
+            .args(["--epsilon", "1", "--mechanism", "em", "--trials", "5000"])
+            .args(["--seed", "2"])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).unwrap()
+    };
+    let summary = run(&[]);
+    assert!(summary.lines().count() < 25, "{summary}");
+    assert!(
+        summary.contains("em: 5,000 runs, each (1, 0)-DP"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("1,000 scores (highest 6 at index 6)"),
+        "{summary}"
+    );
+    assert!(summary.contains("picked most (10 of "), "{summary}");
+    assert!(summary.contains("others"), "{summary}");
+    // The rows shown are the most picked, in decreasing count, and shares are rounded.
+    let rows: Vec<(u64, u64)> = summary
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("index"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty() && !l.trim_start().starts_with("others"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split_whitespace().collect();
+            (
+                cells[0].parse().unwrap(),
+                cells[2].replace(',', "").parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(rows.len(), 10, "{summary}");
+    assert!(rows.windows(2).all(|w| w[0].1 >= w[1].1), "{rows:?}");
+    assert!(rows.iter().all(|&(i, _)| i % 7 == 6), "{rows:?}");
+    let top3 = run(&["--top", "3"]);
+    assert!(top3.contains("picked most (3 of "), "{top3}");
+    let every = run(&["--per-score"]);
+    assert_eq!(
+        every.lines().count(),
+        2 + 1000,
+        "header lines plus one per score"
+    );
+}
+
+#[test]
+fn huge_scores_print_short() {
+    // Scores of 1e308 used to print as 309-digit numbers.
+    let dir = dir_with_scores("huge", "1e308\n-1e308\n1.5e308\n");
+    let out = disguise(&dir)
+        .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
+        .args([
+            "--epsilon",
+            "1",
+            "--mechanism",
+            "em",
+            "--trials",
+            "10",
+            "--per-score",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("1.5e308") && text.contains("-1e308"),
+        "{text}"
+    );
+    assert!(!text.contains("000000"), "{text}");
+}
+
+#[test]
+fn extreme_sensitivities_are_one_line_errors_in_short_words() {
+    for (mechanism, sensitivity, epsilon, needle) in [
+        ("report-noisy-max", "1e308", "1", "λ = 1e308"),
+        ("lmm", "1e-308", "700", "below the smallest normal double"),
+    ] {
+        assert_error(
+            &format!("extreme_{mechanism}"),
+            "1\n2\n",
+            &[
+                "--mechanism",
+                mechanism,
+                "--sensitivity",
+                sensitivity,
+                "--epsilon",
+                epsilon,
+                "--delta",
+                "1e-6",
+            ],
+            needle,
+        );
+    }
+}
+
+#[test]
+fn help_has_examples() {
+    let dir = dir_with_scores("help", "1\n");
+    let out = disguise(&dir)
+        .args(["sample", "--help"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("Examples:") && text.contains("--per-score"),
+        "{text}"
+    );
 }
 
 /// Runs `sample` with `extra` arguments appended to a valid base command line (whose options

@@ -71,7 +71,8 @@ fn table_output_states_the_lack_of_privacy_and_the_default_normaliser() {
         .stdout
         .clone();
     let text = String::from_utf8(out).unwrap();
-    assert!(text.contains("normaliser m = 20.0"), "{text}");
+    // Printed for people: 20, not the debug form 20.0.
+    assert!(text.contains("normaliser m = 20 "), "{text}");
     assert!(text.contains("bounding box"), "{text}");
     assert!(text.contains("NOT private"), "{text}");
     assert!(text.contains("f(S)/n"), "{text}");

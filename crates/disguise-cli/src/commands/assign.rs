@@ -2,15 +2,14 @@
 //! and give each one of k types, so that every private point is served by a nearby location
 //! of its own type (Rafiey & Yoshida 2020, Example 5.2; Algorithms 3 and 4).
 
-use super::select::{AlgorithmArg, PrivacyArgs, PrivacyReport, guarantee_cells, mean_std};
-use crate::output::{RowFormat, print_csv, print_json, progress_bar, rng_from_seed, spinner};
+use super::select::{AlgorithmArg, Labels, PrivacyArgs, PrivacyReport, run_and_print};
+use crate::output::{RowFormat, input, print_json, spinner, thousands};
+use crate::trials::{PerPick, PerTrial};
 use anyhow::{Context, bail};
-use disguise::SecureRng;
-use disguise::constraint::{Cardinality, Matroid};
+use disguise::constraint::{Cardinality, Independence, Matroid};
 use disguise::data::read_columns_checked;
 use disguise::maximize::{Assignment, k_submodular_greedy, k_submodular_subsample_greedy};
 use disguise::objective::{Metric, Normalizer, k_type_facility_location};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -125,12 +124,12 @@ struct Report<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     trials: Option<u64>,
     /// Indices (single run) or one list per trial.
-    selected: serde_json::Value,
-    types: serde_json::Value,
-    names: serde_json::Value,
-    values: serde_json::Value,
-    utility: serde_json::Value,
-    evaluations: serde_json::Value,
+    selected: PerPick<'a>,
+    types: PerPick<'a>,
+    names: PerPick<'a>,
+    values: PerPick<'a>,
+    utility: PerPick<'a>,
+    evaluations: PerTrial<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     mean_utility: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -242,11 +241,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     {
         bail!("invalid --k: {kk} is larger than the number of candidates ({m})");
     }
-    let normalizer = match args.normalizer {
-        Some(v) => Normalizer::Fixed(v),
-        None => Normalizer::CandidateBoundingBox,
+    let resolved_m = match args.normalizer {
+        Some(v) => v,
+        None => super::select::default_normalizer(metric, &candidates, &args.candidates)?,
     };
-    let resolved_m = normalizer.resolve(metric, &candidates)?;
     let objective = k_type_facility_location(
         metric,
         &points,
@@ -268,50 +266,68 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (None, None) => unreachable!("checked above"),
     };
 
-    let mut rng = rng_from_seed(args.privacy.seed)?;
-    let secure = rng.is_secure();
-    let count = args.privacy.trials.unwrap_or(1);
-    let forks: Vec<SecureRng> = (0..count).map(|_| rng.fork()).collect();
-    let bar = if args.privacy.trials.is_some() {
-        progress_bar(count, "trials", quiet)
-    } else {
-        spinner("assigning", quiet)
-    };
     let algorithm = args.privacy.algorithm;
-    let runs = forks
-        .into_par_iter()
-        .map(|mut child| {
-            let out = match algorithm {
-                AlgorithmArg::Subsample => k_submodular_subsample_greedy(
-                    &objective,
-                    &constraint,
-                    gamma,
-                    &procedure,
-                    &mut child,
-                ),
-                _ => k_submodular_greedy(&objective, &constraint, &procedure, &mut child),
-            };
-            bar.inc(1);
-            out
-        })
-        .collect::<disguise::Result<Vec<Assignment>>>();
-    bar.finish_and_clear();
-    let runs = runs?;
-
-    let first = &runs[0];
-    let privacy = PrivacyReport::of(&first.solution);
-    let finals: Vec<f64> = runs.iter().map(|a| a.solution.value / n as f64).collect();
-    let (mean, std) = mean_std(&finals);
+    let scale = n as f64;
+    let utility = |v: f64| v / scale;
+    let labels = Labels {
+        names: &names,
+        types: Some(&args.types),
+        utility: &utility,
+    };
+    let preamble = |first: &Assignment, privacy: &PrivacyReport| {
+        println!(
+            "k-type facility location: {} points ({}) of {k} types ({}), {} candidates ({})",
+            thousands(n as u64),
+            args.points.display(),
+            args.types
+                .iter()
+                .zip(&per_type)
+                .map(|(t, c)| format!("{t}: {}", thousands(*c as u64)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            thousands(m as u64),
+            args.candidates.display()
+        );
+        println!(
+            "metric {}, normaliser m = {}",
+            metric.name(),
+            input(resolved_m)
+        );
+        println!(
+            "algorithm {}, mechanism {}, constraint {}, {} gain evaluations",
+            first.solution.algorithm,
+            args.privacy.mechanism.name(),
+            first.solution.constraint,
+            thousands(first.solution.gain_evaluations)
+        );
+        println!("{}", privacy.budget_line(&args.privacy));
+        println!();
+    };
+    // At most one pick per element, and no more than the constraint's rank.
+    let picks = constraint.rank_bound().min(m);
+    let Some(outcome) =
+        run_and_print(
+            &args.privacy,
+            picks,
+            &labels,
+            &preamble,
+            |child| match algorithm {
+                AlgorithmArg::Subsample => {
+                    k_submodular_subsample_greedy(&objective, &constraint, gamma, &procedure, child)
+                }
+                _ => k_submodular_greedy(&objective, &constraint, &procedure, child),
+            },
+        )?
+    else {
+        return Ok(()); // CSV: written while the trials ran
+    };
+    let first = &outcome.first;
+    let privacy = &outcome.privacy;
+    let secure = first.solution.secure_rng;
     match args.privacy.format {
         RowFormat::Json => {
             let per_trial = args.privacy.trials.is_some();
-            let shape = |f: &dyn Fn(&Assignment) -> serde_json::Value| -> serde_json::Value {
-                if per_trial {
-                    serde_json::Value::Array(runs.iter().map(f).collect())
-                } else {
-                    f(first)
-                }
-            };
+            let kept = &outcome.kept;
             print_json(&Report {
                 objective: first.solution.objective,
                 algorithm: first.solution.algorithm,
@@ -324,149 +340,44 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 candidates: m,
                 type_names: &args.types,
                 trials: args.privacy.trials,
-                selected: shape(&|a| serde_json::json!(a.solution.elements)),
-                types: shape(&|a| serde_json::json!(a.types)),
-                names: shape(&|a| {
-                    serde_json::json!(
-                        a.solution
-                            .elements
-                            .iter()
-                            .map(|&v| names[v].clone())
-                            .collect::<Vec<_>>()
-                    )
-                }),
-                values: shape(&|a| serde_json::json!(a.solution.values)),
-                utility: shape(&|a| {
-                    serde_json::json!(
-                        a.solution
-                            .values
-                            .iter()
-                            .map(|v| v / n as f64)
-                            .collect::<Vec<_>>()
-                    )
-                }),
-                evaluations: shape(&|a| serde_json::json!(a.solution.gain_evaluations)),
-                mean_utility: per_trial.then_some(mean),
-                std_utility: per_trial.then_some(std),
-                privacy: &privacy,
+                selected: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(kept.element(j)),
+                },
+                types: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(kept.kind(j)),
+                },
+                names: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(names[kept.element(j)]),
+                },
+                values: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(kept.value(j)),
+                },
+                utility: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(utility(kept.value(j))),
+                },
+                evaluations: PerTrial {
+                    kept,
+                    per_trial,
+                    cell: &|t| serde_json::json!(kept.evaluations(t)),
+                },
+                mean_utility: per_trial.then_some(outcome.mean),
+                std_utility: per_trial.then_some(outcome.std),
+                privacy,
                 secure_rng: secure,
             })
         }
-        RowFormat::Csv => {
-            let cells = guarantee_cells(&privacy);
-            let mut rows = Vec::new();
-            for (t, a) in runs.iter().enumerate() {
-                for (i, ((&v, &ty), &value)) in a
-                    .solution
-                    .elements
-                    .iter()
-                    .zip(&a.types)
-                    .zip(&a.solution.values)
-                    .enumerate()
-                {
-                    let mut row = vec![
-                        (t + 1).to_string(),
-                        (i + 1).to_string(),
-                        v.to_string(),
-                        names[v].clone(),
-                        args.types[ty].clone(),
-                        format!("{value:?}"),
-                        format!("{:?}", value / n as f64),
-                    ];
-                    row.extend(cells.iter().cloned());
-                    rows.push(row);
-                }
-            }
-            print_csv(
-                &[
-                    "trial",
-                    "pick",
-                    "index",
-                    "name",
-                    "type",
-                    "value",
-                    "utility",
-                    "per_round_epsilon",
-                    "epsilon",
-                    "delta",
-                    "rule",
-                ],
-                rows,
-            )
-        }
+        RowFormat::Csv => Ok(()),
         RowFormat::Table => {
-            println!(
-                "k-type facility location: {n} points ({}) of {k} types ({}), {m} candidates ({})",
-                args.points.display(),
-                args.types
-                    .iter()
-                    .zip(&per_type)
-                    .map(|(t, c)| format!("{t}: {c}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                args.candidates.display()
-            );
-            println!("metric {}, normaliser m = {resolved_m:?}", metric.name());
-            println!(
-                "algorithm {}, mechanism {}, constraint {}, {} gain evaluations",
-                first.solution.algorithm,
-                args.privacy.mechanism.name(),
-                first.solution.constraint,
-                first.solution.gain_evaluations
-            );
-            println!("{}", privacy.budget_line(&args.privacy));
-            println!();
-            if let Some(trials) = args.privacy.trials {
-                println!(
-                    "{:>6}  {:>12}  chosen (type), in order",
-                    "trial", "final utility"
-                );
-                for (t, (a, u)) in runs.iter().zip(&finals).enumerate() {
-                    let chosen: Vec<String> = a
-                        .pairs()
-                        .iter()
-                        .map(|&(v, ty)| format!("{} ({})", names[v], args.types[ty]))
-                        .collect();
-                    println!("{:>6}  {u:>12.6}  {}", t + 1, chosen.join("; "));
-                }
-                println!();
-                println!(
-                    "final utility over {trials} trials: mean {mean:.6}, standard deviation \
-                     {std:.6}"
-                );
-            } else {
-                let width = first
-                    .solution
-                    .elements
-                    .iter()
-                    .map(|&v| names[v].chars().count())
-                    .max()
-                    .unwrap_or(0)
-                    .max(4);
-                println!(
-                    "{:>4}  {:>6}  {:<width$}  {:<10}  {:>14}  {:>10}",
-                    "pick", "index", "name", "type", "value", "utility"
-                );
-                for (i, ((&v, &t), &value)) in first
-                    .solution
-                    .elements
-                    .iter()
-                    .zip(&first.types)
-                    .zip(&first.solution.values)
-                    .enumerate()
-                {
-                    println!(
-                        "{:>4}  {v:>6}  {:<width$}  {:<10}  {value:>14.4}  {:>10.6}",
-                        i + 1,
-                        names[v],
-                        args.types[t],
-                        value / n as f64
-                    );
-                }
-                if first.solution.elements.is_empty() {
-                    println!("(nothing was chosen)");
-                }
-            }
             println!();
             println!(
                 "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \

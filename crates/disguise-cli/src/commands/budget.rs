@@ -1,8 +1,23 @@
 //! `disguise budget`: the per-round ε₀ a total (ε, δ) budget allows under every composition
 //! rule, and the best one.
 
-use crate::output::{Format, print_json};
+use crate::output::{Format, budget, input, print_json, thousands};
 use disguise::privacy::budget::{BudgetPlan, BudgetQuery, CallKind, plan};
+
+const EXAMPLES: &str = "\
+Examples:
+  # 10 rounds of the exponential mechanism within (ε, δ) = (0.1, 1e-6) in total
+  disguise budget --epsilon 0.1 --delta 1e-6 --rounds 10
+
+  # a decomposable objective (facility location, greedy with the exponential mechanism)
+  disguise budget --epsilon 1 --delta 1e-6 --rounds 1000 --decomposable
+
+  # the large margin mechanisms: (ε₀, δ₀) per round, basic and advanced composition only
+  disguise budget --epsilon 1 --delta 1e-6 --rounds 5 --kind approximate --format json
+
+Per-round values in the table are rounded down (spending them never exceeds the total); the
+JSON output has every digit. The command fails (exit code 2) when no rule fits the budget,
+after printing the table that says why.";
 
 /// The selector called in every round (decides which composition rules apply).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
@@ -28,9 +43,8 @@ impl From<Kind> for CallKind {
 }
 
 /// Arguments of `disguise budget`.
-///
-/// Example: `disguise budget --epsilon 0.1 --delta 9.5367431640625e-7 --rounds 10`.
 #[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     /// Total privacy budget ε of the whole run (finite, > 0), e.g. `--epsilon 0.1`.
     #[arg(long, allow_negative_numbers = true)]
@@ -58,17 +72,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.rounds < 1 {
         anyhow::bail!("invalid rounds: must be at least 1, got {}", args.rounds);
     }
+    crate::output::check_epsilon("--epsilon", args.epsilon)?;
     let query = BudgetQuery::new(args.epsilon, args.delta, args.rounds as u64)?
         .with_kind(args.kind.into())
         .with_decomposable(args.decomposable);
     let result = plan(&query)?;
     match args.format {
-        Format::Json => print_json(&result),
-        Format::Table => {
-            print_table(&result);
-            Ok(())
-        }
+        Format::Json => print_json(&result)?,
+        Format::Table => print_table(&result),
     }
+    if result.best.is_none() {
+        // The table (or JSON) above says rule by rule why; the error line sums it up.
+        let mut reasons: Vec<String> = Vec::new();
+        for r in &result.rules {
+            if let Some(note) = &r.note
+                && !reasons.iter().any(|seen| seen.ends_with(note.as_str()))
+            {
+                reasons.push(format!("{}: {note}", r.rule));
+            }
+        }
+        anyhow::bail!(
+            "no composition rule fits a total (ε, δ) = ({}, {}) over {} rounds of {} calls ({})",
+            input(result.epsilon),
+            input(result.delta),
+            thousands(result.rounds),
+            kind_phrase(result.kind),
+            reasons.join("; ")
+        );
+    }
+    Ok(())
 }
 
 fn kind_phrase(kind: CallKind) -> &'static str {
@@ -79,19 +111,12 @@ fn kind_phrase(kind: CallKind) -> &'static str {
     }
 }
 
-/// A number in full: the shortest form that reads back as the same `f64` (scientific notation
-/// for very small or large values). A per-round ε₀ rounded for display could exceed the safe
-/// value, so nothing is rounded.
-fn num(x: f64) -> String {
-    format!("{x:?}")
-}
-
 fn print_table(p: &BudgetPlan) {
     println!(
         "total budget ε = {}, δ = {} over {} rounds of {} calls{}",
-        num(p.epsilon),
-        num(p.delta),
-        p.rounds,
+        input(p.epsilon),
+        input(p.delta),
+        thousands(p.rounds),
         kind_phrase(p.kind),
         if p.decomposable {
             ", decomposable objective"
@@ -106,8 +131,8 @@ fn print_table(p: &BudgetPlan) {
         .map(|r| {
             [
                 r.rule.to_string(),
-                r.per_round_epsilon.map_or_else(|| "-".to_string(), num),
-                r.per_round_delta.map_or_else(|| "-".to_string(), num),
+                r.per_round_epsilon.map_or_else(|| "-".to_string(), budget),
+                r.per_round_delta.map_or_else(|| "-".to_string(), budget),
                 if r.valid { "yes" } else { "no" }.to_string(),
                 r.note.clone().unwrap_or_default(),
             ]
@@ -137,13 +162,14 @@ fn print_table(p: &BudgetPlan) {
         line([&row[0], &row[1], &row[2], &row[3], &row[4]]);
     }
     println!();
+    println!("(per-round values rounded down: spending them stays within the total)");
     match p.best {
         Some(b) => println!(
             "best: {} — ε₀ = {} per round{}",
             b.rule,
-            num(b.per_round_epsilon),
+            budget(b.per_round_epsilon),
             if b.per_round_delta > 0.0 {
-                format!(", δ₀ = {}", num(b.per_round_delta))
+                format!(", δ₀ = {}", budget(b.per_round_delta))
             } else {
                 String::new()
             }

@@ -4,9 +4,10 @@
 //! ([`Prepared`]).
 
 use super::select::AlgorithmArg;
+use crate::output::{check_memory, thousands};
 use anyhow::bail;
 use disguise::SecureRng;
-use disguise::constraint::{Cardinality, Matroid};
+use disguise::constraint::{Cardinality, Independence, Matroid};
 use disguise::maximize::{ContinuousGreedy, Directions, Procedure, Solution, continuous_greedy};
 use disguise::objective::{ClosedForm, FacilityLocation, FacilityMultilinear, SampledGradient};
 
@@ -29,6 +30,48 @@ pub struct ContinuousArgs {
     /// exact closed form (slower and noisier; for comparison). Example: `--gradient-samples 50`.
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub gradient_samples: Option<usize>,
+}
+
+/// Refuses, before anything runs, a number of steps or of sampled bases whose records would
+/// not fit in memory: a run keeps one selector record per call (r per step with sequential
+/// directions) and one base of r elements per step, and `sampled:N` draws N bases per step.
+fn check_size(
+    matroid: &Matroid,
+    directions: Directions,
+    steps: Option<usize>,
+) -> anyhow::Result<()> {
+    let rank = matroid.rank_bound() as u128;
+    // The default T = r² (the paper's Θ(r(M)²)).
+    let steps_value = steps.map_or((rank * rank).max(1), |t| t as u128);
+    let what = match steps {
+        Some(t) => format!("--steps {}", thousands(t as u64)),
+        None => format!(
+            "the default number of steps, r² = {} for rank r = {rank}",
+            thousands(u64::try_from(steps_value).unwrap_or(u64::MAX))
+        ),
+    };
+    // `auto` becomes sequential (r calls per step) on matroids without exact base sampling.
+    let calls_per_step = match directions {
+        Directions::Sequential | Directions::Auto => rank.max(1),
+        _ => 1,
+    };
+    // Growing vectors may hold up to twice their length; a base is a vector of r indices.
+    let round = 2 * std::mem::size_of::<disguise::maximize::Round>() as u128;
+    let base = 2 * (32 + 8 * rank);
+    let per_step = calls_per_step * round + base;
+    check_memory(
+        &what,
+        steps_value.saturating_mul(per_step),
+        "give a smaller --steps (each step keeps a record of its selector calls and its base)",
+    )?;
+    if let Directions::Sampled { count } = directions {
+        check_memory(
+            &format!("--directions sampled:{}", thousands(count as u64)),
+            (count as u128).saturating_mul(32 + 8 * rank + 16),
+            "sample fewer bases per step (each is a list of r candidates held at once)",
+        )?;
+    }
+    Ok(())
 }
 
 /// The continuous greedy, ready to run any number of trials: the matroid, the options and
@@ -83,6 +126,7 @@ impl<'a> Prepared<'a> {
             (None, Some(k)) => Matroid::Cardinality(Cardinality::new(candidates, k)),
             (None, None) => bail!("--k or --constraint is required"),
         };
+        check_size(&matroid, directions, args.steps)?;
         let gradient = match args.gradient_samples {
             Some(m) => Gradient::Sampled(SampledGradient::new(objective, m)?),
             None => Gradient::Closed(objective.multilinear()?),

@@ -8,7 +8,9 @@
 //! (`name,lat,lon`). It prints the private picks, their utility next to the non-private
 //! greedy answer, the proven guarantee, and writes a map (PNG) to the current directory.
 
-use crate::output::{Format, print_json, rng_from_seed};
+use crate::output::{
+    Format, budget, check_epsilon, fixed, guarantee, input, print_json, rng_from_seed, thousands,
+};
 use crate::plot::{self, Map, Pick};
 use anyhow::bail;
 use disguise::constraint::Cardinality;
@@ -19,8 +21,25 @@ use disguise::privacy::Guarantee;
 use serde::Serialize;
 use std::path::PathBuf;
 
+const EXAMPLES: &str = "\
+Examples:
+  # the built-in example: 3 spots for 10,000 synthetic pickups, ε = 0.1, map in
+  # disguise-demo-map.png
+  disguise demo
+
+  # 5 spots, a larger budget, the map elsewhere
+  disguise demo --k 5 --epsilon 1 --map picks.png
+
+  # your own pickups (columns lat, lon) and candidate spots (name, lat, lon), JSON output
+  disguise demo --data pickups.csv --candidates spots.csv --format json --no-map
+
+The utilities printed next to the picks are computed exactly on the private pickups, to show
+how good the private picks are: they are NOT covered by the privacy guarantee, which protects
+the picks only.";
+
 /// Arguments of `disguise demo`.
 #[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     /// Number of spots to choose. Example: `--k 5`.
     #[arg(long, value_name = "K", default_value_t = 3)]
@@ -104,7 +123,8 @@ struct DemoOutput {
 /// Runs `disguise demo`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     // Validate before touching data or the generator.
-    let budget = Budget::total(args.epsilon, args.delta)?;
+    check_epsilon("--epsilon", args.epsilon)?;
+    let total = Budget::total(args.epsilon, args.delta)?;
     if args.k == 0 {
         bail!("--k must be at least 1");
     }
@@ -112,6 +132,33 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         && !(m.is_finite() && m > 0.0)
     {
         bail!("--normalizer must be a positive number, got {m}");
+    }
+    // The map's path is checked before any work: never an input, in a folder that exists.
+    if !args.no_map {
+        let inputs: Vec<&std::path::Path> = args
+            .data
+            .iter()
+            .chain(&args.candidates)
+            .map(PathBuf::as_path)
+            .collect();
+        disguise::files::refuse_input(&args.map, &inputs)?;
+        let folder = match args.map.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        if !folder.is_dir() {
+            bail!(
+                "--map {}: the folder {} does not exist (create it first, or use --no-map)",
+                args.map.display(),
+                folder.display()
+            );
+        }
+        if args.map.is_dir() {
+            bail!(
+                "--map {}: is a folder; give a file name",
+                args.map.display()
+            );
+        }
     }
     // The embedded default: seeded synthesis of the *data* (same demo everywhere), not of
     // the privacy noise, which comes from the OS below.
@@ -131,7 +178,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 Some(n) => n,
                 None => (1..=points.len()).map(|i| format!("spot {i}")).collect(),
             };
-            (points, names, Normalizer::CandidateBoundingBox)
+            // Only when it is used: --normalizer may replace it.
+            let default = match args.normalizer {
+                Some(m) => m,
+                None => super::select::default_normalizer(Metric::Manhattan, &points, path)?,
+            };
+            (points, names, Normalizer::Fixed(default))
         }
         None => (
             city.candidates.clone(),
@@ -155,7 +207,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let private = greedy(
         &f,
         &constraint,
-        &Procedure::private(Mechanism::Exponential, budget),
+        &Procedure::private(Mechanism::Exponential, total),
         &mut rng,
     )?;
     let exact = standard_greedy(&f, &constraint)?;
@@ -190,7 +242,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             format!(
                 "disguise demo: {} waiting spots for {} pickups",
                 args.k,
-                thousands(records.len())
+                thousands(records.len() as u64)
             ),
             records.iter().map(lon_lat).collect(),
             candidates.iter().map(lon_lat).collect(),
@@ -198,14 +250,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .panel(
             format!(
                 "private (ε = {}, δ = {})",
-                short(args.epsilon),
-                short(args.delta)
+                input(args.epsilon),
+                input(args.delta)
             ),
             as_picks(&private),
         )
         .panel("non-private greedy (for comparison)", as_picks(&exact));
         map.panel_height = 700;
-        plot::save_png(&map, &args.map)?;
+        // Never over an input (the pickups or the candidates), never half-written.
+        let inputs: Vec<&std::path::Path> = args
+            .data
+            .iter()
+            .chain(&args.candidates)
+            .map(PathBuf::as_path)
+            .collect();
+        plot::save_png(&map, &args.map, &inputs)?;
         Some(args.map.display().to_string())
     };
 
@@ -236,18 +295,18 @@ fn print_table(out: &DemoOutput) -> anyhow::Result<()> {
         "disguise demo: choose {} of {} waiting spots to serve {} pickups,",
         out.k,
         out.candidates,
-        thousands(out.records)
+        thousands(out.records as u64)
     );
     println!("without revealing any one passenger's pickup (differential privacy).");
     println!("data: {}", out.data);
     println!(
         "utility f(S)/n: the average over pickups of 1 − (distance to the nearest chosen \
          spot)/{}, so 1 = every pickup at a spot\n",
-        short(out.normalizer)
+        input(out.normalizer)
     );
-    println!("  #  private pick                      utility so far");
+    println!("  #  private pick                      utility so far (exact, NOT private)");
     for (i, p) in out.private.iter().enumerate() {
-        println!("  {}  {:<32}  {:.4}", i + 1, p.name, p.utility_after);
+        println!("  {}  {:<32}  {}", i + 1, p.name, fixed(p.utility_after, 4));
     }
     let ratio = if out.non_private_utility > 0.0 {
         100.0 * out.private_utility / out.non_private_utility
@@ -255,8 +314,14 @@ fn print_table(out: &DemoOutput) -> anyhow::Result<()> {
         100.0
     };
     println!(
-        "\nutility f(S)/n: private {:.4}, non-private greedy {:.4} (private reaches {ratio:.1} %)",
-        out.private_utility, out.non_private_utility
+        "\nutility f(S)/n: private {}, non-private greedy {} (private reaches {ratio:.1} %)",
+        fixed(out.private_utility, 4),
+        fixed(out.non_private_utility, 4)
+    );
+    println!(
+        "  (utilities are computed exactly on the private pickups to show the quality of the \
+         picks: they are NOT covered by the guarantee below, which protects the private picks \
+         only)"
     );
     println!(
         "non-private greedy picks (shown for comparison only: NOT private): {}",
@@ -269,12 +334,12 @@ fn print_table(out: &DemoOutput) -> anyhow::Result<()> {
     if let Some(g) = out.guarantee {
         let per_round = out
             .per_round_epsilon
-            .map_or(String::new(), |e| format!(", ε₀ = {e:.4} per round"));
+            .map_or(String::new(), |e| format!(", ε₀ = {} per round", budget(e)));
         println!(
-            "guarantee: ({}, {})-differential privacy for each passenger \
-             (composition rule: {}{per_round})",
-            short(g.epsilon),
-            short(g.delta),
+            "guarantee: ({}, {})-differential privacy for each passenger, for the private \
+             picks (composition rule: {}{per_round})",
+            guarantee(g.epsilon),
+            guarantee(g.delta),
             g.rule.name()
         );
     }
@@ -300,43 +365,4 @@ fn read_points(path: &std::path::Path) -> anyhow::Result<Vec<[f64; 2]>> {
 
 fn zip_points(lat: &[f64], lon: &[f64]) -> Vec<[f64; 2]> {
     lat.iter().zip(lon).map(|(&a, &b)| [a, b]).collect()
-}
-
-/// A number in few characters: 4 significant digits, scientific below 10^-3.
-fn short(x: f64) -> String {
-    if x != 0.0 && x.abs() < 1e-3 {
-        // 1.00e-6 → 1e-6
-        format!("{x:.2e}").replace(".00e", "e")
-    } else {
-        plot::tick_label(x)
-    }
-}
-
-/// 10000 → "10,000".
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn numbers_print_short() {
-        assert_eq!(short(1e-6), "1e-6");
-        assert_eq!(short(9.5367431640625e-7), "9.54e-7");
-        assert_eq!(short(0.1), "0.1");
-        assert_eq!(short(0.09999999999999999), "0.1");
-        assert_eq!(thousands(10_000), "10,000");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_234_567), "1,234,567");
-    }
 }

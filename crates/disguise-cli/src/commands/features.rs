@@ -2,11 +2,9 @@
 //! informative about a label column (mutual information, Mitrovic et al. 2017 §6.2; or
 //! k-discernibility, Vinterbo 2012).
 
-use super::select::{
-    AlgorithmArg, PrivacyArgs, PrivacyReport, guarantee_cells, mean_std, print_picks_table,
-    print_trials_table, run_trials,
-};
-use crate::output::{RowFormat, print_csv, print_json, rng_from_seed, spinner};
+use super::select::{AlgorithmArg, Labels, PrivacyArgs, PrivacyReport, run_and_print};
+use crate::output::{RowFormat, fixed, print_json, spinner, thousands};
+use crate::trials::PerPick;
 use anyhow::{Context, bail};
 use disguise::constraint::Cardinality;
 use disguise::data::{Table, read_table};
@@ -144,12 +142,12 @@ struct Report<'a> {
     k: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     trials: Option<u64>,
-    selected: serde_json::Value,
-    names: serde_json::Value,
-    values: serde_json::Value,
-    utility: serde_json::Value,
+    selected: PerPick<'a>,
+    names: PerPick<'a>,
+    values: PerPick<'a>,
+    utility: PerPick<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    final_utility: Option<Vec<f64>>,
+    final_utility: Option<&'a [f64]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     mean_utility: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -328,43 +326,67 @@ fn finish<F: SetFunction>(
         );
     }
     let constraint = Cardinality::new(objective.ground_size(), k);
-    let mut rng = rng_from_seed(args.privacy.seed)?;
-    let secure = rng.is_secure();
     let algorithm = args.privacy.algorithm;
-    let solutions =
-        run_trials(
-            args.privacy.trials,
-            &mut rng,
-            args.privacy.quiet,
-            |child| match algorithm {
-                AlgorithmArg::Greedy => greedy(objective, &constraint, procedure, child),
-                AlgorithmArg::Subsample => subsample_greedy(objective, k, procedure, child),
-                // Issue 7: the continuous greedy is offered by `select` (facility location).
-                AlgorithmArg::ContinuousGreedy => Err(disguise::Error::param(
-                    "algorithm",
-                    "continuous-greedy is available in `disguise select` only",
-                )),
-            },
-        )?;
     let util = |v: f64| if scale > 0.0 { v / scale } else { 0.0 };
-    let first = &solutions[0];
-    let privacy = PrivacyReport::of(first);
     let names = &p.feature_names;
-    let name_list =
-        |s: &Solution| -> Vec<String> { s.elements.iter().map(|&i| names[i].clone()).collect() };
-    let finals: Vec<f64> = solutions.iter().map(|s| util(s.value)).collect();
-    let (mean, std) = mean_std(&finals);
-
+    let labels = Labels {
+        names,
+        types: None,
+        utility: &util,
+    };
+    let preamble = |first: &Solution, privacy: &PrivacyReport| {
+        println!(
+            "feature selection: {} records ({}), {} features, label '{}' with levels {} (read \
+             from the data)",
+            thousands(records as u64),
+            args.data.display(),
+            names.len(),
+            p.label_name,
+            p.label_levels.join(", ")
+        );
+        let unit = match args.objective {
+            ObjectiveArg::MutualInformation => format!(
+                "values in bits, utility = I/H(label) with H = {} bits",
+                fixed(scale, 6)
+            ),
+            ObjectiveArg::Discernibility => {
+                format!("utility = F/F_max with F_max = {}", fixed(scale, 6))
+            }
+        };
+        println!("objective {} ({unit})", first.objective);
+        println!(
+            "algorithm {}, mechanism {}, k = {k}",
+            first.algorithm,
+            args.privacy.mechanism.name()
+        );
+        println!("{}", privacy.budget_line(&args.privacy));
+        println!();
+    };
+    let Some(outcome) = run_and_print(
+        &args.privacy,
+        k,
+        &labels,
+        &preamble,
+        |child| match algorithm {
+            AlgorithmArg::Greedy => greedy(objective, &constraint, procedure, child),
+            AlgorithmArg::Subsample => subsample_greedy(objective, k, procedure, child),
+            // The continuous greedy is offered by `select` (facility location).
+            AlgorithmArg::ContinuousGreedy => Err(disguise::Error::param(
+                "algorithm",
+                "continuous-greedy is available in `disguise select` only",
+            )),
+        },
+    )?
+    else {
+        return Ok(()); // CSV: written while the trials ran
+    };
+    let first = &outcome.first;
+    let privacy = &outcome.privacy;
+    let secure = first.secure_rng;
     match args.privacy.format {
         RowFormat::Json => {
             let per_trial = args.privacy.trials.is_some();
-            let shape = |f: &dyn Fn(&Solution) -> serde_json::Value| -> serde_json::Value {
-                if per_trial {
-                    serde_json::Value::Array(solutions.iter().map(f).collect())
-                } else {
-                    f(first)
-                }
-            };
+            let kept = &outcome.kept;
             print_json(&Report {
                 objective: first.objective,
                 algorithm: first.algorithm,
@@ -375,88 +397,35 @@ fn finish<F: SetFunction>(
                 features: names,
                 k,
                 trials: args.privacy.trials,
-                selected: shape(&|s| serde_json::json!(s.elements)),
-                names: shape(&|s| serde_json::json!(name_list(s))),
-                values: shape(&|s| serde_json::json!(s.values)),
-                utility: shape(&|s| {
-                    serde_json::json!(s.values.iter().map(|&v| util(v)).collect::<Vec<_>>())
-                }),
-                final_utility: per_trial.then(|| finals.clone()),
-                mean_utility: per_trial.then_some(mean),
-                std_utility: per_trial.then_some(std),
-                privacy: &privacy,
+                selected: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(kept.element(j)),
+                },
+                names: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(names[kept.element(j)]),
+                },
+                values: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(kept.value(j)),
+                },
+                utility: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(util(kept.value(j))),
+                },
+                final_utility: per_trial.then(|| kept.finals()),
+                mean_utility: per_trial.then_some(outcome.mean),
+                std_utility: per_trial.then_some(outcome.std),
+                privacy,
                 secure_rng: secure,
             })
         }
-        RowFormat::Csv => {
-            let cells = guarantee_cells(&privacy);
-            let mut rows = Vec::new();
-            for (t, s) in solutions.iter().enumerate() {
-                for (i, (&v, &value)) in s.elements.iter().zip(&s.values).enumerate() {
-                    let mut row = vec![
-                        (t + 1).to_string(),
-                        (i + 1).to_string(),
-                        v.to_string(),
-                        names[v].clone(),
-                        format!("{value:?}"),
-                        format!("{:?}", util(value)),
-                    ];
-                    row.extend(cells.iter().cloned());
-                    rows.push(row);
-                }
-            }
-            print_csv(
-                &[
-                    "trial",
-                    "pick",
-                    "index",
-                    "name",
-                    "value",
-                    "utility",
-                    "per_round_epsilon",
-                    "epsilon",
-                    "delta",
-                    "rule",
-                ],
-                rows,
-            )
-        }
+        RowFormat::Csv => Ok(()),
         RowFormat::Table => {
-            println!(
-                "feature selection: {records} records ({}), {} features, label '{}' with levels \
-                 {} (read from the data)",
-                args.data.display(),
-                names.len(),
-                p.label_name,
-                p.label_levels.join(", ")
-            );
-            let unit = match args.objective {
-                ObjectiveArg::MutualInformation => {
-                    format!("values in bits, utility = I/H(label) with H = {scale:.6} bits")
-                }
-                ObjectiveArg::Discernibility => {
-                    format!("utility = F/F_max with F_max = {scale:.6}")
-                }
-            };
-            println!("objective {} ({unit})", first.objective);
-            println!(
-                "algorithm {}, mechanism {}, k = {k}",
-                first.algorithm,
-                args.privacy.mechanism.name()
-            );
-            println!("{}", privacy.budget_line(&args.privacy));
-            println!();
-            if let Some(trials) = args.privacy.trials {
-                print_trials_table(&solutions, names, &finals);
-                println!();
-                println!(
-                    "final utility over {trials} trials: mean {mean:.6}, standard deviation \
-                     {std:.6}"
-                );
-            } else {
-                let scale = if scale > 0.0 { scale } else { f64::INFINITY };
-                print_picks_table(first, names, scale);
-            }
             println!();
             println!(
                 "values and utilities are computed on the private data (evaluation only, not \

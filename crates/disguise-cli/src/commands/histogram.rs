@@ -5,7 +5,7 @@
 //! `disguise histogram --data adult.data --data adult.test --schema adult.schema.toml
 //!  --target income --epsilon 1 --out synthetic.csv`
 
-use crate::output::{Format, print_json, warn_insecure_seed};
+use crate::output::{Format, guarantee, print_json, sig, thousands, warn_insecure_seed};
 use anyhow::{Context, bail};
 use disguise::histogram::{
     DEFAULT_A, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, DomainSource, KChoice, ProjectedHistogram,
@@ -15,8 +15,27 @@ use disguise::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+const EXAMPLES: &str = "\
+Examples:
+  # a private synthetic copy of Adult (training and test files), ε = 1 in total
+  disguise histogram --data adult.data --data adult.test --schema adult.schema.toml \\
+      --target income --epsilon 1 --out synthetic.csv
+
+  # the projection size k and the histogram's share γ of ε fixed instead of estimated
+  disguise histogram --data iris.csv --schema iris.schema.toml --epsilon 0.5 --k 2 \\
+      --gamma 0.3 --out iris-synthetic.csv
+
+  # k chosen by data splitting among 2, 3 and 4; the release summary as JSON
+  disguise histogram --data adult.data --schema adult.schema.toml --epsilon 1 --k-split 2,3,4 \\
+      --out synthetic.csv --format json
+
+The schema declares each column's public domain (shipped ones: crates/disguise/schemas/).
+--out is written to a temporary file beside it and renamed when complete; it may not be one of
+the inputs.";
+
 /// Arguments of `disguise histogram`.
 #[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     /// Data file(s), read with the schema's format and concatenated in order. Repeat for
     /// several files. Example: `--data adult.data --data adult.test`.
@@ -86,9 +105,55 @@ struct Report<'a> {
 const NEIGHBOURS: &str =
     "replace-one: two datasets of the same size n (public) that differ in one record";
 
+/// Checks, before any data is read, that `--out` can be written: not one of the inputs (any
+/// spelling of the same file) and in a folder that exists.
+fn check_out(args: &Args) -> anyhow::Result<()> {
+    disguise::files::refuse_input(&args.out, &inputs(args))?;
+    if args.out.is_dir() {
+        bail!(
+            "--out {}: is a folder; give a file name",
+            args.out.display()
+        );
+    }
+    let folder = match args.out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        bail!(
+            "--out {}: the folder {} does not exist (create it first)",
+            args.out.display(),
+            folder.display()
+        );
+    }
+    Ok(())
+}
+
+/// Every file the run reads: no output may be written over one of them.
+fn inputs(args: &Args) -> Vec<&Path> {
+    args.data
+        .iter()
+        .chain([&args.schema])
+        .chain(&args.public_data)
+        .map(PathBuf::as_path)
+        .collect()
+}
+
+/// Writes the synthetic dataset to `--out` atomically (a temporary file beside it, renamed
+/// when complete), never over an input; returns the number of records written.
+fn write_release(release: &ProjectedHistogram, args: &Args) -> anyhow::Result<u64> {
+    let mut file = disguise::files::AtomicFile::create(&args.out, &inputs(args))?;
+    let written = release
+        .write_csv(file.writer())
+        .with_context(|| format!("writing {}", args.out.display()))?;
+    file.commit()?;
+    Ok(written)
+}
+
 /// Runs `disguise histogram`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     // Validate the parameters before reading any data.
+    crate::output::check_epsilon("--epsilon", args.epsilon)?;
     let epsilon = Epsilon::new(args.epsilon)?;
     let k = match args.k {
         Some(k) if k < 1 => bail!("invalid k: must be at least 1, got {k}"),
@@ -103,6 +168,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if !(0.0..1.0).contains(&args.sigma) {
         bail!("invalid sigma: must be in [0, 1), got {}", args.sigma);
     }
+    check_out(&args)?;
     let schema = Schema::from_path(&args.schema)?;
     let source = if args.bounds_from_data {
         eprintln!(
@@ -165,9 +231,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => SecureRng::from_os()?,
     };
     let release = projected_histogram(&data, target, &config, &mut rng)?;
-    let file = std::fs::File::create(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let written = release.write_csv(std::io::BufWriter::new(file))?;
+    let written = write_release(&release, &args)?;
     let private = release.guarantee.is_some() && release.secure_rng;
 
     match args.format {
@@ -181,7 +245,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Format::Table => {
             println!(
                 "projected histogram: {} records, {} predictors, target {}",
-                release.records, release.predictors, release.target
+                thousands(release.records as u64),
+                release.predictors,
+                release.target
             );
             println!(
                 "  attributes  {}  (k = {}: {})",
@@ -190,36 +256,42 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 release.k_method
             );
             println!(
-                "  gamma       {:.4}  ({})",
-                release.gamma, release.gamma_method
+                "  gamma       {}  ({})",
+                sig(release.gamma, 4),
+                release.gamma_method
             );
             if release.epsilon_p > 0.0 {
                 println!(
-                    "  epsilon_p   {:.6}  (projection: exponential mechanism in PRIVATEKD)",
-                    release.epsilon_p
+                    "  epsilon_p   {}  (projection: exponential mechanism in PRIVATEKD)",
+                    guarantee(release.epsilon_p)
                 );
             } else {
                 println!("  epsilon_p   0  (k = d − 1: every predictor kept, nothing to choose)");
             }
             println!(
-                "  epsilon_h   {:.6}  (thresholded Laplace histogram, scale 2/ε_h, τ = {:.4})",
-                release.epsilon_h, release.threshold
+                "  epsilon_h   {}  (thresholded Laplace histogram, scale 2/ε_h, τ = {})",
+                guarantee(release.epsilon_h),
+                sig(release.threshold, 4)
             );
             println!(
-                "  histogram   {} cells ({}), {} released, {written} synthetic records -> {}",
-                release.space_size,
+                "  histogram   {} cells ({}), {} released, {} synthetic records -> {}",
+                thousands(release.space_size),
                 release.columns.join(" × "),
-                release.support_size,
+                thousands(release.support_size as u64),
+                thousands(written),
                 args.out.display()
             );
             match &release.guarantee {
                 Some(g) if release.secure_rng => println!(
                     "  guarantee   ({}, {})-DP by {} composition; neighbours: {NEIGHBOURS}",
-                    g.epsilon, g.delta, g.rule
+                    guarantee(g.epsilon),
+                    guarantee(g.delta),
+                    g.rule
                 ),
                 Some(g) => println!(
                     "  guarantee   NONE: seeded run (would be ({}, {})-DP with a secure generator)",
-                    g.epsilon, g.delta
+                    guarantee(g.epsilon),
+                    guarantee(g.delta)
                 ),
                 None => println!("  guarantee   NONE: NOT PRIVATE (domains taken from the data)"),
             }

@@ -4,15 +4,35 @@
 //! outside). Each run is one private selection with the stated (ε, δ); the *counts* of many
 //! runs on the same data are not a private release (N runs compose to N·ε).
 
-use crate::output::{Format, print_json, warn_insecure_seed};
+use crate::output::{Format, fixed, guarantee, input, print_json, rng_from_seed, thousands};
 use anyhow::{Context, bail};
 use disguise::prelude::*;
 use disguise::select::selector_by_name;
 use serde::Serialize;
 use std::io::Read;
 
+const EXAMPLES: &str = "\
+Examples:
+  # 10,000 runs of the exponential mechanism on the scores in scores.txt (one per line)
+  disguise sample --scores scores.txt --sensitivity 1 --epsilon 0.5 --mechanism em --trials 10000
+
+  # the large margin mechanism, scores from standard input, the 5 candidates picked most
+  printf '10\\n9\\n1\\n' | disguise sample --scores - --sensitivity 1 --epsilon 1 --delta 1e-6 \\
+      --mechanism lmm --trials 1000 --top 5
+
+  # one line per score (index, score, count, share), or every count as JSON
+  disguise sample --scores scores.txt --sensitivity 1 --epsilon 0.5 --mechanism em \\
+      --trials 10000 --per-score
+  disguise sample --scores scores.txt --sensitivity 1 --epsilon 0.5 --mechanism em \\
+      --trials 10000 --format json
+
+By default the table shows the candidates picked most (--top N of them); --per-score lists every
+score. Each run is one private selection; the counts of all runs together are not a private
+release (N runs on the same scores compose to N times the budget).";
+
 /// Arguments of `disguise sample`.
 #[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
 pub struct Args {
     /// File with one score per line, or `-` for standard input; blank lines are skipped.
     /// Example: `--scores scores.txt`.
@@ -46,7 +66,18 @@ pub struct Args {
     /// no privacy guarantee (for tests and experiments only). Example: `--seed 42`.
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
-    /// Output format.
+    /// How many of the candidates picked most the table shows. Example: `--top 20`.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10,
+        conflicts_with = "per_score"
+    )]
+    top: u64,
+    /// Print one line per score (index, score, count, share) instead of the summary.
+    #[arg(long)]
+    per_score: bool,
+    /// Output format (JSON always has every count).
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }
@@ -70,6 +101,7 @@ struct Report<'a> {
 /// Runs `disguise sample`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     // Validate everything before reading input or touching the generator.
+    crate::output::check_epsilon("--epsilon", args.epsilon)?;
     let epsilon = Epsilon::new(args.epsilon)?;
     let delta = Delta::new(args.delta)?;
     let sensitivity = Sensitivity::new(args.sensitivity)?;
@@ -79,13 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let scores = read_scores(&args.scores)?;
 
-    let mut rng = match args.seed {
-        Some(seed) => {
-            warn_insecure_seed(seed);
-            SecureRng::insecure_from_seed(seed)
-        }
-        None => SecureRng::from_os()?,
-    };
+    let mut rng = rng_from_seed(args.seed)?;
     let mut counts = vec![0u64; scores.len()];
     for _ in 0..args.trials {
         let pick = selector.select(&scores, sensitivity, &mut rng)?;
@@ -106,31 +132,90 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 delta: del,
             },
         })?,
-        Format::Table => {
-            match (eps, del) {
-                (Some(e), Some(d)) => println!(
-                    "{}: {} runs, each ({e}, {d})-DP (the counts of all runs together are \
-                     not a private release)",
-                    selector.name(),
-                    args.trials
-                ),
-                _ => println!(
-                    "{}: {} runs, NOT private (non-private baseline)",
-                    selector.name(),
-                    args.trials
-                ),
-            }
-            println!(
-                "{:>8}  {:>14}  {:>10}  {:>8}",
-                "index", "score", "count", "share"
-            );
-            for (i, (&count, score)) in counts.iter().zip(&scores).enumerate() {
-                let share = count as f64 / args.trials as f64;
-                println!("{i:>8}  {score:>14}  {count:>10}  {share:>8.4}");
-            }
-        }
+        Format::Table => print_table(&args, selector.name(), eps.zip(del), &scores, &counts),
     }
     Ok(())
+}
+
+/// The table: a header line, then the candidates picked most (or every score with
+/// `--per-score`).
+fn print_table(
+    args: &Args,
+    mechanism: &str,
+    guaranteed: Option<(f64, f64)>,
+    scores: &[f64],
+    counts: &[u64],
+) {
+    let trials = thousands(args.trials);
+    match guaranteed {
+        Some((e, d)) => println!(
+            "{mechanism}: {trials} runs, each ({}, {})-DP (the counts of all runs together are \
+             not a private release)",
+            guarantee(e),
+            guarantee(d)
+        ),
+        None => println!("{mechanism}: {trials} runs, NOT private (non-private baseline)"),
+    }
+    let share = |count: u64| fixed(count as f64 / args.trials as f64, 4);
+    let row = |i: usize| {
+        println!(
+            "{i:>8}  {:>14}  {:>12}  {:>8}",
+            input(scores[i]),
+            thousands(counts[i]),
+            share(counts[i])
+        )
+    };
+    let header = || {
+        println!(
+            "{:>8}  {:>14}  {:>12}  {:>8}",
+            "index", "score", "count", "share"
+        )
+    };
+    if args.per_score {
+        header();
+        (0..scores.len()).for_each(row);
+        return;
+    }
+    // The candidates picked at least once, most picked first (ties by index).
+    let mut picked: Vec<usize> = (0..counts.len()).filter(|&i| counts[i] > 0).collect();
+    picked.sort_unstable_by_key(|&i| (std::cmp::Reverse(counts[i]), i));
+    let shown = picked
+        .len()
+        .min(usize::try_from(args.top).unwrap_or(usize::MAX));
+    let best = scores
+        .iter()
+        .enumerate()
+        .fold(0, |b, (i, &s)| if s > scores[b] { i } else { b });
+    println!(
+        "{} scores (highest {} at index {best}); {} of them picked at least once",
+        thousands(scores.len() as u64),
+        input(scores[best]),
+        thousands(picked.len() as u64)
+    );
+    println!();
+    if shown == 0 {
+        println!("(--top 0: no rows)");
+    } else {
+        println!(
+            "picked most ({} of {}):",
+            thousands(shown as u64),
+            thousands(picked.len() as u64)
+        );
+        header();
+        picked[..shown].iter().for_each(|&i| row(i));
+    }
+    let rest: u64 = picked[shown..].iter().map(|&i| counts[i]).sum();
+    if rest > 0 {
+        println!(
+            "{:>8}  {:>14}  {:>12}  {:>8}",
+            "others",
+            "",
+            thousands(rest),
+            share(rest)
+        );
+    }
+    println!();
+    println!("(--per-score lists every score, --format json gives every count)");
 }
 
 /// Reads one finite score per line from `path` (`-` = standard input). Errors name the

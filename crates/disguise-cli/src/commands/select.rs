@@ -5,7 +5,11 @@
 //! composition choices, the budget → [`Procedure`] step, the parallel trials runner and the
 //! per-run privacy report.
 
-use crate::output::{RowFormat, print_csv, print_json, progress_bar, rng_from_seed, spinner};
+use crate::output::{
+    CsvOut, RowFormat, budget, check_epsilon, fixed, guarantee, input, print_json, progress_bar,
+    rng_from_seed, spinner, thousands,
+};
+use crate::trials::{Kept, MeanStd, PerPick, TrialPicks, stream};
 use anyhow::{Context, bail};
 use disguise::SecureRng;
 use disguise::constraint::{Cardinality, Intersection, Matroid};
@@ -14,7 +18,6 @@ use disguise::maximize::{Budget, Mechanism, Procedure, Solution, greedy, subsamp
 use disguise::objective::{FacilityLocation, Metric, Normalizer};
 use disguise::privacy::Guarantee;
 use disguise::privacy::compose::Rule;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -191,7 +194,7 @@ impl PrivacyArgs {
             }
             // The budget flags, if given, must still be sane (they are ignored otherwise).
             if let Some(e) = self.epsilon {
-                disguise::privacy::Epsilon::new(e)?;
+                check_epsilon("--epsilon", e)?;
             }
             disguise::privacy::Delta::new(self.delta)?;
             return Ok(Procedure::Argmax);
@@ -203,6 +206,7 @@ impl PrivacyArgs {
                 self.mechanism.name()
             );
         };
+        check_epsilon("--epsilon", epsilon)?;
         if mechanism.needs_delta() && self.delta <= 0.0 {
             disguise::privacy::Delta::new(self.delta)?;
             bail!(
@@ -218,35 +222,258 @@ impl PrivacyArgs {
     }
 }
 
-/// Runs `run` once per trial (once without `--trials`), in parallel on all cores. Each
-/// trial gets a child generator forked from `rng` *before* any trial starts, in trial order,
-/// so a seeded run gives the same results whatever the number of threads.
-pub fn run_trials<F>(
-    trials: Option<u64>,
-    rng: &mut SecureRng,
-    quiet: bool,
+/// One trial's result as the shared printer sees it: a [`Solution`] and, for k-submodular
+/// runs, the type of each pick.
+pub trait Trial: Send {
+    /// The run.
+    fn solution(&self) -> &Solution;
+    /// The type of each pick (empty unless the run assigns types).
+    fn types(&self) -> &[usize] {
+        &[]
+    }
+}
+
+impl Trial for Solution {
+    fn solution(&self) -> &Solution {
+        self
+    }
+}
+
+impl Trial for disguise::maximize::Assignment {
+    fn solution(&self) -> &Solution {
+        &self.solution
+    }
+    fn types(&self) -> &[usize] {
+        &self.types
+    }
+}
+
+/// How the shared printer labels picks: element names, type names (k-submodular runs) and
+/// the utility of an objective value.
+pub struct Labels<'a> {
+    /// Name of every element.
+    pub names: &'a [String],
+    /// Name of every type; `None` for runs without types.
+    pub types: Option<&'a [String]>,
+    /// The utility of an objective value (e.g. f(S)/n).
+    pub utility: &'a dyn Fn(f64) -> f64,
+}
+
+impl Labels<'_> {
+    /// "name" or "name (type)" of pick `i` of a trial.
+    fn pick(&self, element: usize, types: &[usize], i: usize) -> String {
+        match (self.types, types.get(i)) {
+            (Some(names), Some(&t)) => format!("{} ({})", self.names[element], names[t]),
+            _ => self.names[element].clone(),
+        }
+    }
+}
+
+/// What the trials left for the caller to print: the first trial (the single run without
+/// `--trials`), its privacy report, the mean and standard deviation of the final utility,
+/// and — for `--format json` only — every trial's picks.
+pub struct Outcome<T> {
+    /// The first trial.
+    pub first: T,
+    /// Its privacy report (the same for every trial: it depends on the options only).
+    pub privacy: PrivacyReport,
+    /// Mean final utility over the trials.
+    pub mean: f64,
+    /// Sample standard deviation of the final utility.
+    pub std: f64,
+    /// Every trial's picks (JSON output only; empty otherwise).
+    pub kept: Kept,
+}
+
+/// Runs the trials (one without `--trials`) in parallel and prints them as they finish:
+/// table rows and CSV rows are written per trial and nothing per trial is kept, so any
+/// `--trials` runs in constant memory; for JSON every trial's picks are kept compactly, after
+/// checking that they fit ([`Kept::for_trials`]). The generator is the OS's, or the seeded
+/// one of `--seed`, keyed after those checks. `preamble` prints the table's opening lines
+/// from the first trial; `picks` bounds the picks of one trial. The caller prints the JSON
+/// document and the table's closing lines from the returned [`Outcome`].
+pub fn run_and_print<T, F>(
+    args: &PrivacyArgs,
+    picks: usize,
+    labels: &Labels<'_>,
+    preamble: &dyn Fn(&T, &PrivacyReport),
     run: F,
-) -> anyhow::Result<Vec<Solution>>
+) -> anyhow::Result<Option<Outcome<T>>>
 where
-    F: Fn(&mut SecureRng) -> disguise::Result<Solution> + Sync,
+    T: Trial + Clone,
+    F: Fn(&mut SecureRng) -> disguise::Result<T> + Sync,
 {
-    let count = trials.unwrap_or(1);
-    let forks: Vec<SecureRng> = (0..count).map(|_| rng.fork()).collect();
-    let bar = if trials.is_some() {
-        progress_bar(count, "trials", quiet)
+    let count = args.trials.unwrap_or(1);
+    let per_trial = args.trials.is_some();
+    let bar = if per_trial {
+        progress_bar(count, "trials", args.quiet)
     } else {
-        spinner("selecting", quiet)
+        spinner("selecting", args.quiet)
     };
-    let solutions = forks
-        .into_par_iter()
-        .map(|mut child| {
-            let solution = run(&mut child);
-            bar.inc(1);
-            solution
-        })
-        .collect::<disguise::Result<Vec<Solution>>>();
+    let mut kept = match args.format {
+        RowFormat::Json => Kept::for_trials(
+            count,
+            picks,
+            labels.types.is_some(),
+            &format!("--trials {count}"),
+        )?,
+        _ => Kept::default(),
+    };
+    // Keyed only now, after every check: the warning of a seeded run is the last thing
+    // printed before the results, never before an error.
+    let mut rng = rng_from_seed(args.seed)?;
+    let mut first: Option<(T, PrivacyReport)> = None;
+    let mut finals = MeanStd::default();
+    let mut csv: Option<CsvOut> = None;
+    let typed = labels.types.is_some();
+    stream(count, &mut rng, &bar, run, |t, trial: T| {
+        let s = trial.solution();
+        let utility = (labels.utility)(s.value);
+        finals.push(utility);
+        if t == 0 {
+            let privacy = PrivacyReport::of(s);
+            if args.format == RowFormat::Table {
+                bar.suspend(|| {
+                    preamble(&trial, &privacy);
+                    if per_trial {
+                        let chosen = if typed { "chosen (type)" } else { "chosen" };
+                        println!(
+                            "{:>6}  {:>12}  {chosen}, in order",
+                            "trial", "final utility"
+                        );
+                    }
+                });
+            }
+            if args.format == RowFormat::Csv {
+                let mut header = vec!["trial", "pick", "index", "name"];
+                if typed {
+                    header.push("type");
+                }
+                header.extend([
+                    "value",
+                    "utility",
+                    "per_round_epsilon",
+                    "epsilon",
+                    "delta",
+                    "rule",
+                ]);
+                csv = Some(bar.suspend(|| CsvOut::new(&header))?);
+            }
+            first = Some((trial.clone(), privacy));
+        }
+        match args.format {
+            RowFormat::Json => kept.push(TrialPicks {
+                elements: &s.elements,
+                values: &s.values,
+                types: trial.types(),
+                utility,
+                evaluations: s.gain_evaluations,
+            })?,
+            RowFormat::Csv => {
+                let (_, privacy) = first.as_ref().expect("trial 0 came first");
+                let cells = guarantee_cells(privacy);
+                let out = csv.as_mut().expect("the CSV starts at trial 0");
+                for (i, (&v, &value)) in s.elements.iter().zip(&s.values).enumerate() {
+                    let mut row = vec![
+                        (t + 1).to_string(),
+                        (i + 1).to_string(),
+                        v.to_string(),
+                        labels.names[v].clone(),
+                    ];
+                    if let (Some(names), Some(&ty)) = (labels.types, trial.types().get(i)) {
+                        row.push(names[ty].clone());
+                    }
+                    row.push(format!("{value:?}"));
+                    row.push(format!("{:?}", (labels.utility)(value)));
+                    row.extend(cells.iter().cloned());
+                    bar.suspend(|| out.row(&row))?;
+                }
+            }
+            RowFormat::Table if per_trial => {
+                let chosen: Vec<String> = s
+                    .elements
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| labels.pick(v, trial.types(), i))
+                    .collect();
+                bar.suspend(|| {
+                    println!(
+                        "{:>6}  {:>12}  {}",
+                        t + 1,
+                        fixed(utility, 6),
+                        chosen.join("; ")
+                    )
+                });
+            }
+            RowFormat::Table => {}
+        }
+        Ok(())
+    })?;
     bar.finish_and_clear();
-    Ok(solutions?)
+    let Some((first, privacy)) = first else {
+        bail!("no trial was run");
+    };
+    if let Some(out) = csv {
+        out.finish()?;
+        return Ok(None);
+    }
+    let (mean, std) = if args.format == RowFormat::Json {
+        // The two-pass formula on the kept values (the same bits as before streaming).
+        mean_std(kept.finals())
+    } else {
+        (finals.mean(), finals.std())
+    };
+    if args.format == RowFormat::Table {
+        if let Some(trials) = args.trials {
+            println!();
+            println!(
+                "final utility over {} trials: mean {}, standard deviation {}",
+                thousands(trials),
+                fixed(mean, 6),
+                fixed(std, 6)
+            );
+        } else {
+            print_picks_table(&first, labels);
+        }
+    }
+    Ok(Some(Outcome {
+        first,
+        privacy,
+        mean,
+        std,
+        kept,
+    }))
+}
+
+/// The default normaliser of facility location: the diameter of the candidates' bounding box
+/// (public, since the candidates are). When it cannot serve — one candidate, or all of them
+/// at one place, so the diameter is 0 — the message names the file and says to give
+/// `--normalizer`.
+pub fn default_normalizer(
+    metric: Metric,
+    candidates: &[[f64; 2]],
+    file: &Path,
+) -> anyhow::Result<f64> {
+    Normalizer::CandidateBoundingBox
+        .resolve(metric, candidates)
+        .map_err(|_| {
+            let why = match candidates {
+                [] => "there are no candidates".to_string(),
+                [_] => "there is only one candidate".to_string(),
+                [first, rest @ ..] if rest.iter().all(|c| c == first) => {
+                    format!("all {} candidates are at the same place", candidates.len())
+                }
+                _ => "their bounding box is too small or too large to measure distances with \
+                     (its diameter must be in [1e-30, 1e30])"
+                    .to_string(),
+            };
+            anyhow::anyhow!(
+                "{}: {why}, so the default normaliser (the diameter of the candidates' \
+                 bounding box) cannot be used: give --normalizer M, the public distance at \
+                 which a candidate stops serving a point (e.g. --normalizer 0.266)",
+                file.display()
+            )
+        })
 }
 
 /// Mean and sample standard deviation (n − 1 in the denominator; 0 for one value).
@@ -297,14 +524,15 @@ impl PrivacyReport {
         match (self.per_round_epsilon, self.composition) {
             (Some(e0), Some(rule)) => {
                 let d0 = match self.per_round_delta {
-                    Some(d0) if d0 > 0.0 => format!(", δ₀ = {d0:?}"),
+                    Some(d0) if d0 > 0.0 => format!(", δ₀ = {}", budget(d0)),
                     _ => String::new(),
                 };
                 format!(
-                    "budget: total ε = {:?}, δ = {:?}, split by {rule} composition into \
-                     ε₀ = {e0:?}{d0} per round over {} rounds",
-                    args.epsilon.unwrap_or(f64::NAN),
-                    args.delta,
+                    "budget: total ε = {}, δ = {}, split by {rule} composition into \
+                     ε₀ = {}{d0} per round over {} rounds",
+                    input(args.epsilon.unwrap_or(f64::NAN)),
+                    input(args.delta),
+                    budget(e0),
                     self.rounds
                 )
             }
@@ -316,15 +544,18 @@ impl PrivacyReport {
     pub fn guarantee_line(&self, trials: Option<u64>, secure: bool) -> String {
         let mut line = match self.guarantee {
             Some(g) => format!(
-                "guarantee: ({:?}, {:?})-differentially private, proved by {} composition \
+                "guarantee: ({}, {})-differentially private, proved by {} composition \
                  (neighbouring datasets differ in one record)",
-                g.epsilon, g.delta, g.rule
+                guarantee(g.epsilon),
+                guarantee(g.delta),
+                g.rule
             ),
             None => "guarantee: NONE — NOT private (--mechanism max is the non-private \
                      greedy baseline)"
                 .to_string(),
         };
         if let (Some(n), Some(_)) = (trials, self.guarantee) {
+            let n = thousands(n);
             line.push_str(&format!(
                 "\n           for each trial; the {n} trials together spend {n} times as much"
             ));
@@ -441,12 +672,12 @@ struct Report<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     trials: Option<u64>,
     /// Indices (single run) or one list per trial.
-    selected: serde_json::Value,
-    names: serde_json::Value,
-    values: serde_json::Value,
-    utility: serde_json::Value,
+    selected: PerPick<'a>,
+    names: PerPick<'a>,
+    values: PerPick<'a>,
+    utility: PerPick<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    final_utility: Option<Vec<f64>>,
+    final_utility: Option<&'a [f64]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     mean_utility: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -530,7 +761,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let (normalizer, normalizer_source) = match args.normalizer {
         Some(v) => (Normalizer::Fixed(v), "given"),
-        None => (Normalizer::CandidateBoundingBox, "candidate_bounding_box"),
+        None => (
+            Normalizer::Fixed(default_normalizer(metric, &candidates, &args.candidates)?),
+            "candidate_bounding_box",
+        ),
     };
     let objective = FacilityLocation::new(metric, &points, &candidates, normalizer)
         .with_context(|| "cannot build the facility-location objective".to_string())?;
@@ -560,39 +794,68 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &args.continuous,
     )?;
 
-    let mut rng = rng_from_seed(args.privacy.seed)?;
-    let secure = rng.is_secure();
     let algorithm = args.privacy.algorithm;
-    let solutions = run_trials(
-        args.privacy.trials,
-        &mut rng,
-        quiet,
+    let resolved_m = objective.normalizer().unwrap_or(f64::NAN);
+    let scale = n as f64;
+    let utility = |v: f64| v / scale;
+    let labels = Labels {
+        names: &names,
+        types: None,
+        utility: &utility,
+    };
+    let preamble = |first: &Solution, privacy: &PrivacyReport| {
+        println!(
+            "facility location: {} points ({}), {} candidates ({})",
+            thousands(n as u64),
+            args.points.display(),
+            thousands(m as u64),
+            args.candidates.display()
+        );
+        let source = if normalizer_source == "given" {
+            "given with --normalizer".to_string()
+        } else {
+            "default: the diameter of the candidates' bounding box".to_string()
+        };
+        let unit = if metric == Metric::Haversine {
+            " km"
+        } else {
+            ""
+        };
+        println!(
+            "metric {}, normaliser m = {}{unit} ({source})",
+            metric.name(),
+            input(resolved_m)
+        );
+        println!(
+            "algorithm {}, mechanism {}, constraint {}, k = {k}",
+            first.algorithm,
+            args.privacy.mechanism.name(),
+            first.constraint
+        );
+        println!("{}", privacy.budget_line(&args.privacy));
+        println!();
+    };
+    let Some(outcome) = run_and_print(
+        &args.privacy,
+        k,
+        &labels,
+        &preamble,
         |child| match algorithm {
             AlgorithmArg::Greedy => greedy(&objective, &constraint, &procedure, child),
             AlgorithmArg::Subsample => subsample_greedy(&objective, k, &procedure, child),
             AlgorithmArg::ContinuousGreedy => continuous.run(&procedure, child),
         },
-    )?;
-
-    let first = &solutions[0];
-    let privacy = PrivacyReport::of(first);
-    let utility = |s: &Solution| -> Vec<f64> { s.values.iter().map(|v| v / n as f64).collect() };
-    let name_list =
-        |s: &Solution| -> Vec<String> { s.elements.iter().map(|&i| names[i].clone()).collect() };
-    let finals: Vec<f64> = solutions.iter().map(|s| s.value / n as f64).collect();
-    let (mean, std) = mean_std(&finals);
-    let resolved_m = objective.normalizer().unwrap_or(f64::NAN);
-
+    )?
+    else {
+        return Ok(()); // CSV: written while the trials ran
+    };
+    let first = &outcome.first;
+    let privacy = &outcome.privacy;
+    let secure = first.secure_rng;
     match args.privacy.format {
         RowFormat::Json => {
             let per_trial = args.privacy.trials.is_some();
-            let shape = |f: &dyn Fn(&Solution) -> serde_json::Value| -> serde_json::Value {
-                if per_trial {
-                    serde_json::Value::Array(solutions.iter().map(f).collect())
-                } else {
-                    f(first)
-                }
-            };
+            let kept = &outcome.kept;
             print_json(&Report {
                 objective: first.objective,
                 algorithm: first.algorithm,
@@ -605,88 +868,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 candidates: m,
                 k,
                 trials: args.privacy.trials,
-                selected: shape(&|s| serde_json::json!(s.elements)),
-                names: shape(&|s| serde_json::json!(name_list(s))),
-                values: shape(&|s| serde_json::json!(s.values)),
-                utility: shape(&|s| serde_json::json!(utility(s))),
-                final_utility: per_trial.then(|| finals.clone()),
-                mean_utility: per_trial.then_some(mean),
-                std_utility: per_trial.then_some(std),
-                privacy: &privacy,
+                selected: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(kept.element(j)),
+                },
+                names: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(names[kept.element(j)]),
+                },
+                values: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(kept.value(j)),
+                },
+                utility: PerPick {
+                    kept,
+                    per_trial,
+                    cell: &|j| serde_json::json!(utility(kept.value(j))),
+                },
+                final_utility: per_trial.then(|| kept.finals()),
+                mean_utility: per_trial.then_some(outcome.mean),
+                std_utility: per_trial.then_some(outcome.std),
+                privacy,
                 secure_rng: secure,
             })
         }
-        RowFormat::Csv => {
-            let cells = guarantee_cells(&privacy);
-            let mut rows = Vec::new();
-            for (t, s) in solutions.iter().enumerate() {
-                for (i, (&v, &value)) in s.elements.iter().zip(&s.values).enumerate() {
-                    let mut row = vec![
-                        (t + 1).to_string(),
-                        (i + 1).to_string(),
-                        v.to_string(),
-                        names[v].clone(),
-                        format!("{value:?}"),
-                        format!("{:?}", value / n as f64),
-                    ];
-                    row.extend(cells.iter().cloned());
-                    rows.push(row);
-                }
-            }
-            print_csv(
-                &[
-                    "trial",
-                    "pick",
-                    "index",
-                    "name",
-                    "value",
-                    "utility",
-                    "per_round_epsilon",
-                    "epsilon",
-                    "delta",
-                    "rule",
-                ],
-                rows,
-            )
-        }
+        RowFormat::Csv => Ok(()),
         RowFormat::Table => {
-            println!(
-                "facility location: {n} points ({}), {m} candidates ({})",
-                args.points.display(),
-                args.candidates.display()
-            );
-            let source = if normalizer_source == "given" {
-                "given with --normalizer".to_string()
-            } else {
-                "default: the diameter of the candidates' bounding box".to_string()
-            };
-            let unit = if metric == Metric::Haversine {
-                " km"
-            } else {
-                ""
-            };
-            println!(
-                "metric {}, normaliser m = {resolved_m:?}{unit} ({source})",
-                metric.name()
-            );
-            println!(
-                "algorithm {}, mechanism {}, constraint {}, k = {k}",
-                first.algorithm,
-                args.privacy.mechanism.name(),
-                first.constraint
-            );
-            println!("{}", privacy.budget_line(&args.privacy));
-            println!();
-            if let Some(trials) = args.privacy.trials {
-                print_trials_table(&solutions, &names, &finals);
-                println!();
-                println!(
-                    "final utility over {trials} trials: mean {mean:.6}, standard deviation \
-                     {std:.6}"
-                );
-            } else {
-                print_picks_table(first, &names, n as f64);
-            }
             println!();
             println!(
                 "utility = f(S)/n: each point contributes 1 − min(1, d/m) to f; values are \
@@ -698,37 +908,54 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-/// The table of one run: one line per pick with the objective value and utility after it.
-pub fn print_picks_table(s: &Solution, names: &[String], scale: f64) {
+/// The table of one run: one line per pick (with its type for k-submodular runs) and the
+/// objective value and utility after it.
+pub fn print_picks_table<T: Trial>(trial: &T, labels: &Labels<'_>) {
+    let s = trial.solution();
     let width = s
         .elements
         .iter()
-        .map(|&v| names[v].chars().count())
+        .map(|&v| labels.names[v].chars().count())
         .max()
         .unwrap_or(0)
         .max(4);
+    let type_names = labels.types;
+    let type_width = type_names
+        .map(|t| {
+            t.iter()
+                .map(|n| n.chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(10)
+        })
+        .unwrap_or(0);
+    let type_cell = |name: &str| match type_names {
+        Some(_) => format!("  {name:<type_width$}"),
+        None => String::new(),
+    };
     println!(
-        "{:>4}  {:>6}  {:<width$}  {:>14}  {:>10}",
-        "pick", "index", "name", "value", "utility"
+        "{:>4}  {:>6}  {:<width$}{}  {:>14}  {:>10}",
+        "pick",
+        "index",
+        "name",
+        type_cell("type"),
+        "value",
+        "utility"
     );
     for (i, (&v, &value)) in s.elements.iter().zip(&s.values).enumerate() {
+        let ty = match (type_names, trial.types().get(i)) {
+            (Some(names), Some(&t)) => type_cell(&names[t]),
+            _ => type_cell(""),
+        };
         println!(
-            "{:>4}  {v:>6}  {:<width$}  {value:>14.4}  {:>10.6}",
+            "{:>4}  {v:>6}  {:<width$}{ty}  {:>14}  {:>10}",
             i + 1,
-            names[v],
-            value / scale
+            labels.names[v],
+            fixed(value, 4),
+            fixed((labels.utility)(value), 6)
         );
     }
     if s.elements.is_empty() {
         println!("(nothing was chosen)");
-    }
-}
-
-/// The table of many trials: one line per trial with its picks and final utility.
-pub fn print_trials_table(solutions: &[Solution], names: &[String], finals: &[f64]) {
-    println!("{:>6}  {:>12}  chosen, in order", "trial", "final utility");
-    for (t, (s, u)) in solutions.iter().zip(finals).enumerate() {
-        let chosen: Vec<&str> = s.elements.iter().map(|&v| names[v].as_str()).collect();
-        println!("{:>6}  {u:>12.6}  {}", t + 1, chosen.join("; "));
     }
 }

@@ -169,6 +169,16 @@ pub(crate) fn finite_noise(x: f64) -> Result<f64> {
     }
 }
 
+/// A number in an error message: plain when moderate, else scientific (`1e308`, not 309
+/// digits).
+fn short(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e6).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// λ̃ with λ̃ ≥ (λ + g)(1 + 2⁻⁵⁰), where g is the grid granularity of every Laplace scale
 /// cᵢ·λ̃/ε used with it (`coefficients` lists the cᵢ).
 ///
@@ -196,7 +206,25 @@ pub(crate) fn grid_corrected_sensitivity(
                 return Err(Error::param(
                     "sensitivity",
                     format!(
-                        "noise scale {c}·{lambda}/{epsilon} is too large (limit {MAX_NOISE_SCALE:e})"
+                        "the noise scale {c}·λ/ε for λ = {} and ε = {} is above {:.2e}, the \
+                         largest the Laplace sampler supports: rescale the scores and λ by \
+                         the same small factor (the selection does not change)",
+                        short(lambda),
+                        short(epsilon),
+                        MAX_NOISE_SCALE
+                    ),
+                ));
+            }
+            // λ/ε so small that the scale is 0 or subnormal: no grid can represent it.
+            if scale < f64::MIN_POSITIVE {
+                return Err(Error::param(
+                    "sensitivity",
+                    format!(
+                        "the noise scale {c}·λ/ε for λ = {} and ε = {} is below the smallest \
+                         normal double: rescale the scores and λ by the same large factor \
+                         (the selection does not change), or use a smaller ε",
+                        short(lambda),
+                        short(epsilon)
                     ),
                 ));
             }
@@ -229,6 +257,41 @@ mod tests {
     /// of two Laplaces has P(Z₁ − Z₀ < d) = 1 − ½·e^{−d/b}·(1 + d/(2b)).
     fn p_first_wins(d: f64, b: f64) -> f64 {
         1.0 - 0.5 * (-d / b).exp() * (1.0 + d / (2.0 * b))
+    }
+
+    #[test]
+    fn extreme_scales_are_refused_in_short_words() {
+        // Too large: the message shows 1e308, not its 309 digits.
+        let err = grid_corrected_sensitivity(1e308, 1.0, &[2.0])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("λ = 1e308") && err.contains("rescale"),
+            "{err}"
+        );
+        assert!(!err.contains("000000"), "{err}");
+        // Too small: λ/ε underflows (it used to fail as "invalid scale ... got 0").
+        let err = grid_corrected_sensitivity(1e-308, 700.0, &[2.0])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("below the smallest normal double"), "{err}");
+        for mechanism in [
+            Box::new(ReportNoisyMax::new(eps(700.0))) as Box<dyn Selector>,
+            Box::new(
+                crate::select::LargeMargin::new(
+                    eps(700.0),
+                    crate::privacy::Delta::new(1e-6).unwrap(),
+                )
+                .unwrap(),
+            ),
+        ] {
+            let mut rng = SecureRng::insecure_from_seed(1);
+            let err = mechanism
+                .select(&[1e308, -1e308], sens(1e-308), &mut rng)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("rescale"), "{err}");
+        }
     }
 
     #[test]

@@ -17,14 +17,21 @@ mod matroid;
 mod nhanes;
 mod uber;
 
-use crate::output::{Format, print_json, progress_bar};
+use crate::output::{Format, print_json, progress_bar, thousands};
 use crate::plot::{self, Figure};
 use anyhow::{Context as _, bail};
 use disguise::SecureRng;
+use disguise::files::write_atomic;
 use rayon::prelude::*;
 use serde::Serialize;
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+/// The most trials per configuration an experiment runs. Every experiment keeps each trial's
+/// result for its tables and figures (and some run a multiple of `--trials`), so the count
+/// sizes memory; the papers use 10 to 100 trials, and at this limit a run takes days.
+pub const MAX_TRIALS: usize = 100_000;
 
 /// Arguments of `disguise experiment`.
 #[derive(clap::Args)]
@@ -87,8 +94,8 @@ pub struct Common {
     /// Example: `--out results`.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Trials per configuration (default: the paper's number for this experiment).
-    /// Example: `--trials 20`.
+    /// Trials per configuration, 1 to 100000 (default: the paper's number for this
+    /// experiment). Example: `--trials 20`.
     #[arg(long, value_name = "N")]
     pub trials: Option<usize>,
     /// Seed for a reproducible run (same seed, same numbers, on any number of cores).
@@ -123,6 +130,8 @@ pub struct Context {
     rng: SecureRng,
     started: Instant,
     written: Vec<PathBuf>,
+    /// The data files read so far: no output may be written over one of them.
+    inputs: RefCell<Vec<PathBuf>>,
 }
 
 impl Context {
@@ -132,8 +141,22 @@ impl Context {
         if trials == 0 {
             bail!("--trials must be at least 1");
         }
+        if trials > MAX_TRIALS {
+            bail!(
+                "invalid --trials: {} is more than an experiment runs (at most {}: every \
+                 trial's result is kept for the tables and figures)",
+                thousands(trials as u64),
+                thousands(MAX_TRIALS as u64)
+            );
+        }
+        if common.out.exists() && !common.out.is_dir() {
+            bail!(
+                "--out {}: not a folder (the experiment writes several files into --out)",
+                common.out.display()
+            );
+        }
         std::fs::create_dir_all(&common.out)
-            .with_context(|| format!("cannot create {}", common.out.display()))?;
+            .with_context(|| format!("cannot create the folder {}", common.out.display()))?;
         let rng = match common.seed {
             Some(seed) => SecureRng::insecure_from_seed(seed),
             None => SecureRng::from_os()?,
@@ -149,24 +172,34 @@ impl Context {
             rng,
             started: Instant::now(),
             written: Vec::new(),
+            inputs: RefCell::new(Vec::new()),
         })
     }
 
     /// The path of a data file given relative to the data folder (`--data-dir`, else
     /// [`disguise::data::locate`]); a missing file is an error naming where it was looked
     /// for.
+    /// The file is remembered as an input of the run: no output is ever written over it.
     pub fn data(&self, relative: &str) -> anyhow::Result<PathBuf> {
-        match &self.data_dir {
+        let path = match &self.data_dir {
             Some(dir) => {
                 let path = dir.join(relative);
-                if path.is_file() {
-                    Ok(path)
-                } else {
+                if !path.is_file() {
                     bail!("data file {} not found (check --data-dir)", path.display())
                 }
+                path
             }
-            None => Ok(disguise::data::locate(relative)?),
-        }
+            None => disguise::data::locate(relative)?,
+        };
+        self.inputs.borrow_mut().push(path.clone());
+        Ok(path)
+    }
+
+    /// Runs `write` on the inputs recorded so far, as the paths an output must not be.
+    fn with_inputs<T>(&self, write: impl FnOnce(&[&Path]) -> T) -> T {
+        let inputs = self.inputs.borrow();
+        let refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        write(&refs)
     }
 
     /// A note on stderr (unless `--quiet`).
@@ -185,7 +218,10 @@ impl Context {
         T: Send,
         F: Fn(&J, &mut SecureRng) -> anyhow::Result<T> + Sync,
     {
-        let rngs: Vec<SecureRng> = jobs.iter().map(|_| self.rng.fork()).collect();
+        let mut rngs: Vec<SecureRng> = Vec::new();
+        rngs.try_reserve_exact(jobs.len())
+            .map_err(|_| anyhow::anyhow!("{label}: not enough memory for {} jobs", jobs.len()))?;
+        rngs.extend(jobs.iter().map(|_| self.rng.fork()));
         let bar = progress_bar(jobs.len() as u64, label, self.quiet);
         let results = jobs
             .par_iter()
@@ -200,24 +236,27 @@ impl Context {
         results
     }
 
-    /// Writes `<out>/<name>_<file>.csv` with a header row.
+    /// Writes `<out>/<name>_<file>.csv` with a header row (atomically, never over an input).
     pub fn csv(&mut self, file: &str, header: &[&str], rows: &[Vec<String>]) -> anyhow::Result<()> {
         let path = self.out.join(format!("{}_{file}.csv", self.name));
-        let mut w = csv::Writer::from_path(&path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        w.write_record(header)?;
-        for row in rows {
-            w.write_record(row)?;
-        }
-        w.flush()?;
+        self.with_inputs(|inputs| {
+            write_atomic(&path, inputs, |out| {
+                let mut w = csv::Writer::from_writer(out);
+                w.write_record(header)?;
+                for row in rows {
+                    w.write_record(row)?;
+                }
+                w.flush()
+            })
+        })?;
         self.written.push(path);
         Ok(())
     }
 
-    /// Writes `<out>/<name>_<file>.png` and `.svg`.
+    /// Writes `<out>/<name>_<file>.png` and `.svg` (atomically, never over an input).
     pub fn figure(&mut self, file: &str, figure: &impl Figure) -> anyhow::Result<()> {
         let base = self.out.join(format!("{}_{file}", self.name));
-        let paths = plot::save(figure, &base)?;
+        let paths = self.with_inputs(|inputs| plot::save(figure, &base, inputs))?;
         self.written.extend(paths);
         Ok(())
     }
