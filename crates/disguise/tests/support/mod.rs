@@ -1,0 +1,3 @@
+//! Code shared by test targets (`mod support;`); not a test target itself.
+
+pub mod data_tests;
