@@ -58,7 +58,7 @@ for t in "${targets[@]}"; do
   set -e
   end=$(date +%s.%N)
   secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
-  inputs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  inputs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
   inputs=${inputs:-0}
   after=$(find "artifacts/$t" -type f | wc -l)
   failures=$((after - before))

@@ -5,6 +5,15 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+/// The calls shared with the test suite's seeded run (`crates/disguise/tests/fuzz_inputs.rs`).
+#[path = "../../crates/disguise/tests/support/parsers.rs"]
+pub mod parsers;
+
+/// Feeds `data` to the parser `target` (see [`parsers::feed`]).
+pub fn feed(target: &str, data: &[u8]) {
+    let _ = parsers::feed(target, data, scratch());
+}
+
 /// This process's scratch folder, created once.
 fn scratch() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
@@ -21,12 +30,4 @@ pub fn write_input(name: &str, bytes: &[u8]) -> PathBuf {
     let path = scratch().join(name);
     std::fs::write(&path, bytes).expect("write the fuzz input");
     path
-}
-
-/// Splits `data` into a selector byte and the rest (0 and nothing for an empty input).
-pub fn split_selector(data: &[u8]) -> (u8, &[u8]) {
-    match data.split_first() {
-        Some((&first, rest)) => (first, rest),
-        None => (0, data),
-    }
 }
