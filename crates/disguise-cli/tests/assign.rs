@@ -5,7 +5,7 @@
 mod common;
 
 use common::{dir_with, disguise, fails_with, indices, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Four candidates on the corners of a 10 × 10 square; with normaliser 1 a point is served
 /// only by the candidate it sits on. Three `am` points on A, one `am` on C, two `pm` on D,
@@ -309,72 +309,4 @@ fn select_continuous_greedy_errors_are_one_line() {
         ]))
         .assert()
         .success();
-}
-
-// ---------------------------------------------------------------------------------------
-// experiment matroid (real data; skipped without it unless DISGUISE_REQUIRE_DATA is set)
-// ---------------------------------------------------------------------------------------
-
-#[test]
-fn matroid_experiment_writes_its_tables_and_figures() {
-    let Some(_) =
-        disguise::data::locate_for_test("uber_nyc_apr14/uber-raw-data-apr14.csv").unwrap()
-    else {
-        return;
-    };
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("assign-tests/matroid");
-    let _ = std::fs::remove_dir_all(&out);
-    disguise(Path::new("."))
-        .args([
-            "experiment",
-            "matroid",
-            "--trials",
-            "3",
-            "--seed",
-            "1",
-            "--quiet",
-        ])
-        .args(["--parts", "partition,k-submodular", "--out"])
-        .arg(&out)
-        .assert()
-        .success();
-    for file in [
-        "matroid_reported.csv",
-        "matroid_partition.csv",
-        "matroid_partition.png",
-        "matroid_partition.svg",
-        "matroid_ksub.csv",
-        "matroid_ksub_utility.png",
-        "matroid_ksub_evaluations.svg",
-        "matroid_ksub_evaluations.csv",
-    ] {
-        assert!(out.join(file).is_file(), "{file} missing");
-    }
-    // The non-private greedy falls into the trap: utility ≈ 0.765 per pickup at every n.
-    let text = std::fs::read_to_string(out.join("matroid_partition.csv")).unwrap();
-    let greedy: Vec<f64> = text
-        .lines()
-        .filter(|l| l.starts_with("non-private-greedy,"))
-        .map(|l| l.split(',').nth(3).unwrap().parse().unwrap())
-        .collect();
-    assert_eq!(greedy.len(), 10);
-    assert!(
-        greedy.iter().all(|&u| (0.74..0.79).contains(&u)),
-        "{greedy:?}"
-    );
-    // k-submodular: the non-private greedy beats random at every r.
-    let text = std::fs::read_to_string(out.join("matroid_ksub.csv")).unwrap();
-    let mean = |method: &str, r: &str| -> f64 {
-        text.lines()
-            .find(|l| l.starts_with(&format!("{method},{r},")))
-            .unwrap()
-            .split(',')
-            .nth(3)
-            .unwrap()
-            .parse()
-            .unwrap()
-    };
-    for r in ["2", "4", "6", "8", "10"] {
-        assert!(mean("non-private-greedy", r) > mean("random", r));
-    }
 }

@@ -1,14 +1,47 @@
 //! `disguise experiment uber|nhanes`: run each with a few trials into a temporary folder and
 //! check that the tables and figures exist and say what they claim. These tests need the
-//! real data and say "skipped" without it (CI sets DISGUISE_REQUIRE_DATA, turning a missing
-//! file into a failure).
+//! real data: this target runs through `disguise/tests/support/data_tests.rs`
+//! (`harness = false`), which reports a test whose data is absent as *ignored* (and fails it
+//! instead when DISGUISE_REQUIRE_DATA is set, as CI does). Every test is listed in `main`.
 //!
 //! Every run uses a fixed seed, so each assertion is deterministic; the margins quoted in
 //! comments say how far the observed values are from the thresholds.
 
+#[path = "../../disguise/tests/support/data_tests.rs"]
+mod data_tests;
+
 use assert_cmd::Command;
+use data_tests::{DataTest, run as run_tests};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    run_tests(
+        include_str!("experiment.rs"),
+        vec![
+            DataTest {
+                name: "uber_tables_and_figures",
+                needs: &[
+                    "uber_nyc_apr14/pickups_manhattan_10k.csv",
+                    "manhattan_candidates/landmarks_33.csv",
+                    "manhattan_candidates/grid_33.csv",
+                ],
+                run: uber_tables_and_figures,
+            },
+            DataTest {
+                name: "nhanes_tables_and_figures",
+                needs: &["nhanes_diabetes/nhanes_2007_2012_diabetes_binary23.csv"],
+                run: nhanes_tables_and_figures,
+            },
+            DataTest {
+                name: "missing_data_and_bad_options_are_one_line_errors",
+                needs: &[],
+                run: missing_data_and_bad_options_are_one_line_errors,
+            },
+        ],
+    )
+}
 
 fn out_dir(test: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -16,13 +49,6 @@ fn out_dir(test: &str) -> PathBuf {
         .join(test);
     let _ = std::fs::remove_dir_all(&dir);
     dir
-}
-
-/// The real data file, or `None` (test skipped) when it is absent.
-fn have(relative: &str) -> bool {
-    disguise::data::locate_for_test(relative)
-        .expect("DISGUISE_REQUIRE_DATA is set and the data is missing")
-        .is_some()
 }
 
 /// A CSV file as rows of column name → value.
@@ -74,11 +100,7 @@ fn run(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-#[test]
 fn uber_tables_and_figures() {
-    if !have("uber_nyc_apr14/pickups_manhattan_10k.csv") {
-        return;
-    }
     let dir = out_dir("uber");
     let out = run(&[
         "experiment",
@@ -268,11 +290,7 @@ fn uber_tables_and_figures() {
     check_figure(&dir, "uber_map_grid", &["non-private greedy"]);
 }
 
-#[test]
 fn nhanes_tables_and_figures() {
-    if !have("nhanes_diabetes/nhanes_2007_2012_diabetes_binary23.csv") {
-        return;
-    }
     let dir = out_dir("nhanes");
     let args = |d: &Path| {
         vec![
@@ -387,7 +405,6 @@ fn nhanes_tables_and_figures() {
     );
 }
 
-#[test]
 fn missing_data_and_bad_options_are_one_line_errors() {
     let dir = out_dir("errors");
     for (args, needle) in [

@@ -1,16 +1,57 @@
 //! `disguise experiment histograms` (Vinterbo 2012, Figures 1 and 2): run reduced
 //! configurations (`--folds 3 --quick`) into a temporary folder and check that the tables and
-//! figures exist and say what they claim. The runs need the real data and say "skipped"
-//! without it (CI sets DISGUISE_REQUIRE_DATA, turning a missing file into a failure).
+//! figures exist and say what they claim. The runs need the real data: this target runs
+//! through `disguise/tests/support/data_tests.rs` (`harness = false`), which reports a test
+//! whose data is absent as *ignored* (and fails it instead when DISGUISE_REQUIRE_DATA is set,
+//! as CI does). Every test is listed in `main`.
 //!
 //! Every run uses a fixed seed, so each assertion is deterministic; comments give the margins
 //! between the observed values and the thresholds.
 
 mod common;
+#[path = "../../disguise/tests/support/data_tests.rs"]
+mod data_tests;
 
 use common::disguise;
+use data_tests::{DataTest, run as run_tests};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const IRIS: &str = "uci_iris/iris.data";
+
+fn main() -> ExitCode {
+    run_tests(
+        include_str!("experiment_histograms.rs"),
+        vec![
+            DataTest {
+                name: "iris_tables_and_figures",
+                needs: &[IRIS],
+                run: iris_tables_and_figures,
+            },
+            DataTest {
+                name: "same_seed_same_tables_on_any_number_of_threads",
+                needs: &[IRIS],
+                run: same_seed_same_tables_on_any_number_of_threads,
+            },
+            DataTest {
+                name: "adult_and_satellite_quick",
+                needs: &[
+                    "uci_adult/adult.data",
+                    "uci_adult/adult.test",
+                    "uci_landsat/sat.trn",
+                    "uci_landsat/sat.tst",
+                ],
+                run: adult_and_satellite_quick,
+            },
+            DataTest {
+                name: "bad_options_are_one_line_errors",
+                needs: &[],
+                run: bad_options_are_one_line_errors,
+            },
+        ],
+    )
+}
 
 fn out_dir(test: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -19,15 +60,6 @@ fn out_dir(test: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// Whether every real data file is there (prints "skipped" otherwise).
-fn have(files: &[&str]) -> bool {
-    files.iter().all(|f| {
-        disguise::data::locate_for_test(f)
-            .expect("DISGUISE_REQUIRE_DATA is set and the data is missing")
-            .is_some()
-    })
 }
 
 type Row = HashMap<String, String>;
@@ -97,11 +129,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Iris, 3 folds, quick sweeps: every file, every row, and the tables agree with each other.
-#[test]
 fn iris_tables_and_figures() {
-    if !have(&["uci_iris/iris.data"]) {
-        return;
-    }
     let dir = out_dir("iris");
     let args = [
         "--folds",
@@ -213,11 +241,7 @@ fn iris_tables_and_figures() {
 }
 
 /// The results depend on the seed only, not on the number of threads.
-#[test]
 fn same_seed_same_tables_on_any_number_of_threads() {
-    if !have(&["uci_iris/iris.data"]) {
-        return;
-    }
     let args = [
         "--folds",
         "3",
@@ -241,16 +265,7 @@ fn same_seed_same_tables_on_any_number_of_threads() {
 
 /// Adult (binary: OLR/HLR/PLR, AUC) and Satellite (6 classes) on the `--quick` subsample of
 /// 1,000 records.
-#[test]
 fn adult_and_satellite_quick() {
-    if !have(&[
-        "uci_adult/adult.data",
-        "uci_adult/adult.test",
-        "uci_landsat/sat.trn",
-        "uci_landsat/sat.tst",
-    ]) {
-        return;
-    }
     let dir = out_dir("adult-satellite");
     let args = [
         "--folds",
@@ -307,7 +322,6 @@ fn adult_and_satellite_quick() {
     );
 }
 
-#[test]
 fn bad_options_are_one_line_errors() {
     let dir = out_dir("errors");
     let out = disguise(&dir)

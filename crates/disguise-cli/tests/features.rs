@@ -1,6 +1,6 @@
 //! `disguise features`: picks for both objectives, categorical handling and binning, JSON/CSV
-//! shapes, trials, and one-line errors with exit code 2 — on small files written here, and on
-//! the NHANES extract when it is present.
+//! shapes, trials, and one-line errors with exit code 2 — on small files written here (the
+//! NHANES extract: `real_data.rs`).
 
 mod common;
 
@@ -331,63 +331,5 @@ fn help_has_examples_and_the_privacy_notes() {
         "more than 32",
     ] {
         assert!(text.contains(needle), "help lacks {needle:?}");
-    }
-}
-
-#[test]
-fn real_data_nhanes() {
-    let Some(path) =
-        disguise::data::locate_for_test("nhanes_diabetes/nhanes_2007_2012_diabetes_binary23.csv")
-            .unwrap()
-    else {
-        return;
-    };
-    let dir = dir_with("real_nhanes", &[]);
-    let run = |extra: &[&str]| {
-        let out = disguise(&dir)
-            .args(["features", "--data"])
-            .arg(&path)
-            .args([
-                "--label",
-                "diabetes",
-                "--exclude",
-                "SEQN",
-                "--format",
-                "json",
-            ])
-            .args(extra)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        json(&out)
-    };
-    // The README's sanity check: insulin_now has by far the highest mutual information with
-    // diabetes (0.107 bits), then age_ge_45.
-    let doc = run(&["--k", "2", "--mechanism", "max"]);
-    assert_eq!(
-        doc["names"],
-        serde_json::json!(["insulin_now", "age_ge_45"])
-    );
-    assert!((floats(&doc["values"])[0] - 0.107).abs() < 5e-4, "{doc}");
-    assert_eq!(doc["records"], 17_698);
-    assert_eq!(doc["features"].as_array().unwrap().len(), 23);
-    assert_eq!(doc["label_levels"], serde_json::json!(["0", "1"]));
-    // A private run with a generous budget, both objectives.
-    for objective in ["mutual-information", "discernibility"] {
-        let doc = run(&[
-            "--k",
-            "3",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--objective",
-            objective,
-        ]);
-        assert_eq!(doc["names"].as_array().unwrap().len(), 3);
-        assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 1.0);
-        assert_eq!(doc["secure_rng"], true);
     }
 }

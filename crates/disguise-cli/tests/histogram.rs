@@ -220,38 +220,3 @@ fn errors_are_one_line_with_exit_code_2() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.csv:2: column 'smoker'"), "{stderr}");
 }
-
-/// The real Adult files through the shipped schema (skipped when the data is absent).
-#[test]
-fn adult_through_the_shipped_schema() {
-    let Some(train) = disguise::data::locate_for_test("uci_adult/adult.data").unwrap() else {
-        return;
-    };
-    let schema =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../disguise/schemas/adult.schema.toml");
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("histogram-tests/adult");
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = disguise(&dir)
-        .args(["histogram", "--data"])
-        .arg(&train)
-        .arg("--schema")
-        .arg(&schema)
-        .args([
-            "--epsilon",
-            "1",
-            "--out",
-            "adult-synthetic.csv",
-            "--seed",
-            "1",
-        ])
-        .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["records"], 32_561);
-    assert_eq!(doc["k"], 4);
-    assert_eq!(doc["target"], "income");
-    assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 1.0);
-}

@@ -1,6 +1,6 @@
 //! `disguise select`: picks, JSON/CSV shapes, budgets and composition rules, trials, and
-//! one-line errors with exit code 2 — on small files written here, and on the real data when
-//! it is present.
+//! one-line errors with exit code 2 — on small files written here (the real data:
+//! `real_data.rs`).
 
 mod common;
 
@@ -455,84 +455,4 @@ fn help_has_examples() {
     ] {
         assert!(text.contains(needle), "help lacks {needle:?}");
     }
-}
-
-#[test]
-fn real_data_landmarks_non_private_greedy() {
-    let (Some(points), Some(candidates)) = (
-        disguise::data::locate_for_test("uber_nyc_apr14/pickups_manhattan_10k.csv").unwrap(),
-        disguise::data::locate_for_test("manhattan_candidates/landmarks_33.csv").unwrap(),
-    ) else {
-        return;
-    };
-    let dir = dir_with("real_landmarks", &[]);
-    let out = disguise(&dir)
-        .arg("select")
-        .arg("--points")
-        .arg(&points)
-        .arg("--candidates")
-        .arg(&candidates)
-        .args(["--k", "3", "--mechanism", "max", "--metric", "manhattan"])
-        .args(["--normalizer", "0.266", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let doc = json(&out);
-    // The data README's sanity check (non-private greedy, m = 0.266, Manhattan metric).
-    let names: Vec<&str> = doc["names"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n.as_str().unwrap())
-        .collect();
-    assert_eq!(names[0], "Empire State Building");
-    assert_eq!(names[1], "Soho Grand Hotel");
-    assert!(names[2].starts_with("Grand Army Plaza"), "{names:?}");
-    let u = floats(&doc["utility"]);
-    assert!(
-        u.windows(2).all(|w| w[0] <= w[1]) && u[2] <= 1.0 && u[0] > 0.5,
-        "{u:?}"
-    );
-}
-
-#[test]
-fn real_data_full_april_file() {
-    let (Some(points), Some(candidates)) = (
-        disguise::data::locate_for_test("uber_nyc_apr14/uber-raw-data-apr14.csv").unwrap(),
-        disguise::data::locate_for_test("manhattan_candidates/landmarks_33.csv").unwrap(),
-    ) else {
-        return;
-    };
-    let dir = dir_with("real_april", &[]);
-    let start = std::time::Instant::now();
-    let out = disguise(&dir)
-        .arg("select")
-        .arg("--points")
-        .arg(&points)
-        .arg("--candidates")
-        .arg(&candidates)
-        .args(["--lat", "Lat", "--lon", "Lon", "--k", "5", "--epsilon", "1"])
-        .args([
-            "--delta",
-            "1e-6",
-            "--metric",
-            "haversine",
-            "--normalizer",
-            "20",
-        ])
-        .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let elapsed = start.elapsed();
-    let doc = json(&out);
-    assert_eq!(doc["points"], 564_516);
-    assert_eq!(indices(&doc["selected"]).len(), 5);
-    assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 1.0);
-    assert_eq!(doc["secure_rng"], true);
-    assert!(elapsed.as_secs_f64() < 20.0, "took {elapsed:?}");
 }

@@ -1,7 +1,7 @@
 //! The applications of chaudhuri2014 §4 (frequent itemsets, hypothesis selection) and the
 //! range-independence of the large margin mechanism.
 //!
-//! * itemset counts against a brute-force counter (synthetic and real data);
+//! * itemset counts against a brute-force counter (the real data: `real_data.rs`);
 //! * the tail search of `LargeMarginTail` against the library's LMMs on the materialised
 //!   universe (draw for draw), and its final exponential mechanism given ℓ (chi-square);
 //! * the utility theorems: on score vectors built to satisfy the (ℓ, γ)-margin condition
@@ -171,18 +171,6 @@ fn csv_and_fimi_formats_read_the_same_transactions() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("no column 'tid'"), "{err}");
-}
-
-#[test]
-fn real_chess_pair_counts_agree_with_brute_force() {
-    let Some(path) = disguise::data::locate_for_test("fimi_chess/chess.dat").unwrap() else {
-        return;
-    };
-    let t = Transactions::read(&path, &TransactionFormat::Fimi, None).unwrap();
-    assert_eq!((t.len(), t.items().len()), (3196, 75));
-    assert!(t.rows().iter().all(|r| r.len() == 37));
-    let c = t.count_itemsets(2, 64).unwrap();
-    assert_eq!(as_map(&c), brute_counts(&t, 2, 64));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -678,52 +666,6 @@ fn itemset_pipeline_passes_privacy_audits_on_neighbouring_transactions() {
         );
         // The outputs really vary (otherwise the audit would be idle).
         assert!(report.counts.len() >= 2, "{name}: {:?}", report.counts);
-    }
-}
-
-#[test]
-fn real_data_chess_and_bms() {
-    // chess: the top pair by LMM at ε = 1 over 3 rounds is within 300 counts of the best
-    // (ℓ is a few hundred; the per-round EM on the top ℓ errs by ~4·ln ℓ/ε₀ ≈ 70 counts; a
-    // miss of 300 has probability < 1e-10). BMS-WebView-2: pairs counted in well under a
-    // second, and LMM at ε = 1 returns one of the 20 most frequent pairs.
-    if let Some(path) = disguise::data::locate_for_test("fimi_chess/chess.dat").unwrap() {
-        let t = Transactions::read(&path, &TransactionFormat::Fimi, None).unwrap();
-        let c = t.count_itemsets(2, DEFAULT_MAX_LENGTH).unwrap();
-        let best = *c.counts().iter().max().unwrap();
-        let mut rng = SecureRng::insecure_from_seed(51);
-        let r = mine_itemsets(
-            &t,
-            &c,
-            &ItemsetQuery::new(eps(1.0), delta(1e-6)).top(3),
-            &mut rng,
-        )
-        .unwrap();
-        assert_eq!(r.picks.len(), 3);
-        assert!(r.picks[0].true_count + 300 >= best, "{:?}", r.picks[0]);
-        assert!(
-            r.picks
-                .iter()
-                .all(|p| p.outcome == ItemsetOutcome::Occurring)
-        );
-    }
-    if let Some(path) =
-        disguise::data::locate_for_test("fimi_bms_webview2/BMS2_itemset_mining.txt").unwrap()
-    {
-        let t = Transactions::read(&path, &TransactionFormat::Fimi, None).unwrap();
-        assert_eq!((t.len(), t.items().len()), (77_512, 3340));
-        let start = std::time::Instant::now();
-        let c = t.count_itemsets(2, DEFAULT_MAX_LENGTH).unwrap();
-        println!(
-            "BMS pairs: {} occurring, counted in {:?}",
-            c.len(),
-            start.elapsed()
-        );
-        let mut sorted = c.counts().to_vec();
-        sorted.sort_unstable_by(|a, b| b.cmp(a));
-        let mut rng = SecureRng::insecure_from_seed(52);
-        let r = mine_itemsets(&t, &c, &ItemsetQuery::new(eps(1.0), delta(1e-6)), &mut rng).unwrap();
-        assert!(r.picks[0].true_count >= sorted[19], "{:?}", r.picks[0]);
     }
 }
 

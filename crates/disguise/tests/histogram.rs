@@ -1,7 +1,7 @@
 //! Projected histograms (Vinterbo 2012): the sparse thresholded histogram against a dense
 //! reference, extreme spaces, partition-refinement gains against brute force, PRIVATEKD's
 //! sampling distribution, encoding/discretization/release round trips, a privacy audit that
-//! catches the factor-2 bug, and an end-to-end run on the real Adult data.
+//! catches the factor-2 bug (the end-to-end run on the real Adult data: `real_data.rs`).
 
 use disguise::SecureRng;
 use disguise::audit::{AuditConfig, audit};
@@ -618,57 +618,6 @@ fn audit_passes_and_catches_the_factor_two_bug() {
         "factor-2 bug not caught: {}",
         report.epsilon_lower
     );
-}
-
-/// Real data: a projected histogram of Adult (adult.data + adult.test), end to end.
-#[test]
-fn adult_end_to_end() {
-    let Some(train) = disguise::data::locate_for_test("uci_adult/adult.data").unwrap() else {
-        return;
-    };
-    let Some(test) = disguise::data::locate_for_test("uci_adult/adult.test").unwrap() else {
-        return;
-    };
-    let schema_path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("schemas/adult.schema.toml");
-    let schema = Schema::from_path(&schema_path).unwrap();
-    let table = Table::read(&[&train, &test], &schema, DomainSource::Schema).unwrap();
-    assert_eq!(table.rows(), 32_561 + 16_281);
-    let data = Discretized::new(&table).unwrap();
-    let target = data.column_index("income").unwrap();
-    let mut rng = SecureRng::insecure_from_seed(2012);
-    let config = ProjectionConfig::new(eps(1.0));
-    let release = projected_histogram(&data, target, &config, &mut rng).unwrap();
-    // The simulation gives k = 4 for Adult's shape (2 bins per numeric predictor).
-    assert_eq!(release.k, 4, "{release:?}");
-    assert!(
-        release.gamma > 0.05 && release.gamma < 0.5,
-        "{}",
-        release.gamma
-    );
-    assert!(release.guarantee.unwrap().epsilon <= 1.0);
-    assert!(
-        release.synthetic_rows > 40_000,
-        "{}",
-        release.synthetic_rows
-    );
-    let mut out = Vec::new();
-    assert_eq!(release.write_csv(&mut out).unwrap(), release.synthetic_rows);
-    // Schema files for the other datasets parse and read their data.
-    for (schema, file, rows) in [
-        ("iris.schema.toml", "uci_iris/iris.data", 150),
-        ("landsat.schema.toml", "uci_landsat/sat.trn", 4435),
-    ] {
-        let s = Schema::from_path(
-            &PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("schemas")
-                .join(schema),
-        )
-        .unwrap();
-        if let Some(path) = disguise::data::locate_for_test(file).unwrap() {
-            let t = Table::read(&[&path], &s, DomainSource::Schema).unwrap();
-            assert_eq!(t.rows(), rows);
-        }
-    }
 }
 
 /// Bins are exactly reversible through their midpoints for any bounds.

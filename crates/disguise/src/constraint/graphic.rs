@@ -5,6 +5,7 @@ use super::Independence;
 use super::text::{error_at, parse_index, read, rows};
 use crate::error::{Error, Result};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// The graphic (cycle) matroid of an undirected multigraph: element `i` is edge `i` = (u, v),
@@ -23,8 +24,9 @@ use std::path::Path;
 /// One edge per line, `u,v` with 0-based vertex ids; the line order gives the element ids
 /// (the first edge is element 0). An optional first line whose fields both start with a
 /// letter (a header such as `u,v` or `source,target`) is skipped; blank lines and `#`
-/// comments are ignored. The number of vertices is the largest id + 1. Errors name
-/// `file:line`.
+/// comments are ignored. Vertex ids are labels: any non-negative integers, renumbered
+/// 0, 1, … in order of first appearance ([`Graphic::edges`] shows the renumbered edges), so
+/// the number of vertices is the number of distinct ids. Errors name `file:line`.
 ///
 /// ```
 /// use disguise::constraint::{Graphic, Independence};
@@ -91,8 +93,20 @@ impl Graphic {
             let v = parse_index(source, row.line, "a vertex id", row.fields[1])?;
             edges.push((u, v));
         }
-        let vertices = edges.iter().map(|&(u, v)| u.max(v) + 1).max().unwrap_or(0);
-        Self::new(vertices, edges)
+        // Ids in a file are labels (they may be sparse, up to usize::MAX): renumber them
+        // 0, 1, … in order of first appearance, so that the union–find holds one entry per
+        // vertex that occurs rather than one per id up to the largest. The matroid (which
+        // edge sets are forests) does not depend on the labels.
+        let mut ids: HashMap<usize, usize> = HashMap::new();
+        let mut relabel = |x: usize| {
+            let next = ids.len();
+            *ids.entry(x).or_insert(next)
+        };
+        let edges: Vec<(usize, usize)> = edges
+            .into_iter()
+            .map(|(u, v)| (relabel(u), relabel(v)))
+            .collect();
+        Self::new(ids.len(), edges)
     }
 
     /// Reads and parses an edge-list file (format on [`Graphic`]).

@@ -1,0 +1,578 @@
+//! The command line end to end: each subcommand run as a process on small fixed files, with
+//! the numbers that size its work (`--trials`, `--k`, `--size`, `--thresholds`, `--rounds`,
+//! `--steps`, …) and its ε, δ, sensitivity and the like drawn from edge values, integers,
+//! floats and arbitrary text; `sample` also reads a fuzzed score file.
+//!
+//! A run fails when the process dies of a signal (abort, out-of-memory under a 4 GiB address
+//! space limit), exits with a code other than 0 or 2, or prints a panic or allocation
+//! failure. The binary is `$DISGUISE_BIN` (run.sh builds it). The child is not instrumented,
+//! so this is mutation fuzzing over the argument structure, not coverage-guided.
+//!
+//! Failures do not stop the run: each distinct one is written to `artifacts/cli/` (the
+//! command line, the score file, stderr) and counted; a run that takes over 5 s is killed
+//! and counted as slow (legitimate work is allowed to take time; memory is what must stay
+//! bounded).
+#![no_main]
+
+use arbitrary::Arbitrary;
+use disguise_fuzz::write_input;
+use libfuzzer_sys::fuzz_target;
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const EDGE: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "2",
+    "3",
+    "0.5",
+    "0.999999",
+    "1e3",
+    "1e6",
+    "1e9",
+    "1e12",
+    "1e18",
+    "1e308",
+    "-1e308",
+    "1e-308",
+    "5e-324",
+    "inf",
+    "-inf",
+    "NaN",
+    "4294967296",
+    "18446744073709551615",
+    "18446744073709551616",
+    "",
+    " 3",
+    "1_000",
+    "0x10",
+    "+2",
+    "1e",
+    "١",
+];
+
+#[derive(Arbitrary, Debug)]
+enum Value {
+    Small(u8),
+    Int(u64),
+    Neg(i32),
+    Float(f64),
+    Edge(u8),
+    Text(String),
+}
+
+impl Value {
+    fn render(&self) -> String {
+        match self {
+            Value::Small(v) => v.to_string(),
+            Value::Int(v) => v.to_string(),
+            Value::Neg(v) => v.to_string(),
+            Value::Float(v) => v.to_string(),
+            Value::Edge(i) => EDGE[usize::from(*i) % EDGE.len()].to_string(),
+            Value::Text(s) => s.chars().filter(|&c| c != '\0').collect(),
+        }
+    }
+}
+
+type Opt = Option<Value>;
+
+#[derive(Arbitrary, Debug)]
+enum Cmd {
+    Select {
+        k: Opt,
+        epsilon: Opt,
+        delta: Opt,
+        normalizer: Opt,
+        trials: Opt,
+        mechanism: u8,
+        algorithm: u8,
+        steps: Opt,
+        gradient: Opt,
+    },
+    Features {
+        k: Opt,
+        epsilon: Opt,
+        delta: Opt,
+        trials: Opt,
+        bins: Opt,
+        mechanism: u8,
+    },
+    Assign {
+        k: Opt,
+        epsilon: Opt,
+        delta: Opt,
+        trials: Opt,
+        failure: Opt,
+        algorithm: u8,
+    },
+    Itemsets {
+        size: Opt,
+        epsilon: Opt,
+        delta: Opt,
+        top: Opt,
+        max_length: Opt,
+        max_margin: Opt,
+        count_share: Opt,
+        em: bool,
+    },
+    Hypothesis {
+        thresholds: Opt,
+        epsilon: Opt,
+        delta: Opt,
+        mechanism: u8,
+    },
+    Histogram {
+        epsilon: Opt,
+        k: Opt,
+        gamma: Opt,
+        sigma: Opt,
+        threshold: Opt,
+        k_split: Opt,
+    },
+    Sample {
+        scores: Vec<u8>,
+        epsilon: Opt,
+        delta: Opt,
+        sensitivity: Opt,
+        trials: Opt,
+        mechanism: u8,
+    },
+    Budget {
+        epsilon: Opt,
+        delta: Opt,
+        rounds: Opt,
+        kind: u8,
+    },
+}
+
+const MECHANISMS: &[&str] = &["em", "lmm", "lmm-chaudhuri", "report-noisy-max", "max"];
+
+struct Fixtures {
+    bin: PathBuf,
+    dir: PathBuf,
+}
+
+fn fixtures() -> &'static Fixtures {
+    static F: OnceLock<Fixtures> = OnceLock::new();
+    F.get_or_init(|| {
+        let bin = PathBuf::from(
+            std::env::var_os("DISGUISE_BIN").expect("set DISGUISE_BIN to the disguise binary"),
+        );
+        let files: &[(&str, &str)] = &[
+            (
+                "points.csv",
+                "lat,lon,type\n40.75,-73.98,a\n40.76,-73.97,b\n40.71,-74.0,a\n40.80,-73.95,b\n",
+            ),
+            (
+                "candidates.csv",
+                "name,lat,lon\nA,40.75,-73.98\nB,40.72,-74.0\nC,40.79,-73.96\n",
+            ),
+            (
+                "features.csv",
+                "label,a,b,c\n0,1,x,3\n1,2,y,3\n0,1,y,4\n1,2,x,4\n1,1,x,3\n0,2,y,4\n",
+            ),
+            ("transactions.dat", "1 2 3\n2 3 4\n1 3\n\n4 5 1 2\n2 5\n"),
+            ("items.txt", "1 2 3 4 5 6\n"),
+            (
+                "hypothesis.csv",
+                "y,a,b\nyes,1,5\nno,2,4\nyes,3,3\nno,4,2\nyes,5,1\nno,6,0\n",
+            ),
+            (
+                "histogram.csv",
+                "y,age,city\nno,10,a\nyes,20,b\nno,30,c\nyes,40,a\nno,50,b\nyes,60,c\n",
+            ),
+            (
+                "histogram.toml",
+                "name = \"t\"\nhas_header = true\ntarget = \"y\"\n[[columns]]\nname = \"y\"\n\
+                 type = \"categorical\"\nlevels = [\"no\", \"yes\"]\n[[columns]]\nname = \"age\"\n\
+                 type = \"numeric\"\nbounds = [0, 100]\n[[columns]]\nname = \"city\"\n\
+                 type = \"categorical\"\nlevels = [\"a\", \"b\", \"c\"]\n",
+            ),
+        ];
+        let mut dir = PathBuf::new();
+        for (name, text) in files {
+            dir = write_input(name, text.as_bytes())
+                .parent()
+                .expect("scratch folder")
+                .to_path_buf();
+        }
+        Fixtures { bin, dir }
+    })
+}
+
+fn push(args: &mut Vec<String>, flag: &str, value: &Opt) {
+    if let Some(v) = value {
+        args.push(flag.into());
+        args.push(v.render());
+    }
+}
+
+fn args_for(cmd: &Cmd, dir: &std::path::Path) -> Vec<String> {
+    let f = |name: &str| dir.join(name).display().to_string();
+    let mut a: Vec<String> = Vec::new();
+    let fixed = |a: &mut Vec<String>, items: &[&str]| a.extend(items.iter().map(|s| s.to_string()));
+    match cmd {
+        Cmd::Select {
+            k,
+            epsilon,
+            delta,
+            normalizer,
+            trials,
+            mechanism,
+            algorithm,
+            steps,
+            gradient,
+        } => {
+            fixed(
+                &mut a,
+                &[
+                    "select",
+                    "--points",
+                    &f("points.csv"),
+                    "--candidates",
+                    &f("candidates.csv"),
+                    "--seed",
+                    "1",
+                    "--format",
+                    "json",
+                    "--quiet",
+                ],
+            );
+            fixed(
+                &mut a,
+                &["--mechanism", MECHANISMS[usize::from(*mechanism) % 5]],
+            );
+            fixed(
+                &mut a,
+                &[
+                    "--algorithm",
+                    ["greedy", "subsample", "continuous-greedy"][usize::from(*algorithm) % 3],
+                ],
+            );
+            push(&mut a, "--k", k);
+            push(&mut a, "--epsilon", epsilon);
+            push(&mut a, "--delta", delta);
+            push(&mut a, "--normalizer", normalizer);
+            push(&mut a, "--trials", trials);
+            push(&mut a, "--steps", steps);
+            push(&mut a, "--gradient-samples", gradient);
+        }
+        Cmd::Features {
+            k,
+            epsilon,
+            delta,
+            trials,
+            bins,
+            mechanism,
+        } => {
+            fixed(
+                &mut a,
+                &[
+                    "features",
+                    "--data",
+                    &f("features.csv"),
+                    "--label",
+                    "label",
+                    "--seed",
+                    "1",
+                    "--format",
+                    "json",
+                    "--quiet",
+                ],
+            );
+            fixed(
+                &mut a,
+                &["--mechanism", MECHANISMS[usize::from(*mechanism) % 5]],
+            );
+            push(&mut a, "--k", k);
+            push(&mut a, "--epsilon", epsilon);
+            push(&mut a, "--delta", delta);
+            push(&mut a, "--trials", trials);
+            if let Some(b) = bins {
+                a.push("--bins".into());
+                a.push(format!("a:0:10:{}", b.render()));
+            }
+        }
+        Cmd::Assign {
+            k,
+            epsilon,
+            delta,
+            trials,
+            failure,
+            algorithm,
+        } => {
+            fixed(
+                &mut a,
+                &[
+                    "assign",
+                    "--points",
+                    &f("points.csv"),
+                    "--type-column",
+                    "type",
+                    "--types",
+                    "a,b",
+                    "--candidates",
+                    &f("candidates.csv"),
+                    "--seed",
+                    "1",
+                    "--format",
+                    "json",
+                    "--quiet",
+                ],
+            );
+            fixed(
+                &mut a,
+                &[
+                    "--algorithm",
+                    ["greedy", "subsample"][usize::from(*algorithm) % 2],
+                ],
+            );
+            push(&mut a, "--k", k);
+            push(&mut a, "--epsilon", epsilon);
+            push(&mut a, "--delta", delta);
+            push(&mut a, "--trials", trials);
+            push(&mut a, "--failure", failure);
+        }
+        Cmd::Itemsets {
+            size,
+            epsilon,
+            delta,
+            top,
+            max_length,
+            max_margin,
+            count_share,
+            em,
+        } => {
+            fixed(
+                &mut a,
+                &[
+                    "itemsets",
+                    "--transactions",
+                    &f("transactions.dat"),
+                    "--seed",
+                    "1",
+                    "--format",
+                    "json",
+                ],
+            );
+            if *em {
+                fixed(&mut a, &["--mechanism", "em", "--items", &f("items.txt")]);
+            }
+            push(&mut a, "--size", size);
+            push(&mut a, "--epsilon", epsilon);
+            push(&mut a, "--delta", delta);
+            push(&mut a, "--top", top);
+            push(&mut a, "--max-length", max_length);
+            push(&mut a, "--max-margin", max_margin);
+            push(&mut a, "--count-share", count_share);
+        }
+        Cmd::Hypothesis {
+            thresholds,
+            epsilon,
+            delta,
+            mechanism,
+        } => {
+            fixed(
+                &mut a,
+                &[
+                    "hypothesis",
+                    "--data",
+                    &f("hypothesis.csv"),
+                    "--label",
+                    "y",
+                    "--positive",
+                    "yes",
+                    "--bounds-from-data",
+                    "--seed",
+                    "1",
+                    "--format",
+                    "json",
+                    "--quiet",
+                ],
+            );
+            fixed(
+                &mut a,
+                &["--mechanism", MECHANISMS[usize::from(*mechanism) % 5]],
+            );
+            push(&mut a, "--thresholds", thresholds);
+            push(&mut a, "--epsilon", epsilon);
+            push(&mut a, "--delta", delta);
+        }
+        Cmd::Histogram {
+            epsilon,
+            k,
+            gamma,
+            sigma,
+            threshold,
+            k_split,
+        } => {
+            fixed(
+                &mut a,
+                &[
+                    "histogram",
+                    "--data",
+                    &f("histogram.csv"),
+                    "--schema",
+                    &f("histogram.toml"),
+                    "--out",
+                    &f("synthetic.csv"),
+                    "--seed",
+                    "1",
+                    "--format",
+                    "json",
+                ],
+            );
+            push(&mut a, "--epsilon", epsilon);
+            push(&mut a, "--k", k);
+            push(&mut a, "--gamma", gamma);
+            push(&mut a, "--sigma", sigma);
+            push(&mut a, "--threshold-constant", threshold);
+            push(&mut a, "--k-split", k_split);
+        }
+        Cmd::Sample {
+            scores,
+            epsilon,
+            delta,
+            sensitivity,
+            trials,
+            mechanism,
+        } => {
+            let path = write_input("scores.txt", scores);
+            fixed(
+                &mut a,
+                &[
+                    "sample",
+                    "--scores",
+                    &path.display().to_string(),
+                    "--seed",
+                    "1",
+                    "--format",
+                    "json",
+                ],
+            );
+            fixed(
+                &mut a,
+                &["--mechanism", MECHANISMS[usize::from(*mechanism) % 5]],
+            );
+            push(&mut a, "--epsilon", epsilon);
+            push(&mut a, "--delta", delta);
+            push(&mut a, "--sensitivity", sensitivity);
+            push(&mut a, "--trials", trials);
+        }
+        Cmd::Budget {
+            epsilon,
+            delta,
+            rounds,
+            kind,
+        } => {
+            fixed(&mut a, &["budget", "--format", "json"]);
+            fixed(
+                &mut a,
+                &[
+                    "--kind",
+                    ["bounded-range", "pure", "approximate"][usize::from(*kind) % 3],
+                ],
+            );
+            push(&mut a, "--epsilon", epsilon);
+            push(&mut a, "--delta", delta);
+            push(&mut a, "--rounds", rounds);
+        }
+    }
+    a
+}
+
+/// Limits the child's address space so that a runaway allocation fails instead of
+/// swapping the machine.
+fn limit_memory(cmd: &mut Command) {
+    const LIMIT: libc::rlim_t = 4 << 30;
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: LIMIT,
+                rlim_max: LIMIT,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+fuzz_target!(|cmd: Cmd| {
+    let fx = fixtures();
+    let args = args_for(&cmd, &fx.dir);
+    let mut command = Command::new(&fx.bin);
+    command
+        .args(&args)
+        .current_dir(&fx.dir)
+        .env("RAYON_NUM_THREADS", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    limit_memory(&mut command);
+    let mut child = command.spawn().expect("spawn the disguise binary");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    // Read stderr on a thread so a chatty child cannot block on a full pipe.
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stderr.by_ref().take(1 << 20).read_to_end(&mut buf);
+        buf
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            break Some(status);
+        }
+        if start.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    };
+    let stderr = String::from_utf8_lossy(&reader.join().unwrap_or_default()).into_owned();
+    let Some(status) = status else {
+        eprintln!("cli: slow (killed after 5 s): {args:?}");
+        return;
+    };
+    let crashed = status.signal().is_some()
+        || !matches!(status.code(), Some(0) | Some(2))
+        || stderr.contains("panicked")
+        || stderr.contains("memory allocation");
+    if crashed {
+        // One artifact per (subcommand, first stderr line without numbers).
+        let first = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let shape: String = first
+            .chars()
+            .filter(|c| !c.is_ascii_digit())
+            .take(80)
+            .collect();
+        let key = format!("{}|{:?}|{}", args[0], status.signal(), shape);
+        let name = format!("{:016x}", fnv1a(key.as_bytes()));
+        let dir = PathBuf::from("artifacts/cli");
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join(&name);
+        if !path.exists() {
+            let scores = match &cmd {
+                Cmd::Sample { scores, .. } => format!("scores file: {scores:?}\n"),
+                _ => String::new(),
+            };
+            let report = format!("status: {status:?}\nargs: {args:?}\n{scores}stderr:\n{stderr}\n");
+            let _ = std::fs::write(&path, report);
+            eprintln!("cli: FAILURE {name}: {status:?} {args:?}\n{first}");
+        }
+    }
+});
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

@@ -1,0 +1,6 @@
+//! Histogram tables: `histogram::Table::read` with the shipped and two small schemas,
+//! then discretized.
+//! The calls are in `crates/disguise/tests/support/parsers.rs`, shared with the test suite.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| disguise_fuzz::feed("histogram_table", data));

@@ -1,0 +1,5 @@
+//! Histogram schema files (TOML): `Schema::from_path` and `Schema::from_toml_str`.
+//! The calls are in `crates/disguise/tests/support/parsers.rs`, shared with the test suite.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| disguise_fuzz::feed("schema", data));
