@@ -240,3 +240,38 @@ fn real_adult_with_its_schema() {
     // The best stump (capital gain) is ≈ 80% accurate; the majority class ≈ 76%.
     assert!(doc["test_accuracy"].as_f64().unwrap() > 0.78, "{doc}");
 }
+
+#[test]
+fn huge_threshold_grids_are_refused_in_one_line() {
+    // --thresholds 1e12 used to abort with a failed 32 TB allocation and a backtrace (exit
+    // 134). Refused before reading the data; a grid that fits alone but not with every
+    // column is refused once the columns are known, naming the class size.
+    let dir = dir_with("huge_thresholds", &[("d.csv", &data())]);
+    let args = |n: &'static str| {
+        vec![
+            "hypothesis",
+            "--data",
+            "d.csv",
+            "--label",
+            "y",
+            "--bounds",
+            "0:255",
+            "--epsilon",
+            "1",
+            "--mechanism",
+            "em",
+            "--thresholds",
+            n,
+        ]
+    };
+    fails_with(
+        &dir,
+        &args("1000000000000"),
+        "invalid --thresholds: at most 50000000",
+    );
+    fails_with(
+        &dir,
+        &args("30000000"),
+        "= 120000002 hypotheses, each scored in memory; use fewer thresholds (limit 1e8)",
+    );
+}

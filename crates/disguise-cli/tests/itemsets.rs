@@ -285,3 +285,127 @@ fn real_chess_top_pair() {
         "{doc}"
     );
 }
+
+#[test]
+fn real_chess_size_10_is_refused_at_once_with_the_estimate() {
+    // This run used to grow to 11.7 GB before it was killed: 3196·C(37, 10) ≈ 1.1e12 subsets.
+    let Some(path) = disguise::data::locate_for_test("fimi_chess/chess.dat").unwrap() else {
+        return;
+    };
+    let dir = dir_with("chess10", &[]);
+    let path = path.to_str().unwrap();
+    fails_with(
+        &dir,
+        &[
+            "itemsets",
+            "--transactions",
+            path,
+            "--size",
+            "10",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-6",
+        ],
+        "counting itemsets of size 10 would enumerate 1.1e12 subsets of the transactions \
+         (limit 1e8, raise it with --max-candidates N)",
+    );
+}
+
+#[test]
+fn max_candidates_bounds_the_counting_and_raises_the_limit() {
+    // fimi(): 1500·C(3, 2) + 1200 + 60 = 5760 pairs to enumerate.
+    let dir = dir_with("max_candidates", &[("t.dat", &fimi())]);
+    let base = [
+        "itemsets",
+        "--transactions",
+        "t.dat",
+        "--size",
+        "2",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-6",
+    ];
+    let mut refused = base.to_vec();
+    refused.extend(["--max-candidates", "5759"]);
+    fails_with(&dir, &refused, "would enumerate 5760 subsets");
+    fails_with(&dir, &refused, "--max-candidates");
+    disguise(&dir)
+        .args(base)
+        .args(["--max-candidates", "5760", "--seed", "1"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_byte_order_mark_is_not_an_item() {
+    // The BOM used to become part of the first item ("\u{feff}2"), splitting its counts.
+    let bom = format!("\u{feff}{}", fimi());
+    let items = "\u{feff}1\n2\n3\n4\n5\n9\n";
+    let dir = dir_with(
+        "bom",
+        &[
+            ("plain.dat", &fimi()),
+            ("bom.dat", &bom),
+            ("items.txt", items),
+        ],
+    );
+    let run = |file: &str, extra: &[&str]| {
+        let out = disguise(&dir)
+            .args([
+                "itemsets",
+                "--transactions",
+                file,
+                "--size",
+                "1",
+                "--top",
+                "3",
+            ])
+            .args(["--epsilon", "2", "--delta", "1e-6", "--seed", "4"])
+            .args(["--format", "json"])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        json(&out)
+    };
+    let (plain, with_bom) = (run("plain.dat", &[]), run("bom.dat", &[]));
+    assert_eq!(plain["occurring"], 6, "{plain}");
+    assert_eq!(with_bom["occurring"], 6, "{with_bom}");
+    assert_eq!(plain["picks"], with_bom["picks"]);
+    let listed = run("bom.dat", &["--items", "items.txt"]);
+    assert_eq!(listed["universe_items"], 6, "{listed}");
+    assert_eq!(listed["dropped_items"], 0, "{listed}");
+}
+
+#[test]
+fn sizes_that_set_the_work_are_bounded_in_one_line() {
+    let dir = dir_with("bounds", &[("t.dat", &fimi())]);
+    let base = [
+        "itemsets",
+        "--transactions",
+        "t.dat",
+        "--size",
+        "2",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-6",
+    ];
+    for (flag, value) in [
+        ("--top", "1000000000000"),
+        ("--max-margin", "1000000000000"),
+    ] {
+        let mut args = base.to_vec();
+        args.extend([flag, value]);
+        fails_with(&dir, &args, flag);
+    }
+    // Not UTF-8: file, line and byte column.
+    std::fs::write(dir.join("bad.dat"), b"1 2\n3 \xff4\n").unwrap();
+    let mut args = base.to_vec();
+    args[2] = "bad.dat";
+    fails_with(&dir, &args, "bad.dat:2:3: not valid UTF-8");
+}

@@ -19,7 +19,8 @@ pub mod margin;
 
 pub use block::{BlockChoice, sample_exponential_with_block};
 pub use hypothesis::{
-    HypothesisQuery, HypothesisSelection, Stump, StumpClass, StumpRule, select_hypothesis,
+    HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, Stump, StumpClass, StumpRule,
+    select_hypothesis,
 };
 pub use itemsets::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, ItemsetBudget, ItemsetCounts, ItemsetMechanism,
