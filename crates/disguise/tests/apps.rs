@@ -248,7 +248,7 @@ fn compact_counts_equal_a_simple_reference_on_random_data() {
                 // Canonical order, and lookup finds every itemset where it is.
                 assert!((1..fast.len()).all(|i| fast.itemset(i - 1) < fast.itemset(i)));
                 assert!((0..fast.len()).all(|i| fast.find(&fast.itemset(i)) == Some(i)));
-                widths.insert(((r as u64 * bits as u64) + 63) / 64);
+                widths.insert((r as u64 * bits as u64).div_ceil(64));
             }
         }
     }

@@ -34,8 +34,8 @@ then other names by their bytes): a rule that looks at that transaction only.
 
 Counting enumerates every r-subset of every (cut) transaction: sum over t of C(min(|t|, B), r)
 subsets. That number is computed first, from the transaction lengths alone, and a count above
---max-candidates (default 1e8: about a minute and at most ~2 GB on a 2-core, 24 GB machine) is
-refused at once with the estimate. Size 10 on chess.dat, for instance, would enumerate 1.1e12.
+--max-candidates (default 1e8: at most about 15 s of CPU and 2 GB, measured) is refused at
+once with the estimate. Size 10 on chess.dat, for instance, would enumerate 1.1e12.
 
 Without --items the universe (all r-subsets of every possible item) is never enumerated: the
 large margin mechanism searches for a margin among the itemsets that occur, followed by the
@@ -101,8 +101,8 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     delta: f64,
-    /// Number T of itemsets, chosen one after another (peeling), the budget split over them.
-    /// Example: `--top 5`.
+    /// Number T of itemsets, chosen one after another (peeling), the budget split over them;
+    /// at most 100000. Example: `--top 5`.
     #[arg(long, value_name = "T", default_value_t = 1)]
     top: usize,
     /// The selection mechanism.
@@ -118,12 +118,14 @@ pub struct Args {
     #[arg(long, value_name = "B", default_value_t = DEFAULT_MAX_LENGTH)]
     max_length: usize,
     /// Refuse to count when that would enumerate more than N subsets of the transactions
-    /// (sum of C(min(|t|, B), r)); the default 1e8 takes about a minute and at most ~2 GB.
-    /// Checked before counting. Example: `--max-candidates 1000000000`.
+    /// (sum of C(min(|t|, B), r)), checked before counting. The default 1e8 takes at most
+    /// about 15 s of CPU and 2 GB (measured worst case: every subset a distinct itemset).
+    /// Example: `--max-candidates 1000000000`.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CANDIDATES)]
     max_candidates: u64,
     /// Largest margin ℓ the large margin search tests (a public cap; it bounds the running
-    /// time when there is no margin). Example: `--max-margin 100000`.
+    /// time when there is no margin; at most 2^30, about 2.5 minutes). Example:
+    /// `--max-margin 100000`.
     #[arg(long, value_name = "M", default_value_t = DEFAULT_MAX_MARGIN)]
     max_margin: u64,
     /// Share of ε spent on releasing noisy frequencies of the chosen itemsets (Laplace); 0
