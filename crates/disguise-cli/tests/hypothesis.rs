@@ -205,3 +205,38 @@ fn errors_are_one_line_with_exit_code_2() {
         fails_with(&dir, &full, needle);
     }
 }
+
+#[test]
+fn huge_threshold_grids_are_refused_in_one_line() {
+    // --thresholds 1e12 used to abort with a failed 32 TB allocation and a backtrace (exit
+    // 134). Refused before reading the data; a grid that fits alone but not with every
+    // column is refused once the columns are known, naming the class size.
+    let dir = dir_with("huge_thresholds", &[("d.csv", &data())]);
+    let args = |n: &'static str| {
+        vec![
+            "hypothesis",
+            "--data",
+            "d.csv",
+            "--label",
+            "y",
+            "--bounds",
+            "0:255",
+            "--epsilon",
+            "1",
+            "--mechanism",
+            "em",
+            "--thresholds",
+            n,
+        ]
+    };
+    fails_with(
+        &dir,
+        &args("1000000000000"),
+        "invalid --thresholds: at most 50000000",
+    );
+    fails_with(
+        &dir,
+        &args("30000000"),
+        "= 120000002 hypotheses, each scored in memory; use fewer thresholds (limit 1e8)",
+    );
+}

@@ -247,3 +247,101 @@ fn errors_are_one_line_with_exit_code_2() {
         .code(2)
         .stderr(predicate::str::contains("missing.dat"));
 }
+
+#[test]
+fn max_candidates_bounds_the_counting_and_raises_the_limit() {
+    // fimi(): 1500·C(3, 2) + 1200 + 60 = 5760 pairs to enumerate.
+    let dir = dir_with("max_candidates", &[("t.dat", &fimi())]);
+    let base = [
+        "itemsets",
+        "--transactions",
+        "t.dat",
+        "--size",
+        "2",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-6",
+    ];
+    let mut refused = base.to_vec();
+    refused.extend(["--max-candidates", "5759"]);
+    fails_with(&dir, &refused, "would enumerate 5760 subsets");
+    fails_with(&dir, &refused, "--max-candidates");
+    disguise(&dir)
+        .args(base)
+        .args(["--max-candidates", "5760", "--seed", "1"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_byte_order_mark_is_not_an_item() {
+    // The BOM used to become part of the first item ("\u{feff}2"), splitting its counts.
+    let bom = format!("\u{feff}{}", fimi());
+    let items = "\u{feff}1\n2\n3\n4\n5\n9\n";
+    let dir = dir_with(
+        "bom",
+        &[
+            ("plain.dat", &fimi()),
+            ("bom.dat", &bom),
+            ("items.txt", items),
+        ],
+    );
+    let run = |file: &str, extra: &[&str]| {
+        let out = disguise(&dir)
+            .args([
+                "itemsets",
+                "--transactions",
+                file,
+                "--size",
+                "1",
+                "--top",
+                "3",
+            ])
+            .args(["--epsilon", "2", "--delta", "1e-6", "--seed", "4"])
+            .args(["--format", "json"])
+            .args(extra)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        json(&out)
+    };
+    let (plain, with_bom) = (run("plain.dat", &[]), run("bom.dat", &[]));
+    assert_eq!(plain["occurring"], 6, "{plain}");
+    assert_eq!(with_bom["occurring"], 6, "{with_bom}");
+    assert_eq!(plain["picks"], with_bom["picks"]);
+    let listed = run("bom.dat", &["--items", "items.txt"]);
+    assert_eq!(listed["universe_items"], 6, "{listed}");
+    assert_eq!(listed["dropped_items"], 0, "{listed}");
+}
+
+#[test]
+fn sizes_that_set_the_work_are_bounded_in_one_line() {
+    let dir = dir_with("bounds", &[("t.dat", &fimi())]);
+    let base = [
+        "itemsets",
+        "--transactions",
+        "t.dat",
+        "--size",
+        "2",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-6",
+    ];
+    for (flag, value) in [
+        ("--top", "1000000000000"),
+        ("--max-margin", "1000000000000"),
+    ] {
+        let mut args = base.to_vec();
+        args.extend([flag, value]);
+        fails_with(&dir, &args, flag);
+    }
+    // Not UTF-8: file, line and byte column.
+    std::fs::write(dir.join("bad.dat"), b"1 2\n3 \xff4\n").unwrap();
+    let mut args = base.to_vec();
+    args[2] = "bad.dat";
+    fails_with(&dir, &args, "bad.dat:2:3: not valid UTF-8");
+}

@@ -10,7 +10,7 @@ mod common;
 #[path = "../../disguise/tests/support/data_tests.rs"]
 mod data_tests;
 
-use common::{dir_with, disguise, floats, indices, json};
+use common::{dir_with, disguise, fails_with, floats, indices, json};
 use data_tests::{DataTest, data_file, run};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -53,6 +53,11 @@ fn main() -> ExitCode {
                 name: "itemsets::real_chess_top_pair",
                 needs: &["fimi_chess/chess.dat"],
                 run: real_chess_top_pair,
+            },
+            DataTest {
+                name: "itemsets::real_chess_size_10_is_refused_at_once_with_the_estimate",
+                needs: &["fimi_chess/chess.dat"],
+                run: real_chess_size_10_is_refused_at_once_with_the_estimate,
             },
             DataTest {
                 name: "assign::matroid_experiment_writes_its_tables_and_figures",
@@ -304,6 +309,29 @@ fn real_chess_top_pair() {
     assert!(
         doc["picks"][0]["true_count"].as_u64().unwrap() >= 3184 - 200,
         "{doc}"
+    );
+}
+
+fn real_chess_size_10_is_refused_at_once_with_the_estimate() {
+    // This run used to grow to 11.7 GB before it was killed: 3196·C(37, 10) ≈ 1.1e12 subsets.
+    let path = data_file("fimi_chess/chess.dat");
+    let dir = dir_with("chess10", &[]);
+    let path = path.to_str().unwrap();
+    fails_with(
+        &dir,
+        &[
+            "itemsets",
+            "--transactions",
+            path,
+            "--size",
+            "10",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-6",
+        ],
+        "counting itemsets of size 10 would enumerate 1.1e12 subsets of the transactions \
+         (limit 1e8, raise it with --max-candidates N)",
     );
 }
 

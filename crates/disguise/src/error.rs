@@ -36,6 +36,22 @@ pub enum Error {
     /// A size or count that does not fit the integer type that must hold it.
     #[error("size overflow: {0}")]
     Overflow(String),
+    /// Work or memory that an input asks for beyond a documented limit, refused before any
+    /// of it is spent (e.g. counting itemsets whose subsets would number 10^13).
+    #[error("{what} (limit {}{})", show_limit(*.limit), raise.map(|r| format!(", raise it with {r}")).unwrap_or_default())]
+    LimitExceeded {
+        /// What the input asks for, with the estimate, e.g. "counting itemsets of size 10
+        /// would enumerate 1.1e12 subsets of the transactions".
+        what: String,
+        /// The limit the estimate exceeds.
+        limit: u64,
+        /// The parameter that raises the limit, if one does (its library name; a front end
+        /// names its own flag).
+        raise: Option<&'static str>,
+    },
+    /// An allocation sized by the input failed: the input needs more memory than there is.
+    #[error("not enough memory for {0}")]
+    OutOfMemory(String),
     /// Input that could not be parsed (a score file, a CSV cell, ...).
     #[error("{0}")]
     Parse(String),
@@ -49,6 +65,17 @@ pub enum Error {
 
 /// Shorthand for `std::result::Result<T, disguise::Error>`.
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// A limit for messages: powers of ten from 10⁴ on as `1e8`, other numbers in full.
+fn show_limit(limit: u64) -> String {
+    let digits = limit.to_string();
+    let zeros = digits.len() - 1;
+    if zeros >= 4 && digits.starts_with('1') && digits[1..].bytes().all(|b| b == b'0') {
+        format!("1e{zeros}")
+    } else {
+        digits
+    }
+}
 
 impl Error {
     /// Shorthand for [`Error::InvalidParameter`].

@@ -73,11 +73,7 @@ fn all_subsets(items: u32, r: usize) -> Vec<Vec<u32>> {
 fn brute_counts(t: &Transactions, r: usize, b: usize) -> BTreeMap<Vec<u32>, u64> {
     assert!(t.items().len() <= 128);
     let mask = |ids: &[u32]| ids.iter().fold(0u128, |m, &i| m | 1u128 << i);
-    let rows: Vec<u128> = t
-        .rows()
-        .iter()
-        .map(|row| mask(&row[..row.len().min(b)]))
-        .collect();
+    let rows: Vec<u128> = t.rows().map(|row| mask(&row[..row.len().min(b)])).collect();
     let mut out = BTreeMap::new();
     for set in all_subsets(t.items().len() as u32, r) {
         let m = mask(&set);
@@ -170,7 +166,296 @@ fn csv_and_fimi_formats_read_the_same_transactions() {
     let err = Transactions::read(&csv, &bad, None)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("no column 'tid'"), "{err}");
+    assert!(err.contains("t.csv:1: no column \"tid\""), "{err}");
+}
+
+/// A simple reference counter: every r-subset of every transaction cut to its first `b`
+/// ids, each a `Vec`, counted in a `BTreeMap`.
+fn reference_counts(t: &Transactions, r: usize, b: usize) -> BTreeMap<Vec<u32>, u64> {
+    fn rec(row: &[u32], r: usize, cur: &mut Vec<u32>, out: &mut BTreeMap<Vec<u32>, u64>) {
+        if cur.len() == r {
+            *out.entry(cur.clone()).or_insert(0) += 1;
+            return;
+        }
+        for (i, &id) in row.iter().enumerate() {
+            cur.push(id);
+            rec(&row[i + 1..], r, cur, out);
+            cur.pop();
+        }
+    }
+    let mut out = BTreeMap::new();
+    for row in t.rows() {
+        rec(&row[..row.len().min(b)], r, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// Random transactions of up to `max_len` items named `i<id>`, ids drawn with a skew
+/// towards small ones (so that itemsets repeat), from `items` possible items.
+fn random_rows(rng: &mut SecureRng, n: usize, max_len: u64, items: u64) -> Vec<Vec<String>> {
+    (0..n)
+        .map(|_| {
+            let len = rng.next_u64() % (max_len + 1);
+            (0..len)
+                .map(|_| {
+                    let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                    format!("i{}", (u * u * items as f64) as u64)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn compact_counts_equal_a_simple_reference_on_random_data() {
+    // Every key width: ids of 2 to 10 bits and sizes 1 to 14 give keys of u32, u64 and 2 and
+    // 4 words (up to 140 bits); B cuts some transactions.
+    let mut rng = SecureRng::insecure_from_seed(7);
+    let mut widths = std::collections::BTreeSet::new();
+    for (trial, items) in [3u64, 12, 60, 1000, 1000].into_iter().enumerate() {
+        let rows = random_rows(&mut rng, 120, 16, items);
+        let t = Transactions::from_rows(&rows, None).unwrap();
+        let bits = 64 - (t.items().len() as u64 - 1).leading_zeros().min(63);
+        for r in 1..=14usize {
+            for b in [r, 9, 64] {
+                if b < r {
+                    continue;
+                }
+                let Some(total) = t.enumeration_size(r, b) else {
+                    panic!("tiny data")
+                };
+                if total > 200_000 {
+                    continue; // keep the reference cheap
+                }
+                let fast = t.count_itemsets(r, b).unwrap();
+                let reference = reference_counts(&t, r, b);
+                assert_eq!(as_map(&fast), reference, "trial {trial} r {r} B {b}");
+                // The counts add up to the subsets enumerated.
+                let sum: u64 = fast.counts().iter().map(|&c| u64::from(c)).sum();
+                assert_eq!(u128::from(sum), total, "trial {trial} r {r} B {b}");
+                // Canonical order, and lookup finds every itemset where it is.
+                assert!((1..fast.len()).all(|i| fast.itemset(i - 1) < fast.itemset(i)));
+                assert!((0..fast.len()).all(|i| fast.find(&fast.itemset(i)) == Some(i)));
+                widths.insert((r as u64 * bits as u64).div_ceil(64));
+            }
+        }
+    }
+    assert!(widths.contains(&1) && widths.contains(&2), "{widths:?}");
+}
+
+#[test]
+fn itemsets_wider_than_128_bits_are_counted() {
+    // 20,000 listed items take 15 bits an id: 9 ids need 135 bits, which used to fail with
+    // "itemsets of 9 items over 20000 items do not fit in 128 bits".
+    let list: Vec<String> = (0..20_000).map(|i| format!("i{i}")).collect();
+    let mut rng = SecureRng::insecure_from_seed(8);
+    let mut rows = random_rows(&mut rng, 200, 12, 20_000);
+    // Every transaction twice, so that counts exceed 1.
+    rows.extend(rows.clone());
+    let t = Transactions::from_rows(&rows, Some(&list[..])).unwrap();
+    for r in [9, 11] {
+        let c = t.count_itemsets(r, 64).unwrap();
+        assert!(!c.is_empty());
+        assert_eq!(as_map(&c), reference_counts(&t, r, 64), "r = {r}");
+        assert!(c.counts().iter().all(|&n| n >= 2));
+    }
+}
+
+#[test]
+fn counting_is_refused_at_once_beyond_the_limit() {
+    // Like FIMI chess: 3196 transactions of 37 of 75 items. Size 10 would enumerate
+    // 3196·C(37, 10) ≈ 1.1e12 subsets (the real file grew to 11.7 GB before it was killed);
+    // the estimate comes from the lengths alone.
+    let mut rng = SecureRng::insecure_from_seed(9);
+    let rows: Vec<Vec<String>> = (0..3196)
+        .map(|_| {
+            let mut row: Vec<u32> = (0..75).collect();
+            for i in (1..75usize).rev() {
+                row.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+            }
+            row[..37].iter().map(|i| i.to_string()).collect()
+        })
+        .collect();
+    let t = Transactions::from_rows(&rows, None).unwrap();
+    assert_eq!(t.enumeration_size(10, 64), Some(3196 * 348_330_136));
+    let err = t.count_itemsets(10, 64).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            disguise::Error::LimitExceeded {
+                limit: DEFAULT_MAX_CANDIDATES,
+                raise: Some("max_candidates"),
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let msg = err.to_string();
+    assert!(
+        msg.contains("size 10 would enumerate 1.1e12 subsets") && msg.contains("limit 1e8"),
+        "{msg}"
+    );
+    // Beyond 2^128 the estimate is still named (from logarithms): 10 × C(200, 100) ≈ 9.1e59.
+    let long: Vec<Vec<String>> = vec![(0..200).map(|i| i.to_string()).collect(); 10];
+    let t_long = Transactions::from_rows(&long, None).unwrap();
+    assert_eq!(t_long.enumeration_size(100, 200), None);
+    let msg = t_long
+        .count_itemsets_within(100, 200, u64::MAX)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("enumerate 9.1e59 subsets"), "{msg}");
+}
+
+#[test]
+fn max_candidates_raises_the_limit() {
+    // 300 transactions of 37 items: 300·C(37, 3) = 2,331,000 subsets.
+    let rows: Vec<Vec<String>> = (0..300)
+        .map(|k| (0..37).map(|i| ((i * 7 + k) % 75).to_string()).collect())
+        .collect();
+    let t = Transactions::from_rows(&rows, None).unwrap();
+    assert_eq!(t.enumeration_size(3, 64), Some(2_331_000));
+    let err = t.count_itemsets_within(3, 64, 2_330_999).unwrap_err();
+    assert!(err.to_string().contains("2.3e6"), "{err}");
+    let c = t.count_itemsets_within(3, 64, 2_331_000).unwrap();
+    let sum: u64 = c.counts().iter().map(|&n| u64::from(n)).sum();
+    assert_eq!(sum, 2_331_000);
+    // No transaction holds 50 items: nothing to count, whatever the key width would be.
+    assert!(t.count_itemsets_within(50, 64, 0).unwrap().is_empty());
+}
+
+#[test]
+fn byte_order_marks_are_not_items_and_bad_lines_are_placed() {
+    let dir = std::env::temp_dir().join(format!("disguise-apps-bom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fimi = dir.join("t.dat");
+    std::fs::write(&fimi, "\u{feff}7 8\n8 9\n").unwrap();
+    let t = Transactions::read(&fimi, &TransactionFormat::Fimi, None).unwrap();
+    assert_eq!(t.items(), ["7", "8", "9"]);
+    let list = dir.join("items.txt");
+    std::fs::write(&list, "\u{feff}7\n8\n9\n").unwrap();
+    assert_eq!(read_item_list(&list).unwrap(), ["7", "8", "9"]);
+    let csv = dir.join("t.csv");
+    std::fs::write(&csv, "\u{feff}order,product\n1,7\n1,8\n2,9\n").unwrap();
+    let format = TransactionFormat::Csv {
+        id_column: "order".into(),
+        item_column: "product".into(),
+    };
+    let c = Transactions::read(&csv, &format, None).unwrap();
+    assert_eq!(
+        (c.len(), c.items()),
+        (2, &["7", "8", "9"].map(String::from)[..])
+    );
+    // Text that is not UTF-8: file, line and byte column.
+    let bad = dir.join("bad.dat");
+    std::fs::write(&bad, b"1 2\n3 \xff4\n").unwrap();
+    let err = Transactions::read(&bad, &TransactionFormat::Fimi, None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("bad.dat:2:3: not valid UTF-8"), "{err}");
+    // A repeated column name, naming both columns.
+    let dup = dir.join("dup.csv");
+    std::fs::write(&dup, "order,product,Order\n1,7,1\n").unwrap();
+    let err = Transactions::read(&dup, &format, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("dup.csv:1:3: column \"Order\" repeats column 1"),
+        "{err}"
+    );
+    // A long offending cell is quoted briefly.
+    let long = dir.join("long.csv");
+    std::fs::write(&long, format!("order,{}\n1,7\n", "p".repeat(10_000))).unwrap();
+    let err = Transactions::read(&long, &format, None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.len() < 400 && err.contains("(10000 bytes)"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sizes_a_caller_controls_are_bounded() {
+    let rows = vec![vec!["a", "b"]; 10];
+    let t = Transactions::from_rows(&rows, None).unwrap();
+    let c = t.count_itemsets(2, 64).unwrap();
+    let q = ItemsetQuery::new(eps(1.0), delta(1e-6));
+    let mut rng = SecureRng::insecure_from_seed(1);
+    assert!(ItemsetBudget::new(&q.top(MAX_TOP + 1), 2, 64).is_err());
+    let err = mine_itemsets(&t, &c, &q.max_margin(MAX_MARGIN_LIMIT + 1), &mut rng).unwrap_err();
+    assert!(err.to_string().contains("max_margin"), "{err}");
+    // A universe beyond 2^65536 (C(100000, 20000)) is refused before it is computed whole.
+    let list: Vec<String> = (0..100_000).map(|i| i.to_string()).collect();
+    let rows = vec![vec!["1".to_string(), "2".to_string()]; 10];
+    let t = Transactions::from_rows(&rows, Some(&list[..])).unwrap();
+    let c = t.count_itemsets(20_000, 20_000).unwrap();
+    let em = q.mechanism(ItemsetMechanism::Em);
+    let err = mine_itemsets(&t, &c, &em, &mut rng)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("more than 2^65536 members"), "{err}");
+    // The budget's count sensitivity with a huge B and r is computed without big numbers.
+    let q = q.count_share(0.1);
+    assert!(ItemsetBudget::new(&q, 1 << 40, usize::MAX).is_ok());
+}
+
+#[test]
+fn peeling_matches_the_plain_large_margin_loop() {
+    // Ranking the itemsets once and reading only the searched prefix must release exactly
+    // what the plain loop releases: the live scores in canonical order given to
+    // LargeMarginTail::select, round after round, with the same seed.
+    let mut rng = SecureRng::insecure_from_seed(10);
+    let rows = random_rows(&mut rng, 4000, 6, 30);
+    let t = Transactions::from_rows(&rows, None).unwrap();
+    let c = t.count_itemsets(2, 64).unwrap();
+    for (mechanism, variant) in [
+        (ItemsetMechanism::Lmm, MarginVariant::Mitrovic),
+        (ItemsetMechanism::LmmChaudhuri, MarginVariant::Chaudhuri),
+    ] {
+        let q = ItemsetQuery::new(eps(4.0), delta(1e-6))
+            .mechanism(mechanism)
+            .top(8);
+        let budget = ItemsetBudget::new(&q, 2, 64).unwrap();
+        for seed in 0..5 {
+            let mut a = SecureRng::insecure_from_seed(100 + seed);
+            let fast = mine_itemsets_with_budget(&t, &c, &q, &budget, &mut a).unwrap();
+            let m = LargeMarginTail::new(
+                variant,
+                budget.per_round_epsilon(),
+                budget.per_round_delta(),
+                q.max_margin,
+            )
+            .unwrap();
+            let mut b = SecureRng::insecure_from_seed(100 + seed);
+            let mut released = vec![false; c.len()];
+            let mut plain: Vec<(Option<Vec<u32>>, Option<u64>)> = Vec::new();
+            for _ in 0..q.top {
+                let live: Vec<usize> = (0..c.len()).filter(|&i| !released[i]).collect();
+                let scores: Vec<f64> = live.iter().map(|&i| c.count(i) as f64).collect();
+                let s = m
+                    .select(&scores, 0.0, &TailSize::Unbounded, sens(1.0), &mut b)
+                    .unwrap();
+                match s.outcome {
+                    TailOutcome::Explicit(j) => {
+                        released[live[j]] = true;
+                        plain.push((Some(c.itemset(live[j])), s.margin));
+                    }
+                    _ => {
+                        plain.push((None, s.margin));
+                        break;
+                    }
+                }
+            }
+            let got: Vec<(Option<Vec<String>>, Option<u64>)> = fast
+                .picks
+                .iter()
+                .map(|p| (p.itemset.clone(), p.margin))
+                .collect();
+            let want: Vec<(Option<Vec<String>>, Option<u64>)> = plain
+                .into_iter()
+                .map(|(ids, m)| (ids.map(|ids| t.names(&ids)), m))
+                .collect();
+            assert_eq!(got, want, "{mechanism:?} seed {seed}");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -730,4 +1015,42 @@ fn hypothesis_selection_finds_the_informative_stump() {
         delta: Delta::ZERO,
     };
     assert!(select_hypothesis(&class, &scores, n, &mono, &mut rng).is_err());
+}
+
+#[test]
+fn huge_stump_classes_are_refused_before_allocation() {
+    // 10^12 thresholds used to build a class whose scores (16 TB) aborted the allocation;
+    // usize::MAX / 2 overflowed |H|. Both are refused, naming the size.
+    let specs = || {
+        vec![
+            FeatureSpec::Numeric {
+                name: "a".into(),
+                lo: 0.0,
+                hi: 1.0,
+            },
+            FeatureSpec::Numeric {
+                name: "b".into(),
+                lo: 0.0,
+                hi: 1.0,
+            },
+        ]
+    };
+    let err = hypothesis::StumpClass::new(specs(), 1_000_000_000_000, true).unwrap_err();
+    assert!(
+        matches!(err, disguise::Error::LimitExceeded { limit, .. } if limit as usize == MAX_HYPOTHESES),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("4000000000002 hypotheses"),
+        "{err}"
+    );
+    assert!(hypothesis::StumpClass::new(specs(), usize::MAX / 2, true).is_err());
+    // At the limit the class is built (nothing is allocated per threshold until scoring).
+    let at_limit = (MAX_HYPOTHESES - 2) / 4;
+    assert_eq!(
+        hypothesis::StumpClass::new(specs(), at_limit, true)
+            .unwrap()
+            .len(),
+        2 + 4 * at_limit
+    );
 }

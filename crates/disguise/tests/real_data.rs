@@ -123,11 +123,7 @@ fn all_subsets(items: u32, r: usize) -> Vec<Vec<u32>> {
 fn brute_counts(t: &Transactions, r: usize, b: usize) -> BTreeMap<Vec<u32>, u64> {
     assert!(t.items().len() <= 128);
     let mask = |ids: &[u32]| ids.iter().fold(0u128, |m, &i| m | 1u128 << i);
-    let rows: Vec<u128> = t
-        .rows()
-        .iter()
-        .map(|row| mask(&row[..row.len().min(b)]))
-        .collect();
+    let rows: Vec<u128> = t.rows().map(|row| mask(&row[..row.len().min(b)])).collect();
     let mut out = BTreeMap::new();
     for set in all_subsets(t.items().len() as u32, r) {
         let m = mask(&set);
@@ -147,7 +143,7 @@ fn real_chess_pair_counts_agree_with_brute_force() {
     let path = data_file("fimi_chess/chess.dat");
     let t = Transactions::read(&path, &TransactionFormat::Fimi, None).unwrap();
     assert_eq!((t.len(), t.items().len()), (3196, 75));
-    assert!(t.rows().iter().all(|r| r.len() == 37));
+    assert!(t.rows().all(|r| r.len() == 37));
     let c = t.count_itemsets(2, 64).unwrap();
     assert_eq!(as_map(&c), brute_counts(&t, 2, 64));
 }
@@ -171,7 +167,11 @@ fn real_data_chess_and_bms() {
         )
         .unwrap();
         assert_eq!(r.picks.len(), 3);
-        assert!(r.picks[0].true_count + 300 >= best, "{:?}", r.picks[0]);
+        assert!(
+            r.picks[0].true_count + 300 >= u64::from(best),
+            "{:?}",
+            r.picks[0]
+        );
         assert!(
             r.picks
                 .iter()
@@ -193,7 +193,11 @@ fn real_data_chess_and_bms() {
         sorted.sort_unstable_by(|a, b| b.cmp(a));
         let mut rng = SecureRng::insecure_from_seed(52);
         let r = mine_itemsets(&t, &c, &ItemsetQuery::new(eps(1.0), delta(1e-6)), &mut rng).unwrap();
-        assert!(r.picks[0].true_count >= sorted[19], "{:?}", r.picks[0]);
+        assert!(
+            r.picks[0].true_count >= u64::from(sorted[19]),
+            "{:?}",
+            r.picks[0]
+        );
     }
 }
 

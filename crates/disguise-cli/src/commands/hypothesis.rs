@@ -5,8 +5,8 @@
 use crate::output::{Format, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
 use disguise::apps::hypothesis::{
-    HypothesisQuery, HypothesisSelection, StumpClass, select_hypothesis, table_columns,
-    table_labels,
+    HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, StumpClass, select_hypothesis,
+    table_columns, table_labels,
 };
 use disguise::histogram::{ColumnSpec, DomainSource, Schema, Table};
 use disguise::privacy::{Delta, Epsilon};
@@ -27,7 +27,9 @@ Examples:
 The class: for every numeric column with public bounds [lo, hi], the N grid thresholds
 t_k = lo + (hi − lo)·k/(N + 1), k = 1..N, each in two directions ('x ≤ t → positive, else
 negative' and the reverse); for every categorical column and level v, 'x = v → positive' and
-the reverse; and the two constant classifiers. |H| = 2 + 2·N·(numeric columns) + 2·(levels).
+the reverse; and the two constant classifiers. |H| = 2 + 2·N·(numeric columns) + 2·(levels),
+at most 1e8 (every hypothesis is scored in memory: about 2.4 GB at the limit); a larger class
+is refused before it is built.
 Thresholds come from the public bounds only — a --schema, or --bounds LO:HI for every feature
 — never from the data (--bounds-from-data does that, and the result is NOT private).
 
@@ -63,8 +65,8 @@ pub struct Args {
     /// records); for exploration only.
     #[arg(long)]
     bounds_from_data: bool,
-    /// Grid thresholds N per numeric column (|H| grows linearly in N). Example:
-    /// `--thresholds 1000`.
+    /// Grid thresholds N per numeric column (|H| grows linearly in N; at most 1e8
+    /// hypotheses in all, so N ≤ 5e7). Example: `--thresholds 1000`.
     #[arg(long, value_name = "N", default_value_t = 32)]
     thresholds: usize,
     /// The selection mechanism: em, lmm, lmm-chaudhuri, report-noisy-max, or max (the
@@ -181,6 +183,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
 
+    // Every numeric column adds 2·N stumps: refuse a grid that cannot fit before reading.
+    if args.thresholds > MAX_HYPOTHESES / 2 {
+        bail!(
+            "invalid --thresholds: at most {} (2 stumps per threshold and numeric column, at \
+             most {MAX_HYPOTHESES} hypotheses in all, each scored in memory), got {}",
+            MAX_HYPOTHESES / 2,
+            args.thresholds
+        );
+    }
     let bounds = args.bounds.as_deref().map(parse_bounds).transpose()?;
     let (schema, label_name) = match &args.schema {
         Some(path) => {

@@ -3,10 +3,11 @@
 //! that occur, or the exponential mechanism over the full universe of a public item list.
 
 use crate::output::{Format, print_json, rng_from_seed, spinner};
-use anyhow::{Context, bail};
+use anyhow::bail;
 use disguise::apps::{
-    DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetMechanism, ItemsetOutcome, ItemsetQuery,
-    ItemsetRelease, TransactionFormat, Transactions, mine_itemsets, read_item_list,
+    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetMechanism,
+    ItemsetOutcome, ItemsetQuery, ItemsetRelease, MAX_MARGIN_LIMIT, MAX_TOP, TransactionFormat,
+    Transactions, mine_itemsets, read_item_list,
 };
 use disguise::privacy::{Delta, Epsilon};
 use serde::Serialize;
@@ -30,6 +31,11 @@ transactions n is public. Every itemset's frequency then changes by at most 1/n.
 
 Transactions longer than --max-length B keep their B smallest items (integers by value first,
 then other names by their bytes): a rule that looks at that transaction only.
+
+Counting enumerates every r-subset of every (cut) transaction: sum over t of C(min(|t|, B), r)
+subsets. That number is computed first, from the transaction lengths alone, and a count above
+--max-candidates (default 1e8: at most about 15 s of CPU and 2 GB, measured) is refused at
+once with the estimate. Size 10 on chess.dat, for instance, would enumerate 1.1e12.
 
 Without --items the universe (all r-subsets of every possible item) is never enumerated: the
 large margin mechanism searches for a margin among the itemsets that occur, followed by the
@@ -95,8 +101,8 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     delta: f64,
-    /// Number T of itemsets, chosen one after another (peeling), the budget split over them.
-    /// Example: `--top 5`.
+    /// Number T of itemsets, chosen one after another (peeling), the budget split over them;
+    /// at most 100000. Example: `--top 5`.
     #[arg(long, value_name = "T", default_value_t = 1)]
     top: usize,
     /// The selection mechanism.
@@ -111,8 +117,15 @@ pub struct Args {
     /// Maximum transaction length B: longer transactions keep their B smallest items.
     #[arg(long, value_name = "B", default_value_t = DEFAULT_MAX_LENGTH)]
     max_length: usize,
+    /// Refuse to count when that would enumerate more than N subsets of the transactions
+    /// (sum of C(min(|t|, B), r)), checked before counting. The default 1e8 takes at most
+    /// about 15 s of CPU and 2 GB (measured worst case: every subset a distinct itemset).
+    /// Example: `--max-candidates 1000000000`.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CANDIDATES)]
+    max_candidates: u64,
     /// Largest margin ℓ the large margin search tests (a public cap; it bounds the running
-    /// time when there is no margin). Example: `--max-margin 100000`.
+    /// time when there is no margin; at most 2^30, about 2.5 minutes). Example:
+    /// `--max-margin 100000`.
     #[arg(long, value_name = "M", default_value_t = DEFAULT_MAX_MARGIN)]
     max_margin: u64,
     /// Share of ε spent on releasing noisy frequencies of the chosen itemsets (Laplace); 0
@@ -163,8 +176,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.size == 0 {
         bail!("invalid --size: must be at least 1");
     }
-    if args.top == 0 {
-        bail!("invalid --top: must be at least 1");
+    if args.top == 0 || args.top > MAX_TOP {
+        bail!(
+            "invalid --top: must be between 1 and {MAX_TOP}, got {}",
+            args.top
+        );
+    }
+    if args.max_margin > MAX_MARGIN_LIMIT {
+        bail!(
+            "invalid --max-margin: at most {MAX_MARGIN_LIMIT} (the search draws noise for every \
+             margin it tests), got {}",
+            args.max_margin
+        );
     }
     if args.max_length < args.size {
         bail!(
@@ -226,9 +249,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &format!("counting itemsets of size {}", args.size),
         args.quiet,
     );
-    let counts = transactions.count_itemsets(args.size, args.max_length);
+    let counts =
+        transactions.count_itemsets_within(args.size, args.max_length, args.max_candidates);
     bar.finish_and_clear();
-    let counts = counts.context("cannot count the itemsets")?;
+    let counts = counts.map_err(|e| match e {
+        // Name the flag that raises the limit.
+        disguise::Error::LimitExceeded { what, limit, .. } => disguise::Error::LimitExceeded {
+            what,
+            limit,
+            raise: Some("--max-candidates N"),
+        },
+        e => e,
+    })?;
 
     let query = ItemsetQuery::new(epsilon, delta)
         .top(args.top)

@@ -26,6 +26,13 @@ use crate::privacy::{Delta, Epsilon, Guarantee, Sensitivity};
 use crate::select::selector_by_name;
 use serde::Serialize;
 
+/// The largest class [`StumpClass::new`] builds: 10⁸ hypotheses. Selecting from |H|
+/// hypotheses holds |H| scores (8 bytes each) and, for the large margin mechanisms, a sorted
+/// copy with indices (16 bytes each): about 2.5 GB at the limit (measured), a fraction of a
+/// 24 GB machine. A finer grid than that cannot help either: n records take at most n + 1
+/// distinct positions between thresholds.
+pub const MAX_HYPOTHESES: usize = 100_000_000;
+
 /// What a stump tests.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -106,7 +113,8 @@ impl StumpClass {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for bounds that are not finite with lo < hi, or an empty
-    /// class.
+    /// class; [`Error::LimitExceeded`] for a class of more than [`MAX_HYPOTHESES`]
+    /// (checked before anything is allocated).
     ///
     /// ```
     /// use disguise::apps::hypothesis::{FeatureSpec, StumpClass};
@@ -118,9 +126,11 @@ impl StumpClass {
     /// ```
     pub fn new(specs: Vec<FeatureSpec>, thresholds: usize, constants: bool) -> Result<Self> {
         let mut offsets = Vec::with_capacity(specs.len());
-        let mut len = if constants { 2 } else { 0 };
+        // |H| in u128: no count of columns, thresholds or levels can overflow it.
+        let mut len: u128 = if constants { 2 } else { 0 };
+        let (mut numeric, mut levels_total) = (0u128, 0u128);
         for spec in &specs {
-            offsets.push(len);
+            offsets.push(usize::try_from(len).unwrap_or(usize::MAX));
             len += match spec {
                 FeatureSpec::Numeric { name, lo, hi } => {
                     if !(lo.is_finite() && hi.is_finite() && lo < hi) {
@@ -129,11 +139,36 @@ impl StumpClass {
                             format!("column {name}: need finite lo < hi, got [{lo}, {hi}]"),
                         ));
                     }
-                    2 * thresholds
+                    numeric += 1;
+                    2 * thresholds as u128
                 }
-                FeatureSpec::Categorical { levels, .. } => 2 * levels.len(),
+                FeatureSpec::Categorical { levels, .. } => {
+                    levels_total += levels.len() as u128;
+                    2 * levels.len() as u128
+                }
             };
         }
+        if len > MAX_HYPOTHESES as u128 {
+            let mut terms = vec![format!(
+                "2 directions × {thresholds} thresholds × {numeric} numeric columns"
+            )];
+            if levels_total > 0 {
+                terms.push(format!("2 × {levels_total} levels"));
+            }
+            if constants {
+                terms.push("2 constants".into());
+            }
+            return Err(Error::LimitExceeded {
+                what: format!(
+                    "the class of decision stumps would hold {} = {len} hypotheses, each \
+                     scored in memory; use fewer thresholds",
+                    terms.join(" + ")
+                ),
+                limit: MAX_HYPOTHESES as u64,
+                raise: None,
+            });
+        }
+        let len = len as usize;
         if len == 0 {
             return Err(Error::EmptyCandidates);
         }
@@ -270,7 +305,9 @@ impl StumpClass {
         let n = labels.len();
         let pos_total = labels.iter().filter(|&&y| y).count() as u64;
         let neg_total = n as u64 - pos_total;
-        let mut out = Vec::with_capacity(self.len);
+        let mut out: Vec<f64> = Vec::new();
+        out.try_reserve_exact(self.len)
+            .map_err(|_| Error::OutOfMemory(format!("the scores of {} hypotheses", self.len)))?;
         if self.constants {
             out.push(neg_total as f64);
             out.push(pos_total as f64);

@@ -23,6 +23,16 @@
 //! the counting work, and the L1 sensitivity min(T, 2·C(B, r)) of the T released noisy
 //! counts. Default [`DEFAULT_MAX_LENGTH`] = 64.
 //!
+//! # Bounded work, compact counts
+//! Counting enumerates Σ_t C(min(|t|, B), r) subsets — 10¹² for size 10 on the 3,196
+//! transactions of 37 items of FIMI chess. [`Transactions::count_itemsets_within`] computes
+//! that number exactly from the transaction lengths first and refuses beyond a limit
+//! ([`DEFAULT_MAX_CANDIDATES`] by default) with [`Error::LimitExceeded`], before any work.
+//! Within it, each itemset is one packed integer key and a `u32` count, counted without any
+//! per-itemset allocation (see [`Transactions::count_itemsets_within`]). Every other size
+//! that a caller controls is bounded too: the rounds T ([`MAX_TOP`]), the margin cap
+//! ([`MAX_MARGIN_LIMIT`]) and the universe of a public item list ([`MAX_UNIVERSE_BITS`]).
+//!
 //! # The universe, and what happens without a margin
 //! The universe U is every r-subset of the item domain I. Occurring itemsets are the
 //! explicit candidates; the others all have frequency 0 and form a tail
@@ -67,8 +77,13 @@
 //! the count vector), composed with the selection by basic composition. The *true* counts
 //! in [`ItemsetPick`] are **not private** (they are for evaluation only).
 
+mod count;
+mod read;
+
 use super::block::{BlockChoice, sample_exponential_with_block};
-use super::margin::{DEFAULT_MAX_MARGIN, LargeMarginTail, MarginVariant, TailOutcome, TailSize};
+use super::margin::{
+    DEFAULT_MAX_MARGIN, LargeMarginTail, MarginVariant, SortedScores, TailOutcome, TailSize,
+};
 use crate::error::{Error, Result};
 use crate::noise::bernoulli::uniform_below;
 use crate::noise::{Laplace, SecureRng, laplace_scale_for, sample_distinct};
@@ -78,15 +93,37 @@ use crate::privacy::compose::{Accountant, ComposeOptions};
 use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost, Sensitivity};
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
-use rayon::prelude::*;
 use serde::Serialize;
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::HashSet;
 use std::path::Path;
 
 /// Default maximum transaction length B: longer transactions keep their 64 smallest items.
 pub const DEFAULT_MAX_LENGTH: usize = 64;
+
+/// Default limit on the number of subsets counting may enumerate,
+/// Σ_t C(min(|t|, B), r) ([`Transactions::enumeration_size`]): 10⁸. It bounds the counting
+/// time and the memory (distinct itemsets ≤ subsets enumerated). Measured on a 2-core
+/// machine with 24 GB (BENCHMARKS.md): 10⁸ subsets that are all distinct itemsets (keys up to
+/// 64 bits) take 13 s of CPU and 1.7 GB peak, the worst case; each extra key word adds 8
+/// bytes per itemset. Raise it with [`Transactions::count_itemsets_within`] (the CLI's
+/// `--max-candidates`).
+pub const DEFAULT_MAX_CANDIDATES: u64 = 100_000_000;
+
+/// The most itemsets one release can select ([`ItemsetQuery::top`]): every round takes a
+/// share of ε and a pass over the counts, and a round's result is kept in memory.
+pub const MAX_TOP: usize = 100_000;
+
+/// The largest margin cap ([`ItemsetQuery::max_margin`]) accepted: the search draws two
+/// Laplace variables per margin it tests (about 130 ns a test, measured), so the cap bounds
+/// the time of a round without a margin: 2³⁰ tests take about 2.5 minutes.
+pub const MAX_MARGIN_LIMIT: u64 = 1 << 30;
+
+/// The largest universe C(|I|, r) of a public item list, as a power of two: 2^65536. Its
+/// exact size and the exponential mechanism's block weight are computed with numbers of
+/// that many bits (a universe of 2^50000 costs about 0.2 s, measured; the cost grows about
+/// quadratically with the bits).
+pub const MAX_UNIVERSE_BITS: u64 = 1 << 16;
 
 /// Universes up to this size are enumerated to name a zero-frequency pick; larger ones are
 /// sampled by rejection.
@@ -138,12 +175,16 @@ pub enum TransactionFormat {
 }
 
 /// A set of transactions over interned items, each transaction sorted in the canonical item
-/// order ([`item_order`]) without duplicates.
+/// order ([`item_order`]) without duplicates. Stored compactly: all transactions' item ids
+/// (`u32`) in one buffer, with the offset where each transaction starts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transactions {
     /// Item names; the id of an item is its position. Sorted by [`item_order`].
     items: Vec<String>,
-    rows: Vec<Vec<u32>>,
+    /// Every transaction's ids, one after another.
+    ids: Vec<u32>,
+    /// Transaction t is `ids[offsets[t]..offsets[t + 1]]`; n + 1 entries.
+    offsets: Vec<usize>,
     public_items: bool,
     dropped: u64,
 }
@@ -155,168 +196,61 @@ impl Transactions {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for no transactions, an empty item list, or more than
-    /// 2³² − 1 distinct items.
+    /// 2³² − 1 distinct items or transactions.
     ///
     /// ```
     /// use disguise::apps::Transactions;
     /// let t = Transactions::from_rows(&[vec!["b", "a", "b"], vec!["10", "9"]], None)?;
     /// assert_eq!(t.len(), 2);
     /// assert_eq!(t.items(), ["9", "10", "a", "b"]);
+    /// assert_eq!(t.row(0), [2, 3]);
     /// # Ok::<(), disguise::Error>(())
     /// ```
     pub fn from_rows<S: AsRef<str>>(rows: &[Vec<S>], items: Option<&[S]>) -> Result<Self> {
-        let rows: Vec<Vec<&str>> = rows
-            .iter()
-            .map(|r| r.iter().map(AsRef::as_ref).collect())
-            .collect();
-        let items: Option<Vec<&str>> = items.map(|l| l.iter().map(AsRef::as_ref).collect());
-        Self::build(rows, items)
-    }
-
-    fn build(rows: Vec<Vec<&str>>, items: Option<Vec<&str>>) -> Result<Self> {
-        if rows.is_empty() {
-            return Err(Error::param("transactions", "no transactions"));
-        }
-        let public_items = items.is_some();
-        let mut names: Vec<String> = match items {
-            Some(list) => {
-                if list.is_empty() {
-                    return Err(Error::param("items", "the item list is empty"));
+        let mut interner = read::Interner::new(items)?;
+        let mut ids = Vec::new();
+        let mut offsets = Vec::with_capacity(rows.len() + 1);
+        offsets.push(0);
+        for (r, row) in rows.iter().enumerate() {
+            for name in row {
+                if let Some(id) = interner.id(name.as_ref(), || format!("row {}", r + 1))? {
+                    ids.push(id);
                 }
-                list.into_iter().map(str::to_string).collect()
             }
-            None => {
-                let mut seen: HashSet<&str> = HashSet::new();
-                rows.iter().flatten().for_each(|&i| {
-                    seen.insert(i);
-                });
-                seen.into_iter().map(str::to_string).collect()
-            }
-        };
-        names.sort_unstable_by(|a, b| item_order(a, b));
-        names.dedup();
-        if names.len() >= u32::MAX as usize {
-            return Err(Error::param("items", "more than 2^32 − 1 distinct items"));
+            offsets.push(ids.len());
         }
-        let index: HashMap<&str, u32> = names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.as_str(), i as u32))
-            .collect();
-        let mut dropped = 0u64;
-        let rows = rows
-            .into_iter()
-            .map(|r| {
-                let mut ids: Vec<u32> = r
-                    .into_iter()
-                    .filter_map(|name| {
-                        let id = index.get(name).copied();
-                        if id.is_none() {
-                            dropped += 1;
-                        }
-                        id
-                    })
-                    .collect();
-                ids.sort_unstable();
-                ids.dedup();
-                ids
-            })
-            .collect();
-        Ok(Self {
-            items: names,
-            rows,
-            public_items,
-            dropped,
-        })
+        interner.finish(ids, offsets)
     }
 
     /// Reads a transactions file (see [`TransactionFormat`]), with an optional public item
-    /// list.
+    /// list. The file is streamed (its text is never held whole); a UTF-8 byte-order mark at
+    /// its start is skipped.
     ///
     /// # Errors
-    /// [`Error::Io`] for an unreadable file, [`Error::Parse`] (naming file and line) for
-    /// malformed CSV or a missing column, and the errors of [`Transactions::from_rows`].
+    /// [`Error::Io`] for an unreadable file; [`Error::Parse`] naming `file:line:column` for
+    /// text that is not UTF-8, malformed CSV, a missing or repeated column, or an empty file;
+    /// [`Error::OutOfMemory`] if the transactions do not fit in memory; the errors of
+    /// [`Transactions::from_rows`].
     pub fn read(path: &Path, format: &TransactionFormat, items: Option<&[String]>) -> Result<Self> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
-        let rows: Vec<Vec<&str>> = match format {
-            TransactionFormat::Fimi => text
-                .lines()
-                .map(|l| l.split_whitespace().collect())
-                .collect(),
+        let interner = read::Interner::new(items)?;
+        match format {
+            TransactionFormat::Fimi => read::read_fimi(path, &shown, interner),
             TransactionFormat::Csv {
                 id_column,
                 item_column,
-            } => return Self::read_csv(&text, &shown, id_column, item_column, items),
-        };
-        if rows.is_empty() {
-            return Err(Error::Parse(format!("{shown}: no transactions")));
+            } => read::read_csv(path, &shown, id_column, item_column, interner),
         }
-        Self::build(rows, items.map(|l| l.iter().map(String::as_str).collect()))
-    }
-
-    fn read_csv(
-        text: &str,
-        shown: &str,
-        id_column: &str,
-        item_column: &str,
-        items: Option<&[String]>,
-    ) -> Result<Self> {
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .flexible(false)
-            .from_reader(text.as_bytes());
-        let headers = reader
-            .headers()
-            .map_err(|e| Error::Parse(format!("{shown}: {e}")))?
-            .clone();
-        let find = |name: &str| -> Result<usize> {
-            headers
-                .iter()
-                .position(|h| h.trim().eq_ignore_ascii_case(name))
-                .ok_or_else(|| {
-                    Error::Parse(format!(
-                        "{shown}: no column '{name}' (columns: {})",
-                        headers.iter().collect::<Vec<_>>().join(", ")
-                    ))
-                })
-        };
-        let (id_idx, item_idx) = (find(id_column)?, find(item_column)?);
-        let mut by_id: HashMap<String, usize> = HashMap::new();
-        let mut rows: Vec<Vec<String>> = Vec::new();
-        for record in reader.records() {
-            let record = record.map_err(|e| Error::Parse(format!("{shown}: {e}")))?;
-            let id = record.get(id_idx).unwrap_or("").trim().to_string();
-            let item = record.get(item_idx).unwrap_or("").trim().to_string();
-            let slot = *by_id.entry(id).or_insert_with(|| {
-                rows.push(Vec::new());
-                rows.len() - 1
-            });
-            if !item.is_empty() {
-                rows[slot].push(item);
-            }
-        }
-        if rows.is_empty() {
-            return Err(Error::Parse(format!("{shown}: no data rows")));
-        }
-        let borrowed: Vec<Vec<&str>> = rows
-            .iter()
-            .map(|r| r.iter().map(String::as_str).collect())
-            .collect();
-        Self::build(
-            borrowed,
-            items.map(|l| l.iter().map(String::as_str).collect()),
-        )
     }
 
     /// The number n of transactions (public).
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.offsets.len() - 1
     }
 
     /// Whether there are no transactions (never true for a built value).
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.len() == 0
     }
 
     /// Item names in canonical order (id = position).
@@ -324,9 +258,17 @@ impl Transactions {
         &self.items
     }
 
-    /// The transactions as sorted item ids.
-    pub fn rows(&self) -> &[Vec<u32>] {
-        &self.rows
+    /// Transaction `t` as sorted item ids.
+    ///
+    /// # Panics
+    /// If `t` ≥ [`Transactions::len`].
+    pub fn row(&self, t: usize) -> &[u32] {
+        &self.ids[self.offsets[t]..self.offsets[t + 1]]
+    }
+
+    /// The transactions as sorted item ids, in order.
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = &[u32]> + '_ {
+        self.offsets.windows(2).map(|w| &self.ids[w[0]..w[1]])
     }
 
     /// Whether the items are a public list (the universe is known).
@@ -347,18 +289,109 @@ impl Transactions {
             .collect()
     }
 
-    /// Counts every itemset of size `size` contained in some transaction, after cutting each
-    /// transaction to its `max_length` smallest items. Parallel (rayon) over chunks of
-    /// transactions, each counting its itemsets in a hash map keyed by the packed sorted id
-    /// tuple.
+    /// The number of subsets that counting itemsets of `size` items enumerates:
+    /// Σ_t C(min(|t|, B), r) over the transactions cut to B = `max_length` items — the work
+    /// of [`Transactions::count_itemsets`] and a bound on the number of distinct itemsets it
+    /// holds. `None` when it is 2¹²⁸ or more. Exact, in one pass over the transaction
+    /// lengths.
     ///
-    /// *Runtime*: O(Σ_t C(min(|t|, B), r)) hash updates plus O(L log L) to sort the L
-    /// distinct itemsets.
+    /// ```
+    /// use disguise::apps::Transactions;
+    /// let t = Transactions::from_rows(&[vec!["a", "b", "c", "d"], vec!["a", "b"]], None)?;
+    /// assert_eq!(t.enumeration_size(2, 64), Some(6 + 1));
+    /// assert_eq!(t.enumeration_size(2, 3), Some(3 + 1));
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    pub fn enumeration_size(&self, size: usize, max_length: usize) -> Option<u128> {
+        self.length_histogram(max_length)
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, n)| n > 0)
+            .try_fold(0u128, |acc, (len, n)| {
+                let c = binomial_capped(len as u64, size as u64, u128::MAX)?;
+                acc.checked_add(c.checked_mul(u128::from(n))?)
+            })
+    }
+
+    /// How many transactions have each length (cut to `max_length`).
+    fn length_histogram(&self, max_length: usize) -> Vec<u64> {
+        let longest = self.rows().map(<[u32]>::len).max().unwrap_or(0);
+        let mut hist = vec![0u64; longest.min(max_length) + 1];
+        for row in self.rows() {
+            hist[row.len().min(max_length)] += 1;
+        }
+        hist
+    }
+
+    /// The enumeration size for a message: exact when it fits, else from logarithms.
+    fn describe_enumeration(&self, size: usize, max_length: usize) -> String {
+        if let Some(exact) = self.enumeration_size(size, max_length) {
+            return scientific(exact as f64);
+        }
+        // log10 Σ n_len·C(len, r), summed stably from the largest term.
+        let terms: Vec<f64> = self
+            .length_histogram(max_length)
+            .into_iter()
+            .enumerate()
+            .filter(|&(len, n)| n > 0 && len >= size)
+            .map(|(len, n)| log10_binomial(len as u64, size as u64) + (n as f64).log10())
+            .collect();
+        let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = terms.iter().map(|t| 10f64.powf(t - top)).sum();
+        let log = top + sum.log10();
+        let exponent = log.floor();
+        format!("{:.1}e{exponent}", 10f64.powf(log - exponent))
+    }
+
+    /// Counts every itemset of `size` items contained in some transaction, after cutting
+    /// each transaction to its `max_length` smallest items, refusing first when that would
+    /// enumerate more than [`DEFAULT_MAX_CANDIDATES`] subsets
+    /// (see [`Transactions::count_itemsets_within`]).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] if `size` or `max_length` is 0, `max_length` < `size`, or
-    /// `size` ids do not fit in 128 bits (size × ⌈log₂ items⌉ > 128).
+    /// As [`Transactions::count_itemsets_within`].
     pub fn count_itemsets(&self, size: usize, max_length: usize) -> Result<ItemsetCounts> {
+        self.count_itemsets_within(size, max_length, DEFAULT_MAX_CANDIDATES)
+    }
+
+    /// Counts every itemset of `size` items contained in some transaction, after cutting each
+    /// transaction to its `max_length` smallest items — if that enumerates at most
+    /// `max_candidates` subsets ([`Transactions::enumeration_size`]), which is checked first,
+    /// in one pass over the transaction lengths.
+    ///
+    /// Each itemset is a sorted id tuple packed into one integer key (ids of ⌈log₂ items⌉
+    /// bits; a `u32`, a `u64` or up to 32 `u64` words), counted in hash maps by ranges of
+    /// first items, in parallel (rayon), with no allocation per itemset. The result holds
+    /// 12 bytes per distinct itemset for keys up to 64 bits (e.g. triples of up to 2²¹
+    /// items), 8 more per extra word.
+    ///
+    /// *Runtime*: O(Σ_t C(min(|t|, B), r)) hash updates plus O(L log L) to sort the L
+    /// distinct itemsets. *Memory*: the sorted counts plus one range's hash map per thread.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] if `size` or `max_length` is 0 or `max_length` < `size`,
+    /// or if `size` ids take more than 2048 bits (size × ⌈log₂ items⌉); [`Error::LimitExceeded`]
+    /// (naming the enumeration size, raised by `max_candidates`) before any counting;
+    /// [`Error::OutOfMemory`] if the counts do not fit in memory.
+    ///
+    /// ```
+    /// use disguise::Error;
+    /// use disguise::apps::Transactions;
+    /// let row: Vec<String> = (0..40).map(|i| i.to_string()).collect();
+    /// let t = Transactions::from_rows(&vec![row; 1000], None)?;
+    /// // 1000 × C(40, 10) ≈ 8.5e11 subsets: refused at once.
+    /// let err = t.count_itemsets_within(10, 64, 100_000_000).unwrap_err();
+    /// assert!(matches!(err, Error::LimitExceeded { .. }));
+    /// assert!(err.to_string().contains("8.5e11"), "{err}");
+    /// assert_eq!(t.count_itemsets_within(2, 64, 1_000_000)?.len(), 780);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    pub fn count_itemsets_within(
+        &self,
+        size: usize,
+        max_length: usize,
+        max_candidates: u64,
+    ) -> Result<ItemsetCounts> {
         if size == 0 {
             return Err(Error::param("size", "must be at least 1"));
         }
@@ -368,133 +401,56 @@ impl Transactions {
                 format!("must be at least the itemset size {size}, got {max_length}"),
             ));
         }
-        let bits = id_bits(self.items.len());
-        if size as u64 * u64::from(bits) > 128 {
+        let enumeration = self.enumeration_size(size, max_length);
+        if enumeration.is_none_or(|e| e > u128::from(max_candidates)) {
+            return Err(Error::LimitExceeded {
+                what: format!(
+                    "counting itemsets of size {size} would enumerate {} subsets of the \
+                     transactions",
+                    self.describe_enumeration(size, max_length)
+                ),
+                limit: max_candidates,
+                raise: Some("max_candidates"),
+            });
+        }
+        let bits = count::id_bits(self.items.len());
+        if enumeration == Some(0) {
+            // No transaction holds `size` items: nothing to count, whatever the key width.
+            return Ok(ItemsetCounts {
+                size,
+                max_length,
+                bits,
+                words: 0,
+                keys: Vec::new(),
+                counts: Vec::new(),
+                truncated: self.rows().filter(|r| r.len() > max_length).count(),
+            });
+        }
+        let Some(words) = count::key_words(size, bits) else {
             return Err(Error::param(
                 "size",
                 format!(
-                    "itemsets of {size} items over {} items do not fit in 128 bits",
-                    self.items.len()
+                    "itemsets of {size} items over {} distinct items would need keys of \
+                     {size} × {bits} bits; at most {} bits are supported: choose a smaller \
+                     size",
+                    self.items.len(),
+                    count::MAX_KEY_BITS
                 ),
             ));
-        }
-        let truncated = self.rows.iter().filter(|r| r.len() > max_length).count();
-        let map = self
-            .rows
-            .par_chunks(1024)
-            .fold(KeyMap::default, |mut map, chunk| {
-                for row in chunk {
-                    let row = &row[..row.len().min(max_length)];
-                    for_each_combination(row, size, bits, &mut |key| {
-                        *map.entry(key).or_insert(0) += 1;
-                    });
-                }
-                map
-            })
-            .reduce(KeyMap::default, |a, b| {
-                let (mut big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
-                for (k, v) in small {
-                    *big.entry(k).or_insert(0) += v;
-                }
-                big
-            });
-        let mut entries: Vec<(u128, u64)> = map.into_iter().collect();
-        entries.sort_unstable_by_key(|e| e.0);
-        let (keys, counts) = entries.into_iter().unzip();
-        Ok(ItemsetCounts {
-            size,
-            max_length,
-            bits,
-            keys,
-            counts,
-            truncated,
-        })
+        };
+        count::count(self, size, max_length, bits, words)
     }
 }
 
-/// Reads a public item list: item names separated by whitespace (e.g. one per line).
+/// Reads a public item list: item names separated by whitespace (e.g. one per line). The
+/// file is streamed; a UTF-8 byte-order mark at its start is skipped.
 ///
 /// # Errors
-/// [`Error::Io`] for an unreadable file, [`Error::Parse`] for an empty one.
+/// [`Error::Io`] for an unreadable file, [`Error::Parse`] for an empty one or text that is
+/// not UTF-8 (naming `file:line:column`).
 pub fn read_item_list(path: &Path) -> Result<Vec<String>> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
-    let items: Vec<String> = text.split_whitespace().map(str::to_string).collect();
-    if items.is_empty() {
-        return Err(Error::Parse(format!("{shown}: no items")));
-    }
-    Ok(items)
+    read::read_item_list(path)
 }
-
-/// Bits per item id in a packed key: ⌈log₂ items⌉, at least 1.
-fn id_bits(items: usize) -> u32 {
-    (usize::BITS - items.saturating_sub(1).leading_zeros()).max(1)
-}
-
-/// Calls `f` with the packed key of every `r`-subset of the sorted `row`, in lexicographic
-/// order. The first id sits in the highest bits, so packed keys order like id tuples.
-fn for_each_combination(row: &[u32], r: usize, bits: u32, f: &mut impl FnMut(u128)) {
-    let n = row.len();
-    if n < r {
-        return;
-    }
-    let pack = |idx: &[usize]| idx.iter().fold(0u128, |k, &i| (k << bits) | row[i] as u128);
-    if r == 1 {
-        row.iter().for_each(|&i| f(i as u128));
-        return;
-    }
-    if r == 2 {
-        for a in 0..n {
-            let hi = (row[a] as u128) << bits;
-            for &b in &row[a + 1..] {
-                f(hi | b as u128);
-            }
-        }
-        return;
-    }
-    let mut idx: Vec<usize> = (0..r).collect();
-    loop {
-        f(pack(&idx));
-        let mut i = r - 1;
-        while idx[i] == i + n - r {
-            if i == 0 {
-                return;
-            }
-            i -= 1;
-        }
-        idx[i] += 1;
-        for j in i + 1..r {
-            idx[j] = idx[j - 1] + 1;
-        }
-    }
-}
-
-/// A fast non-cryptographic hasher for packed itemset keys (a multiply–xorshift mix; keys
-/// are item-id tuples, not attacker-chosen hash inputs in any meaningful sense).
-#[derive(Default, Clone, Copy)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-    fn write_u128(&mut self, x: u128) {
-        let v = (x as u64) ^ ((x >> 64) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.0 = (self.0 ^ v).wrapping_mul(0xff51_afd7_ed55_8ccd);
-    }
-    fn finish(&self) -> u64 {
-        // fmix64 (MurmurHash3): spreads entropy to the high bits hashbrown uses.
-        let mut h = self.0;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        h ^= h >> 33;
-        h
-    }
-}
-
-type KeyMap = HashMap<u128, u64, BuildHasherDefault<KeyHasher>>;
 
 /// The counts of all occurring itemsets of one size ([`Transactions::count_itemsets`]),
 /// sorted in canonical itemset order (lexicographic on the sorted id tuple).
@@ -504,21 +460,25 @@ type KeyMap = HashMap<u128, u64, BuildHasherDefault<KeyHasher>>;
 pub struct ItemsetCounts {
     size: usize,
     max_length: usize,
+    /// Bits per id in a key.
     bits: u32,
-    keys: Vec<u128>,
-    counts: Vec<u64>,
+    /// `u64` words per key (0 when no itemset occurs).
+    words: usize,
+    /// The packed keys, `words` words each (most significant first), ascending.
+    keys: Vec<u64>,
+    counts: Vec<u32>,
     truncated: usize,
 }
 
 impl ItemsetCounts {
     /// The number L of distinct occurring itemsets.
     pub fn len(&self) -> usize {
-        self.keys.len()
+        self.counts.len()
     }
 
     /// Whether no itemset of this size occurs.
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.counts.is_empty()
     }
 
     /// The itemset size r.
@@ -533,25 +493,45 @@ impl ItemsetCounts {
 
     /// The count of the `i`-th itemset.
     pub fn count(&self, i: usize) -> u64 {
-        self.counts[i]
+        u64::from(self.counts[i])
     }
 
     /// All counts, in itemset order.
-    pub fn counts(&self) -> &[u64] {
+    pub fn counts(&self) -> &[u32] {
         &self.counts
     }
 
     /// The ids of the `i`-th itemset, ascending.
     pub fn itemset(&self, i: usize) -> Vec<u32> {
-        self.unpack(self.keys[i])
+        let key = &self.keys[i * self.words..(i + 1) * self.words];
+        (0..self.size)
+            .map(|j| count::id_from_words(key, self.shift(j), self.bits))
+            .collect()
     }
 
     /// The index of an itemset given by ascending ids, if it occurs.
     pub fn find(&self, ids: &[u32]) -> Option<usize> {
-        if ids.len() != self.size {
+        if self.is_empty()
+            || ids.len() != self.size
+            || ids.iter().any(|&i| u64::from(i) >> self.bits != 0)
+        {
             return None;
         }
-        self.keys.binary_search(&self.pack(ids)).ok()
+        let mut key = [0u64; (count::MAX_KEY_BITS / 64) as usize];
+        let key = &mut key[..self.words];
+        for (j, &id) in ids.iter().enumerate() {
+            count::or_into_words(key, id, self.shift(j));
+        }
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.keys[mid * self.words..(mid + 1) * self.words].cmp(key) {
+                Ordering::Less => lo = mid + 1,
+                Ordering::Greater => hi = mid,
+                Ordering::Equal => return Some(mid),
+            }
+        }
+        None
     }
 
     /// How many transactions were longer than B and cut (**not private**).
@@ -559,20 +539,17 @@ impl ItemsetCounts {
         self.truncated
     }
 
-    fn pack(&self, ids: &[u32]) -> u128 {
-        ids.iter().fold(0u128, |k, &i| (k << self.bits) | i as u128)
-    }
-
-    fn unpack(&self, key: u128) -> Vec<u32> {
-        let mask = (1u128 << self.bits) - 1;
-        (0..self.size)
-            .rev()
-            .map(|j| ((key >> (j as u32 * self.bits)) & mask) as u32)
-            .collect()
+    /// The bit position of the id at place j of an itemset.
+    fn shift(&self, j: usize) -> u32 {
+        self.bits * (self.size - 1 - j) as u32
     }
 }
 
 /// C(n, k) exactly.
+///
+/// The work grows with the result's size (k multiplications of numbers of up to
+/// log₂ C(n, k) bits); [`Transactions::count_itemsets`] and [`mine_itemsets`] bound what
+/// they ask of it.
 pub fn binomial(n: u64, k: u64) -> BigUint {
     if k > n {
         return BigUint::zero();
@@ -583,6 +560,51 @@ pub fn binomial(n: u64, k: u64) -> BigUint {
         acc = acc * (n - i) / (i + 1);
     }
     acc
+}
+
+/// C(n, k) if it is at most `cap`, else `None`, in at most ~130 steps: the partial products
+/// C(n, i), i ≤ min(k, n − k), grow with i (at least doubling up to i = 2), so the first
+/// one above `cap` settles it.
+pub(crate) fn binomial_capped(n: u64, k: u64, cap: u128) -> Option<u128> {
+    if k > n {
+        return Some(0);
+    }
+    let k = k.min(n - k);
+    let mut acc: u128 = 1;
+    for i in 0..k {
+        // C(n, i + 1) = acc·(n − i)/(i + 1) exactly, without forming acc·(n − i): with
+        // acc = q·(i + 1) + m, it is q·(n − i) + m·(n − i)/(i + 1) (both terms integers).
+        let (d, f) = (u128::from(i + 1), u128::from(n - i));
+        let (q, m) = (acc / d, acc % d);
+        acc = q.checked_mul(f)?.checked_add(m * f / d)?;
+        if acc > cap {
+            return None;
+        }
+    }
+    Some(acc)
+}
+
+/// log₁₀ C(n, k) in floating point (for messages).
+fn log10_binomial(n: u64, k: u64) -> f64 {
+    use statrs::function::gamma::ln_gamma;
+    let (n, k) = (n as f64, k as f64);
+    (ln_gamma(n + 1.0) - ln_gamma(k + 1.0) - ln_gamma(n - k + 1.0)) / std::f64::consts::LN_10
+}
+
+/// A count for people: `4.7e13`, or in full below 10⁶.
+fn scientific(x: f64) -> String {
+    if x < 1e6 {
+        format!("{x}")
+    } else {
+        let exponent = x.log10().floor();
+        let mantissa = x / 10f64.powf(exponent);
+        // 9.96e7 rounds to "10.0": carry into the exponent.
+        if format!("{mantissa:.1}") == "10.0" {
+            format!("1.0e{}", exponent + 1.0)
+        } else {
+            format!("{mantissa:.1}e{exponent}")
+        }
+    }
 }
 
 /// The selection mechanism of [`mine_itemsets`].
@@ -788,6 +810,7 @@ impl ItemsetBudget {
         if query.top == 0 {
             return Err(Error::param("top", "must be at least 1"));
         }
+        check_top(query.top)?;
         if !(query.count_share >= 0.0 && query.count_share < 1.0) {
             return Err(Error::param(
                 "count_share",
@@ -852,9 +875,8 @@ impl ItemsetBudget {
             }
             // L1 sensitivity of the T released counts: a replaced transaction changes only
             // the counts of itemsets inside the old or the new transaction (C(B, r) each).
-            let per_side = binomial(max_length as u64, size as u64)
-                .to_u64()
-                .map_or(u64::MAX, |c| c.saturating_mul(2));
+            let per_side = binomial_capped(max_length as u64, size as u64, u128::from(u64::MAX))
+                .map_or(u64::MAX, |c| (c as u64).saturating_mul(2));
             let l1 = rounds.min(per_side);
             count_scale = Some(laplace_scale_for(l1 as f64, eps_c)?);
             count_epsilon = Some(eps_c);
@@ -946,9 +968,15 @@ pub fn mine_itemsets_with_budget(
              fixed before seeing the data); use lmm without one",
         ));
     }
+    check_top(query.top)?;
+    check_max_margin(query.max_margin)?;
     let r = counts.size();
     let n_items = transactions.items().len() as u64;
-    let universe = public.then(|| binomial(n_items, r as u64));
+    let universe = if public {
+        Some(universe_size(n_items, r)?)
+    } else {
+        None
+    };
     if let Some(k) = &universe
         && k.is_zero()
     {
@@ -964,31 +992,66 @@ pub fn mine_itemsets_with_budget(
         Some(v) => Some(LargeMarginTail::new(v, eps0, delta0, query.max_margin)?),
         None => None,
     };
-    let mut released: Vec<bool> = vec![false; counts.len()];
+    // The large margin mechanisms rank candidates by score, ties by position: rank the
+    // itemsets once (count descending, then canonical order) instead of every round.
+    let order: Vec<u32> = match lmm {
+        Some(_) => rank_by_count(counts)?,
+        None => Vec::new(),
+    };
+    // Released explicit itemsets, ascending: their ranks in `order` (large margin) or their
+    // indices (exponential mechanism). At most T entries.
+    let mut released: Vec<usize> = Vec::new();
     let mut zero_named: HashSet<Vec<u32>> = HashSet::new();
     let mut picks: Vec<ItemsetPick> = Vec::new();
     for round in 1..=query.top {
-        let live: Vec<usize> = (0..counts.len()).filter(|&i| !released[i]).collect();
-        let scores: Vec<f64> = live.iter().map(|&i| counts.count(i) as f64).collect();
+        let live = counts.len() - released.len();
         let tail_len = universe
             .as_ref()
             .map(|k| k - BigUint::from(counts.len() + zero_named.len()));
-        if scores.is_empty() && matches!(&tail_len, Some(t) if t.is_zero()) {
+        if live == 0 && matches!(&tail_len, Some(t) if t.is_zero()) {
             break; // the universe is exhausted
         }
+        // The chosen explicit itemset's index, or None for the tail.
         let (choice, margin) = match (&lmm, &tail_len) {
             (Some(m), _) => {
                 let tail = match &tail_len {
                     Some(t) => TailSize::Finite(t.clone()),
                     None => TailSize::Unbounded,
                 };
-                let s = m.select(&scores, 0.0, &tail, lambda, rng)?;
-                (s.outcome, s.margin)
+                let scores = RankedCounts {
+                    counts,
+                    order: &order,
+                    released: &released,
+                };
+                let s = m.select_sorted(&scores, 0.0, &tail, lambda, rng)?;
+                let outcome = match s.outcome {
+                    TailOutcome::Explicit(rank) => {
+                        let g = skip_released(rank, &released);
+                        insert_sorted(&mut released, g);
+                        TailOutcome::Explicit(order[g] as usize)
+                    }
+                    other => other,
+                };
+                (outcome, s.margin)
             }
             (None, Some(t)) => {
+                // Scores in canonical order without the released itemsets.
+                let mut scores: Vec<f64> = Vec::new();
+                count::reserve(&mut scores, live, "the scores of one round")?;
+                let mut next = released.iter().peekable();
+                for i in 0..counts.len() {
+                    if next.next_if_eq(&&i).is_none() {
+                        scores.push(counts.count(i) as f64);
+                    }
+                }
                 let c = sample_exponential_with_block(rng, &scores, 0.0, t, eps0, lambda, 2)?;
+                drop(scores);
                 let outcome = match c {
-                    BlockChoice::Index(i) => TailOutcome::Explicit(i),
+                    BlockChoice::Index(j) => {
+                        let i = skip_released(j, &released);
+                        insert_sorted(&mut released, i);
+                        TailOutcome::Explicit(i)
+                    }
                     BlockChoice::Block => TailOutcome::Tail,
                 };
                 (outcome, None)
@@ -1005,9 +1068,7 @@ pub fn mine_itemsets_with_budget(
             noisy_frequency: None,
         };
         match choice {
-            TailOutcome::Explicit(j) => {
-                let i = live[j];
-                released[i] = true;
+            TailOutcome::Explicit(i) => {
                 picks.push(pick(
                     Some(counts.itemset(i)),
                     ItemsetOutcome::Occurring,
@@ -1060,9 +1121,148 @@ pub fn mine_itemsets_with_budget(
     })
 }
 
+/// Refuses more than [`MAX_TOP`] rounds.
+fn check_top(top: usize) -> Result<()> {
+    if top > MAX_TOP {
+        return Err(Error::param(
+            "top",
+            format!(
+                "at most {MAX_TOP} itemsets can be released (each round takes a share of ε \
+                 and a pass over the counts), got {top}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a margin cap above [`MAX_MARGIN_LIMIT`].
+fn check_max_margin(max_margin: u64) -> Result<()> {
+    if max_margin > MAX_MARGIN_LIMIT {
+        return Err(Error::param(
+            "max_margin",
+            format!(
+                "at most {MAX_MARGIN_LIMIT} (the search draws noise for every margin it \
+                 tests), got {max_margin}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// C(|I|, r), the universe of a public item list, refused beyond 2^[`MAX_UNIVERSE_BITS`]
+/// before its computation gets expensive (at most ~2¹⁶ multiplications of numbers of at
+/// most 2¹⁶ bits: C(n, i) ≥ 2^i up to i = min(r, n − r)).
+fn universe_size(n_items: u64, r: usize) -> Result<BigUint> {
+    let r = r as u64;
+    if r > n_items {
+        return Ok(BigUint::zero());
+    }
+    // C(n, i) grows with i up to min(r, n − r): stop at the first partial product that
+    // is too large.
+    let k = r.min(n_items - r);
+    let mut acc = BigUint::one();
+    for i in 0..k {
+        acc = acc * (n_items - i) / (i + 1);
+        if acc.bits() > MAX_UNIVERSE_BITS {
+            return Err(Error::param(
+                "size",
+                format!(
+                    "the universe of itemsets of size {r} from {n_items} listed items has \
+                     more than 2^{MAX_UNIVERSE_BITS} members, beyond the exact arithmetic of \
+                     the mechanisms: choose a smaller size or a shorter item list"
+                ),
+            ));
+        }
+    }
+    Ok(acc)
+}
+
+/// The itemset indices by count descending, ties in canonical order: the order the large
+/// margin mechanisms rank explicit candidates in. A counting sort (counts are at most n).
+fn rank_by_count(counts: &ItemsetCounts) -> Result<Vec<u32>> {
+    let l = counts.len();
+    if l > u32::MAX as usize {
+        return Err(Error::param(
+            "size",
+            format!("{l} distinct itemsets; at most 2^32 − 1 are supported"),
+        ));
+    }
+    let c = counts.counts();
+    let top = c.iter().copied().max().unwrap_or(0) as usize;
+    // starts[top − v]: where the itemsets of count v begin.
+    let mut starts: Vec<usize> = Vec::new();
+    count::reserve(&mut starts, top + 2, "the ranking of the itemsets")?;
+    starts.resize(top + 2, 0);
+    for &v in c {
+        starts[top - v as usize + 1] += 1;
+    }
+    for i in 0..=top {
+        starts[i + 1] += starts[i];
+    }
+    let mut order: Vec<u32> = Vec::new();
+    count::reserve(&mut order, l, "the ranking of the itemsets")?;
+    order.resize(l, 0);
+    for (i, &v) in c.iter().enumerate() {
+        let slot = &mut starts[top - v as usize];
+        order[*slot] = i as u32;
+        *slot += 1;
+    }
+    Ok(order)
+}
+
+/// The `j`-th position (0-based) of 0, 1, 2, … that is not in `released` (ascending).
+fn skip_released(j: usize, released: &[usize]) -> usize {
+    let mut g = j;
+    for &r in released {
+        if r <= g {
+            g += 1;
+        } else {
+            break;
+        }
+    }
+    g
+}
+
+fn insert_sorted(v: &mut Vec<usize>, x: usize) {
+    let at = v.partition_point(|&y| y < x);
+    v.insert(at, x);
+}
+
+/// The live itemsets' counts in rank order (the ranked itemsets minus the released ranks),
+/// read on demand by the large margin search.
+struct RankedCounts<'a> {
+    counts: &'a ItemsetCounts,
+    order: &'a [u32],
+    released: &'a [usize],
+}
+
+impl SortedScores for RankedCounts<'_> {
+    fn len(&self) -> u64 {
+        (self.order.len() - self.released.len()) as u64
+    }
+
+    fn prefix(&self, n: usize) -> Result<Vec<f64>> {
+        let mut out: Vec<f64> = Vec::new();
+        count::reserve(&mut out, n, "the scores of one round")?;
+        let mut next = self.released.iter().peekable();
+        for (g, &i) in self.order.iter().enumerate() {
+            if out.len() == n {
+                break;
+            }
+            if next.next_if_eq(&&g).is_none() {
+                out.push(self.counts.count(i as usize) as f64);
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// A uniformly random r-subset of the `n_items` items that does not occur and is not in
 /// `excluded`: by enumeration for small universes, else by rejection (uniform r-subsets
-/// until one qualifies — each accepted with probability (unseen)/(universe)).
+/// until one qualifies — each accepted with probability (unseen)/(universe)). Either way the
+/// expected work is at most the universe size, and beyond 2²² (where rejection starts) only
+/// universes of less than twice the L + T occurring and named itemsets need more than two
+/// tries on average: work in proportion to the counts already held.
 fn uniform_unseen(
     rng: &mut SecureRng,
     n_items: u64,
@@ -1121,22 +1321,9 @@ mod tests {
         assert_eq!(item_order("-1", "1"), Ordering::Greater);
         let t = Transactions::from_rows(&[vec!["x", "3", "20", "3"], vec![]], None).unwrap();
         assert_eq!(t.items(), ["3", "20", "x"]);
-        assert_eq!(t.rows(), [vec![0, 1, 2], vec![]]);
+        let rows: Vec<&[u32]> = t.rows().collect();
+        assert_eq!(rows, [&[0, 1, 2][..], &[]]);
         assert_eq!(t.len(), 2);
-    }
-
-    #[test]
-    fn combinations_are_complete_and_ordered() {
-        let row = [1u32, 4, 5, 9, 12];
-        for r in 1..=5 {
-            let mut keys = Vec::new();
-            for_each_combination(&row, r, 4, &mut |k| keys.push(k));
-            assert_eq!(keys.len() as u64, binomial(5, r as u64).to_u64().unwrap());
-            assert!(keys.windows(2).all(|w| w[0] < w[1]), "r = {r}");
-        }
-        let mut none = 0;
-        for_each_combination(&row[..2], 3, 4, &mut |_| none += 1);
-        assert_eq!(none, 0);
     }
 
     #[test]
@@ -1145,20 +1332,53 @@ mod tests {
         assert_eq!(binomial(3340, 2), BigUint::from(5_576_130u32));
         assert_eq!(binomial(3, 5), BigUint::zero());
         assert_eq!(binomial(10, 0), BigUint::one());
+        // The capped version agrees wherever it answers, and answers up to its cap.
+        for n in [0u64, 1, 5, 37, 64, 75, 200, 3340] {
+            for k in 0..=n.min(70) {
+                let exact = binomial(n, k);
+                match binomial_capped(n, k, u128::MAX) {
+                    Some(c) => assert_eq!(BigUint::from(c), exact, "C({n}, {k})"),
+                    None => assert!(exact.bits() > 128, "C({n}, {k})"),
+                }
+                let small = binomial_capped(n, k, 1000);
+                assert_eq!(
+                    small.is_some(),
+                    exact <= BigUint::from(1000u32),
+                    "C({n}, {k})"
+                );
+            }
+        }
+        // Near the top of u128: C(131, 65) < 2^128 < C(133, 66).
+        assert_eq!(
+            binomial_capped(131, 65, u128::MAX).map(BigUint::from),
+            Some(binomial(131, 65))
+        );
+        assert_eq!(binomial_capped(133, 66, u128::MAX), None);
+        assert!(binomial_capped(u64::MAX, 2, u128::MAX).is_some());
+        assert_eq!(binomial_capped(u64::MAX, 3, u128::MAX), None);
     }
 
     #[test]
-    fn bits_and_packing() {
-        assert_eq!(id_bits(1), 1);
-        assert_eq!(id_bits(2), 1);
-        assert_eq!(id_bits(3), 2);
-        assert_eq!(id_bits(3340), 12);
+    fn packing_and_lookup() {
         let t = Transactions::from_rows(&[vec!["a", "b", "c"]], None).unwrap();
         let c = t.count_itemsets(2, 64).unwrap();
         assert_eq!(c.len(), 3);
         assert_eq!(c.itemset(2), vec![1, 2]);
         assert_eq!(c.find(&[0, 2]), Some(1));
+        assert_eq!(c.find(&[0, 5]), None);
+        assert_eq!(c.find(&[0]), None);
         assert!(t.count_itemsets(0, 64).is_err());
         assert!(t.count_itemsets(3, 2).is_err());
+    }
+
+    #[test]
+    fn counts_are_printed_for_people() {
+        assert_eq!(scientific(780.0), "780");
+        assert_eq!(scientific(4.7e13), "4.7e13");
+        assert_eq!(scientific(9.96e7), "1.0e8");
+        assert_eq!(skip_released(0, &[]), 0);
+        assert_eq!(skip_released(1, &[1, 2]), 3);
+        assert_eq!(skip_released(1, &[2]), 1);
+        assert_eq!(skip_released(2, &[0, 5]), 3);
     }
 }

@@ -81,6 +81,27 @@ pub enum TailOutcome {
     NoMargin,
 }
 
+/// Explicit scores already sorted descending (ties in the order the caller ranks them),
+/// read on demand, so that a caller with many candidates need not copy them all.
+pub(crate) trait SortedScores {
+    /// How many scores.
+    fn len(&self) -> u64;
+    /// The first `n` scores, `n` ≤ [`SortedScores::len`].
+    fn prefix(&self, n: usize) -> Result<Vec<f64>>;
+}
+
+/// Scores sorted by [`LargeMarginTail::select`]: (score, original index) pairs.
+struct Ordered<'a>(&'a [(f64, usize)]);
+
+impl SortedScores for Ordered<'_> {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+    fn prefix(&self, n: usize) -> Result<Vec<f64>> {
+        Ok(self.0[..n].iter().map(|&(s, _)| s).collect())
+    }
+}
+
 /// One selection of [`LargeMarginTail`]: the outcome and the margin ℓ found (the size of
 /// the top set sampled from; `None` with [`TailOutcome::NoMargin`]). ℓ may exceed the
 /// number of explicit candidates when the top set reaches into the tail.
@@ -227,7 +248,33 @@ impl LargeMarginTail {
         // Sorted explicit candidates: score descending, then index ascending; −0.0 as +0.0.
         let mut order: Vec<(f64, usize)> = explicit.iter().map(|&s| s + 0.0).zip(0..).collect();
         order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let l = order.len() as u64;
+        let s = self.select_sorted(&Ordered(&order), tail_score, tail, sensitivity, rng)?;
+        Ok(TailSelection {
+            outcome: match s.outcome {
+                TailOutcome::Explicit(rank) => TailOutcome::Explicit(order[rank].1),
+                other => other,
+            },
+            margin: s.margin,
+        })
+    }
+
+    /// [`LargeMarginTail::select`] on explicit scores the caller has already sorted
+    /// (descending; finite; none below `tail_score` when the tail is not empty — not
+    /// checked): [`TailOutcome::Explicit`] then gives a rank in that order. Reads only the
+    /// scores the search needs (at most `max_margin` + 1) unless it falls back to the whole
+    /// universe.
+    pub(crate) fn select_sorted(
+        &self,
+        sorted: &dyn SortedScores,
+        tail_score: f64,
+        tail: &TailSize,
+        sensitivity: Sensitivity,
+        rng: &mut SecureRng,
+    ) -> Result<TailSelection> {
+        let l = sorted.len();
+        if l == 0 && matches!(tail, TailSize::Finite(t) if t.is_zero()) {
+            return Err(Error::EmptyCandidates);
+        }
         // K − 1, saturated (an unbounded tail: no last candidate).
         let k_minus_one: Option<u64> = match tail {
             TailSize::Finite(t) => (BigUint::from(l) + t - 1u32).to_u64().or(Some(u64::MAX)),
@@ -237,9 +284,12 @@ impl LargeMarginTail {
             Some(k1) => self.max_margin.min(k1),
             None => self.max_margin,
         };
+        // The search reads ranks 0..=ell_max; the final mechanism on a top ℓ ≤ ell_max reads
+        // no more (ℓ > L needs all L, and then ell_max ≥ L).
+        let top = sorted.prefix(ell_max.saturating_add(1).min(l) as usize)?;
         let score_at = |rank: u64| -> f64 {
-            if rank < l {
-                order[rank as usize].0
+            if rank < top.len() as u64 {
+                top[rank as usize]
             } else {
                 tail_score
             }
@@ -251,17 +301,22 @@ impl LargeMarginTail {
         };
         let divisor = self.variant.divisor();
         match found {
-            Some(ell) => self.em_on_top(&order, ell, tail_score, divisor, sensitivity, rng),
+            Some(ell) => self.em_on_top(&top, l, ell, tail_score, divisor, sensitivity, rng),
             None => match tail {
                 TailSize::Unbounded => Ok(TailSelection {
                     outcome: TailOutcome::NoMargin,
                     margin: None,
                 }),
                 TailSize::Finite(t) => {
-                    let scores: Vec<f64> = order.iter().map(|&(s, _)| s).collect();
+                    let all = if top.len() as u64 == l {
+                        top
+                    } else {
+                        drop(top);
+                        sorted.prefix(l as usize)?
+                    };
                     let choice = sample_exponential_with_block(
                         rng,
-                        &scores,
+                        &all,
                         tail_score,
                         t,
                         self.epsilon,
@@ -271,7 +326,7 @@ impl LargeMarginTail {
                     let k = (BigUint::from(l) + t).to_u64().unwrap_or(u64::MAX);
                     Ok(TailSelection {
                         outcome: match choice {
-                            BlockChoice::Index(i) => TailOutcome::Explicit(order[i].1),
+                            BlockChoice::Index(i) => TailOutcome::Explicit(i),
                             BlockChoice::Block => TailOutcome::Tail,
                         },
                         margin: Some(k),
@@ -281,33 +336,39 @@ impl LargeMarginTail {
         }
     }
 
-    /// The exponential mechanism on the top `ell` of the universe.
+    /// The exponential mechanism on the top `ell` of the universe, given the top scores
+    /// `top` (at least min(ℓ, L) of them) of the L explicit ones.
+    #[allow(clippy::too_many_arguments)]
     fn em_on_top(
         &self,
-        order: &[(f64, usize)],
+        top: &[f64],
+        l: u64,
         ell: u64,
         tail_score: f64,
         divisor: u32,
         sensitivity: Sensitivity,
         rng: &mut SecureRng,
     ) -> Result<TailSelection> {
-        let l = order.len() as u64;
         let outcome = if ell <= l {
-            let top: Vec<f64> = order[..ell as usize].iter().map(|&(s, _)| s).collect();
-            let k = sample_exponential(rng, &top, self.epsilon, sensitivity, divisor)?;
-            TailOutcome::Explicit(order[k].1)
+            let k = sample_exponential(
+                rng,
+                &top[..ell as usize],
+                self.epsilon,
+                sensitivity,
+                divisor,
+            )?;
+            TailOutcome::Explicit(k)
         } else {
-            let scores: Vec<f64> = order.iter().map(|&(s, _)| s).collect();
             match sample_exponential_with_block(
                 rng,
-                &scores,
+                &top[..l as usize],
                 tail_score,
                 &BigUint::from(ell - l),
                 self.epsilon,
                 sensitivity,
                 divisor,
             )? {
-                BlockChoice::Index(i) => TailOutcome::Explicit(order[i].1),
+                BlockChoice::Index(i) => TailOutcome::Explicit(i),
                 BlockChoice::Block => TailOutcome::Tail,
             }
         };

@@ -19,12 +19,14 @@ pub mod margin;
 
 pub use block::{BlockChoice, sample_exponential_with_block};
 pub use hypothesis::{
-    HypothesisQuery, HypothesisSelection, Stump, StumpClass, StumpRule, select_hypothesis,
+    HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, Stump, StumpClass, StumpRule,
+    select_hypothesis,
 };
 pub use itemsets::{
-    DEFAULT_MAX_LENGTH, ItemsetBudget, ItemsetCounts, ItemsetMechanism, ItemsetOutcome,
-    ItemsetPick, ItemsetQuery, ItemsetRelease, TransactionFormat, Transactions, binomial,
-    item_order, mine_itemsets, mine_itemsets_with_budget, read_item_list,
+    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, ItemsetBudget, ItemsetCounts, ItemsetMechanism,
+    ItemsetOutcome, ItemsetPick, ItemsetQuery, ItemsetRelease, MAX_MARGIN_LIMIT, MAX_TOP,
+    MAX_UNIVERSE_BITS, TransactionFormat, Transactions, binomial, item_order, mine_itemsets,
+    mine_itemsets_with_budget, read_item_list,
 };
 pub use margin::{
     DEFAULT_MAX_MARGIN, LargeMarginTail, MarginVariant, TailOutcome, TailSelection, TailSize,

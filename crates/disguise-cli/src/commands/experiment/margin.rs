@@ -402,7 +402,7 @@ fn load(
     let with_list = Transactions::read(&path, &TransactionFormat::Fimi, Some(&list))?;
     let counts = without.count_itemsets(2, disguise::apps::DEFAULT_MAX_LENGTH)?;
     let counts_list = with_list.count_itemsets(2, disguise::apps::DEFAULT_MAX_LENGTH)?;
-    let best = counts.counts().iter().copied().max().unwrap_or(0);
+    let best = counts.counts().iter().copied().max().map_or(0, u64::from);
     Ok(Dataset {
         key,
         title,
