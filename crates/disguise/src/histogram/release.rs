@@ -14,24 +14,67 @@ use std::io::Write;
 /// The released cells decoded to their codes (one per column), with the number of synthetic
 /// records ⌈h̃ − ½⌉ of each; cells with zero copies are left out. Sorted by cell.
 ///
+/// This holds a vector per cell; [`for_each_synthetic_cell`] visits the same cells without
+/// storing them.
+///
 /// # Errors
 /// [`Error::InvalidParameter`] if the encoding's space differs from the histogram's.
 pub fn synthetic_cells(
     histogram: &ThresholdedHistogram,
     encoding: &MixedRadix,
 ) -> Result<Vec<(Vec<u32>, u64)>> {
-    check(histogram, encoding)?;
     let mut out = Vec::with_capacity(histogram.support_size());
+    for_each_synthetic_cell(histogram, encoding, |digits, copies| {
+        out.push((digits.to_vec(), copies));
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Calls `f(codes, copies)` for every released cell with at least one synthetic record, in
+/// cell order: its codes (one per column, decoded into one reused buffer) and its number of
+/// synthetic records ⌈h̃ − ½⌉. The cells of [`synthetic_cells`], in O(columns) memory.
+///
+/// ```
+/// use disguise::histogram::{MixedRadix, SparseLaplace, for_each_synthetic_cell};
+/// use disguise::privacy::Epsilon;
+/// use disguise::SecureRng;
+/// let enc = MixedRadix::new(&[2, 3], &["x", "y"])?;
+/// let mech = SparseLaplace::new(Epsilon::new(5.0)?, 40, 0.5)?;
+/// let mut rng = SecureRng::insecure_from_seed(2);
+/// // 40 records in cell (1, 2) = code 5.
+/// let h = mech.release_counts(&mut rng, &[(5, 40)], 6)?;
+/// let mut seen = Vec::new();
+/// for_each_synthetic_cell(&h, &enc, |codes, copies| {
+///     seen.push((codes.to_vec(), copies));
+///     Ok(())
+/// })?;
+/// assert!(seen.iter().any(|(c, n)| c == &[1, 2] && (36..=44).contains(n)));
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidParameter`] if the encoding's space differs from the histogram's; the
+/// first error of `f`, which ends the visit.
+pub fn for_each_synthetic_cell<F>(
+    histogram: &ThresholdedHistogram,
+    encoding: &MixedRadix,
+    mut f: F,
+) -> Result<()>
+where
+    F: FnMut(&[u32], u64) -> Result<()>,
+{
+    check(histogram, encoding)?;
+    let mut digits = vec![0u32; encoding.len()];
     for &(cell, value) in histogram.cells() {
         let copies = ThresholdedHistogram::copies(value);
         if copies == 0 {
             continue;
         }
-        let mut digits = vec![0u32; encoding.len()];
         encoding.decode(cell, &mut digits);
-        out.push((digits, copies));
+        f(&digits, copies)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Writes the synthetic dataset as CSV with a header row (`names`), one line per synthetic
@@ -132,4 +175,42 @@ fn check(histogram: &ThresholdedHistogram, encoding: &MixedRadix) -> Result<()> 
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::histogram::SparseLaplace;
+    use crate::noise::SecureRng;
+    use crate::privacy::Epsilon;
+
+    #[test]
+    fn visiting_the_cells_gives_the_synthetic_cells() {
+        let enc = MixedRadix::new(&[3, 4, 2], &["a", "b", "c"]).unwrap();
+        let mech = SparseLaplace::new(Epsilon::new(0.5).unwrap(), 60, 0.5).unwrap();
+        let mut rng = SecureRng::insecure_from_seed(4);
+        let h = mech
+            .release_counts(&mut rng, &[(1, 20), (7, 30), (23, 10)], enc.size())
+            .unwrap();
+        let mut seen = Vec::new();
+        for_each_synthetic_cell(&h, &enc, |d, c| {
+            seen.push((d.to_vec(), c));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, synthetic_cells(&h, &enc).unwrap());
+        assert!(!seen.is_empty());
+        let total: u64 = seen.iter().map(|s| s.1).sum();
+        assert_eq!(total, h.synthetic_rows());
+        // The visitor's first error ends the visit.
+        let mut calls = 0;
+        let e = for_each_synthetic_cell(&h, &enc, |_, _| {
+            calls += 1;
+            Err(Error::param("f", "stop"))
+        });
+        assert!(e.is_err() && calls == 1);
+        // A histogram of another space is refused.
+        let other = MixedRadix::new(&[3, 4], &["a", "b"]).unwrap();
+        assert!(for_each_synthetic_cell(&h, &other, |_, _| Ok(())).is_err());
+    }
 }

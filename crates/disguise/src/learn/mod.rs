@@ -19,9 +19,11 @@
 //! exactly equivalent to `w` copies of the row. Metrics: [`auc`] (binary, Mann–Whitney with
 //! ties counted half) and [`hand_till`] (multi-class); folds: [`StratifiedKFold`].
 //!
-//! Data is a dense row-major [`Matrix`] of finite `f64` (n rows × d columns), labels are `u32`
-//! class codes `0..K`. Categorical (binned) columns become indicator columns with
-//! [`one_hot`]. Every fallible function returns [`crate::Result`].
+//! Data is a [`Design`]: a dense row-major [`Matrix`] of finite `f64` (n rows × d columns), or
+//! a [`CodedMatrix`] that stores one small code per categorical (binned) column and produces
+//! its indicator features when a model reads the row (the same fits in a fraction of the
+//! memory). Labels are `u32` class codes `0..K`. Categorical columns become dense indicator
+//! columns with [`one_hot`]. Every fallible function returns [`crate::Result`].
 //!
 //! ```
 //! use disguise::learn::{LogisticRegression, LogisticConfig, Matrix, auc};
@@ -40,6 +42,7 @@
 //! ```
 
 mod cv;
+mod design;
 mod logistic;
 mod metrics;
 mod multinomial;
@@ -47,6 +50,7 @@ mod optim;
 mod private_erm;
 
 pub use cv::StratifiedKFold;
+pub use design::{CodedBlock, CodedMatrix, Codes, Design};
 pub use logistic::{LogisticConfig, LogisticProblem, LogisticRegression};
 pub use metrics::{auc, hand_till};
 pub use multinomial::{MultinomialLogisticRegression, MultinomialProblem};
@@ -312,8 +316,8 @@ pub(crate) fn checked_weights(weights: Option<&[f64]>, n: usize) -> Result<Vec<f
 
 /// Checks that `x` and the labels describe the same non-empty set of examples, that every
 /// label is below `num_classes`, and that every class has positive total weight.
-pub(crate) fn check_training_data(
-    x: &Matrix,
+pub(crate) fn check_training_data<X: Design>(
+    x: &X,
     y: &[u32],
     weights: &[f64],
     num_classes: usize,
@@ -347,7 +351,7 @@ pub(crate) fn check_training_data(
 }
 
 /// Checks that `x` has `cols` columns (for prediction).
-pub(crate) fn check_columns(x: &Matrix, cols: usize) -> Result<()> {
+pub(crate) fn check_columns<X: Design>(x: &X, cols: usize) -> Result<()> {
     if x.ncols() != cols {
         return Err(Error::param(
             "x",
