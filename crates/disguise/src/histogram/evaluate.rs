@@ -42,7 +42,7 @@
 
 use super::discretize::{Discretized, Domain, domains_for};
 use super::project::{ProjectionConfig, projected_histogram};
-use super::release::for_each_synthetic_cell;
+use super::release::drain_synthetic_cells_rev;
 use super::sparse::ThresholdedHistogram;
 use super::table::{ColumnValues, Table};
 use crate::error::{Error, Result};
@@ -614,11 +614,23 @@ pub fn evaluate_fold_with(
                 .ok_or_else(|| Error::param("release", "the release lacks the target"))?;
             let kept: Vec<usize> = columns.iter().copied().filter(|&c| c != target).collect();
             let enc = FeatureEncoding::new(&domains, &kept)?;
+            let summary = ReleaseSummary {
+                k: hist.k,
+                gamma: hist.gamma,
+                epsilon_p: hist.epsilon_p,
+                epsilon_h: hist.epsilon_h,
+                attributes: hist.attributes.clone(),
+                support_size: hist.support_size,
+                synthetic_rows: hist.synthetic_rows,
+                proven_epsilon: hist.guarantee.map(|g| g.epsilon),
+            };
             // The synthetic records as codes (one row per released cell, weight = copies),
-            // straight from the histogram: a release can have millions of cells, whose dense
-            // features would take gigabytes.
-            let cells = hist
-                .histogram()
+            // straight from the histogram, which is freed as the rows are built: a release
+            // can have millions of cells, whose dense features would take gigabytes. The
+            // cells come last to first; the rows are put back in cell order after.
+            let encoding = hist.encoding().clone();
+            let histogram = hist.into_histogram();
+            let cells = histogram
                 .cells()
                 .iter()
                 .filter(|c| ThresholdedHistogram::copies(c.1) > 0)
@@ -627,7 +639,7 @@ pub fn evaluate_fold_with(
             let mut y = Vec::with_capacity(cells);
             let mut weights = Vec::with_capacity(cells);
             let mut row = Vec::with_capacity(kept.len());
-            for_each_synthetic_cell(hist.histogram(), hist.encoding(), |digits, copies| {
+            drain_synthetic_cells_rev(histogram, &encoding, |digits, copies| {
                 y.push(digits[tpos]);
                 weights.push(copies as f64);
                 row.clear();
@@ -640,18 +652,10 @@ pub fn evaluate_fold_with(
                 );
                 x.push(&row)
             })?;
-            let x = x.finish()?;
-            let summary = ReleaseSummary {
-                k: hist.k,
-                gamma: hist.gamma,
-                epsilon_p: hist.epsilon_p,
-                epsilon_h: hist.epsilon_h,
-                attributes: hist.attributes.clone(),
-                support_size: hist.support_size,
-                synthetic_rows: hist.synthetic_rows,
-                proven_epsilon: hist.guarantee.map(|g| g.epsilon),
-            };
-            drop(hist);
+            let mut x = x.finish()?;
+            x.reverse_rows();
+            y.reverse();
+            weights.reverse();
             let x_test = enc.encode_table_coded(table, test)?;
             let fit = fit_predict(&x, &y, Some(&weights), q, &x_test, fit)?;
             (fit.probs, fit.converged, Some(summary), fit.note)
@@ -732,31 +736,34 @@ fn fit_predict(
         });
     }
     // Keep only the rows of present classes (weight-0 rows of absent classes would make the
-    // multinomial fit reject the data) and relabel them 0..present.len().
-    let mut relabel = vec![u32::MAX; q];
-    for (j, &c) in present.iter().enumerate() {
-        relabel[c] = j as u32;
-    }
-    let keep: Vec<usize> = (0..y.len())
-        .filter(|&i| relabel[y[i] as usize] != u32::MAX)
-        .collect();
-    let x_fit;
-    let x_used = if keep.len() == y.len() {
-        x
+    // multinomial fit reject the data) and relabel them 0..present.len(). When every class
+    // is present (the rule), the data is used as it is: no copies of a large release.
+    let (x_fit, y_fit, w_fit);
+    let (x_used, y_used, w_used) = if present.len() == q {
+        (x, y, weights)
     } else {
+        let mut relabel = vec![u32::MAX; q];
+        for (j, &c) in present.iter().enumerate() {
+            relabel[c] = j as u32;
+        }
+        let keep: Vec<usize> = (0..y.len())
+            .filter(|&i| relabel[y[i] as usize] != u32::MAX)
+            .collect();
         x_fit = x.select_rows(&keep)?;
-        &x_fit
+        y_fit = keep
+            .iter()
+            .map(|&i| relabel[y[i] as usize])
+            .collect::<Vec<u32>>();
+        w_fit = weights.map(|w| keep.iter().map(|&i| w[i]).collect::<Vec<f64>>());
+        (&x_fit, y_fit.as_slice(), w_fit.as_deref())
     };
-    let y_used: Vec<u32> = keep.iter().map(|&i| relabel[y[i] as usize]).collect();
-    let w_used: Option<Vec<f64>> = weights.map(|w| keep.iter().map(|&i| w[i]).collect());
     let p = present.len();
     let (sub_probs, converged) = if p == 2 {
-        let model = LogisticRegression::fit(x_used, &y_used, w_used.as_deref(), config)?;
+        let model = LogisticRegression::fit(x_used, y_used, w_used, config)?;
         let p1 = model.predict_proba(x_test)?;
         (two_columns(&p1)?, model.convergence().converged)
     } else {
-        let model =
-            MultinomialLogisticRegression::fit(x_used, &y_used, w_used.as_deref(), p, config)?;
+        let model = MultinomialLogisticRegression::fit(x_used, y_used, w_used, p, config)?;
         (model.predict_proba(x_test)?, model.convergence().converged)
     };
     if p == q {

@@ -77,6 +77,75 @@ where
     Ok(())
 }
 
+/// [`for_each_synthetic_cell`] for a histogram given away: the same calls in **decreasing**
+/// cell order, while the histogram's memory is returned in chunks of 2¹⁶ cells as they are
+/// visited, so that what `f` builds from a release of millions of cells does not sit next to
+/// the whole release (the chunks are given back to the allocator; the operating system gets
+/// them when the allocator returns them, as glibc does at once for a large buffer).
+///
+/// ```
+/// use disguise::histogram::{
+///     MixedRadix, SparseLaplace, drain_synthetic_cells_rev, synthetic_cells,
+/// };
+/// use disguise::privacy::Epsilon;
+/// use disguise::SecureRng;
+/// let enc = MixedRadix::new(&[2, 3], &["x", "y"])?;
+/// let mech = SparseLaplace::new(Epsilon::new(5.0)?, 60, 0.5)?;
+/// let mut rng = SecureRng::insecure_from_seed(2);
+/// let h = mech.release_counts(&mut rng, &[(1, 20), (5, 40)], 6)?;
+/// let mut want = synthetic_cells(&h, &enc)?;
+/// want.reverse();
+/// let mut seen = Vec::new();
+/// drain_synthetic_cells_rev(h, &enc, |codes, copies| {
+///     seen.push((codes.to_vec(), copies));
+///     Ok(())
+/// })?;
+/// assert_eq!(seen, want);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`for_each_synthetic_cell`].
+pub fn drain_synthetic_cells_rev<F>(
+    histogram: ThresholdedHistogram,
+    encoding: &MixedRadix,
+    f: F,
+) -> Result<()>
+where
+    F: FnMut(&[u32], u64) -> Result<()>,
+{
+    drain_in_chunks(histogram, encoding, 1 << 16, f)
+}
+
+/// [`drain_synthetic_cells_rev`] with chunks of `chunk` ≥ 1 cells.
+fn drain_in_chunks<F>(
+    histogram: ThresholdedHistogram,
+    encoding: &MixedRadix,
+    chunk: usize,
+    mut f: F,
+) -> Result<()>
+where
+    F: FnMut(&[u32], u64) -> Result<()>,
+{
+    check(&histogram, encoding)?;
+    let mut cells = histogram.into_cells();
+    let mut digits = vec![0u32; encoding.len()];
+    while !cells.is_empty() {
+        let start = cells.len().saturating_sub(chunk.max(1));
+        for &(cell, value) in cells[start..].iter().rev() {
+            let copies = ThresholdedHistogram::copies(value);
+            if copies == 0 {
+                continue;
+            }
+            encoding.decode(cell, &mut digits);
+            f(&digits, copies)?;
+        }
+        cells.truncate(start);
+        cells.shrink_to_fit();
+    }
+    Ok(())
+}
+
 /// Writes the synthetic dataset as CSV with a header row (`names`), one line per synthetic
 /// record: ⌈h̃(x) − ½⌉ lines for each released cell x, in cell order, with values decoded by
 /// `domains` ([`Domain::decode`]). Returns the number of records written.
@@ -200,6 +269,26 @@ mod tests {
         .unwrap();
         assert_eq!(seen, synthetic_cells(&h, &enc).unwrap());
         assert!(!seen.is_empty());
+        // Draining visits the same cells backwards.
+        let mut drained = Vec::new();
+        drain_synthetic_cells_rev(h.clone(), &enc, |d, c| {
+            drained.push((d.to_vec(), c));
+            Ok(())
+        })
+        .unwrap();
+        drained.reverse();
+        assert_eq!(drained, seen);
+        // In chunks smaller than the release (chunk boundaries inside it).
+        for chunk in [1, 2, 3, seen.len()] {
+            let mut drained = Vec::new();
+            drain_in_chunks(h.clone(), &enc, chunk, |d, c| {
+                drained.push((d.to_vec(), c));
+                Ok(())
+            })
+            .unwrap();
+            drained.reverse();
+            assert_eq!(drained, seen, "chunk {chunk}");
+        }
         let total: u64 = seen.iter().map(|s| s.1).sum();
         assert_eq!(total, h.synthetic_rows());
         // The visitor's first error ends the visit.

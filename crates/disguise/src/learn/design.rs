@@ -186,6 +186,15 @@ impl Codes {
         self.radix
     }
 
+    /// Reverses the order of the codes, in place.
+    pub fn reverse(&mut self) {
+        match &mut self.store {
+            Store::U8(v) => v.reverse(),
+            Store::U16(v) => v.reverse(),
+            Store::U32(v) => v.reverse(),
+        }
+    }
+
     /// The codes of rows `rows`, in that order.
     ///
     /// # Panics
@@ -378,6 +387,16 @@ impl CodedMatrix {
         Matrix::new(self.rows, self.cols, data)
     }
 
+    /// Reverses the order of the rows, in place (for rows built last to first).
+    pub fn reverse_rows(&mut self) {
+        for block in &mut self.blocks {
+            match block {
+                CodedBlock::Lookup { codes, .. } => codes.reverse(),
+                CodedBlock::Numbers { values, .. } => values.reverse(),
+            }
+        }
+    }
+
     /// A new matrix made of the rows at `indices` (in that order; repeats allowed).
     ///
     /// # Errors
@@ -562,6 +581,13 @@ mod tests {
             assert_eq!(sel.row(k), dense.row(i));
         }
         assert!(x.select_rows(&[500]).is_err());
+        // Reversing the rows reverses the dense rows.
+        let mut rev = x.clone();
+        rev.reverse_rows();
+        let rev = rev.to_dense().unwrap();
+        for i in 0..x.nrows() {
+            assert_eq!(rev.row(i), dense.row(x.nrows() - 1 - i));
+        }
     }
 
     /// Labels of 3 classes that depend on the features, and weights 0..4 (some zero).

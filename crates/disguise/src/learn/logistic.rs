@@ -6,6 +6,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// Options of [`LogisticRegression::fit`] (and of the multinomial fit).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -77,7 +78,7 @@ impl LogisticConfig {
 pub struct LogisticProblem<'a, X = Matrix> {
     x: &'a X,
     y: &'a [u32],
-    weights: Vec<f64>,
+    weights: Cow<'a, [f64]>,
     total_weight: f64,
     l2: f64,
 }
@@ -88,7 +89,7 @@ impl<'a, X: Design> LogisticProblem<'a, X> {
     /// # Errors
     /// No rows, lengths that differ, a label other than 0/1, a class with no (positive-weight)
     /// example, a negative or non-finite weight, or `l2` negative or non-finite.
-    pub fn new(x: &'a X, y: &'a [u32], weights: Option<&[f64]>, l2: f64) -> Result<Self> {
+    pub fn new(x: &'a X, y: &'a [u32], weights: Option<&'a [f64]>, l2: f64) -> Result<Self> {
         if !(l2.is_finite() && l2 >= 0.0) {
             return Err(Error::param(
                 "l2",
@@ -142,7 +143,7 @@ impl<X: Design> Objective for LogisticProblem<'_, X> {
         let (b0, beta) = (params[0], &params[1..]);
         grad.fill(0.0);
         let mut value = 0.0;
-        for (i, (&y, &w)) in self.y.iter().zip(&self.weights).enumerate() {
+        for (i, (&y, &w)) in self.y.iter().zip(self.weights.iter()).enumerate() {
             if w == 0.0 {
                 continue;
             }
@@ -213,7 +214,7 @@ impl LogisticRegression {
         let w1: f64 = problem
             .y
             .iter()
-            .zip(&problem.weights)
+            .zip(problem.weights.iter())
             .filter(|(c, _)| **c == 1)
             .map(|(_, w)| w)
             .sum();

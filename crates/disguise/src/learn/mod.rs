@@ -61,6 +61,7 @@ pub use private_erm::{
 };
 
 use crate::error::{Error, Result};
+use std::borrow::Cow;
 
 /// A dense matrix of finite `f64`, stored row-major: `rows × cols` values, row `i` at
 /// `data[i * cols .. (i + 1) * cols]`.
@@ -287,10 +288,11 @@ pub fn one_hot(columns: &[Vec<u32>], arities: &[u32]) -> Result<Matrix> {
     Matrix::new(n, width, data)
 }
 
-/// Checks the optional weights of `n` examples and returns them (all ones when absent).
-pub(crate) fn checked_weights(weights: Option<&[f64]>, n: usize) -> Result<Vec<f64>> {
+/// Checks the optional weights of `n` examples and returns them (all ones when absent), borrowed
+/// when given: a release can have millions of weighted rows.
+pub(crate) fn checked_weights(weights: Option<&[f64]>, n: usize) -> Result<Cow<'_, [f64]>> {
     let Some(w) = weights else {
-        return Ok(vec![1.0; n]);
+        return Ok(Cow::Owned(vec![1.0; n]));
     };
     if w.len() != n {
         return Err(Error::param(
@@ -311,7 +313,7 @@ pub(crate) fn checked_weights(weights: Option<&[f64]>, n: usize) -> Result<Vec<f
             format!("the total weight must be finite and > 0, got {total}"),
         ));
     }
-    Ok(w.to_vec())
+    Ok(Cow::Borrowed(w))
 }
 
 /// Checks that `x` and the labels describe the same non-empty set of examples, that every

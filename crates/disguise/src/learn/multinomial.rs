@@ -5,6 +5,7 @@ use super::optim::{self, Convergence, Objective};
 use super::{Design, Matrix, check_columns, check_training_data, checked_weights, dot};
 use crate::error::{Error, Result};
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// The objective of weighted multinomial logistic regression with reference class 0.
 ///
@@ -25,7 +26,7 @@ use serde::Serialize;
 pub struct MultinomialProblem<'a, X = Matrix> {
     x: &'a X,
     y: &'a [u32],
-    weights: Vec<f64>,
+    weights: Cow<'a, [f64]>,
     total_weight: f64,
     l2: f64,
     num_classes: usize,
@@ -41,7 +42,7 @@ impl<'a, X: Design> MultinomialProblem<'a, X> {
     pub fn new(
         x: &'a X,
         y: &'a [u32],
-        weights: Option<&[f64]>,
+        weights: Option<&'a [f64]>,
         num_classes: usize,
         l2: f64,
     ) -> Result<Self> {
@@ -127,7 +128,7 @@ impl<X: Design> Objective for MultinomialProblem<'_, X> {
         grad.fill(0.0);
         let mut value = 0.0;
         let mut prob = vec![0.0; self.num_classes];
-        for (i, (&y, &w)) in self.y.iter().zip(&self.weights).enumerate() {
+        for (i, (&y, &w)) in self.y.iter().zip(self.weights.iter()).enumerate() {
             if w == 0.0 {
                 continue;
             }
@@ -205,7 +206,7 @@ impl MultinomialLogisticRegression {
         let options = config.validate()?;
         let problem = MultinomialProblem::new(x, y, weights, num_classes, config.l2)?;
         let mut class_weight = vec![0.0; num_classes];
-        for (&c, &w) in y.iter().zip(&problem.weights) {
+        for (&c, &w) in y.iter().zip(problem.weights.iter()) {
             class_weight[c as usize] += w;
         }
         let stride = x.ncols() + 1;
