@@ -25,6 +25,14 @@
 //! `fnlwgt` reaches 1.5·10⁶), and it is exactly the [0, 1] box PLR/PMLR need as public
 //! feature bounds ([`FeatureEncoding::bounds`]).
 //!
+//! # Memory
+//! The folds never materialise the dense design: training and held-out rows are encoded as a
+//! [`CodedMatrix`] (a code per categorical column, a number per numeric one) and a release
+//! goes from the histogram's cells straight to one coded row per released cell (weight =
+//! copies), never through strings, per-cell vectors or `f64` indicators. An Adult release
+//! onto k = 8 predictors can have 10⁶ cells with 87 features each: about 20 MB coded (a byte
+//! per column, the label and the weight), 730 MB dense.
+//!
 //! # Degenerate releases
 //! A release may miss a class entirely (small data, small ε: every cell of that class fell
 //! below the threshold). The models are then fitted on the classes present and give the
@@ -34,12 +42,14 @@
 
 use super::discretize::{Discretized, Domain, domains_for};
 use super::project::{ProjectionConfig, projected_histogram};
-use super::release::synthetic_cells;
+use super::release::drain_synthetic_cells_rev;
+use super::sparse::ThresholdedHistogram;
 use super::table::{ColumnValues, Table};
 use crate::error::{Error, Result};
 use crate::learn::{
-    FeatureBounds, LogisticConfig, LogisticRegression, Matrix, MultinomialLogisticRegression,
-    PlrConfig, PrivateLogisticRegression, PrivateMultinomialLogisticRegression, auc, hand_till,
+    CodedBlock, CodedMatrix, Codes, Design, FeatureBounds, LogisticConfig, LogisticRegression,
+    Matrix, MultinomialLogisticRegression, PlrConfig, PrivateLogisticRegression,
+    PrivateMultinomialLogisticRegression, auc, hand_till,
 };
 use crate::noise::SecureRng;
 use serde::Serialize;
@@ -64,6 +74,21 @@ impl Slot {
         match self {
             Slot::Numeric { nullable, .. } => 1 + usize::from(*nullable),
             Slot::Categorical { size } => size.saturating_sub(1),
+        }
+    }
+
+    /// The feature of every code, for a slot starting at feature `offset`: a bin's scaled
+    /// midpoint (b + ½)/bins and the missing indicator (numeric), or the indicator of a level,
+    /// none for the reference level 0 (categorical).
+    fn entries(&self, offset: usize) -> Vec<Option<(usize, f64)>> {
+        match *self {
+            Slot::Numeric { bins, nullable, .. } => (0..bins)
+                .map(|b| Some((offset, (b as f64 + 0.5) / bins as f64)))
+                .chain(nullable.then_some(Some((offset + 1, 1.0))))
+                .collect(),
+            Slot::Categorical { size } => (0..size)
+                .map(|v| (v > 0).then(|| (offset + v - 1, 1.0)))
+                .collect(),
         }
     }
 }
@@ -144,12 +169,40 @@ impl FeatureEncoding {
         FeatureBounds::indicators(self.width)
     }
 
-    /// The features of the table rows `rows` (original values).
+    /// The features of the table rows `rows` (original values), dense.
+    /// [`encode_table_coded`](FeatureEncoding::encode_table_coded) gives the same matrix in
+    /// a fraction of the memory.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for a row or column outside the table, or a column whose
     /// type differs from its domain's.
     pub fn encode_table(&self, table: &Table, rows: &[usize]) -> Result<Matrix> {
+        self.encode_table_coded(table, rows)?.to_dense()
+    }
+
+    /// The features of the table rows `rows` (original values) as a [`CodedMatrix`]: one
+    /// code per categorical column and one number per numeric column per row, instead of
+    /// [`width`](FeatureEncoding::width) doubles.
+    ///
+    /// ```
+    /// use disguise::histogram::{ColumnSpec, DomainSource, FeatureEncoding, Schema, Table, domains_for};
+    /// use disguise::learn::Design;
+    /// let schema = Schema::new(vec![
+    ///     ColumnSpec::numeric("x", 0.0, 10.0),
+    ///     ColumnSpec::categorical("c", &["a", "b", "c"]),
+    /// ])?;
+    /// let t = Table::from_rows(&schema, &[vec!["2.5", "c"], vec!["20", "a"]], DomainSource::Schema, "rows")?;
+    /// let enc = FeatureEncoding::new(&domains_for(&t, 2)?, &[0, 1])?;
+    /// let x = enc.encode_table_coded(&t, &[0, 1])?;
+    /// assert_eq!(x.to_dense()?, enc.encode_table(&t, &[0, 1])?);
+    /// assert_eq!(x.to_dense()?.row(0), &[0.25, 0.0, 1.0]);
+    /// assert_eq!(x.to_dense()?.row(1), &[1.0, 0.0, 0.0]); // 20 clamped to the bound 10
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`encode_table`](FeatureEncoding::encode_table).
+    pub fn encode_table_coded(&self, table: &Table, rows: &[usize]) -> Result<CodedMatrix> {
         if let Some(&c) = self.columns.iter().find(|&&c| c >= table.width()) {
             return Err(Error::param(
                 "columns",
@@ -162,7 +215,7 @@ impl FeatureEncoding {
                 format!("row {r} outside the table's {} rows", table.rows()),
             ));
         }
-        let mut data = vec![0.0; rows.len() * self.width];
+        let mut blocks = Vec::with_capacity(self.slots.len());
         let mut offset = 0;
         for (&c, slot) in self.columns.iter().zip(&self.slots) {
             match (slot, table.column(c)) {
@@ -172,9 +225,9 @@ impl FeatureEncoding {
                     },
                     ColumnValues::Numeric(values),
                 ) => {
-                    for (i, &r) in rows.iter().enumerate() {
+                    let mut scaled = Vec::with_capacity(rows.len());
+                    for &r in rows {
                         let v = values[r];
-                        let at = i * self.width + offset;
                         if v.is_nan() {
                             if !nullable {
                                 return Err(Error::param(
@@ -182,25 +235,37 @@ impl FeatureEncoding {
                                     format!("column {c} has a missing value but no missing code"),
                                 ));
                             }
-                            data[at + 1] = 1.0;
+                            scaled.push(f64::NAN);
                         } else {
-                            data[at] = ((v - lo) / (hi - lo)).clamp(0.0, 1.0);
+                            scaled.push(((v - lo) / (hi - lo)).clamp(0.0, 1.0));
                         }
                     }
+                    blocks.push(CodedBlock::Numbers {
+                        values: scaled,
+                        column: offset,
+                        missing: nullable.then_some(offset + 1),
+                    });
                 }
-                (Slot::Categorical { size }, ColumnValues::Categorical(codes)) => {
-                    for (i, &r) in rows.iter().enumerate() {
-                        let v = codes[r] as usize;
-                        if v >= *size {
+                (Slot::Categorical { .. }, ColumnValues::Categorical(codes)) => {
+                    let entries = slot.entries(offset);
+                    let mut column = Codes::with_capacity(radix(entries.len())?, rows.len());
+                    for &r in rows {
+                        let v = codes[r];
+                        if v as usize >= entries.len() {
                             return Err(Error::param(
                                 "table",
-                                format!("column {c}: code {v} outside its domain of {size}"),
+                                format!(
+                                    "column {c}: code {v} outside its domain of {}",
+                                    entries.len()
+                                ),
                             ));
                         }
-                        if v > 0 {
-                            data[i * self.width + offset + v - 1] = 1.0;
-                        }
+                        column.push(v)?;
                     }
+                    blocks.push(CodedBlock::Lookup {
+                        codes: column,
+                        entries,
+                    });
                 }
                 _ => {
                     return Err(Error::param(
@@ -211,59 +276,124 @@ impl FeatureEncoding {
             }
             offset += slot.width();
         }
-        Matrix::new(rows.len(), self.width, data)
+        CodedMatrix::new(rows.len(), self.width, blocks)
     }
 
     /// The features of released records given as codes, one per encoded column (bins for
-    /// numeric columns, which become their scaled midpoints (b + ½)/bins).
+    /// numeric columns, which become their scaled midpoints (b + ½)/bins), dense.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for a row of the wrong length or a code outside its domain.
     pub fn encode_codes(&self, rows: &[Vec<u32>]) -> Result<Matrix> {
-        let mut data = vec![0.0; rows.len() * self.width];
-        for (i, row) in rows.iter().enumerate() {
-            if row.len() != self.slots.len() {
-                return Err(Error::param(
-                    "codes",
-                    format!(
-                        "row {i} has {} codes for {} columns",
-                        row.len(),
-                        self.slots.len()
-                    ),
-                ));
-            }
-            let mut offset = i * self.width;
-            for (&code, slot) in row.iter().zip(&self.slots) {
-                let v = code as usize;
+        let mut coded = self.coded_rows(rows.len())?;
+        for row in rows {
+            coded.push(row)?;
+        }
+        coded.finish()?.to_dense()
+    }
+
+    /// A builder of the features of released records, one row of codes at a time, into a
+    /// [`CodedMatrix`] (the rows of [`encode_codes`](FeatureEncoding::encode_codes) without
+    /// the dense matrix); `capacity` rows are reserved.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a domain of 2³² codes or more.
+    pub fn coded_rows(&self, capacity: usize) -> Result<CodedRows<'_>> {
+        let mut offset = 0;
+        let mut entries = Vec::with_capacity(self.slots.len());
+        let mut codes = Vec::with_capacity(self.slots.len());
+        for slot in &self.slots {
+            let e = slot.entries(offset);
+            codes.push(Codes::with_capacity(radix(e.len())?, capacity));
+            entries.push(e);
+            offset += slot.width();
+        }
+        Ok(CodedRows {
+            encoding: self,
+            entries,
+            codes,
+            rows: 0,
+        })
+    }
+}
+
+/// The codes of a column of `size` values as a `u32` radix.
+fn radix(size: usize) -> Result<u32> {
+    u32::try_from(size).map_err(|_| Error::param("domains", "a domain has 2^32 values or more"))
+}
+
+/// Rows of released codes being encoded into a [`CodedMatrix`]; see
+/// [`FeatureEncoding::coded_rows`].
+#[derive(Debug)]
+pub struct CodedRows<'a> {
+    encoding: &'a FeatureEncoding,
+    entries: Vec<Vec<Option<(usize, f64)>>>,
+    codes: Vec<Codes>,
+    rows: usize,
+}
+
+impl CodedRows<'_> {
+    /// Appends a released record: one code per encoded column (a bin for a numeric column,
+    /// the bin count for its missing marker; a level code for a categorical column).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a row of the wrong length or a code outside its
+    /// domain; the rows pushed before stay.
+    pub fn push(&mut self, row: &[u32]) -> Result<()> {
+        let i = self.rows;
+        let slots = &self.encoding.slots;
+        if row.len() != slots.len() {
+            return Err(Error::param(
+                "codes",
+                format!(
+                    "row {i} has {} codes for {} columns",
+                    row.len(),
+                    slots.len()
+                ),
+            ));
+        }
+        if let Some(((&v, slot), _)) = row
+            .iter()
+            .zip(slots)
+            .zip(&self.entries)
+            .find(|&((&v, _), e)| v as usize >= e.len())
+        {
+            return Err(Error::param(
+                "codes",
                 match *slot {
-                    Slot::Numeric { bins, nullable, .. } => {
-                        if v < bins {
-                            data[offset] = (v as f64 + 0.5) / bins as f64;
-                        } else if nullable && v == bins {
-                            data[offset + 1] = 1.0;
-                        } else {
-                            return Err(Error::param(
-                                "codes",
-                                format!("row {i}: bin {v} outside a column of {bins} bins"),
-                            ));
-                        }
+                    Slot::Numeric { bins, .. } => {
+                        format!("row {i}: bin {v} outside a column of {bins} bins")
                     }
                     Slot::Categorical { size } => {
-                        if v >= size {
-                            return Err(Error::param(
-                                "codes",
-                                format!("row {i}: code {v} outside a domain of {size}"),
-                            ));
-                        }
-                        if v > 0 {
-                            data[offset + v - 1] = 1.0;
-                        }
+                        format!("row {i}: code {v} outside a domain of {size}")
                     }
-                }
-                offset += slot.width();
-            }
+                },
+            ));
         }
-        Matrix::new(rows.len(), self.width, data)
+        for (&v, column) in row.iter().zip(&mut self.codes) {
+            column.push(v)?;
+        }
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// The number of rows pushed.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The matrix of the rows pushed.
+    ///
+    /// # Errors
+    /// Never for rows accepted by [`push`](CodedRows::push) (the blocks are checked again).
+    pub fn finish(self) -> Result<CodedMatrix> {
+        let blocks = self
+            .codes
+            .into_iter()
+            .zip(self.entries)
+            .map(|(codes, entries)| CodedBlock::Lookup { codes, entries })
+            .collect();
+        CodedMatrix::new(self.rows, self.encoding.width, blocks)
     }
 }
 
@@ -448,21 +578,24 @@ pub fn evaluate_fold_with(
     let (probs, converged, release, note) = match classifier {
         Classifier::Original => {
             let enc = FeatureEncoding::new(&domains, &predictors)?;
-            let x = enc.encode_table(table, train)?;
+            let x = enc.encode_table_coded(table, train)?;
             let y: Vec<u32> = train.iter().map(|&r| labels[r]).collect();
-            let x_test = enc.encode_table(table, test)?;
+            let x_test = enc.encode_table_coded(table, test)?;
             let fit = fit_predict(&x, &y, None, q, &x_test, fit)?;
             (fit.probs, fit.converged, None, fit.note)
         }
         Classifier::Histogram(config) => {
-            let full = Discretized::with_domains(table, domains.clone())?;
-            let codes: Vec<Vec<u32>> = (0..full.width())
-                .map(|c| {
-                    let col = full.codes(c);
-                    train.iter().map(|&r| col[r]).collect()
-                })
-                .collect();
-            let data = Discretized::from_codes(full.names().to_vec(), domains.clone(), codes)?;
+            // The training rows' codes (the whole table's are dropped at once).
+            let data = {
+                let full = Discretized::with_domains(table, domains.clone())?;
+                let codes: Vec<Vec<u32>> = (0..full.width())
+                    .map(|c| {
+                        let col = full.codes(c);
+                        train.iter().map(|&r| col[r]).collect()
+                    })
+                    .collect();
+                Discretized::from_codes(full.names().to_vec(), domains.clone(), codes)?
+            };
             let hist = projected_histogram(&data, target, config, rng)?;
             // The released columns (chosen predictors and the target) in table order.
             let columns: Vec<usize> =
@@ -474,31 +607,13 @@ pub fn evaluate_fold_with(
                         })
                     })
                     .collect::<Result<_>>()?;
+            drop(data);
             let tpos = columns
                 .iter()
                 .position(|&c| c == target)
                 .ok_or_else(|| Error::param("release", "the release lacks the target"))?;
             let kept: Vec<usize> = columns.iter().copied().filter(|&c| c != target).collect();
             let enc = FeatureEncoding::new(&domains, &kept)?;
-            let cells = synthetic_cells(hist.histogram(), hist.encoding())?;
-            let mut rows = Vec::with_capacity(cells.len());
-            let mut y = Vec::with_capacity(cells.len());
-            let mut weights = Vec::with_capacity(cells.len());
-            for (digits, copies) in &cells {
-                y.push(digits[tpos]);
-                weights.push(*copies as f64);
-                rows.push(
-                    digits
-                        .iter()
-                        .enumerate()
-                        .filter(|&(j, _)| j != tpos)
-                        .map(|(_, &d)| d)
-                        .collect(),
-                );
-            }
-            let x = enc.encode_codes(&rows)?;
-            let x_test = enc.encode_table(table, test)?;
-            let fit = fit_predict(&x, &y, Some(&weights), q, &x_test, fit)?;
             let summary = ReleaseSummary {
                 k: hist.k,
                 gamma: hist.gamma,
@@ -509,13 +624,47 @@ pub fn evaluate_fold_with(
                 synthetic_rows: hist.synthetic_rows,
                 proven_epsilon: hist.guarantee.map(|g| g.epsilon),
             };
+            // The synthetic records as codes (one row per released cell, weight = copies),
+            // straight from the histogram, which is freed as the rows are built: a release
+            // can have millions of cells, whose dense features would take gigabytes. The
+            // cells come last to first; the rows are put back in cell order after.
+            let encoding = hist.encoding().clone();
+            let histogram = hist.into_histogram();
+            let cells = histogram
+                .cells()
+                .iter()
+                .filter(|c| ThresholdedHistogram::copies(c.1) > 0)
+                .count();
+            let mut x = enc.coded_rows(cells)?;
+            let mut y = Vec::with_capacity(cells);
+            let mut weights = Vec::with_capacity(cells);
+            let mut row = Vec::with_capacity(kept.len());
+            drain_synthetic_cells_rev(histogram, &encoding, |digits, copies| {
+                y.push(digits[tpos]);
+                weights.push(copies as f64);
+                row.clear();
+                row.extend(
+                    digits
+                        .iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j != tpos)
+                        .map(|(_, &d)| d),
+                );
+                x.push(&row)
+            })?;
+            let mut x = x.finish()?;
+            x.reverse_rows();
+            y.reverse();
+            weights.reverse();
+            let x_test = enc.encode_table_coded(table, test)?;
+            let fit = fit_predict(&x, &y, Some(&weights), q, &x_test, fit)?;
             (fit.probs, fit.converged, Some(summary), fit.note)
         }
         Classifier::Private(config) => {
             let enc = FeatureEncoding::new(&domains, &predictors)?;
-            let x = enc.encode_table(table, train)?;
+            let x = enc.encode_table_coded(table, train)?;
             let y: Vec<u32> = train.iter().map(|&r| labels[r]).collect();
-            let x_test = enc.encode_table(table, test)?;
+            let x_test = enc.encode_table_coded(table, test)?;
             let bounds = enc.bounds();
             if q == 2 {
                 let model = PrivateLogisticRegression::fit(&x, &y, &bounds, config, rng)?;
@@ -559,11 +708,11 @@ struct Fit {
 /// weight) and returns `n_test × q` probabilities, 0 for absent classes; uniform when fewer
 /// than two classes are present.
 fn fit_predict(
-    x: &Matrix,
+    x: &CodedMatrix,
     y: &[u32],
     weights: Option<&[f64]>,
     q: usize,
-    x_test: &Matrix,
+    x_test: &CodedMatrix,
     config: &LogisticConfig,
 ) -> Result<Fit> {
     let mut class_weight = vec![0.0; q];
@@ -587,31 +736,34 @@ fn fit_predict(
         });
     }
     // Keep only the rows of present classes (weight-0 rows of absent classes would make the
-    // multinomial fit reject the data) and relabel them 0..present.len().
-    let mut relabel = vec![u32::MAX; q];
-    for (j, &c) in present.iter().enumerate() {
-        relabel[c] = j as u32;
-    }
-    let keep: Vec<usize> = (0..y.len())
-        .filter(|&i| relabel[y[i] as usize] != u32::MAX)
-        .collect();
-    let x_fit;
-    let x_used = if keep.len() == y.len() {
-        x
+    // multinomial fit reject the data) and relabel them 0..present.len(). When every class
+    // is present (the rule), the data is used as it is: no copies of a large release.
+    let (x_fit, y_fit, w_fit);
+    let (x_used, y_used, w_used) = if present.len() == q {
+        (x, y, weights)
     } else {
+        let mut relabel = vec![u32::MAX; q];
+        for (j, &c) in present.iter().enumerate() {
+            relabel[c] = j as u32;
+        }
+        let keep: Vec<usize> = (0..y.len())
+            .filter(|&i| relabel[y[i] as usize] != u32::MAX)
+            .collect();
         x_fit = x.select_rows(&keep)?;
-        &x_fit
+        y_fit = keep
+            .iter()
+            .map(|&i| relabel[y[i] as usize])
+            .collect::<Vec<u32>>();
+        w_fit = weights.map(|w| keep.iter().map(|&i| w[i]).collect::<Vec<f64>>());
+        (&x_fit, y_fit.as_slice(), w_fit.as_deref())
     };
-    let y_used: Vec<u32> = keep.iter().map(|&i| relabel[y[i] as usize]).collect();
-    let w_used: Option<Vec<f64>> = weights.map(|w| keep.iter().map(|&i| w[i]).collect());
     let p = present.len();
     let (sub_probs, converged) = if p == 2 {
-        let model = LogisticRegression::fit(x_used, &y_used, w_used.as_deref(), config)?;
+        let model = LogisticRegression::fit(x_used, y_used, w_used, config)?;
         let p1 = model.predict_proba(x_test)?;
         (two_columns(&p1)?, model.convergence().converged)
     } else {
-        let model =
-            MultinomialLogisticRegression::fit(x_used, &y_used, w_used.as_deref(), p, config)?;
+        let model = MultinomialLogisticRegression::fit(x_used, y_used, w_used, p, config)?;
         (model.predict_proba(x_test)?, model.convergence().converged)
     };
     if p == q {
@@ -724,6 +876,65 @@ mod tests {
         let col0: Vec<f64> = x.row_iter().map(|r| r[0]).collect();
         assert_eq!(col0, [0.875, 0.0, 1.0, 0.5]);
         assert_eq!(enc.bounds().len(), 2);
+    }
+
+    /// The coded features of a table with missing values are the dense features written out
+    /// by hand, and the released codes' builder gives what `encode_codes` gives.
+    #[test]
+    fn coded_features_are_the_dense_features() {
+        let mut schema = Schema::new(vec![
+            ColumnSpec::numeric("x", 0.0, 8.0),
+            ColumnSpec::categorical("c", &["a", "b", "c"]),
+        ])
+        .unwrap();
+        schema.missing = Some("?".into());
+        schema.columns.iter_mut().for_each(|c| c.nullable = true);
+        schema.validate().unwrap();
+        let rows = vec![
+            vec!["2", "b"],
+            vec!["?", "a"],
+            vec!["-3", "?"],
+            vec!["8", "c"],
+        ];
+        let t = Table::from_rows(&schema, &rows, DomainSource::Schema, "rows").unwrap();
+        let domains = domains_for(&t, 4).unwrap();
+        let enc = FeatureEncoding::new(&domains, &[1, 0]).unwrap();
+        // c: levels b, c, ? → 3 indicators; x: value and missing flag.
+        assert_eq!(enc.width(), 5);
+        let coded = enc.encode_table_coded(&t, &[0, 1, 2, 3, 1]).unwrap();
+        assert_eq!(coded.nrows(), 5);
+        let dense = coded.to_dense().unwrap();
+        let want: [[f64; 5]; 5] = [
+            [1.0, 0.0, 0.0, 0.25, 0.0],
+            [0.0, 0.0, 0.0, 0.0, 1.0],
+            [0.0, 0.0, 1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 1.0, 0.0],
+            [0.0, 0.0, 0.0, 0.0, 1.0],
+        ];
+        for (i, w) in want.iter().enumerate() {
+            assert_eq!(dense.row(i), w, "row {i}");
+        }
+        assert_eq!(enc.encode_table(&t, &[0, 1, 2, 3, 1]).unwrap(), dense);
+        // Codes: (c, x-bin); x has bin_count(4) bins and its missing code after them.
+        let bins = match &domains[0] {
+            Domain::Numeric { bins, .. } => bins.count() as u32,
+            Domain::Categorical { .. } => unreachable!("x is numeric"),
+        };
+        let released = vec![vec![3, 0], vec![0, bins], vec![2, bins - 1]];
+        let mut builder = enc.coded_rows(1).unwrap();
+        for r in &released {
+            builder.push(r).unwrap();
+        }
+        assert!(builder.push(&[4, 0]).is_err());
+        assert!(builder.push(&[0, bins + 1]).is_err());
+        assert!(builder.push(&[0]).is_err());
+        assert_eq!(builder.rows(), 3);
+        let from_codes = builder.finish().unwrap().to_dense().unwrap();
+        assert_eq!(from_codes, enc.encode_codes(&released).unwrap());
+        let mid = |b: u32| (f64::from(b) + 0.5) / f64::from(bins);
+        assert_eq!(from_codes.row(0), &[0.0, 0.0, 1.0, mid(0), 0.0]);
+        assert_eq!(from_codes.row(1), &[0.0, 0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(from_codes.row(2), &[0.0, 1.0, 0.0, mid(bins - 1), 0.0]);
     }
 
     #[test]

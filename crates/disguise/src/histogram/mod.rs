@@ -88,7 +88,9 @@ pub use privatekd::{
     select_k_by_splitting,
 };
 pub use project::{KChoice, ProjectedHistogram, ProjectionConfig, projected_histogram};
-pub use release::{synthetic_cells, write_synthetic_csv};
+pub use release::{
+    drain_synthetic_cells_rev, for_each_synthetic_cell, synthetic_cells, write_synthetic_csv,
+};
 pub use schema::{ColumnSpec, ColumnType, DomainSource, Schema};
 pub use sparse::{
     DEFAULT_A, MAX_EXPECTED_SPURIOUS, SparseLaplace, ThresholdedHistogram, cell_counts, threshold,

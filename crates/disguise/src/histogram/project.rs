@@ -142,6 +142,12 @@ impl ProjectedHistogram {
         &self.histogram
     }
 
+    /// The released histogram, given away (e.g. to turn a release of millions of cells into
+    /// training rows while freeing it, [`super::drain_synthetic_cells_rev`]).
+    pub fn into_histogram(self) -> ThresholdedHistogram {
+        self.histogram
+    }
+
     /// The encoding of the projected space (columns in [`ProjectedHistogram::columns`]
     /// order).
     pub fn encoding(&self) -> &MixedRadix {

@@ -276,7 +276,8 @@ impl SparseLaplace {
                 .map_err(|_| Error::Overflow(format!("{q} spurious cells do not fit in memory")))?;
             let nonempty: HashSet<u64> = counts.iter().map(|&(c, _)| c).collect();
             let cells = sample_distinct_excluding(rng, m, q, &nonempty)?;
-            spurious.reserve(q);
+            // Room for the kept cells too: they are merged into this buffer.
+            spurious.reserve(q + kept.len());
             for cell in cells {
                 spurious.push((cell, self.laplace.sample_upper_tail(rng, tau)?));
             }
@@ -311,28 +312,31 @@ impl SparseLaplace {
     }
 }
 
-/// Merges two cell lists sorted by cell with disjoint cells.
-fn merge_sorted(a: Vec<(u64, f64)>, b: Vec<(u64, f64)>) -> Vec<(u64, f64)> {
-    if b.is_empty() {
-        return a;
-    }
+/// Merges two cell lists sorted by cell with disjoint cells, in `b`'s buffer: it grows by
+/// `a.len()` (no reallocation when that room was reserved, as [`SparseLaplace::release_counts`]
+/// does) and is filled from the back, so that no unread cell of `b` is overwritten (the write
+/// position is always i + j ≥ j). No second buffer of the whole release: millions of spurious
+/// cells are merged in their own memory.
+fn merge_sorted(a: Vec<(u64, f64)>, mut b: Vec<(u64, f64)>) -> Vec<(u64, f64)> {
     if a.is_empty() {
         return b;
     }
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i].0 < b[j].0 {
-            out.push(a[i]);
-            i += 1;
+    if b.is_empty() {
+        return a;
+    }
+    let (mut i, mut j) = (a.len(), b.len());
+    b.resize(i + j, (0, 0.0));
+    while i > 0 {
+        // The largest remaining cell goes to position i + j − 1.
+        if j > 0 && b[j - 1].0 > a[i - 1].0 {
+            b[i + j - 1] = b[j - 1];
+            j -= 1;
         } else {
-            out.push(b[j]);
-            j += 1;
+            b[i + j - 1] = a[i - 1];
+            i -= 1;
         }
     }
-    out.extend_from_slice(&a[i..]);
-    out.extend_from_slice(&b[j..]);
-    out
+    b
 }
 
 /// A released thresholded histogram: the cells whose noisy count exceeded τ, with those
@@ -350,6 +354,12 @@ impl ThresholdedHistogram {
     /// The released (cell, noisy count) pairs, sorted by cell, every count > τ.
     pub fn cells(&self) -> &[(u64, f64)] {
         &self.cells
+    }
+
+    /// The released (cell, noisy count) pairs, sorted by cell, given away (for consumers that
+    /// free them as they go, see [`super::drain_synthetic_cells_rev`]).
+    pub fn into_cells(self) -> Vec<(u64, f64)> {
+        self.cells
     }
 
     /// m, the number of cells of the space.
@@ -475,6 +485,41 @@ fn radix_sort(keys: &mut Vec<u64>, m: u64) {
 mod tests {
     use super::*;
     use crate::noise::SecureRng;
+
+    /// The in-place merge equals sorting the union, on random disjoint lists of every shape
+    /// (either empty, interleaved, one entirely before the other).
+    #[test]
+    fn merge_in_place_equals_the_sorted_union() {
+        let mut rng = SecureRng::insecure_from_seed(21);
+        for round in 0..300 {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let spread = [2u64, 5, 1000][round % 3];
+            for cell in 0..(rng.next_u64() % 60) {
+                let v = cell as f64 + 0.5;
+                match rng.next_u64() % spread {
+                    0 => a.push((cell, v)),
+                    1 => b.push((cell, -v)),
+                    _ => {}
+                }
+            }
+            if round % 7 == 0 {
+                // One list entirely after the other.
+                let shift = 1000;
+                a.iter_mut().for_each(|c| c.0 += shift);
+            }
+            let mut want: Vec<(u64, f64)> = a.iter().chain(&b).copied().collect();
+            want.sort_by_key(|c| c.0);
+            let got = merge_sorted(a.clone(), b.clone());
+            assert_eq!(got, want, "round {round}");
+            if !a.is_empty() && !b.is_empty() {
+                let mut b2 = b.clone();
+                b2.reserve_exact(a.len());
+                let ptr = b2.as_ptr();
+                let merged = merge_sorted(a, b2);
+                assert_eq!(merged.as_ptr(), ptr, "merged in b's reserved buffer");
+            }
+        }
+    }
 
     #[test]
     fn radix_sort_sorts() {

@@ -1,9 +1,12 @@
 //! Binary logistic regression with sample weights (OLR on original data, HLR on a release).
 
 use super::optim::{self, Convergence, Objective, Options};
-use super::{Matrix, check_columns, check_training_data, checked_weights, dot, sigmoid, softplus};
+use super::{
+    Design, Matrix, check_columns, check_training_data, checked_weights, dot, sigmoid, softplus,
+};
 use crate::error::{Error, Result};
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// Options of [`LogisticRegression::fit`] (and of the multinomial fit).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -69,22 +72,24 @@ impl LogisticConfig {
 /// the total weight `W` so that tolerances do not depend on the data size (the minimiser is
 /// that of the undivided objective). `log(1 + e^η)` is evaluated without overflow.
 /// Gradient: `( Σᵢ wᵢ (σ(ηᵢ) − yᵢ) (1, xᵢ) + λ (0, β) ) / W`, exact.
+///
+/// The rows `x` are any [`Design`] (dense [`Matrix`] by default).
 #[derive(Debug, Clone)]
-pub struct LogisticProblem<'a> {
-    x: &'a Matrix,
+pub struct LogisticProblem<'a, X = Matrix> {
+    x: &'a X,
     y: &'a [u32],
-    weights: Vec<f64>,
+    weights: Cow<'a, [f64]>,
     total_weight: f64,
     l2: f64,
 }
 
-impl<'a> LogisticProblem<'a> {
+impl<'a, X: Design> LogisticProblem<'a, X> {
     /// Validates and wraps the data.
     ///
     /// # Errors
     /// No rows, lengths that differ, a label other than 0/1, a class with no (positive-weight)
     /// example, a negative or non-finite weight, or `l2` negative or non-finite.
-    pub fn new(x: &'a Matrix, y: &'a [u32], weights: Option<&[f64]>, l2: f64) -> Result<Self> {
+    pub fn new(x: &'a X, y: &'a [u32], weights: Option<&'a [f64]>, l2: f64) -> Result<Self> {
         if !(l2.is_finite() && l2 >= 0.0) {
             return Err(Error::param(
                 "l2",
@@ -128,7 +133,7 @@ impl<'a> LogisticProblem<'a> {
     }
 }
 
-impl Objective for LogisticProblem<'_> {
+impl<X: Design> Objective for LogisticProblem<'_, X> {
     fn dim(&self) -> usize {
         self.x.ncols() + 1
     }
@@ -138,18 +143,16 @@ impl Objective for LogisticProblem<'_> {
         let (b0, beta) = (params[0], &params[1..]);
         grad.fill(0.0);
         let mut value = 0.0;
-        for ((row, &y), &w) in self.x.row_iter().zip(self.y).zip(&self.weights) {
+        for (i, (&y, &w)) in self.y.iter().zip(self.weights.iter()).enumerate() {
             if w == 0.0 {
                 continue;
             }
-            let eta = b0 + dot(beta, row);
+            let eta = b0 + self.x.row_dot(i, beta);
             let yf = f64::from(y);
             value += w * (softplus(eta) - yf * eta);
             let r = w * (sigmoid(eta) - yf);
             grad[0] += r;
-            for (g, &xj) in grad[1..].iter_mut().zip(row) {
-                *g += r * xj;
-            }
+            self.x.add_row(i, r, &mut grad[1..]);
         }
         value += 0.5 * self.l2 * dot(beta, beta);
         for (g, &b) in grad[1..].iter_mut().zip(beta) {
@@ -169,7 +172,8 @@ impl Objective for LogisticProblem<'_> {
 /// *Weights*: a weight `w` on a row is exactly `w` copies of it (fractional weights are
 /// allowed), which is how a fit on a histogram release (HLR) uses its noisy counts.
 ///
-/// *Runtime*: O(n·d) per objective evaluation; typically tens of L-BFGS iterations.
+/// *Runtime*: O(n·d) per objective evaluation (O(n·blocks) on a [`super::CodedMatrix`]);
+/// typically tens of L-BFGS iterations. *Memory*: the rows plus O(n + d).
 ///
 /// ```
 /// use disguise::learn::{LogisticRegression, LogisticConfig, Matrix};
@@ -193,13 +197,14 @@ pub struct LogisticRegression {
 }
 
 impl LogisticRegression {
-    /// Fits the model to rows `x`, labels `y ∈ {0, 1}` and optional non-negative `weights`.
+    /// Fits the model to rows `x` (a dense [`Matrix`] or any [`Design`]), labels `y ∈ {0, 1}`
+    /// and optional non-negative `weights`.
     ///
     /// # Errors
     /// See [`LogisticProblem::new`]; also an invalid `config`. Non-convergence within
     /// `max_iters` is **not** an error: check [`LogisticRegression::convergence`].
-    pub fn fit(
-        x: &Matrix,
+    pub fn fit<X: Design>(
+        x: &X,
         y: &[u32],
         weights: Option<&[f64]>,
         config: &LogisticConfig,
@@ -209,7 +214,7 @@ impl LogisticRegression {
         let w1: f64 = problem
             .y
             .iter()
-            .zip(&problem.weights)
+            .zip(problem.weights.iter())
             .filter(|(c, _)| **c == 1)
             .map(|(_, w)| w)
             .sum();
@@ -255,10 +260,10 @@ impl LogisticRegression {
     ///
     /// # Errors
     /// `x` has a different number of columns than the training data.
-    pub fn decision_function(&self, x: &Matrix) -> Result<Vec<f64>> {
+    pub fn decision_function<X: Design>(&self, x: &X) -> Result<Vec<f64>> {
         check_columns(x, self.coefficients.len())?;
-        Ok(x.row_iter()
-            .map(|r| self.intercept + dot(&self.coefficients, r))
+        Ok((0..x.nrows())
+            .map(|i| self.intercept + x.row_dot(i, &self.coefficients))
             .collect())
     }
 
@@ -266,7 +271,7 @@ impl LogisticRegression {
     ///
     /// # Errors
     /// `x` has a different number of columns than the training data.
-    pub fn predict_proba(&self, x: &Matrix) -> Result<Vec<f64>> {
+    pub fn predict_proba<X: Design>(&self, x: &X) -> Result<Vec<f64>> {
         Ok(self
             .decision_function(x)?
             .into_iter()

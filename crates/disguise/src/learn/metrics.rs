@@ -112,7 +112,7 @@ pub fn hand_till(probs: &Matrix, labels: &[u32], weights: Option<&[f64]>) -> Res
     let w = checked_weights(weights, labels.len())?;
     let k = probs.ncols();
     let mut class_weight = vec![0.0; k];
-    for (i, (&c, &wi)) in labels.iter().zip(&w).enumerate() {
+    for (i, (&c, &wi)) in labels.iter().zip(w.iter()).enumerate() {
         let slot = class_weight.get_mut(c as usize).ok_or_else(|| {
             Error::param(
                 "labels",

@@ -19,9 +19,11 @@
 //! exactly equivalent to `w` copies of the row. Metrics: [`auc`] (binary, Mann–Whitney with
 //! ties counted half) and [`hand_till`] (multi-class); folds: [`StratifiedKFold`].
 //!
-//! Data is a dense row-major [`Matrix`] of finite `f64` (n rows × d columns), labels are `u32`
-//! class codes `0..K`. Categorical (binned) columns become indicator columns with
-//! [`one_hot`]. Every fallible function returns [`crate::Result`].
+//! Data is a [`Design`]: a dense row-major [`Matrix`] of finite `f64` (n rows × d columns), or
+//! a [`CodedMatrix`] that stores one small code per categorical (binned) column and produces
+//! its indicator features when a model reads the row (the same fits in a fraction of the
+//! memory). Labels are `u32` class codes `0..K`. Categorical columns become dense indicator
+//! columns with [`one_hot`]. Every fallible function returns [`crate::Result`].
 //!
 //! ```
 //! use disguise::learn::{LogisticRegression, LogisticConfig, Matrix, auc};
@@ -40,6 +42,7 @@
 //! ```
 
 mod cv;
+mod design;
 mod logistic;
 mod metrics;
 mod multinomial;
@@ -47,6 +50,7 @@ mod optim;
 mod private_erm;
 
 pub use cv::StratifiedKFold;
+pub use design::{CodedBlock, CodedMatrix, Codes, Design};
 pub use logistic::{LogisticConfig, LogisticProblem, LogisticRegression};
 pub use metrics::{auc, hand_till};
 pub use multinomial::{MultinomialLogisticRegression, MultinomialProblem};
@@ -57,6 +61,7 @@ pub use private_erm::{
 };
 
 use crate::error::{Error, Result};
+use std::borrow::Cow;
 
 /// A dense matrix of finite `f64`, stored row-major: `rows × cols` values, row `i` at
 /// `data[i * cols .. (i + 1) * cols]`.
@@ -283,10 +288,11 @@ pub fn one_hot(columns: &[Vec<u32>], arities: &[u32]) -> Result<Matrix> {
     Matrix::new(n, width, data)
 }
 
-/// Checks the optional weights of `n` examples and returns them (all ones when absent).
-pub(crate) fn checked_weights(weights: Option<&[f64]>, n: usize) -> Result<Vec<f64>> {
+/// Checks the optional weights of `n` examples and returns them (all ones when absent), borrowed
+/// when given: a release can have millions of weighted rows.
+pub(crate) fn checked_weights(weights: Option<&[f64]>, n: usize) -> Result<Cow<'_, [f64]>> {
     let Some(w) = weights else {
-        return Ok(vec![1.0; n]);
+        return Ok(Cow::Owned(vec![1.0; n]));
     };
     if w.len() != n {
         return Err(Error::param(
@@ -307,13 +313,13 @@ pub(crate) fn checked_weights(weights: Option<&[f64]>, n: usize) -> Result<Vec<f
             format!("the total weight must be finite and > 0, got {total}"),
         ));
     }
-    Ok(w.to_vec())
+    Ok(Cow::Borrowed(w))
 }
 
 /// Checks that `x` and the labels describe the same non-empty set of examples, that every
 /// label is below `num_classes`, and that every class has positive total weight.
-pub(crate) fn check_training_data(
-    x: &Matrix,
+pub(crate) fn check_training_data<X: Design>(
+    x: &X,
     y: &[u32],
     weights: &[f64],
     num_classes: usize,
@@ -347,7 +353,7 @@ pub(crate) fn check_training_data(
 }
 
 /// Checks that `x` has `cols` columns (for prediction).
-pub(crate) fn check_columns(x: &Matrix, cols: usize) -> Result<()> {
+pub(crate) fn check_columns<X: Design>(x: &X, cols: usize) -> Result<()> {
     if x.ncols() != cols {
         return Err(Error::param(
             "x",

@@ -2,9 +2,10 @@
 
 use super::logistic::LogisticConfig;
 use super::optim::{self, Convergence, Objective};
-use super::{Matrix, check_columns, check_training_data, checked_weights, dot};
+use super::{Design, Matrix, check_columns, check_training_data, checked_weights, dot};
 use crate::error::{Error, Result};
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// The objective of weighted multinomial logistic regression with reference class 0.
 ///
@@ -19,18 +20,19 @@ use serde::Serialize;
 ///
 /// (intercepts unpenalised; log-sum-exp evaluated stably). Gradient for class `k ≥ 1`:
 /// `( Σᵢ wᵢ (P(k | xᵢ) − [yᵢ = k]) (1, xᵢ) + λ (0, β_k) ) / W`, exact. With `K = 2` this is
-/// exactly [`super::LogisticProblem`].
+/// exactly [`super::LogisticProblem`]. The rows `x` are any [`Design`] (dense [`Matrix`] by
+/// default).
 #[derive(Debug, Clone)]
-pub struct MultinomialProblem<'a> {
-    x: &'a Matrix,
+pub struct MultinomialProblem<'a, X = Matrix> {
+    x: &'a X,
     y: &'a [u32],
-    weights: Vec<f64>,
+    weights: Cow<'a, [f64]>,
     total_weight: f64,
     l2: f64,
     num_classes: usize,
 }
 
-impl<'a> MultinomialProblem<'a> {
+impl<'a, X: Design> MultinomialProblem<'a, X> {
     /// Validates and wraps the data; labels are in `0..num_classes`.
     ///
     /// # Errors
@@ -38,9 +40,9 @@ impl<'a> MultinomialProblem<'a> {
     /// no (positive-weight) example, a negative or non-finite weight, or `l2` negative or
     /// non-finite.
     pub fn new(
-        x: &'a Matrix,
+        x: &'a X,
         y: &'a [u32],
-        weights: Option<&[f64]>,
+        weights: Option<&'a [f64]>,
         num_classes: usize,
         l2: f64,
     ) -> Result<Self> {
@@ -94,14 +96,14 @@ impl<'a> MultinomialProblem<'a> {
     }
 }
 
-/// Fills `eta` (length K, `eta[0] = 0`) with the linear predictors of `row` and turns it into
-/// class probabilities in place; returns `log Σ_k e^{η_k}`.
-fn softmax_row(params: &[f64], row: &[f64], eta: &mut [f64]) -> f64 {
-    let stride = row.len() + 1;
+/// Fills `eta` (length K, `eta[0] = 0`) with the linear predictors of row `i` of `x` and
+/// turns it into class probabilities in place; returns `log Σ_k e^{η_k}`.
+fn softmax_row<X: Design>(params: &[f64], x: &X, i: usize, eta: &mut [f64]) -> f64 {
+    let stride = x.ncols() + 1;
     eta[0] = 0.0;
     for (k, e) in eta[1..].iter_mut().enumerate() {
         let b = &params[k * stride..(k + 1) * stride];
-        *e = b[0] + dot(&b[1..], row);
+        *e = b[0] + x.row_dot(i, &b[1..]);
     }
     let m = eta.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let mut s = 0.0;
@@ -115,7 +117,7 @@ fn softmax_row(params: &[f64], row: &[f64], eta: &mut [f64]) -> f64 {
     m + s.ln()
 }
 
-impl Objective for MultinomialProblem<'_> {
+impl<X: Design> Objective for MultinomialProblem<'_, X> {
     fn dim(&self) -> usize {
         (self.num_classes - 1) * (self.x.ncols() + 1)
     }
@@ -126,25 +128,23 @@ impl Objective for MultinomialProblem<'_> {
         grad.fill(0.0);
         let mut value = 0.0;
         let mut prob = vec![0.0; self.num_classes];
-        for ((row, &y), &w) in self.x.row_iter().zip(self.y).zip(&self.weights) {
+        for (i, (&y, &w)) in self.y.iter().zip(self.weights.iter()).enumerate() {
             if w == 0.0 {
                 continue;
             }
-            let lse = softmax_row(params, row, &mut prob);
+            let lse = softmax_row(params, self.x, i, &mut prob);
             let eta_y = if y == 0 {
                 0.0
             } else {
                 let b = &params[(y as usize - 1) * stride..y as usize * stride];
-                b[0] + dot(&b[1..], row)
+                b[0] + self.x.row_dot(i, &b[1..])
             };
             value += w * (lse - eta_y);
             for k in 1..self.num_classes {
                 let r = w * (prob[k] - if y as usize == k { 1.0 } else { 0.0 });
                 let g = &mut grad[(k - 1) * stride..k * stride];
                 g[0] += r;
-                for (gj, &xj) in g[1..].iter_mut().zip(row) {
-                    *gj += r * xj;
-                }
+                self.x.add_row(i, r, &mut g[1..]);
             }
         }
         for k in 0..self.num_classes - 1 {
@@ -167,7 +167,8 @@ impl Objective for MultinomialProblem<'_> {
 /// starting from zero slopes and intercepts `log(W_k / W_0)` (the weighted class shares).
 /// With two classes it is the binary [`super::LogisticRegression`].
 ///
-/// *Runtime*: O(n·d·K) per objective evaluation.
+/// *Runtime*: O(n·d·K) per objective evaluation (O(n·blocks·K) on a
+/// [`super::CodedMatrix`]). *Memory*: the rows plus O(n + d·K).
 ///
 /// ```
 /// use disguise::learn::{LogisticConfig, Matrix, MultinomialLogisticRegression};
@@ -189,13 +190,14 @@ pub struct MultinomialLogisticRegression {
 }
 
 impl MultinomialLogisticRegression {
-    /// Fits the model to rows `x`, labels `y ∈ 0..num_classes` and optional weights.
+    /// Fits the model to rows `x` (a dense [`Matrix`] or any [`Design`]), labels
+    /// `y ∈ 0..num_classes` and optional weights.
     ///
     /// # Errors
     /// See [`MultinomialProblem::new`]; also an invalid `config`. Non-convergence is not an
     /// error: check [`MultinomialLogisticRegression::convergence`].
-    pub fn fit(
-        x: &Matrix,
+    pub fn fit<X: Design>(
+        x: &X,
         y: &[u32],
         weights: Option<&[f64]>,
         num_classes: usize,
@@ -204,7 +206,7 @@ impl MultinomialLogisticRegression {
         let options = config.validate()?;
         let problem = MultinomialProblem::new(x, y, weights, num_classes, config.l2)?;
         let mut class_weight = vec![0.0; num_classes];
-        for (&c, &w) in y.iter().zip(&problem.weights) {
+        for (&c, &w) in y.iter().zip(problem.weights.iter()) {
             class_weight[c as usize] += w;
         }
         let stride = x.ncols() + 1;
@@ -249,12 +251,12 @@ impl MultinomialLogisticRegression {
     ///
     /// # Errors
     /// `x` has a different number of columns than the training data.
-    pub fn predict_proba(&self, x: &Matrix) -> Result<Matrix> {
+    pub fn predict_proba<X: Design>(&self, x: &X) -> Result<Matrix> {
         check_columns(x, self.num_features)?;
         let mut out = Vec::with_capacity(x.nrows() * self.num_classes);
         let mut prob = vec![0.0; self.num_classes];
-        for row in x.row_iter() {
-            softmax_row(&self.params, row, &mut prob);
+        for i in 0..x.nrows() {
+            softmax_row(&self.params, x, i, &mut prob);
             out.extend_from_slice(&prob);
         }
         Matrix::new(x.nrows(), self.num_classes, out)
@@ -264,7 +266,7 @@ impl MultinomialLogisticRegression {
     ///
     /// # Errors
     /// `x` has a different number of columns than the training data.
-    pub fn predict(&self, x: &Matrix) -> Result<Vec<u32>> {
+    pub fn predict<X: Design>(&self, x: &X) -> Result<Vec<u32>> {
         let p = self.predict_proba(x)?;
         Ok(p.row_iter().map(argmax).collect())
     }

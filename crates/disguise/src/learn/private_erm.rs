@@ -21,7 +21,7 @@
 use super::logistic::LogisticRegression;
 use super::multinomial::argmax;
 use super::optim::{self, Convergence, Objective, Options};
-use super::{Matrix, check_columns, dot, sigmoid, softplus};
+use super::{Design, Matrix, check_columns, dot, sigmoid, softplus};
 use crate::error::{Error, Result};
 use crate::privacy::{Epsilon, PrivacyCost};
 use rand_core::{CryptoRng, Rng};
@@ -190,25 +190,49 @@ impl FeatureBounds {
         self.lower.is_empty()
     }
 
-    fn embed_row(&self, row: &[f64], out: &mut Vec<f64>) {
-        let s = 1.0 / ((self.len() + 1) as f64).sqrt();
-        out.push(s);
-        for ((&v, &lo), &hi) in row.iter().zip(&self.lower).zip(&self.upper) {
-            let z = ((2.0 * v - lo - hi) / (hi - lo)).clamp(-1.0, 1.0);
-            out.push(z * s);
-        }
+    /// The scale `1/√(p + 1)` of the embedding.
+    fn scale(&self) -> f64 {
+        1.0 / ((self.len() + 1) as f64).sqrt()
+    }
+
+    /// The embedded value `zⱼ·s` of value `v` in column `j`.
+    #[inline]
+    fn embed_value(&self, j: usize, v: f64, s: f64) -> f64 {
+        let (lo, hi) = (self.lower[j], self.upper[j]);
+        let z = ((2.0 * v - lo - hi) / (hi - lo)).clamp(-1.0, 1.0);
+        z * s
+    }
+
+    /// The embedding of an all-zero row: the row every embedded row starts from.
+    fn embedded_zero(&self) -> Vec<f64> {
+        let s = self.scale();
+        std::iter::once(s)
+            .chain((0..self.len()).map(|j| self.embed_value(j, 0.0, s)))
+            .collect()
+    }
+
+    /// Writes the embedding of row `i` of `x` into `out` (length p + 1), starting from
+    /// `zero` ([`FeatureBounds::embedded_zero`]): only the visited entries are computed, and
+    /// the others are embedded zeros, so the row equals the one [`FeatureBounds::embed`]
+    /// computes, bit for bit, without an `n × (p + 1)` matrix.
+    #[inline]
+    fn embed_row_of<X: Design>(&self, x: &X, i: usize, zero: &[f64], out: &mut [f64]) {
+        out.copy_from_slice(zero);
+        let s = zero[0];
+        x.for_each_entry(i, |j, v| out[j + 1] = self.embed_value(j, v, s));
     }
 
     /// The embedding `x̃` of every row: an `n × (p + 1)` matrix whose rows have norm ≤ 1,
-    /// the scaled constant in column 0.
+    /// the scaled constant in column 0. (The models embed one row at a time instead.)
     ///
     /// # Errors
     /// `x` does not have `p` columns.
-    pub fn embed(&self, x: &Matrix) -> Result<Matrix> {
+    pub fn embed<X: Design>(&self, x: &X) -> Result<Matrix> {
         check_columns(x, self.len())?;
-        let mut data = Vec::with_capacity(x.nrows() * (self.len() + 1));
-        for row in x.row_iter() {
-            self.embed_row(row, &mut data);
+        let zero = self.embedded_zero();
+        let mut data = vec![0.0; x.nrows() * (self.len() + 1)];
+        for (i, row) in data.chunks_exact_mut(self.len() + 1).enumerate() {
+            self.embed_row_of(x, i, &zero, row);
         }
         Matrix::new(x.nrows(), self.len() + 1, data)
     }
@@ -320,29 +344,34 @@ fn calibrate(epsilon: f64, lambda: Option<f64>, n: usize) -> Result<Calibration>
     })
 }
 
-/// `J(f) = (1/n) Σ ℓ(sᵢ fᵀx̃ᵢ) + ((Λ + Δ)/2)‖f‖² + (1/n) bᵀf`, `sᵢ = ±1`.
-struct PerturbedObjective<'a> {
-    xt: &'a Matrix,
+/// `J(f) = (1/n) Σ ℓ(sᵢ fᵀx̃ᵢ) + ((Λ + Δ)/2)‖f‖² + (1/n) bᵀf`, `sᵢ = ±1`. The embedded rows
+/// `x̃ᵢ` are computed one at a time from `x` (dense: every entry of x̃ is nonzero).
+struct PerturbedObjective<'a, X> {
+    x: &'a X,
+    bounds: &'a FeatureBounds,
+    zero: Vec<f64>,
     signs: Vec<f64>,
     noise: Vec<f64>,
     ridge: f64,
 }
 
-impl Objective for PerturbedObjective<'_> {
+impl<X: Design> Objective for PerturbedObjective<'_, X> {
     fn dim(&self) -> usize {
-        self.xt.ncols()
+        self.zero.len()
     }
 
     fn value_and_gradient(&self, f: &[f64], grad: &mut [f64]) -> f64 {
-        let inv_n = 1.0 / self.xt.nrows() as f64;
+        let inv_n = 1.0 / self.x.nrows() as f64;
         grad.fill(0.0);
         let mut loss = 0.0;
-        for (row, &s) in self.xt.row_iter().zip(&self.signs) {
-            let z = s * dot(f, row);
+        let mut row = vec![0.0; self.zero.len()];
+        for (i, &s) in self.signs.iter().enumerate() {
+            self.bounds.embed_row_of(self.x, i, &self.zero, &mut row);
+            let z = s * dot(f, &row);
             loss += softplus(-z);
             // ℓ′(z) = −σ(−z); d/df ℓ(s fᵀx) = ℓ′(z) s x.
             let r = -sigmoid(-z) * s;
-            for (g, &xj) in grad.iter_mut().zip(row) {
+            for (g, &xj) in grad.iter_mut().zip(&row) {
                 *g += r * xj;
             }
         }
@@ -381,7 +410,8 @@ impl Objective for PerturbedObjective<'_> {
 /// floating-point caveat. [`PrivateLogisticRegression::cost`] reports the cost for the
 /// accountant.
 ///
-/// *Runtime*: O(n·p) per objective evaluation.
+/// *Runtime*: O(n·p) per objective evaluation. *Memory*: the rows `x` plus O(n + p): the
+/// embedded rows are computed one at a time, never stored.
 ///
 /// *Utility*: Chaudhuri et al. 2011 bound its generalization error; Vinterbo 2012 uses it as
 /// the private binary baseline.
@@ -404,8 +434,8 @@ impl PrivateLogisticRegression {
     /// ε not finite and > 0 ([`Error::InvalidEpsilon`]); Λ not finite and > 0 (or the default
     /// rule underflowing for huge ε); no rows; `y` or `bounds` of the wrong length; a label
     /// other than 0/1; invalid optimiser options.
-    pub fn fit<R: Rng + CryptoRng + ?Sized>(
-        x: &Matrix,
+    pub fn fit<X: Design, R: Rng + CryptoRng + ?Sized>(
+        x: &X,
         y: &[u32],
         bounds: &FeatureBounds,
         config: &PlrConfig,
@@ -429,17 +459,19 @@ impl PrivateLogisticRegression {
                 format!("labels must be 0 or 1, got {} at row {i}", y[i]),
             ));
         }
-        let xt = bounds.embed(x)?;
+        check_columns(x, bounds.len())?;
+        let dim = bounds.len() + 1;
         let cal = calibrate(epsilon.get(), config.lambda, n)?;
-        let noise = objective_noise(rng, xt.ncols(), cal.epsilon_prime)?;
+        let noise = objective_noise(rng, dim, cal.epsilon_prime)?;
         let objective = PerturbedObjective {
-            xt: &xt,
+            x,
+            bounds,
+            zero: bounds.embedded_zero(),
             signs: y.iter().map(|&c| if c == 1 { 1.0 } else { -1.0 }).collect(),
             noise,
             ridge: cal.lambda + cal.extra_ridge,
         };
-        let (coefficients, convergence) =
-            optim::minimize(&objective, vec![0.0; xt.ncols()], options)?;
+        let (coefficients, convergence) = optim::minimize(&objective, vec![0.0; dim], options)?;
         Ok(Self {
             bounds: bounds.clone(),
             coefficients,
@@ -478,16 +510,23 @@ impl PrivateLogisticRegression {
     ///
     /// # Errors
     /// `x` has a different number of columns than the bounds.
-    pub fn decision_function(&self, x: &Matrix) -> Result<Vec<f64>> {
-        let xt = self.bounds.embed(x)?;
-        Ok(xt.row_iter().map(|r| dot(&self.coefficients, r)).collect())
+    pub fn decision_function<X: Design>(&self, x: &X) -> Result<Vec<f64>> {
+        check_columns(x, self.bounds.len())?;
+        let zero = self.bounds.embedded_zero();
+        let mut row = vec![0.0; zero.len()];
+        Ok((0..x.nrows())
+            .map(|i| {
+                self.bounds.embed_row_of(x, i, &zero, &mut row);
+                dot(&self.coefficients, &row)
+            })
+            .collect())
     }
 
     /// `P(y = 1 | x) = σ(fᵀx̃)` for each row.
     ///
     /// # Errors
     /// `x` has a different number of columns than the bounds.
-    pub fn predict_proba(&self, x: &Matrix) -> Result<Vec<f64>> {
+    pub fn predict_proba<X: Design>(&self, x: &X) -> Result<Vec<f64>> {
         Ok(self
             .decision_function(x)?
             .into_iter()
@@ -553,8 +592,8 @@ impl PrivateMultinomialLogisticRegression {
     /// # Errors
     /// `num_classes < 2`, a label `>= num_classes`, and everything
     /// [`PrivateLogisticRegression::fit`] rejects.
-    pub fn fit<R: Rng + CryptoRng + ?Sized>(
-        x: &Matrix,
+    pub fn fit<X: Design, R: Rng + CryptoRng + ?Sized>(
+        x: &X,
         y: &[u32],
         num_classes: usize,
         bounds: &FeatureBounds,
@@ -600,7 +639,7 @@ impl PrivateMultinomialLogisticRegression {
     ///
     /// # Errors
     /// `x` has a different number of columns than the bounds.
-    pub fn predict_proba(&self, x: &Matrix) -> Result<Matrix> {
+    pub fn predict_proba<X: Design>(&self, x: &X) -> Result<Matrix> {
         let q = self.models.len();
         let per_class: Vec<Vec<f64>> = self
             .models
@@ -626,7 +665,7 @@ impl PrivateMultinomialLogisticRegression {
     ///
     /// # Errors
     /// `x` has a different number of columns than the bounds.
-    pub fn predict(&self, x: &Matrix) -> Result<Vec<u32>> {
+    pub fn predict<X: Design>(&self, x: &X) -> Result<Vec<u32>> {
         Ok(self.predict_proba(x)?.row_iter().map(argmax).collect())
     }
 

@@ -31,7 +31,9 @@
 //! Outputs (prefix `histograms_`): `folds.csv` (one row per fold × method × parameter
 //! setting, with what each release chose), `figure1.csv` (box statistics), `figure2.csv`
 //! (medians of the sweeps) and the figures `figure1` and `figure2` (PNG + SVG). The full
-//! run takes about 40 s on 2 cores.
+//! run takes about 90 s on 2 cores and peaks at about 75 MB resident (160 MB with
+//! `--trials 5`; see BENCHMARKS.md): folds and releases are held as coded rows
+//! ([`disguise::learn::CodedMatrix`]), never as dense features.
 
 use super::{Common, Context, cell};
 use crate::plot::{BoxPlot, DrawResult, Figure, PALETTE, tick_label};
