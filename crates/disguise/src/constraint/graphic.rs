@@ -87,8 +87,8 @@ impl Graphic {
             if i == 0 && row.fields.iter().all(is_word) {
                 continue; // a header such as `u,v`
             }
-            let u = parse_index(source, row.line, "a vertex id", row.fields[0])?;
-            let v = parse_index(source, row.line, "a vertex id", row.fields[1])?;
+            let u = parse_index(source, &row, 0, "a vertex id")?;
+            let v = parse_index(source, &row, 1, "a vertex id")?;
             edges.push((u, v));
         }
         let vertices = edges.iter().map(|&(u, v)| u.max(v) + 1).max().unwrap_or(0);

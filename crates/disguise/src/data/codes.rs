@@ -149,7 +149,7 @@ impl Codes {
     /// If `i` ≥ `len()`.
     #[inline]
     pub fn get(&self, i: usize) -> u32 {
-        with_slice!(self, v => u32::from(v[i]))
+        with_slice!(self, v => v[i].code())
     }
 
     /// The codes in order, as `u32`.
@@ -168,7 +168,7 @@ impl Codes {
 
     /// The largest code, or `None` when empty.
     pub fn max(&self) -> Option<u32> {
-        with_slice!(self, v => v.iter().max().map(|&c| u32::from(c)))
+        with_slice!(self, v => v.iter().max().map(|&c| c.code()))
     }
 
     /// The codes of the given records, in the given order (repeats allowed), in the same
@@ -210,6 +210,38 @@ impl Codes {
     /// Frees the unused capacity.
     pub fn shrink_to_fit(&mut self) {
         with_slice!(self, v => v.shrink_to_fit())
+    }
+}
+
+/// One stored code, of whatever width, read as a `u32` or an index.
+pub(crate) trait Code: Copy {
+    /// The code.
+    fn code(self) -> u32;
+    /// The code as an index.
+    #[inline]
+    fn index(self) -> usize {
+        self.code() as usize
+    }
+}
+
+impl Code for u8 {
+    #[inline]
+    fn code(self) -> u32 {
+        u32::from(self)
+    }
+}
+
+impl Code for u16 {
+    #[inline]
+    fn code(self) -> u32 {
+        u32::from(self)
+    }
+}
+
+impl Code for u32 {
+    #[inline]
+    fn code(self) -> u32 {
+        self
     }
 }
 
@@ -307,6 +339,8 @@ impl ExactSizeIterator for Iter<'_> {}
 pub trait CodeColumn {
     /// The number of codes.
     fn code_count(&self) -> usize;
+    /// Code `i` (panics if out of range).
+    fn code_at(&self, i: usize) -> u32;
     /// Calls `f(i, code)` for every code in order.
     fn for_each_code(&self, f: impl FnMut(usize, u32));
 }
@@ -314,6 +348,10 @@ pub trait CodeColumn {
 impl CodeColumn for [u32] {
     fn code_count(&self) -> usize {
         self.len()
+    }
+    #[inline]
+    fn code_at(&self, i: usize) -> u32 {
+        self[i]
     }
     fn for_each_code(&self, mut f: impl FnMut(usize, u32)) {
         self.iter().enumerate().for_each(|(i, &c)| f(i, c));
@@ -324,6 +362,10 @@ impl CodeColumn for Vec<u32> {
     fn code_count(&self) -> usize {
         self.len()
     }
+    #[inline]
+    fn code_at(&self, i: usize) -> u32 {
+        self[i]
+    }
     fn for_each_code(&self, f: impl FnMut(usize, u32)) {
         self.as_slice().for_each_code(f);
     }
@@ -333,8 +375,12 @@ impl CodeColumn for Codes {
     fn code_count(&self) -> usize {
         self.len()
     }
+    #[inline]
+    fn code_at(&self, i: usize) -> u32 {
+        self.get(i)
+    }
     fn for_each_code(&self, mut f: impl FnMut(usize, u32)) {
-        with_slice!(self, v => v.iter().enumerate().for_each(|(i, &c)| f(i, u32::from(c))));
+        with_slice!(self, v => v.iter().enumerate().for_each(|(i, &c)| f(i, c.code())));
     }
 }
 

@@ -63,7 +63,8 @@ impl Delimited {
     /// (`data.csv:1: duplicate column 'age' (columns 2 and 5)`).
     pub fn open(path: &Path, layout: Layout) -> Result<Self> {
         let shown = path.display().to_string();
-        let file = std::fs::File::open(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
+        let file = std::fs::File::open(path)
+            .map_err(|e| Error::Io(format!("cannot read {shown}: {e}")))?;
         Self::from_reader(Box::new(file), shown, layout)
     }
 
@@ -201,12 +202,6 @@ impl Delimited {
         &self.header
     }
 
-    /// The number of fields every row must have: the header's, or the one set by
-    /// [`Delimited::expect_width`].
-    pub fn width(&self) -> usize {
-        self.width
-    }
-
     /// Sets the number of fields of a file without a header (e.g. a schema's columns).
     pub fn expect_width(&mut self, width: usize) {
         self.width = width;
@@ -281,12 +276,18 @@ impl Delimited {
     /// An error about field `c` of the current row: `file:line:column: column 'name':
     /// message` (without the name when the file has no header).
     pub fn error_at(&self, c: usize, message: impl Display) -> Error {
+        let name = self.header.get(c).map_or("", String::as_str);
+        self.error_named(c, name, message)
+    }
+
+    /// As [`Delimited::error_at`] with the column's name given (e.g. by a schema, for a file
+    /// without a header); an empty name is left out.
+    pub fn error_named(&self, c: usize, name: &str, message: impl Display) -> Error {
         let at = Position::new(&self.shown, self.line()).column(c as u64 + 1);
-        match self.header.get(c) {
-            Some(name) if !name.is_empty() => {
-                Error::Parse(format!("{at}: column {}: {message}", quote_name(name)))
-            }
-            _ => Error::Parse(format!("{at}: {message}")),
+        if name.is_empty() {
+            Error::Parse(format!("{at}: {message}"))
+        } else {
+            Error::Parse(format!("{at}: column {}: {message}", quote_name(name)))
         }
     }
 

@@ -18,8 +18,8 @@ const SCORES: Layout = Layout {
 ///
 /// Errors name the file, line and field: `scores.txt:7:1: not a number: "abc"` (at most 60
 /// characters of the line are quoted), `not a finite number` for NaN or infinities,
-/// `scores.txt:3: expected 1 field, found 2` for a line with a comma, and `scores.txt: empty
-/// file (no scores)` when there is no score at all.
+/// `scores.txt:3: expected 1 field, found 2` for a line with a comma, and `scores.txt: no
+/// scores (the file is empty)` when there is no score at all.
 ///
 /// ```
 /// # let dir = std::env::temp_dir().join("disguise-doc-scores");
@@ -34,7 +34,8 @@ const SCORES: Layout = Layout {
 /// ```
 pub fn read_scores(path: &Path) -> Result<Vec<f64>> {
     let shown = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
+    let file =
+        std::fs::File::open(path).map_err(|e| Error::Io(format!("cannot read {shown}: {e}")))?;
     read_scores_from(file, &shown)
 }
 
@@ -48,7 +49,9 @@ pub fn read_scores_from(input: impl Read + 'static, shown: &str) -> Result<Vec<f
         scores.push(file.number(0)?);
     }
     if scores.is_empty() {
-        return Err(Error::Parse(format!("{shown}: empty file (no scores)")));
+        return Err(Error::Parse(format!(
+            "{shown}: no scores (the file is empty)"
+        )));
     }
     Ok(scores)
 }
@@ -71,7 +74,7 @@ mod tests {
         assert_eq!(e, "s.txt:2:1: not a finite number: \"NaN\"");
         assert!(parse("inf").is_err());
         let e = parse("\n \n").unwrap_err().to_string();
-        assert_eq!(e, "s.txt: empty file (no scores)");
+        assert_eq!(e, "s.txt: no scores (the file is empty)");
         let e = parse("1\n2,5\n").unwrap_err().to_string();
         assert_eq!(e, "s.txt:2: expected 1 field, found 2");
         let long = format!("1\n{}\n", "7".repeat(400) + "x");

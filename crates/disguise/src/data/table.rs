@@ -62,6 +62,30 @@ impl Header {
     }
 }
 
+/// Reads only the header of a CSV file (with the checks of every table reader: a byte-order
+/// mark stripped, an empty file or a column named twice refused).
+///
+/// ```
+/// # let dir = std::env::temp_dir().join("disguise-doc-header");
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("t.csv");
+/// std::fs::write(&path, "\u{feff}id, Age ,y\n1,2,3\n").unwrap();
+/// let header = disguise::data::read_header(&path)?;
+/// assert_eq!(header.names(), ["id", "Age", "y"]);
+/// assert_eq!(header.find("age")?, 1);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`read_table_with`], for the header.
+pub fn read_header(path: &Path) -> Result<Header> {
+    let file = Delimited::open(path, Layout::CSV)?;
+    Ok(Header {
+        source: file.shown().to_string(),
+        names: file.header().to_vec(),
+    })
+}
+
 /// Which columns of a table file to read, and which of them to bin while reading.
 ///
 /// Columns left out are skipped while streaming: they are neither decoded nor stored, so they
