@@ -170,7 +170,7 @@ impl Delimited {
         // Every record but the file's last ends with the '\n' the reader has just counted.
         let at_end = tail.eof && after.byte() == tail.total;
         let newline_ended = !at_end || tail.last == Some(b'\n');
-        let end = after.line() - u64::from(newline_ended);
+        let end = after.line().saturating_sub(u64::from(newline_ended));
         let inner = self
             .record
             .as_slice()
