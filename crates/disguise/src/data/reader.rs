@@ -537,4 +537,38 @@ mod tests {
             "t.csv: empty file (no data rows)"
         );
     }
+
+    proptest::proptest! {
+        /// Any bytes, any layout: errors, never a panic; every row is placed on a line of
+        /// the input.
+        #[test]
+        fn arbitrary_bytes_never_panic(
+            bytes in proptest::collection::vec(
+                proptest::sample::select(b"a,;#\"\r\n 1.5\xef\xbb\xbf\xff".to_vec()),
+                0..200,
+            ),
+            header in proptest::bool::ANY,
+            comment in proptest::bool::ANY,
+        ) {
+            let layout = Layout {
+                delimiter: b',',
+                has_header: header,
+                comment: comment.then_some(b'#'),
+            };
+            let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+            if let Ok(mut f) = open(&bytes, layout) {
+                if !header {
+                    f.expect_width(2);
+                }
+                while let Ok(true) = f.next_row() {
+                    proptest::prop_assert!((1..=lines).contains(&f.line()));
+                    for c in 0..3 {
+                        let _ = f.number(c);
+                        let _ = f.field(c);
+                    }
+                }
+                let _ = f.require_rows();
+            }
+        }
+    }
 }
