@@ -405,7 +405,10 @@ fn toml_message(e: &toml::de::Error, text: &str, source: &str) -> String {
     };
     let message = match e.span().filter(|span| span.start <= text.len()) {
         Some(span) => {
-            let start = text.floor_char_boundary(span.start);
+            let start = (0..=span.start)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0);
             let before = &text[..start];
             let line = before.matches('\n').count() as u64 + 1;
             let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
