@@ -267,7 +267,7 @@ fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
         ),
         (
             &["--label", "y", "--exclude", "id", "--bins", "city:0:1:2"],
-            "t.csv:2: column 'city': not a number: \"Rome\"",
+            "t.csv:2:6: column 'city': not a number: \"Rome\"",
         ),
         (
             &["--label", "y", "--exclude", "id,age", "--k", "9"],
@@ -332,4 +332,101 @@ fn help_has_examples_and_the_privacy_notes() {
     ] {
         assert!(text.contains(needle), "help lacks {needle:?}");
     }
+}
+
+/// The reader's defects, seen by the user: a byte-order mark and bytes that are not UTF-8 in
+/// an excluded column change nothing; a duplicate column, a header without rows, an empty
+/// file and a huge bad cell are each one short line with the place.
+#[test]
+fn reader_edge_cases_name_file_line_and_column() {
+    let plain = table();
+    // `id` (excluded) holds bytes that are not UTF-8; the file starts with a BOM.
+    let mut odd = b"\xef\xbb\xbf".to_vec();
+    for (i, line) in plain.split("\r\n").enumerate() {
+        if line.is_empty() {
+            continue;
+        }
+        let mut fields: Vec<&[u8]> = line.split(',').map(str::as_bytes).collect();
+        if i > 0 {
+            fields[3] = b"\xff\xfe";
+        }
+        odd.extend(fields.join(&b","[..]));
+        odd.extend(b"\r\n");
+    }
+    let mut big = String::from("y,copy,noise,id,age,city\n1,yes,0,1,");
+    big.push_str(&"9".repeat(10_000_000));
+    big.push_str("x,Rome\n");
+    let dir = dir_with(
+        "reader",
+        &[
+            ("t.csv", &plain),
+            ("dup.csv", "y,a,A\n1,2,3\n"),
+            ("header.csv", "y,a\r\n"),
+            ("empty.csv", ""),
+            ("big.csv", &big),
+        ],
+    );
+    std::fs::write(dir.join("odd.csv"), odd).unwrap();
+    let run = |file: &str| {
+        disguise(&dir)
+            .args([
+                "features",
+                "--data",
+                file,
+                "--label",
+                "y",
+                "--exclude",
+                "id",
+            ])
+            .args(["--bins", "age:0:40:2", "--k", "2", "--mechanism", "max"])
+            .args(["--format", "json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    assert_eq!(json(&run("odd.csv")), json(&run("t.csv")));
+    let with = |file: &'static str| -> Vec<&'static str> {
+        vec![
+            "features",
+            "--data",
+            file,
+            "--label",
+            "y",
+            "--k",
+            "1",
+            "--mechanism",
+            "max",
+        ]
+    };
+    one_line_error(
+        &dir,
+        &with("dup.csv"),
+        "dup.csv:1: duplicate column 'A' (columns 2 and 3)",
+    );
+    one_line_error(
+        &dir,
+        &with("header.csv"),
+        "header.csv: no data rows (only a header)",
+    );
+    one_line_error(
+        &dir,
+        &with("empty.csv"),
+        "empty.csv: empty file (no header row)",
+    );
+    let mut args = with("big.csv");
+    args.extend(["--exclude", "id", "--bins", "age:0:40:2"]);
+    let out = disguise(&dir)
+        .args(&args)
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.len() < 300, "{} bytes of error", err.len());
+    assert!(
+        err.starts_with("error: big.csv:2:5: column 'age': not a number: \"9999"),
+        "{err}"
+    );
 }

@@ -218,5 +218,64 @@ fn errors_are_one_line_with_exit_code_2() {
         .get_output()
         .clone();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("bad.csv:2: column 'smoker'"), "{stderr}");
+    assert!(stderr.contains("bad.csv:2:2: column 'smoker'"), "{stderr}");
+}
+
+/// The reader's defects, seen by the user: a byte-order mark, CRLF line ends, and a column
+/// the schema does not use holding bytes that are not UTF-8 change nothing in the release; a
+/// duplicate column, a header without rows and a huge bad cell are one short line each.
+#[test]
+fn reader_edge_cases_name_file_line_and_column() {
+    let dir = setup("reader", SCHEMA);
+    let plain = std::fs::read_to_string(dir.join("data.csv")).unwrap();
+    let mut odd = b"\xef\xbb\xbfjunk,".to_vec();
+    for (i, line) in plain.lines().enumerate() {
+        odd.extend(if i == 0 { &b""[..] } else { &b"\xff\xfe,"[..] });
+        odd.extend(line.as_bytes());
+        odd.extend(b"\r\n");
+    }
+    std::fs::write(dir.join("odd.csv"), odd).unwrap();
+    let release = |data: &str, out: &str| {
+        disguise(&dir)
+            .args(["histogram", "--data", data, "--schema", "schema.toml"])
+            .args(["--epsilon", "2", "--k", "1", "--seed", "5", "--out", out])
+            .assert()
+            .success();
+        std::fs::read_to_string(dir.join(out)).unwrap()
+    };
+    assert_eq!(
+        release("odd.csv", "odd.out.csv"),
+        release("data.csv", "plain.out.csv")
+    );
+    let mut big = String::from("age,smoker,region,sick\n");
+    big.push_str(&"1".repeat(10_000_000));
+    big.push_str("x,no,north,no\n");
+    std::fs::write(dir.join("big.csv"), big).unwrap();
+    std::fs::write(
+        dir.join("dup.csv"),
+        "age,smoker,region,sick,AGE\n1,no,north,no,2\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("header.csv"), "age,smoker,region,sick\n").unwrap();
+    for (file, needle) in [
+        (
+            "dup.csv",
+            "dup.csv:1: duplicate column 'AGE' (columns 1 and 5)",
+        ),
+        ("header.csv", "header.csv: no data rows (only a header)"),
+        ("big.csv", "big.csv:2:1: column 'age': not a number: \"1111"),
+    ] {
+        let out = disguise(&dir)
+            .args(["histogram", "--data", file, "--schema", "schema.toml"])
+            .args(["--epsilon", "1", "--out", "never.csv"])
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.len() < 300, "{} bytes of error", err.len());
+        assert!(err.contains(needle), "{err}");
+        assert!(!dir.join("never.csv").exists());
+    }
 }

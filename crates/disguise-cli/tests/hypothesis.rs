@@ -206,6 +206,64 @@ fn errors_are_one_line_with_exit_code_2() {
     }
 }
 
+/// The reader's defects, seen by the user: a byte-order mark changes nothing; a duplicate
+/// column and a bad label are one line naming file, line and column.
+#[test]
+fn reader_edge_cases_name_file_line_and_column() {
+    let plain = data();
+    let bad_label = format!("{plain}3,4,2\n"); // line 2002: a label of 2
+    let dir = dir_with(
+        "reader",
+        &[
+            ("d.csv", &plain),
+            ("bom.csv", &format!("\u{feff}{plain}")),
+            ("dup.csv", "a,b,y,A\n1,2,1,3\n"),
+            ("label.csv", &bad_label),
+        ],
+    );
+    let run = |file: &str| {
+        disguise(&dir)
+            .args([
+                "hypothesis",
+                "--data",
+                file,
+                "--label",
+                "y",
+                "--bounds",
+                "0:255",
+            ])
+            .args(["--mechanism", "max", "--format", "json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    assert_eq!(json(&run("bom.csv")), json(&run("d.csv")));
+    let base = [
+        "hypothesis",
+        "--label",
+        "y",
+        "--bounds",
+        "0:255",
+        "--mechanism",
+        "max",
+    ];
+    for (file, needle) in [
+        (
+            "dup.csv",
+            "dup.csv:1: duplicate column 'A' (columns 1 and 4)",
+        ),
+        (
+            "label.csv",
+            "label.csv:2002:3: column 'y': a numeric label must be 0 or 1, got 2",
+        ),
+    ] {
+        let args: Vec<&str> = base.iter().copied().chain(["--data", file]).collect();
+        fails_with(&dir, &args, needle);
+    }
+}
+
 #[test]
 fn huge_threshold_grids_are_refused_in_one_line() {
     // --thresholds 1e12 used to abort with a failed 32 TB allocation and a backtrace (exit

@@ -321,11 +321,38 @@ fn bad_scores_are_one_line_errors_naming_the_line() {
         "not_a_number",
         "1\n2\nabc\n",
         &[],
-        "scores.txt:3: not a number: \"abc\"",
+        "scores.txt:3:1: not a number: \"abc\"",
     );
-    assert_error("nan", "1\nNaN\n", &[], "scores.txt:2: not a finite number");
-    assert_error("inf", "inf\n", &[], "scores.txt:1: not a finite number");
+    assert_error(
+        "nan",
+        "1\nNaN\n",
+        &[],
+        "scores.txt:2:1: not a finite number",
+    );
+    assert_error("inf", "inf\n", &[], "scores.txt:1:1: not a finite number");
     assert_error("empty", "", &[], "scores.txt: no scores");
+    // A byte-order mark is not a bad score; a huge bad line is quoted briefly.
+    let dir = dir_with_scores("bom", "\u{feff}1\r\n2\r\n");
+    disguise(&dir)
+        .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
+        .args(["--epsilon", "1", "--mechanism", "em", "--trials", "10"])
+        .assert()
+        .success();
+    let huge = format!("1\n{}x\n", "7".repeat(10_000_000));
+    let dir = dir_with_scores("huge", &huge);
+    let out = disguise(&dir)
+        .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
+        .args(["--epsilon", "1", "--mechanism", "em", "--trials", "10"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.len() < 200, "{} bytes of error", err.len());
+    assert!(
+        err.starts_with("error: scores.txt:2:1: not a number: \"7777"),
+        "{err}"
+    );
     assert_error(
         "missing",
         "1\n",

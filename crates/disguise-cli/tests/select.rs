@@ -352,19 +352,19 @@ fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["--points", "bad.csv", "--lat", "Lat", "--lon", "Lon"],
-            "bad.csv:3: column 'Lon': not a number: \"abc\"",
+            "bad.csv:3:2: column 'Lon': not a number: \"abc\"",
         ),
         (
             &["--points", "nan.csv"],
-            "nan.csv:3: column 'lat': not a finite number",
+            "nan.csv:3:1: column 'lat': not a finite number",
         ),
         (
             &["--points", "inf.csv"],
-            "inf.csv:2: column 'lon': not a finite number",
+            "inf.csv:2:2: column 'lon': not a finite number",
         ),
         (
             &["--points", "lat.csv"],
-            "lat.csv:3: column 'lat': latitude 91.5 is outside [-90, 90]",
+            "lat.csv:3:1: column 'lat': latitude 91.5 is outside [-90, 90]",
         ),
         (&["--points", "empty.csv"], "empty.csv: empty file"),
         (&["--points", "header.csv"], "header.csv: no data rows"),
@@ -454,5 +454,62 @@ fn help_has_examples() {
         "--trials",
     ] {
         assert!(text.contains(needle), "help lacks {needle:?}");
+    }
+}
+
+/// The reader's defects, seen by the user: a byte-order mark and an unused column holding
+/// bytes that are not UTF-8 change nothing; a duplicate column, a header without rows and a
+/// huge bad cell are one short line each, naming file, line and column.
+#[test]
+fn reader_edge_cases_name_file_line_and_column() {
+    let dir = square("reader");
+    let mut odd = b"\xef\xbb\xbfjunk,".to_vec();
+    for (i, line) in POINTS.lines().enumerate() {
+        odd.extend(if i == 0 { &b""[..] } else { &b"\xff,"[..] });
+        odd.extend(line.as_bytes());
+        odd.extend(b"\r\n");
+    }
+    std::fs::write(dir.join("odd.csv"), odd).unwrap();
+    let run = |points: &str| {
+        let mut args = square_args();
+        args[2] = points;
+        disguise(&dir)
+            .args(&args)
+            .args(["--k", "2", "--mechanism", "max", "--format", "json"])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    assert_eq!(json(&run("odd.csv")), json(&run("p.csv")));
+    let mut big = String::from("x,y\n0,");
+    big.push_str(&"5".repeat(10_000_000));
+    big.push_str("e\n");
+    std::fs::write(dir.join("big.csv"), big).unwrap();
+    std::fs::write(dir.join("dup.csv"), "x,y,X\n0,0,1\n").unwrap();
+    std::fs::write(dir.join("header.csv"), "x,y\n").unwrap();
+    for (file, needle) in [
+        (
+            "dup.csv",
+            "dup.csv:1: duplicate column 'X' (columns 1 and 3)",
+        ),
+        ("header.csv", "header.csv: no data rows (only a header)"),
+        ("big.csv", "big.csv:2:2: column 'y': not a number: \"5555"),
+    ] {
+        let mut args = square_args();
+        args[2] = file;
+        args.extend(["--k", "2", "--mechanism", "max"]);
+        let out = disguise(&dir)
+            .args(&args)
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.len() < 300, "{} bytes of error", err.len());
+        assert!(err.contains(needle), "{err}");
     }
 }

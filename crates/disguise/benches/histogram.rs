@@ -102,8 +102,9 @@ fn encode_all(data: &Discretized, columns: &[usize]) -> (MixedRadix, Vec<u64>) {
     let names: Vec<String> = columns.iter().map(|&c| data.names()[c].clone()).collect();
     let radices: Vec<u64> = columns.iter().map(|&c| data.domains()[c].size()).collect();
     let enc = MixedRadix::new(&radices, &names).unwrap();
-    let cols: Vec<&[u32]> = columns.iter().map(|&c| data.codes(c)).collect();
-    let codes = enc.encode_columns(&cols).unwrap();
+    let cols: Vec<&disguise::data::Codes> = columns.iter().map(|&c| data.codes(c)).collect();
+    let mut codes = vec![0u64; data.rows()];
+    enc.encode_codes_into(&cols, 0, &mut codes).unwrap();
     (enc, codes)
 }
 

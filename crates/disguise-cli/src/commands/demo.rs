@@ -14,7 +14,7 @@ use crate::output::{
 use crate::plot::{self, Map, Pick};
 use anyhow::bail;
 use disguise::constraint::Cardinality;
-use disguise::data::{manhattan_like, read_columns};
+use disguise::data::{manhattan_like, read_points};
 use disguise::maximize::{Budget, Mechanism, Procedure, Solution, greedy, standard_greedy};
 use disguise::objective::{FacilityLocation, Metric, Normalizer};
 use disguise::privacy::Guarantee;
@@ -164,7 +164,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // the privacy noise, which comes from the OS below.
     let city = manhattan_like(10_000, 2014);
     let (records, source) = match &args.data {
-        Some(path) => (read_points(path)?, path.display().to_string()),
+        Some(path) => (read_lat_lon(path)?, path.display().to_string()),
         None => (
             city.records.clone(),
             "10,000 synthetic Manhattan-like pickups (built in)".to_string(),
@@ -172,9 +172,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let (candidates, names, default_norm) = match &args.candidates {
         Some(path) => {
-            let cols = read_columns(path, &["lat", "lon"], Some("name"))?;
-            let points = zip_points(&cols.numeric[0], &cols.numeric[1]);
-            let names = match cols.text {
+            let cols = read_points(path, ["lat", "lon"], Some("name"), |_, _| Ok(()))?;
+            let points = cols.coords;
+            let names = match cols.names {
                 Some(n) => n,
                 None => (1..=points.len()).map(|i| format!("spot {i}")).collect(),
             };
@@ -357,12 +357,7 @@ fn print_table(out: &DemoOutput) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Reads `lat,lon` points from a CSV file.
-fn read_points(path: &std::path::Path) -> anyhow::Result<Vec<[f64; 2]>> {
-    let cols = read_columns(path, &["lat", "lon"], None)?;
-    Ok(zip_points(&cols.numeric[0], &cols.numeric[1]))
-}
-
-fn zip_points(lat: &[f64], lon: &[f64]) -> Vec<[f64; 2]> {
-    lat.iter().zip(lon).map(|(&a, &b)| [a, b]).collect()
+/// Reads `lat,lon` points from a CSV file (streaming, 16 bytes per point).
+fn read_lat_lon(path: &std::path::Path) -> anyhow::Result<Vec<[f64; 2]>> {
+    Ok(read_points(path, ["lat", "lon"], None, |_, _| Ok(()))?.coords)
 }

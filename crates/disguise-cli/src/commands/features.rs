@@ -7,11 +7,12 @@ use crate::output::{RowFormat, fixed, print_json, spinner, thousands};
 use crate::trials::PerPick;
 use anyhow::{Context, bail};
 use disguise::constraint::Cardinality;
-use disguise::data::{Table, read_table};
+use disguise::data::{Codes, TablePlan, read_table_with};
 use disguise::maximize::{Solution, greedy, subsample_greedy};
 use disguise::objective::{Discernibility, MutualInformation, SetFunction};
 use serde::Serialize;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// A column whose values are all numbers and that has more distinct values than this is
 /// taken for a measurement (or an identifier) and must be binned with `--bins` or excluded:
@@ -157,51 +158,56 @@ struct Report<'a> {
     secure_rng: bool,
 }
 
-/// The prepared table: the feature columns and the label as codes.
+/// The prepared table: the feature columns and the label as compact codes.
 struct Prepared {
+    records: usize,
     feature_names: Vec<String>,
-    features: Vec<Vec<u32>>,
+    features: Vec<Codes>,
     arities: Vec<u32>,
-    labels: Vec<u32>,
+    labels: Codes,
     label_name: String,
     label_levels: Vec<String>,
 }
 
-/// Bins the requested columns, checks that the rest are categorical, and splits the table
-/// into features and label.
-fn prepare(mut table: Table, args: &Args) -> anyhow::Result<Prepared> {
+/// Reads the columns the selection uses — the label and every column not excluded, binning
+/// the requested ones while streaming — checks that the unbinned ones are categorical, and
+/// splits the table into features and label.
+fn prepare(args: &Args) -> anyhow::Result<Prepared> {
+    let mut binned_names: Vec<String> = Vec::new();
+    let table = read_table_with(&args.data, |header| -> anyhow::Result<TablePlan> {
+        let label = header.find(&args.label)?;
+        let mut plan = TablePlan::all(header);
+        let mut excluded = vec![false; header.names().len()];
+        for name in &args.exclude {
+            let name = name.trim();
+            if name.is_empty() {
+                continue;
+            }
+            let c = header.find(name).context("in --exclude")?;
+            if c == label {
+                bail!("--exclude {name}: that is the label column");
+            }
+            excluded[c] = true;
+            plan.skip(c);
+        }
+        for spec in &args.bins {
+            let spec = parse_bins(spec)?;
+            let c = header.find(&spec.column).context("in --bins")?;
+            let name = header.names()[c].clone();
+            if binned_names.contains(&name) {
+                bail!("--bins: column '{}' is binned twice", spec.column);
+            }
+            if !excluded[c] {
+                plan.bin(c, &name, spec.min, spec.max, spec.bins)?;
+            }
+            binned_names.push(name);
+        }
+        Ok(plan)
+    })?;
     let label = table.find(&args.label)?;
-    let mut excluded = vec![false; table.header().len()];
-    for name in &args.exclude {
-        let name = name.trim();
-        if name.is_empty() {
-            continue;
-        }
-        let c = table.find(name).context("in --exclude")?;
-        if c == label {
-            bail!("--exclude {name}: that is the label column");
-        }
-        excluded[c] = true;
-    }
-    let mut binned = vec![false; table.header().len()];
-    for spec in &args.bins {
-        let spec = parse_bins(spec)?;
-        let c = table.find(&spec.column).context("in --bins")?;
-        if binned[c] {
-            bail!("--bins: column '{}' is binned twice", spec.column);
-        }
-        let name = table.header()[c].clone();
-        let column =
-            table
-                .column(c)
-                .binned(table.source(), &name, spec.min, spec.max, spec.bins)?;
-        table.replace(c, column)?;
-        binned[c] = true;
-    }
     for (c, name) in table.header().iter().enumerate() {
         let column = table.column(c);
-        if !excluded[c]
-            && !binned[c]
+        if !binned_names.contains(name)
             && column.is_numeric()
             && column.levels().len() > MAX_NUMERIC_LEVELS
         {
@@ -214,35 +220,41 @@ fn prepare(mut table: Table, args: &Args) -> anyhow::Result<Prepared> {
             );
         }
     }
-    let mut prepared = Prepared {
-        feature_names: Vec::new(),
-        features: Vec::new(),
-        arities: Vec::new(),
-        labels: table.column(label).codes().to_vec(),
-        label_name: table.header()[label].clone(),
-        label_levels: table.column(label).levels().to_vec(),
-    };
-    for (c, name) in table.header().iter().enumerate() {
-        if c == label || excluded[c] {
-            continue;
-        }
-        prepared.feature_names.push(name.clone());
-        prepared.features.push(table.column(c).codes().to_vec());
-        prepared.arities.push(table.column(c).arity());
-    }
-    if prepared.features.is_empty() {
+    if table.header().len() < 2 {
         bail!(
             "{}: no feature columns left (all columns are the label or excluded)",
             table.source()
         );
     }
+    let records = table.rows();
+    let header = table.header().to_vec();
+    let mut prepared = Prepared {
+        records,
+        feature_names: Vec::new(),
+        features: Vec::new(),
+        arities: Vec::new(),
+        labels: Codes::new(),
+        label_name: header[label].clone(),
+        label_levels: Vec::new(),
+    };
+    // The columns' codes move into the prepared table: no copy.
+    for (c, column) in table.into_columns().into_iter().enumerate() {
+        if c == label {
+            prepared.label_levels = column.levels().to_vec();
+            prepared.labels = column.into_codes();
+        } else {
+            prepared.feature_names.push(header[c].clone());
+            prepared.arities.push(column.arity());
+            prepared.features.push(column.into_codes());
+        }
+    }
     Ok(prepared)
 }
 
 /// Entropy of the label in bits (from its counts).
-fn entropy_bits(labels: &[u32], levels: usize) -> f64 {
+fn entropy_bits(labels: &Codes, levels: usize) -> f64 {
     let mut counts = vec![0u64; levels];
-    for &y in labels {
+    for y in labels {
         counts[y as usize] += 1;
     }
     let n = labels.len() as f64;
@@ -271,11 +283,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &format!("reading {}", args.data.display()),
         args.privacy.quiet,
     );
-    let table = read_table(&args.data);
+    let p = prepare(&args);
     bar.finish_and_clear();
-    let table = table?;
-    let records = table.rows();
-    let p = prepare(table, &args)?;
+    let mut p = p?;
+    let records = p.records;
     let d = p.feature_names.len();
     if args.k > d {
         bail!(
@@ -285,18 +296,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     let label_arity = p.label_levels.len() as u32;
+    let features = std::mem::take(&mut p.features);
+    let labels = std::mem::take(&mut p.labels);
 
     match args.objective {
         ObjectiveArg::MutualInformation => {
-            let f = MutualInformation::new(&p.features, &p.arities, &p.labels, label_arity)?;
-            let h = entropy_bits(&p.labels, p.label_levels.len());
+            let f = MutualInformation::from_codes(&features, &p.arities, &labels, label_arity)?;
+            let h = entropy_bits(&labels, p.label_levels.len());
+            // The model keeps only counts: the columns are not needed any more.
+            drop((features, labels));
             finish(&f, h, &p, records, &args, &procedure)
         }
         ObjectiveArg::Discernibility => {
-            let f = Discernibility::new(
-                p.features.clone(),
+            let f = Discernibility::from_codes(
+                features.into_iter().map(Arc::new).collect(),
                 p.arities.clone(),
-                p.labels.clone(),
+                Arc::new(labels),
                 label_arity,
             )?;
             let max = f.max_value();
@@ -467,8 +482,9 @@ mod tests {
 
     #[test]
     fn entropy() {
-        assert_eq!(entropy_bits(&[0, 1, 0, 1], 2), 1.0);
-        assert_eq!(entropy_bits(&[1, 1, 1], 2), 0.0);
-        assert!((entropy_bits(&[0, 1, 2, 3], 4) - 2.0).abs() < 1e-15);
+        let codes = |v: Vec<u32>| disguise::data::Codes::from(v);
+        assert_eq!(entropy_bits(&codes(vec![0, 1, 0, 1]), 2), 1.0);
+        assert_eq!(entropy_bits(&codes(vec![1, 1, 1]), 2), 0.0);
+        assert!((entropy_bits(&codes(vec![0, 1, 2, 3]), 4) - 2.0).abs() < 1e-15);
     }
 }

@@ -9,7 +9,7 @@ use crate::output::{Format, guarantee, print_json, sig, thousands, warn_insecure
 use anyhow::{Context, bail};
 use disguise::histogram::{
     DEFAULT_A, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, DomainSource, KChoice, ProjectedHistogram,
-    ProjectionConfig, Schema, Table, projected_histogram,
+    ProjectionConfig, Schema, projected_histogram,
 };
 use disguise::prelude::*;
 use serde::Serialize;
@@ -185,14 +185,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let target = schema.column_index(&target_name)?;
     let paths: Vec<&Path> = args.data.iter().map(PathBuf::as_path).collect();
-    let table = Table::read(&paths, &schema, source)?;
-    if !table.inferred_columns().is_empty() {
+    // Straight into compact codes: only the schema's columns, each value binned as it is
+    // read (the same codes as reading a table and discretizing it).
+    let read = Discretized::read(&paths, &schema, source)?;
+    if !read.inferred.is_empty() {
         eprintln!(
             "warning: domains taken from the data for column(s): {}",
-            table.inferred_columns().join(", ")
+            read.inferred.join(", ")
         );
     }
-    let data = Discretized::new(&table)?;
+    let data = read.data;
 
     let k_choice = if let Some(k) = k {
         KChoice::Given(k)
@@ -202,14 +204,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             sigma: args.sigma,
         }
     } else if let Some(public) = &args.public_data {
-        let public_table =
-            Table::read(&[public.as_path()], table.schema(), DomainSource::Schema)
-                .with_context(|| format!("reading the public dataset {}", public.display()))?;
+        let public_data = Discretized::read_with_domains(
+            &[public.as_path()],
+            &read.schema,
+            data.domains().to_vec(),
+        )
+        .with_context(|| format!("reading the public dataset {}", public.display()))?;
         KChoice::Public {
-            data: Box::new(Discretized::with_domains(
-                &public_table,
-                data.domains().to_vec(),
-            )?),
+            data: Box::new(public_data),
             sigma: args.sigma,
         }
     } else {

@@ -134,14 +134,9 @@ fn parse_bounds(text: &str) -> anyhow::Result<(f64, f64)> {
 /// The schema of a plain CSV: its header's columns, all numeric with `bounds` (or none, to be
 /// taken from the data), the label numeric 0/1.
 fn header_schema(path: &Path, label: &str, bounds: Option<(f64, f64)>) -> anyhow::Result<Schema> {
-    let mut reader =
-        csv::Reader::from_path(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let header = reader
-        .headers()
-        .with_context(|| format!("{}: no header row", path.display()))?
-        .clone();
+    let header = disguise::data::read_header(path)?;
     let mut columns = Vec::new();
-    for name in header.iter().map(str::trim) {
+    for name in header.names().iter().map(String::as_str) {
         let mut spec = if name.eq_ignore_ascii_case(label) {
             ColumnSpec::numeric(name, 0.0, 1.0)
         } else {

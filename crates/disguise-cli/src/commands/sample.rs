@@ -5,11 +5,10 @@
 //! runs on the same data are not a private release (N runs compose to N·ε).
 
 use crate::output::{Format, fixed, guarantee, input, print_json, rng_from_seed, thousands};
-use anyhow::{Context, bail};
+use anyhow::bail;
 use disguise::prelude::*;
 use disguise::select::selector_by_name;
 use serde::Serialize;
-use std::io::Read;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -218,61 +217,12 @@ fn print_table(
     println!("(--per-score lists every score, --format json gives every count)");
 }
 
-/// Reads one finite score per line from `path` (`-` = standard input). Errors name the
-/// source and line: `scores.txt:3: not a number: "abc"`.
+/// Reads one finite score per line from `path` (`-` = standard input), streaming; errors
+/// name the source, line and field: `scores.txt:3:1: not a number: "abc"`.
 fn read_scores(path: &str) -> anyhow::Result<Vec<f64>> {
-    let (name, text) = if path == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .context("cannot read scores from standard input")?;
-        ("<stdin>", text)
+    Ok(if path == "-" {
+        disguise::data::read_scores_from(std::io::stdin(), "<stdin>")?
     } else {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
-        (path, text)
-    };
-    parse_scores(name, &text)
-}
-
-/// Parses the score lines of `text`; `name` is used in error messages.
-fn parse_scores(name: &str, text: &str) -> anyhow::Result<Vec<f64>> {
-    let mut scores = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let field = line.trim();
-        if field.is_empty() {
-            continue;
-        }
-        let line_no = i + 1;
-        let value: f64 = match field.parse() {
-            Ok(v) => v,
-            Err(_) => bail!("{name}:{line_no}: not a number: {field:?}"),
-        };
-        if !value.is_finite() {
-            bail!("{name}:{line_no}: not a finite number: {field:?}");
-        }
-        scores.push(value);
-    }
-    if scores.is_empty() {
-        bail!("{name}: no scores (the input is empty)");
-    }
-    Ok(scores)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_scores;
-
-    #[test]
-    fn parses_lines_and_names_the_bad_one() {
-        assert_eq!(
-            parse_scores("s", " 1.5\n\n-2\n3e2\n").unwrap(),
-            vec![1.5, -2.0, 300.0]
-        );
-        let err = parse_scores("scores.txt", "1\n2\nabc\n").unwrap_err();
-        assert_eq!(err.to_string(), "scores.txt:3: not a number: \"abc\"");
-        let err = parse_scores("s", "1\nNaN\n").unwrap_err();
-        assert_eq!(err.to_string(), "s:2: not a finite number: \"NaN\"");
-        assert!(parse_scores("s", "inf").is_err());
-        assert!(parse_scores("s", "\n \n").is_err());
-    }
+        disguise::data::read_scores(std::path::Path::new(path))?
+    })
 }

@@ -13,7 +13,7 @@ use crate::trials::{Kept, MeanStd, PerPick, TrialPicks, stream};
 use anyhow::{Context, bail};
 use disguise::SecureRng;
 use disguise::constraint::{Cardinality, Intersection, Matroid};
-use disguise::data::read_columns_checked;
+use disguise::data::read_points;
 use disguise::maximize::{Budget, Mechanism, Procedure, Solution, greedy, subsample_greedy};
 use disguise::objective::{FacilityLocation, Metric, Normalizer};
 use disguise::privacy::Guarantee;
@@ -730,24 +730,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 Ok(())
             }
         };
-        let cols = read_columns_checked(path, &[c0.as_str(), c1.as_str()], names, check);
+        // Straight into one [f64; 2] per row: no intermediate columns.
+        let points = read_points(path, [c0.as_str(), c1.as_str()], names, check);
         bar.finish_and_clear();
-        cols
+        points
     };
-    let cand_cols = read(&args.candidates, "candidates", Some(&args.name_column))?;
-    let point_cols = read(&args.points, "points", None)?;
-    let pairs = |cols: &disguise::data::Columns| -> Vec<[f64; 2]> {
-        cols.numeric[0]
-            .iter()
-            .zip(&cols.numeric[1])
-            .map(|(&a, &b)| [a, b])
-            .collect()
-    };
-    let candidates = pairs(&cand_cols);
-    let points = pairs(&point_cols);
+    let cand = read(&args.candidates, "candidates", Some(&args.name_column))?;
+    let points = read(&args.points, "points", None)?.coords;
+    let candidates = cand.coords;
     let m = candidates.len();
-    let names: Vec<String> = match &cand_cols.text {
-        Some(names) => names.clone(),
+    let names: Vec<String> = match cand.names {
+        Some(names) => names,
         None => (0..m).map(|i| format!("#{i}")).collect(),
     };
     if let Some(k) = args.k

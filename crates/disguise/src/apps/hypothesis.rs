@@ -18,6 +18,7 @@
 //! every count by at most 1, so λ = 1 for datasets of n records differing in one record.
 //! Any [`crate::select::Selector`] then gives its own guarantee (one call).
 
+use crate::data::Codes;
 use crate::error::{Error, Result};
 use crate::histogram::{ColumnType, ColumnValues, Table};
 use crate::noise::SecureRng;
@@ -91,8 +92,9 @@ pub enum FeatureSpec {
 pub enum ColumnRef<'a> {
     /// Numbers; NaN = missing.
     Numeric(&'a [f64]),
-    /// Level codes; codes ≥ the number of levels = missing.
-    Categorical(&'a [u32]),
+    /// Level codes (compact, as a [`Table`] holds them); codes ≥ the number of levels =
+    /// missing.
+    Categorical(&'a Codes),
 }
 
 /// The finite class of decision stumps over some feature columns (see the module docs for
@@ -346,7 +348,7 @@ impl StumpClass {
                     check_len(codes.len(), n)?;
                     let mut p = vec![0u64; levels.len()];
                     let mut q = vec![0u64; levels.len()];
-                    for (&c, &y) in codes.iter().zip(labels) {
+                    for (c, &y) in codes.iter().zip(labels) {
                         if let Some(slot) = if y {
                             p.get_mut(c as usize)
                         } else {
@@ -380,7 +382,7 @@ impl StumpClass {
                 ColumnRef::Categorical(_) => false,
             },
             StumpRule::Equals { column, level } => match columns[column] {
-                ColumnRef::Categorical(v) => v[row] == level,
+                ColumnRef::Categorical(v) => v.get(row) == level,
                 ColumnRef::Numeric(_) => false,
             },
         };
@@ -432,7 +434,7 @@ pub fn table_columns(table: &Table, label: usize) -> Vec<ColumnRef<'_>> {
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for an unknown `positive` level, a missing default, or a
-/// numeric label other than 0/1 (naming the row).
+/// numeric label other than 0/1 ([`Error::Parse`] naming its `file:line:column`).
 pub fn table_labels(
     table: &Table,
     label: usize,
@@ -464,7 +466,7 @@ pub fn table_labels(
                 format!("not {}", levels[pos])
             };
             Ok((
-                codes.iter().map(|&c| c as usize == pos).collect(),
+                codes.iter().map(|c| c as usize == pos).collect(),
                 levels[pos].clone(),
                 neg,
             ))
@@ -476,10 +478,18 @@ pub fn table_labels(
                 .map(|(r, &v)| match v {
                     1.0 => Ok(true),
                     0.0 => Ok(false),
-                    _ => Err(Error::param(
-                        "label",
-                        format!("row {}: a numeric label must be 0 or 1, got {v}", r + 1),
-                    )),
+                    _ => {
+                        let got = if v.is_nan() {
+                            "the missing marker".to_string()
+                        } else {
+                            v.to_string()
+                        };
+                        Err(Error::Parse(format!(
+                            "{}: column '{}': a numeric label must be 0 or 1, got {got}",
+                            table.place(r, label),
+                            table.schema().columns[label].name.trim()
+                        )))
+                    }
                 })
                 .collect::<Result<Vec<bool>>>()?;
             Ok((labels, "1".into(), "0".into()))
@@ -587,7 +597,7 @@ mod tests {
     #[test]
     fn sweep_counts_equal_brute_force() {
         let x = [0.5, 3.0, 7.5, f64::NAN, 2.0, 9.9, 5.0, 5.0, 0.0, 10.0];
-        let c = [0u32, 1, 2, 0, 1, 9, 2, 2, 1, 0]; // 9 = missing
+        let c = Codes::from(vec![0, 1, 2, 0, 1, 9, 2, 2, 1, 0]); // 9 = missing
         let y = [
             true, false, true, true, false, false, true, true, false, true,
         ];

@@ -89,8 +89,8 @@ impl Graphic {
             if i == 0 && row.fields.iter().all(is_word) {
                 continue; // a header such as `u,v`
             }
-            let u = parse_index(source, row.line, "a vertex id", row.fields[0])?;
-            let v = parse_index(source, row.line, "a vertex id", row.fields[1])?;
+            let u = parse_index(source, &row, 0, "a vertex id")?;
+            let v = parse_index(source, &row, 1, "a vertex id")?;
             edges.push((u, v));
         }
         // Ids in a file are labels (they may be sparse, up to usize::MAX): renumber them

@@ -167,7 +167,7 @@ impl Partition {
                     if name.is_empty() {
                         return Err(error_at(source, row.line, "empty group name"));
                     }
-                    let capacity = parse_index(source, row.line, "a capacity", fields[1])?;
+                    let capacity = parse_index(source, &row, 1, "a capacity")?;
                     if index_of.contains_key(name) {
                         return Err(error_at(
                             source,
@@ -180,7 +180,7 @@ impl Partition {
                     capacities.push(capacity);
                 }
                 Section::Elements => {
-                    let v = parse_index(source, row.line, "an element id", fields[0])?;
+                    let v = parse_index(source, &row, 0, "an element id")?;
                     let Some(slot) = assigned.get_mut(v) else {
                         return Err(error_at(
                             source,

@@ -1,6 +1,8 @@
-//! Shared helpers for the small CSV-like constraint files: comments, trimming, and errors that
-//! name `file:line`.
+//! Shared helpers for the small CSV-like constraint files: a byte-order mark, comments,
+//! trimming, and errors that name `file:line` (and the field, `file:line:column`, when one
+//! field is at fault, quoting at most 60 characters of it).
 
+use crate::data::{Position, quote, strip_bom};
 use crate::error::{Error, Result};
 use std::path::Path;
 
@@ -10,9 +12,10 @@ pub(super) struct Row<'a> {
     pub fields: Vec<&'a str>,
 }
 
-/// The non-blank, non-comment (`#`) lines of `text`, split on commas, fields trimmed.
+/// The non-blank, non-comment (`#`) lines of `text` (a leading byte-order mark dropped),
+/// split on commas, fields trimmed.
 pub(super) fn rows(text: &str) -> impl Iterator<Item = Row<'_>> {
-    text.lines().enumerate().filter_map(|(i, raw)| {
+    strip_bom(text).lines().enumerate().filter_map(|(i, raw)| {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             None
@@ -30,18 +33,45 @@ pub(super) fn error_at(source: &str, line: usize, message: impl std::fmt::Displa
     Error::Parse(format!("{source}:{line}: {message}"))
 }
 
-/// A non-negative integer field, or an error naming `what` and the location.
-pub(super) fn parse_index(source: &str, line: usize, what: &str, field: &str) -> Result<usize> {
+/// Field `column` (0-based) of `row` as a non-negative integer, or an error naming `what` and
+/// the place: `groups.csv:7:2: a capacity must be a non-negative integer, got "x"`.
+pub(super) fn parse_index(source: &str, row: &Row<'_>, column: usize, what: &str) -> Result<usize> {
+    let field = row.fields[column];
     field.parse::<usize>().map_err(|_| {
-        error_at(
-            source,
-            line,
-            format!("{what} must be a non-negative integer, got {field:?}"),
-        )
+        let at = Position::new(source, row.line as u64).column(column as u64 + 1);
+        Error::Parse(format!(
+            "{at}: {what} must be a non-negative integer, got {}",
+            quote(field)
+        ))
     })
 }
 
 /// Reads a whole file, with the path in the error.
 pub(super) fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_comments_and_field_positions() {
+        let rows: Vec<Row<'_>> = rows("\u{feff}group,capacity\r\n# note\n\n a , 3 \n").collect();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0].fields, ["group", "capacity"]);
+        assert_eq!((rows[1].line, rows[1].fields.clone()), (4, vec!["a", "3"]));
+        assert_eq!(parse_index("g.csv", &rows[1], 1, "a capacity").unwrap(), 3);
+        let long = format!("x,{}", "y".repeat(10_000));
+        let row = rows_of(&long);
+        let e = parse_index("g.csv", &row, 1, "a capacity")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("g.csv:1:2: a capacity must be a non-negative integer, got \"yyy"));
+        assert!(e.len() < 150, "{e}");
+    }
+
+    fn rows_of(text: &str) -> Row<'_> {
+        rows(text).next().unwrap()
+    }
 }

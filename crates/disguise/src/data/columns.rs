@@ -1,6 +1,7 @@
 //! Streaming CSV reader for named numeric (and optional text) columns.
 
-use crate::error::{Error, Result};
+use super::reader::{Delimited, Layout};
+use crate::error::Result;
 use std::path::Path;
 
 /// Columns read from a CSV file: `numeric[c][row]` for each requested numeric column, and the
@@ -21,12 +22,17 @@ impl Columns {
 }
 
 /// Reads the named numeric columns (matched case-insensitively against the header) and an
-/// optional text column from a CSV file with a header row, streaming (memory is the columns
-/// read, not the file). Handles quoting and CRLF.
+/// optional text column from a CSV file with a header row, streaming: memory is the columns
+/// read, not the file, and the other columns are neither stored nor decoded. A UTF-8
+/// byte-order mark is stripped; quoting and CRLF line ends are handled; fields are trimmed;
+/// blank lines are skipped.
 ///
-/// Errors name the file, the 1-based line and the column: `points.csv:7: column 'lat': not a
-/// number: "abc"`; non-finite values (NaN, inf) are errors too. An empty file, a file with no
-/// data rows, or a missing column is an error.
+/// Errors name the file, the 1-based line and field number and the column: `points.csv:7:2:
+/// column 'lat': not a number: "abc"` (at most 60 characters of the cell are quoted);
+/// non-finite values (NaN, inf) are errors too. An empty file, a file with no data rows, a
+/// header naming a column twice (case-insensitively), a row with the wrong number of fields,
+/// or a missing numeric column is an error; a missing text column is not (`text` is then
+/// `None`).
 ///
 /// ```
 /// # let dir = std::env::temp_dir().join("disguise-doc-columns");
@@ -44,7 +50,7 @@ pub fn read_columns(path: &Path, numeric: &[&str], text: Option<&str>) -> Result
 
 /// As [`read_columns`], with a domain check on every numeric value: `check(c, value)` for the
 /// `c`-th requested column returns `Err(reason)` to reject it, and the error names the file,
-/// line and column like the parse errors do: `points.csv:7: column 'lat': 91 is outside
+/// line and column like the parse errors do: `points.csv:7:1: column 'lat': 91 is outside
 /// [-90, 90]`.
 ///
 /// ```
@@ -59,7 +65,7 @@ pub fn read_columns(path: &Path, numeric: &[&str], text: Option<&str>) -> Result
 ///         Ok(())
 ///     }
 /// });
-/// assert!(err.unwrap_err().to_string().ends_with("pts.csv:3: column 'lat': 91 is outside [-90, 90]"));
+/// assert!(err.unwrap_err().to_string().ends_with("pts.csv:3:1: column 'lat': 91 is outside [-90, 90]"));
 /// ```
 pub fn read_columns_checked(
     path: &Path,
@@ -67,108 +73,108 @@ pub fn read_columns_checked(
     text: Option<&str>,
     check: impl Fn(usize, f64) -> std::result::Result<(), String>,
 ) -> Result<Columns> {
-    let shown = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(false)
-        // Records end at '\n' only: with the default CRLF terminator the csv crate stops at
-        // the '\r' and reports the line of a record after a CRLF as one too small
-        // (BurntSushi/rust-csv#395). A '\r' before the '\n' stays in the last field and is
-        // trimmed with the other surrounding whitespace. (Files ending lines with a lone '\r'
-        // are not supported.)
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_reader(std::io::BufReader::with_capacity(1 << 20, file));
-    let headers = reader
-        .headers()
-        .map_err(|e| Error::Parse(format!("{shown}: {}", csv_message(&e))))?
-        .clone();
-    if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
-        return Err(Error::Parse(format!("{shown}: empty file (no header row)")));
-    }
-    let find = |name: &str| -> Result<usize> {
-        headers
-            .iter()
-            .position(|h| h.trim().eq_ignore_ascii_case(name))
-            .ok_or_else(|| {
-                Error::Parse(format!(
-                    "{shown}: no column '{name}' (columns: {})",
-                    headers.iter().collect::<Vec<_>>().join(", ")
-                ))
-            })
-    };
-    let numeric_idx = numeric
-        .iter()
-        .map(|n| find(n))
-        .collect::<Result<Vec<_>>>()?;
-    let text_idx = match text {
-        Some(name) => headers
-            .iter()
-            .position(|h| h.trim().eq_ignore_ascii_case(name)),
-        None => None,
-    };
     let mut out = Columns {
         numeric: vec![Vec::new(); numeric.len()],
-        text: text_idx.map(|_| Vec::new()),
+        text: None,
     };
-    let mut record = csv::StringRecord::new();
-    loop {
-        let more = reader
-            .read_record(&mut record)
-            .map_err(|e| Error::Parse(format!("{shown}: {}", csv_message(&e))))?;
-        if !more {
-            break;
+    let mut texts = Vec::new();
+    let has_text = scan(path, numeric, text, check, |values, name| {
+        for (column, &v) in out.numeric.iter_mut().zip(values) {
+            column.push(v);
         }
-        let line = record.position().map_or(0, |p| p.line());
-        for (c, (&idx, name)) in numeric_idx.iter().zip(numeric).enumerate() {
-            let raw = record.get(idx).unwrap_or("").trim();
-            let value: f64 = raw.parse().map_err(|_| {
-                Error::Parse(format!(
-                    "{shown}:{line}: column '{name}': not a number: {raw:?}"
-                ))
-            })?;
-            if !value.is_finite() {
-                return Err(Error::Parse(format!(
-                    "{shown}:{line}: column '{name}': not a finite number: {raw:?}"
-                )));
-            }
-            check(c, value)
-                .map_err(|why| Error::Parse(format!("{shown}:{line}: column '{name}': {why}")))?;
-            out.numeric[c].push(value);
+        if let Some(name) = name {
+            texts.push(name.to_string());
         }
-        if let (Some(idx), Some(names)) = (text_idx, out.text.as_mut()) {
-            names.push(record.get(idx).unwrap_or("").trim().to_string());
-        }
-    }
-    if out.rows() == 0 && !numeric.is_empty() {
-        return Err(Error::Parse(format!("{shown}: no data rows")));
+    })?;
+    if has_text {
+        out.text = Some(texts);
     }
     Ok(out)
 }
 
-/// The csv crate's error, with its line number when it has one, as one short phrase.
-pub(super) fn csv_message(err: &csv::Error) -> String {
-    match err.kind() {
-        csv::ErrorKind::UnequalLengths {
-            pos: Some(pos),
-            expected_len,
-            len,
-        } => format!(
-            "{}: expected {expected_len} fields, found {len}",
-            pos.line()
-        ),
-        csv::ErrorKind::Utf8 { pos: Some(pos), .. } => {
-            format!("{}: not valid UTF-8", pos.line())
+/// Points read from a CSV file by [`read_points`]: one `[x, y]` pair per row, and the
+/// optional text column.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Points {
+    /// `[x, y]` (or `[lat, lon]`) per row, in file order.
+    pub coords: Vec<[f64; 2]>,
+    /// The optional text column (e.g. names), if requested and present.
+    pub names: Option<Vec<String>>,
+}
+
+/// Reads two numeric columns as points (e.g. `["lat", "lon"]`) and an optional text column,
+/// streaming straight into one `[f64; 2]` per row (16 bytes per point, no intermediate
+/// columns). Parsing, checks and errors as [`read_columns_checked`], with `check(c, value)`
+/// called for c = 0 (first coordinate) and 1.
+///
+/// ```
+/// # let dir = std::env::temp_dir().join("disguise-doc-points");
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("pts.csv");
+/// std::fs::write(&path, "name,lat,lon\nA,40.7,-73.9\nB,40.8,-73.95\n").unwrap();
+/// let pts = disguise::data::read_points(&path, ["lat", "lon"], Some("name"), |_, _| Ok(()))?;
+/// assert_eq!(pts.coords, vec![[40.7, -73.9], [40.8, -73.95]]);
+/// assert_eq!(pts.names.unwrap(), ["A", "B"]);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn read_points(
+    path: &Path,
+    columns: [&str; 2],
+    text: Option<&str>,
+    check: impl Fn(usize, f64) -> std::result::Result<(), String>,
+) -> Result<Points> {
+    let mut coords = Vec::new();
+    let mut names = Vec::new();
+    let has_text = scan(path, &columns, text, check, |values, name| {
+        coords.push([values[0], values[1]]);
+        if let Some(name) = name {
+            names.push(name.to_string());
         }
-        _ => err.to_string(),
+    })?;
+    Ok(Points {
+        coords,
+        names: has_text.then_some(names),
+    })
+}
+
+/// Streams the rows of `path`, handing `row(values, text)` the requested numeric columns
+/// (checked) and the text column. Returns whether the text column was present.
+fn scan(
+    path: &Path,
+    numeric: &[&str],
+    text: Option<&str>,
+    check: impl Fn(usize, f64) -> std::result::Result<(), String>,
+    mut row: impl FnMut(&[f64], Option<&str>),
+) -> Result<bool> {
+    let mut file = Delimited::open(path, Layout::CSV)?;
+    let numeric_idx = numeric
+        .iter()
+        .map(|n| file.find(n))
+        .collect::<Result<Vec<_>>>()?;
+    let text_idx = text.and_then(|name| file.find(name).ok());
+    let mut values = vec![0.0; numeric.len()];
+    while file.next_row()? {
+        for (c, &idx) in numeric_idx.iter().enumerate() {
+            let value = file.number(idx)?;
+            check(c, value).map_err(|why| file.error_at(idx, why))?;
+            values[c] = value;
+        }
+        let name = match text_idx {
+            Some(idx) => Some(file.field(idx)?),
+            None => None,
+        };
+        row(&values, name);
     }
+    file.require_rows()?;
+    Ok(text_idx.is_some())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
 
-    fn write(name: &str, content: &str) -> std::path::PathBuf {
+    fn write(name: &str, content: &[u8]) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("disguise-columns-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(name);
@@ -180,58 +186,96 @@ mod tests {
     fn reads_quoted_crlf_case_insensitive() {
         let p = write(
             "a.csv",
-            "\"Date/Time\",\"Lat\",\"Lon\",\"Base\"\r\n\"4/1/2014 0:11:00\",40.769,-73.9549,\"B02512\"\r\n\"x\",40.7,-74.0,\"B\"\r\n",
+            b"\"Date/Time\",\"Lat\",\"Lon\",\"Base\"\r\n\"4/1/2014 0:11:00\",40.769,-73.9549,\"B02512\"\r\n\"x\",40.7,-74.0,\"B\"\r\n",
         );
         let c = read_columns(&p, &["lat", "lon"], None).unwrap();
         assert_eq!(c.numeric, vec![vec![40.769, 40.7], vec![-73.9549, -74.0]]);
         // Lines are counted right after CRLF line ends (the last field keeps no '\r').
-        let p = write("a2.csv", "name,lat\r\n\"x\",1\r\n\"y\",z\r\n");
+        let p = write("a2.csv", b"name,lat\r\n\"x\",1\r\n\"y\",z\r\n");
         let e = read_columns(&p, &["lat"], Some("name"))
             .unwrap_err()
             .to_string();
         assert!(
-            e.ends_with("a2.csv:3: column 'lat': not a number: \"z\""),
+            e.ends_with("a2.csv:3:2: column 'lat': not a number: \"z\""),
             "{e}"
         );
-        let p = write("a3.csv", "lat,name\r\n1,\"x\"\r\n2,y\r\n");
+        let p = write("a3.csv", b"lat,name\r\n1,\"x\"\r\n2,y\r\n");
         let c = read_columns(&p, &["lat"], Some("name")).unwrap();
         assert_eq!(c.text.unwrap(), vec!["x", "y"]);
     }
 
     #[test]
     fn errors_name_file_line_and_column() {
-        let p = write("b.csv", "lat,lon\n1,2\n3,abc\n");
+        let p = write("b.csv", b"lat,lon\n1,2\n3,abc\n");
         let e = read_columns(&p, &["lat", "lon"], None)
             .unwrap_err()
             .to_string();
         assert!(
-            e.ends_with("b.csv:3: column 'lon': not a number: \"abc\""),
+            e.ends_with("b.csv:3:2: column 'lon': not a number: \"abc\""),
             "{e}"
         );
-        let p = write("c.csv", "lat,lon\n1,NaN\n");
+        let p = write("c.csv", b"lat,lon\n1,NaN\n");
         let e = read_columns(&p, &["lat", "lon"], None)
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("c.csv:2: column 'lon': not a finite number"),
+            e.contains("c.csv:2:2: column 'lon': not a finite number"),
             "{e}"
         );
-        let p = write("d.csv", "lat,lon\n");
+        let p = write("d.csv", b"lat,lon\n");
         let e = read_columns(&p, &["lat", "lon"], None)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("no data rows"), "{e}");
-        let p = write("e.csv", "");
-        assert!(read_columns(&p, &["lat"], None).is_err());
-        let p = write("f.csv", "x,y\n1,2\n");
+        assert!(e.ends_with("d.csv: no data rows (only a header)"), "{e}");
+        let p = write("e.csv", b"");
+        let e = read_columns(&p, &["lat"], None).unwrap_err().to_string();
+        assert!(e.ends_with("e.csv: empty file (no header row)"), "{e}");
+        let p = write("f.csv", b"x,y\n1,2\n");
         let e = read_columns(&p, &["lat"], None).unwrap_err().to_string();
         assert!(e.contains("no column 'lat' (columns: x, y)"), "{e}");
-        let p = write("g.csv", "lat,lon\n1,2\n3\n");
+        let p = write("g.csv", b"lat,lon\n1,2\n3\n");
         let e = read_columns(&p, &["lat", "lon"], None)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("3: expected 2 fields, found 1"), "{e}");
+        assert!(e.ends_with("g.csv:3: expected 2 fields, found 1"), "{e}");
         let e = read_columns(Path::new("/nonexistent/x.csv"), &["lat"], None).unwrap_err();
         assert!(matches!(e, Error::Io(_)));
+    }
+
+    #[test]
+    fn bom_duplicates_and_projection() {
+        // A byte-order mark before the header is not part of the first column's name.
+        let p = write("h.csv", b"\xef\xbb\xbflat,lon\n1,2\n");
+        let c = read_columns(&p, &["lat", "lon"], None).unwrap();
+        assert_eq!(c.numeric, vec![vec![1.0], vec![2.0]]);
+        let p = write("i.csv", b"lat,lon,LAT\n1,2,3\n");
+        let e = read_columns(&p, &["lon"], None).unwrap_err().to_string();
+        assert!(
+            e.ends_with("i.csv:1: duplicate column 'LAT' (columns 1 and 3)"),
+            "{e}"
+        );
+        // An unused column may hold anything, even bytes that are not UTF-8.
+        let p = write("j.csv", b"lat,junk,lon\n1,\xff\xfe,2\n3,abc,4\n");
+        let c = read_points(&p, ["lat", "lon"], Some("name"), |_, _| Ok(())).unwrap();
+        assert_eq!(c.coords, vec![[1.0, 2.0], [3.0, 4.0]]);
+        assert_eq!(c.names, None);
+        // ... but a row with a missing field is malformed.
+        let p = write("k.csv", b"lat,junk,lon\n1,2\n");
+        let e = read_points(&p, ["lat", "lon"], None, |_, _| Ok(()))
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("k.csv:2: expected 3 fields, found 2"), "{e}");
+        // A huge cell is quoted briefly.
+        let mut text = b"lat,lon\n1,".to_vec();
+        text.extend(std::iter::repeat_n(b'9', 5_000_000));
+        text.extend(b"x\n");
+        let p = write("l.csv", &text);
+        let e = read_columns(&p, &["lat", "lon"], None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.len() < 200 && e.contains("l.csv:2:2: column 'lon': not a number"),
+            "{e}"
+        );
     }
 }

@@ -1,18 +1,32 @@
-//! Data loading: CSV columns with precise error messages (numeric columns, or a whole table
-//! read as categorical columns), and locating the real datasets.
+//! Data loading: CSV columns with precise error messages (numeric columns, or a table read
+//! as compact categorical columns), score files, and locating the real datasets.
+//!
+//! Every reader of a delimited user file goes through one streaming core: a UTF-8
+//! byte-order mark is stripped, quoting and CRLF line ends are handled, blank lines skipped,
+//! a header naming a column twice refused, and errors have one shape,
+//! `file:line:column: column 'name': problem` with at most 60 characters of a cell quoted
+//! ([`Position`], [`quote`]). Readers decode and store only the columns they are asked for.
 //!
 //! Real data lives outside the repository, in the folder named by the `DISGUISE_DATA`
 //! environment variable (default `../shared/data` relative to the workspace root). Nothing
 //! here copies it; [`locate`] only finds it.
 
+mod codes;
 mod columns;
+pub(crate) mod reader;
+mod scores;
 pub mod synthetic;
 mod table;
 mod text;
 
-pub use columns::{Columns, read_columns, read_columns_checked};
+pub(crate) use codes::{Code, with_slice};
+pub use codes::{CodeColumn, Codes, Iter as CodesIter};
+pub use columns::{Columns, Points, read_columns, read_columns_checked, read_points};
+pub use scores::{read_scores, read_scores_from};
 pub use synthetic::{SyntheticLocations, manhattan_like};
-pub use table::{CategoricalColumn, Table, read_table};
+pub use table::{
+    CategoricalColumn, Header, Table, TablePlan, read_header, read_table, read_table_with,
+};
 pub use text::{BOM, Position, QUOTE_LIMIT, quote, strip_bom, strip_bom_bytes};
 
 use crate::error::{Error, Result};

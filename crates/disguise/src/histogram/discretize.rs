@@ -2,10 +2,16 @@
 //! their public bounds and cut into ⌈1/bw(n, d − 1) − 0.5⌉ equal bins, with Lei's (2011)
 //! bandwidth bw(n, d) = (log(n)/n)^(1/(d+1)); reversed by bin midpoints.
 
-use super::schema::ColumnType;
-use super::table::{ColumnValues, Table};
+use super::schema::{ColumnType, DomainSource, Schema};
+use super::table::{
+    ColumnValues, SchemaReader, Table, Value, check_complete, data_bounds, sorted_levels,
+};
+use crate::data::Codes;
 use crate::error::{Error, Result};
 use serde::Serialize;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::Arc;
 
 /// Lei's discretization bandwidth bw(n, d) = (ln(n)/n)^(1/(d+1)) (Vinterbo 2012, Section
 /// 2.1.1, natural logarithm), for n ≥ 2 records in d dimensions.
@@ -166,14 +172,32 @@ fn format_number(x: f64) -> String {
     if s == "-0" { "0".to_string() } else { s }
 }
 
-/// A table discretized into codes: column c of row r is `codes[c][r] < domains[c].size()`.
+/// A table discretized into codes: column c of row r is `codes(c).get(r) <
+/// domains()[c].size()`.
+///
+/// Each column is held as compact [`Codes`] (one byte per row for up to 256 codes) behind an
+/// [`Arc`], so that objectives built on the table ([`discernibility_for`](
+/// super::discernibility_for)) share the columns rather than copy them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Discretized {
     names: Vec<String>,
     domains: Vec<Domain>,
-    codes: Vec<Vec<u32>>,
+    codes: Vec<Arc<Codes>>,
     rows: usize,
     private: bool,
+}
+
+/// A data file read straight into codes by [`Discretized::read`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiscretizedFile {
+    /// The discretized table.
+    pub data: Discretized,
+    /// The schema resolved with every domain (as [`Table::schema`]), e.g. to read other data
+    /// the same way.
+    pub schema: Schema,
+    /// The columns whose domain was taken from the data (as [`Table::inferred_columns`]):
+    /// non-empty means nothing built from the table is private.
+    pub inferred: Vec<String>,
 }
 
 impl Discretized {
@@ -212,7 +236,7 @@ impl Discretized {
         let names = table.schema().names();
         let mut codes = Vec::with_capacity(domains.len());
         for (c, domain) in domains.iter().enumerate() {
-            let column = match (table.column(c), domain) {
+            let column: Codes = match (table.column(c), domain) {
                 (ColumnValues::Numeric(values), Domain::Numeric { bins, missing }) => {
                     let missing_code = bins.count() as u32;
                     if missing.is_none() && values.iter().any(|v| v.is_nan()) {
@@ -224,20 +248,19 @@ impl Discretized {
                             ),
                         ));
                     }
-                    values
-                        .iter()
-                        .map(|&v| {
-                            if v.is_nan() {
-                                missing_code
-                            } else {
-                                bins.index(v) as u32
-                            }
-                        })
-                        .collect()
+                    let mut column = Codes::for_arity(domain.size(), values.len());
+                    for &v in values {
+                        column.push(if v.is_nan() {
+                            missing_code
+                        } else {
+                            bins.index(v) as u32
+                        });
+                    }
+                    column
                 }
                 (ColumnValues::Categorical(values), Domain::Categorical { .. }) => {
                     let size = domain.size();
-                    if let Some(&bad) = values.iter().find(|&&v| u64::from(v) >= size) {
+                    if let Some(bad) = values.max().filter(|&v| u64::from(v) >= size) {
                         return Err(Error::param(
                             "domains",
                             format!(
@@ -258,7 +281,7 @@ impl Discretized {
                     ));
                 }
             };
-            codes.push(column);
+            codes.push(Arc::new(column));
         }
         Ok(Self {
             names,
@@ -267,6 +290,150 @@ impl Discretized {
             rows: table.rows(),
             private: table.is_private(),
         })
+    }
+
+    /// Reads data files with `schema` straight into codes, streaming: the result equals
+    /// [`Table::read`] followed by [`Discretized::new`], without the table in memory (no
+    /// `f64` per numeric cell — each value is binned as it is read — and one byte per cell
+    /// for domains of up to 256 codes).
+    ///
+    /// The numbers of bins of the paper's rule depend on the number of rows n, and domains
+    /// taken from the data ([`DomainSource::Data`]) on every row: when the schema leaves
+    /// either open, the files are read twice, first to count the rows and collect the
+    /// domains, then to encode. (Hence the paths must be files, not pipes.)
+    ///
+    /// ```
+    /// use disguise::histogram::{Discretized, DomainSource, Schema, Table};
+    /// # let dir = std::env::temp_dir().join("disguise-doc-discretized-read");
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// let path = dir.join("d.csv");
+    /// std::fs::write(&path, "x,junk,y\n0.1,?,a\n0.9,?,b\n0.5,?,a\n").unwrap();
+    /// let schema = Schema::from_toml_str(r#"
+    ///     [[columns]]
+    ///     name = "x"
+    ///     type = "numeric"
+    ///     bounds = [0, 1]
+    ///     [[columns]]
+    ///     name = "y"
+    ///     type = "categorical"
+    ///     levels = ["a", "b"]
+    /// "#, "s.toml")?;
+    /// let read = Discretized::read(&[&path], &schema, DomainSource::Schema)?;
+    /// let table = Table::read(&[&path], &schema, DomainSource::Schema)?;
+    /// assert_eq!(read.data, Discretized::new(&table)?);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Table::read`] and [`Discretized::new`]; [`Error::Io`] if a file changes between
+    /// the two readings.
+    pub fn read(paths: &[&Path], schema: &Schema, source: DomainSource) -> Result<DiscretizedFile> {
+        schema.validate()?;
+        check_complete(schema, source)?;
+        let missing = schema.incomplete_columns();
+        let reader = SchemaReader::new(schema);
+        let needs_rows = schema
+            .columns
+            .iter()
+            .any(|c| c.kind == ColumnType::Numeric && c.bins.is_none());
+        let mut resolved = schema.clone();
+        let mut inferred = Vec::new();
+        let mut rows = None;
+        if needs_rows || !missing.is_empty() {
+            // First reading: count the rows, and collect what the data must say.
+            let width = schema.columns.len();
+            let mut lo = vec![f64::INFINITY; width];
+            let mut hi = vec![f64::NEG_INFINITY; width];
+            let mut seen: Vec<BTreeSet<String>> = vec![BTreeSet::new(); width];
+            let mut n = 0usize;
+            for path in paths {
+                reader.scan(path, |_, c, value| {
+                    match value {
+                        Value::Number(x) => {
+                            lo[c] = lo[c].min(x);
+                            hi[c] = hi[c].max(x);
+                        }
+                        Value::Text(raw) if !seen[c].contains(raw) => {
+                            seen[c].insert(raw.to_string());
+                        }
+                        _ => {}
+                    }
+                    n += usize::from(c == 0);
+                    Ok(())
+                })?;
+            }
+            for (c, spec) in resolved.columns.iter_mut().enumerate() {
+                let name = spec.name.trim().to_string();
+                match spec.kind {
+                    ColumnType::Numeric if spec.bounds.is_none() => {
+                        spec.bounds = Some(data_bounds(lo[c], hi[c]));
+                        inferred.push(name);
+                    }
+                    ColumnType::Categorical if spec.levels.is_none() => {
+                        spec.levels = Some(sorted_levels(&name, seen[c].iter())?);
+                        inferred.push(name);
+                    }
+                    _ => {}
+                }
+            }
+            rows = Some(n);
+        }
+        // The codes of inferred levels (listed ones come from the reader).
+        let rank: Vec<Option<HashMap<String, u32>>> = schema
+            .columns
+            .iter()
+            .zip(&resolved.columns)
+            .map(|(given, spec)| {
+                (given.kind == ColumnType::Categorical && given.levels.is_none()).then(|| {
+                    let levels = spec.levels.as_deref().unwrap_or_default();
+                    levels
+                        .iter()
+                        .enumerate()
+                        .map(|(i, l)| (l.clone(), i as u32))
+                        .collect()
+                })
+            })
+            .collect();
+        let domains = domains_for_schema(&resolved, rows.unwrap_or(0) as u64, rows.is_some())?;
+        let data = encode_files(paths, &reader, &resolved, domains, &rank, rows)?;
+        let data = Discretized {
+            private: inferred.is_empty(),
+            ..data
+        };
+        Ok(DiscretizedFile {
+            data,
+            schema: resolved,
+            inferred,
+        })
+    }
+
+    /// Reads data files with a complete `schema` straight into codes of the given domains
+    /// (e.g. a public dataset discretized like the private one): the result equals
+    /// [`Table::read`] with [`DomainSource::Schema`] followed by
+    /// [`Discretized::with_domains`]. One streaming pass.
+    ///
+    /// # Errors
+    /// As [`Table::read`] and [`Discretized::with_domains`].
+    pub fn read_with_domains(
+        paths: &[&Path],
+        schema: &Schema,
+        domains: Vec<Domain>,
+    ) -> Result<Self> {
+        schema.validate()?;
+        check_complete(schema, DomainSource::Schema)?;
+        if domains.len() != schema.columns.len() {
+            return Err(Error::param(
+                "domains",
+                format!(
+                    "{} domains for a table of {} columns",
+                    domains.len(),
+                    schema.columns.len()
+                ),
+            ));
+        }
+        let reader = SchemaReader::new(schema);
+        let rank = vec![None; schema.columns.len()];
+        encode_files(paths, &reader, schema, domains, &rank, None)
     }
 
     /// Builds a discretized table directly from codes (column-major), e.g. simulated data.
@@ -280,6 +447,18 @@ impl Discretized {
         domains: Vec<Domain>,
         codes: Vec<Vec<u32>>,
     ) -> Result<Self> {
+        Self::from_compact(names, domains, codes.into_iter().map(Codes::from).collect())
+    }
+
+    /// As [`Discretized::from_codes`] on compact columns.
+    ///
+    /// # Errors
+    /// As [`Discretized::from_codes`].
+    pub fn from_compact(
+        names: Vec<String>,
+        domains: Vec<Domain>,
+        codes: Vec<Codes>,
+    ) -> Result<Self> {
         if names.len() != domains.len() || codes.len() != domains.len() || domains.is_empty() {
             return Err(Error::param(
                 "codes",
@@ -292,7 +471,7 @@ impl Discretized {
                 return Err(Error::param("codes", "code columns differ in length"));
             }
             let size = domains[c].size();
-            if column.iter().any(|&v| u64::from(v) >= size) {
+            if column.max().is_some_and(|v| u64::from(v) >= size) {
                 return Err(Error::param(
                     "codes",
                     format!("column '{}' has a code ≥ its domain size {size}", names[c]),
@@ -302,7 +481,7 @@ impl Discretized {
         Ok(Self {
             names,
             domains,
-            codes,
+            codes: codes.into_iter().map(Arc::new).collect(),
             rows,
             private: true,
         })
@@ -319,8 +498,13 @@ impl Discretized {
     }
 
     /// The codes of column c, one per row.
-    pub fn codes(&self, c: usize) -> &[u32] {
+    pub fn codes(&self, c: usize) -> &Codes {
         &self.codes[c]
+    }
+
+    /// The codes of column c, shared (no copy).
+    pub fn shared_codes(&self, c: usize) -> Arc<Codes> {
+        Arc::clone(&self.codes[c])
     }
 
     /// Number of rows n.
@@ -360,7 +544,12 @@ impl Discretized {
 /// # Errors
 /// As [`Discretized::new`].
 pub fn domains_for(table: &Table, n: u64) -> Result<Vec<Domain>> {
-    let schema = table.schema();
+    domains_for_schema(table.schema(), n, true)
+}
+
+/// The domains of a resolved schema's columns for n records; `n_known` false when no
+/// numeric column needs the bandwidth rule (then n is not used).
+fn domains_for_schema(schema: &Schema, n: u64, n_known: bool) -> Result<Vec<Domain>> {
     let predictors = schema.columns.len().saturating_sub(1);
     let mut default_bins = None;
     let mut domains = Vec::with_capacity(schema.columns.len());
@@ -398,6 +587,7 @@ pub fn domains_for(table: &Table, n: u64) -> Result<Vec<Domain>> {
                     None => match default_bins {
                         Some(b) => b,
                         None => {
+                            debug_assert!(n_known, "the bandwidth rule needs n");
                             let b = bin_count(n, predictors)?;
                             default_bins = Some(b);
                             b
@@ -413,6 +603,65 @@ pub fn domains_for(table: &Table, n: u64) -> Result<Vec<Domain>> {
         domains.push(domain);
     }
     Ok(domains)
+}
+
+/// The second reading of [`Discretized::read`] (the only one of
+/// [`Discretized::read_with_domains`]): every row straight into codes of `domains`.
+/// `rank[c]` maps the text of a column whose levels came from the data to its code; `rows`
+/// is the count of the first reading, if there was one.
+fn encode_files(
+    paths: &[&Path],
+    reader: &SchemaReader<'_>,
+    schema: &Schema,
+    domains: Vec<Domain>,
+    rank: &[Option<HashMap<String, u32>>],
+    rows: Option<usize>,
+) -> Result<Discretized> {
+    let mut codes: Vec<Codes> = domains
+        .iter()
+        .map(|d| Codes::for_arity(d.size(), rows.unwrap_or(0)))
+        .collect();
+    for path in paths {
+        reader.scan(path, |file, c, value| {
+            let code = match (&domains[c], value) {
+                (Domain::Numeric { bins, .. }, Value::Number(x)) => bins.index(x) as u32,
+                (Domain::Numeric { bins, .. }, _) => bins.count() as u32,
+                (_, Value::Level(i)) => i,
+                (_, Value::Text(raw)) => {
+                    match rank[c].as_ref().and_then(|r| r.get(raw)) {
+                        Some(&code) => code,
+                        // Only if the file changed since the first reading.
+                        None => {
+                            return Err(Error::Io(format!(
+                                "{}:{}: the file changed while it was read",
+                                file.shown(),
+                                file.line()
+                            )));
+                        }
+                    }
+                }
+                (Domain::Categorical { levels, .. }, _) => levels.len() as u32,
+            };
+            codes[c].push(code);
+            Ok(())
+        })?;
+    }
+    let n = codes.first().map_or(0, Codes::len);
+    if rows.is_some_and(|r| r != n) {
+        return Err(Error::Io(format!(
+            "{}: the data changed while it was read ({} rows, then {n})",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            rows.unwrap_or(0)
+        )));
+    }
+    if n == 0 {
+        return Err(Error::param("data", "no data rows"));
+    }
+    Discretized::from_compact(schema.names(), domains, codes)
 }
 
 #[cfg(test)]

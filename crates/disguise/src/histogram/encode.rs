@@ -1,6 +1,7 @@
 //! The multi-base positional bijection enc: V₁ × … × V_d → [0, m) (Vinterbo 2012,
 //! Section 2.1, "Efficient construction and representation").
 
+use crate::data::{Codes, with_slice};
 use crate::error::{Error, Result};
 use serde::Serialize;
 
@@ -193,6 +194,55 @@ impl MixedRadix {
             }
         }
         Ok(codes)
+    }
+
+    /// Encodes rows `start..start + out.len()` of compact columns into `out` (so that a
+    /// caller can encode n rows in blocks, without n codes in memory at once).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for a wrong number of columns, rows out of range or a
+    /// digit out of range.
+    pub fn encode_codes_into(
+        &self,
+        columns: &[&Codes],
+        start: usize,
+        out: &mut [u64],
+    ) -> Result<()> {
+        if columns.len() != self.radices.len() {
+            return Err(Error::param(
+                "columns",
+                format!(
+                    "expected {} columns, got {}",
+                    self.radices.len(),
+                    columns.len()
+                ),
+            ));
+        }
+        out.fill(0);
+        for ((col, &s), &r) in columns.iter().zip(&self.strides).zip(&self.radices) {
+            let end = start + out.len();
+            if end > col.len() {
+                return Err(Error::param("columns", "rows out of range"));
+            }
+            let mut bad = None;
+            with_slice!(col, v => {
+                for (code, &x) in out.iter_mut().zip(&v[start..end]) {
+                    let x = u64::from(x);
+                    if x >= r {
+                        bad = Some(x);
+                    }
+                    // Wrapping: a bad digit is reported below, never a panic.
+                    *code = code.wrapping_add(x.wrapping_mul(s));
+                }
+            });
+            if let Some(x) = bad {
+                return Err(Error::param(
+                    "columns",
+                    format!("digit {x} out of range for radix {r}"),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -250,7 +250,7 @@ impl FeatureEncoding {
                     let entries = slot.entries(offset);
                     let mut column = Codes::with_capacity(radix(entries.len())?, rows.len());
                     for &r in rows {
-                        let v = codes[r];
+                        let v = codes.get(r);
                         if v as usize >= entries.len() {
                             return Err(Error::param(
                                 "table",
@@ -572,14 +572,14 @@ pub fn evaluate_fold_with(
             format!("needs at least 2 classes, its domain has {q}"),
         ));
     }
-    let y_test: Vec<u32> = test.iter().map(|&r| labels[r]).collect();
+    let y_test: Vec<u32> = test.iter().map(|&r| labels.get(r)).collect();
     let predictors: Vec<usize> = (0..table.width()).filter(|&c| c != target).collect();
 
     let (probs, converged, release, note) = match classifier {
         Classifier::Original => {
             let enc = FeatureEncoding::new(&domains, &predictors)?;
             let x = enc.encode_table_coded(table, train)?;
-            let y: Vec<u32> = train.iter().map(|&r| labels[r]).collect();
+            let y: Vec<u32> = train.iter().map(|&r| labels.get(r)).collect();
             let x_test = enc.encode_table_coded(table, test)?;
             let fit = fit_predict(&x, &y, None, q, &x_test, fit)?;
             (fit.probs, fit.converged, None, fit.note)
@@ -591,7 +591,7 @@ pub fn evaluate_fold_with(
                 let codes: Vec<Vec<u32>> = (0..full.width())
                     .map(|c| {
                         let col = full.codes(c);
-                        train.iter().map(|&r| col[r]).collect()
+                        train.iter().map(|&r| col.get(r)).collect()
                     })
                     .collect();
                 Discretized::from_codes(full.names().to_vec(), domains.clone(), codes)?
@@ -663,7 +663,7 @@ pub fn evaluate_fold_with(
         Classifier::Private(config) => {
             let enc = FeatureEncoding::new(&domains, &predictors)?;
             let x = enc.encode_table_coded(table, train)?;
-            let y: Vec<u32> = train.iter().map(|&r| labels[r]).collect();
+            let y: Vec<u32> = train.iter().map(|&r| labels.get(r)).collect();
             let x_test = enc.encode_table_coded(table, test)?;
             let bounds = enc.bounds();
             if q == 2 {

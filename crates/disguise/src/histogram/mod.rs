@@ -73,7 +73,9 @@ pub mod schema;
 pub mod sparse;
 pub mod table;
 
-pub use discretize::{Bins, Discretized, Domain, bandwidth, bin_count, domains_for};
+pub use discretize::{
+    Bins, Discretized, DiscretizedFile, Domain, bandwidth, bin_count, domains_for,
+};
 pub use encode::MixedRadix;
 pub use evaluate::{
     Classifier, FeatureEncoding, FoldOutcome, ReleaseSummary, evaluate_fold, evaluate_fold_with,

@@ -7,6 +7,7 @@
 
 use super::discretize::{Bins, Discretized, Domain, bin_count};
 use super::privatekd::mda;
+use crate::data::Codes;
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::noise::bernoulli::uniform_below;
@@ -145,17 +146,27 @@ fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
 
 /// `samples` standard normal values scaled into [0, 1] by their own minimum and maximum
 /// and cut into `bins` equal bins.
-fn simulated_bins(rng: &mut SecureRng, samples: usize, bins: usize) -> Vec<u32> {
-    let xs: Vec<f64> = (0..samples).map(|_| normal(rng)).collect();
-    let (lo, hi) = xs
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+fn simulated_bins(rng: &mut SecureRng, samples: usize, bins: usize) -> Codes {
+    // Two passes over the same random stream (a copy of the generator for the first), so
+    // that the samples need not be held: the first finds their minimum and maximum, the
+    // second bins them. The draws, and so the codes, are those of a single pass.
+    let mut first = rng.clone();
+    let (lo, hi) = (0..samples)
+        .map(|_| normal(&mut first))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
             (lo.min(x), hi.max(x))
         });
+    // Compact codes (a byte each for up to 256 bins): the simulated table is as large as
+    // the real one.
+    let mut codes = Codes::for_arity(bins as u64, samples);
     match Bins::new(lo, hi, bins) {
-        Ok(b) => xs.iter().map(|&x| b.index(x) as u32).collect(),
-        Err(_) => vec![0; samples], // a single sample: lo = hi
+        Ok(b) => (0..samples).for_each(|_| codes.push(b.index(normal(rng)) as u32)),
+        Err(_) => (0..samples).for_each(|_| {
+            normal(rng); // a single sample: lo = hi
+            codes.push(0);
+        }),
     }
+    codes
 }
 
 /// The estimated bin masses p̂ᵢ = |cᵢ|/N of `bins` equal bins over N standard normal samples
@@ -173,7 +184,7 @@ pub fn bin_masses(bins: usize, samples: usize, seed: u64) -> Result<Vec<f64>> {
     }
     let mut rng = SecureRng::insecure_from_seed(seed);
     let mut counts = vec![0u64; bins];
-    for b in simulated_bins(&mut rng, samples, bins) {
+    for b in &simulated_bins(&mut rng, samples, bins) {
         counts[b as usize] += 1;
     }
     Ok(counts.iter().map(|&c| c as f64 / samples as f64).collect())
@@ -311,12 +322,12 @@ pub fn simulated_data(n: u64, predictors: usize, q: usize, seed: u64) -> Result<
         levels: (1..=q).map(|c| c.to_string()).collect(),
         missing: None,
     });
-    codes.push(
-        (0..rows)
-            .map(|_| uniform_below(&mut rng, q as u64) as u32)
-            .collect(),
-    );
-    Discretized::from_codes(names, domains, codes)
+    let mut target = Codes::for_arity(q as u64, rows);
+    for _ in 0..rows {
+        target.push(uniform_below(&mut rng, q as u64) as u32);
+    }
+    codes.push(target);
+    Discretized::from_compact(names, domains, codes)
 }
 
 /// k = |MDA(f, D′, σ)| on the simulated data of [`simulated_data`] (Section 2.3.1), at

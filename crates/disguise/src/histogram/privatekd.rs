@@ -49,17 +49,14 @@ pub fn discernibility_for(
         u32::try_from(data.domains()[c].size())
             .map_err(|_| Error::param("domains", "a domain has more than 2^32 − 1 values"))
     };
-    let columns = predictors.iter().map(|&c| data.codes(c).to_vec()).collect();
+    // The table's compact columns are shared with the objective, not copied.
+    let columns = predictors.iter().map(|&c| data.shared_codes(c)).collect();
     let radices = predictors
         .iter()
         .map(|&c| radix(c))
         .collect::<Result<_>>()?;
-    let objective = Discernibility::new(
-        columns,
-        radices,
-        data.codes(target).to_vec(),
-        radix(target)?,
-    )?;
+    let objective =
+        Discernibility::from_codes(columns, radices, data.shared_codes(target), radix(target)?)?;
     Ok((objective, predictors))
 }
 

@@ -8,6 +8,7 @@ use super::params::{DEFAULT_SEED, GammaParams, estimate_gamma, public_k, simulat
 use super::privatekd::{DEFAULT_SIGMA, discernibility_for, private_kd, select_k_by_splitting};
 use super::release::write_synthetic_csv;
 use super::sparse::{SparseLaplace, ThresholdedHistogram};
+use crate::data::Codes;
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::privacy::compose::round::sub_down;
@@ -343,10 +344,10 @@ pub fn projected_histogram(
     let domains: Vec<Domain> = columns.iter().map(|&c| data.domains()[c].clone()).collect();
     let radices: Vec<u64> = domains.iter().map(Domain::size).collect();
     let encoding = MixedRadix::new(&radices, &names)?;
-    let code_columns: Vec<&[u32]> = columns.iter().map(|&c| data.codes(c)).collect();
-    let codes = encoding.encode_columns(&code_columns)?;
+    let code_columns: Vec<&Codes> = columns.iter().map(|&c| data.codes(c)).collect();
     let mechanism = SparseLaplace::new(Epsilon::new(eps_h_budget)?, n as u64, config.params.a)?;
-    let histogram = mechanism.release(rng, &codes, encoding.size())?;
+    let counts = projected_counts(&encoding, &code_columns, n)?;
+    let histogram = mechanism.release_counts(rng, &counts, encoding.size())?;
     costs.push(PrivacyCost::Pure {
         epsilon: Epsilon::new(mechanism.epsilon())?,
     });
@@ -392,6 +393,50 @@ pub fn projected_histogram(
         encoding,
         domains,
     })
+}
+
+/// The non-empty cells of the projected rows and their counts, sorted by cell (what
+/// [`cell_counts`](super::cell_counts) gives for the rows' codes), in little memory: a dense
+/// counter per cell when the space is small next to the data (at most one byte per record),
+/// else the rows' codes sorted in place (eight bytes per record, not the three copies of
+/// encoding, copying and radix sorting).
+fn projected_counts(
+    encoding: &MixedRadix,
+    columns: &[&Codes],
+    n: usize,
+) -> Result<Vec<(u64, u64)>> {
+    const BLOCK: usize = 1 << 12;
+    let m = encoding.size();
+    if m <= (n as u64 / 8).max(BLOCK as u64) {
+        let mut counts = vec![0u64; m as usize];
+        let mut block = vec![0u64; BLOCK];
+        let mut start = 0;
+        while start < n {
+            let len = BLOCK.min(n - start);
+            encoding.encode_codes_into(columns, start, &mut block[..len])?;
+            for &code in &block[..len] {
+                counts[code as usize] += 1;
+            }
+            start += len;
+        }
+        return Ok(counts
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, c)| c > 0)
+            .map(|(cell, c)| (cell as u64, c))
+            .collect());
+    }
+    let mut codes = vec![0u64; n];
+    encoding.encode_codes_into(columns, 0, &mut codes)?;
+    codes.sort_unstable();
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for code in codes {
+        match out.last_mut() {
+            Some((cell, count)) if *cell == code => *count += 1,
+            _ => out.push((code, 1)),
+        }
+    }
+    Ok(out)
 }
 
 fn check_same_layout(private: &Discretized, public: &Discretized) -> Result<()> {

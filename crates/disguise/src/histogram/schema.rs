@@ -44,6 +44,7 @@
 //! A marker in a column not declared `nullable`, and a categorical value that is not a listed
 //! level (or alias), are errors naming the file, line and column.
 
+use crate::data::{Position, strip_bom};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -192,11 +193,13 @@ impl Schema {
     /// Parses and validates a TOML schema; `source` names it in error messages.
     ///
     /// # Errors
-    /// [`Error::Parse`] for TOML that does not parse or has unknown keys, and the errors of
-    /// [`Schema::validate`].
+    /// [`Error::Parse`] for TOML that does not parse or has unknown keys, naming the place
+    /// (`schema.toml:3:8: unknown variant ...`), and the errors of [`Schema::validate`]. A
+    /// UTF-8 byte-order mark is ignored.
     pub fn from_toml_str(text: &str, source: &str) -> Result<Self> {
-        let schema: Schema = toml::from_str(text)
-            .map_err(|e| Error::Parse(format!("{source}: {}", one_line(&e))))?;
+        let text = strip_bom(text);
+        let schema: Schema =
+            toml::from_str(text).map_err(|e| Error::Parse(toml_message(&e, text, source)))?;
         schema
             .validate()
             .map_err(|e| Error::Parse(format!("{source}: {e}")))?;
@@ -390,13 +393,41 @@ fn single_ascii(what: &'static str, s: &str) -> Result<()> {
     }
 }
 
-fn one_line(e: &toml::de::Error) -> String {
-    e.to_string()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
+/// A TOML error as one line: `source:line:column: message` when the parser knows the place
+/// (column = 1-based character in the line), at most a few hundred characters.
+fn toml_message(e: &toml::de::Error, text: &str, source: &str) -> String {
+    let one_line = |m: &str| {
+        m.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let message = match e.span().filter(|span| span.start <= text.len()) {
+        Some(span) => {
+            let start = (0..=span.start)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0);
+            let before = &text[..start];
+            let line = before.matches('\n').count() as u64 + 1;
+            let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
+                .chars()
+                .count() as u64
+                + 1;
+            format!(
+                "{}: {}",
+                Position::new(source, line).column(column),
+                one_line(e.message())
+            )
+        }
+        None => format!("{source}: {}", one_line(&e.to_string())),
+    };
+    const LIMIT: usize = 300;
+    match message.char_indices().nth(LIMIT) {
+        None => message,
+        Some((cut, _)) => format!("{}…", &message[..cut]),
+    }
 }
 
 #[cfg(test)]
@@ -460,5 +491,20 @@ mod tests {
                 .to_string();
             assert!(e.contains("bad.toml") && e.contains(needle), "{e}");
         }
+        // TOML errors name the place; a byte-order mark is not an error.
+        let e = Schema::from_toml_str("[[columns]]\nname = \"a\"\ntype = \"text\"\n", "s.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("s.toml:3:8: unknown variant"), "{e}");
+        let long = format!(
+            "[[columns]]\nname = \"a\"\ntype = \"{}\"\n",
+            "x".repeat(100_000)
+        );
+        let e = Schema::from_toml_str(&long, "s.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 1000, "{} bytes", e.len());
+        let bom = "\u{feff}[[columns]]\nname = \"a\"\ntype = \"numeric\"\n";
+        assert!(Schema::from_toml_str(bom, "s.toml").is_ok());
     }
 }

@@ -1,6 +1,9 @@
 //! A table of categorical and numeric columns read from delimited text with a [`Schema`].
 
 use super::schema::{ColumnType, DomainSource, Schema};
+use crate::data::Codes;
+use crate::data::reader::{Delimited, Layout, quote_name};
+use crate::data::{Position, quote};
 use crate::error::{Error, Result};
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -9,8 +12,8 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq)]
 pub enum ColumnValues {
     /// Level indices into the column's levels (the missing value, if any, is the index
-    /// `levels.len()`, see [`Table::levels`]).
-    Categorical(Vec<u32>),
+    /// `levels.len()`, see [`Table::levels`]), in the narrowest integer type that holds them.
+    Categorical(Codes),
     /// Numbers; `NaN` stands for the missing marker (the data itself cannot hold NaN: a
     /// non-finite number in the file is an error).
     Numeric(Vec<f64>),
@@ -38,31 +41,88 @@ pub struct Table {
     columns: Vec<ColumnValues>,
     rows: usize,
     inferred: Vec<String>,
+    places: Places,
+}
+
+/// Where each row came from, for messages about a row found after reading: the files, each
+/// schema column's field number in each, and the rows where the line numbering jumps (a new
+/// file, a skipped blank or comment line, a field spanning lines) — a few entries, not one
+/// per row.
+#[derive(Debug, Clone, PartialEq, Default)]
+struct Places {
+    files: Vec<String>,
+    /// Per file, the 0-based field of each schema column.
+    fields: Vec<Vec<usize>>,
+    /// (first row, file, its line): row r ≥ first row is on line + (r − first row).
+    jumps: Vec<(usize, usize, u64)>,
+    /// Set when there were too many jumps to keep: later rows have no line.
+    complete_until: Option<usize>,
+}
+
+/// The most line jumps kept (24 bytes each); a file with more (say, a blank line after every
+/// row) gets row numbers instead of lines for the rest in messages.
+const MAX_JUMPS: usize = 1 << 16;
+
+impl Places {
+    fn note(&mut self, row: usize, file: usize, line: u64) {
+        if self.complete_until.is_some() {
+            return;
+        }
+        let follows = self
+            .jumps
+            .last()
+            .is_some_and(|&(first, f, l)| f == file && l + (row - first) as u64 == line);
+        if !follows {
+            if self.jumps.len() == MAX_JUMPS {
+                self.complete_until = Some(row);
+                return;
+            }
+            self.jumps.push((row, file, line));
+        }
+    }
+
+    /// `file:line:column` of row `row`, schema column `c`.
+    fn describe(&self, row: usize, c: usize) -> String {
+        let limit = self.complete_until.unwrap_or(usize::MAX);
+        let at = self.jumps.partition_point(|&(first, _, _)| first <= row);
+        match at.checked_sub(1).map(|i| self.jumps[i]) {
+            Some((first, file, line)) if row < limit => {
+                Position::new(&self.files[file], line + (row - first) as u64)
+                    .column(self.fields[file][c] as u64 + 1)
+                    .to_string()
+            }
+            _ => format!("row {} of the data", row + 1),
+        }
+    }
 }
 
 /// Per-column parsing state while reading.
 enum Builder {
-    /// Levels known: value (or alias) → index.
+    /// Levels known: the code of every row (the missing marker is `levels.len()`).
     Listed {
-        index: HashMap<String, u32>,
-        values: Vec<u32>,
+        missing: u32,
+        codes: Codes,
     },
-    /// Levels to be inferred from the data: raw strings, interned.
+    /// Levels to be inferred from the data: raw strings interned in order of appearance
+    /// (the missing marker too, as `missing`), remapped to sorted order at the end.
     Inferred {
         index: HashMap<String, u32>,
-        names: Vec<String>,
-        values: Vec<u32>,
+        missing: Option<u32>,
+        codes: Codes,
     },
     Numeric(Vec<f64>),
 }
 
 impl Table {
-    /// Reads one or more data files (concatenated, in order) with `schema`.
+    /// Reads one or more data files (concatenated, in order) with `schema`, streaming: only
+    /// the schema's columns are decoded and stored (categorical ones as compact codes, one
+    /// byte per row for up to 256 levels; numeric ones as `f64`).
     ///
     /// Files are parsed with the schema's delimiter, header, comment and missing-value
-    /// settings; fields are trimmed; blank lines are skipped. With a header, the schema's
-    /// columns are found by name (case-insensitively; extra file columns are ignored); without
-    /// one, each row must have exactly the schema's number of fields.
+    /// settings; fields are trimmed; blank lines are skipped; a UTF-8 byte-order mark is
+    /// stripped. With a header, the schema's columns are found by name (case-insensitively;
+    /// extra file columns are ignored, and may hold anything); without one, each row must have
+    /// exactly the schema's number of fields.
     ///
     /// `source` says where domains may come from: with [`DomainSource::Schema`] a column
     /// without levels or bounds is an error (the private choice); with [`DomainSource::Data`]
@@ -70,24 +130,38 @@ impl Table {
     /// by 1 when all values are equal) — and the table is marked as not private.
     ///
     /// # Errors
-    /// [`Error::Io`] for an unreadable file; [`Error::Parse`] naming file, line and column
-    /// for a malformed row, a non-number (or non-finite number) in a numeric column, a value
-    /// that is not a listed level, a missing marker in a column not declared `nullable`;
-    /// [`Error::InvalidParameter`] for an incomplete schema with [`DomainSource::Schema`] or
-    /// when no row was read.
+    /// [`Error::Io`] for an unreadable file; [`Error::Parse`] naming `file:line:column` and
+    /// the column for a non-number (or non-finite number) in a numeric column, a value that is
+    /// not a listed level, a missing marker in a column not declared `nullable`; naming
+    /// `file:line` for a row with the wrong number of fields; naming the file for an empty
+    /// file, a header without data rows, a header naming a column twice or lacking a schema
+    /// column; [`Error::InvalidParameter`] for an incomplete schema with
+    /// [`DomainSource::Schema`].
     pub fn read(paths: &[&Path], schema: &Schema, source: DomainSource) -> Result<Self> {
         schema.validate()?;
         check_complete(schema, source)?;
+        let reader = SchemaReader::new(schema);
         let mut builders = builders(schema);
-        for path in paths {
-            read_file(path, schema, &mut builders)?;
+        let mut places = Places::default();
+        let mut rows = 0usize;
+        for (f, path) in paths.iter().enumerate() {
+            let fields = reader.scan(path, |file, c, value| {
+                if c == 0 {
+                    places.note(rows, f, file.line());
+                    rows += 1;
+                }
+                push_value(&mut builders[c], value);
+                Ok(())
+            })?;
+            places.files.push(path.display().to_string());
+            places.fields.push(fields);
         }
-        finish(schema, builders)
+        finish(schema, builders, places)
     }
 
     /// Builds a table from in-memory rows of strings (one `Vec` per row, the schema's columns
     /// in order), with the same parsing rules as [`Table::read`]; `source` names the rows in
-    /// error messages (line = row index + 1).
+    /// error messages (line = row index + 1, column = field number).
     ///
     /// ```
     /// use disguise::histogram::{ColumnSpec, DomainSource, Schema, Table};
@@ -109,28 +183,36 @@ impl Table {
     ) -> Result<Self> {
         schema.validate()?;
         check_complete(schema, source)?;
+        let reader = SchemaReader::new(schema);
         let mut builders = builders(schema);
+        let width = schema.columns.len();
         for (i, row) in rows.iter().enumerate() {
-            if row.len() != schema.columns.len() {
+            let line = i as u64 + 1;
+            if row.len() != width {
                 return Err(Error::Parse(format!(
-                    "{name}:{}: expected {} fields, found {}",
-                    i + 1,
-                    schema.columns.len(),
+                    "{}: expected {width} fields, found {}",
+                    Position::new(name, line),
                     row.len()
                 )));
             }
             for (c, field) in row.iter().enumerate() {
-                push_value(
-                    schema,
-                    c,
-                    field.as_ref().trim(),
-                    &mut builders[c],
-                    name,
-                    i as u64 + 1,
-                )?;
+                let value = reader.parse(c, field.as_ref().trim()).map_err(|why| {
+                    let at = Position::new(name, line).column(c as u64 + 1);
+                    Error::Parse(format!(
+                        "{at}: column {}: {why}",
+                        quote_name(reader.name(c))
+                    ))
+                })?;
+                push_value(&mut builders[c], value);
             }
         }
-        finish(schema, builders)
+        let places = Places {
+            files: vec![name.to_string()],
+            fields: vec![(0..width).collect()],
+            jumps: vec![(0, 0, 1)],
+            complete_until: None,
+        };
+        finish(schema, builders, places)
     }
 
     /// The resolved schema (every column's domain filled in).
@@ -170,9 +252,25 @@ impl Table {
     pub fn is_private(&self) -> bool {
         self.inferred.is_empty()
     }
+
+    /// Where row `row`'s value of column `c` was read, for messages: `file:line:column`
+    /// (1-based; the field number in the file), or `row N of the data` in the rare file
+    /// with too many skipped lines to keep track of.
+    ///
+    /// ```
+    /// use disguise::histogram::{ColumnSpec, DomainSource, Schema, Table};
+    /// let schema = Schema::new(vec![ColumnSpec::categorical("y", &["a", "b"])])?;
+    /// let t = Table::from_rows(&schema, &[vec!["a"], vec!["b"]], DomainSource::Schema, "rows")?;
+    /// assert_eq!(t.place(1, 0), "rows:2:1");
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    pub fn place(&self, row: usize, c: usize) -> String {
+        self.places.describe(row, c)
+    }
 }
 
-fn check_complete(schema: &Schema, source: DomainSource) -> Result<()> {
+/// Refuses a schema without every domain unless `source` lets the data fill them in.
+pub(super) fn check_complete(schema: &Schema, source: DomainSource) -> Result<()> {
     let missing = schema.incomplete_columns();
     if source == DomainSource::Schema && !missing.is_empty() {
         return Err(Error::param(
@@ -195,170 +293,182 @@ fn builders(schema: &Schema) -> Vec<Builder> {
         .map(|col| match col.kind {
             ColumnType::Numeric => Builder::Numeric(Vec::new()),
             ColumnType::Categorical => match &col.levels {
-                Some(levels) => {
-                    let mut index: HashMap<String, u32> = levels
-                        .iter()
-                        .enumerate()
-                        .map(|(i, l)| (l.clone(), i as u32))
-                        .collect();
-                    if let Some(aliases) = &col.aliases {
-                        for (from, to) in aliases {
-                            let target = index[to];
-                            index.entry(from.clone()).or_insert(target);
-                        }
-                    }
-                    Builder::Listed {
-                        index,
-                        values: Vec::new(),
-                    }
-                }
+                Some(levels) => Builder::Listed {
+                    missing: levels.len() as u32,
+                    codes: Codes::for_arity(levels.len() as u64 + 1, 0),
+                },
                 None => Builder::Inferred {
                     index: HashMap::new(),
-                    names: Vec::new(),
-                    values: Vec::new(),
+                    missing: None,
+                    codes: Codes::new(),
                 },
             },
         })
         .collect()
 }
 
-/// Code reserved for the missing value while the level list is not final.
-const MISSING: u32 = u32::MAX;
-
-fn push_value(
-    schema: &Schema,
-    c: usize,
-    raw: &str,
-    builder: &mut Builder,
-    file: &str,
-    line: u64,
-) -> Result<()> {
-    let col = &schema.columns[c];
-    let name = col.name.trim();
-    let is_missing = schema.missing.as_deref() == Some(raw);
-    if is_missing && !col.nullable {
-        return Err(Error::Parse(format!(
-            "{file}:{line}: column '{name}': missing value {raw:?} in a column not declared \
-             `nullable = true` in the schema"
-        )));
-    }
-    match builder {
-        Builder::Numeric(values) => {
-            if is_missing {
-                values.push(f64::NAN);
-                return Ok(());
-            }
-            let value: f64 = raw.parse().map_err(|_| {
-                Error::Parse(format!(
-                    "{file}:{line}: column '{name}': not a number: {raw:?}"
-                ))
-            })?;
-            if !value.is_finite() {
-                return Err(Error::Parse(format!(
-                    "{file}:{line}: column '{name}': not a finite number: {raw:?}"
-                )));
-            }
-            values.push(value);
-        }
-        Builder::Listed { index, values } => {
-            if is_missing {
-                values.push(MISSING);
-                return Ok(());
-            }
-            match index.get(raw) {
-                Some(&i) => values.push(i),
-                None => {
-                    return Err(Error::Parse(format!(
-                        "{file}:{line}: column '{name}': {raw:?} is not one of the schema's \
-                         levels (add it to `levels` or `aliases`)"
-                    )));
-                }
-            }
-        }
-        Builder::Inferred {
-            index,
-            names,
-            values,
-        } => {
-            if is_missing {
-                values.push(MISSING);
-                return Ok(());
-            }
-            let next = names.len() as u32;
-            let i = *index.entry(raw.to_string()).or_insert_with(|| {
-                names.push(raw.to_string());
-                next
-            });
-            values.push(i);
-        }
-    }
-    Ok(())
+/// One parsed cell of a schema column.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Value<'a> {
+    /// The schema's missing marker (in a nullable column).
+    Missing,
+    /// A finite number (numeric column).
+    Number(f64),
+    /// The index of a listed level (categorical column with levels).
+    Level(u32),
+    /// The text of a categorical column whose levels come from the data.
+    Text(&'a str),
 }
 
-fn read_file(path: &Path, schema: &Schema, builders: &mut [Builder]) -> Result<()> {
-    let shown = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(schema.has_header)
-        .delimiter(schema.delimiter.as_bytes()[0])
-        .comment(schema.comment.as_ref().map(|c| c.as_bytes()[0]))
-        .trim(csv::Trim::All)
-        .flexible(true)
-        .from_reader(std::io::BufReader::with_capacity(1 << 20, file));
-    let width = schema.columns.len();
-    // Field position of each schema column in the file, and the fields a row must have.
-    let (positions, want): (Vec<usize>, usize) = if schema.has_header {
-        let headers = reader
-            .headers()
-            .map_err(|e| Error::Parse(format!("{shown}: {e}")))?
-            .clone();
-        let positions = schema
+/// Reads data files with a schema: the file layout, each column's parsing (missing marker,
+/// numbers, listed levels and aliases), and errors at `file:line:column`. Shared by
+/// [`Table::read`] and [`Discretized::read`](super::Discretized::read).
+pub(super) struct SchemaReader<'s> {
+    schema: &'s Schema,
+    layout: Layout,
+    /// For categorical columns with listed levels: value or alias → level index.
+    listed: Vec<Option<HashMap<String, u32>>>,
+}
+
+impl<'s> SchemaReader<'s> {
+    pub(super) fn new(schema: &'s Schema) -> Self {
+        let listed = schema
             .columns
             .iter()
             .map(|col| {
-                headers
+                let levels = col
+                    .levels
+                    .as_ref()
+                    .filter(|_| col.kind == ColumnType::Categorical)?;
+                let mut index: HashMap<String, u32> = levels
                     .iter()
-                    .position(|h| h.trim().eq_ignore_ascii_case(col.name.trim()))
-                    .ok_or_else(|| {
-                        Error::Parse(format!(
-                            "{shown}: no column '{}' in the header (columns: {})",
-                            col.name.trim(),
-                            headers.iter().collect::<Vec<_>>().join(", ")
-                        ))
-                    })
+                    .enumerate()
+                    .map(|(i, l)| (l.clone(), i as u32))
+                    .collect();
+                if let Some(aliases) = &col.aliases {
+                    for (from, to) in aliases {
+                        let target = index[to];
+                        index.entry(from.clone()).or_insert(target);
+                    }
+                }
+                Some(index)
             })
-            .collect::<Result<_>>()?;
-        (positions, headers.len())
-    } else {
-        ((0..width).collect(), width)
-    };
-    let mut record = csv::StringRecord::new();
-    loop {
-        let more = reader.read_record(&mut record).map_err(|e| {
-            let line = e.position().map_or(0, |p| p.line());
-            Error::Parse(format!("{shown}:{line}: {e}"))
-        })?;
-        if !more {
-            break;
-        }
-        let line = record.position().map_or(0, |p| p.line());
-        if record.len() == 1 && record[0].is_empty() {
-            continue; // a line of blanks only
-        }
-        if record.len() != want {
-            return Err(Error::Parse(format!(
-                "{shown}:{line}: expected {want} fields, found {}",
-                record.len()
-            )));
-        }
-        for (c, &pos) in positions.iter().enumerate() {
-            push_value(schema, c, &record[pos], &mut builders[c], &shown, line)?;
+            .collect();
+        Self {
+            schema,
+            layout: Layout {
+                delimiter: schema.delimiter.as_bytes()[0],
+                has_header: schema.has_header,
+                comment: schema.comment.as_ref().map(|c| c.as_bytes()[0]),
+            },
+            listed,
         }
     }
-    Ok(())
+
+    /// Column `c`'s name.
+    pub(super) fn name(&self, c: usize) -> &str {
+        self.schema.columns[c].name.trim()
+    }
+
+    /// Parses the trimmed text of column `c`, or says why it is not a value of the column.
+    pub(super) fn parse<'a>(
+        &self,
+        c: usize,
+        raw: &'a str,
+    ) -> std::result::Result<Value<'a>, String> {
+        let col = &self.schema.columns[c];
+        if self.schema.missing.as_deref() == Some(raw) {
+            return if col.nullable {
+                Ok(Value::Missing)
+            } else {
+                Err(format!(
+                    "missing value {} in a column not declared `nullable = true` in the schema",
+                    quote(raw)
+                ))
+            };
+        }
+        match (col.kind, &self.listed[c]) {
+            (ColumnType::Numeric, _) => crate::data::reader::parse_finite(raw).map(Value::Number),
+            (ColumnType::Categorical, Some(index)) => match index.get(raw) {
+                Some(&i) => Ok(Value::Level(i)),
+                None => Err(format!(
+                    "{} is not one of the schema's levels (add it to `levels` or `aliases`)",
+                    quote(raw)
+                )),
+            },
+            (ColumnType::Categorical, None) => Ok(Value::Text(raw)),
+        }
+    }
+
+    /// Streams `path`, calling `cell(file, c, value)` for every schema column c of every row
+    /// (in column order, so c = 0 starts a row). Returns each schema column's 0-based field
+    /// in the file.
+    ///
+    /// # Errors
+    /// Those of `cell`, and the reading errors of [`Table::read`].
+    pub(super) fn scan(
+        &self,
+        path: &Path,
+        mut cell: impl FnMut(&Delimited, usize, Value<'_>) -> Result<()>,
+    ) -> Result<Vec<usize>> {
+        let mut file = Delimited::open(path, self.layout)?;
+        let fields: Vec<usize> = if self.schema.has_header {
+            self.schema
+                .columns
+                .iter()
+                .map(|col| file.find(&col.name))
+                .collect::<Result<_>>()?
+        } else {
+            file.expect_width(self.schema.columns.len());
+            (0..self.schema.columns.len()).collect()
+        };
+        while file.next_row()? {
+            for (c, &field) in fields.iter().enumerate() {
+                let raw = file
+                    .field(field)
+                    .map_err(|_| file.error_named(field, self.name(c), "not valid UTF-8"))?;
+                let value = self
+                    .parse(c, raw)
+                    .map_err(|why| file.error_named(field, self.name(c), why))?;
+                cell(&file, c, value)?;
+            }
+        }
+        file.require_rows()?;
+        Ok(fields)
+    }
 }
 
-fn finish(schema: &Schema, builders: Vec<Builder>) -> Result<Table> {
+fn push_value(builder: &mut Builder, value: Value<'_>) {
+    match (builder, value) {
+        (Builder::Numeric(values), Value::Number(x)) => values.push(x),
+        (Builder::Numeric(values), _) => values.push(f64::NAN),
+        (Builder::Listed { codes, .. }, Value::Level(i)) => codes.push(i),
+        (Builder::Listed { missing, codes }, _) => codes.push(*missing),
+        (
+            Builder::Inferred {
+                index,
+                missing,
+                codes,
+            },
+            value,
+        ) => {
+            let next = index.len() as u32 + u32::from(missing.is_some());
+            let code = match value {
+                Value::Text(raw) => match index.get(raw) {
+                    Some(&i) => i,
+                    None => {
+                        index.insert(raw.to_string(), next);
+                        next
+                    }
+                },
+                _ => *missing.get_or_insert(next),
+            };
+            codes.push(code);
+        }
+    }
+}
+
+fn finish(schema: &Schema, builders: Vec<Builder>, places: Places) -> Result<Table> {
     let mut resolved = schema.clone();
     let mut inferred = Vec::new();
     let mut columns = Vec::with_capacity(builders.len());
@@ -366,7 +476,7 @@ fn finish(schema: &Schema, builders: Vec<Builder>) -> Result<Table> {
         let spec = &mut resolved.columns[c];
         let name = spec.name.trim().to_string();
         let values = match builder {
-            Builder::Numeric(values) => {
+            Builder::Numeric(mut values) => {
                 if spec.bounds.is_none() {
                     let (lo, hi) = values
                         .iter()
@@ -374,58 +484,41 @@ fn finish(schema: &Schema, builders: Vec<Builder>) -> Result<Table> {
                         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
                             (lo.min(v), hi.max(v))
                         });
-                    let (lo, hi) = if lo > hi {
-                        (0.0, 1.0) // no value at all (all missing)
-                    } else if lo == hi {
-                        (lo, lo + 1.0)
-                    } else {
-                        (lo, hi)
-                    };
-                    spec.bounds = Some([lo, hi]);
+                    spec.bounds = Some(data_bounds(lo, hi));
                     inferred.push(name);
                 }
+                values.shrink_to_fit();
                 ColumnValues::Numeric(values)
             }
-            Builder::Listed { values, .. } => {
-                let missing = spec.levels.as_ref().map_or(0, Vec::len) as u32;
-                ColumnValues::Categorical(
-                    values
-                        .into_iter()
-                        .map(|v| if v == MISSING { missing } else { v })
-                        .collect(),
-                )
+            Builder::Listed { mut codes, .. } => {
+                codes.shrink_to_fit();
+                ColumnValues::Categorical(codes)
             }
-            Builder::Inferred { names, values, .. } => {
-                // Sorted levels, so the encoding does not depend on the row order.
-                let sorted: BTreeSet<&String> = names.iter().collect();
-                let rank: HashMap<&String, u32> = sorted
+            Builder::Inferred {
+                index,
+                missing,
+                mut codes,
+            } => {
+                let levels = sorted_levels(&name, index.keys())?;
+                // Sorted levels, so the encoding does not depend on the row order; the
+                // missing marker after them.
+                let rank: HashMap<&str, u32> = levels
                     .iter()
                     .enumerate()
-                    .map(|(i, s)| (*s, i as u32))
+                    .map(|(i, s)| (s.as_str(), i as u32))
                     .collect();
-                let remap: Vec<u32> = names.iter().map(|s| rank[s]).collect();
-                let missing = names.len() as u32;
-                let levels: Vec<String> = sorted.into_iter().cloned().collect();
-                if levels.is_empty() {
-                    return Err(Error::param(
-                        "data",
-                        format!("column '{name}' has no value other than the missing marker"),
-                    ));
+                let mut remap = vec![0u32; index.len() + usize::from(missing.is_some())];
+                for (raw, &code) in &index {
+                    remap[code as usize] = rank[raw.as_str()];
                 }
+                if let Some(m) = missing {
+                    remap[m as usize] = levels.len() as u32;
+                }
+                codes.remap(&remap);
+                codes.shrink_to_fit();
                 spec.levels = Some(levels);
                 inferred.push(name);
-                ColumnValues::Categorical(
-                    values
-                        .into_iter()
-                        .map(|v| {
-                            if v == MISSING {
-                                missing
-                            } else {
-                                remap[v as usize]
-                            }
-                        })
-                        .collect(),
-                )
+                ColumnValues::Categorical(codes)
             }
         };
         columns.push(values);
@@ -439,12 +532,45 @@ fn finish(schema: &Schema, builders: Vec<Builder>) -> Result<Table> {
         columns,
         rows,
         inferred,
+        places,
     })
+}
+
+/// Bounds taken from the data's [`lo`, `hi`] (infinite when no value was seen): widened by 1
+/// when all values are equal, [0, 1] when there was none (all missing).
+pub(super) fn data_bounds(lo: f64, hi: f64) -> [f64; 2] {
+    if lo > hi {
+        [0.0, 1.0]
+    } else if lo == hi {
+        [lo, lo + 1.0]
+    } else {
+        [lo, hi]
+    }
+}
+
+/// The distinct values seen in a column, sorted (byte order), as its levels; an error when
+/// there is none (only the missing marker).
+pub(super) fn sorted_levels<'a>(
+    name: &str,
+    values: impl Iterator<Item = &'a String>,
+) -> Result<Vec<String>> {
+    let sorted: BTreeSet<&String> = values.collect();
+    if sorted.is_empty() {
+        return Err(Error::param(
+            "data",
+            format!("column '{name}' has no value other than the missing marker"),
+        ));
+    }
+    Ok(sorted.into_iter().cloned().collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn cat(codes: Vec<u32>) -> ColumnValues {
+        ColumnValues::Categorical(Codes::from(codes))
+    }
 
     fn write(name: &str, content: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("disguise-table-{}", std::process::id()));
@@ -483,9 +609,12 @@ mod tests {
         assert_eq!(t.rows(), 3);
         assert_eq!(t.column(0), &ColumnValues::Numeric(vec![39.0, 50.0, 20.0]));
         // "?" is the extra level index 2 of `work`.
-        assert_eq!(t.column(1), &ColumnValues::Categorical(vec![0, 2, 1]));
-        assert_eq!(t.column(2), &ColumnValues::Categorical(vec![0, 1, 1]));
+        assert_eq!(t.column(1), &cat(vec![0, 2, 1]));
+        assert_eq!(t.column(2), &cat(vec![0, 1, 1]));
         assert!(t.is_private());
+        // Rows are placed at their lines, past the comment line of the second file.
+        assert_eq!(t.place(0, 1), format!("{}:1:2", a.display()));
+        assert_eq!(t.place(2, 2), format!("{}:2:3", b.display()));
     }
 
     #[test]
@@ -494,18 +623,26 @@ mod tests {
         let cases = [
             (
                 "x, Private, <=50K\n",
-                "c.data:1: column 'age': not a number",
+                "c.data:1:1: column 'age': not a number",
             ),
             (
                 "1, Private, <=50K\n2, Self, <=50K\n",
-                "c.data:2: column 'work': \"Self\" is not",
+                "c.data:2:2: column 'work': \"Self\" is not",
             ),
             (
                 "?, Private, <=50K\n",
-                "c.data:1: column 'age': missing value",
+                "c.data:1:1: column 'age': missing value",
             ),
             ("1, Private\n", "c.data:1: expected 3 fields, found 2"),
-            ("inf, Private, <=50K\n", "not a finite number"),
+            (
+                "inf, Private, <=50K\n",
+                "c.data:1:1: column 'age': not a finite number",
+            ),
+            (
+                "|comment\n\n1, Private, <=50K\n2, Private, x\n",
+                "c.data:4:3: column 'income'",
+            ),
+            ("", "c.data: empty file (no data rows)"),
         ];
         for (content, needle) in cases {
             let p = write("c.data", content);
@@ -529,8 +666,52 @@ mod tests {
         let t = Table::read(&[&p], &schema, DomainSource::Data).unwrap();
         assert_eq!(t.schema().columns[0].bounds, Some([3.0, 5.0]));
         assert_eq!(t.levels(1).unwrap(), ["a", "b"]);
-        assert_eq!(t.column(1), &ColumnValues::Categorical(vec![1, 0, 1]));
+        assert_eq!(t.column(1), &cat(vec![1, 0, 1]));
         assert_eq!(t.inferred_columns(), ["x", "y"]);
         assert!(!t.is_private());
+    }
+
+    #[test]
+    fn header_files_project_and_refuse_duplicates() {
+        let schema = Schema::from_toml_str(
+            "[[columns]]\nname = \"y\"\ntype = \"categorical\"\nlevels = [\"a\", \"b\"]\n",
+            "s",
+        )
+        .unwrap();
+        // A BOM, CRLF, and a column not in the schema holding bytes that are not UTF-8.
+        let p = write("p.csv", "\u{feff}junk,Y\r\n\u{1}x,b\r\nz,a\r\n");
+        let mut bytes = std::fs::read(&p).unwrap();
+        let at = bytes.iter().position(|&b| b == 1).unwrap();
+        bytes[at] = 0xff;
+        std::fs::write(&p, bytes).unwrap();
+        let t = Table::read(&[&p], &schema, DomainSource::Schema).unwrap();
+        assert_eq!(t.column(0), &cat(vec![1, 0]));
+        assert_eq!(t.place(1, 0), format!("{}:3:2", p.display()));
+        let p = write("q.csv", "y,x,Y\na,1,b\n");
+        let e = Table::read(&[&p], &schema, DomainSource::Schema)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("q.csv:1: duplicate column 'Y' (columns 1 and 3)"),
+            "{e}"
+        );
+        let p = write("r.csv", "x,y\n");
+        let e = Table::read(&[&p], &schema, DomainSource::Schema)
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("r.csv: no data rows (only a header)"), "{e}");
+    }
+
+    #[test]
+    fn inferred_levels_and_missing_values() {
+        let schema = Schema::from_toml_str(
+            "missing = \"?\"\n[[columns]]\nname = \"y\"\ntype = \"categorical\"\nnullable = true\n",
+            "s",
+        )
+        .unwrap();
+        let p = write("m.csv", "y\n?\nb\na\n?\nb\n");
+        let t = Table::read(&[&p], &schema, DomainSource::Data).unwrap();
+        assert_eq!(t.levels(0).unwrap(), ["a", "b"]);
+        assert_eq!(t.column(0), &cat(vec![2, 1, 0, 2, 1]));
     }
 }

@@ -20,8 +20,15 @@
 //! F(S ∪ {a}) − F(S) = 2·(P(S) − P(S ∪ {a}))/n, where P(S ∪ {a}) refines each class by a's
 //! value. The state keeps the current partition (records grouped by class); classes whose
 //! records all share one target can never contribute again and are dropped. A gain costs
-//! O(n) (one pass with a small scratch table per candidate), an insertion O(n + |Vₐ|) (two
-//! counting sorts), so PRIVATEKD runs in O(k·d·n) — not O(n²).
+//! O(n) (one pass with a small scratch table per candidate), an insertion O(n log n) (each
+//! class sorted by the new attribute's value in place, so the state never needs more than
+//! its one index per record), so PRIVATEKD runs in O(k·d·n + k·n log n) — not O(n²).
+//!
+//! # Memory
+//! The columns are held as compact [`Codes`] (one byte per record and column for up to 256
+//! values) behind [`Arc`]s, so a table's columns can be shared without a copy
+//! ([`Discernibility::from_codes`]); the state is one `u32` per record still in a mixed
+//! class.
 //!
 //! # Sensitivity
 //! Replace-one neighbours (same n, one record changed). Only the 2(n − 1) ordered pairs that
@@ -37,9 +44,11 @@
 //! ε₀ = ε_p/k cost ε_p (Corollary 1).
 
 use super::{Properties, SetFunction};
+use crate::data::{Code, Codes, with_slice};
 use crate::error::{Error, Result};
 use crate::privacy::Sensitivity;
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// The k-discernibility objective F(S) = |π(S) ∩ π(f)|/n over the predictor attributes of a
 /// discretized table. See the [module documentation](self) for the maths, the sensitivity
@@ -67,9 +76,9 @@ use rayon::prelude::*;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Discernibility {
-    columns: Vec<Vec<u32>>,
+    columns: Vec<Arc<Codes>>,
     radices: Vec<u32>,
-    labels: Vec<u32>,
+    labels: Arc<Codes>,
     label_count: u32,
     n: usize,
     /// P(∅): unordered pairs with different targets.
@@ -103,7 +112,8 @@ impl DiscernibilityState {
 
 impl Discernibility {
     /// The objective over predictor `columns` (column-major codes, `columns[a][i] <
-    /// radices[a]`) and target `labels` (`labels[i] < label_count`).
+    /// radices[a]`) and target `labels` (`labels[i] < label_count`). The codes are stored
+    /// compactly (see [`Discernibility::from_codes`]).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for no record, ≥ 2^32 records, mismatched lengths, or a
@@ -112,6 +122,28 @@ impl Discernibility {
         columns: Vec<Vec<u32>>,
         radices: Vec<u32>,
         labels: Vec<u32>,
+        label_count: u32,
+    ) -> Result<Self> {
+        Self::from_codes(
+            columns
+                .into_iter()
+                .map(|c| Arc::new(Codes::from(c)))
+                .collect(),
+            radices,
+            Arc::new(Codes::from(labels)),
+            label_count,
+        )
+    }
+
+    /// As [`Discernibility::new`] on compact columns, shared rather than copied (e.g. the
+    /// columns of a [`Discretized`](crate::histogram::Discretized) table).
+    ///
+    /// # Errors
+    /// As [`Discernibility::new`].
+    pub fn from_codes(
+        columns: Vec<Arc<Codes>>,
+        radices: Vec<u32>,
+        labels: Arc<Codes>,
         label_count: u32,
     ) -> Result<Self> {
         let n = labels.len();
@@ -127,7 +159,7 @@ impl Discernibility {
                 format!("{} radices for {} columns", radices.len(), columns.len()),
             ));
         }
-        if label_count == 0 || labels.iter().any(|&l| l >= label_count) {
+        if label_count == 0 || labels.max().is_some_and(|l| l >= label_count) {
             return Err(Error::param(
                 "labels",
                 format!("every label must be < label_count = {label_count}"),
@@ -140,7 +172,7 @@ impl Discernibility {
                     format!("column {a} has {} values for {n} records", col.len()),
                 ));
             }
-            if col.iter().any(|&v| v >= r) {
+            if col.max().is_some_and(|v| v >= r) {
                 return Err(Error::param(
                     "columns",
                     format!("column {a} has a code ≥ its radix {r}"),
@@ -148,7 +180,7 @@ impl Discernibility {
             }
         }
         let mut counts = vec![0u64; label_count as usize];
-        for &l in &labels {
+        for l in labels.iter() {
             counts[l as usize] += 1;
         }
         let base_pairs = impure_pairs(n as u64, &counts);
@@ -174,13 +206,13 @@ impl Discernibility {
                 format!("row {bad} is outside the {} records", self.n),
             ));
         }
-        Self::new(
+        Self::from_codes(
             self.columns
                 .iter()
-                .map(|col| rows.iter().map(|&r| col[r]).collect())
+                .map(|col| Arc::new(col.select(rows)))
                 .collect(),
             self.radices.clone(),
-            rows.iter().map(|&r| self.labels[r]).collect(),
+            Arc::new(self.labels.select(rows)),
             self.label_count,
         )
     }
@@ -211,30 +243,85 @@ impl Discernibility {
     fn refined_pairs(&self, state: &DiscernibilityState, a: usize) -> u64 {
         let q = self.label_count as usize;
         let r = self.radices[a] as usize;
-        let col = &self.columns[a];
-        let mut cnt = vec![0u64; r * q];
-        let mut vcnt = vec![0u64; r];
-        let mut touched: Vec<u32> = Vec::new();
-        let mut total = 0u64;
-        for w in state.starts.windows(2) {
-            for &rec in &state.order[w[0] as usize..w[1] as usize] {
-                let v = col[rec as usize] as usize;
-                if vcnt[v] == 0 {
-                    touched.push(v as u32);
-                }
-                vcnt[v] += 1;
-                cnt[v * q + self.labels[rec as usize] as usize] += 1;
-            }
-            for v in touched.drain(..) {
-                let v = v as usize;
-                let row = &mut cnt[v * q..(v + 1) * q];
-                total += impure_pairs(vcnt[v], row);
-                row.fill(0);
-                vcnt[v] = 0;
-            }
-        }
-        total
+        with_slice!(&*self.columns[a], col => with_slice!(&*self.labels, labels => {
+            refined_pairs(state, col, labels, r, q)
+        }))
     }
+}
+
+/// [`Discernibility::refined_pairs`] on one column's and the labels' codes.
+fn refined_pairs<C: Code, L: Code>(
+    state: &DiscernibilityState,
+    col: &[C],
+    labels: &[L],
+    r: usize,
+    q: usize,
+) -> u64 {
+    let mut cnt = vec![0u64; r * q];
+    let mut vcnt = vec![0u64; r];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut total = 0u64;
+    for w in state.starts.windows(2) {
+        for &rec in &state.order[w[0] as usize..w[1] as usize] {
+            let v = col[rec as usize].index();
+            if vcnt[v] == 0 {
+                touched.push(v as u32);
+            }
+            vcnt[v] += 1;
+            cnt[v * q + labels[rec as usize].index()] += 1;
+        }
+        for v in touched.drain(..) {
+            let v = v as usize;
+            let row = &mut cnt[v * q..(v + 1) * q];
+            total += impure_pairs(vcnt[v], row);
+            row.fill(0);
+            vcnt[v] = 0;
+        }
+    }
+    total
+}
+
+/// Splits every class of `state` by the values of `col`, in place: each class's records
+/// are sorted by value within their own stretch of `order`, and the (class, value) groups
+/// that still mix targets are moved down to the front (a group never moves up, so nothing
+/// unread is overwritten). The only extra memory is the new class boundaries.
+fn refine_in_place<C: Code, L: Code>(
+    state: &mut DiscernibilityState,
+    col: &[C],
+    labels: &[L],
+    q: usize,
+) {
+    let mut label_counts = vec![0u64; q];
+    let old_starts = std::mem::take(&mut state.starts);
+    let order = &mut state.order;
+    let mut starts = vec![0u32];
+    let mut undiscerned = 0u64;
+    let mut kept = 0usize;
+    for w in old_starts.windows(2) {
+        let (begin, end) = (w[0] as usize, w[1] as usize);
+        order[begin..end].sort_unstable_by_key(|&rec| col[rec as usize].index());
+        let mut g = begin;
+        while g < end {
+            let value = col[order[g] as usize].index();
+            let mut h = g;
+            while h < end && col[order[h] as usize].index() == value {
+                label_counts[labels[order[h] as usize].index()] += 1;
+                h += 1;
+            }
+            let pairs = impure_pairs((h - g) as u64, &label_counts);
+            label_counts.fill(0);
+            if pairs > 0 {
+                undiscerned += pairs;
+                order.copy_within(g..h, kept);
+                kept += h - g;
+                starts.push(kept as u32);
+            }
+            g = h;
+        }
+    }
+    order.truncate(kept);
+    state.starts = starts;
+    state.undiscerned = undiscerned;
 }
 
 /// C(size, 2) − Σ C(cᵢ, 2) = (size² − Σ cᵢ²)/2 for label counts cᵢ summing to `size`.
@@ -292,78 +379,10 @@ impl SetFunction for Discernibility {
         if state.undiscerned == 0 {
             return;
         }
-        let col = &self.columns[a];
-        let r = self.radices[a] as usize;
-        let len = state.order.len();
-        let classes = state.starts.len() - 1;
-        // Class of each position, then a stable counting sort by value followed by a stable
-        // counting sort by class: records end up grouped by (class, value).
-        let mut class_of = vec![0u32; len];
-        for (c, w) in state.starts.windows(2).enumerate() {
-            class_of[w[0] as usize..w[1] as usize].fill(c as u32);
-        }
-        let mut by_value = vec![0u32; len];
-        {
-            let mut start = vec![0usize; r + 1];
-            for &rec in &state.order {
-                start[col[rec as usize] as usize + 1] += 1;
-            }
-            for v in 0..r {
-                start[v + 1] += start[v];
-            }
-            for (j, &rec) in state.order.iter().enumerate() {
-                let v = col[rec as usize] as usize;
-                by_value[start[v]] = j as u32;
-                start[v] += 1;
-            }
-        }
-        let mut grouped = vec![0u32; len];
-        {
-            let mut start = vec![0usize; classes + 1];
-            for &j in &by_value {
-                start[class_of[j as usize] as usize + 1] += 1;
-            }
-            for c in 0..classes {
-                start[c + 1] += start[c];
-            }
-            for &j in &by_value {
-                let c = class_of[j as usize] as usize;
-                grouped[start[c]] = j;
-                start[c] += 1;
-            }
-        }
-        // Scan the (class, value) groups; keep those of size ≥ 2 that still mix targets.
         let q = self.label_count as usize;
-        let mut label_counts = vec![0u64; q];
-        let mut order = Vec::with_capacity(len);
-        let mut starts = vec![0u32];
-        let mut undiscerned = 0u64;
-        let mut g = 0;
-        while g < len {
-            let j0 = grouped[g] as usize;
-            let key = (class_of[j0], col[state.order[j0] as usize]);
-            let mut h = g;
-            while h < len {
-                let j = grouped[h] as usize;
-                if (class_of[j], col[state.order[j] as usize]) != key {
-                    break;
-                }
-                label_counts[self.labels[state.order[j] as usize] as usize] += 1;
-                h += 1;
-            }
-            let size = (h - g) as u64;
-            let pairs = impure_pairs(size, &label_counts);
-            label_counts.fill(0);
-            if pairs > 0 {
-                undiscerned += pairs;
-                order.extend(grouped[g..h].iter().map(|&j| state.order[j as usize]));
-                starts.push(order.len() as u32);
-            }
-            g = h;
-        }
-        state.order = order;
-        state.starts = starts;
-        state.undiscerned = undiscerned;
+        with_slice!(&*self.columns[a], col => with_slice!(&*self.labels, labels => {
+            refine_in_place(state, col, labels, q)
+        }));
     }
 
     fn value(&self, state: &DiscernibilityState) -> f64 {

@@ -2,6 +2,7 @@
 //! (feature selection, Mitrovic et al. 2017 §6.2).
 
 use super::{Properties, SetFunction};
+use crate::data::{CodeColumn, Codes};
 use crate::error::{Error, Result};
 use crate::privacy::Sensitivity;
 use rayon::prelude::*;
@@ -119,7 +120,41 @@ impl MutualInformation {
         labels: &[u32],
         label_arity: u32,
     ) -> Result<Self> {
-        let n = labels.len();
+        Self::estimate(features, arities, labels, label_arity)
+    }
+
+    /// As [`MutualInformation::new`] on compact columns (e.g. those of a
+    /// [`Table`](crate::data::Table)), read in place: only the counts n_{j,a,y} are kept, so
+    /// the columns can be dropped afterwards.
+    ///
+    /// ```
+    /// use disguise::data::Codes;
+    /// use disguise::objective::{MutualInformation, SetFunction};
+    /// let labels = Codes::from(vec![0, 0, 1, 1]);
+    /// let features = [Codes::from(vec![0, 0, 1, 1])];
+    /// let f = MutualInformation::from_codes(&features, &[2], &labels, 2)?;
+    /// assert!((f.evaluate(&[0]) - 1.0).abs() < 1e-12);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`MutualInformation::new`].
+    pub fn from_codes(
+        features: &[Codes],
+        arities: &[u32],
+        labels: &Codes,
+        label_arity: u32,
+    ) -> Result<Self> {
+        Self::estimate(features, arities, labels, label_arity)
+    }
+
+    fn estimate<F: CodeColumn, L: CodeColumn + ?Sized>(
+        features: &[F],
+        arities: &[u32],
+        labels: &L,
+        label_arity: u32,
+    ) -> Result<Self> {
+        let n = labels.code_count();
         if n < 2 {
             return Err(Error::param(
                 "labels",
@@ -137,14 +172,19 @@ impl MutualInformation {
         }
         let classes = label_arity as usize;
         let mut class_counts = vec![0u64; classes];
-        for (i, &y) in labels.iter().enumerate() {
+        let mut bad_label = None;
+        labels.for_each_code(|i, y| {
             if y >= label_arity {
-                return Err(Error::param(
-                    "labels",
-                    format!("label of record {i} is {y}, not below {label_arity}"),
-                ));
+                bad_label.get_or_insert((i, y));
+            } else {
+                class_counts[y as usize] += 1;
             }
-            class_counts[y as usize] += 1;
+        });
+        if let Some((i, y)) = bad_label {
+            return Err(Error::param(
+                "labels",
+                format!("label of record {i} is {y}, not below {label_arity}"),
+            ));
         }
         let prior: Vec<f64> = class_counts.iter().map(|&c| c as f64 / n as f64).collect();
         let mut cond = Vec::with_capacity(features.len());
@@ -152,21 +192,30 @@ impl MutualInformation {
             if arity == 0 {
                 return Err(Error::param("arities", format!("feature {j} has arity 0")));
             }
-            if col.len() != n {
+            if col.code_count() != n {
                 return Err(Error::param(
                     "features",
-                    format!("feature {j} has {} values for {n} records", col.len()),
+                    format!(
+                        "feature {j} has {} values for {n} records",
+                        col.code_count()
+                    ),
                 ));
             }
+            // Read in place: the compact columns are never copied.
             let mut counts = vec![0u64; arity as usize * classes];
-            for (i, (&a, &y)) in col.iter().zip(labels).enumerate() {
+            let mut bad = None;
+            col.for_each_code(|i, a| {
                 if a >= arity {
-                    return Err(Error::param(
-                        "features",
-                        format!("feature {j} of record {i} is {a}, not below {arity}"),
-                    ));
+                    bad.get_or_insert((i, a));
+                } else {
+                    counts[a as usize * classes + labels.code_at(i) as usize] += 1;
                 }
-                counts[a as usize * classes + y as usize] += 1;
+            });
+            if let Some((i, a)) = bad {
+                return Err(Error::param(
+                    "features",
+                    format!("feature {j} of record {i} is {a}, not below {arity}"),
+                ));
             }
             let probs: Vec<f64> = counts
                 .iter()

@@ -280,7 +280,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let ColumnValues::Categorical(labels) = table.column(target) else {
             anyhow::bail!("{}: the target is not categorical", key.title());
         };
-        let labels = labels.clone();
+        let labels = labels.to_vec();
         let classes = table.levels(target).map_or(0, <[String]>::len);
         let predictors = table.width() - 1;
         datasets.push(Dataset {
