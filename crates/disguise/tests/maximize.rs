@@ -715,7 +715,7 @@ impl<S: Selector> Selector for Recorder<S> {
 #[test]
 fn every_selector_call_gets_the_objectives_sensitivity_for_the_current_size() {
     // λ(i) = 0.5 + 2i, as with the mutual information objective whose sensitivity grows with
-    // the round (mitrovic2017 Claim 6.2).
+    // the round.
     let lambda = Lambda {
         base: 0.5,
         growth: 2.0,

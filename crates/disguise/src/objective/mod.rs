@@ -51,12 +51,13 @@ pub trait SetFunction: Sync {
     ///
     /// * a **gain bound**: every |Δ(f(S ∪ {v}) − f(S))| ≤ λ with |S| = `round`
     ///   (facility location, coverage, cut, discernibility, user closures), or
-    /// * a **value bound**: every |f_D(T) − f_D′(T)| ≤ λ with |T| ∈ {`round`, `round` + 1}
-    ///   (mutual information, mitrovic2017 Claim 6.2).
+    /// * a **value bound** up to a constant: f_D(T) = V_D(T) + c(D) with c(D) the same for
+    ///   every T, and every |V_D(T) − V_D′(T)| ≤ λ with |T| ∈ {`round`, `round` + 1} (mutual
+    ///   information: V(T) = −H(Y | X_T), c = H(Y); `docs/proofs/mutual-information.md`).
     ///
     /// Either is enough for that score vector: every selector's output depends only on
     /// score differences, and gains at one S (and the zero of a dummy, f(S) − f(S)) are the
-    /// values f(S ∪ {v}) shifted by the common f(S) (`docs/proofs/gains-and-values.md`,
+    /// values V(S ∪ {v}) shifted by the common V(S) (`docs/proofs/gains-and-values.md`,
     /// [`crate::privacy::proofs::gains_and_values`]). Scores built from gains at
     /// *different* sets must use [`SetFunction::gain_sensitivity`] instead.
     fn sensitivity(&self, round: usize) -> Sensitivity;

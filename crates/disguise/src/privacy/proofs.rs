@@ -10,3 +10,6 @@ pub mod decomposable_greedy {}
 
 #[doc = include_str!("../../../../docs/proofs/gains-and-values.md")]
 pub mod gains_and_values {}
+
+#[doc = include_str!("../../../../docs/proofs/mutual-information.md")]
+pub mod mutual_information {}

@@ -2,8 +2,9 @@
 //!
 //! 17,698 adults of NHANES 2007–2012 (the closest public extract to the paper's 2007–2014
 //! data: see the data README), 23 binary health features and the label `diabetes`. The
-//! objective is the mutual information I(Y; X_S) in bits under the naive Bayes model, whose
-//! per-round sensitivity (2i + 1)·log₂(n)/n (Claim 6.2, i = 1, …, k) the library applies.
+//! objective is the mutual information I(Y; X_S) in bits under the naive Bayes model, with the
+//! library's proven per-round sensitivity (`docs/proofs/mutual-information.md`; the paper's
+//! Claim 6.2, (2i + 1)·log₂(n)/n, is stated without a proof).
 //! ε = 1 total, δ = 2^-20, split by basic composition (the paper) or the best rule.
 //!
 //! Outputs (prefix `nhanes_`): `mutual_information.csv` (tidy: composition × method × k),
