@@ -190,9 +190,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let quiet = args.privacy.quiet;
     let read = |path: &PathBuf, what: &str, text: Option<&str>| {
         let bar = spinner(&format!("reading {what} {}", path.display()), quiet);
-        let check = |c: usize, v: f64| -> Result<(), String> {
-            if geographic && c == 0 && !(-90.0..=90.0).contains(&v) {
-                Err(format!("latitude {v} is outside [-90, 90]"))
+        let check = |c: usize, v: f64| {
+            if geographic {
+                disguise::data::geographic(c, v)
             } else {
                 Ok(())
             }

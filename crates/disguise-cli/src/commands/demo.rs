@@ -14,7 +14,7 @@ use crate::output::{
 use crate::plot::{self, Map, Pick};
 use anyhow::bail;
 use disguise::constraint::Cardinality;
-use disguise::data::{manhattan_like, read_points};
+use disguise::data::{geographic, manhattan_like, read_points};
 use disguise::maximize::{Budget, Mechanism, Procedure, Solution, greedy, standard_greedy};
 use disguise::objective::{FacilityLocation, Metric, Normalizer};
 use disguise::privacy::Guarantee;
@@ -172,7 +172,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let (candidates, names, default_norm) = match &args.candidates {
         Some(path) => {
-            let cols = read_points(path, ["lat", "lon"], Some("name"), |_, _| Ok(()))?;
+            let cols = read_points(path, ["lat", "lon"], Some("name"), geographic)?;
             let points = cols.coords;
             let names = match cols.names {
                 Some(n) => n,
@@ -359,5 +359,5 @@ fn print_table(out: &DemoOutput) -> anyhow::Result<()> {
 
 /// Reads `lat,lon` points from a CSV file (streaming, 16 bytes per point).
 fn read_lat_lon(path: &std::path::Path) -> anyhow::Result<Vec<[f64; 2]>> {
-    Ok(read_points(path, ["lat", "lon"], None, |_, _| Ok(()))?.coords)
+    Ok(read_points(path, ["lat", "lon"], None, geographic)?.coords)
 }

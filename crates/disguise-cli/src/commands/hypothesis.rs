@@ -155,7 +155,10 @@ fn header_schema(path: &Path, label: &str, bounds: Option<(f64, f64)>) -> anyhow
 pub fn run(args: Args) -> anyhow::Result<()> {
     let private_mechanism = args.mechanism != "max";
     let epsilon = match (args.epsilon, private_mechanism) {
-        (Some(e), _) => Epsilon::new(e)?,
+        (Some(e), _) => {
+            crate::output::check_epsilon("--epsilon", e)?;
+            Epsilon::new(e)?
+        }
         (None, false) => Epsilon::new(1.0)?,
         (None, true) => bail!(
             "--epsilon is required with --mechanism {} (e.g. --epsilon 1)",
@@ -178,6 +181,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
 
+    if args.thresholds == 0 {
+        bail!("invalid --thresholds: must be at least 1 (grid thresholds per numeric column)");
+    }
     // Every numeric column adds 2·N stumps: refuse a grid that cannot fit before reading.
     if args.thresholds > MAX_HYPOTHESES / 2 {
         bail!(

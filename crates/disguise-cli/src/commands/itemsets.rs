@@ -171,6 +171,7 @@ struct Report<'a> {
 
 /// Runs `disguise itemsets`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    crate::output::check_epsilon("--epsilon", args.epsilon)?;
     let epsilon = Epsilon::new(args.epsilon)?;
     let delta = Delta::new(args.delta)?;
     if args.size == 0 {

@@ -596,7 +596,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     candidates: PathBuf,
     /// Latitude column of both files (case-insensitive; default `lat` unless `--x/--y`).
-    /// Latitudes must lie in [-90, 90]. Example: `--lat Lat`.
+    /// Latitudes must lie in [-90, 90], longitudes in [-180, 180]. Example: `--lat Lat`.
     #[arg(long, value_name = "COL", conflicts_with_all = ["x", "y"])]
     lat: Option<String>,
     /// Longitude column of both files (case-insensitive; default `lon`). Example: `--lon Lon`.
@@ -723,9 +723,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let quiet = args.privacy.quiet;
     let read = |path: &Path, what: &str, names: Option<&str>| {
         let bar = spinner(&format!("reading {what} {}", path.display()), quiet);
-        let check = |c: usize, v: f64| -> Result<(), String> {
-            if geographic && c == 0 && !(-90.0..=90.0).contains(&v) {
-                Err(format!("latitude {v} is outside [-90, 90]"))
+        let check = |c: usize, v: f64| {
+            if geographic {
+                disguise::data::geographic(c, v)
             } else {
                 Ok(())
             }

@@ -141,6 +141,12 @@ impl StumpClass {
                             format!("column {name}: need finite lo < hi, got [{lo}, {hi}]"),
                         ));
                     }
+                    if thresholds == 0 {
+                        return Err(Error::param(
+                            "thresholds",
+                            format!("column {name} is numeric: need at least 1 threshold"),
+                        ));
+                    }
                     numeric += 1;
                     2 * thresholds as u128
                 }

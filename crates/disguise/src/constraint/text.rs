@@ -48,7 +48,7 @@ pub(super) fn parse_index(source: &str, row: &Row<'_>, column: usize, what: &str
 
 /// Reads a whole file, with the path in the error.
 pub(super) fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))
+    crate::data::read_text(path, &path.display().to_string())
 }
 
 #[cfg(test)]

@@ -48,6 +48,29 @@ pub fn read_columns(path: &Path, numeric: &[&str], text: Option<&str>) -> Result
     read_columns_checked(path, numeric, text, |_, _| Ok(()))
 }
 
+/// The domain check of geographic coordinates for [`read_columns_checked`] and
+/// [`read_points`], with the columns in the order (latitude, longitude): latitude in
+/// [-90, 90], longitude in [-180, 180].
+///
+/// ```
+/// use disguise::data::geographic;
+/// assert!(geographic(0, 40.7).is_ok() && geographic(1, -73.9).is_ok());
+/// assert_eq!(geographic(0, 95.0).unwrap_err(), "latitude 95 is outside [-90, 90]");
+/// assert_eq!(geographic(1, -200.0).unwrap_err(), "longitude -200 is outside [-180, 180]");
+/// ```
+pub fn geographic(column: usize, value: f64) -> std::result::Result<(), String> {
+    let (name, limit) = if column == 0 {
+        ("latitude", 90.0)
+    } else {
+        ("longitude", 180.0)
+    };
+    if (-limit..=limit).contains(&value) {
+        Ok(())
+    } else {
+        Err(format!("{name} {value} is outside [-{limit}, {limit}]"))
+    }
+}
+
 /// As [`read_columns`], with a domain check on every numeric value: `check(c, value)` for the
 /// `c`-th requested column returns `Err(reason)` to reject it, and the error names the file,
 /// line and column like the parse errors do: `points.csv:7:1: column 'lat': 91 is outside

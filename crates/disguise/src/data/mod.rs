@@ -21,13 +21,14 @@ mod text;
 
 pub(crate) use codes::{Code, with_slice};
 pub use codes::{CodeColumn, Codes, Iter as CodesIter};
-pub use columns::{Columns, Points, read_columns, read_columns_checked, read_points};
+pub use columns::{Columns, Points, geographic, read_columns, read_columns_checked, read_points};
 pub use scores::{read_scores, read_scores_from};
 pub use synthetic::{SyntheticLocations, manhattan_like};
 pub use table::{
     CategoricalColumn, Header, Table, TablePlan, read_header, read_table, read_table_with,
 };
-pub use text::{BOM, Position, QUOTE_LIMIT, quote, strip_bom, strip_bom_bytes};
+pub use text::{BOM, MAX_LINE_BYTES, Position, QUOTE_LIMIT, quote, strip_bom, strip_bom_bytes};
+pub(crate) use text::{LineLimit, open_input, read_text};
 
 use crate::error::{Error, Result};
 use std::path::PathBuf;

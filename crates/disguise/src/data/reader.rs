@@ -63,14 +63,16 @@ impl Delimited {
     /// (`data.csv:1: duplicate column 'age' (columns 2 and 5)`).
     pub fn open(path: &Path, layout: Layout) -> Result<Self> {
         let shown = path.display().to_string();
-        let file = std::fs::File::open(path)
-            .map_err(|e| Error::Io(format!("cannot read {shown}: {e}")))?;
+        let file = super::text::open_input(path, &shown)?;
         Self::from_reader(Box::new(file), shown, layout)
     }
 
     /// As [`Delimited::open`] on any byte stream; `shown` names it in messages.
     pub fn from_reader(input: Box<dyn Read>, shown: String, layout: Layout) -> Result<Self> {
-        let input = skip_bom(input).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
+        // Bounded lines for every stream (standard input too); a second bound on a file opened
+        // by `open` costs nothing.
+        let input = skip_bom(Box::new(super::text::LineLimit::new(input)))
+            .map_err(|e| Error::Io(format!("{shown}: {e}")))?;
         let tail = Rc::new(Cell::new(Tail::default()));
         let input: Box<dyn Read> = Box::new(Counting {
             inner: input,

@@ -34,8 +34,7 @@ const SCORES: Layout = Layout {
 /// ```
 pub fn read_scores(path: &Path) -> Result<Vec<f64>> {
     let shown = path.display().to_string();
-    let file =
-        std::fs::File::open(path).map_err(|e| Error::Io(format!("cannot read {shown}: {e}")))?;
+    let file = super::text::open_input(path, &shown)?;
     read_scores_from(file, &shown)
 }
 

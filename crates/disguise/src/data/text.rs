@@ -94,6 +94,79 @@ pub fn strip_bom_bytes(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(BOM.as_bytes()).unwrap_or(bytes)
 }
 
+/// The longest line any reader accepts, in bytes (64 MiB). Real records are far shorter
+/// (a FIMI transaction of 100,000 items is under 1 MiB); a longer "line" is a file that is
+/// not line-oriented text, such as `/dev/zero` or a binary, and reading it whole would take
+/// memory without bound.
+pub const MAX_LINE_BYTES: u64 = 64 << 20;
+
+/// A byte stream that fails with [`std::io::ErrorKind::InvalidData`] once a line grows past
+/// [`MAX_LINE_BYTES`], so that every reader holds a bounded amount of one line in memory.
+pub(crate) struct LineLimit<R> {
+    inner: R,
+    /// Bytes since the last '\n'.
+    run: u64,
+    /// 1-based number of the line being read.
+    line: u64,
+}
+
+impl<R> LineLimit<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        Self {
+            inner,
+            run: 0,
+            line: 1,
+        }
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for LineLimit<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let k = self.inner.read(buf)?;
+        for &b in &buf[..k] {
+            if b == b'\n' {
+                self.line += 1;
+                self.run = 0;
+            } else {
+                self.run += 1;
+            }
+        }
+        if self.run > MAX_LINE_BYTES {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "line {} is longer than {} MiB: not a text file of records",
+                    self.line,
+                    MAX_LINE_BYTES >> 20
+                ),
+            ));
+        }
+        Ok(k)
+    }
+}
+
+/// Opens a user's input file for reading, with the line length bounded ([`LineLimit`]).
+/// `shown` names the file in the message.
+pub(crate) fn open_input(
+    path: &std::path::Path,
+    shown: &str,
+) -> crate::Result<LineLimit<std::fs::File>> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| crate::Error::Io(format!("cannot read {shown}: {e}")))?;
+    Ok(LineLimit::new(file))
+}
+
+/// Reads a whole (small) text file such as a schema or constraint file, with the line length
+/// bounded ([`LineLimit`]) and the byte-order mark kept for the caller to strip.
+pub(crate) fn read_text(path: &std::path::Path, shown: &str) -> crate::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    open_input(path, shown)?
+        .read_to_string(&mut text)
+        .map_err(|e| crate::Error::Io(format!("{shown}: {e}")))?;
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +186,29 @@ mod tests {
         assert_eq!(strip_bom("x\u{feff}"), "x\u{feff}");
         assert_eq!(strip_bom_bytes(b"\xef\xbb\xbfx"), b"x");
         assert_eq!(strip_bom_bytes(b"\xef\xbb"), b"\xef\xbb");
+    }
+
+    #[test]
+    fn an_endless_line_is_refused_after_the_limit() {
+        use std::io::Read;
+        let mut r = LineLimit::new(std::io::repeat(0).take(MAX_LINE_BYTES + 10));
+        let mut sink = Vec::new();
+        let e = r.read_to_end(&mut sink).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        assert!(
+            e.to_string().starts_with("line 1 is longer than 64 MiB"),
+            "{e}"
+        );
+        // Long lines that end in time pass, and lines are counted.
+        let text = format!("{}\n{}\nx", "a".repeat(1000), "b".repeat(1000));
+        let mut out = String::new();
+        LineLimit::new(text.as_bytes())
+            .read_to_string(&mut out)
+            .unwrap();
+        assert_eq!(out, text);
+        let mut r =
+            LineLimit::new(std::io::Cursor::new(b"a\nb\n".to_vec()).chain(std::io::repeat(1)));
+        let e = r.read_to_end(&mut Vec::new()).unwrap_err();
+        assert!(e.to_string().starts_with("line 3 "), "{e}");
     }
 }

@@ -212,7 +212,7 @@ impl Schema {
     /// [`Error::Io`] if the file cannot be read, otherwise as [`Schema::from_toml_str`].
     pub fn from_path(path: &Path) -> Result<Self> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
+        let text = crate::data::read_text(path, &shown)?;
         Self::from_toml_str(&text, &shown)
     }
 

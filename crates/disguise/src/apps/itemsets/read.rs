@@ -3,7 +3,7 @@
 
 use super::count::reserve;
 use super::{Transactions, item_order};
-use crate::data::{Position, quote, strip_bom_bytes};
+use crate::data::{LineLimit, Position, open_input, quote, strip_bom_bytes};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 use std::fs::File;
@@ -132,9 +132,8 @@ fn push<T>(v: &mut Vec<T>, x: T, what: &str) -> Result<()> {
     Ok(())
 }
 
-fn open(path: &Path, shown: &str) -> Result<BufReader<File>> {
-    let file = File::open(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
-    Ok(BufReader::with_capacity(1 << 16, file))
+fn open(path: &Path, shown: &str) -> Result<BufReader<LineLimit<File>>> {
+    Ok(BufReader::with_capacity(1 << 16, open_input(path, shown)?))
 }
 
 /// Calls `f` with each line of a text file (1-based number, text without the line end),
@@ -232,7 +231,7 @@ pub(super) fn read_csv(
     item_column: &str,
     mut interner: Interner,
 ) -> Result<Transactions> {
-    let file = File::open(path).map_err(|e| Error::Io(format!("{shown}: {e}")))?;
+    let file = open_input(path, shown)?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(false)
