@@ -137,7 +137,12 @@ fn assign_errors_are_one_line() {
     let mut bad_types = assign_args();
     bad_types[6] = "am";
     bad_types.extend(["--k", "2", "--epsilon", "1"]);
-    fails_with(&dir, &bad_types, "not in --types");
+    // The first point whose type is not `am`: line 6 of p.csv, column 3.
+    fails_with(
+        &dir,
+        &bad_types,
+        "p.csv:6:3: column 'shift': type \"pm\" is not in --types",
+    );
     let mut dup = assign_args();
     dup[6] = "am,am";
     dup.extend(["--k", "2", "--epsilon", "1"]);

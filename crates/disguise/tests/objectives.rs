@@ -668,7 +668,7 @@ fn mutual_information_sensitivity_values() {
     // (2i + 1)·log₂(n)/n, i = round + 1.
     let n = 17_698usize;
     let labels: Vec<u32> = (0..n as u32).map(|i| i % 2).collect();
-    let f = MutualInformation::new(&[labels.clone()], &[2], &labels, 2).unwrap();
+    let f = MutualInformation::new(std::slice::from_ref(&labels), &[2], &labels, 2).unwrap();
     let claim = |i: usize| (2 * i + 1) as f64 * (n as f64).log2() / n as f64;
     let (r0, r9) = (f.sensitivity(0).get(), f.sensitivity(9).get());
     assert!((r0 - a(3.0 / n as f64)).abs() < 1e-12 && (r9 - a(21.0 / n as f64)).abs() < 1e-12);

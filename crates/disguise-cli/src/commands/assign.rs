@@ -7,7 +7,7 @@ use crate::output::{RowFormat, input, print_json, spinner, thousands};
 use crate::trials::{PerPick, PerTrial};
 use anyhow::{Context, bail};
 use disguise::constraint::{Cardinality, Independence, Matroid};
-use disguise::data::read_columns_checked;
+use disguise::data::{quote, read_columns_checked, read_columns_with_checks};
 use disguise::maximize::{Assignment, k_submodular_greedy, k_submodular_subsample_greedy};
 use disguise::objective::{Metric, Normalizer, k_type_facility_location};
 use serde::Serialize;
@@ -188,7 +188,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
     };
     let quiet = args.privacy.quiet;
-    let read = |path: &PathBuf, what: &str, text: Option<&str>| {
+    // A point's type must be one of --types; candidates' names may be anything.
+    let known_type = |t: &str| {
+        if args.types.iter().any(|x| x == t) {
+            Ok(())
+        } else {
+            Err(format!("type {} is not in --types", quote(t)))
+        }
+    };
+    let read = |path: &PathBuf, what: &str, text: Option<&str>, typed: bool| {
         let bar = spinner(&format!("reading {what} {}", path.display()), quiet);
         let check = |c: usize, v: f64| {
             if geographic {
@@ -197,12 +205,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 Ok(())
             }
         };
-        let cols = read_columns_checked(path, &[c0.as_str(), c1.as_str()], text, check);
+        let columns = [c0.as_str(), c1.as_str()];
+        let cols = if typed {
+            read_columns_with_checks(path, &columns, text, check, known_type)
+        } else {
+            read_columns_checked(path, &columns, text, check)
+        };
         bar.finish_and_clear();
         cols
     };
-    let cand_cols = read(&args.candidates, "candidates", Some(&args.name_column))?;
-    let point_cols = read(&args.points, "points", Some(&args.type_column))?;
+    let cand_cols = read(
+        &args.candidates,
+        "candidates",
+        Some(&args.name_column),
+        false,
+    )?;
+    let point_cols = read(&args.points, "points", Some(&args.type_column), true)?;
     let labels = point_cols.text.as_ref().with_context(|| {
         format!(
             "{}: no column {:?} (--type-column)",
@@ -212,15 +230,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })?;
     let k = args.types.len();
     let mut record_types = Vec::with_capacity(labels.len());
-    for (i, label) in labels.iter().enumerate() {
-        match args.types.iter().position(|t| t == label.trim()) {
-            Some(t) => record_types.push(t),
-            None => bail!(
-                "{}: point {i} (0-based, in file order) has type {label:?}, which is not in \
-                 --types",
-                args.points.display()
-            ),
-        }
+    for label in labels {
+        let t = args.types.iter().position(|t| t == label);
+        record_types.push(t.expect("invariant: every type was checked while reading"));
     }
     let pairs = |cols: &disguise::data::Columns| -> Vec<[f64; 2]> {
         cols.numeric[0]

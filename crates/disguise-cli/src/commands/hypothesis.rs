@@ -2,7 +2,7 @@
 //! the decision stump with the smallest training error, chosen privately from a large,
 //! data-independent class.
 
-use crate::output::{Format, print_json, rng_from_seed, spinner};
+use crate::output::{Format, guarantee, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
 use disguise::apps::hypothesis::{
     HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, StumpClass, select_hypothesis,
@@ -288,18 +288,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "NOT PRIVATE (evaluation): training accuracy {:.4}, best in the class {:.4}",
                 selection.training_accuracy, selection.best_training_accuracy
             );
-            if let Some(acc) = test_accuracy {
-                println!(
-                    "test accuracy {acc:.4} on {}",
-                    args.test.as_ref().unwrap().display()
-                );
+            if let (Some(acc), Some(path)) = (test_accuracy, &args.test) {
+                println!("test accuracy {acc:.4} on {}", path.display());
             }
             match selection.guarantee {
                 Some(g) if private_domains => {
                     let mut line = format!(
-                        "guarantee: ({:?}, {:?})-differentially private ({} composition; \
+                        "guarantee: ({}, {})-differentially private ({} composition; \
                          neighbouring datasets differ in one record)",
-                        g.epsilon, g.delta, g.rule
+                        guarantee(g.epsilon),
+                        guarantee(g.delta),
+                        g.rule
                     );
                     if !secure {
                         line.push_str(

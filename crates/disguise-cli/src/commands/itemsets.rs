@@ -2,7 +2,7 @@
 //! the most frequent itemsets of size r, with the large margin mechanism over the itemsets
 //! that occur, or the exponential mechanism over the full universe of a public item list.
 
-use crate::output::{Format, print_json, rng_from_seed, spinner};
+use crate::output::{Format, budget, guarantee, input, print_json, rng_from_seed, sig, spinner};
 use anyhow::bail;
 use disguise::apps::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetMechanism,
@@ -326,25 +326,28 @@ fn print_table(r: &ItemsetRelease, args: &Args, secure: bool) {
     println!("        (true count and true freq are computed on the private data: NOT private)");
     println!();
     println!(
-        "budget: total ε = {:?}, δ = {:?}; {} selection round(s) at ε₀ = {:?}, δ₀ = {:?} \
+        "budget: total ε = {}, δ = {}; {} selection round(s) at ε₀ = {}, δ₀ = {} \
          (split by {} composition){}",
-        args.epsilon,
-        args.delta,
+        input(args.epsilon),
+        input(args.delta),
         args.top,
-        r.per_round_epsilon,
-        r.per_round_delta,
+        budget(r.per_round_epsilon),
+        budget(r.per_round_delta),
         r.split_rule,
         match (r.count_epsilon, r.count_scale) {
-            (Some(e), Some(b)) =>
-                format!("; noisy frequencies: ε = {e:?}, Laplace scale {b:?} counts"),
+            (Some(e), Some(b)) => format!(
+                "; noisy frequencies: ε = {}, Laplace scale {} counts",
+                budget(e),
+                sig(b, 6)
+            ),
             _ => String::new(),
         }
     );
     let mut line = format!(
-        "guarantee: ({:?}, {:?})-differentially private (selection by {} composition{}; \
+        "guarantee: ({}, {})-differentially private (selection by {} composition{}; \
          neighbouring datasets differ in one transaction)",
-        r.epsilon,
-        r.delta,
+        guarantee(r.epsilon),
+        guarantee(r.delta),
         r.selection_guarantee.rule,
         if r.count_epsilon.is_some() {
             ", plus the noisy frequencies by basic composition"

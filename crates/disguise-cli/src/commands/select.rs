@@ -633,7 +633,7 @@ pub struct Args {
     constraint: Option<String>,
     #[command(flatten)]
     privacy: PrivacyArgs,
-    // --algorithm continuous-greedy (issue 7; commands/continuous.rs).
+    // The options of --algorithm continuous-greedy (commands/continuous.rs).
     #[command(flatten)]
     continuous: super::continuous::ContinuousArgs,
 }
@@ -777,7 +777,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         constraint.rank_bound()
     });
 
-    // --algorithm continuous-greedy (issue 7): one matroid and the closed form, prepared once.
+    // --algorithm continuous-greedy: one matroid and the closed form, prepared once.
     let continuous = super::continuous::Prepared::new(
         args.privacy.algorithm,
         &objective,

@@ -279,7 +279,10 @@ impl StumpClass {
                 let FeatureSpec::Numeric { name, .. } = &self.specs[column] else {
                     unreachable!()
                 };
-                format!("{name} ≤ {threshold} → {yes}, else {no}")
+                // Ten significant digits: `3.333333333`, not `3.3333333333333335` (the exact
+                // threshold is the public grid point `i` names).
+                let shown: f64 = format!("{threshold:.9e}").parse().unwrap_or(threshold);
+                format!("{name} ≤ {shown} → {yes}, else {no}")
             }
             StumpRule::Equals { column, level } => {
                 let FeatureSpec::Categorical { name, levels } = &self.specs[column] else {

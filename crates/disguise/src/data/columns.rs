@@ -96,12 +96,35 @@ pub fn read_columns_checked(
     text: Option<&str>,
     check: impl Fn(usize, f64) -> std::result::Result<(), String>,
 ) -> Result<Columns> {
+    read_columns_with_checks(path, numeric, text, check, |_| Ok(()))
+}
+
+/// As [`read_columns_checked`], with a check of the text column too: `check_text(value)`
+/// returns `Err(reason)` to reject a value, named by file, line and column.
+///
+/// ```
+/// # let dir = std::env::temp_dir().join("disguise-doc-columns-text");
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("typed.csv");
+/// std::fs::write(&path, "x,y,shift\n0,0,day\n\n1,1,dusk\n").unwrap();
+/// let err = disguise::data::read_columns_with_checks(&path, &["x", "y"], Some("shift"),
+///     |_, _| Ok(()),
+///     |t| if t == "day" || t == "night" { Ok(()) } else { Err(format!("{t:?} is not a type")) });
+/// assert!(err.unwrap_err().to_string().ends_with("typed.csv:4:3: column 'shift': \"dusk\" is not a type"));
+/// ```
+pub fn read_columns_with_checks(
+    path: &Path,
+    numeric: &[&str],
+    text: Option<&str>,
+    check: impl Fn(usize, f64) -> std::result::Result<(), String>,
+    check_text: impl Fn(&str) -> std::result::Result<(), String>,
+) -> Result<Columns> {
     let mut out = Columns {
         numeric: vec![Vec::new(); numeric.len()],
         text: None,
     };
     let mut texts = Vec::new();
-    let has_text = scan(path, numeric, text, check, |values, name| {
+    let has_text = scan(path, numeric, text, check, check_text, |values, name| {
         for (column, &v) in out.numeric.iter_mut().zip(values) {
             column.push(v);
         }
@@ -148,12 +171,19 @@ pub fn read_points(
 ) -> Result<Points> {
     let mut coords = Vec::new();
     let mut names = Vec::new();
-    let has_text = scan(path, &columns, text, check, |values, name| {
-        coords.push([values[0], values[1]]);
-        if let Some(name) = name {
-            names.push(name.to_string());
-        }
-    })?;
+    let has_text = scan(
+        path,
+        &columns,
+        text,
+        check,
+        |_| Ok(()),
+        |values, name| {
+            coords.push([values[0], values[1]]);
+            if let Some(name) = name {
+                names.push(name.to_string());
+            }
+        },
+    )?;
     Ok(Points {
         coords,
         names: has_text.then_some(names),
@@ -167,6 +197,7 @@ fn scan(
     numeric: &[&str],
     text: Option<&str>,
     check: impl Fn(usize, f64) -> std::result::Result<(), String>,
+    check_text: impl Fn(&str) -> std::result::Result<(), String>,
     mut row: impl FnMut(&[f64], Option<&str>),
 ) -> Result<bool> {
     let mut file = Delimited::open(path, Layout::CSV)?;
@@ -183,7 +214,11 @@ fn scan(
             values[c] = value;
         }
         let name = match text_idx {
-            Some(idx) => Some(file.field(idx)?),
+            Some(idx) => {
+                let value = file.field(idx)?;
+                check_text(value).map_err(|why| file.error_at(idx, why))?;
+                Some(value)
+            }
             None => None,
         };
         row(&values, name);

@@ -21,7 +21,10 @@ mod text;
 
 pub(crate) use codes::{Code, with_slice};
 pub use codes::{CodeColumn, Codes, Iter as CodesIter};
-pub use columns::{Columns, Points, geographic, read_columns, read_columns_checked, read_points};
+pub use columns::{
+    Columns, Points, geographic, read_columns, read_columns_checked, read_columns_with_checks,
+    read_points,
+};
 pub use scores::{read_scores, read_scores_from};
 pub use synthetic::{SyntheticLocations, manhattan_like};
 pub use table::{

@@ -4,7 +4,7 @@
 //! This is **data synthesis, not privacy noise**: the generator is seeded on purpose, so
 //! that every machine sees the same demo data. Nothing here protects anyone; the private
 //! algorithms that run on the result draw their own noise from an OS-keyed
-//! [`SecureRng`](crate::noise::SecureRng).
+//! [`SecureRng`].
 
 use crate::noise::SecureRng;
 use crate::noise::gumbel::open_unit_f64;

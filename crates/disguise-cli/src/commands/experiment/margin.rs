@@ -301,12 +301,16 @@ fn example_one(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()>
                 .next_back()
                 .unwrap_or(f64::NAN)
         };
+        let log10_k = *panel
+            .log10_k
+            .last()
+            .expect("invariant: every panel has at least one K");
         table.push(format!(
             "example (1), n = {}: at K = 10^{}: EM {:.3} (exact {:.3}), LMM {:.3}, LMM-Chaudhuri {:.3}",
             panel.n,
-            panel.log10_k.last().unwrap(),
+            log10_k,
             last(Method::Em),
-            em_success(panel.n, panel.alpha, &k_of(*panel.log10_k.last().unwrap())),
+            em_success(panel.n, panel.alpha, &k_of(log10_k)),
             last(Method::Lmm),
             last(Method::LmmChaudhuri)
         ));
@@ -557,7 +561,7 @@ fn itemsets(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()> {
 
 /// Training records of part 3.
 const RECORDS: usize = 2000;
-/// Label noise: y = [x₀ > ½] flipped with this probability.
+/// Label noise: y = 1(x₀ > ½) flipped with this probability.
 const FLIP: f64 = 0.15;
 /// Grid thresholds per column.
 const THRESHOLDS: usize = 49;

@@ -543,7 +543,7 @@ fn cardinality(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow:
         let get = |m: Method| {
             rows.iter()
                 .find(|r| r.x == k && r.method == m.key())
-                .unwrap()
+                .expect("invariant: every method runs at every k")
                 .values
                 .mean
         };
@@ -672,7 +672,7 @@ fn partition(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow::R
         let get = |m: Method| {
             rows.iter()
                 .find(|r| r.x == n && r.method == m.key())
-                .unwrap()
+                .expect("invariant: every method runs at every n")
                 .values
                 .mean
         };
@@ -947,7 +947,7 @@ fn k_submodular(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow
         let get = |m: KMethod| {
             rows.iter()
                 .find(|x| x.x == r && x.method == m.key())
-                .unwrap()
+                .expect("invariant: every method runs at every r")
         };
         table.push(format!(
             "{r:>4}  {:>8.4}  {:>7.4} ({:>6.0})  {:>7.4} ({:>6.0})  {:>8.4}",
