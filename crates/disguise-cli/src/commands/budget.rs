@@ -55,8 +55,11 @@ pub struct Args {
     /// Number of rounds k (adaptive selections), at least 1, e.g. `--rounds 10`.
     #[arg(long, allow_negative_numbers = true)]
     rounds: i64,
-    /// The objective is decomposable (mitrovic2017 Thm 3.1, private greedy with the
-    /// exponential mechanism): also offer the k-independent decomposable rule.
+    /// The objective is decomposable (a sum over records of monotone per-record parts, such as
+    /// facility location) and every round is the private greedy's exponential mechanism: also
+    /// offer the k-independent decomposable rule ε = (e^{ε₀/2} − 1)·G(δ), proven for
+    /// replace-one neighbours in docs/proofs/decomposable-greedy.md (after Gupta et al.,
+    /// mitrovic2017 Thm 3.1, which is stated for add/remove neighbours).
     #[arg(long)]
     decomposable: bool,
     /// The selector called in every round.
