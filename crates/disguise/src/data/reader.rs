@@ -314,7 +314,10 @@ impl Delimited {
 
 /// `name` quoted for a message: `'age'`, shortened like a cell when long.
 pub(crate) fn quote_name(name: &str) -> String {
-    if name.chars().count() <= super::text::QUOTE_LIMIT && !name.contains(['\'', '\n']) {
+    if name.chars().count() <= super::text::QUOTE_LIMIT
+        && !name.contains('\'')
+        && !name.contains(char::is_control)
+    {
         format!("'{name}'")
     } else {
         quote(name)
@@ -328,7 +331,18 @@ pub(crate) fn find_column(shown: &str, header: &[String], name: &str) -> Result<
         .iter()
         .position(|h| h.eq_ignore_ascii_case(wanted))
         .ok_or_else(|| {
-            let listed: Vec<String> = header.iter().map(|h| short(h)).collect();
+            // A name with a line break or other control character (a quoted header field can
+            // hold one) is escaped, so that the message stays on one line.
+            let listed: Vec<String> = header
+                .iter()
+                .map(|h| {
+                    if h.contains(char::is_control) {
+                        quote(h)
+                    } else {
+                        short(h)
+                    }
+                })
+                .collect();
             Error::Parse(format!(
                 "{shown}: no column {} (columns: {})",
                 quote_name(wanted),

@@ -11,7 +11,10 @@
 
 use disguise::apps::{TransactionFormat, Transactions, read_item_list};
 use disguise::constraint::{Graphic, Matroid, Partition};
-use disguise::data::{read_columns, read_columns_checked, read_table};
+use disguise::data::{
+    TablePlan, geographic, read_columns, read_columns_checked, read_points, read_scores,
+    read_scores_from, read_table, read_table_with,
+};
 use disguise::histogram::{Discretized, DomainSource, Schema, Table};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -25,6 +28,9 @@ pub const TARGETS: &[&str] = &[
     "transactions",
     "item_list",
     "constraints",
+    "points",
+    "scores",
+    "projected_table",
 ];
 
 /// Feeds `data` to the parser `target`, through a file in `scratch` (the readers take paths).
@@ -144,9 +150,84 @@ pub fn feed(target: &str, data: &[u8], scratch: &Path) -> Result<(), String> {
                 }
             }
         }
+        "points" => {
+            let path = write("points.csv", bytes);
+            // As select, assign and demo read them: two coordinates straight into pairs, an
+            // optional name column, the geographic check or none.
+            let names = (selector & 1 != 0).then_some("name");
+            let read = if selector & 2 == 0 {
+                read_points(&path, ["lat", "lon"], names, geographic)
+            } else {
+                read_points(&path, ["x", "y"], names, |_, _| Ok(()))
+            };
+            read.map(|p| {
+                // The name column is optional: absent from the file, no names.
+                let named = p.names.as_ref().map_or(p.coords.len(), Vec::len);
+                assert_eq!(named, p.coords.len());
+                assert!(names.is_some() || p.names.is_none());
+                assert!(p.coords.iter().flatten().all(|v| v.is_finite()));
+            })
+        }
+        "scores" => {
+            // A score file from disk or the same bytes from a stream (`--scores -`): the same
+            // verdict and the same numbers.
+            let path = write("scores.txt", data);
+            let from_file = read_scores(&path);
+            let from_stream = read_scores_from(
+                std::io::Cursor::new(data.to_vec()),
+                &path.display().to_string(),
+            );
+            match (&from_file, &from_stream) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                _ => panic!("file and stream disagree: {from_file:?} vs {from_stream:?}"),
+            }
+            from_file.map(|s| assert!(!s.is_empty() && s.iter().all(|v| v.is_finite())))
+        }
+        "projected_table" => {
+            // The selector picks, per column position (up to 8), whether it is kept, skipped or
+            // binned over a public range, as features, histogram and hypothesis plan them.
+            let path = write("table.csv", bytes);
+            read_table_with(&path, |header| {
+                let mut plan = TablePlan::none(header);
+                for c in 0..header.names().len() {
+                    match (usize::from(selector) >> (c % 8)) % 3 {
+                        0 => {
+                            plan.keep(c);
+                        }
+                        1 => {
+                            plan.skip(c);
+                        }
+                        _ => {
+                            let bins = 1 + u32::from(selector % 7);
+                            plan.bin(c, "c", -10.0, 10.0, bins)?;
+                        }
+                    }
+                }
+                Ok::<_, disguise::Error>(plan)
+            })
+            .map(|table| {
+                for c in 0..table.header().len() {
+                    assert_eq!(table.column(c).codes().len(), table.rows());
+                }
+            })
+        }
         other => panic!("no parser named {other:?}"),
     };
-    verdict.map_err(|e| e.to_string())
+    let verdict = verdict.map_err(|e| e.to_string());
+    if let Err(message) = &verdict {
+        // Every refusal is one line, and never echoes more than a short quote of the input.
+        assert!(
+            !message.contains('\n'),
+            "{target}: message on several lines: {message:?}"
+        );
+        assert!(
+            message.len() <= 1000,
+            "{target}: message of {} bytes",
+            message.len()
+        );
+    }
+    verdict
 }
 
 const SMALL: &str = r#"
