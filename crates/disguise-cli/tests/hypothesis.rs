@@ -120,7 +120,9 @@ levels = ["no", "yes"]
         .stdout(predicate::str::contains("→ no, else yes"))
         .stdout(predicate::str::contains("1018 hypotheses"))
         .stdout(predicate::str::contains("NOT PRIVATE"))
-        .stdout(predicate::str::contains("guarantee: (1.0, "));
+        .stdout(predicate::str::contains(
+            "guarantee: (1, 1e-6)-differentially private",
+        ));
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! p-extendible system ([`Intersection`]).
 
 use super::{Cardinality, Forest, Graphic, Independence, Partition, Uniform};
+use crate::data::quote;
 use crate::error::{Error, Result};
 use serde::Serialize;
 
@@ -52,13 +53,18 @@ impl Matroid {
         let bad = |reason: String| Error::param("constraint", reason);
         let (kind, arg) = spec.split_once(':').ok_or_else(|| {
             bad(format!(
-                "{spec:?}: expected KIND:ARG, e.g. cardinality:5, partition:groups.csv"
+                "{}: expected KIND:ARG, e.g. cardinality:5, partition:groups.csv",
+                quote(spec)
             ))
         })?;
         let k = || {
-            arg.trim()
-                .parse::<usize>()
-                .map_err(|_| bad(format!("{spec:?}: {arg:?} is not a non-negative integer")))
+            arg.trim().parse::<usize>().map_err(|_| {
+                bad(format!(
+                    "{}: {} is not a non-negative integer",
+                    quote(spec),
+                    quote(arg)
+                ))
+            })
         };
         match kind.trim() {
             "cardinality" => Ok(Matroid::Cardinality(Cardinality::new(ground_size, k()?))),
@@ -76,8 +82,9 @@ impl Matroid {
                 Ok(Matroid::Graphic(g))
             }
             other => Err(bad(format!(
-                "unknown constraint kind {other:?} (expected cardinality, uniform, partition \
-                 or graphic)"
+                "unknown constraint kind {} (expected cardinality, uniform, partition \
+                 or graphic)",
+                quote(other)
             ))),
         }
     }

@@ -3,6 +3,7 @@
 
 use super::Independence;
 use super::text::{error_at, parse_index, read, rows};
+use crate::data::quote;
 use crate::error::{Error, Result};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -172,7 +173,7 @@ impl Partition {
                         return Err(error_at(
                             source,
                             row.line,
-                            format!("group {name:?} is declared twice"),
+                            format!("group {} is declared twice", quote(name)),
                         ));
                     }
                     index_of.insert(name.to_string(), names.len());
@@ -211,7 +212,10 @@ impl Partition {
                 return Err(error_at(
                     source,
                     line,
-                    format!("group {name:?} is not declared in a `group,capacity` table"),
+                    format!(
+                        "group {} is not declared in a `group,capacity` table",
+                        quote(&name)
+                    ),
                 ));
             };
             group_of.push(g);

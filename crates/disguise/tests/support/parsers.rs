@@ -224,7 +224,10 @@ pub fn feed(target: &str, data: &[u8], scratch: &Path) -> Result<(), String> {
         // Counted in characters: a header of 400 invalid bytes reads back as 400
         // replacement characters of 3 bytes each.
         let chars = message.chars().count();
-        assert!(chars <= 700, "{target}: message of {chars} characters");
+        assert!(
+            chars <= 700,
+            "{target}: message of {chars} characters: {message}"
+        );
     }
     verdict
 }

@@ -256,19 +256,10 @@ pub(super) fn read_csv(
             )));
         }
     }
-    let find = |name: &str| -> Result<usize> {
-        headers
-            .iter()
-            .position(|h| h.trim().eq_ignore_ascii_case(name))
-            .ok_or_else(|| {
-                let columns: Vec<String> = headers.iter().map(quote).collect();
-                Error::Parse(format!(
-                    "{header}: no column {} (columns: {})",
-                    quote(name),
-                    columns.join(", ")
-                ))
-            })
-    };
+    // The same lookup (and message, with long or strange header lists shortened) as every
+    // other reader of a delimited file.
+    let names: Vec<String> = headers.iter().map(|h| h.trim().to_string()).collect();
+    let find = |name: &str| crate::data::reader::find_column(shown, &names, name);
     let (id_idx, item_idx) = (find(id_column)?, find(item_column)?);
     let mut by_id: HashMap<Box<str>, u32> = HashMap::new();
     // (transaction, item) pairs in file order.
