@@ -8,7 +8,7 @@
 //! that occur.
 
 use crate::error::{Error, Result};
-use crate::privacy::compose::round::{add_up, div_up, mul_up};
+use crate::numeric::round::{add_up, div_up, mul_up};
 use crate::privacy::{Epsilon, Sensitivity};
 use crate::select::sample_exponential;
 use num_bigint::{BigInt, BigUint};

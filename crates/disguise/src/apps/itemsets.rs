@@ -87,8 +87,8 @@ use super::margin::{
 use crate::error::{Error, Result};
 use crate::noise::bernoulli::uniform_below;
 use crate::noise::{Laplace, SecureRng, laplace_scale_for, sample_distinct};
+use crate::numeric::round::{add_up, nudge_down, sub_down};
 use crate::privacy::budget::{BudgetQuery, CallKind, plan};
-use crate::privacy::compose::round::{add_up, nudge_down, sub_down};
 use crate::privacy::compose::{Accountant, ComposeOptions};
 use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost, Sensitivity};
 use num_bigint::BigUint;

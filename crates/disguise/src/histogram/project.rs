@@ -11,7 +11,7 @@ use super::sparse::{SparseLaplace, ThresholdedHistogram};
 use crate::data::Codes;
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
-use crate::privacy::compose::round::sub_down;
+use crate::numeric::round::sub_down;
 use crate::privacy::compose::{ComposeOptions, compose};
 use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost};
 use serde::Serialize;

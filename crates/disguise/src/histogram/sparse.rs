@@ -50,8 +50,8 @@
 
 use crate::error::{Error, Result};
 use crate::noise::{Laplace, sample_distinct_excluding};
+use crate::numeric::round::div_up;
 use crate::privacy::Epsilon;
-use crate::privacy::compose::round::div_up;
 use rand_core::{CryptoRng, Rng};
 use serde::Serialize;
 use std::collections::HashSet;

@@ -103,20 +103,14 @@ impl MatroidBases for Matroid {
     }
 }
 
-/// Relative error radius of x̂ = fl(ĉ·fl(gap)) with ĉ = fl(ε / fl(2s)), for the exact
-/// x = ε·gap/(2s) with integers gap, s ≥ 1.
-///
-/// Proof (the argument of `select/exponential.rs`, constant `TAU`, with the integer
-/// conversions in place of the subtraction): with u = 2⁻⁵³ and |θₖ| ≤ u, fl(2s) = 2s(1+θ₁)
-/// (a u128 → f64 conversion rounds to nearest; 2s ≥ 2 is normal), ĉ = c(1+θ₂)/(1+θ₁) when ĉ is
-/// normal (checked; otherwise every acceptance is computed exactly), fl(gap) = gap(1+θ₃), and
-/// x̂ = ĉ·fl(gap)·(1+θ₄) + η with |η| ≤ 2⁻¹⁰⁷⁵ on underflow. Hence
-/// |x − x̂| ≤ ((1+u)³/(1−u) − 1)·x̂ + 2|η| ≤ 4.01u·x̂ + 2⁻¹⁰⁷⁴; 2⁻⁴⁶ and 2⁻¹⁰²⁰ leave slack.
-const TAU: f64 = 1.0 / 70_368_744_177_664.0; // 2⁻⁴⁶
-/// Absolute error radius covering underflow (see [`TAU`]).
-const ALPHA: f64 = f64::MIN_POSITIVE * 4.0; // 2⁻¹⁰²⁰
-/// A certified integer part when x̂ overflows (then x > 10³⁰⁸ ≥ 2⁴⁰).
-const BIG_K: u64 = 1 << 40;
+// The error radii of x̂ = fl(ĉ·fl(gap)) with ĉ = fl(ε / fl(2s)), for the exact x = ε·gap/(2s)
+// with integers gap, s ≥ 1, are those of the exponential mechanism (`TAU`, `ALPHA`, `BIG_K`
+// in `select/exponential.rs`, proven there), with the integer conversions in place of the
+// subtraction: fl(2s) = 2s(1+θ₁) (a u128 → f64 conversion rounds to nearest; 2s ≥ 2 is
+// normal), ĉ = c(1+θ₂)/(1+θ₁) when ĉ is normal (checked; otherwise every acceptance is
+// computed exactly), fl(gap) = gap(1+θ₃), x̂ = ĉ·fl(gap)·(1+θ₄) + η with |η| ≤ 2⁻¹⁰⁷⁵ on
+// underflow: the same |x − x̂| ≤ 4.01u·x̂ + 2⁻¹⁰⁷⁴.
+use crate::select::exponential::{ALPHA, BIG_K, TAU};
 
 /// Bernoulli(exp(−ε·gap/(2s))) for integer gaps, exactly: the acceptance test shared by every
 /// sampler in this module.

@@ -52,6 +52,8 @@
 //!   [`Laplace::upper_tail_count`] (exact Binomial(n, P(noise > τ)), for sparse histograms).
 
 use crate::error::{Error, Result};
+use crate::numeric::bits::{decompose, ldexp, pow2};
+use crate::numeric::round::{add_up, div_up};
 use num_bigint::{BigInt, BigUint, Sign};
 use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
@@ -796,78 +798,6 @@ fn default_grid_exponent(scale: f64) -> Result<i32> {
     let (m, e) = decompose(scale);
     let floor_log2 = e + 63 - (m as u64).leading_zeros() as i32;
     Ok((floor_log2 - LAPLACE_GRID_BITS).max(MIN_GRID_EXPONENT))
-}
-
-/// A finite double as m·2^e exactly, |m| < 2^53, e ≥ −1074.
-pub(crate) fn decompose(x: f64) -> (i64, i32) {
-    debug_assert!(x.is_finite());
-    let bits = x.to_bits();
-    let exp_field = ((bits >> 52) & 0x7ff) as i32;
-    let frac = (bits & ((1u64 << 52) - 1)) as i64;
-    let (m, e) = if exp_field == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1i64 << 52), exp_field - 1075)
-    };
-    if bits >> 63 == 1 { (-m, e) } else { (m, e) }
-}
-
-/// 2^e as a double for −1074 ≤ e ≤ 1023 (exact).
-pub(crate) fn pow2(e: i32) -> f64 {
-    debug_assert!((-1074..=1023).contains(&e));
-    if e >= -1022 {
-        f64::from_bits(((e + 1023) as u64) << 52)
-    } else {
-        f64::from_bits(1u64 << (e + 1074))
-    }
-}
-
-/// x·2^e, exact whenever the result is representable (x an integer-valued double ≥ 1 or 0,
-/// and e ≥ −1074 − 64 so that at most one rounding step happens).
-fn ldexp(mut x: f64, mut e: i64) -> f64 {
-    while e > 1023 {
-        x *= pow2(1023);
-        e -= 1023;
-        if x.is_infinite() {
-            return x;
-        }
-    }
-    while e < -1022 {
-        x *= pow2(-1022);
-        e += 1022;
-    }
-    x * pow2(e as i32)
-}
-
-/// a + b rounded towards +∞.
-fn add_up(a: f64, b: f64) -> f64 {
-    let s = a + b;
-    if !s.is_finite() {
-        return s;
-    }
-    // TwoSum: the exact rounding error of a + b.
-    let bb = s - a;
-    let err = (a - (s - bb)) + (b - bb);
-    if err > 0.0 { s.next_up() } else { s }
-}
-
-/// a / b (a ≥ 0, b > 0) rounded towards +∞.
-fn div_up(a: f64, b: f64) -> f64 {
-    let q = a / b;
-    if !q.is_finite() {
-        return q;
-    }
-    if q == 0.0 {
-        return if a == 0.0 { 0.0 } else { f64::from_bits(1) };
-    }
-    // The residual q·b − a is exactly representable and the fused multiply-add computes it
-    // exactly (barring underflow, irrelevant for ε-sized values): its sign tells whether q
-    // was rounded down.
-    if q.mul_add(b, -a) < 0.0 {
-        q.next_up()
-    } else {
-        q
-    }
 }
 
 /// How to convert an exact grid value to a double.

@@ -11,6 +11,7 @@
 //! farther from zero than its proven error bound (almost always); only near-ties fall back
 //! to exact big-integer arithmetic (O(n · 2100 bits) at worst).
 
+use crate::numeric::bits::decompose;
 use num_bigint::BigInt;
 use num_traits::Zero;
 use std::cmp::Ordering;
@@ -39,20 +40,6 @@ pub(crate) fn sum_sign(terms: &[f64]) -> Ordering {
         };
     }
     exact_sign(terms)
-}
-
-/// `value = sign · mantissa · 2^exponent` with an integer mantissa (exact for finite f64).
-fn decompose(value: f64) -> (i64, i32) {
-    let bits = value.to_bits();
-    let negative = bits >> 63 == 1;
-    let exp_field = ((bits >> 52) & 0x7ff) as i32;
-    let frac = (bits & ((1u64 << 52) - 1)) as i64;
-    let (mantissa, exponent) = if exp_field == 0 {
-        (frac, -1074) // subnormal (or zero)
-    } else {
-        (frac | (1i64 << 52), exp_field - 1075)
-    };
-    (if negative { -mantissa } else { mantissa }, exponent)
 }
 
 /// The slow path: the sum as one big integer times a common power of two.

@@ -247,11 +247,11 @@ const BATCH: usize = 16;
 /// |x − x̂| ≤ ((1+u)³/(1−u) − 1)·x̂ + 2|η| ≤ 4.01u·x̂ + 2⁻¹⁰⁷⁴ — this needs fl(d·λ) and ĉ
 /// to be normal numbers (checked, else the exact mode is used). [`TAU`] = 2⁻⁴⁶ ≈ 32·4u and
 /// [`ALPHA`] = 2⁻¹⁰²⁰ leave ample slack for the rounding of the radius itself.
-const TAU: f64 = 1.0 / 70_368_744_177_664.0; // 2⁻⁴⁶
+pub(crate) const TAU: f64 = 1.0 / 70_368_744_177_664.0; // 2⁻⁴⁶
 /// Absolute error radius term covering underflow in x̂ (see [`TAU`]).
-const ALPHA: f64 = f64::MIN_POSITIVE * 4.0; // 2⁻¹⁰²⁰, exactly
+pub(crate) const ALPHA: f64 = f64::MIN_POSITIVE * 4.0; // 2⁻¹⁰²⁰, exactly
 /// A certified integer part used when x̂ overflows (then x > 10³⁰⁸ ≥ 2⁴⁰).
-const BIG_K: u64 = 1 << 40;
+pub(crate) const BIG_K: u64 = 1 << 40;
 
 /// Validates the scores (non-empty, all finite) and returns the largest.
 fn checked_max(scores: &[f64]) -> Result<f64> {
@@ -398,6 +398,19 @@ impl Weights {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_error_radii_cover_the_proven_bound_with_slack() {
+        // The proof of `TAU` bounds |x − x̂| by 4.01u·x̂ + 2⁻¹⁰⁷⁴ with u = 2⁻⁵³; the radii used
+        // (here and in `maximize/base_sampler.rs`) must exceed both terms.
+        let u = 2f64.powi(-53);
+        assert_eq!(TAU, 2f64.powi(-46));
+        assert!(TAU >= 30.0 * 4.01 * u); // 2⁻⁴⁶ = 128u ≈ 32·4u
+        assert_eq!(ALPHA, 2f64.powi(-1020));
+        assert!(ALPHA >= 2.0 * f64::from_bits(1));
+        // x̂ overflowing means x > 10³⁰⁸, far above the certified integer part.
+        assert!((BIG_K as f64) < 1e308);
+    }
     use statrs::distribution::{ChiSquared, ContinuousCDF};
 
     fn eps(v: f64) -> Epsilon {

@@ -6,7 +6,7 @@
 
 mod argmax;
 mod exact;
-mod exponential;
+pub(crate) mod exponential;
 mod large_margin;
 mod noisy_max;
 
