@@ -52,47 +52,6 @@ where
     Ok(())
 }
 
-/// Mean and sample standard deviation folded one value at a time (Welford's update, stable
-/// for any number of values); the mean is the plain running sum divided by the count, as a
-/// two-pass computation would give it.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct MeanStd {
-    n: u64,
-    sum: f64,
-    mean: f64,
-    m2: f64,
-}
-
-impl MeanStd {
-    /// Adds one value.
-    pub fn push(&mut self, x: f64) {
-        self.n += 1;
-        self.sum += x;
-        let delta = x - self.mean;
-        self.mean += delta / self.n as f64;
-        self.m2 += delta * (x - self.mean);
-    }
-
-    /// The mean (NaN for no values).
-    pub fn mean(&self) -> f64 {
-        if self.n == 0 {
-            f64::NAN
-        } else {
-            self.sum / self.n as f64
-        }
-    }
-
-    /// The sample standard deviation (n − 1 in the denominator; 0 for one value, NaN for
-    /// none).
-    pub fn std(&self) -> f64 {
-        match self.n {
-            0 => f64::NAN,
-            1 => 0.0,
-            n => (self.m2 / (n - 1) as f64).sqrt(),
-        }
-    }
-}
-
 /// The picks of every trial, stored compactly (flat arrays, 8 bytes per number) for an
 /// output that can only be written once all trials are done: one JSON document.
 #[derive(Debug, Default)]
@@ -326,24 +285,6 @@ mod tests {
         .unwrap_err();
         assert_eq!(err.to_string(), "stop at 1500");
         assert_eq!(seen, 1501);
-    }
-
-    #[test]
-    fn mean_and_std_match_two_passes() {
-        let xs = [0.3, 0.7, 0.1, 0.9, 0.55, 0.25];
-        let mut acc = MeanStd::default();
-        for &x in &xs {
-            acc.push(x);
-        }
-        let n = xs.len() as f64;
-        let mean = xs.iter().sum::<f64>() / n;
-        let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
-        assert_eq!(acc.mean(), mean);
-        assert!((acc.std() - var.sqrt()).abs() < 1e-15);
-        let mut one = MeanStd::default();
-        one.push(2.0);
-        assert_eq!((one.mean(), one.std()), (2.0, 0.0));
-        assert!(MeanStd::default().mean().is_nan());
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub mod histogram;
 pub mod learn;
 pub mod maximize;
 pub mod noise;
-pub(crate) mod numeric;
+pub mod numeric;
 pub mod objective;
 pub mod privacy;
 pub mod select;

@@ -9,12 +9,13 @@ use crate::output::{
     CsvOut, RowFormat, budget, check_epsilon, fixed, guarantee, input, print_json, progress_bar,
     rng_from_seed, spinner, thousands,
 };
-use crate::trials::{Kept, MeanStd, PerPick, TrialPicks, stream};
+use crate::trials::{Kept, PerPick, TrialPicks, stream};
 use anyhow::{Context, bail};
 use disguise::SecureRng;
 use disguise::constraint::{Cardinality, Intersection, Matroid};
 use disguise::data::read_points;
 use disguise::maximize::{Budget, Mechanism, Procedure, Solution, greedy, subsample_greedy};
+use disguise::numeric::stats::{MeanStd, mean_std};
 use disguise::objective::{FacilityLocation, Metric, Normalizer};
 use disguise::privacy::Guarantee;
 use disguise::privacy::compose::Rule;
@@ -474,20 +475,6 @@ pub fn default_normalizer(
                 file.display()
             )
         })
-}
-
-/// Mean and sample standard deviation (n − 1 in the denominator; 0 for one value).
-pub fn mean_std(xs: &[f64]) -> (f64, f64) {
-    let n = xs.len() as f64;
-    if xs.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let mean = xs.iter().sum::<f64>() / n;
-    if xs.len() < 2 {
-        return (mean, 0.0);
-    }
-    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
-    (mean, var.sqrt())
 }
 
 /// What a run spent: the per-round budget, the rule that set it, and the end-to-end

@@ -45,6 +45,7 @@ use disguise::histogram::{
 };
 use disguise::learn::{LogisticConfig, PlrConfig, StratifiedKFold};
 use disguise::noise::sample_distinct;
+use disguise::numeric::stats::mean;
 use disguise::privacy::Epsilon;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -818,15 +819,6 @@ impl Stats {
             mean: mean(v.iter().copied()),
         }
     }
-}
-
-fn mean(xs: impl Iterator<Item = f64>) -> f64 {
-    let (mut s, mut n) = (0.0, 0usize);
-    for x in xs {
-        s += x;
-        n += 1;
-    }
-    if n == 0 { f64::NAN } else { s / n as f64 }
 }
 
 /// The most frequent value (ties to the smallest).

@@ -329,12 +329,9 @@ impl Summary {
     /// The summary of `xs` (NaN mean for an empty sample).
     pub fn of(xs: &[f64]) -> Self {
         let n = xs.len();
-        let mean = xs.iter().sum::<f64>() / n as f64;
-        let std = if n > 1 {
-            (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
-        } else {
-            0.0
-        };
+        let (mean, std) = disguise::numeric::stats::mean_std(xs);
+        // An empty sample has no spread to show (its mean stays NaN).
+        let std = if n == 0 { 0.0 } else { std };
         Self { mean, std, n }
     }
 
