@@ -43,20 +43,6 @@ pub enum RowFormat {
     Csv,
 }
 
-/// Writes a header and rows as CSV on stdout (quoting as needed), for commands whose rows are
-/// all known at once.
-#[allow(dead_code)]
-pub fn print_csv<R, F>(header: &[&str], rows: R) -> anyhow::Result<()>
-where
-    R: IntoIterator<Item = Vec<F>>,
-    F: AsRef<[u8]>,
-{
-    let mut out = CsvOut::new(header)?;
-    for row in rows {
-        out.row(&row)?;
-    }
-    out.finish()
-}
 
 /// CSV on stdout written row by row, for output produced while the work runs (one row per
 /// trial), so that nothing is held in memory.

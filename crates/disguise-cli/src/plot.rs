@@ -16,7 +16,6 @@
 //! ```
 
 // A toolbox shared by every experiment: not each one uses every figure type or option.
-#![allow(dead_code)]
 
 use anyhow::{Context, Result, anyhow};
 use crisp::CrispText;
@@ -244,16 +243,8 @@ pub enum Uncertainty {
 /// Where the legend goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Legend {
-    /// Inside the plot, upper left.
-    UpperLeft,
-    /// Inside the plot, upper right.
-    UpperRight,
-    /// Inside the plot, lower left.
-    LowerLeft,
     /// Inside the plot, lower right.
     LowerRight,
-    /// Inside the plot, right, half-way up.
-    MiddleRight,
     /// Outside the plot, to its right (never hides data; the plot gets narrower).
     Outside,
 }
@@ -261,11 +252,7 @@ pub enum Legend {
 impl Legend {
     fn position(self) -> SeriesLabelPosition {
         match self {
-            Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
-            Legend::UpperRight => SeriesLabelPosition::UpperRight,
-            Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
             Legend::LowerRight => SeriesLabelPosition::LowerRight,
-            Legend::MiddleRight => SeriesLabelPosition::MiddleRight,
             // Placed by the caller, which knows the plot's width.
             Legend::Outside => SeriesLabelPosition::UpperRight,
         }
@@ -416,18 +403,6 @@ impl LineChart {
     /// Chooses bands or bars.
     pub fn uncertainty(mut self, uncertainty: Uncertainty) -> Self {
         self.uncertainty = uncertainty;
-        self
-    }
-
-    /// Moves the legend.
-    pub fn legend(mut self, legend: Legend) -> Self {
-        self.legend = legend;
-        self
-    }
-
-    /// Sets the image size.
-    pub fn size(mut self, width: u32, height: u32) -> Self {
-        self.size = (width, height);
         self
     }
 
@@ -777,12 +752,6 @@ impl BarChart {
     /// Fixes the value range.
     pub fn value_range(mut self, lo: f64, hi: f64) -> Self {
         self.value_range = Some((lo, hi));
-        self
-    }
-
-    /// Moves the legend.
-    pub fn legend(mut self, legend: Legend) -> Self {
-        self.legend = legend;
         self
     }
 
@@ -1243,12 +1212,6 @@ impl BoxPlot {
             values,
             color,
         });
-        self
-    }
-
-    /// Fixes the value range.
-    pub fn y_range(mut self, lo: f64, hi: f64) -> Self {
-        self.y_range = Some((lo, hi));
         self
     }
 }
