@@ -43,7 +43,6 @@ pub enum RowFormat {
     Csv,
 }
 
-
 /// CSV on stdout written row by row, for output produced while the work runs (one row per
 /// trial), so that nothing is held in memory.
 pub struct CsvOut {
