@@ -166,7 +166,10 @@ fn csv_and_fimi_formats_read_the_same_transactions() {
     let err = Transactions::read(&csv, &bad, None)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("t.csv:1: no column \"tid\""), "{err}");
+    assert!(
+        err.contains("t.csv: no column 'tid' (columns: order, product)"),
+        "{err}"
+    );
 }
 
 /// A simple reference counter: every r-subset of every transaction cut to its first `b`

@@ -336,10 +336,11 @@ pub(crate) fn find_column(shown: &str, header: &[String], name: &str) -> Result<
             let listed: Vec<String> = header
                 .iter()
                 .map(|h| {
-                    if h.contains(char::is_control) {
+                    if h.contains(char::is_control) || h.chars().count() > super::text::QUOTE_LIMIT
+                    {
                         quote(h)
                     } else {
-                        short(h)
+                        h.clone()
                     }
                 })
                 .collect();
