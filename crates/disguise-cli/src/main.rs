@@ -7,7 +7,6 @@
 
 mod commands;
 mod output;
-mod plot;
 mod trials;
 
 use clap::{Parser, Subcommand};

@@ -52,6 +52,8 @@ pub mod noise;
 pub mod numeric;
 pub mod objective;
 pub mod privacy;
+#[cfg(feature = "progress")]
+pub mod progress;
 pub mod select;
 
 pub use error::{Error, Result};

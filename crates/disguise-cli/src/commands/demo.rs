@@ -11,13 +11,13 @@
 use crate::output::{
     Format, budget, check_epsilon, fixed, guarantee, input, print_json, rng_from_seed, thousands,
 };
-use crate::plot::{self, Map, Pick};
 use anyhow::bail;
 use disguise::constraint::Cardinality;
 use disguise::data::{geographic, manhattan_like, read_points};
 use disguise::maximize::{Budget, Mechanism, Procedure, Solution, greedy, standard_greedy};
 use disguise::objective::{FacilityLocation, Metric, Normalizer};
 use disguise::privacy::Guarantee;
+use disguise_experiments::plot::{self, Map, Pick};
 use serde::Serialize;
 use std::path::PathBuf;
 

@@ -19,8 +19,8 @@
 //! figures `example1_small_n`, `example1_large_k`, `itemsets_chess`, `itemsets_bms`,
 //! `hypothesis_eps_*`, `hypothesis_margin` (PNG + SVG).
 
-use super::{Common, Context, Summary, cell};
 use crate::plot::{GREY, LineChart, Marker, Point, Series, Style};
+use crate::{Common, Context, Report, Summary, cell};
 use anyhow::Context as _;
 use disguise::SecureRng;
 use disguise::apps::hypothesis::{
@@ -95,7 +95,7 @@ impl Method {
 }
 
 /// Runs `disguise experiment margin`.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(args: Args) -> anyhow::Result<Report> {
     let mut ctx = Context::new("margin", args.common, 100)?;
     let mut table = Vec::new();
     let start = Instant::now();
@@ -110,7 +110,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         t2 - t1,
         t3 - t2
     ));
-    ctx.finish(&table)
+    Ok(ctx.finish(table))
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
-//! `disguise experiment NAME --out DIR`: reproduce the experiments of the papers, writing
-//! tidy CSV tables and figures (PNG + SVG) into DIR.
+//! The experiments of the papers (`disguise experiment NAME --out DIR`): each reproduces a
+//! table or figure, writing tidy CSV tables and figures (PNG + SVG) into DIR, and returns a
+//! [`Report`] of what it wrote for the caller to print.
 //!
-//! Each experiment is one file in this folder with its own `Args` (which flattens
+//! Each experiment is one file in this crate with its own `Args` (which flattens
 //! [`Common`]) and `run`; adding one is a new file plus one variant of [`Experiment`].
-//! The shared machinery lives here: locating the data, running trials in parallel with one
+//! The shared harness lives here: locating the data, running trials in parallel with one
 //! forked generator each (so results depend on `--seed` only, never on the number of
 //! threads), a progress bar, summary statistics, and writing CSV files and figures.
 //!
@@ -15,13 +16,15 @@ mod histograms;
 mod margin;
 mod matroid;
 mod nhanes;
+pub mod plot;
 mod uber;
 
-use crate::output::{Format, print_json, progress_bar, thousands};
-use crate::plot::{self, Figure};
+use crate::plot::Figure;
 use anyhow::{Context as _, bail};
 use disguise::SecureRng;
 use disguise::files::write_atomic;
+use disguise::numeric::display::thousands;
+use disguise::progress::bar as progress_bar;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::cell::RefCell;
@@ -33,16 +36,9 @@ use std::time::Instant;
 /// sizes memory; the papers use 10 to 100 trials, and at this limit a run takes days.
 pub const MAX_TRIALS: usize = 100_000;
 
-/// Arguments of `disguise experiment`.
-#[derive(clap::Args)]
-pub struct Args {
-    #[command(subcommand)]
-    experiment: Experiment,
-}
-
-/// The experiments.
+/// The experiments, as the subcommands of `disguise experiment`.
 #[derive(clap::Subcommand)]
-enum Experiment {
+pub enum Experiment {
     /// Mitrovic et al. 2017 §6.1 (Figure 1): private facility location on Uber pickups.
     ///
     /// 10,000 Uber pickups in Manhattan with 33 landmark or 33 grid candidates: utility vs k,
@@ -76,9 +72,10 @@ enum Experiment {
     Histograms(histograms::Args),
 }
 
-/// Runs `disguise experiment`.
-pub fn run(args: Args) -> anyhow::Result<()> {
-    match args.experiment {
+/// Runs one experiment: its tables and figures are written into `--out`; the report says
+/// which.
+pub fn run(experiment: Experiment) -> anyhow::Result<Report> {
+    match experiment {
         Experiment::Uber(a) => uber::run(a),
         Experiment::Nhanes(a) => nhanes::run(a),
         Experiment::Matroid(a) => matroid::run(a),
@@ -109,9 +106,6 @@ pub struct Common {
     /// Example: `--data-dir ../shared/data`.
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
-    /// Output format of the final summary on stdout.
-    #[arg(long, value_enum, default_value_t)]
-    pub format: Format,
 }
 
 /// The state of one experiment run: options, the master generator, and what was written.
@@ -126,7 +120,6 @@ pub struct Context {
     pub quiet: bool,
     seed: Option<u64>,
     data_dir: Option<PathBuf>,
-    format: Format,
     rng: SecureRng,
     started: Instant,
     written: Vec<PathBuf>,
@@ -168,7 +161,6 @@ impl Context {
             quiet: common.quiet,
             seed: common.seed,
             data_dir: common.data_dir,
-            format: common.format,
             rng,
             started: Instant::now(),
             written: Vec::new(),
@@ -261,18 +253,10 @@ impl Context {
         Ok(())
     }
 
-    /// Prints the summary (the files written, the seed, the time) on stdout, after the
-    /// experiment's own `table` lines (shown in table format only).
-    pub fn finish(self, table: &[String]) -> anyhow::Result<()> {
-        #[derive(Serialize)]
-        struct Done<'a> {
-            experiment: &'a str,
-            trials: usize,
-            seed: Option<u64>,
-            seconds: f64,
-            files: Vec<String>,
-        }
-        let done = Done {
+    /// The report of the run: the files written, the seed and the time, with the
+    /// experiment's own `table` lines (shown by [`Report`]'s `Display` only).
+    pub fn finish(self, table: Vec<String>) -> Report {
+        Report {
             experiment: self.name,
             trials: self.trials,
             seed: self.seed,
@@ -282,35 +266,62 @@ impl Context {
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect(),
-        };
-        match self.format {
-            Format::Json => print_json(&done),
-            Format::Table => {
-                for line in table {
-                    println!("{line}");
-                }
-                if !table.is_empty() {
-                    println!();
-                }
-                let seed = done
-                    .seed
-                    .map_or("from the OS".to_string(), |s| s.to_string());
-                println!(
-                    "experiment {}: {} trials per configuration, seed {seed}, {:.1} s",
-                    done.experiment, done.trials, done.seconds
-                );
-                println!(
-                    "wrote {} files to {}:",
-                    done.files.len(),
-                    self.out.display()
-                );
-                for f in &self.written {
-                    let name = f.file_name().map(Path::new).unwrap_or(f);
-                    println!("  {}", name.display());
-                }
-                Ok(())
-            }
+            out: self.out,
+            table,
         }
+    }
+}
+
+/// What an experiment run wrote. Serialised (JSON) it lists the files with their paths; shown
+/// (`Display`) it is the experiment's summary table, then the files by name.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// The experiment's name.
+    pub experiment: &'static str,
+    /// Trials per configuration.
+    pub trials: usize,
+    /// The seed, or `None` when the generator was keyed by the operating system.
+    pub seed: Option<u64>,
+    /// Wall-clock time of the run.
+    pub seconds: f64,
+    /// Every file written, in order.
+    pub files: Vec<String>,
+    /// The output folder.
+    #[serde(skip)]
+    pub out: PathBuf,
+    /// The experiment's own summary lines for people.
+    #[serde(skip)]
+    pub table: Vec<String>,
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for line in &self.table {
+            writeln!(f, "{line}")?;
+        }
+        if !self.table.is_empty() {
+            writeln!(f)?;
+        }
+        let seed = self
+            .seed
+            .map_or("from the OS".to_string(), |s| s.to_string());
+        writeln!(
+            f,
+            "experiment {}: {} trials per configuration, seed {seed}, {:.1} s",
+            self.experiment, self.trials, self.seconds
+        )?;
+        writeln!(
+            f,
+            "wrote {} files to {}:",
+            self.files.len(),
+            self.out.display()
+        )?;
+        for file in &self.files {
+            let path = Path::new(file);
+            let name = path.file_name().map(Path::new).unwrap_or(path);
+            writeln!(f, "  {}", name.display())?;
+        }
+        Ok(())
     }
 }
 

@@ -26,8 +26,8 @@
 //! numbers of the authors' `reported_aaai_exp{1,2}.csv`, from the notes) and the figures
 //! `cardinality`, `partition`, `ksub_utility`, `ksub_evaluations`.
 
-use super::{Common, Context, Summary, cell};
 use crate::plot::{GREY, LineChart, Marker, Point, Series, Style, Uncertainty};
+use crate::{Common, Context, Report, Summary, cell};
 use anyhow::Context as _;
 use disguise::SecureRng;
 use disguise::constraint::{Cardinality, Independence, Partition};
@@ -358,7 +358,7 @@ const REPORTED_TRAP: [(usize, [f64; 4]); 10] = [
 ];
 
 /// Runs `disguise experiment matroid`.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(args: Args) -> anyhow::Result<Report> {
     let parts = if args.parts.is_empty() {
         vec![Part::Cardinality, Part::Partition, Part::KSubmodular]
     } else {
@@ -377,7 +377,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if parts.contains(&Part::KSubmodular) {
         k_submodular(&mut ctx, &raw, &mut table)?;
     }
-    ctx.finish(&table)
+    Ok(ctx.finish(table))
 }
 
 fn write_reported(ctx: &mut Context) -> anyhow::Result<()> {

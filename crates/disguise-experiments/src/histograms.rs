@@ -35,8 +35,8 @@
 //! `--trials 5`; see BENCHMARKS.md): folds and releases are held as coded rows
 //! ([`disguise::learn::CodedMatrix`]), never as dense features.
 
-use super::{Common, Context, cell};
 use crate::plot::{BoxPlot, DrawResult, Figure, PALETTE, tick_label};
+use crate::{Common, Context, Report, cell};
 use anyhow::Context as _;
 use disguise::SecureRng;
 use disguise::histogram::{
@@ -135,15 +135,15 @@ impl DatasetKey {
         match self {
             DatasetKey::Iris => (
                 "iris.schema.toml",
-                include_str!("../../../../disguise/schemas/iris.schema.toml"),
+                include_str!("../../disguise/schemas/iris.schema.toml"),
             ),
             DatasetKey::Landsat => (
                 "landsat.schema.toml",
-                include_str!("../../../../disguise/schemas/landsat.schema.toml"),
+                include_str!("../../disguise/schemas/landsat.schema.toml"),
             ),
             DatasetKey::Adult => (
                 "adult.schema.toml",
-                include_str!("../../../../disguise/schemas/adult.schema.toml"),
+                include_str!("../../disguise/schemas/adult.schema.toml"),
             ),
         }
     }
@@ -241,7 +241,7 @@ struct Job {
 }
 
 /// Runs `disguise experiment histograms`.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(args: Args) -> anyhow::Result<Report> {
     // No warning for --seed: experiments are not releases (see the module documentation of
     // `experiment`), as in the other experiments.
     let mut ctx = Context::new("histograms", args.common, 1)?;
@@ -721,7 +721,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .collect(),
         },
     )?;
-    ctx.finish(&table)
+    Ok(ctx.finish(table))
 }
 
 /// The number of records dataset `di` is evaluated on.

@@ -18,8 +18,8 @@
 //! `pick_rates.csv` (how often each candidate is chosen at k = 3, ε = 0.1, basic
 //! composition) and the figures `utility_k_*`, `utility_epsilon_*` and `map_*`.
 
-use super::{Common, Context, Summary, cell, pick_rates, short_name};
 use crate::plot::{GREY, LineChart, Map, Marker, Pick, Point, Series, Style};
+use crate::{Common, Context, Report, Summary, cell, pick_rates, short_name};
 use anyhow::Context as _;
 use disguise::SecureRng;
 use disguise::constraint::Cardinality;
@@ -286,7 +286,7 @@ pub(super) fn one_run<F: SetFunction>(
 }
 
 /// Runs `disguise experiment uber`.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(args: Args) -> anyhow::Result<Report> {
     let mut ctx = Context::new("uber", args.common, 100)?;
     let pickups_path = ctx.data(PICKUPS)?;
     let cols = read_columns(&pickups_path, &["lat", "lon"], None)?;
@@ -692,7 +692,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ],
         &rate_rows,
     )?;
-    ctx.finish(&table)
+    Ok(ctx.finish(table))
 }
 
 /// Per (candidate set, sweep, composition, method): the (x, summary) points of one curve.

@@ -12,9 +12,9 @@
 //! (each feature's mutual information alone), and the figures `mi_k_*` (Figure 2(b)) and
 //! `top3_*` (Figure 2(c)).
 
-use super::uber::{Composition, Method, Spec, one_run};
-use super::{Common, Context, Summary, cell, pick_rates};
 use crate::plot::{BarChart, GREY, LineChart, Point, Series};
+use crate::uber::{Composition, Method, Spec, one_run};
+use crate::{Common, Context, Report, Summary, cell, pick_rates};
 use anyhow::{Context as _, bail};
 use disguise::data::read_columns;
 use disguise::objective::{MutualInformation, SetFunction};
@@ -36,7 +36,7 @@ const K_MAX: usize = 10;
 const K_TOP: usize = 3;
 
 /// Runs `disguise experiment nhanes`.
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(args: Args) -> anyhow::Result<Report> {
     let mut ctx = Context::new("nhanes", args.common, 1000)?;
     let path = ctx.data(DATA)?;
     // The header names the columns: every one but the id and the label is a feature.
@@ -311,7 +311,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &["composition", "method", "k", "feature", "rate", "n"],
         &rate_rows,
     )?;
-    ctx.finish(&table)
+    Ok(ctx.finish(table))
 }
 
 /// Per (composition, method): the (x, summary) points of one curve.
