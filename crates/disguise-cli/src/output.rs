@@ -82,7 +82,6 @@ pub fn rng_from_seed(seed: Option<u64>) -> anyhow::Result<disguise::SecureRng> {
     })
 }
 
-use disguise::numeric::display::bytes;
 /// Numbers for people (see [`disguise::numeric::display`]).
 pub use disguise::numeric::display::{budget, fixed, guarantee, input, sig, thousands};
 
@@ -93,59 +92,43 @@ pub use disguise::progress::{bar as progress_bar, spinner};
 // Privacy parameters
 // ---------------------------------------------------------------------------------------
 
-/// The largest ε a command accepts. e^ε bounds the factor by which one person's record may
-/// change the probability of any output: at ε = 700 that factor is already 10^304, and past
-/// ε ≈ 709 it exceeds the largest double, where the accountant's arithmetic (sums of ε²,
-/// e^ε) stops being meaningful. An ε anywhere near this protects no one.
-pub const MAX_EPSILON: f64 = 700.0;
-
-/// Checks an ε given with `flag`: finite, > 0 and at most [`MAX_EPSILON`], with a message
-/// that names the flag and says what to do.
+/// Checks an ε given with `flag` ([`disguise::privacy::Epsilon::total`]: finite, > 0 and
+/// at most [`MAX_EPSILON`](disguise::privacy::MAX_EPSILON)), with a message that names the flag.
 pub fn check_epsilon(flag: &str, epsilon: f64) -> anyhow::Result<()> {
-    if !(epsilon.is_finite() && epsilon > 0.0) {
-        // The library's wording, so that every command says it the same way.
-        anyhow::bail!("{flag}: epsilon must be finite and > 0, got {epsilon}");
+    disguise::privacy::Epsilon::total(epsilon)
+        .map(|_| ())
+        .map_err(|e| flagged(e, &|_| flag.to_string()))
+}
+
+/// A library error for the command line, with each parameter named by its flag (`flag` maps
+/// a library parameter name such as `k` to the flag, e.g. `--k`).
+pub fn flagged(error: disguise::Error, flag: &dyn Fn(&str) -> String) -> anyhow::Error {
+    match error {
+        disguise::Error::InvalidParameter { name, reason } => {
+            anyhow::anyhow!("invalid {}: {reason}", flag(name))
+        }
+        disguise::Error::InvalidEpsilon(e) => {
+            anyhow::anyhow!(
+                "{}: epsilon must be finite and > 0, got {e}",
+                flag("epsilon")
+            )
+        }
+        other => other.into(),
     }
-    if epsilon > MAX_EPSILON {
-        anyhow::bail!(
-            "invalid {flag}: {} is too large (at most {MAX_EPSILON}): e^ε, the factor by \
-             which one record may change the odds of any output, exceeds 10^304 and nothing \
-             is protected; typical values are 0.1 to 10",
-            input(epsilon)
-        );
-    }
-    Ok(())
+}
+
+/// The flag of a library parameter: `k` → `--k`, `gradient_samples` → `--gradient-samples`.
+pub fn flag_of(name: &str) -> String {
+    format!("--{}", name.replace('_', "-"))
 }
 
 // ---------------------------------------------------------------------------------------
 // Memory sized by user input
 // ---------------------------------------------------------------------------------------
 
-/// The memory the operating system reports as available to a new allocation
-/// (`MemAvailable` of /proc/meminfo), or `None` where it cannot be read.
-pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
-}
-
-/// An error unless `bytes` — what `what` would hold in memory, estimated before anything is
-/// allocated — fits in the memory available now; `advice` says what to do instead. Where
-/// the available memory is unknown only sizes beyond the address space are refused (the
-/// allocation itself then uses `try_reserve`).
+/// [`disguise::memory::check`] for the command line (an `anyhow` error).
 pub fn check_memory(what: &str, bytes_needed: u128, advice: &str) -> anyhow::Result<()> {
-    let limit = available_memory().map_or(isize::MAX as u128, u128::from);
-    if bytes_needed > limit {
-        let available = available_memory()
-            .map(|a| format!("the {} available", bytes(a.into())))
-            .unwrap_or_else(|| "what this machine can address".into());
-        anyhow::bail!(
-            "{what} would need about {} of memory, more than {available}: {advice}",
-            bytes(bytes_needed)
-        );
-    }
-    Ok(())
+    Ok(disguise::memory::check(what, bytes_needed, advice)?)
 }
 
 #[cfg(test)]

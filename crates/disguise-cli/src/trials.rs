@@ -1,56 +1,10 @@
-//! Many independent trials of one private run, streamed: the results arrive in trial order
-//! while the work runs in parallel, so memory does not grow with the number of trials.
-//!
-//! Reproducibility: trial t's generator is the t-th child forked from the master generator
-//! ([`SecureRng::fork`] in trial order). Children are forked a chunk at a time just before
-//! the chunk runs, which gives exactly the children an up-front fork of every trial would
-//! give: a seeded run prints the same numbers whatever the number of threads or the chunk
-//! size.
+//! The picks of many trials kept for one JSON document ([`Kept`]), and their serialisation
+//! per pick or per trial without building the document in memory. The trials themselves run
+//! in the library ([`disguise::task::trials`]).
 
 use crate::output::check_memory;
-use disguise::SecureRng;
-use indicatif::ProgressBar;
-use rayon::prelude::*;
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 use std::ops::Range;
-
-/// Trials run per parallel chunk: large enough to keep every core busy, small enough that
-/// the chunk's results take little memory.
-const CHUNK: u64 = 1024;
-
-/// Runs `run` for trials `0..count` in parallel, a chunk at a time, and hands each result to
-/// `sink` in trial order (trial index, result). Stops at the first error, in trial order.
-pub fn stream<T, F, S>(
-    count: u64,
-    rng: &mut SecureRng,
-    bar: &ProgressBar,
-    run: F,
-    mut sink: S,
-) -> anyhow::Result<()>
-where
-    T: Send,
-    F: Fn(&mut SecureRng) -> disguise::Result<T> + Sync,
-    S: FnMut(u64, T) -> anyhow::Result<()>,
-{
-    let mut done = 0u64;
-    while done < count {
-        let len = CHUNK.min(count - done);
-        let forks: Vec<SecureRng> = (0..len).map(|_| rng.fork()).collect();
-        let results: Vec<disguise::Result<T>> = forks
-            .into_par_iter()
-            .map(|mut child| {
-                let out = run(&mut child);
-                bar.inc(1);
-                out
-            })
-            .collect();
-        for (i, result) in results.into_iter().enumerate() {
-            sink(done + i as u64, result?)?;
-        }
-        done += len;
-    }
-    Ok(())
-}
 
 /// The picks of every trial, stored compactly (flat arrays, 8 bytes per number) for an
 /// output that can only be written once all trials are done: one JSON document.
@@ -233,59 +187,6 @@ impl Serialize for PerTrial<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn streamed_children_equal_up_front_forks() {
-        // The children of a chunked run are the children of forking every trial up front.
-        let count = CHUNK * 2 + 17;
-        let mut master = SecureRng::insecure_from_seed(5);
-        let expected: Vec<u64> = (0..count)
-            .map(|_| {
-                use rand_core::Rng;
-                master.fork().next_u64()
-            })
-            .collect();
-        let mut rng = SecureRng::insecure_from_seed(5);
-        let mut got = Vec::new();
-        stream(
-            count,
-            &mut rng,
-            &ProgressBar::hidden(),
-            |child| {
-                use rand_core::Rng;
-                Ok(child.next_u64())
-            },
-            |t, x| {
-                assert_eq!(t as usize, got.len());
-                got.push(x);
-                Ok(())
-            },
-        )
-        .unwrap();
-        assert_eq!(got, expected);
-    }
-
-    #[test]
-    fn stops_at_the_first_error_in_trial_order() {
-        let mut rng = SecureRng::insecure_from_seed(1);
-        let mut seen = 0;
-        let err = stream(
-            3000,
-            &mut rng,
-            &ProgressBar::hidden(),
-            |_| Ok(()),
-            |t, ()| {
-                seen += 1;
-                if t == 1500 {
-                    anyhow::bail!("stop at {t}")
-                }
-                Ok(())
-            },
-        )
-        .unwrap_err();
-        assert_eq!(err.to_string(), "stop at 1500");
-        assert_eq!(seen, 1501);
-    }
 
     #[test]
     fn kept_picks_serialise_flat_or_per_trial() {

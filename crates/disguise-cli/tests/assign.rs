@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{dir_with, disguise, fails_with, indices, json};
+use common::{dir_with, disguise, fails_with, indices, json, words};
 use std::path::PathBuf;
 
 /// Four candidates on the corners of a 10 × 10 square; with normaliser 1 a point is served
@@ -18,23 +18,9 @@ fn square(test: &str) -> PathBuf {
 }
 
 fn assign_args() -> Vec<&'static str> {
-    vec![
-        "assign",
-        "--points",
-        "p.csv",
-        "--type-column",
-        "shift",
-        "--types",
-        "am,pm",
-        "--candidates",
-        "c.csv",
-        "--x",
-        "x",
-        "--y",
-        "y",
-        "--normalizer",
-        "1",
-    ]
+    words(
+        "assign --points p.csv --type-column shift --types am,pm --candidates c.csv --x x --y y --normalizer 1",
+    )
 }
 
 #[test]
@@ -65,16 +51,7 @@ fn private_assign_reports_the_guarantee_for_both_algorithms() {
     for algorithm in ["greedy", "subsample"] {
         let out = disguise(&dir)
             .args(assign_args())
-            .args([
-                "--k",
-                "2",
-                "--epsilon",
-                "0.5",
-                "--seed",
-                "4",
-                "--format",
-                "json",
-            ])
+            .args(words("--k 2 --epsilon 0.5 --seed 4 --format json"))
             .args(["--algorithm", algorithm])
             .assert()
             .success()
@@ -157,21 +134,9 @@ fn assign_errors_are_one_line() {
 // ---------------------------------------------------------------------------------------
 
 fn select_args() -> Vec<&'static str> {
-    vec![
-        "select",
-        "--points",
-        "p.csv",
-        "--candidates",
-        "c.csv",
-        "--x",
-        "x",
-        "--y",
-        "y",
-        "--normalizer",
-        "1",
-        "--algorithm",
-        "continuous-greedy",
-    ]
+    words(
+        "select --points p.csv --candidates c.csv --x x --y y --normalizer 1 --algorithm continuous-greedy",
+    )
 }
 
 #[test]
@@ -179,16 +144,7 @@ fn select_continuous_greedy_non_private_finds_the_optimum() {
     let dir = square("cg_max");
     let out = disguise(&dir)
         .args(select_args())
-        .args([
-            "--k",
-            "2",
-            "--mechanism",
-            "max",
-            "--format",
-            "json",
-            "--seed",
-            "1",
-        ])
+        .args(words("--k 2 --mechanism max --format json --seed 1"))
         .assert()
         .success()
         .get_output()
@@ -225,16 +181,7 @@ fn select_continuous_greedy_splits_the_budget_over_the_steps() {
     // Default T = r² = 4 steps.
     let out = disguise(&dir)
         .args(select_args())
-        .args([
-            "--k",
-            "2",
-            "--epsilon",
-            "1",
-            "--seed",
-            "3",
-            "--format",
-            "json",
-        ])
+        .args(words("--k 2 --epsilon 1 --seed 3 --format json"))
         .assert()
         .success()
         .get_output()
@@ -263,28 +210,12 @@ fn select_continuous_greedy_errors_are_one_line() {
     };
     fails_with(
         &dir,
-        &with(&[
-            "--k",
-            "2",
-            "--constraint",
-            "partition:g.csv",
-            "--epsilon",
-            "1",
-        ]),
+        &with(&words("--k 2 --constraint partition:g.csv --epsilon 1")),
         "one matroid",
     );
     fails_with(
         &dir,
-        &with(&[
-            "--k",
-            "2",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--mechanism",
-            "lmm",
-        ]),
+        &with(&words("--k 2 --epsilon 1 --delta 1e-6 --mechanism lmm")),
         "exponential mechanism",
     );
     fails_with(
@@ -304,14 +235,9 @@ fn select_continuous_greedy_errors_are_one_line() {
     fails_with(&dir, &greedy, "--steps");
     // A partition matroid alone works.
     disguise(&dir)
-        .args(with(&[
-            "--constraint",
-            "partition:g.csv",
-            "--epsilon",
-            "1",
-            "--seed",
-            "1",
-        ]))
+        .args(with(&words(
+            "--constraint partition:g.csv --epsilon 1 --seed 1",
+        )))
         .assert()
         .success();
 }

@@ -7,6 +7,7 @@
 //! The files are small and written here; no real data is needed.
 
 mod common;
+use common::words;
 
 use assert_cmd::Command;
 use common::dir_with;
@@ -542,15 +543,7 @@ fn demo_map_is_never_written_over_an_input() {
         let out = Command::cargo_bin("disguise")
             .unwrap()
             .current_dir(&dir)
-            .args([
-                "demo",
-                "--data",
-                "ll.csv",
-                "--candidates",
-                "llc.csv",
-                "--k",
-                "2",
-            ])
+            .args(words("demo --data ll.csv --candidates llc.csv --k 2"))
             .args(["--map", map])
             .timeout(TIMEOUT)
             .output()
@@ -585,14 +578,7 @@ fn a_trillion_trials_stream_rows_in_constant_memory() {
         .current_dir(&dir)
         .args(["select", "--points", "p.csv", "--candidates", "c.csv"])
         .args(["--x", "x", "--y", "y", "--k", "2", "--epsilon", "1"])
-        .args([
-            "--trials",
-            "1000000000000",
-            "--format",
-            "csv",
-            "--seed",
-            "1",
-        ])
+        .args(words("--trials 1000000000000 --format csv --seed 1"))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -829,17 +815,7 @@ fn a_duplicate_column_is_refused_by_every_reader_naming_both_positions() {
     .unwrap();
     common::fails_with(
         &dir,
-        &[
-            "histogram",
-            "--data",
-            "data.csv",
-            "--schema",
-            "dup.toml",
-            "--out",
-            "s.csv",
-            "--epsilon",
-            "1",
-        ],
+        &words("histogram --data data.csv --schema dup.toml --out s.csv --epsilon 1"),
         "column 'age' is listed twice",
     );
 }

@@ -2,6 +2,9 @@
 //! file, prints picks and the guarantee, writes a PNG map to the current directory; with
 //! `--data`/`--candidates` it uses real files. Errors are one line with exit code 2.
 
+mod common;
+use common::words;
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
@@ -132,22 +135,9 @@ fn real_files_via_data_and_candidates() {
     .unwrap();
     let out = demo(
         &d,
-        &[
-            "--data",
-            "pickups.csv",
-            "--candidates",
-            "spots.csv",
-            "--k",
-            "2",
-            "--epsilon",
-            "5",
-            "--seed",
-            "1",
-            "--format",
-            "json",
-            "--map",
-            "m.png",
-        ],
+        &words(
+            "--data pickups.csv --candidates spots.csv --k 2 --epsilon 5 --seed 1 --format json --map m.png",
+        ),
     );
     assert!(
         out.status.success(),

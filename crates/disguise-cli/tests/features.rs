@@ -5,7 +5,7 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{dir_with, disguise, floats, json, one_line_error};
+use common::{dir_with, disguise, floats, json, one_line_error, words};
 
 /// 40 records (CRLF, quoted fields): label `y` = i mod 2; `copy` is the label spelled yes/no;
 /// `noise` = ⌊i/2⌋ mod 2 is exactly independent of y; `id` and `age` = i are numeric with 40
@@ -22,17 +22,7 @@ fn table() -> String {
 }
 
 fn base() -> Vec<&'static str> {
-    vec![
-        "features",
-        "--data",
-        "t.csv",
-        "--label",
-        "y",
-        "--exclude",
-        "id",
-        "--bins",
-        "age:0:40:2",
-    ]
+    words("features --data t.csv --label y --exclude id --bins age:0:40:2")
 }
 
 #[test]
@@ -116,14 +106,7 @@ fn numeric_columns_with_many_values_need_bins_or_exclusion() {
     // Binned over public bounds, both numeric columns become 4-level features.
     let out = disguise(&dir)
         .args(["features", "--data", "t.csv", "--label", "y", "--k", "1"])
-        .args([
-            "--bins",
-            "id:0:40:4",
-            "--bins",
-            "AGE:0:40:4",
-            "--mechanism",
-            "max",
-        ])
+        .args(words("--bins id:0:40:4 --bins AGE:0:40:4 --mechanism max"))
         .args(["--format", "json"])
         .assert()
         .success()
@@ -184,16 +167,7 @@ fn trials_csv_and_reproducibility() {
         disguise(&dir)
             .env("RAYON_NUM_THREADS", threads)
             .args(base())
-            .args([
-                "--k",
-                "2",
-                "--epsilon",
-                "1",
-                "--trials",
-                "12",
-                "--seed",
-                "9",
-            ])
+            .args(words("--k 2 --epsilon 1 --trials 12 --seed 9"))
             .args(["--format", format])
             .assert()
             .success()

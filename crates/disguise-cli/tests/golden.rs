@@ -30,26 +30,21 @@ use std::process::ExitCode;
 /// its folder) that are compared too. `{DATA}` in an argument is the data folder.
 struct Case {
     name: &'static str,
-    args: &'static [&'static str],
+    /// The command line after `disguise`, split at white space (see [`split_args`]).
+    args: &'static str,
     writes: &'static [&'static str],
 }
 
-const PLANAR: [&str; 8] = [
-    "--points",
-    "points.csv",
-    "--candidates",
-    "candidates.csv",
-    "--x",
-    "x",
-    "--y",
-    "y",
-];
+/// What `{planar}` in a case's arguments stands for: the committed planar points and
+/// candidates.
+const PLANAR: &str = "--points points.csv --candidates candidates.csv --x x --y y";
 
-macro_rules! planar {
-    ($cmd:literal, $($arg:literal),* $(,)?) => {
-        &[$cmd, PLANAR[0], PLANAR[1], PLANAR[2], PLANAR[3], PLANAR[4], PLANAR[5], PLANAR[6],
-          PLANAR[7], $($arg),*]
-    };
+/// A case's command line as arguments: split at white space, `{planar}` expanded.
+fn split_args(line: &str) -> Vec<String> {
+    line.replace("{planar}", PLANAR)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
 }
 
 /// The cases on the committed inputs (no real data needed). Every one ends in
@@ -57,520 +52,162 @@ macro_rules! planar {
 const CASES: &[Case] = &[
     Case {
         name: "select_em",
-        args: planar!("select", "--k", "3", "--epsilon", "1", "--delta", "1e-6"),
+        args: "select {planar} --k 3 --epsilon 1 --delta 1e-6",
         writes: &[],
     },
     Case {
         name: "select_lmm",
-        args: planar!(
-            "select",
-            "--k",
-            "3",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--mechanism",
-            "lmm"
-        ),
+        args: "select {planar} --k 3 --epsilon 1 --delta 1e-6 --mechanism lmm",
         writes: &[],
     },
     Case {
         name: "select_lmm_chaudhuri_basic",
-        args: planar!(
-            "select",
-            "--k",
-            "3",
-            "--epsilon",
-            "2",
-            "--delta",
-            "1e-6",
-            "--mechanism",
-            "lmm-chaudhuri",
-            "--composition",
-            "basic"
-        ),
+        args: "select {planar} --k 3 --epsilon 2 --delta 1e-6 --mechanism lmm-chaudhuri --composition basic",
         writes: &[],
     },
     Case {
         name: "select_report_noisy_max_kov",
-        args: planar!(
-            "select",
-            "--k",
-            "3",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--mechanism",
-            "report-noisy-max",
-            "--composition",
-            "kov"
-        ),
+        args: "select {planar} --k 3 --epsilon 1 --delta 1e-6 --mechanism report-noisy-max --composition kov",
         writes: &[],
     },
     Case {
         name: "select_max",
-        args: planar!("select", "--k", "3", "--mechanism", "max"),
+        args: "select {planar} --k 3 --mechanism max",
         writes: &[],
     },
     Case {
         name: "select_partition",
-        args: planar!(
-            "select",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--constraint",
-            "partition:groups.csv"
-        ),
+        args: "select {planar} --epsilon 1 --delta 1e-6 --constraint partition:groups.csv",
         writes: &[],
     },
     Case {
         name: "select_subsample",
-        args: planar!(
-            "select",
-            "--k",
-            "3",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--algorithm",
-            "subsample"
-        ),
+        args: "select {planar} --k 3 --epsilon 1 --delta 1e-6 --algorithm subsample",
         writes: &[],
     },
     Case {
         name: "select_continuous_greedy",
-        args: planar!(
-            "select",
-            "--k",
-            "3",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--algorithm",
-            "continuous-greedy"
-        ),
+        args: "select {planar} --k 3 --epsilon 1 --delta 1e-6 --algorithm continuous-greedy",
         writes: &[],
     },
     Case {
         name: "select_decomposable_trials",
-        args: planar!(
-            "select",
-            "--k",
-            "3",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--composition",
-            "decomposable",
-            "--trials",
-            "5"
-        ),
+        args: "select {planar} --k 3 --epsilon 1 --delta 1e-6 --composition decomposable --trials 5",
         writes: &[],
     },
     Case {
         name: "select_haversine",
-        args: &[
-            "select",
-            "--points",
-            "pickups.csv",
-            "--candidates",
-            "spots.csv",
-            "--k",
-            "2",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--metric",
-            "haversine",
-        ],
+        args: "select --points pickups.csv --candidates spots.csv --k 2 --epsilon 1 --delta 1e-6 --metric haversine",
         writes: &[],
     },
     Case {
         name: "assign_greedy",
-        args: planar!(
-            "assign",
-            "--type-column",
-            "shift",
-            "--types",
-            "am,pm",
-            "--k",
-            "2",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6"
-        ),
+        args: "assign {planar} --type-column shift --types am,pm --k 2 --epsilon 1 --delta 1e-6",
         writes: &[],
     },
     Case {
         name: "assign_subsample",
-        args: planar!(
-            "assign",
-            "--type-column",
-            "shift",
-            "--types",
-            "am,pm",
-            "--k",
-            "2",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--algorithm",
-            "subsample",
-            "--failure",
-            "0.1"
-        ),
+        args: "assign {planar} --type-column shift --types am,pm --k 2 --epsilon 1 --delta 1e-6 --algorithm subsample --failure 0.1",
         writes: &[],
     },
     Case {
         name: "features_mutual_information",
-        args: &[
-            "features",
-            "--data",
-            "table.csv",
-            "--label",
-            "y",
-            "--bins",
-            "age:0:90:3",
-            "--k",
-            "2",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-        ],
+        args: "features --data table.csv --label y --bins age:0:90:3 --k 2 --epsilon 1 --delta 1e-6",
         writes: &[],
     },
     Case {
         name: "features_mutual_information_lmm",
-        args: &[
-            "features",
-            "--data",
-            "table.csv",
-            "--label",
-            "y",
-            "--exclude",
-            "age",
-            "--k",
-            "2",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--mechanism",
-            "lmm",
-        ],
+        args: "features --data table.csv --label y --exclude age --k 2 --epsilon 1 --delta 1e-6 --mechanism lmm",
         writes: &[],
     },
     Case {
         name: "features_discernibility",
-        args: &[
-            "features",
-            "--data",
-            "table.csv",
-            "--label",
-            "y",
-            "--bins",
-            "age:0:90:3",
-            "--k",
-            "2",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--objective",
-            "discernibility",
-            "--mechanism",
-            "report-noisy-max",
-        ],
+        args: "features --data table.csv --label y --bins age:0:90:3 --k 2 --epsilon 1 --delta 1e-6 --objective discernibility --mechanism report-noisy-max",
         writes: &[],
     },
     Case {
         name: "itemsets_fimi_lmm",
-        args: &[
-            "itemsets",
-            "--transactions",
-            "transactions.dat",
-            "--size",
-            "2",
-            "--epsilon",
-            "4",
-            "--delta",
-            "1e-6",
-            "--top",
-            "3",
-        ],
+        args: "itemsets --transactions transactions.dat --size 2 --epsilon 4 --delta 1e-6 --top 3",
         writes: &[],
     },
     Case {
         name: "itemsets_csv_lmm_chaudhuri",
-        args: &[
-            "itemsets",
-            "--transactions",
-            "orders.csv",
-            "--input-format",
-            "csv",
-            "--id-column",
-            "order",
-            "--item-column",
-            "item",
-            "--size",
-            "1",
-            "--epsilon",
-            "4",
-            "--delta",
-            "1e-6",
-            "--top",
-            "3",
-            "--mechanism",
-            "lmm-chaudhuri",
-        ],
+        args: "itemsets --transactions orders.csv --input-format csv --id-column order --item-column item --size 1 --epsilon 4 --delta 1e-6 --top 3 --mechanism lmm-chaudhuri",
         writes: &[],
     },
     Case {
         name: "itemsets_em_items",
-        args: &[
-            "itemsets",
-            "--transactions",
-            "transactions.dat",
-            "--size",
-            "2",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--top",
-            "3",
-            "--mechanism",
-            "em",
-            "--items",
-            "items.txt",
-        ],
+        args: "itemsets --transactions transactions.dat --size 2 --epsilon 1 --delta 1e-6 --top 3 --mechanism em --items items.txt",
         writes: &[],
     },
     Case {
         name: "hypothesis_schema_lmm",
-        args: &[
-            "hypothesis",
-            "--data",
-            "table.csv",
-            "--schema",
-            "table.schema.toml",
-            "--positive",
-            "1",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-        ],
+        args: "hypothesis --data table.csv --schema table.schema.toml --positive 1 --epsilon 1 --delta 1e-6",
         writes: &[],
     },
     Case {
         name: "hypothesis_bounds_em",
-        args: &[
-            "hypothesis",
-            "--data",
-            "table.csv",
-            "--label",
-            "y",
-            "--bounds",
-            "0:90",
-            "--thresholds",
-            "9",
-            "--mechanism",
-            "em",
-            "--epsilon",
-            "1",
-            "--test",
-            "table.csv",
-        ],
+        args: "hypothesis --data table.csv --label y --bounds 0:90 --thresholds 9 --mechanism em --epsilon 1 --test table.csv",
         writes: &[],
     },
     Case {
         name: "histogram_fixed_k",
-        args: &[
-            "histogram",
-            "--data",
-            "table.csv",
-            "--schema",
-            "table.schema.toml",
-            "--epsilon",
-            "1",
-            "--k",
-            "2",
-            "--out",
-            "synthetic.csv",
-        ],
+        args: "histogram --data table.csv --schema table.schema.toml --epsilon 1 --k 2 --out synthetic.csv",
         writes: &["synthetic.csv"],
     },
     Case {
         name: "histogram_k_chosen",
-        args: &[
-            "histogram",
-            "--data",
-            "table.csv",
-            "--schema",
-            "table.schema.toml",
-            "--epsilon",
-            "1",
-            "--out",
-            "synthetic.csv",
-        ],
+        args: "histogram --data table.csv --schema table.schema.toml --epsilon 1 --out synthetic.csv",
         writes: &["synthetic.csv"],
     },
     Case {
         name: "histogram_k_split",
-        args: &[
-            "histogram",
-            "--data",
-            "table.csv",
-            "--schema",
-            "table.schema.toml",
-            "--epsilon",
-            "1",
-            "--k-split",
-            "1,2,3",
-            "--out",
-            "synthetic.csv",
-        ],
+        args: "histogram --data table.csv --schema table.schema.toml --epsilon 1 --k-split 1,2,3 --out synthetic.csv",
         writes: &["synthetic.csv"],
     },
     Case {
         name: "sample_em",
-        args: &[
-            "sample",
-            "--scores",
-            "scores.txt",
-            "--sensitivity",
-            "1",
-            "--epsilon",
-            "1",
-            "--mechanism",
-            "em",
-            "--trials",
-            "1000",
-        ],
+        args: "sample --scores scores.txt --sensitivity 1 --epsilon 1 --mechanism em --trials 1000",
         writes: &[],
     },
     Case {
         name: "sample_lmm",
-        args: &[
-            "sample",
-            "--scores",
-            "scores.txt",
-            "--sensitivity",
-            "1",
-            "--epsilon",
-            "2",
-            "--delta",
-            "1e-6",
-            "--mechanism",
-            "lmm",
-            "--trials",
-            "1000",
-        ],
+        args: "sample --scores scores.txt --sensitivity 1 --epsilon 2 --delta 1e-6 --mechanism lmm --trials 1000",
         writes: &[],
     },
     Case {
         name: "sample_report_noisy_max",
-        args: &[
-            "sample",
-            "--scores",
-            "scores.txt",
-            "--sensitivity",
-            "1",
-            "--epsilon",
-            "1",
-            "--mechanism",
-            "report-noisy-max",
-            "--trials",
-            "1000",
-        ],
+        args: "sample --scores scores.txt --sensitivity 1 --epsilon 1 --mechanism report-noisy-max --trials 1000",
         writes: &[],
     },
     Case {
         name: "demo_default",
-        args: &["demo", "--no-map"],
+        args: "demo --no-map",
         writes: &[],
     },
     Case {
         name: "demo_data",
-        args: &[
-            "demo",
-            "--data",
-            "pickups.csv",
-            "--candidates",
-            "spots.csv",
-            "--k",
-            "2",
-            "--no-map",
-        ],
+        args: "demo --data pickups.csv --candidates spots.csv --k 2 --no-map",
         writes: &[],
     },
     Case {
         name: "budget_bounded_range",
-        args: &[
-            "budget",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--rounds",
-            "10",
-        ],
+        args: "budget --epsilon 1 --delta 1e-6 --rounds 10",
         writes: &[],
     },
     Case {
         name: "budget_decomposable",
-        args: &[
-            "budget",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--rounds",
-            "1000",
-            "--decomposable",
-        ],
+        args: "budget --epsilon 1 --delta 1e-6 --rounds 1000 --decomposable",
         writes: &[],
     },
     Case {
         name: "budget_pure",
-        args: &[
-            "budget",
-            "--epsilon",
-            "0.5",
-            "--delta",
-            "0",
-            "--rounds",
-            "20",
-            "--kind",
-            "pure",
-        ],
+        args: "budget --epsilon 0.5 --delta 0 --rounds 20 --kind pure",
         writes: &[],
     },
     Case {
         name: "budget_approximate",
-        args: &[
-            "budget",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--rounds",
-            "5",
-            "--kind",
-            "approximate",
-        ],
+        args: "budget --epsilon 1 --delta 1e-6 --rounds 5 --kind approximate",
         writes: &[],
     },
 ];
@@ -578,14 +215,14 @@ const CASES: &[Case] = &[
 /// The experiments, each as small as its options allow, and the data files they read.
 struct ExperimentCase {
     name: &'static str,
-    args: &'static [&'static str],
+    args: &'static str,
     needs: &'static [&'static str],
 }
 
 const EXPERIMENTS: &[ExperimentCase] = &[
     ExperimentCase {
         name: "experiment_uber",
-        args: &["experiment", "uber", "--trials", "2"],
+        args: "experiment uber --trials 2",
         needs: &[
             "uber_nyc_apr14/uber-raw-data-apr14.csv",
             "manhattan_candidates/landmarks_33.csv",
@@ -594,12 +231,12 @@ const EXPERIMENTS: &[ExperimentCase] = &[
     },
     ExperimentCase {
         name: "experiment_nhanes",
-        args: &["experiment", "nhanes", "--trials", "2"],
+        args: "experiment nhanes --trials 2",
         needs: &["nhanes_diabetes/nhanes_2007_2012_diabetes_binary23.csv"],
     },
     ExperimentCase {
         name: "experiment_matroid",
-        args: &["experiment", "matroid", "--trials", "2"],
+        args: "experiment matroid --trials 2",
         needs: &[
             "uber_nyc_apr14/uber-raw-data-apr14.csv",
             "manhattan_candidates/landmarks_33.csv",
@@ -607,22 +244,12 @@ const EXPERIMENTS: &[ExperimentCase] = &[
     },
     ExperimentCase {
         name: "experiment_margin",
-        args: &["experiment", "margin", "--trials", "2"],
+        args: "experiment margin --trials 2",
         needs: &["fimi_chess/chess.dat"],
     },
     ExperimentCase {
         name: "experiment_histograms",
-        args: &[
-            "experiment",
-            "histograms",
-            "--trials",
-            "1",
-            "--quick",
-            "--folds",
-            "2",
-            "--datasets",
-            "iris,adult",
-        ],
+        args: "experiment histograms --trials 1 --quick --folds 2 --datasets iris,adult",
         needs: &["uci_iris/iris.data", "uci_adult/adult.data"],
     },
 ];
@@ -757,8 +384,8 @@ fn disguise(dir: &Path, args: &[String]) -> String {
 
 fn run_case(case: &Case) {
     let dir = case_dir(case.name);
-    let mut args: Vec<String> = case.args.iter().map(|a| a.to_string()).collect();
-    if case.args[0] != "budget" {
+    let mut args = split_args(case.args);
+    if args[0] != "budget" {
         args.extend(["--seed", "1"].map(String::from));
     }
     args.extend(["--format", "json"].map(String::from));
@@ -772,7 +399,7 @@ fn run_case(case: &Case) {
 
 fn run_experiment(case: &ExperimentCase) {
     let dir = case_dir(case.name);
-    let mut args: Vec<String> = case.args.iter().map(|a| a.to_string()).collect();
+    let mut args = split_args(case.args);
     args.extend(["--out", "out", "--seed", "1", "--quiet", "--format", "json"].map(String::from));
     let data = data_root().expect("the data folder (the case lists what it reads)");
     args.extend(["--data-dir".to_string(), data.display().to_string()]);

@@ -2,6 +2,7 @@
 //! one-line errors with exit code 2.
 
 mod common;
+use common::words;
 
 use assert_cmd::Command;
 use common::disguise;
@@ -55,16 +56,7 @@ fn base(dir: &Path) -> Command {
 fn json_report_and_synthetic_file() {
     let dir = setup("json", SCHEMA);
     let out = base(&dir)
-        .args([
-            "--epsilon",
-            "2",
-            "--k",
-            "1",
-            "--gamma",
-            "0.5",
-            "--out",
-            "syn.csv",
-        ])
+        .args(words("--epsilon 2 --k 1 --gamma 0.5 --out syn.csv"))
         .args(["--seed", "3", "--format", "json"])
         .assert()
         .success()
@@ -125,16 +117,7 @@ fn table_output_with_estimated_parameters() {
     assert!(stdout.contains("seeded run"), "{stdout}");
     // k given, γ estimated.
     let out = base(&dir)
-        .args([
-            "--epsilon",
-            "1",
-            "--k",
-            "2",
-            "--out",
-            "syn.csv",
-            "--seed",
-            "5",
-        ])
+        .args(words("--epsilon 1 --k 2 --out syn.csv --seed 5"))
         .assert()
         .success()
         .get_output()

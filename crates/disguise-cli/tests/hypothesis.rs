@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{dir_with, disguise, fails_with, json};
+use common::{dir_with, disguise, fails_with, json, words};
 use predicates::prelude::*;
 
 /// y = [a > 100] exactly, b is unrelated: 2000 rows with a, b ∈ [0, 255].
@@ -22,26 +22,9 @@ fn finds_the_separating_stump_with_every_mechanism() {
     let dir = dir_with("separating", &[("d.csv", &data())]);
     for mechanism in ["em", "lmm", "lmm-chaudhuri", "report-noisy-max", "max"] {
         let out = disguise(&dir)
-            .args([
-                "hypothesis",
-                "--data",
-                "d.csv",
-                "--label",
-                "y",
-                "--bounds",
-                "0:255",
-            ])
+            .args(words("hypothesis --data d.csv --label y --bounds 0:255"))
             .args(["--thresholds", "254", "--mechanism", mechanism])
-            .args([
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-6",
-                "--seed",
-                "4",
-                "--format",
-                "json",
-            ])
+            .args(words("--epsilon 1 --delta 1e-6 --seed 4 --format json"))
             .args(["--test", "d.csv"])
             .assert()
             .success()
@@ -96,25 +79,10 @@ levels = ["no", "yes"]
     let csv = data().replace(",0\n", ",no\n").replace(",1\n", ",yes\n");
     let dir = dir_with("schema", &[("d.csv", &csv), ("s.toml", schema)]);
     disguise(&dir)
-        .args([
-            "hypothesis",
-            "--data",
-            "d.csv",
-            "--schema",
-            "s.toml",
-            "--positive",
-            "yes",
-        ])
-        .args([
-            "--thresholds",
-            "254",
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--seed",
-            "1",
-        ])
+        .args(words(
+            "hypothesis --data d.csv --schema s.toml --positive yes",
+        ))
+        .args(words("--thresholds 254 --epsilon 1 --delta 1e-6 --seed 1"))
         .assert()
         .success()
         .stdout(predicate::str::contains("→ no, else yes"))
@@ -129,14 +97,9 @@ levels = ["no", "yes"]
 fn bounds_from_data_is_flagged_not_private() {
     let dir = dir_with("from_data", &[("d.csv", &data())]);
     disguise(&dir)
-        .args([
-            "hypothesis",
-            "--data",
-            "d.csv",
-            "--label",
-            "y",
-            "--bounds-from-data",
-        ])
+        .args(words(
+            "hypothesis --data d.csv --label y --bounds-from-data",
+        ))
         .args(["--epsilon", "1", "--mechanism", "em"])
         .assert()
         .success()
@@ -153,16 +116,7 @@ fn errors_are_one_line_with_exit_code_2() {
             "public bounds",
         ),
         (
-            vec![
-                "--label",
-                "y",
-                "--bounds",
-                "5:1",
-                "--epsilon",
-                "1",
-                "--mechanism",
-                "em",
-            ],
+            words("--label y --bounds 5:1 --epsilon 1 --mechanism em"),
             "--bounds",
         ),
         (
@@ -170,16 +124,7 @@ fn errors_are_one_line_with_exit_code_2() {
             "δ > 0",
         ),
         (
-            vec![
-                "--label",
-                "y",
-                "--bounds",
-                "0:255",
-                "--epsilon",
-                "1",
-                "--mechanism",
-                "gumbel",
-            ],
+            words("--label y --bounds 0:255 --epsilon 1 --mechanism gumbel"),
             "--mechanism",
         ),
         (
@@ -187,16 +132,7 @@ fn errors_are_one_line_with_exit_code_2() {
             "--epsilon is required",
         ),
         (
-            vec![
-                "--label",
-                "zz",
-                "--bounds",
-                "0:255",
-                "--epsilon",
-                "1",
-                "--mechanism",
-                "em",
-            ],
+            words("--label zz --bounds 0:255 --epsilon 1 --mechanism em"),
             "zz",
         ),
     ] {

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{dir_with, disguise, fails_with, json};
+use common::{dir_with, disguise, fails_with, json, words};
 use predicates::prelude::*;
 
 /// 1500 × {1 2 5}, 1200 × {3 4}, 60 × {1 9}: the top pairs are {1 2}, {1 5}, {2 5}
@@ -40,15 +40,7 @@ fn top_pairs_with_guarantee_in_json() {
     let dir = dir_with("top_pairs", &[("t.dat", &fimi())]);
     for mechanism in ["lmm", "lmm-chaudhuri"] {
         let out = disguise(&dir)
-            .args([
-                "itemsets",
-                "--transactions",
-                "t.dat",
-                "--size",
-                "2",
-                "--top",
-                "4",
-            ])
+            .args(words("itemsets --transactions t.dat --size 2 --top 4"))
             .args([
                 "--epsilon",
                 "2",
@@ -113,14 +105,9 @@ fn csv_input_gives_the_same_release_as_fimi() {
         json(&out)
     };
     let a = run(&["--transactions", "t.dat"]);
-    let b = run(&[
-        "--transactions",
-        "t.csv",
-        "--id-column",
-        "order",
-        "--item-column",
-        "product",
-    ]);
+    let b = run(&words(
+        "--transactions t.csv --id-column order --item-column product",
+    ));
     assert_eq!(a["picks"], b["picks"]);
     assert_eq!(a["transactions"], b["transactions"]);
 }
@@ -133,25 +120,10 @@ fn exponential_mechanism_over_the_item_list() {
         .join("\n");
     let dir = dir_with("em", &[("t.dat", &fimi()), ("items.txt", &items)]);
     let out = disguise(&dir)
-        .args([
-            "itemsets",
-            "--transactions",
-            "t.dat",
-            "--size",
-            "2",
-            "--items",
-            "items.txt",
-        ])
-        .args([
-            "--mechanism",
-            "em",
-            "--epsilon",
-            "1",
-            "--count-share",
-            "0",
-            "--seed",
-            "5",
-        ])
+        .args(words(
+            "itemsets --transactions t.dat --size 2 --items items.txt",
+        ))
+        .args(words("--mechanism em --epsilon 1 --count-share 0 --seed 5"))
         .args(["--format", "json"])
         .assert()
         .success()
@@ -178,15 +150,9 @@ fn no_margin_reports_no_itemset_in_the_table() {
     // 20 transactions: far below the stopping thresholds.
     let dir = dir_with("no_margin", &[("small.dat", &"1 2\n".repeat(20))]);
     disguise(&dir)
-        .args([
-            "itemsets",
-            "--transactions",
-            "small.dat",
-            "--size",
-            "2",
-            "--epsilon",
-            "1",
-        ])
+        .args(words(
+            "itemsets --transactions small.dat --size 2 --epsilon 1",
+        ))
         .args(["--delta", "1e-6", "--seed", "1"])
         .assert()
         .success()
@@ -208,29 +174,11 @@ fn errors_are_one_line_with_exit_code_2() {
         ),
         (vec!["--size", "2", "--epsilon", "1"], "δ > 0"),
         (
-            vec![
-                "--size",
-                "2",
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-6",
-                "--count-share",
-                "1",
-            ],
+            words("--size 2 --epsilon 1 --delta 1e-6 --count-share 1"),
             "--count-share",
         ),
         (
-            vec![
-                "--size",
-                "3",
-                "--epsilon",
-                "1",
-                "--delta",
-                "1e-6",
-                "--max-length",
-                "2",
-            ],
+            words("--size 3 --epsilon 1 --delta 1e-6 --max-length 2"),
             "--max-length",
         ),
     ] {

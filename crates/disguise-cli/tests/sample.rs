@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{dir_with, disguise, json, one_line_error};
+use common::{dir_with, disguise, json, one_line_error, words};
 use std::path::PathBuf;
 
 /// A fresh directory under Cargo's per-test temporary area, holding `scores.txt`.
@@ -82,23 +82,8 @@ fn private_mechanisms_favour_the_best_score() {
 fn reads_standard_input() {
     let dir = dir_with_scores("stdin", "");
     let out = disguise(&dir)
-        .args([
-            "sample",
-            "--scores",
-            "-",
-            "--sensitivity",
-            "1",
-            "--epsilon",
-            "1",
-        ])
-        .args([
-            "--mechanism",
-            "report-noisy-max",
-            "--trials",
-            "300",
-            "--seed",
-            "3",
-        ])
+        .args(words("sample --scores - --sensitivity 1 --epsilon 1"))
+        .args(words("--mechanism report-noisy-max --trials 300 --seed 3"))
         .args(["--format", "json"])
         .write_stdin("3\n1\n2\n")
         .assert()
@@ -227,15 +212,7 @@ fn huge_scores_print_short() {
     let dir = dir_with_scores("huge", "1e308\n-1e308\n1.5e308\n");
     let out = disguise(&dir)
         .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
-        .args([
-            "--epsilon",
-            "1",
-            "--mechanism",
-            "em",
-            "--trials",
-            "10",
-            "--per-score",
-        ])
+        .args(words("--epsilon 1 --mechanism em --trials 10 --per-score"))
         .assert()
         .success()
         .get_output()

@@ -5,7 +5,7 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{dir_with, disguise, floats, indices, json, one_line_error};
+use common::{dir_with, disguise, floats, indices, json, one_line_error, words};
 use std::path::PathBuf;
 
 /// Four candidates on the corners of a 10 × 10 square (planar x/y); six points sitting exactly
@@ -19,19 +19,7 @@ fn square(test: &str) -> PathBuf {
 }
 
 fn square_args() -> Vec<&'static str> {
-    vec![
-        "select",
-        "--points",
-        "p.csv",
-        "--candidates",
-        "c.csv",
-        "--x",
-        "x",
-        "--y",
-        "y",
-        "--normalizer",
-        "1",
-    ]
+    words("select --points p.csv --candidates c.csv --x x --y y --normalizer 1")
 }
 
 #[test]
@@ -181,16 +169,7 @@ fn trials_are_reproducible_across_thread_counts_and_summarised() {
         disguise(&dir)
             .env("RAYON_NUM_THREADS", threads)
             .args(square_args())
-            .args([
-                "--k",
-                "2",
-                "--epsilon",
-                "0.5",
-                "--seed",
-                "11",
-                "--format",
-                "json",
-            ])
+            .args(words("--k 2 --epsilon 0.5 --seed 11 --format json"))
             .args(extra)
             .assert()
             .success()
@@ -268,16 +247,7 @@ fn quoted_crlf_files_and_names_with_commas() {
     );
     let out = disguise(&dir)
         .args(["select", "--points", "p.csv", "--candidates", "c.csv"])
-        .args([
-            "--lat",
-            "Lat",
-            "--lon",
-            "Lon",
-            "--k",
-            "1",
-            "--mechanism",
-            "max",
-        ])
+        .args(words("--lat Lat --lon Lon --k 1 --mechanism max"))
         .args(["--metric", "haversine", "--format", "json"])
         .assert()
         .success()
@@ -414,24 +384,10 @@ fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
         one_line_error(&dir, &args, expected);
     }
     // --epsilon is required for private mechanisms.
-    let out = disguise(&dir)
-        .args([
-            "select",
-            "--points",
-            "p.csv",
-            "--candidates",
-            "c.csv",
-            "--k",
-            "1",
-        ])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    assert!(
-        String::from_utf8(out.stderr)
-            .unwrap()
-            .contains("--epsilon is required")
+    one_line_error(
+        &dir,
+        &words("select --points p.csv --candidates c.csv --k 1"),
+        "invalid --epsilon: required with the mechanism em",
     );
 }
 

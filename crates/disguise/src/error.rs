@@ -49,6 +49,19 @@ pub enum Error {
         /// names its own flag).
         raise: Option<&'static str>,
     },
+    /// Memory an input asks for, estimated before anything is allocated, beyond what the
+    /// machine has available ([`crate::memory::check`]).
+    #[error("{what} would need about {} of memory, more than {}: {advice}", crate::numeric::display::bytes(*.needed), available.map(|a| format!("the {} available", crate::numeric::display::bytes(a.into()))).unwrap_or_else(|| "what this machine can address".into()))]
+    Memory {
+        /// What would hold the memory, e.g. "--trials 1e12 with --format json".
+        what: String,
+        /// The estimate, in bytes.
+        needed: u128,
+        /// The memory available when the estimate was made, if known.
+        available: Option<u64>,
+        /// What to do instead.
+        advice: String,
+    },
     /// An allocation sized by the input failed: the input needs more memory than there is.
     #[error("not enough memory for {0}")]
     OutOfMemory(String),

@@ -48,6 +48,8 @@ pub mod files;
 pub mod histogram;
 pub mod learn;
 pub mod maximize;
+pub mod memory;
+pub mod names;
 pub mod noise;
 pub mod numeric;
 pub mod objective;
@@ -55,6 +57,7 @@ pub mod privacy;
 #[cfg(feature = "progress")]
 pub mod progress;
 pub mod select;
+pub mod task;
 
 pub use error::{Error, Result};
 pub use noise::SecureRng;
@@ -65,4 +68,5 @@ pub mod prelude {
     pub use crate::noise::SecureRng;
     pub use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost, Sensitivity};
     pub use crate::select::{Exponential, Selection, Selector};
+    pub use crate::task::Select;
 }

@@ -1117,7 +1117,7 @@ fn invalid_inputs_are_errors_not_panics() {
         lambda: Lambda::ONE,
     };
     assert!(exhaustive(&big, &Cardinality::new(60, 30)).is_err());
-    assert!(Mechanism::from_name("nope").is_err());
+    assert!("nope".parse::<Mechanism>().is_err());
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! and give each one of k types, so that every private point is served by a nearby location
 //! of its own type (Rafiey & Yoshida 2020, Example 5.2; Algorithms 3 and 4).
 
-use super::select::{AlgorithmArg, Labels, PrivacyArgs, PrivacyReport, run_and_print};
+use super::common::names::named;
+use super::common::privacy::{Labels, PrivacyArgs, budget_line, guarantee_line, run_and_print};
 use crate::output::{RowFormat, input, print_json, spinner, thousands};
 use crate::trials::{PerPick, PerTrial};
 use anyhow::{Context, bail};
@@ -10,6 +11,7 @@ use disguise::constraint::{Cardinality, Independence, Matroid};
 use disguise::data::{quote, read_columns_checked, read_columns_with_checks};
 use disguise::maximize::{Assignment, k_submodular_greedy, k_submodular_subsample_greedy};
 use disguise::objective::{Metric, Normalizer, k_type_facility_location};
+use disguise::task::{Algorithm, PrivacyReport};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -77,8 +79,8 @@ pub struct Args {
     #[arg(long, value_name = "SPEC", conflicts_with = "k")]
     constraint: Option<String>,
     /// Distance: manhattan, euclidean, or haversine (km).
-    #[arg(long, value_enum, default_value_t = MetricArg::Manhattan)]
-    metric: MetricArg,
+    #[arg(long, value_parser = named::<Metric>(), default_value_t = Metric::Manhattan)]
+    metric: Metric,
     /// The public distance m at which a location stops serving a point (default: the
     /// diameter of the candidates' bounding box). Example: `--normalizer 0.266`.
     #[arg(long, value_name = "M", allow_negative_numbers = true)]
@@ -89,23 +91,6 @@ pub struct Args {
     failure: Option<f64>,
     #[command(flatten)]
     privacy: PrivacyArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum MetricArg {
-    Manhattan,
-    Euclidean,
-    Haversine,
-}
-
-impl From<MetricArg> for Metric {
-    fn from(m: MetricArg) -> Self {
-        match m {
-            MetricArg::Manhattan => Metric::Manhattan,
-            MetricArg::Euclidean => Metric::Euclidean,
-            MetricArg::Haversine => Metric::Haversine,
-        }
-    }
 }
 
 /// The JSON document of `assign`.
@@ -143,11 +128,11 @@ struct Report<'a> {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let procedure = args.privacy.procedure()?;
     let gamma = match (args.privacy.algorithm, args.failure) {
-        (AlgorithmArg::ContinuousGreedy, _) => bail!(
+        (Algorithm::ContinuousGreedy, _) => bail!(
             "invalid --algorithm: assign runs the k-submodular greedy (greedy: Algorithm 3, \
              subsample: Algorithm 4); continuous-greedy is for `disguise select`"
         ),
-        (AlgorithmArg::Greedy, Some(_)) => {
+        (Algorithm::Greedy, Some(_)) => {
             bail!("--failure applies only to --algorithm subsample")
         }
         (_, Some(g)) if !(g > 0.0 && g < 1.0) => {
@@ -175,7 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     {
         bail!("invalid --normalizer: must be finite and > 0, got {m}");
     }
-    let metric = Metric::from(args.metric);
+    let metric = args.metric;
     let geographic = args.x.is_none();
     if !geographic && metric == Metric::Haversine {
         bail!("--metric haversine needs latitude/longitude columns (--lat/--lon), not --x/--y");
@@ -255,7 +240,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let resolved_m = match args.normalizer {
         Some(v) => v,
-        None => super::select::default_normalizer(metric, &candidates, &args.candidates)?,
+        None => super::common::default_normalizer(metric, &candidates, &args.candidates)?,
     };
     let objective = k_type_facility_location(
         metric,
@@ -308,11 +293,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!(
             "algorithm {}, mechanism {}, constraint {}, {} gain evaluations",
             first.solution.algorithm,
-            args.privacy.mechanism.name(),
+            disguise::names::Named::name(args.privacy.mechanism),
             first.solution.constraint,
             thousands(first.solution.gain_evaluations)
         );
-        println!("{}", privacy.budget_line(&args.privacy));
+        println!("{}", budget_line(privacy, &args.privacy));
         println!();
     };
     // At most one pick per element, and no more than the constraint's rank.
@@ -324,7 +309,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             &labels,
             &preamble,
             |child| match algorithm {
-                AlgorithmArg::Subsample => {
+                Algorithm::Subsample => {
                     k_submodular_subsample_greedy(&objective, &constraint, gamma, &procedure, child)
                 }
                 _ => k_submodular_greedy(&objective, &constraint, &procedure, child),
@@ -343,7 +328,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             print_json(&Report {
                 objective: first.solution.objective,
                 algorithm: first.solution.algorithm,
-                mechanism: args.privacy.mechanism.name(),
+                mechanism: disguise::names::Named::name(args.privacy.mechanism),
                 constraint: first.solution.constraint,
                 metric: metric.name(),
                 normalizer: resolved_m,
@@ -395,7 +380,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
                  of its own type; values are computed on the private points (evaluation only)"
             );
-            println!("{}", privacy.guarantee_line(args.privacy.trials, secure));
+            println!("{}", guarantee_line(privacy, args.privacy.trials, secure));
             Ok(())
         }
     }

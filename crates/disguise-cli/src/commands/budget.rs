@@ -1,6 +1,7 @@
 //! `disguise budget`: the per-round ε₀ a total (ε, δ) budget allows under every composition
 //! rule, and the best one.
 
+use super::common::names::named;
 use crate::output::{Format, budget, input, print_json, thousands};
 use disguise::privacy::budget::{BudgetPlan, BudgetQuery, CallKind, plan};
 
@@ -18,29 +19,6 @@ Examples:
 Per-round values in the table are rounded down (spending them never exceeds the total); the
 JSON output has every digit. The command fails (exit code 2) when no rule fits the budget,
 after printing the table that says why.";
-
-/// The selector called in every round (decides which composition rules apply).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
-pub enum Kind {
-    /// The exponential mechanism (ε₀-bounded range): every rule applies.
-    #[default]
-    BoundedRange,
-    /// A pure ε₀-DP selector such as report noisy max (no decomposable rule).
-    Pure,
-    /// An (ε₀, δ₀) selector such as the large margin mechanisms: basic and advanced only,
-    /// with δ split into a per-round δ₀.
-    Approximate,
-}
-
-impl From<Kind> for CallKind {
-    fn from(kind: Kind) -> Self {
-        match kind {
-            Kind::BoundedRange => CallKind::BoundedRange,
-            Kind::Pure => CallKind::Pure,
-            Kind::Approximate => CallKind::Approximate,
-        }
-    }
-}
 
 /// Arguments of `disguise budget`.
 #[derive(clap::Args)]
@@ -63,8 +41,8 @@ pub struct Args {
     #[arg(long)]
     decomposable: bool,
     /// The selector called in every round.
-    #[arg(long, value_enum, default_value_t)]
-    kind: Kind,
+    #[arg(long, value_parser = named::<CallKind>(), default_value_t)]
+    kind: CallKind,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
@@ -77,7 +55,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     crate::output::check_epsilon("--epsilon", args.epsilon)?;
     let query = BudgetQuery::new(args.epsilon, args.delta, args.rounds as u64)?
-        .with_kind(args.kind.into())
+        .with_kind(args.kind)
         .with_decomposable(args.decomposable);
     let result = plan(&query)?;
     match args.format {

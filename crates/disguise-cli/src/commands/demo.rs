@@ -181,7 +181,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             // Only when it is used: --normalizer may replace it.
             let default = match args.normalizer {
                 Some(m) => m,
-                None => super::select::default_normalizer(Metric::Manhattan, &points, path)?,
+                None => super::common::default_normalizer(Metric::Manhattan, &points, path)?,
             };
             (points, names, Normalizer::Fixed(default))
         }

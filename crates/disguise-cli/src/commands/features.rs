@@ -2,7 +2,7 @@
 //! informative about a label column (mutual information, Mitrovic et al. 2017 §6.2; or
 //! k-discernibility, Vinterbo 2012).
 
-use super::select::{AlgorithmArg, Labels, PrivacyArgs, PrivacyReport, run_and_print};
+use super::common::privacy::{Labels, PrivacyArgs, budget_line, guarantee_line, run_and_print};
 use crate::output::{RowFormat, fixed, print_json, spinner, thousands};
 use crate::trials::PerPick;
 use anyhow::{Context, bail};
@@ -10,6 +10,7 @@ use disguise::constraint::Cardinality;
 use disguise::data::{Codes, TablePlan, read_table_with};
 use disguise::maximize::{Solution, greedy, subsample_greedy};
 use disguise::objective::{Discernibility, MutualInformation, SetFunction};
+use disguise::task::{Algorithm, PrivacyReport};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -372,9 +373,9 @@ fn finish<F: SetFunction>(
         println!(
             "algorithm {}, mechanism {}, k = {k}",
             first.algorithm,
-            args.privacy.mechanism.name()
+            disguise::names::Named::name(args.privacy.mechanism)
         );
-        println!("{}", privacy.budget_line(&args.privacy));
+        println!("{}", budget_line(privacy, &args.privacy));
         println!();
     };
     let Some(outcome) = run_and_print(
@@ -383,10 +384,10 @@ fn finish<F: SetFunction>(
         &labels,
         &preamble,
         |child| match algorithm {
-            AlgorithmArg::Greedy => greedy(objective, &constraint, procedure, child),
-            AlgorithmArg::Subsample => subsample_greedy(objective, k, procedure, child),
+            Algorithm::Greedy => greedy(objective, &constraint, procedure, child),
+            Algorithm::Subsample => subsample_greedy(objective, k, procedure, child),
             // The continuous greedy is offered by `select` (facility location).
-            AlgorithmArg::ContinuousGreedy => Err(disguise::Error::param(
+            Algorithm::ContinuousGreedy => Err(disguise::Error::param(
                 "algorithm",
                 "continuous-greedy is available in `disguise select` only",
             )),
@@ -405,7 +406,7 @@ fn finish<F: SetFunction>(
             print_json(&Report {
                 objective: first.objective,
                 algorithm: first.algorithm,
-                mechanism: args.privacy.mechanism.name(),
+                mechanism: disguise::names::Named::name(args.privacy.mechanism),
                 label: &p.label_name,
                 label_levels: &p.label_levels,
                 records,
@@ -446,7 +447,7 @@ fn finish<F: SetFunction>(
                 "values and utilities are computed on the private data (evaluation only, not \
                  part of the release)"
             );
-            println!("{}", privacy.guarantee_line(args.privacy.trials, secure));
+            println!("{}", guarantee_line(privacy, args.privacy.trials, secure));
             Ok(())
         }
     }

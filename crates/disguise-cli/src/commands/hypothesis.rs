@@ -2,6 +2,7 @@
 //! the decision stump with the smallest training error, chosen privately from a large,
 //! data-independent class.
 
+use super::common::names::named;
 use crate::output::{Format, guarantee, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
 use disguise::apps::hypothesis::{
@@ -9,7 +10,9 @@ use disguise::apps::hypothesis::{
     table_columns, table_labels,
 };
 use disguise::histogram::{ColumnSpec, DomainSource, Schema, Table};
+use disguise::names::Named;
 use disguise::privacy::{Delta, Epsilon};
+use disguise::task::MechanismChoice;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -69,10 +72,9 @@ pub struct Args {
     /// hypotheses in all, so N ≤ 5e7). Example: `--thresholds 1000`.
     #[arg(long, value_name = "N", default_value_t = 32)]
     thresholds: usize,
-    /// The selection mechanism: em, lmm, lmm-chaudhuri, report-noisy-max, or max (the
-    /// non-private argmax baseline).
-    #[arg(long, value_name = "NAME", default_value = "lmm")]
-    mechanism: String,
+    /// The selection mechanism.
+    #[arg(long, value_name = "NAME", value_parser = named::<MechanismChoice>(), default_value_t = MechanismChoice::LargeMargin)]
+    mechanism: MechanismChoice,
     /// Privacy budget ε > 0 of the one selection (ignored by max). Example: `--epsilon 1`.
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     epsilon: Option<f64>,
@@ -153,7 +155,7 @@ fn header_schema(path: &Path, label: &str, bounds: Option<(f64, f64)>) -> anyhow
 
 /// Runs `disguise hypothesis`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let private_mechanism = args.mechanism != "max";
+    let private_mechanism = args.mechanism != MechanismChoice::Argmax;
     let epsilon = match (args.epsilon, private_mechanism) {
         (Some(e), _) => {
             crate::output::check_epsilon("--epsilon", e)?;
@@ -166,17 +168,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
     };
     let delta = Delta::new(args.delta)?;
-    if args.mechanism.starts_with("lmm") && args.delta <= 0.0 {
+    let needs_delta = args.mechanism.mechanism().is_some_and(|m| m.needs_delta());
+    if needs_delta && args.delta <= 0.0 {
         bail!(
             "invalid --delta: --mechanism {} needs δ > 0, e.g. --delta 1e-6",
-            args.mechanism
-        );
-    }
-    // The name is validated before any data is read.
-    let names = disguise::select::SELECTOR_NAMES;
-    if !names.contains(&args.mechanism.as_str()) || args.mechanism.ends_with("-monotone") {
-        bail!(
-            "invalid --mechanism {:?}: expected em, lmm, lmm-chaudhuri, report-noisy-max or max",
             args.mechanism
         );
     }
@@ -240,7 +235,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.seed)?;
     let secure = rng.is_secure();
     let query = HypothesisQuery {
-        mechanism: &args.mechanism,
+        mechanism: args.mechanism.name(),
         epsilon,
         delta,
     };
@@ -262,7 +257,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     match args.format {
         Format::Json => print_json(&Report {
-            mechanism: &args.mechanism,
+            mechanism: args.mechanism.name(),
             records: labels.len(),
             thresholds: args.thresholds,
             hypothesis: description,

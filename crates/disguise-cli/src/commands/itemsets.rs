@@ -2,6 +2,7 @@
 //! the most frequent itemsets of size r, with the large margin mechanism over the itemsets
 //! that occur, or the exponential mechanism over the full universe of a public item list.
 
+use super::common::names::named;
 use crate::output::{Format, budget, guarantee, input, print_json, rng_from_seed, sig, spinner};
 use anyhow::bail;
 use disguise::apps::{
@@ -47,28 +48,6 @@ Either way the output is (ε, δ)-DP (see the library docs of disguise::apps::it
 The 'true' counts and frequencies are computed on the private data for evaluation and are NOT
 private; the 'noisy' frequencies (--count-share) are.";
 
-/// The selection mechanism.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
-enum MechanismArg {
-    /// The large margin mechanism of Mitrovic et al. 2017 over the occurring itemsets.
-    #[default]
-    Lmm,
-    /// The large margin mechanism of Chaudhuri et al. 2014 over the occurring itemsets.
-    LmmChaudhuri,
-    /// The exponential mechanism over all C(|items|, r) itemsets (needs --items).
-    Em,
-}
-
-impl From<MechanismArg> for ItemsetMechanism {
-    fn from(m: MechanismArg) -> Self {
-        match m {
-            MechanismArg::Lmm => ItemsetMechanism::Lmm,
-            MechanismArg::LmmChaudhuri => ItemsetMechanism::LmmChaudhuri,
-            MechanismArg::Em => ItemsetMechanism::Em,
-        }
-    }
-}
-
 /// The layout of the transactions file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum InputFormat {
@@ -106,8 +85,8 @@ pub struct Args {
     #[arg(long, value_name = "T", default_value_t = 1)]
     top: usize,
     /// The selection mechanism.
-    #[arg(long, value_enum, value_name = "NAME", default_value_t)]
-    mechanism: MechanismArg,
+    #[arg(long, value_name = "NAME", value_parser = named::<ItemsetMechanism>(), default_value_t = ItemsetMechanism::Lmm)]
+    mechanism: ItemsetMechanism,
     /// A PUBLIC list of the possible items (names separated by spaces or newlines), fixed
     /// without looking at the data. Defines the universe: needed by `em`; with the large
     /// margin mechanisms it names zero-frequency picks. Items not in it are dropped.
@@ -203,7 +182,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.count_share
         );
     }
-    let mechanism = ItemsetMechanism::from(args.mechanism);
+    let mechanism = args.mechanism;
     if mechanism != ItemsetMechanism::Em && args.delta <= 0.0 {
         bail!(
             "invalid --delta: --mechanism {} needs δ > 0, e.g. --delta 1e-6",

@@ -2,7 +2,7 @@
 
 pub mod assign;
 pub mod budget;
-pub mod continuous;
+pub mod common;
 pub mod demo;
 pub mod experiment;
 pub mod features;

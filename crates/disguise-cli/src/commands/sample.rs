@@ -4,10 +4,11 @@
 //! outside). Each run is one private selection with the stated (ε, δ); the *counts* of many
 //! runs on the same data are not a private release (N runs compose to N·ε).
 
+use super::common::names::named;
 use crate::output::{Format, fixed, guarantee, input, print_json, rng_from_seed, thousands};
 use anyhow::bail;
 use disguise::prelude::*;
-use disguise::select::selector_by_name;
+use disguise::select::SelectorKind;
 use serde::Serialize;
 
 const EXAMPLES: &str = "\
@@ -53,11 +54,10 @@ pub struct Args {
         allow_negative_numbers = true
     )]
     delta: f64,
-    /// The selector: em, lmm, lmm-chaudhuri, report-noisy-max, max (non-private), or the
-    /// monotone-score variants em-monotone and report-noisy-max-monotone.
+    /// The selector (the `-monotone` variants are private only for monotone scores).
     /// Example: `--mechanism lmm`.
-    #[arg(long, value_name = "NAME")]
-    mechanism: String,
+    #[arg(long, value_name = "NAME", value_parser = named::<SelectorKind>())]
+    mechanism: SelectorKind,
     /// How many independent selections to run (≥ 1). Example: `--trials 10000`.
     #[arg(long, value_name = "N")]
     trials: u64,
@@ -104,7 +104,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let epsilon = Epsilon::new(args.epsilon)?;
     let delta = Delta::new(args.delta)?;
     let sensitivity = Sensitivity::new(args.sensitivity)?;
-    let selector = selector_by_name(&args.mechanism, epsilon, delta)?;
+    let selector = args.mechanism.build(epsilon, delta)?;
     if args.trials == 0 {
         bail!("--trials must be at least 1");
     }

@@ -20,6 +20,12 @@ pub fn dir_with(test: &str, files: &[(&str, &str)]) -> PathBuf {
     dir
 }
 
+/// A command line written as one string, split at white space: `words("select --k 3")`.
+/// (Arguments holding spaces are passed as slices instead.)
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 /// The `disguise` binary built by Cargo, run in `dir`.
 pub fn disguise(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("disguise").unwrap();

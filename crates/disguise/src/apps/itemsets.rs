@@ -85,6 +85,7 @@ use super::margin::{
     DEFAULT_MAX_MARGIN, LargeMarginTail, MarginVariant, SortedScores, TailOutcome, TailSize,
 };
 use crate::error::{Error, Result};
+use crate::names::{Named, named_traits};
 use crate::noise::bernoulli::uniform_below;
 use crate::noise::{Laplace, SecureRng, laplace_scale_for, sample_distinct};
 use crate::numeric::round::{add_up, nudge_down, sub_down};
@@ -629,22 +630,6 @@ impl ItemsetMechanism {
         }
     }
 
-    /// Parses a name.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] for another name.
-    pub fn from_name(name: &str) -> Result<Self> {
-        match name {
-            "lmm" => Ok(ItemsetMechanism::Lmm),
-            "lmm-chaudhuri" => Ok(ItemsetMechanism::LmmChaudhuri),
-            "em" => Ok(ItemsetMechanism::Em),
-            _ => Err(Error::param(
-                "mechanism",
-                format!("unknown mechanism {name:?}; expected lmm, lmm-chaudhuri or em"),
-            )),
-        }
-    }
-
     fn variant(self) -> Option<MarginVariant> {
         match self {
             ItemsetMechanism::Lmm => Some(MarginVariant::Mitrovic),
@@ -653,6 +638,35 @@ impl ItemsetMechanism {
         }
     }
 }
+
+impl Named for ItemsetMechanism {
+    const KIND: &'static str = "mechanism";
+    const ALL: &'static [Self] = &[
+        ItemsetMechanism::Lmm,
+        ItemsetMechanism::LmmChaudhuri,
+        ItemsetMechanism::Em,
+    ];
+
+    fn name(self) -> &'static str {
+        ItemsetMechanism::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            ItemsetMechanism::Lmm => {
+                "The large margin mechanism of Mitrovic et al. 2017 over the occurring itemsets"
+            }
+            ItemsetMechanism::LmmChaudhuri => {
+                "The large margin mechanism of Chaudhuri et al. 2014 over the occurring itemsets"
+            }
+            ItemsetMechanism::Em => {
+                "The exponential mechanism over all C(|items|, r) itemsets (needs a public item list)"
+            }
+        }
+    }
+}
+
+named_traits!(ItemsetMechanism);
 
 /// What to mine and with which budget.
 #[derive(Debug, Clone, Copy, PartialEq)]

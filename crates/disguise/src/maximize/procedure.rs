@@ -1,6 +1,7 @@
 //! The selection procedure of an algorithm: which mechanism, with what budget.
 
 use crate::error::{Error, Result};
+use crate::names::{Named, named_traits};
 use crate::privacy::budget::{BestBudget, BudgetQuery, CallKind, plan};
 use crate::privacy::compose::Rule;
 use crate::privacy::{Delta, Epsilon};
@@ -27,30 +28,8 @@ pub enum Mechanism {
 }
 
 impl Mechanism {
-    /// Parses a mechanism name as the CLI writes it: `em` (or `exponential`), `lmm`
-    /// (`large-margin`), `lmm-chaudhuri` (`large-margin-chaudhuri`), `rnm`
-    /// (`report-noisy-max`).
-    ///
-    /// ```
-    /// use disguise::maximize::Mechanism;
-    /// assert_eq!(Mechanism::from_name("em")?, Mechanism::Exponential);
-    /// assert!(Mechanism::from_name("magic").is_err());
-    /// # Ok::<(), disguise::Error>(())
-    /// ```
-    pub fn from_name(name: &str) -> Result<Self> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "em" | "exponential" => Ok(Mechanism::Exponential),
-            "lmm" | "large-margin" => Ok(Mechanism::LargeMargin),
-            "lmm-chaudhuri" | "large-margin-chaudhuri" => Ok(Mechanism::LargeMarginChaudhuri),
-            "rnm" | "report-noisy-max" => Ok(Mechanism::ReportNoisyMax),
-            other => Err(Error::param(
-                "mechanism",
-                format!("unknown mechanism {other:?} (expected em, lmm, lmm-chaudhuri or rnm)"),
-            )),
-        }
-    }
-
-    /// The name the CLI and [`crate::select::selector_by_name`] use.
+    /// The name the CLI and [`crate::select::selector_by_name`] use (also its
+    /// [`Named::name`]; parse names with [`Named::from_name`] or `str::parse`).
     pub fn name(self) -> &'static str {
         match self {
             Mechanism::Exponential => "em",
@@ -434,3 +413,43 @@ impl SelectorRef<'_> {
         }
     }
 }
+
+impl Named for Mechanism {
+    const KIND: &'static str = "mechanism";
+    const ALL: &'static [Self] = &[
+        Mechanism::Exponential,
+        Mechanism::LargeMargin,
+        Mechanism::LargeMarginChaudhuri,
+        Mechanism::ReportNoisyMax,
+    ];
+
+    fn name(self) -> &'static str {
+        Mechanism::name(self)
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Mechanism::Exponential => &["exponential"],
+            Mechanism::LargeMargin => &["large-margin"],
+            Mechanism::LargeMarginChaudhuri => &["large-margin-chaudhuri"],
+            Mechanism::ReportNoisyMax => &["rnm"],
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Mechanism::Exponential => {
+                "The exponential mechanism (ε₀-DP, bounded range: every composition rule applies)"
+            }
+            Mechanism::LargeMargin => {
+                "The large margin mechanism as in Mitrovic et al. 2017, Alg. 5 ((ε₀, δ₀)-DP; needs δ > 0)"
+            }
+            Mechanism::LargeMarginChaudhuri => {
+                "The original large margin mechanism of Chaudhuri et al. 2014 ((ε₀, δ₀)-DP; needs δ > 0)"
+            }
+            Mechanism::ReportNoisyMax => "Report noisy max with Laplace noise (pure ε₀-DP)",
+        }
+    }
+}
+
+named_traits!(Mechanism);

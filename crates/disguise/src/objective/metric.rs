@@ -5,6 +5,7 @@
 //! evaluates the same formulas in a vectorised f32 kernel; the tests check the two agree.
 
 use crate::error::{Error, Result};
+use crate::names::{Named, named_traits};
 use serde::Serialize;
 
 /// Mean Earth radius in km (IUGG), used by [`Metric::Haversine`].
@@ -83,21 +84,32 @@ impl Metric {
     }
 }
 
-impl std::str::FromStr for Metric {
-    type Err = Error;
-    /// Parses `manhattan`, `euclidean` or `haversine` (case-insensitive).
-    fn from_str(s: &str) -> Result<Self> {
-        match s.to_ascii_lowercase().as_str() {
-            "manhattan" | "l1" => Ok(Metric::Manhattan),
-            "euclidean" | "l2" => Ok(Metric::Euclidean),
-            "haversine" | "great-circle" => Ok(Metric::Haversine),
-            _ => Err(Error::param(
-                "metric",
-                format!("unknown metric {s:?} (expected manhattan, euclidean or haversine)"),
-            )),
+impl Named for Metric {
+    const KIND: &'static str = "metric";
+    const ALL: &'static [Self] = &[Metric::Manhattan, Metric::Euclidean, Metric::Haversine];
+
+    fn name(self) -> &'static str {
+        Metric::name(self)
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Metric::Manhattan => &["l1"],
+            Metric::Euclidean => &["l2"],
+            Metric::Haversine => &["great-circle"],
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Metric::Manhattan => "|Δx| + |Δy| (the paper's choice)",
+            Metric::Euclidean => "√(Δx² + Δy²)",
+            Metric::Haversine => "Great-circle km between latitude/longitude points in degrees",
         }
     }
 }
+
+named_traits!(Metric);
 
 /// The distance m at which similarity reaches zero: s(i, j) = 1 − min(1, d(i, j)/m).
 ///

@@ -55,6 +55,7 @@ use super::compose::{
 };
 use super::{Delta, Epsilon, PrivacyCost};
 use crate::error::{Error, Result};
+use crate::names::{Named, named_traits};
 use serde::Serialize;
 
 /// The kind of selector called in every round: decides which rules apply.
@@ -84,16 +85,48 @@ impl CallKind {
             },
         }
     }
+}
 
-    /// A short name (`bounded_range`, `pure`, `approximate`).
-    pub fn name(self) -> &'static str {
+impl Named for CallKind {
+    const KIND: &'static str = "kind";
+    const ALL: &'static [Self] = &[
+        CallKind::BoundedRange,
+        CallKind::Pure,
+        CallKind::Approximate,
+    ];
+
+    fn name(self) -> &'static str {
         match self {
-            CallKind::BoundedRange => "bounded_range",
+            CallKind::BoundedRange => "bounded-range",
             CallKind::Pure => "pure",
             CallKind::Approximate => "approximate",
         }
     }
+
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            CallKind::BoundedRange => &["bounded_range"],
+            _ => &[],
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            CallKind::BoundedRange => {
+                "The exponential mechanism (ε₀-bounded range): every rule applies"
+            }
+            CallKind::Pure => {
+                "A pure ε₀-DP selector such as report noisy max (no decomposable rule)"
+            }
+            CallKind::Approximate => {
+                "An (ε₀, δ₀) selector such as the large margin mechanisms: basic and advanced \
+                 only, with δ split into a per-round δ₀"
+            }
+        }
+    }
 }
+
+named_traits!(CallKind);
 
 /// A total budget to split over rounds.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -107,9 +107,9 @@
 
 use super::{Delta, Epsilon, Guarantee, PrivacyCost};
 use crate::error::{Error, Result};
+use crate::names::{Named, named_traits};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::fmt;
 
 /// A composition rule the accountant can use.
 ///
@@ -154,11 +154,36 @@ impl Rule {
     }
 }
 
-impl fmt::Display for Rule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+impl Named for Rule {
+    const KIND: &'static str = "rule";
+    const ALL: &'static [Self] = &[
+        Rule::Basic,
+        Rule::Advanced,
+        Rule::Kov,
+        Rule::Zcdp,
+        Rule::Decomposable,
+        Rule::Single,
+    ];
+
+    fn name(self) -> &'static str {
+        Rule::name(self)
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Rule::Basic => "Basic composition: ε₀ = ε/k",
+            Rule::Advanced => "Advanced composition (needs δ > 0)",
+            Rule::Kov => "Optimal composition of Kairouz–Oh–Viswanath (pure per-call guarantees)",
+            Rule::Zcdp => "Bounded range / pure → zCDP → (ε, δ) (needs δ > 0)",
+            Rule::Decomposable => {
+                "Decomposable objectives (Gupta et al.; exponential mechanism with greedy; δ > 0)"
+            }
+            Rule::Single => "No composition: one call's own guarantee",
+        }
     }
 }
+
+named_traits!(Rule);
 
 /// Above this many rounds the KOV sum (about 39·√k terms per evaluation, evaluated inside a
 /// bisection: 0.5 s for the whole budget plan at 10⁷ rounds on a 2-core machine) is not

@@ -38,11 +38,42 @@ impl Epsilon {
             Err(Error::InvalidEpsilon(value))
         }
     }
+    /// Validates a total budget ε a user asks a task to spend: [`Epsilon::new`], and at
+    /// most [`MAX_EPSILON`].
+    ///
+    /// ```
+    /// use disguise::privacy::Epsilon;
+    /// assert!(Epsilon::total(10.0).is_ok());
+    /// assert!(Epsilon::total(1e6).unwrap_err().to_string().contains("too large"));
+    /// ```
+    pub fn total(value: f64) -> Result<Self> {
+        let epsilon = Self::new(value)?;
+        if value > MAX_EPSILON {
+            return Err(Error::param(
+                "epsilon",
+                format!(
+                    "{} is too large (at most {MAX_EPSILON}): e^ε, the factor by which one \
+                     record may change the odds of any output, exceeds 10^304 and nothing is \
+                     protected; typical values are 0.1 to 10",
+                    crate::numeric::display::input(value)
+                ),
+            ));
+        }
+        Ok(epsilon)
+    }
+
     /// The value.
     pub fn get(self) -> f64 {
         self.0
     }
 }
+
+/// The largest total ε a task accepts ([`Epsilon::total`]). e^ε bounds the factor by which
+/// one person's record may change the probability of any output: at ε = 700 that factor is
+/// already 10^304, and past ε ≈ 709 it exceeds the largest double, where the accountant's
+/// arithmetic (sums of ε², e^ε) stops being meaningful. An ε anywhere near this protects no
+/// one.
+pub const MAX_EPSILON: f64 = 700.0;
 
 /// A failure-probability parameter δ ∈ [0, 1).
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]

@@ -1026,10 +1026,11 @@ mod tests {
 
     #[test]
     fn selector_by_name_round_trips_every_name() {
-        use crate::select::{SELECTOR_NAMES, selector_by_name};
-        for &name in SELECTOR_NAMES {
-            let sel = selector_by_name(name, eps(0.5), delta(1e-6)).unwrap();
-            assert_eq!(sel.name(), name);
+        use crate::names::Named;
+        use crate::select::{SelectorKind, selector_by_name};
+        for &kind in SelectorKind::ALL {
+            let sel = selector_by_name(kind.name(), eps(0.5), delta(1e-6)).unwrap();
+            assert_eq!(sel.name(), kind.name());
         }
         let lmm = selector_by_name("lmm", eps(0.5), delta(1e-6)).unwrap();
         assert_eq!(

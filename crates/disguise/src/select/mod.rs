@@ -21,6 +21,7 @@ pub(crate) use exact::sum_sign;
 pub(crate) use noisy_max::{finite_noise, grid_corrected_sensitivity};
 
 use crate::error::{Error, Result};
+use crate::names::{Named, named_traits};
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon, PrivacyCost, Sensitivity};
 use serde::Serialize;
@@ -73,16 +74,93 @@ pub(crate) fn validate_scores(scores: &[f64]) -> Result<()> {
     }
 }
 
-/// The names [`selector_by_name`] accepts, in the order the CLI lists them.
-pub const SELECTOR_NAMES: &[&str] = &[
-    "em",
-    "em-monotone",
-    "lmm",
-    "lmm-chaudhuri",
-    "report-noisy-max",
-    "report-noisy-max-monotone",
-    "max",
-];
+/// Every selector a user can name (`disguise sample --mechanism`, [`selector_by_name`]): its
+/// name, help and calibration are defined here once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SelectorKind {
+    /// [`Exponential::new`].
+    Exponential,
+    /// [`Exponential::monotone`].
+    ExponentialMonotone,
+    /// [`LargeMargin::new`].
+    LargeMargin,
+    /// [`LargeMarginChaudhuri::new`].
+    LargeMarginChaudhuri,
+    /// [`ReportNoisyMax::new`].
+    ReportNoisyMax,
+    /// [`ReportNoisyMax::monotone`].
+    ReportNoisyMaxMonotone,
+    /// The non-private [`Argmax`].
+    Argmax,
+}
+
+impl SelectorKind {
+    /// The selector calibrated to ε (and δ for the large margin mechanisms; the pure
+    /// mechanisms ignore δ, the argmax both).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for δ = 0 with a large margin mechanism.
+    pub fn build(self, epsilon: Epsilon, delta: Delta) -> Result<Box<dyn Selector>> {
+        Ok(match self {
+            SelectorKind::Exponential => Box::new(Exponential::new(epsilon)),
+            SelectorKind::ExponentialMonotone => Box::new(Exponential::monotone(epsilon)),
+            SelectorKind::LargeMargin => Box::new(LargeMargin::new(epsilon, delta)?),
+            SelectorKind::LargeMarginChaudhuri => {
+                Box::new(LargeMarginChaudhuri::new(epsilon, delta)?)
+            }
+            SelectorKind::ReportNoisyMax => Box::new(ReportNoisyMax::new(epsilon)),
+            SelectorKind::ReportNoisyMaxMonotone => Box::new(ReportNoisyMax::monotone(epsilon)),
+            SelectorKind::Argmax => Box::new(Argmax),
+        })
+    }
+}
+
+impl Named for SelectorKind {
+    const KIND: &'static str = "selector";
+    const ALL: &'static [Self] = &[
+        SelectorKind::Exponential,
+        SelectorKind::ExponentialMonotone,
+        SelectorKind::LargeMargin,
+        SelectorKind::LargeMarginChaudhuri,
+        SelectorKind::ReportNoisyMax,
+        SelectorKind::ReportNoisyMaxMonotone,
+        SelectorKind::Argmax,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            SelectorKind::Exponential => "em",
+            SelectorKind::ExponentialMonotone => "em-monotone",
+            SelectorKind::LargeMargin => "lmm",
+            SelectorKind::LargeMarginChaudhuri => "lmm-chaudhuri",
+            SelectorKind::ReportNoisyMax => "report-noisy-max",
+            SelectorKind::ReportNoisyMaxMonotone => "report-noisy-max-monotone",
+            SelectorKind::Argmax => "max",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            SelectorKind::Exponential => "The exponential mechanism (ε-DP)",
+            SelectorKind::ExponentialMonotone => {
+                "The exponential mechanism at twice the sharpness, private only for monotone scores"
+            }
+            SelectorKind::LargeMargin => {
+                "The large margin mechanism of Mitrovic et al. 2017, Alg. 5 ((ε, δ)-DP; δ > 0)"
+            }
+            SelectorKind::LargeMarginChaudhuri => {
+                "The large margin mechanism of Chaudhuri et al. 2014 ((ε, δ)-DP; δ > 0)"
+            }
+            SelectorKind::ReportNoisyMax => "Report noisy max with Laplace noise (ε-DP)",
+            SelectorKind::ReportNoisyMaxMonotone => {
+                "Report noisy max at half the noise, private only for monotone scores"
+            }
+            SelectorKind::Argmax => "The non-private argmax: NO privacy guarantee, a baseline",
+        }
+    }
+}
+
+named_traits!(SelectorKind);
 
 /// Builds a selector from its [`Selector::name`], for the CLI and configuration files.
 ///
@@ -111,22 +189,5 @@ pub const SELECTOR_NAMES: &[&str] = &[
 /// # Ok::<(), disguise::Error>(())
 /// ```
 pub fn selector_by_name(name: &str, epsilon: Epsilon, delta: Delta) -> Result<Box<dyn Selector>> {
-    Ok(match name {
-        "em" => Box::new(Exponential::new(epsilon)),
-        "em-monotone" => Box::new(Exponential::monotone(epsilon)),
-        "lmm" => Box::new(LargeMargin::new(epsilon, delta)?),
-        "lmm-chaudhuri" => Box::new(LargeMarginChaudhuri::new(epsilon, delta)?),
-        "report-noisy-max" => Box::new(ReportNoisyMax::new(epsilon)),
-        "report-noisy-max-monotone" => Box::new(ReportNoisyMax::monotone(epsilon)),
-        "max" => Box::new(Argmax),
-        _ => {
-            return Err(Error::param(
-                "selector",
-                format!(
-                    "unknown selector {name:?}; expected one of {}",
-                    SELECTOR_NAMES.join(", ")
-                ),
-            ));
-        }
-    })
+    SelectorKind::from_name(name)?.build(epsilon, delta)
 }

@@ -1,0 +1,23 @@
+//! What several commands share: argument groups, the trials runner and the report lines.
+//! No command imports another; shared pieces live here.
+
+pub mod names;
+pub mod privacy;
+
+use disguise::objective::Metric;
+use std::path::Path;
+
+/// The default normaliser of facility location ([`disguise::task::default_normalizer`]),
+/// with the candidates file and the flag that overrides it named in the error.
+pub fn default_normalizer(
+    metric: Metric,
+    candidates: &[[f64; 2]],
+    file: &Path,
+) -> anyhow::Result<f64> {
+    disguise::task::default_normalizer(metric, candidates).map_err(|e| match e {
+        disguise::Error::InvalidParameter { reason, .. } => {
+            anyhow::anyhow!("{}: {reason}, with --normalizer M", file.display())
+        }
+        other => other.into(),
+    })
+}

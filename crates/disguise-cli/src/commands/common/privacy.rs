@@ -1,0 +1,416 @@
+//! What the greedy commands (`select`, `features`, `assign`) share: the privacy options,
+//! the trials runner that prints as trials finish, and the privacy lines of the report.
+
+use super::names::named;
+use crate::output::{
+    CsvOut, RowFormat, budget, fixed, flag_of, flagged, guarantee, input, progress_bar,
+    rng_from_seed, spinner, thousands,
+};
+use crate::trials::{Kept, TrialPicks};
+use anyhow::bail;
+use disguise::SecureRng;
+use disguise::maximize::{Procedure, Solution};
+use disguise::numeric::stats::{MeanStd, mean_std};
+use disguise::task::{Algorithm, Composition, MechanismChoice, Privacy, PrivacyReport, trials};
+
+/// The privacy options shared by `select` and `features`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct PrivacyArgs {
+    /// Total privacy budget ε of the whole run (finite, > 0); required unless
+    /// `--mechanism max`. Example: `--epsilon 1`.
+    #[arg(long, value_name = "E", allow_negative_numbers = true)]
+    pub epsilon: Option<f64>,
+    /// Total δ ∈ [0, 1) of the whole run. δ > 0 enables the advanced, zCDP and decomposable
+    /// rules and is required by lmm and lmm-chaudhuri. Example: `--delta 1e-6`.
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    pub delta: f64,
+    /// The selection mechanism of every round.
+    #[arg(long, value_name = "NAME", value_parser = named::<MechanismChoice>(), default_value_t)]
+    pub mechanism: MechanismChoice,
+    /// The greedy algorithm.
+    #[arg(long, value_name = "NAME", value_parser = named::<Algorithm>(), default_value_t)]
+    pub algorithm: Algorithm,
+    /// How the total (ε, δ) is split over the rounds. `auto` takes the valid rule giving
+    /// each round the most budget; naming a rule forces it (an error if it does not apply,
+    /// e.g. decomposable or kov with lmm).
+    #[arg(long, value_name = "RULE", value_parser = named::<Composition>(), default_value_t)]
+    pub composition: Composition,
+    /// Run N independent trials (in parallel, each with its own generator) and report the
+    /// mean and standard deviation of the final utility. Each trial is one private run; the
+    /// N results together compose to N times the budget. Example: `--trials 100`.
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub trials: Option<u64>,
+    /// Seed for a reproducible run (the same output for any number of threads). INSECURE:
+    /// the noise is then predictable and protects no one (tests and experiments only).
+    /// Example: `--seed 42`.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: RowFormat,
+    /// No progress output on stderr (it is never drawn when stderr is not a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl PrivacyArgs {
+    /// Validates the options that need no data (ε, δ, trials) and builds the procedure.
+    pub fn procedure(&self) -> anyhow::Result<Procedure<'static>> {
+        if self.trials == Some(0) {
+            bail!("invalid --trials: must be at least 1");
+        }
+        self.privacy().procedure().map_err(|e| flagged(e, &flag_of))
+    }
+
+    /// The library's privacy options.
+    pub fn privacy(&self) -> Privacy {
+        Privacy {
+            epsilon: self.epsilon,
+            delta: self.delta,
+            mechanism: self.mechanism,
+            composition: self.composition,
+        }
+    }
+}
+
+/// One trial's result as the shared printer sees it: a [`Solution`] and, for k-submodular
+/// runs, the type of each pick.
+pub trait Trial: Send {
+    /// The run.
+    fn solution(&self) -> &Solution;
+    /// The type of each pick (empty unless the run assigns types).
+    fn types(&self) -> &[usize] {
+        &[]
+    }
+}
+
+impl Trial for Solution {
+    fn solution(&self) -> &Solution {
+        self
+    }
+}
+
+impl Trial for disguise::maximize::Assignment {
+    fn solution(&self) -> &Solution {
+        &self.solution
+    }
+    fn types(&self) -> &[usize] {
+        &self.types
+    }
+}
+
+/// How the shared printer labels picks: element names, type names (k-submodular runs) and
+/// the utility of an objective value.
+pub struct Labels<'a> {
+    /// Name of every element.
+    pub names: &'a [String],
+    /// Name of every type; `None` for runs without types.
+    pub types: Option<&'a [String]>,
+    /// The utility of an objective value (e.g. f(S)/n).
+    pub utility: &'a dyn Fn(f64) -> f64,
+}
+
+impl Labels<'_> {
+    /// "name" or "name (type)" of pick `i` of a trial.
+    fn pick(&self, element: usize, types: &[usize], i: usize) -> String {
+        match (self.types, types.get(i)) {
+            (Some(names), Some(&t)) => format!("{} ({})", self.names[element], names[t]),
+            _ => self.names[element].clone(),
+        }
+    }
+}
+
+/// What the trials left for the caller to print: the first trial (the single run without
+/// `--trials`), its privacy report, the mean and standard deviation of the final utility,
+/// and — for `--format json` only — every trial's picks.
+pub struct Outcome<T> {
+    /// The first trial.
+    pub first: T,
+    /// Its privacy report (the same for every trial: it depends on the options only).
+    pub privacy: PrivacyReport,
+    /// Mean final utility over the trials.
+    pub mean: f64,
+    /// Sample standard deviation of the final utility.
+    pub std: f64,
+    /// Every trial's picks (JSON output only; empty otherwise).
+    pub kept: Kept,
+}
+
+/// Runs the trials (one without `--trials`) in parallel and prints them as they finish:
+/// table rows and CSV rows are written per trial and nothing per trial is kept, so any
+/// `--trials` runs in constant memory; for JSON every trial's picks are kept compactly, after
+/// checking that they fit ([`Kept::for_trials`]). The generator is the OS's, or the seeded
+/// one of `--seed`, keyed after those checks. `preamble` prints the table's opening lines
+/// from the first trial; `picks` bounds the picks of one trial. The caller prints the JSON
+/// document and the table's closing lines from the returned [`Outcome`].
+pub fn run_and_print<T, F>(
+    args: &PrivacyArgs,
+    picks: usize,
+    labels: &Labels<'_>,
+    preamble: &dyn Fn(&T, &PrivacyReport),
+    run: F,
+) -> anyhow::Result<Option<Outcome<T>>>
+where
+    T: Trial + Clone,
+    F: Fn(&mut SecureRng) -> disguise::Result<T> + Sync,
+{
+    let count = args.trials.unwrap_or(1);
+    let per_trial = args.trials.is_some();
+    let bar = if per_trial {
+        progress_bar(count, "trials", args.quiet)
+    } else {
+        spinner("selecting", args.quiet)
+    };
+    let mut kept = match args.format {
+        RowFormat::Json => Kept::for_trials(
+            count,
+            picks,
+            labels.types.is_some(),
+            &format!("--trials {count}"),
+        )?,
+        _ => Kept::default(),
+    };
+    // Keyed only now, after every check: the warning of a seeded run is the last thing
+    // printed before the results, never before an error.
+    let mut rng = rng_from_seed(args.seed)?;
+    let mut first: Option<(T, PrivacyReport)> = None;
+    let mut finals = MeanStd::default();
+    let mut csv: Option<CsvOut> = None;
+    let typed = labels.types.is_some();
+    trials::<T, F, _, anyhow::Error>(count, &mut rng, &|| bar.inc(1), run, |t, trial: T| {
+        let s = trial.solution();
+        let utility = (labels.utility)(s.value);
+        finals.push(utility);
+        if t == 0 {
+            let privacy = PrivacyReport::of(s);
+            if args.format == RowFormat::Table {
+                bar.suspend(|| {
+                    preamble(&trial, &privacy);
+                    if per_trial {
+                        let chosen = if typed { "chosen (type)" } else { "chosen" };
+                        println!(
+                            "{:>6}  {:>12}  {chosen}, in order",
+                            "trial", "final utility"
+                        );
+                    }
+                });
+            }
+            if args.format == RowFormat::Csv {
+                let mut header = vec!["trial", "pick", "index", "name"];
+                if typed {
+                    header.push("type");
+                }
+                header.extend([
+                    "value",
+                    "utility",
+                    "per_round_epsilon",
+                    "epsilon",
+                    "delta",
+                    "rule",
+                ]);
+                csv = Some(bar.suspend(|| CsvOut::new(&header))?);
+            }
+            first = Some((trial.clone(), privacy));
+        }
+        match args.format {
+            RowFormat::Json => kept.push(TrialPicks {
+                elements: &s.elements,
+                values: &s.values,
+                types: trial.types(),
+                utility,
+                evaluations: s.gain_evaluations,
+            })?,
+            RowFormat::Csv => {
+                let (_, privacy) = first.as_ref().expect("trial 0 came first");
+                let cells = guarantee_cells(privacy);
+                let out = csv.as_mut().expect("the CSV starts at trial 0");
+                for (i, (&v, &value)) in s.elements.iter().zip(&s.values).enumerate() {
+                    let mut row = vec![
+                        (t + 1).to_string(),
+                        (i + 1).to_string(),
+                        v.to_string(),
+                        labels.names[v].clone(),
+                    ];
+                    if let (Some(names), Some(&ty)) = (labels.types, trial.types().get(i)) {
+                        row.push(names[ty].clone());
+                    }
+                    row.push(format!("{value:?}"));
+                    row.push(format!("{:?}", (labels.utility)(value)));
+                    row.extend(cells.iter().cloned());
+                    bar.suspend(|| out.row(&row))?;
+                }
+            }
+            RowFormat::Table if per_trial => {
+                let chosen: Vec<String> = s
+                    .elements
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| labels.pick(v, trial.types(), i))
+                    .collect();
+                bar.suspend(|| {
+                    println!(
+                        "{:>6}  {:>12}  {}",
+                        t + 1,
+                        fixed(utility, 6),
+                        chosen.join("; ")
+                    )
+                });
+            }
+            RowFormat::Table => {}
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    let Some((first, privacy)) = first else {
+        bail!("no trial was run");
+    };
+    if let Some(out) = csv {
+        out.finish()?;
+        return Ok(None);
+    }
+    let (mean, std) = if args.format == RowFormat::Json {
+        // The two-pass formula on the kept values (the same bits as before streaming).
+        mean_std(kept.finals())
+    } else {
+        (finals.mean(), finals.std())
+    };
+    if args.format == RowFormat::Table {
+        if let Some(trials) = args.trials {
+            println!();
+            println!(
+                "final utility over {} trials: mean {}, standard deviation {}",
+                thousands(trials),
+                fixed(mean, 6),
+                fixed(std, 6)
+            );
+        } else {
+            print_picks_table(&first, labels);
+        }
+    }
+    Ok(Some(Outcome {
+        first,
+        privacy,
+        mean,
+        std,
+        kept,
+    }))
+}
+
+/// The budget line of the table output.
+pub fn budget_line(report: &PrivacyReport, args: &PrivacyArgs) -> String {
+    match (report.per_round_epsilon, report.composition) {
+        (Some(e0), Some(rule)) => {
+            let d0 = match report.per_round_delta {
+                Some(d0) if d0 > 0.0 => format!(", δ₀ = {}", budget(d0)),
+                _ => String::new(),
+            };
+            format!(
+                "budget: total ε = {}, δ = {}, split by {rule} composition into \
+                     ε₀ = {}{d0} per round over {} rounds",
+                input(args.epsilon.unwrap_or(f64::NAN)),
+                input(args.delta),
+                budget(e0),
+                report.rounds
+            )
+        }
+        _ => "budget: none (--mechanism max is the non-private baseline)".to_string(),
+    }
+}
+
+/// The guarantee line(s) of the table output.
+pub fn guarantee_line(report: &PrivacyReport, trials: Option<u64>, secure: bool) -> String {
+    let mut line = match report.guarantee {
+        Some(g) => format!(
+            "guarantee: ({}, {})-differentially private, proved by {} composition \
+                 (neighbouring datasets differ in one record)",
+            guarantee(g.epsilon),
+            guarantee(g.delta),
+            g.rule
+        ),
+        None => "guarantee: NONE — NOT private (--mechanism max is the non-private \
+                     greedy baseline)"
+            .to_string(),
+    };
+    if let (Some(n), Some(_)) = (trials, report.guarantee) {
+        let n = thousands(n);
+        line.push_str(&format!(
+            "\n           for each trial; the {n} trials together spend {n} times as much"
+        ));
+    }
+    if !secure && report.guarantee.is_some() {
+        line.push_str(
+            "\n           (only with a secure generator: this seeded run is NOT private)",
+        );
+    }
+    line
+}
+
+/// The guarantee as CSV cells: ε, δ, rule (empty when there is none).
+pub fn guarantee_cells(report: &PrivacyReport) -> [String; 4] {
+    let opt = |x: Option<f64>| x.map_or_else(String::new, |v| format!("{v:?}"));
+    [
+        opt(report.per_round_epsilon),
+        opt(report.guarantee.map(|g| g.epsilon)),
+        opt(report.guarantee.map(|g| g.delta)),
+        report
+            .guarantee
+            .map_or_else(String::new, |g| g.rule.name().to_string()),
+    ]
+}
+
+/// The table of one run: one line per pick (with its type for k-submodular runs) and the
+/// objective value and utility after it.
+pub fn print_picks_table<T: Trial>(trial: &T, labels: &Labels<'_>) {
+    let s = trial.solution();
+    let width = s
+        .elements
+        .iter()
+        .map(|&v| labels.names[v].chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let type_names = labels.types;
+    let type_width = type_names
+        .map(|t| {
+            t.iter()
+                .map(|n| n.chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(10)
+        })
+        .unwrap_or(0);
+    let type_cell = |name: &str| match type_names {
+        Some(_) => format!("  {name:<type_width$}"),
+        None => String::new(),
+    };
+    println!(
+        "{:>4}  {:>6}  {:<width$}{}  {:>14}  {:>10}",
+        "pick",
+        "index",
+        "name",
+        type_cell("type"),
+        "value",
+        "utility"
+    );
+    for (i, (&v, &value)) in s.elements.iter().zip(&s.values).enumerate() {
+        let ty = match (type_names, trial.types().get(i)) {
+            (Some(names), Some(&t)) => type_cell(&names[t]),
+            _ => type_cell(""),
+        };
+        println!(
+            "{:>4}  {v:>6}  {:<width$}{ty}  {:>14}  {:>10}",
+            i + 1,
+            labels.names[v],
+            fixed(value, 4),
+            fixed((labels.utility)(value), 6)
+        );
+    }
+    if s.elements.is_empty() {
+        println!("(nothing was chosen)");
+    }
+}

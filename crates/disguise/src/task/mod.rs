@@ -1,0 +1,479 @@
+//! The front door: one request type per task, validated in one place, run by one function
+//! that takes the data and a generator and returns a serialisable report. The command line
+//! and the Python package are thin shells over these types.
+//!
+//! | task | request | report |
+//! |---|---|---|
+//! | choose k candidates that serve private points (facility location) | [`Select`] | [`SelectReport`] |
+//!
+//! A private facility-location selection in three lines:
+//!
+//! ```
+//! use disguise::prelude::*;
+//! # let points = [[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
+//! # let candidates = [[0.0, 0.0], [5.0, 5.0], [9.0, 0.0]];
+//! let report = Select::new(2).epsilon(1.0).run(&points, &candidates, &mut SecureRng::from_os()?)?;
+//! assert_eq!(report.selected.len(), 2);
+//! println!("{:?}, ε = {}", report.selected, report.privacy.guarantee.unwrap().epsilon);
+//! # Ok::<(), disguise::Error>(())
+//! ```
+//!
+//! Every report carries the end-to-end guarantee, the per-round budget, the composition
+//! rule that set it ([`PrivacyReport`]) and whether the generator was secure. Repeated
+//! trials of one request run in parallel with [`trials`], in constant memory.
+
+mod select;
+
+pub use select::{
+    ContinuousOptions, NormalizerSource, Prepared, Select, SelectReport, default_normalizer,
+};
+
+use crate::error::{Error, Result};
+use crate::maximize::{Budget, Mechanism, Procedure, Solution};
+use crate::names::{Named, named_traits};
+use crate::noise::SecureRng;
+use crate::privacy::compose::Rule;
+use crate::privacy::{Delta, Epsilon, Guarantee};
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The selection made in every round: a private mechanism, or the non-private argmax (a
+/// baseline without any guarantee).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MechanismChoice {
+    /// The exponential mechanism.
+    #[default]
+    Exponential,
+    /// The large margin mechanism of Mitrovic et al. (2017), Algorithm 5.
+    LargeMargin,
+    /// The large margin mechanism of Chaudhuri et al. (2014), Algorithm 1.
+    LargeMarginChaudhuri,
+    /// Report noisy max with Laplace noise.
+    ReportNoisyMax,
+    /// The non-private argmax: NO privacy guarantee.
+    Argmax,
+}
+
+impl MechanismChoice {
+    /// The private mechanism, or `None` for the non-private argmax.
+    pub fn mechanism(self) -> Option<Mechanism> {
+        match self {
+            MechanismChoice::Exponential => Some(Mechanism::Exponential),
+            MechanismChoice::LargeMargin => Some(Mechanism::LargeMargin),
+            MechanismChoice::LargeMarginChaudhuri => Some(Mechanism::LargeMarginChaudhuri),
+            MechanismChoice::ReportNoisyMax => Some(Mechanism::ReportNoisyMax),
+            MechanismChoice::Argmax => None,
+        }
+    }
+}
+
+impl From<Mechanism> for MechanismChoice {
+    fn from(m: Mechanism) -> Self {
+        match m {
+            Mechanism::Exponential => MechanismChoice::Exponential,
+            Mechanism::LargeMargin => MechanismChoice::LargeMargin,
+            Mechanism::LargeMarginChaudhuri => MechanismChoice::LargeMarginChaudhuri,
+            Mechanism::ReportNoisyMax => MechanismChoice::ReportNoisyMax,
+        }
+    }
+}
+
+impl Named for MechanismChoice {
+    const KIND: &'static str = "mechanism";
+    const ALL: &'static [Self] = &[
+        MechanismChoice::Exponential,
+        MechanismChoice::LargeMargin,
+        MechanismChoice::LargeMarginChaudhuri,
+        MechanismChoice::ReportNoisyMax,
+        MechanismChoice::Argmax,
+    ];
+
+    fn name(self) -> &'static str {
+        self.mechanism().map_or("max", Mechanism::name)
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        self.mechanism().map_or(&["argmax"], Named::aliases)
+    }
+
+    fn help(self) -> &'static str {
+        match self.mechanism() {
+            Some(m) => Named::help(m),
+            None => "The non-private argmax (standard greedy): NO privacy guarantee, a baseline",
+        }
+    }
+}
+
+/// How a total (ε, δ) is split over the rounds: the rule that gives each round the most
+/// budget (`auto`), or a named rule (an error if it does not apply).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Composition {
+    /// The valid rule that gives each round the largest ε₀.
+    #[default]
+    Auto,
+    /// Basic composition.
+    Basic,
+    /// Advanced composition (needs δ > 0).
+    Advanced,
+    /// The optimal composition of Kairouz, Oh and Viswanath.
+    Kov,
+    /// Bounded range / pure → zCDP → (ε, δ) (needs δ > 0).
+    Zcdp,
+    /// Decomposable objectives (Gupta et al.; needs δ > 0).
+    Decomposable,
+}
+
+impl Composition {
+    /// The forced rule, or `None` for `auto`.
+    pub fn rule(self) -> Option<Rule> {
+        match self {
+            Composition::Auto => None,
+            Composition::Basic => Some(Rule::Basic),
+            Composition::Advanced => Some(Rule::Advanced),
+            Composition::Kov => Some(Rule::Kov),
+            Composition::Zcdp => Some(Rule::Zcdp),
+            Composition::Decomposable => Some(Rule::Decomposable),
+        }
+    }
+}
+
+impl Named for Composition {
+    const KIND: &'static str = "composition";
+    const ALL: &'static [Self] = &[
+        Composition::Auto,
+        Composition::Basic,
+        Composition::Advanced,
+        Composition::Kov,
+        Composition::Zcdp,
+        Composition::Decomposable,
+    ];
+
+    fn name(self) -> &'static str {
+        self.rule().map_or("auto", Rule::name)
+    }
+
+    fn help(self) -> &'static str {
+        match self.rule() {
+            Some(rule) => Named::help(rule),
+            None => "The valid rule that gives each round the largest ε₀",
+        }
+    }
+}
+
+/// The greedy algorithm of a selection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Algorithm {
+    /// Private greedy over all remaining candidates (Mitrovic et al. 2017, Algorithms 1–2;
+    /// any constraint).
+    #[default]
+    Greedy,
+    /// Subsample-greedy (Algorithm 4): |V|/k random candidates per round, linear time;
+    /// cardinality constraint only.
+    Subsample,
+    /// The private continuous greedy of Rafiey & Yoshida (2020) on one matroid, then swap
+    /// rounding (exponential mechanism or argmax).
+    ContinuousGreedy,
+}
+
+impl Named for Algorithm {
+    const KIND: &'static str = "algorithm";
+    const ALL: &'static [Self] = &[
+        Algorithm::Greedy,
+        Algorithm::Subsample,
+        Algorithm::ContinuousGreedy,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Algorithm::Greedy => "greedy",
+            Algorithm::Subsample => "subsample",
+            Algorithm::ContinuousGreedy => "continuous-greedy",
+        }
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Algorithm::Subsample => &["subsample-greedy"],
+            _ => &[],
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Algorithm::Greedy => {
+                "Private greedy over all remaining candidates (Algorithms 1–2; any constraint)"
+            }
+            Algorithm::Subsample => {
+                "Subsample-greedy (Algorithm 4): |V|/k random candidates per round, linear \
+                 time; cardinality constraint only"
+            }
+            Algorithm::ContinuousGreedy => {
+                "The private continuous greedy (Rafiey & Yoshida 2020): T steps on the \
+                 multilinear extension, each an exponential mechanism over the matroid's \
+                 bases, then swap rounding; one matroid, mechanism em or max"
+            }
+        }
+    }
+}
+
+named_traits!(MechanismChoice, Composition, Algorithm);
+
+/// The privacy options of a greedy task: the total budget, the mechanism of every round and
+/// how the budget is split over the rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Privacy {
+    /// The total ε of the whole run; required unless the selection is the argmax.
+    pub epsilon: Option<f64>,
+    /// The total δ ∈ [0, 1) of the whole run (> 0 for the large margin mechanisms and the
+    /// advanced, zCDP and decomposable rules).
+    pub delta: f64,
+    /// The selection of every round.
+    pub mechanism: MechanismChoice,
+    /// How the total budget is split over the rounds.
+    pub composition: Composition,
+}
+
+impl Privacy {
+    /// Validates the options (no data needed) and builds the selection procedure: the
+    /// mechanism calibrated from the total budget, split by the composition rule.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `epsilon`, `delta` or `composition`, or
+    /// [`Error::InvalidEpsilon`] / [`Error::InvalidDelta`].
+    pub fn procedure(&self) -> Result<Procedure<'static>> {
+        let Some(mechanism) = self.mechanism.mechanism() else {
+            if self.composition != Composition::Auto {
+                return Err(Error::param(
+                    "composition",
+                    "the mechanism max is not private: there is no budget to split",
+                ));
+            }
+            // The budget, if given, must still be sane (it is ignored otherwise).
+            if let Some(e) = self.epsilon {
+                Epsilon::total(e)?;
+            }
+            Delta::new(self.delta)?;
+            return Ok(Procedure::Argmax);
+        };
+        let Some(epsilon) = self.epsilon else {
+            return Err(Error::param(
+                "epsilon",
+                format!(
+                    "required with the mechanism {} (the total privacy budget, e.g. 1)",
+                    mechanism.name()
+                ),
+            ));
+        };
+        Epsilon::total(epsilon)?;
+        if mechanism.needs_delta() && self.delta <= 0.0 {
+            Delta::new(self.delta)?;
+            return Err(Error::param(
+                "delta",
+                format!("the mechanism {} needs δ > 0, e.g. 1e-6", mechanism.name()),
+            ));
+        }
+        let budget = match self.composition.rule() {
+            None => Budget::total(epsilon, self.delta)?,
+            Some(rule) => Budget::total_by_rule(epsilon, self.delta, rule)?,
+        };
+        Ok(Procedure::private(mechanism, budget))
+    }
+}
+
+/// What a run spent: the per-round budget, the rule that set it, and the end-to-end
+/// guarantee with the rule that proved it (all `None` for the non-private argmax).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PrivacyReport {
+    /// The per-round ε₀ every selector call used.
+    pub per_round_epsilon: Option<f64>,
+    /// The per-round δ₀ (0 except for the large margin mechanisms).
+    pub per_round_delta: Option<f64>,
+    /// The composition rule that split the total budget into per-round budgets.
+    pub composition: Option<&'static str>,
+    /// The number of selector calls the guarantee covers.
+    pub rounds: usize,
+    /// The end-to-end guarantee (the best rule the accountant could apply).
+    pub guarantee: Option<Guarantee>,
+}
+
+impl PrivacyReport {
+    /// The report of one run.
+    pub fn of(solution: &Solution) -> Self {
+        let split = solution.budget_split;
+        Self {
+            per_round_epsilon: split.map(|b| b.per_round_epsilon),
+            per_round_delta: split.map(|b| b.per_round_delta),
+            composition: split.map(|b| b.rule.name()),
+            rounds: solution.planned_rounds,
+            guarantee: solution.guarantee,
+        }
+    }
+}
+
+/// Trials run per parallel chunk: large enough to keep every core busy, small enough that
+/// the chunk's results take little memory.
+const CHUNK: u64 = 1024;
+
+/// Runs `run` for trials `0..count` in parallel, a chunk at a time, and hands each result to
+/// `sink` in trial order (trial index, result); `done` is called once per finished trial
+/// (for a progress bar). Stops at the first error, in trial order. Memory does not grow with
+/// `count`: only one chunk of results is held at a time.
+///
+/// Reproducibility: trial t's generator is the t-th child forked from `rng`
+/// ([`SecureRng::fork`] in trial order). Children are forked a chunk at a time just before
+/// the chunk runs, which gives exactly the children an up-front fork of every trial would
+/// give: a seeded run gives the same results whatever the number of threads.
+///
+/// ```
+/// use disguise::SecureRng;
+/// use disguise::task::trials;
+/// use rand_core::Rng;
+///
+/// let mut sum = 0u64;
+/// let mut rng = SecureRng::insecure_from_seed(1);
+/// trials(10, &mut rng, &|| {}, |r| Ok(r.next_u64() % 2), |_, x| {
+///     sum += x;
+///     Ok::<(), disguise::Error>(())
+/// })?;
+/// assert!(sum <= 10);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn trials<T, F, S, E>(
+    count: u64,
+    rng: &mut SecureRng,
+    done: &(dyn Fn() + Sync),
+    run: F,
+    mut sink: S,
+) -> std::result::Result<(), E>
+where
+    T: Send,
+    F: Fn(&mut SecureRng) -> Result<T> + Sync,
+    S: FnMut(u64, T) -> std::result::Result<(), E>,
+    E: From<Error>,
+{
+    let mut finished = 0u64;
+    while finished < count {
+        let len = CHUNK.min(count - finished);
+        let forks: Vec<SecureRng> = (0..len).map(|_| rng.fork()).collect();
+        let results: Vec<Result<T>> = forks
+            .into_par_iter()
+            .map(|mut child| {
+                let out = run(&mut child);
+                done();
+                out
+            })
+            .collect();
+        for (i, result) in results.into_iter().enumerate() {
+            sink(finished + i as u64, result?)?;
+        }
+        finished += len;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn privacy_options_are_validated_before_any_data() {
+        let ok = Privacy {
+            epsilon: Some(1.0),
+            ..Privacy::default()
+        };
+        assert!(ok.procedure().is_ok());
+        let missing = Privacy::default().procedure().unwrap_err().to_string();
+        assert!(
+            missing.starts_with("invalid epsilon: required"),
+            "{missing}"
+        );
+        let lmm = Privacy {
+            mechanism: MechanismChoice::LargeMargin,
+            ..ok
+        };
+        assert!(
+            lmm.procedure()
+                .unwrap_err()
+                .to_string()
+                .contains("needs δ > 0")
+        );
+        let argmax = Privacy {
+            mechanism: MechanismChoice::Argmax,
+            composition: Composition::Basic,
+            ..ok
+        };
+        assert!(
+            argmax
+                .procedure()
+                .unwrap_err()
+                .to_string()
+                .contains("no budget to split")
+        );
+        let huge = Privacy {
+            epsilon: Some(1e6),
+            ..ok
+        };
+        assert!(
+            huge.procedure()
+                .unwrap_err()
+                .to_string()
+                .contains("too large")
+        );
+    }
+
+    #[test]
+    fn trials_stop_at_the_first_error_in_trial_order() {
+        let mut rng = SecureRng::insecure_from_seed(1);
+        let mut seen = 0;
+        let err = trials(
+            3000,
+            &mut rng,
+            &|| {},
+            |_| Ok(()),
+            |t, ()| {
+                seen += 1;
+                if t == 1500 {
+                    return Err(Error::param("trial", format!("stop at {t}")));
+                }
+                Ok(())
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err.to_string(), "invalid trial: stop at 1500");
+        assert_eq!(seen, 1501);
+    }
+
+    #[test]
+    fn trials_are_in_order_and_independent_of_threads() {
+        use rand_core::Rng;
+        let collect = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut out = Vec::new();
+                let mut rng = SecureRng::insecure_from_seed(7);
+                trials(
+                    2500,
+                    &mut rng,
+                    &|| {},
+                    |r| Ok(r.next_u64()),
+                    |t, x| {
+                        assert_eq!(t as usize, out.len());
+                        out.push(x);
+                        Ok::<(), Error>(())
+                    },
+                )
+                .unwrap();
+                out
+            })
+        };
+        let one = collect(1);
+        assert_eq!(one, collect(3));
+        // Up-front forks give the same children as forks a chunk at a time.
+        let mut rng = SecureRng::insecure_from_seed(7);
+        let up_front: Vec<u64> = (0..2500).map(|_| rng.fork().next_u64()).collect();
+        assert_eq!(one, up_front);
+    }
+}

@@ -1,0 +1,728 @@
+//! [`Select`]: choose k public candidates that serve a set of private points well — private
+//! facility location (Mitrovic et al. 2017, §6.1) under a cardinality or matroid constraint,
+//! by the private greedy (Algorithms 1–2), subsample-greedy (Algorithm 4) or the private
+//! continuous greedy (Rafiey & Yoshida 2020).
+//!
+//! Privacy: each point is one person's record; neighbouring datasets differ in one record
+//! (replace-one). Facility location with similarities in [0, 1] has sensitivity 1 per
+//! marginal gain, so every round is the mechanism's ε₀-DP (or (ε₀, δ₀)-DP) selection and the
+//! run is as private as the composition rule in [`SelectReport::privacy`] proves. The
+//! candidates, k, the constraint and the normaliser are public: the normaliser must not be
+//! computed from the points (the default, the diameter of the candidates' bounding box,
+//! is public).
+
+use super::{Algorithm, MechanismChoice, Privacy, PrivacyReport, trials};
+use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
+use crate::error::{Error, Result};
+use crate::maximize::{
+    ContinuousGreedy, Directions, Procedure, Solution, continuous_greedy, greedy, subsample_greedy,
+};
+use crate::names::Named;
+use crate::noise::SecureRng;
+use crate::numeric::display::thousands;
+use crate::objective::{
+    ClosedForm, FacilityLocation, FacilityMultilinear, Metric, Normalizer, SampledGradient,
+    SetFunction,
+};
+use crate::privacy::Guarantee;
+use serde::Serialize;
+
+/// A private facility-location selection: k (or a matroid constraint), the metric and
+/// normaliser, the algorithm and the privacy options. Build it with [`Select::new`] and the
+/// setters, then [`Select::run`] it on the points and candidates; every option is validated
+/// by [`Select::validate`] before any data is read.
+///
+/// ```
+/// use disguise::prelude::*;
+/// use disguise::task::Composition;
+///
+/// let points = [[0.0, 0.0], [0.0, 1.0], [4.0, 4.0], [4.0, 5.0]];
+/// let candidates = [[0.0, 0.5], [4.0, 4.5], [9.0, 9.0]];
+/// let request = Select::new(2)
+///     .epsilon(1.0)
+///     .delta(1e-6)
+///     .composition(Composition::Basic)
+///     .normalizer(6.0);
+/// let report = request.run(&points, &candidates, &mut SecureRng::insecure_from_seed(1))?;
+/// assert_eq!(report.privacy.composition, Some("basic"));
+/// assert_eq!(report.privacy.per_round_epsilon, Some(0.5));
+/// assert!(!report.secure_rng); // a seeded run protects no one
+/// # Ok::<(), disguise::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Select {
+    /// The number of candidates to choose; `None` with a constraint means its rank.
+    pub k: Option<usize>,
+    /// A matroid constraint over the candidates (`partition:FILE`, `cardinality:K`,
+    /// `graphic:FILE`; see [`Matroid::from_spec`]), intersected with `k` when both are given.
+    pub constraint: Option<String>,
+    /// The distance between points and candidates.
+    pub metric: Metric,
+    /// The public distance m at which a candidate stops serving a point (similarity
+    /// 1 − min(1, d/m)); `None`: the diameter of the candidates' bounding box.
+    pub normalizer: Option<f64>,
+    /// The greedy algorithm.
+    pub algorithm: Algorithm,
+    /// Options of [`Algorithm::ContinuousGreedy`].
+    pub continuous: ContinuousOptions,
+    /// The budget, mechanism and composition rule.
+    pub privacy: Privacy,
+}
+
+/// Options of the private continuous greedy (ignored by, and refused with, the other
+/// algorithms).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ContinuousOptions {
+    /// The number of steps T (default r², the paper's Θ(r(M)²)).
+    pub steps: Option<usize>,
+    /// How each step's base is chosen.
+    pub directions: Directions,
+    /// Estimate the gradient from this many random sets per step instead of the exact closed
+    /// form.
+    pub gradient_samples: Option<usize>,
+}
+
+/// Where the normaliser of a run came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NormalizerSource {
+    /// Given with the request.
+    Given,
+    /// The diameter of the candidates' bounding box (public).
+    CandidateBoundingBox,
+}
+
+impl Select {
+    /// k candidates by the private greedy with the exponential mechanism, Manhattan
+    /// distance and the default normaliser; set the budget with [`Select::epsilon`].
+    pub fn new(k: usize) -> Self {
+        Self {
+            k: Some(k),
+            constraint: None,
+            metric: Metric::Manhattan,
+            normalizer: None,
+            algorithm: Algorithm::Greedy,
+            continuous: ContinuousOptions::default(),
+            privacy: Privacy::default(),
+        }
+    }
+
+    /// A selection under a matroid constraint only (k is its rank).
+    pub fn constrained(spec: impl Into<String>) -> Self {
+        Self {
+            k: None,
+            constraint: Some(spec.into()),
+            ..Self::new(0)
+        }
+    }
+
+    /// The total ε.
+    pub fn epsilon(mut self, epsilon: f64) -> Self {
+        self.privacy.epsilon = Some(epsilon);
+        self
+    }
+
+    /// The total δ.
+    pub fn delta(mut self, delta: f64) -> Self {
+        self.privacy.delta = delta;
+        self
+    }
+
+    /// The selection of every round.
+    pub fn mechanism(mut self, mechanism: MechanismChoice) -> Self {
+        self.privacy.mechanism = mechanism;
+        self
+    }
+
+    /// How the total budget is split over the rounds.
+    pub fn composition(mut self, composition: super::Composition) -> Self {
+        self.privacy.composition = composition;
+        self
+    }
+
+    /// The distance.
+    pub fn metric(mut self, metric: Metric) -> Self {
+        self.metric = metric;
+        self
+    }
+
+    /// A public normaliser m.
+    pub fn normalizer(mut self, m: f64) -> Self {
+        self.normalizer = Some(m);
+        self
+    }
+
+    /// A matroid constraint, intersected with k.
+    pub fn constraint(mut self, spec: impl Into<String>) -> Self {
+        self.constraint = Some(spec.into());
+        self
+    }
+
+    /// The greedy algorithm.
+    pub fn algorithm(mut self, algorithm: Algorithm) -> Self {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// Options of the continuous greedy.
+    pub fn continuous(mut self, options: ContinuousOptions) -> Self {
+        self.continuous = options;
+        self
+    }
+
+    /// Validates every option that needs no data and builds the selection procedure.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the option (`k`, `epsilon`, `delta`,
+    /// `composition`, `algorithm`, `normalizer`, `steps`, `constraint`), or
+    /// [`Error::InvalidEpsilon`] / [`Error::InvalidDelta`].
+    pub fn validate(&self) -> Result<Procedure<'static>> {
+        let procedure = self.privacy.procedure()?;
+        if self.k == Some(0) {
+            return Err(Error::param("k", "must be at least 1"));
+        }
+        if self.k.is_none() && self.constraint.is_none() {
+            return Err(Error::param(
+                "k",
+                "required (the number of candidates to choose), e.g. 5",
+            ));
+        }
+        if self.algorithm == Algorithm::Subsample && self.constraint.is_some() {
+            return Err(Error::param(
+                "algorithm",
+                "subsample supports only a cardinality constraint (k), not a matroid constraint",
+            ));
+        }
+        if let Some(m) = self.normalizer
+            && !(m.is_finite() && m > 0.0)
+        {
+            return Err(Error::param(
+                "normalizer",
+                format!("must be finite and > 0, got {m}"),
+            ));
+        }
+        let c = &self.continuous;
+        if self.algorithm != Algorithm::ContinuousGreedy {
+            if *c != ContinuousOptions::default() {
+                return Err(Error::param(
+                    "steps",
+                    "steps, directions and gradient samples apply only to the continuous greedy",
+                ));
+            }
+        } else {
+            if c.steps == Some(0) {
+                return Err(Error::param(
+                    "steps",
+                    "the continuous greedy needs at least 1 step",
+                ));
+            }
+            if self.k.is_some() && self.constraint.is_some() {
+                return Err(Error::param(
+                    "constraint",
+                    "the continuous greedy needs one matroid: give k or a constraint, not both \
+                     (their intersection is not a matroid)",
+                ));
+            }
+        }
+        Ok(procedure)
+    }
+
+    /// The facility-location objective of the points and candidates, with this request's
+    /// metric and normaliser. The points are copied into the objective's own compact form:
+    /// the caller may drop them.
+    ///
+    /// # Errors
+    /// `k` larger than the number of candidates; a normaliser that cannot be used (the
+    /// default one needs candidates spread over a measurable box); points invalid for the
+    /// metric.
+    pub fn objective(
+        &self,
+        points: &[[f64; 2]],
+        candidates: &[[f64; 2]],
+    ) -> Result<FacilityLocation> {
+        let m = candidates.len();
+        if let Some(k) = self.k
+            && k > m
+        {
+            return Err(Error::param(
+                "k",
+                format!("{k} is larger than the number of candidates ({m})"),
+            ));
+        }
+        let normalizer = match self.normalizer {
+            Some(v) => v,
+            None => default_normalizer(self.metric, candidates)?,
+        };
+        FacilityLocation::new(
+            self.metric,
+            points,
+            candidates,
+            Normalizer::Fixed(normalizer),
+        )
+    }
+
+    /// Everything a run needs that does not change between trials: the procedure, the
+    /// constraint (read from its file once) and, for the continuous greedy, the closed form
+    /// of the multilinear extension.
+    pub fn prepare<'o>(&self, objective: &'o FacilityLocation) -> Result<Prepared<'o>> {
+        let procedure = self.validate()?;
+        let m = objective.ground_size();
+        let mut parts = Vec::new();
+        if let Some(spec) = &self.constraint {
+            parts.push(Matroid::from_spec(spec, m)?);
+        }
+        if let Some(k) = self.k {
+            parts.push(Matroid::from(Cardinality::new(m, k)));
+        }
+        let continuous = if self.algorithm == Algorithm::ContinuousGreedy {
+            // validate() made sure there is exactly one matroid.
+            let Some(matroid) = parts.first().cloned() else {
+                return Err(Error::param("k", "k or a constraint is required"));
+            };
+            Some(Continuous::new(objective, matroid, &self.continuous)?)
+        } else {
+            None
+        };
+        let constraint = Intersection::new(parts)?;
+        let k = self.k.unwrap_or_else(|| constraint.rank_bound());
+        Ok(Prepared {
+            request: self.clone(),
+            objective,
+            constraint,
+            k,
+            procedure,
+            continuous,
+        })
+    }
+
+    /// One private selection: validates, builds the objective, runs once and reports.
+    ///
+    /// # Errors
+    /// As [`Select::validate`], [`Select::objective`] and [`Select::prepare`].
+    pub fn run(
+        &self,
+        points: &[[f64; 2]],
+        candidates: &[[f64; 2]],
+        rng: &mut SecureRng,
+    ) -> Result<SelectReport> {
+        self.validate()?;
+        let objective = self.objective(points, candidates)?;
+        let prepared = self.prepare(&objective)?;
+        let solution = prepared.run(rng)?;
+        Ok(prepared.report(&solution))
+    }
+}
+
+/// The default normaliser of facility location: the diameter of the candidates' bounding box
+/// (public, since the candidates are), or an error saying why it cannot serve.
+pub fn default_normalizer(metric: Metric, candidates: &[[f64; 2]]) -> Result<f64> {
+    Normalizer::CandidateBoundingBox
+        .resolve(metric, candidates)
+        .map_err(|_| {
+            let why = match candidates {
+                [] => "there are no candidates".to_string(),
+                [_] => "there is only one candidate".to_string(),
+                [first, rest @ ..] if rest.iter().all(|c| c == first) => {
+                    format!("all {} candidates are at the same place", candidates.len())
+                }
+                _ => "their bounding box is too small or too large to measure distances with \
+                     (its diameter must be in [1e-30, 1e30])"
+                    .to_string(),
+            };
+            Error::param(
+                "normalizer",
+                format!(
+                    "{why}, so the default normaliser (the diameter of the candidates' \
+                     bounding box) cannot be used: give the normaliser m, the public distance \
+                     at which a candidate stops serving a point (e.g. 0.266)"
+                ),
+            )
+        })
+}
+
+/// A [`Select`] ready to run any number of trials on one objective.
+pub struct Prepared<'o> {
+    request: Select,
+    objective: &'o FacilityLocation,
+    constraint: Intersection,
+    k: usize,
+    procedure: Procedure<'static>,
+    continuous: Option<Continuous<'o>>,
+}
+
+impl<'o> Prepared<'o> {
+    /// The number of picks of a run (k, or the constraint's rank).
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The objective.
+    pub fn objective(&self) -> &'o FacilityLocation {
+        self.objective
+    }
+
+    /// One run.
+    pub fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
+        match (&self.continuous, self.request.algorithm) {
+            (Some(c), _) => c.run(&self.procedure, rng),
+            (None, Algorithm::Subsample) => {
+                subsample_greedy(self.objective, self.k, &self.procedure, rng)
+            }
+            (None, _) => greedy(self.objective, &self.constraint, &self.procedure, rng),
+        }
+    }
+
+    /// `count` runs in parallel, handed to `sink` in trial order ([`trials`]).
+    pub fn trials<S, E>(
+        &self,
+        count: u64,
+        rng: &mut SecureRng,
+        done: &(dyn Fn() + Sync),
+        sink: S,
+    ) -> std::result::Result<(), E>
+    where
+        S: FnMut(u64, Solution) -> std::result::Result<(), E>,
+        E: From<Error>,
+    {
+        trials(count, rng, done, |r| self.run(r), sink)
+    }
+
+    /// The utility of an objective value: f(S)/n ∈ [0, 1].
+    pub fn utility(&self, value: f64) -> f64 {
+        value / self.objective.num_records() as f64
+    }
+
+    /// The report of one run.
+    pub fn report(&self, solution: &Solution) -> SelectReport {
+        SelectReport {
+            objective: solution.objective,
+            algorithm: solution.algorithm,
+            mechanism: self.request.privacy.mechanism.name(),
+            constraint: solution.constraint,
+            metric: self.request.metric.name(),
+            normalizer: self.objective.normalizer().unwrap_or(f64::NAN),
+            normalizer_source: if self.request.normalizer.is_some() {
+                NormalizerSource::Given
+            } else {
+                NormalizerSource::CandidateBoundingBox
+            },
+            points: self.objective.num_records(),
+            candidates: self.objective.ground_size(),
+            k: self.k,
+            selected: solution.elements.clone(),
+            values: solution.values.clone(),
+            utility: solution.values.iter().map(|&v| self.utility(v)).collect(),
+            final_utility: self.utility(solution.value),
+            gain_evaluations: solution.gain_evaluations,
+            privacy: PrivacyReport::of(solution),
+            guarantees: solution.guarantees.clone(),
+            secure_rng: solution.secure_rng,
+        }
+    }
+}
+
+/// The result of one [`Select`] run. The values and utilities are computed on the private
+/// points for evaluation: they are NOT covered by the privacy guarantee, which protects the
+/// selection only.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SelectReport {
+    /// The objective (`facility-location`).
+    pub objective: &'static str,
+    /// The algorithm that ran.
+    pub algorithm: &'static str,
+    /// The selection of every round ([`MechanismChoice`] name).
+    pub mechanism: &'static str,
+    /// The constraint.
+    pub constraint: &'static str,
+    /// The metric.
+    pub metric: &'static str,
+    /// The normaliser m used.
+    pub normalizer: f64,
+    /// Where m came from.
+    pub normalizer_source: NormalizerSource,
+    /// The number of points (records).
+    pub points: usize,
+    /// The number of candidates.
+    pub candidates: usize,
+    /// The number of picks planned (k, or the constraint's rank).
+    pub k: usize,
+    /// The chosen candidates (indices), in the order they were picked.
+    pub selected: Vec<usize>,
+    /// f(S) after each pick (not private).
+    pub values: Vec<f64>,
+    /// f(S)/n after each pick (not private).
+    pub utility: Vec<f64>,
+    /// f(S)/n of the final selection (not private).
+    pub final_utility: f64,
+    /// Marginal gains evaluated.
+    pub gain_evaluations: u64,
+    /// What the run spent and the end-to-end guarantee.
+    #[serde(flatten)]
+    pub privacy: PrivacyReport,
+    /// The end-to-end guarantee under every composition rule that applies to the run: the
+    /// accountant keeps the tightest ([`PrivacyReport::guarantee`]).
+    pub guarantees: Vec<Guarantee>,
+    /// Whether the generator was keyed by the operating system (a seeded run is not private).
+    pub secure_rng: bool,
+}
+
+/// The continuous greedy, prepared once: the matroid, the options and the precomputed closed
+/// form (or the sampling estimator).
+struct Continuous<'o> {
+    matroid: Matroid,
+    options: ContinuousGreedy,
+    gradient: Gradient<'o>,
+}
+
+enum Gradient<'o> {
+    Closed(FacilityMultilinear<'o>),
+    Sampled(SampledGradient<'o, FacilityLocation>),
+}
+
+impl<'o> Continuous<'o> {
+    fn new(
+        objective: &'o FacilityLocation,
+        matroid: Matroid,
+        options: &ContinuousOptions,
+    ) -> Result<Self> {
+        check_size(&matroid, options.directions, options.steps)?;
+        let gradient = match options.gradient_samples {
+            Some(m) => Gradient::Sampled(SampledGradient::new(objective, m)?),
+            None => Gradient::Closed(objective.multilinear()?),
+        };
+        Ok(Self {
+            matroid,
+            options: ContinuousGreedy {
+                steps: options.steps,
+                directions: options.directions,
+            },
+            gradient,
+        })
+    }
+
+    fn run(&self, procedure: &Procedure<'_>, rng: &mut SecureRng) -> Result<Solution> {
+        match &self.gradient {
+            Gradient::Closed(g) => {
+                continuous_greedy(g, &self.matroid, &self.options, procedure, rng)
+            }
+            Gradient::Sampled(g) => {
+                continuous_greedy(g, &self.matroid, &self.options, procedure, rng)
+            }
+        }
+    }
+}
+
+/// Refuses, before anything runs, a number of steps or of sampled bases whose records would
+/// not fit in memory: a run keeps one selector record per call (r per step with sequential
+/// directions) and one base of r elements per step, and `sampled:N` draws N bases per step.
+fn check_size(matroid: &Matroid, directions: Directions, steps: Option<usize>) -> Result<()> {
+    let rank = matroid.rank_bound() as u128;
+    // The default T = r² (the paper's Θ(r(M)²)).
+    let steps_value = steps.map_or((rank * rank).max(1), |t| t as u128);
+    let what = match steps {
+        Some(t) => format!("{} steps", thousands(t as u64)),
+        None => format!(
+            "the default number of steps, r² = {} for rank r = {rank}",
+            thousands(u64::try_from(steps_value).unwrap_or(u64::MAX))
+        ),
+    };
+    // `auto` becomes sequential (r calls per step) on matroids without exact base sampling.
+    let calls_per_step = match directions {
+        Directions::Sequential | Directions::Auto => rank.max(1),
+        _ => 1,
+    };
+    // Growing vectors may hold up to twice their length; a base is a vector of r indices.
+    let round = 2 * std::mem::size_of::<crate::maximize::Round>() as u128;
+    let base = 2 * (32 + 8 * rank);
+    let per_step = calls_per_step * round + base;
+    crate::memory::check(
+        &what,
+        steps_value.saturating_mul(per_step),
+        "use fewer steps (each step keeps a record of its selector calls and its base)",
+    )?;
+    if let Directions::Sampled { count } = directions {
+        crate::memory::check(
+            &format!("sampling {} bases per step", thousands(count as u64)),
+            (count as u128).saturating_mul(32 + 8 * rank + 16),
+            "sample fewer bases per step (each is a list of r candidates held at once)",
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::Composition;
+
+    fn data() -> (Vec<[f64; 2]>, Vec<[f64; 2]>) {
+        let points = (0..40)
+            .map(|i| [(i % 4) as f64 * 3.0, (i / 10) as f64 * 0.1])
+            .collect();
+        let candidates = vec![[0.0, 0.0], [3.0, 0.0], [6.0, 0.0], [9.0, 0.0], [20.0, 20.0]];
+        (points, candidates)
+    }
+
+    #[test]
+    fn the_request_runs_what_the_library_calls_run() {
+        let (points, candidates) = data();
+        let request = Select::new(3).epsilon(2.0).delta(1e-6);
+        let report = request
+            .run(&points, &candidates, &mut SecureRng::insecure_from_seed(3))
+            .unwrap();
+        // The same run assembled by hand from the library's parts.
+        let objective = FacilityLocation::new(
+            Metric::Manhattan,
+            &points,
+            &candidates,
+            Normalizer::CandidateBoundingBox,
+        )
+        .unwrap();
+        let procedure = request.privacy.procedure().unwrap();
+        let constraint = Intersection::new(vec![Matroid::from(Cardinality::new(5, 3))]).unwrap();
+        let by_hand = greedy(
+            &objective,
+            &constraint,
+            &procedure,
+            &mut SecureRng::insecure_from_seed(3),
+        )
+        .unwrap();
+        assert_eq!(report.selected, by_hand.elements);
+        assert_eq!(report.values, by_hand.values);
+        assert_eq!(report.privacy.guarantee, by_hand.guarantee);
+        assert_eq!(report.k, 3);
+        assert_eq!(report.points, 40);
+        assert_eq!(
+            report.normalizer_source,
+            NormalizerSource::CandidateBoundingBox
+        );
+        assert_eq!(report.final_utility, by_hand.value / 40.0);
+        assert!(report.privacy.guarantee.unwrap().epsilon <= 2.0);
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["mechanism"], "em");
+        assert_eq!(json["normalizer_source"], "candidate_bounding_box");
+    }
+
+    #[test]
+    fn options_are_refused_before_the_data_is_read() {
+        let cases: [(Select, &str); 7] = [
+            (Select::new(0).epsilon(1.0), "invalid k: must be at least 1"),
+            (Select::new(2), "invalid epsilon: required"),
+            (
+                Select::new(2)
+                    .epsilon(1.0)
+                    .mechanism(MechanismChoice::LargeMargin),
+                "needs δ > 0",
+            ),
+            (
+                Select::new(2).epsilon(1.0).normalizer(f64::NAN),
+                "invalid normalizer",
+            ),
+            (
+                Select::new(2)
+                    .epsilon(1.0)
+                    .constraint("cardinality:2")
+                    .algorithm(Algorithm::Subsample),
+                "invalid algorithm",
+            ),
+            (
+                Select::new(2).epsilon(1.0).continuous(ContinuousOptions {
+                    steps: Some(3),
+                    ..Default::default()
+                }),
+                "apply only to the continuous greedy",
+            ),
+            (
+                Select::new(2)
+                    .epsilon(1.0)
+                    .constraint("cardinality:2")
+                    .algorithm(Algorithm::ContinuousGreedy),
+                "needs one matroid",
+            ),
+        ];
+        for (request, expected) in cases {
+            let err = request.validate().unwrap_err().to_string();
+            assert!(err.contains(expected), "{err} (expected {expected})");
+        }
+        let (points, candidates) = data();
+        let err = Select::new(6)
+            .epsilon(1.0)
+            .run(&points, &candidates, &mut SecureRng::insecure_from_seed(1))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "invalid k: 6 is larger than the number of candidates (5)"
+        );
+        let err = Select::new(1)
+            .epsilon(1.0)
+            .run(
+                &points,
+                &[[1.0, 1.0]],
+                &mut SecureRng::insecure_from_seed(1),
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("there is only one candidate"), "{err}");
+    }
+
+    #[test]
+    fn a_forced_rule_sets_the_split_and_trials_are_reproducible() {
+        let (points, candidates) = data();
+        let request = Select::new(2)
+            .epsilon(1.0)
+            .composition(Composition::Basic)
+            .normalizer(5.0);
+        let objective = request.objective(&points, &candidates).unwrap();
+        let prepared = request.prepare(&objective).unwrap();
+        let collect = |seed| {
+            let mut out = Vec::new();
+            prepared
+                .trials(
+                    50,
+                    &mut SecureRng::insecure_from_seed(seed),
+                    &|| {},
+                    |_, s| {
+                        out.push(s.elements);
+                        Ok::<(), Error>(())
+                    },
+                )
+                .unwrap();
+            out
+        };
+        assert_eq!(collect(9), collect(9));
+        let report = prepared.report(&prepared.run(&mut SecureRng::insecure_from_seed(1)).unwrap());
+        assert_eq!(report.privacy.per_round_epsilon, Some(0.5));
+        assert_eq!(report.privacy.composition, Some("basic"));
+        assert_eq!(report.normalizer, 5.0);
+    }
+
+    #[test]
+    fn the_continuous_greedy_runs_on_one_matroid() {
+        let (points, candidates) = data();
+        let request = Select::new(2)
+            .epsilon(1.0)
+            .algorithm(Algorithm::ContinuousGreedy)
+            .continuous(ContinuousOptions {
+                steps: Some(3),
+                directions: Directions::Bases,
+                gradient_samples: None,
+            });
+        let report = request
+            .run(&points, &candidates, &mut SecureRng::insecure_from_seed(4))
+            .unwrap();
+        assert_eq!(report.selected.len(), 2);
+        assert_eq!(report.privacy.rounds, 3);
+        let err = Select::new(2)
+            .epsilon(1.0)
+            .algorithm(Algorithm::ContinuousGreedy)
+            .continuous(ContinuousOptions {
+                steps: Some(usize::MAX),
+                ..Default::default()
+            })
+            .run(&points, &candidates, &mut SecureRng::insecure_from_seed(4))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("would need about"), "{err}");
+    }
+}
