@@ -127,6 +127,7 @@ mod tests {
         round_trips::<crate::select::SelectorKind>();
         round_trips::<crate::apps::ItemsetMechanism>();
         round_trips::<crate::privacy::budget::CallKind>();
+        round_trips::<crate::task::FeatureObjective>();
     }
 
     #[test]

@@ -2,18 +2,17 @@
 //! informative about a label column (mutual information, Mitrovic et al. 2017 §6.2; or
 //! k-discernibility, Vinterbo 2012).
 
+use super::common::names::named;
 use super::common::privacy::{Labels, PrivacyArgs, budget_line, guarantee_line, run_and_print};
-use crate::output::{RowFormat, fixed, print_json, spinner, thousands};
+use crate::output::{RowFormat, fixed, flag_of, flagged, print_json, spinner, thousands};
 use crate::trials::PerPick;
 use anyhow::{Context, bail};
-use disguise::constraint::Cardinality;
 use disguise::data::{Codes, TablePlan, read_table_with};
-use disguise::maximize::{Solution, greedy, subsample_greedy};
-use disguise::objective::{Discernibility, MutualInformation, SetFunction};
-use disguise::task::{Algorithm, PrivacyReport};
+use disguise::maximize::Solution;
+use disguise::names::Named;
+use disguise::task::{FeatureObjective, FeatureTable, Features, PrivacyReport};
 use serde::Serialize;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 /// A column whose values are all numbers and that has more distinct values than this is
 /// taken for a measurement (or an identifier) and must be binned with `--bins` or excluded:
@@ -53,17 +52,6 @@ Utility: mutual information is reported in bits with utility I(Y; X_S)/H(Y) (the
 label's entropy explained under the naive Bayes model); discernibility with utility F(S)/F_max
 (the share of record pairs with different labels that the chosen features tell apart).";
 
-/// The objective for `--objective`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
-enum ObjectiveArg {
-    /// I(label; features) in bits under the naive Bayes model (Mitrovic et al. 2017 §6.2).
-    #[default]
-    MutualInformation,
-    /// k-discernibility: record pairs with different labels the features tell apart
-    /// (Vinterbo 2012).
-    Discernibility,
-}
-
 /// Arguments of `disguise features`.
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
@@ -82,8 +70,8 @@ pub struct Args {
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     k: usize,
     /// The objective to maximise.
-    #[arg(long, value_enum, value_name = "NAME", default_value_t)]
-    objective: ObjectiveArg,
+    #[arg(long, value_name = "NAME", value_parser = named::<FeatureObjective>(), default_value_t)]
+    objective: FeatureObjective,
     /// Bin a numeric column into N equal-width bins over the public range [MIN, MAX] (values
     /// outside go to the edge bins); repeat for several columns.
     /// Example: `--bins age:0:80:8`.
@@ -162,12 +150,9 @@ struct Report<'a> {
 /// The prepared table: the feature columns and the label as compact codes.
 struct Prepared {
     records: usize,
-    feature_names: Vec<String>,
-    features: Vec<Codes>,
-    arities: Vec<u32>,
-    labels: Codes,
     label_name: String,
     label_levels: Vec<String>,
+    table: FeatureTable,
 }
 
 /// Reads the columns the selection uses — the label and every column not excluded, binning
@@ -231,50 +216,41 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
     let header = table.header().to_vec();
     let mut prepared = Prepared {
         records,
-        feature_names: Vec::new(),
-        features: Vec::new(),
-        arities: Vec::new(),
-        labels: Codes::new(),
         label_name: header[label].clone(),
         label_levels: Vec::new(),
+        table: FeatureTable {
+            names: Vec::new(),
+            columns: Vec::new(),
+            arities: Vec::new(),
+            labels: Codes::new(),
+            label_levels: 0,
+        },
     };
     // The columns' codes move into the prepared table: no copy.
     for (c, column) in table.into_columns().into_iter().enumerate() {
         if c == label {
             prepared.label_levels = column.levels().to_vec();
-            prepared.labels = column.into_codes();
+            prepared.table.label_levels = column.arity();
+            prepared.table.labels = column.into_codes();
         } else {
-            prepared.feature_names.push(header[c].clone());
-            prepared.arities.push(column.arity());
-            prepared.features.push(column.into_codes());
+            prepared.table.names.push(header[c].clone());
+            prepared.table.arities.push(column.arity());
+            prepared.table.columns.push(column.into_codes());
         }
     }
     Ok(prepared)
 }
 
-/// Entropy of the label in bits (from its counts).
-fn entropy_bits(labels: &Codes, levels: usize) -> f64 {
-    let mut counts = vec![0u64; levels];
-    for y in labels {
-        counts[y as usize] += 1;
-    }
-    let n = labels.len() as f64;
-    counts
-        .iter()
-        .filter(|&&c| c > 0)
-        .map(|&c| {
-            let p = c as f64 / n;
-            -p * p.log2()
-        })
-        .sum()
-}
-
 /// Runs `disguise features`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let procedure = args.privacy.procedure()?;
-    if args.k == 0 {
-        bail!("invalid --k: must be at least 1");
-    }
+    let request = Features {
+        k: args.k,
+        objective: args.objective,
+        algorithm: args.privacy.algorithm,
+        privacy: args.privacy.privacy(),
+    };
+    args.privacy.procedure()?;
+    request.validate().map_err(|e| flagged(e, &flag_of))?;
     // Bad --bins specs are reported before the data is read (`prepare` applies them).
     for spec in &args.bins {
         parse_bins(spec)?;
@@ -286,65 +262,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     let p = prepare(&args);
     bar.finish_and_clear();
-    let mut p = p?;
+    let p = p?;
     let records = p.records;
-    let d = p.feature_names.len();
-    if args.k > d {
-        bail!(
-            "invalid --k: {} is larger than the number of features ({d}: {})",
-            args.k,
-            p.feature_names.join(", ")
-        );
-    }
-    let label_arity = p.label_levels.len() as u32;
-    let features = std::mem::take(&mut p.features);
-    let labels = std::mem::take(&mut p.labels);
-
-    match args.objective {
-        ObjectiveArg::MutualInformation => {
-            let f = MutualInformation::from_codes(&features, &p.arities, &labels, label_arity)?;
-            let h = entropy_bits(&labels, p.label_levels.len());
-            // The model keeps only counts: the columns are not needed any more.
-            drop((features, labels));
-            finish(&f, h, &p, records, &args, &procedure)
-        }
-        ObjectiveArg::Discernibility => {
-            let f = Discernibility::from_codes(
-                features.into_iter().map(Arc::new).collect(),
-                p.arities.clone(),
-                Arc::new(labels),
-                label_arity,
-            )?;
-            let max = f.max_value();
-            finish(&f, max, &p, records, &args, &procedure)
-        }
-    }
-}
-
-/// Runs the selection on `objective` and prints the result; utilities are values divided by
-/// `scale` (0 when `scale` is 0: nothing to explain).
-fn finish<F: SetFunction>(
-    objective: &F,
-    scale: f64,
-    p: &Prepared,
-    records: usize,
-    args: &Args,
-    procedure: &disguise::maximize::Procedure<'static>,
-) -> anyhow::Result<()> {
+    let label_name = p.label_name;
+    let label_levels = p.label_levels;
+    let prepared = request.prepare(p.table).map_err(|e| flagged(e, &flag_of))?;
     let k = args.k;
-    let limit = objective.max_solution_size();
-    if k > limit {
-        bail!(
-            "invalid --k: the {} objective can hold at most {limit} of these features at once \
-             (the product of their numbers of categories is too large); choose k ≤ {limit} or \
-             bin the columns more coarsely",
-            objective.name()
-        );
-    }
-    let constraint = Cardinality::new(objective.ground_size(), k);
-    let algorithm = args.privacy.algorithm;
-    let util = |v: f64| if scale > 0.0 { v / scale } else { 0.0 };
-    let names = &p.feature_names;
+    let scale = prepared.scale();
+    let util = |v: f64| prepared.utility(v);
+    let names = prepared.names();
     let labels = Labels {
         names,
         types: None,
@@ -357,42 +283,29 @@ fn finish<F: SetFunction>(
             thousands(records as u64),
             args.data.display(),
             names.len(),
-            p.label_name,
-            p.label_levels.join(", ")
+            label_name,
+            label_levels.join(", ")
         );
         let unit = match args.objective {
-            ObjectiveArg::MutualInformation => format!(
+            FeatureObjective::MutualInformation => format!(
                 "values in bits, utility = I/H(label) with H = {} bits",
                 fixed(scale, 6)
             ),
-            ObjectiveArg::Discernibility => {
+            FeatureObjective::Discernibility => {
                 format!("utility = F/F_max with F_max = {}", fixed(scale, 6))
             }
         };
         println!("objective {} ({unit})", first.objective);
         println!(
             "algorithm {}, mechanism {}, k = {k}",
-            first.algorithm,
-            disguise::names::Named::name(args.privacy.mechanism)
+            first.algorithm, args.privacy.mechanism
         );
         println!("{}", budget_line(privacy, &args.privacy));
         println!();
     };
-    let Some(outcome) = run_and_print(
-        &args.privacy,
-        k,
-        &labels,
-        &preamble,
-        |child| match algorithm {
-            Algorithm::Greedy => greedy(objective, &constraint, procedure, child),
-            Algorithm::Subsample => subsample_greedy(objective, k, procedure, child),
-            // The continuous greedy is offered by `select` (facility location).
-            Algorithm::ContinuousGreedy => Err(disguise::Error::param(
-                "algorithm",
-                "continuous-greedy is available in `disguise select` only",
-            )),
-        },
-    )?
+    let Some(outcome) = run_and_print(&args.privacy, k, &labels, &preamble, |child| {
+        prepared.run(child)
+    })?
     else {
         return Ok(()); // CSV: written while the trials ran
     };
@@ -406,9 +319,9 @@ fn finish<F: SetFunction>(
             print_json(&Report {
                 objective: first.objective,
                 algorithm: first.algorithm,
-                mechanism: disguise::names::Named::name(args.privacy.mechanism),
-                label: &p.label_name,
-                label_levels: &p.label_levels,
+                mechanism: args.privacy.mechanism.name(),
+                label: &label_name,
+                label_levels: &label_levels,
                 records,
                 features: names,
                 k,
@@ -455,7 +368,7 @@ fn finish<F: SetFunction>(
 
 #[cfg(test)]
 mod tests {
-    use super::{entropy_bits, parse_bins};
+    use super::parse_bins;
 
     #[test]
     fn bin_specs() {
@@ -479,13 +392,5 @@ mod tests {
         ] {
             assert!(parse_bins(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn entropy() {
-        let codes = |v: Vec<u32>| disguise::data::Codes::from(v);
-        assert_eq!(entropy_bits(&codes(vec![0, 1, 0, 1]), 2), 1.0);
-        assert_eq!(entropy_bits(&codes(vec![1, 1, 1]), 2), 0.0);
-        assert!((entropy_bits(&codes(vec![0, 1, 2, 3]), 4) - 2.0).abs() < 1e-15);
     }
 }

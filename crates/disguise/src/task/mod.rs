@@ -5,6 +5,7 @@
 //! | task | request | report |
 //! |---|---|---|
 //! | choose k candidates that serve private points (facility location) | [`Select`] | [`SelectReport`] |
+//! | choose k features informative about a label (mutual information, discernibility) | [`Features`] | [`FeaturesReport`] |
 //!
 //! A private facility-location selection in three lines:
 //!
@@ -22,8 +23,10 @@
 //! rule that set it ([`PrivacyReport`]) and whether the generator was secure. Repeated
 //! trials of one request run in parallel with [`trials`], in constant memory.
 
+mod features;
 mod select;
 
+pub use features::{FeatureObjective, FeatureTable, Features, FeaturesReport, PreparedFeatures};
 pub use select::{
     ContinuousOptions, NormalizerSource, Prepared, Select, SelectReport, default_normalizer,
 };

@@ -1,0 +1,465 @@
+//! [`Features`]: choose k columns of a table that are most informative about a label column —
+//! mutual information under the naive Bayes model (Mitrovic et al. 2017, §6.2) or
+//! k-discernibility (Vinterbo 2012) — by the private greedy or subsample-greedy.
+//!
+//! Privacy: each row is one person's record; neighbouring tables differ in one record
+//! (replace-one) and the number of records n is public (the mutual-information sensitivity
+//! depends on it: `docs/proofs/mutual-information.md`). The objectives report their
+//! per-round sensitivity ([`SetFunction::sensitivity`]); each round is the mechanism's
+//! selection at that sensitivity and the run is as private as the composition rule in the
+//! report proves. The categories of each column are taken as given: if the set of values
+//! itself is sensitive, declare the domains publicly before coding the table.
+
+use super::{Algorithm, Privacy, PrivacyReport, trials};
+use crate::constraint::Cardinality;
+use crate::data::Codes;
+use crate::error::{Error, Result};
+use crate::maximize::{Procedure, Solution, greedy, subsample_greedy};
+use crate::names::{Named, named_traits};
+use crate::noise::SecureRng;
+use crate::objective::{Discernibility, MutualInformation, SetFunction};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// The objective of a feature selection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FeatureObjective {
+    /// I(label; features) in bits under the naive Bayes model.
+    #[default]
+    MutualInformation,
+    /// Record pairs with different labels that the features tell apart.
+    Discernibility,
+}
+
+impl Named for FeatureObjective {
+    const KIND: &'static str = "objective";
+    const ALL: &'static [Self] = &[
+        FeatureObjective::MutualInformation,
+        FeatureObjective::Discernibility,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            FeatureObjective::MutualInformation => "mutual-information",
+            FeatureObjective::Discernibility => "discernibility",
+        }
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            FeatureObjective::MutualInformation => &["mi"],
+            FeatureObjective::Discernibility => &["k-discernibility"],
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            FeatureObjective::MutualInformation => {
+                "I(label; features) in bits under the naive Bayes model (Mitrovic et al. 2017 §6.2)"
+            }
+            FeatureObjective::Discernibility => {
+                "k-discernibility: record pairs with different labels the features tell apart \
+                 (Vinterbo 2012)"
+            }
+        }
+    }
+}
+
+named_traits!(FeatureObjective);
+
+/// A table coded for feature selection: one column of category codes per candidate feature
+/// and the label's codes, every column with one code per record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeatureTable {
+    /// The name of every feature column.
+    pub names: Vec<String>,
+    /// The codes of every feature column (values in `0..arities[j]`).
+    pub columns: Vec<Codes>,
+    /// The number of categories of every feature column.
+    pub arities: Vec<u32>,
+    /// The label's codes (values in `0..label_levels`).
+    pub labels: Codes,
+    /// The number of label levels.
+    pub label_levels: u32,
+}
+
+/// A private feature selection: k, the objective, the algorithm and the privacy options.
+///
+/// ```
+/// use disguise::prelude::*;
+/// use disguise::task::{FeatureTable, Features};
+///
+/// // The label is column 0 exactly; column 1 is noise.
+/// let y: Vec<u32> = (0..200).map(|i| i % 2).collect();
+/// let noise: Vec<u32> = (0..200).map(|i| (i / 2) % 2).collect();
+/// let table = FeatureTable {
+///     names: vec!["copy".into(), "noise".into()],
+///     columns: vec![y.clone().into(), noise.into()],
+///     arities: vec![2, 2],
+///     labels: y.into(),
+///     label_levels: 2,
+/// };
+/// let report = Features::new(1).epsilon(5.0).run(table, &mut SecureRng::insecure_from_seed(1))?;
+/// assert_eq!(report.selected.len(), 1);
+/// assert!(report.privacy.guarantee.unwrap().epsilon <= 5.0);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Features {
+    /// The number of features to choose.
+    pub k: usize,
+    /// The objective.
+    pub objective: FeatureObjective,
+    /// The greedy algorithm (greedy or subsample).
+    pub algorithm: Algorithm,
+    /// The budget, mechanism and composition rule.
+    pub privacy: Privacy,
+}
+
+impl Features {
+    /// k features by mutual information, the private greedy and the exponential mechanism;
+    /// set the budget with [`Features::epsilon`].
+    pub fn new(k: usize) -> Self {
+        Self {
+            k,
+            objective: FeatureObjective::default(),
+            algorithm: Algorithm::Greedy,
+            privacy: Privacy::default(),
+        }
+    }
+
+    /// The total ε.
+    pub fn epsilon(mut self, epsilon: f64) -> Self {
+        self.privacy.epsilon = Some(epsilon);
+        self
+    }
+
+    /// The total δ.
+    pub fn delta(mut self, delta: f64) -> Self {
+        self.privacy.delta = delta;
+        self
+    }
+
+    /// The objective.
+    pub fn objective(mut self, objective: FeatureObjective) -> Self {
+        self.objective = objective;
+        self
+    }
+
+    /// The privacy options.
+    pub fn privacy(mut self, privacy: Privacy) -> Self {
+        self.privacy = privacy;
+        self
+    }
+
+    /// Validates every option that needs no data and builds the selection procedure.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the option, or an invalid ε or δ.
+    pub fn validate(&self) -> Result<Procedure<'static>> {
+        let procedure = self.privacy.procedure()?;
+        if self.k == 0 {
+            return Err(Error::param("k", "must be at least 1"));
+        }
+        if self.algorithm == Algorithm::ContinuousGreedy {
+            return Err(Error::param(
+                "algorithm",
+                "continuous-greedy is available for facility location (select) only",
+            ));
+        }
+        Ok(procedure)
+    }
+
+    /// Builds the objective on `table` and checks that k fits it. The table's columns move
+    /// into the objective (mutual information keeps only its counts).
+    ///
+    /// # Errors
+    /// As [`Features::validate`]; k larger than the number of features or than the objective
+    /// can hold; columns of different lengths.
+    pub fn prepare(&self, table: FeatureTable) -> Result<PreparedFeatures> {
+        let procedure = self.validate()?;
+        let d = table.names.len();
+        if self.k > d {
+            return Err(Error::param(
+                "k",
+                format!(
+                    "{} is larger than the number of features ({d}: {})",
+                    self.k,
+                    table.names.join(", ")
+                ),
+            ));
+        }
+        let (model, scale) = match self.objective {
+            FeatureObjective::MutualInformation => {
+                let f = MutualInformation::from_codes(
+                    &table.columns,
+                    &table.arities,
+                    &table.labels,
+                    table.label_levels,
+                )?;
+                let h = entropy_bits(&table.labels, table.label_levels);
+                (Model::MutualInformation(f), h)
+            }
+            FeatureObjective::Discernibility => {
+                let f = Discernibility::from_codes(
+                    table.columns.into_iter().map(Arc::new).collect(),
+                    table.arities,
+                    Arc::new(table.labels),
+                    table.label_levels,
+                )?;
+                let max = f.max_value();
+                (Model::Discernibility(f), max)
+            }
+        };
+        let (limit, name) = match &model {
+            Model::MutualInformation(f) => (f.max_solution_size(), f.name()),
+            Model::Discernibility(f) => (f.max_solution_size(), f.name()),
+        };
+        if self.k > limit {
+            return Err(Error::param(
+                "k",
+                format!(
+                    "the {name} objective can hold at most {limit} of these features at once \
+                     (the product of their numbers of categories is too large); choose k ≤ \
+                     {limit} or bin the columns more coarsely"
+                ),
+            ));
+        }
+        Ok(PreparedFeatures {
+            request: self.clone(),
+            names: table.names,
+            model,
+            scale,
+            procedure,
+        })
+    }
+
+    /// One private selection on `table`.
+    ///
+    /// # Errors
+    /// As [`Features::prepare`].
+    pub fn run(&self, table: FeatureTable, rng: &mut SecureRng) -> Result<FeaturesReport> {
+        let prepared = self.prepare(table)?;
+        let solution = prepared.run(rng)?;
+        Ok(prepared.report(&solution))
+    }
+}
+
+/// The objective built on the data.
+enum Model {
+    MutualInformation(MutualInformation),
+    Discernibility(Discernibility),
+}
+
+/// A [`Features`] request ready to run any number of trials.
+pub struct PreparedFeatures {
+    request: Features,
+    names: Vec<String>,
+    model: Model,
+    scale: f64,
+    procedure: Procedure<'static>,
+}
+
+impl PreparedFeatures {
+    /// The names of the candidate features.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// What a utility divides values by: H(label) in bits for mutual information, the most
+    /// discernible pairs for discernibility.
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// The utility of an objective value (0 when there is nothing to explain).
+    pub fn utility(&self, value: f64) -> f64 {
+        if self.scale > 0.0 {
+            value / self.scale
+        } else {
+            0.0
+        }
+    }
+
+    /// One run.
+    pub fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
+        match &self.model {
+            Model::MutualInformation(f) => self.run_on(f, rng),
+            Model::Discernibility(f) => self.run_on(f, rng),
+        }
+    }
+
+    fn run_on<F: SetFunction>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
+        let k = self.request.k;
+        match self.request.algorithm {
+            Algorithm::Subsample => subsample_greedy(f, k, &self.procedure, rng),
+            _ => greedy(
+                f,
+                &Cardinality::new(f.ground_size(), k),
+                &self.procedure,
+                rng,
+            ),
+        }
+    }
+
+    /// `count` runs in parallel, handed to `sink` in trial order ([`trials`]).
+    pub fn trials<S, E>(
+        &self,
+        count: u64,
+        rng: &mut SecureRng,
+        done: &(dyn Fn() + Sync),
+        sink: S,
+    ) -> std::result::Result<(), E>
+    where
+        S: FnMut(u64, Solution) -> std::result::Result<(), E>,
+        E: From<Error>,
+    {
+        trials(count, rng, done, |r| self.run(r), sink)
+    }
+
+    /// The report of one run.
+    pub fn report(&self, solution: &Solution) -> FeaturesReport {
+        FeaturesReport {
+            objective: solution.objective,
+            algorithm: solution.algorithm,
+            mechanism: self.request.privacy.mechanism.name(),
+            features: self.names.clone(),
+            k: self.request.k,
+            selected: solution.elements.clone(),
+            names: solution
+                .elements
+                .iter()
+                .map(|&j| self.names[j].clone())
+                .collect(),
+            values: solution.values.clone(),
+            utility: solution.values.iter().map(|&v| self.utility(v)).collect(),
+            final_utility: self.utility(solution.value),
+            privacy: PrivacyReport::of(solution),
+            secure_rng: solution.secure_rng,
+        }
+    }
+}
+
+/// The result of one [`Features`] run. Values and utilities are computed on the private data
+/// for evaluation: they are NOT covered by the guarantee, which protects the selection only.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FeaturesReport {
+    /// The objective.
+    pub objective: &'static str,
+    /// The algorithm that ran.
+    pub algorithm: &'static str,
+    /// The selection of every round.
+    pub mechanism: &'static str,
+    /// The candidate features, in column order; `selected` indexes into it.
+    pub features: Vec<String>,
+    /// The number of features chosen.
+    pub k: usize,
+    /// The chosen features (indices), in the order they were picked.
+    pub selected: Vec<usize>,
+    /// Their names.
+    pub names: Vec<String>,
+    /// The objective after each pick (not private).
+    pub values: Vec<f64>,
+    /// The utility after each pick (not private): I/H(label), or F/F_max.
+    pub utility: Vec<f64>,
+    /// The utility of the final selection (not private).
+    pub final_utility: f64,
+    /// What the run spent and the end-to-end guarantee.
+    #[serde(flatten)]
+    pub privacy: PrivacyReport,
+    /// Whether the generator was keyed by the operating system.
+    pub secure_rng: bool,
+}
+
+/// Entropy of the label in bits (from its counts).
+fn entropy_bits(labels: &Codes, levels: u32) -> f64 {
+    let mut counts = vec![0u64; levels as usize];
+    for y in labels {
+        counts[y as usize] += 1;
+    }
+    let n = labels.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> FeatureTable {
+        let y: Vec<u32> = (0..300).map(|i| i % 3).collect();
+        let half: Vec<u32> = y.iter().map(|&v| u32::from(v == 0)).collect();
+        let noise: Vec<u32> = (0..300).map(|i| (i / 3) % 2).collect();
+        FeatureTable {
+            names: vec!["copy".into(), "half".into(), "noise".into()],
+            columns: vec![y.clone().into(), half.into(), noise.into()],
+            arities: vec![3, 2, 2],
+            labels: y.into(),
+            label_levels: 3,
+        }
+    }
+
+    #[test]
+    fn the_informative_features_are_chosen_in_order() {
+        let report = Features::new(2)
+            .epsilon(50.0)
+            .run(table(), &mut SecureRng::insecure_from_seed(2))
+            .unwrap();
+        assert_eq!(report.names, ["copy", "half"]);
+        // The exact copy explains all of H(label).
+        assert!(
+            (report.utility[0] - 1.0).abs() < 1e-9,
+            "{:?}",
+            report.utility
+        );
+        let report = Features::new(1)
+            .objective(FeatureObjective::Discernibility)
+            .epsilon(50.0)
+            .run(table(), &mut SecureRng::insecure_from_seed(2))
+            .unwrap();
+        assert_eq!(report.names, ["copy"]);
+        assert_eq!(report.final_utility, 1.0);
+    }
+
+    #[test]
+    fn sizes_and_options_are_refused_with_their_names() {
+        let err = Features::new(4)
+            .epsilon(1.0)
+            .run(table(), &mut SecureRng::insecure_from_seed(1))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "invalid k: 4 is larger than the number of features (3: copy, half, noise)"
+        );
+        let err = Features::new(0)
+            .epsilon(1.0)
+            .validate()
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "invalid k: must be at least 1");
+        let mut continuous = Features::new(1).epsilon(1.0);
+        continuous.algorithm = Algorithm::ContinuousGreedy;
+        assert!(
+            continuous
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("facility location")
+        );
+    }
+
+    #[test]
+    fn entropy_of_label_counts() {
+        let codes = |v: Vec<u32>| Codes::from(v);
+        assert_eq!(entropy_bits(&codes(vec![0, 1, 0, 1]), 2), 1.0);
+        assert_eq!(entropy_bits(&codes(vec![1, 1, 1]), 2), 0.0);
+        assert!((entropy_bits(&codes(vec![0, 1, 2, 3]), 4) - 2.0).abs() < 1e-15);
+    }
+}
