@@ -343,7 +343,11 @@ fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
             "xy.csv: no column 'lat' (columns: x, y)",
         ),
         (&["--points", "ragged.csv"], "expected 2 fields, found 1"),
-        (&["--points", "missing.csv"], "missing.csv"),
+        // The cause from the operating system follows the file, on the same line.
+        (
+            &["--points", "missing.csv"],
+            "missing.csv: No such file or directory",
+        ),
         (
             &["--k", "4"],
             "4 is larger than the number of candidates (3",

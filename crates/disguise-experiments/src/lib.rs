@@ -374,7 +374,7 @@ pub fn pick_rates<'a>(sets: impl ExactSizeIterator<Item = &'a [usize]>, m: usize
 
 /// A number for a CSV cell: shortest round-trip form.
 pub fn cell(x: f64) -> String {
-    format!("{x}")
+    x.to_string()
 }
 
 /// A shortened display name: the part before any parenthesis, trimmed.

@@ -415,7 +415,7 @@ impl LineChart {
 /// A short, readable tick label: up to 4 significant digits, no trailing zeros.
 pub fn tick_label(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
-        return format!("{v}");
+        return v.to_string();
     }
     let magnitude = v.abs().log10().floor() as i32;
     if !(-4..6).contains(&magnitude) {

@@ -65,12 +65,27 @@ pub enum Error {
     /// An allocation sized by the input failed: the input needs more memory than there is.
     #[error("not enough memory for {0}")]
     OutOfMemory(String),
-    /// Input that could not be parsed (a score file, a CSV cell, ...).
-    #[error("{0}")]
-    Parse(String),
-    /// An I/O failure, with the path or source it concerns.
-    #[error("{0}")]
-    Io(String),
+    /// Input that could not be parsed (a score file, a CSV cell, ...): the message names the
+    /// file and position; `source` is the underlying error, when there is one.
+    #[error("{message}")]
+    Parse {
+        /// What is wrong and where (`file:line:column: …`).
+        message: String,
+        /// The error it comes from (a CSV or TOML parser's), if any.
+        #[source]
+        source: Option<Source>,
+    },
+    /// An I/O failure: the message names the path it concerns; `source` is the operating
+    /// system's error, when there is one (shown after the message by front ends that print
+    /// the chain of causes, as the command line does).
+    #[error("{message}")]
+    Io {
+        /// The path or source concerned, and what was being done.
+        message: String,
+        /// The error it comes from, if any.
+        #[source]
+        source: Option<Source>,
+    },
     /// The operating system's random source failed; no noise can be generated securely.
     #[error("the operating system's random source failed: {0}")]
     Entropy(String),
@@ -90,7 +105,87 @@ fn show_limit(limit: u64) -> String {
     }
 }
 
+/// The underlying error of an [`Error::Io`] or [`Error::Parse`]: shared, so that
+/// [`Error`] stays `Clone`, and compared by kind of message (its text).
+#[derive(Debug, Clone)]
+pub struct Source(std::sync::Arc<dyn std::error::Error + Send + Sync>);
+
+impl Source {
+    /// Wraps an error.
+    pub fn new(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self(std::sync::Arc::new(error))
+    }
+
+    /// The wrapped error.
+    pub fn get(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Source {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl PartialEq for Source {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
+
 impl Error {
+    /// An [`Error::Io`] without an underlying error.
+    pub fn io(message: impl Into<String>) -> Self {
+        Error::Io {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An [`Error::Io`] caused by `source` (which the message does not repeat).
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    /// let e = disguise::Error::io_with("data.csv", std::io::Error::other("disk on fire"));
+    /// assert_eq!(e.to_string(), "data.csv");
+    /// assert_eq!(e.source().unwrap().to_string(), "disk on fire");
+    /// ```
+    pub fn io_with(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Error::Io {
+            message: message.into(),
+            source: Some(Source::new(source)),
+        }
+    }
+
+    /// An [`Error::Parse`] without an underlying error.
+    pub fn parse(message: impl Into<String>) -> Self {
+        Error::Parse {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An [`Error::Parse`] caused by `source` (which the message does not repeat).
+    pub fn parse_with(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Error::Parse {
+            message: message.into(),
+            source: Some(Source::new(source)),
+        }
+    }
+
     /// Shorthand for [`Error::InvalidParameter`].
     pub fn param(name: &'static str, reason: impl Into<String>) -> Self {
         Error::InvalidParameter {

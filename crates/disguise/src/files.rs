@@ -55,7 +55,7 @@ impl AtomicFile {
         let name = destination
             .file_name()
             .ok_or_else(|| {
-                Error::Io(format!(
+                Error::io(format!(
                     "{}: an output must name a file, not a folder",
                     destination.display()
                 ))
@@ -73,11 +73,14 @@ impl AtomicFile {
                 File::create_new(path).map(|f| BufWriter::with_capacity(1 << 16, f))
             })
             .map_err(|e| {
-                Error::Io(format!(
-                    "{}: cannot create a file in {}: {e}",
-                    destination.display(),
-                    folder.display()
-                ))
+                Error::io_with(
+                    format!(
+                        "{}: cannot create a file in {}",
+                        destination.display(),
+                        folder.display()
+                    ),
+                    e,
+                )
             })?;
         Ok(Self {
             destination: destination.to_path_buf(),
@@ -104,7 +107,7 @@ impl AtomicFile {
     /// Flushes, syncs to disk and renames the temporary file over the destination.
     pub fn commit(mut self) -> Result<()> {
         let shown = self.destination.display().to_string();
-        let io = |e: std::io::Error| Error::Io(format!("{shown}: {e}"));
+        let io = |e: std::io::Error| Error::io_with(shown.to_string(), e);
         let writer = self.temporary.as_file_mut();
         writer.flush().map_err(io)?;
         writer.get_ref().sync_all().map_err(io)?;
@@ -122,7 +125,7 @@ where
     F: FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
 {
     let mut file = AtomicFile::create(destination, inputs)?;
-    write(file.writer()).map_err(|e| Error::Io(format!("{}: {e}", destination.display())))?;
+    write(file.writer()).map_err(|e| Error::io_with(destination.display().to_string(), e))?;
     file.commit()
 }
 
@@ -131,7 +134,7 @@ where
 pub fn refuse_input(output: &Path, inputs: &[&Path]) -> Result<()> {
     for input in inputs {
         if same_file(output, input) {
-            return Err(Error::Io(format!(
+            return Err(Error::io(format!(
                 "{}: refusing to write over {}, which is an input of this run (choose another \
                  output path)",
                 output.display(),

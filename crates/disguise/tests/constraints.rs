@@ -287,7 +287,7 @@ fn partition_file_errors_name_file_and_line() {
     for (text, prefix) in cases {
         let err = Partition::parse(text, "f.csv", 3).unwrap_err();
         assert!(
-            matches!(err, Error::Parse(_)) && err.to_string().starts_with(prefix),
+            matches!(err, Error::Parse { .. }) && err.to_string().starts_with(prefix),
             "{text:?}: expected {prefix}, got {err}"
         );
     }
@@ -326,7 +326,7 @@ fn partition_and_graphic_load_from_files() {
 
     let missing = dir.join("missing.csv");
     let err = Partition::from_file(&missing, 3).unwrap_err();
-    assert!(matches!(err, Error::Io(_)) && err.to_string().contains("missing.csv"));
+    assert!(matches!(err, Error::Io { .. }) && err.to_string().contains("missing.csv"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -493,7 +493,7 @@ pub fn table_labels(
                         } else {
                             v.to_string()
                         };
-                        Err(Error::Parse(format!(
+                        Err(Error::parse(format!(
                             "{}: column '{}': a numeric label must be 0 or 1, got {got}",
                             table.place(r, label),
                             table.schema().columns[label].name.trim()

@@ -595,7 +595,7 @@ fn log10_binomial(n: u64, k: u64) -> f64 {
 /// A count for people: `4.7e13`, or in full below 10⁶.
 fn scientific(x: f64) -> String {
     if x < 1e6 {
-        format!("{x}")
+        x.to_string()
     } else {
         let exponent = x.log10().floor();
         let mantissa = x / 10f64.powf(exponent);

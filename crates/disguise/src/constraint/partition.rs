@@ -203,7 +203,7 @@ impl Partition {
         let mut group_of = Vec::with_capacity(ground_size);
         for (v, slot) in assigned.into_iter().enumerate() {
             let Some((line, name)) = slot else {
-                return Err(Error::Parse(format!(
+                return Err(Error::parse(format!(
                     "{source}: element {v} is assigned to no group (every element 0..{ground_size} \
                      needs an `element,group` row; use a group of capacity 0 to exclude elements)"
                 )));
@@ -221,7 +221,7 @@ impl Partition {
             group_of.push(g);
         }
         Self::with_names(group_of, capacities, names)
-            .map_err(|e| Error::Parse(format!("{source}: {e}")))
+            .map_err(|e| Error::parse(format!("{source}: {e}")))
     }
 
     /// Reads and parses a partition file (format on [`Partition`]).

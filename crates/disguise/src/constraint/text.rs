@@ -30,7 +30,7 @@ pub(super) fn rows(text: &str) -> impl Iterator<Item = Row<'_>> {
 
 /// A parse error located at `source:line`.
 pub(super) fn error_at(source: &str, line: usize, message: impl std::fmt::Display) -> Error {
-    Error::Parse(format!("{source}:{line}: {message}"))
+    Error::parse(format!("{source}:{line}: {message}"))
 }
 
 /// Field `column` (0-based) of `row` as a non-negative integer, or an error naming `what` and
@@ -39,7 +39,7 @@ pub(super) fn parse_index(source: &str, row: &Row<'_>, column: usize, what: &str
     let field = row.fields[column];
     field.parse::<usize>().map_err(|_| {
         let at = Position::new(source, row.line as u64).column(column as u64 + 1);
-        Error::Parse(format!(
+        Error::parse(format!(
             "{at}: {what} must be a non-negative integer, got {}",
             quote(field)
         ))

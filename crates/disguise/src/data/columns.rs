@@ -297,7 +297,15 @@ mod tests {
             .to_string();
         assert!(e.ends_with("g.csv:3: expected 2 fields, found 1"), "{e}");
         let e = read_columns(Path::new("/nonexistent/x.csv"), &["lat"], None).unwrap_err();
-        assert!(matches!(e, Error::Io(_)));
+        assert!(matches!(e, Error::Io { .. }));
+        // The operating system's error is kept as the source, not flattened into the text.
+        let source = std::error::Error::source(&e).expect("the I/O error is the source");
+        assert!(e.to_string().contains("x.csv"), "{e}");
+        let io = source
+            .downcast_ref::<crate::error::Source>()
+            .and_then(|s| s.get().downcast_ref::<std::io::Error>())
+            .expect("an io::Error");
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
     }
 
     #[test]

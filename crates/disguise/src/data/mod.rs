@@ -8,7 +8,7 @@
 //! ([`Position`], [`quote`]). Readers decode and store only the columns they are asked for.
 //!
 //! Real data lives outside the repository, in the folder named by the `DISGUISE_DATA`
-//! environment variable (default `../shared/data` relative to the workspace root). Nothing
+//! environment variable (default `../shared/data` relative to the working directory). Nothing
 //! here copies it; [`locate`] only finds it.
 
 mod codes;
@@ -36,18 +36,14 @@ pub(crate) use text::{LineLimit, open_input, read_text};
 use crate::error::{Error, Result};
 use std::path::PathBuf;
 
-/// The root of the real datasets: `$DISGUISE_DATA`, else `../shared/data` next to the
-/// workspace (found from this crate's manifest directory at build time, then from the
-/// current directory).
+/// The root of the real datasets: the `DISGUISE_DATA` environment variable, else
+/// `../shared/data` relative to the working directory (the layout the README's commands run
+/// in). Nothing about where the library was built is baked in.
 pub fn data_root() -> PathBuf {
-    if let Some(dir) = std::env::var_os("DISGUISE_DATA") {
-        return PathBuf::from(dir);
+    match std::env::var_os("DISGUISE_DATA") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from("../shared/data"),
     }
-    let from_manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
-    if from_manifest.is_dir() {
-        return from_manifest;
-    }
-    PathBuf::from("../shared/data")
 }
 
 /// The path of a file of the real data (e.g. `uber_nyc_apr14/pickups_manhattan_10k.csv`), or an
@@ -57,7 +53,7 @@ pub fn locate(relative: &str) -> Result<PathBuf> {
     if path.is_file() {
         Ok(path)
     } else {
-        Err(Error::Io(format!(
+        Err(Error::io(format!(
             "data file {} not found (set DISGUISE_DATA to the folder holding the real data)",
             path.display()
         )))

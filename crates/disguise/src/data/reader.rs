@@ -72,7 +72,7 @@ impl Delimited {
         // Bounded lines for every stream (standard input too); a second bound on a file opened
         // by `open` costs nothing.
         let input = skip_bom(Box::new(super::text::LineLimit::new(input)))
-            .map_err(|e| Error::Io(format!("{shown}: {e}")))?;
+            .map_err(|e| Error::io_with(shown.to_string(), e))?;
         let tail = Rc::new(Cell::new(Tail::default()));
         let input: Box<dyn Read> = Box::new(Counting {
             inner: input,
@@ -110,7 +110,7 @@ impl Delimited {
 
     fn read_header(&mut self) -> Result<()> {
         if !self.next_record()? {
-            return Err(Error::Parse(format!(
+            return Err(Error::parse(format!(
                 "{}: empty file (no header row)",
                 self.shown
             )));
@@ -130,7 +130,7 @@ impl Delimited {
                 continue; // an unnamed column (e.g. a written-out index) cannot be asked for
             }
             if let Some(first) = seen.insert(name.to_ascii_lowercase(), c) {
-                return Err(Error::Parse(format!(
+                return Err(Error::parse(format!(
                     "{}: duplicate column {} (columns {} and {})",
                     Position::new(&self.shown, self.header_line),
                     quote_name(name),
@@ -189,8 +189,8 @@ impl Delimited {
             None => self.shown.clone(),
         };
         match err.into_kind() {
-            csv::ErrorKind::Io(e) => Error::Io(format!("{at}: {e}")),
-            other => Error::Parse(format!("{at}: {}", csv_kind_message(&other))),
+            csv::ErrorKind::Io(e) => Error::io_with(at.to_string(), e),
+            other => Error::parse(format!("{at}: {}", csv_kind_message(&other))),
         }
     }
 
@@ -225,7 +225,7 @@ impl Delimited {
             return Ok(false);
         }
         if self.record.len() != self.width {
-            return Err(Error::Parse(format!(
+            return Err(Error::parse(format!(
                 "{}: expected {} field{}, found {}",
                 Position::new(&self.shown, self.line()),
                 self.width,
@@ -287,9 +287,9 @@ impl Delimited {
     pub fn error_named(&self, c: usize, name: &str, message: impl Display) -> Error {
         let at = Position::new(&self.shown, self.line()).column(c as u64 + 1);
         if name.is_empty() {
-            Error::Parse(format!("{at}: {message}"))
+            Error::parse(format!("{at}: {message}"))
         } else {
-            Error::Parse(format!("{at}: column {}: {message}", quote_name(name)))
+            Error::parse(format!("{at}: column {}: {message}", quote_name(name)))
         }
     }
 
@@ -299,12 +299,12 @@ impl Delimited {
         if self.rows > 0 {
             Ok(())
         } else if self.header_line > 0 {
-            Err(Error::Parse(format!(
+            Err(Error::parse(format!(
                 "{}: no data rows (only a header)",
                 self.shown
             )))
         } else {
-            Err(Error::Parse(format!(
+            Err(Error::parse(format!(
                 "{}: empty file (no data rows)",
                 self.shown
             )))
@@ -344,7 +344,7 @@ pub(crate) fn find_column(shown: &str, header: &[String], name: &str) -> Result<
                     }
                 })
                 .collect();
-            Error::Parse(format!(
+            Error::parse(format!(
                 "{shown}: no column {} (columns: {})",
                 quote_name(wanted),
                 short(&listed.join(", "))

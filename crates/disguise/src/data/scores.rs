@@ -48,7 +48,7 @@ pub fn read_scores_from(input: impl Read + 'static, shown: &str) -> Result<Vec<f
         scores.push(file.number(0)?);
     }
     if scores.is_empty() {
-        return Err(Error::Parse(format!(
+        return Err(Error::parse(format!(
             "{shown}: no scores (the file is empty)"
         )));
     }
@@ -80,6 +80,6 @@ mod tests {
         let e = parse(&long).unwrap_err().to_string();
         assert!(e.len() < 120 && e.ends_with("… (401 bytes)"), "{e}");
         let e = read_scores(Path::new("/nonexistent/s.txt")).unwrap_err();
-        assert!(matches!(e, Error::Io(_)));
+        assert!(matches!(e, Error::Io { .. }));
     }
 }

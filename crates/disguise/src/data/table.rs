@@ -528,7 +528,7 @@ impl CategoricalColumn {
             .filter(|(level, _)| parse_number(level).is_none())
             .min_by_key(|(_, line)| **line)
         {
-            return Err(Error::Parse(format!(
+            return Err(Error::parse(format!(
                 "{source}:{line}: column {}: not a number: {}",
                 quote_name(name),
                 super::quote(level)
@@ -612,7 +612,7 @@ mod tests {
         assert!(e.ends_with("e.csv: no column 'c' (columns: a, b)"), "{e}");
         assert!(matches!(
             read_table(Path::new("/nonexistent/t.csv")),
-            Err(Error::Io(_))
+            Err(Error::Io { .. })
         ));
         let e = read_table(&write("d3.csv", b"a,b,A\n1,2,3\n"))
             .unwrap_err()

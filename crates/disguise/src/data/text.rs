@@ -152,7 +152,7 @@ pub(crate) fn open_input(
     shown: &str,
 ) -> crate::Result<LineLimit<std::fs::File>> {
     let file = std::fs::File::open(path)
-        .map_err(|e| crate::Error::Io(format!("cannot read {shown}: {e}")))?;
+        .map_err(|e| crate::Error::io_with(format!("cannot read {shown}"), e))?;
     Ok(LineLimit::new(file))
 }
 
@@ -163,7 +163,7 @@ pub(crate) fn read_text(path: &std::path::Path, shown: &str) -> crate::Result<St
     let mut text = String::new();
     open_input(path, shown)?
         .read_to_string(&mut text)
-        .map_err(|e| crate::Error::Io(format!("{shown}: {e}")))?;
+        .map_err(|e| crate::Error::io_with(shown.to_string(), e))?;
     Ok(text)
 }
 

@@ -168,7 +168,7 @@ impl Domain {
 
 /// Shortest text that reads back as the same double.
 fn format_number(x: f64) -> String {
-    let s = format!("{x}");
+    let s = x.to_string();
     if s == "-0" { "0".to_string() } else { s }
 }
 
@@ -632,7 +632,7 @@ fn encode_files(
                         Some(&code) => code,
                         // Only if the file changed since the first reading.
                         None => {
-                            return Err(Error::Io(format!(
+                            return Err(Error::io(format!(
                                 "{}:{}: the file changed while it was read",
                                 file.shown(),
                                 file.line()
@@ -648,7 +648,7 @@ fn encode_files(
     }
     let n = codes.first().map_or(0, Codes::len);
     if rows.is_some_and(|r| r != n) {
-        return Err(Error::Io(format!(
+        return Err(Error::io(format!(
             "{}: the data changed while it was read ({} rows, then {n})",
             paths
                 .iter()

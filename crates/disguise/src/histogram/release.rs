@@ -207,7 +207,7 @@ pub fn write_synthetic_csv<W: Write>(
             ),
         ));
     }
-    let io = |e: csv::Error| Error::Io(format!("writing the synthetic data: {e}"));
+    let io = |e: csv::Error| Error::io_with("writing the synthetic data", e);
     let mut w = csv::Writer::from_writer(writer);
     w.write_record(names).map_err(io)?;
     let mut written = 0u64;
@@ -228,7 +228,7 @@ pub fn write_synthetic_csv<W: Write>(
         written = written.saturating_add(copies);
     }
     w.flush()
-        .map_err(|e| Error::Io(format!("writing the synthetic data: {e}")))?;
+        .map_err(|e| Error::io_with("writing the synthetic data", e))?;
     Ok(written)
 }
 

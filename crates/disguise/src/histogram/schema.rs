@@ -199,10 +199,10 @@ impl Schema {
     pub fn from_toml_str(text: &str, source: &str) -> Result<Self> {
         let text = strip_bom(text);
         let schema: Schema =
-            toml::from_str(text).map_err(|e| Error::Parse(toml_message(&e, text, source)))?;
+            toml::from_str(text).map_err(|e| Error::parse(toml_message(&e, text, source)))?;
         schema
             .validate()
-            .map_err(|e| Error::Parse(format!("{source}: {e}")))?;
+            .map_err(|e| Error::parse(format!("{source}: {e}")))?;
         Ok(schema)
     }
 
@@ -364,7 +364,7 @@ impl Schema {
     /// # Errors
     /// [`Error::Parse`] if serialisation fails (it does not for a validated schema).
     pub fn to_toml_string(&self) -> Result<String> {
-        toml::to_string(self).map_err(|e| Error::Parse(e.to_string()))
+        toml::to_string(self).map_err(|e| Error::parse(e.to_string()))
     }
 }
 

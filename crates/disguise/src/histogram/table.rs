@@ -189,7 +189,7 @@ impl Table {
         for (i, row) in rows.iter().enumerate() {
             let line = i as u64 + 1;
             if row.len() != width {
-                return Err(Error::Parse(format!(
+                return Err(Error::parse(format!(
                     "{}: expected {width} fields, found {}",
                     Position::new(name, line),
                     row.len()
@@ -198,7 +198,7 @@ impl Table {
             for (c, field) in row.iter().enumerate() {
                 let value = reader.parse(c, field.as_ref().trim()).map_err(|why| {
                     let at = Position::new(name, line).column(c as u64 + 1);
-                    Error::Parse(format!(
+                    Error::parse(format!(
                         "{at}: column {}: {why}",
                         quote_name(reader.name(c))
                     ))

@@ -80,7 +80,7 @@ pub fn fixed(x: f64, decimals: usize) -> String {
 /// notation). The printed decimal reads back as a double that is ≥ x (`Up`) or ≤ x (`Down`).
 pub fn round_sig(x: f64, digits: usize, rounding: Rounding) -> String {
     if x == 0.0 || !x.is_finite() {
-        return if x == 0.0 { "0".into() } else { format!("{x}") };
+        return if x == 0.0 { "0".into() } else { x.to_string() };
     }
     let digits = digits.clamp(1, 17);
     let first = format!("{:.*e}", digits - 1, x);

@@ -173,7 +173,7 @@ pub(crate) fn finite_noise(x: f64) -> Result<f64> {
 /// digits).
 fn short(x: f64) -> String {
     if x == 0.0 || (1e-4..1e6).contains(&x.abs()) {
-        format!("{x}")
+        x.to_string()
     } else {
         format!("{x:e}")
     }

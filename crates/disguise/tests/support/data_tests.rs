@@ -35,6 +35,7 @@ pub struct DataTest {
 /// code (non-zero if any test failed). `source` is the target's own text
 /// (`include_str!` of its file), checked for `#[test]` attributes that would never run.
 pub fn run(source: &'static str, tests: Vec<DataTest>) -> ExitCode {
+    default_data_folder();
     let args = Arguments::from_args();
     let mut trials: Vec<Trial> = tests.into_iter().map(trial).collect();
     trials.push(Trial::test("every_test_is_listed_in_main", move || {
@@ -55,6 +56,19 @@ pub fn run(source: &'static str, tests: Vec<DataTest>) -> ExitCode {
         }
     }));
     libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// The README's default for this repository, `../shared/data` beside the checkout, when
+/// `$DISGUISE_DATA` is not set: a test runs in its crate's folder, where the library's own
+/// default (relative to the working directory) would not find it. The layout of the
+/// repository is known here, in the tests, and nowhere in the library.
+fn default_data_folder() {
+    if std::env::var_os("DISGUISE_DATA").is_none() {
+        let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data");
+        // SAFETY: called first in `main`, before the harness (or anything else) starts a
+        // thread that could read the environment.
+        unsafe { std::env::set_var("DISGUISE_DATA", folder) };
+    }
 }
 
 fn trial(test: DataTest) -> Trial {

@@ -61,7 +61,7 @@ impl Interner {
         }
         let id = self.index.len();
         if id >= u32::MAX as usize {
-            return Err(Error::Parse(format!(
+            return Err(Error::parse(format!(
                 "{}: item {} is the 2^32-th distinct item; at most 2^32 − 1 are supported",
                 at(),
                 quote(name)
@@ -151,7 +151,7 @@ fn for_each_line(
         line.clear();
         let got = reader
             .read_until(b'\n', &mut line)
-            .map_err(|e| Error::Io(format!("{shown}: {e}")))?;
+            .map_err(|e| Error::io_with(shown.to_string(), e))?;
         if got == 0 {
             return Ok(());
         }
@@ -164,7 +164,7 @@ fn for_each_line(
         // Columns count bytes after the byte-order mark, which editors do not show.
         let text = std::str::from_utf8(bytes).map_err(|e| {
             let column = (e.valid_up_to() + 1) as u64;
-            Error::Parse(format!(
+            Error::parse(format!(
                 "{}: not valid UTF-8 text (item names must be UTF-8)",
                 Position::new(shown, number).column(column)
             ))
@@ -195,7 +195,7 @@ pub(super) fn read_fimi(path: &Path, shown: &str, mut interner: Interner) -> Res
         push(&mut offsets, ids.len(), "the transactions")
     })?;
     if offsets.len() == 1 {
-        return Err(Error::Parse(format!(
+        return Err(Error::parse(format!(
             "{shown}: no transactions (empty file)"
         )));
     }
@@ -209,15 +209,19 @@ fn csv_error(shown: &str, e: &csv::Error) -> Error {
     match e.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
-        } => Error::Parse(format!(
+        } => Error::parse(format!(
             "{at}: {len} fields where the header has {expected_len}"
         )),
-        csv::ErrorKind::Utf8 { err, .. } => Error::Parse(format!(
+        csv::ErrorKind::Utf8 { err, .. } => Error::parse(format!(
             "{}: not valid UTF-8 text",
             at.column(err.field() as u64 + 1)
         )),
-        csv::ErrorKind::Io(io) => Error::Io(format!("{shown}: {io}")),
-        _ => Error::Parse(format!("{at}: {e}")),
+        // Borrowed from the reader's error: the cause is kept as a copy of its kind and text.
+        csv::ErrorKind::Io(io) => Error::io_with(
+            shown.to_string(),
+            std::io::Error::new(io.kind(), io.to_string()),
+        ),
+        _ => Error::parse(format!("{at}: {e}")),
     }
 }
 
@@ -238,7 +242,7 @@ pub(super) fn read_csv(
         .from_reader(file);
     let headers = reader.headers().map_err(|e| csv_error(shown, &e))?.clone();
     if headers.is_empty() {
-        return Err(Error::Parse(format!("{shown}: empty file (no header row)")));
+        return Err(Error::parse(format!("{shown}: empty file (no header row)")));
     }
     let header = Position::new(shown, 1);
     for (j, name) in headers.iter().enumerate() {
@@ -248,7 +252,7 @@ pub(super) fn read_csv(
             .take(j)
             .position(|h| h.trim().eq_ignore_ascii_case(name))
         {
-            return Err(Error::Parse(format!(
+            return Err(Error::parse(format!(
                 "{}: column {} repeats column {} (names are matched ignoring case)",
                 header.column(j as u64 + 1),
                 quote(name),
@@ -278,7 +282,7 @@ pub(super) fn read_csv(
             Some(&t) => t,
             None => {
                 if next >= u32::MAX as usize {
-                    return Err(Error::Parse(format!(
+                    return Err(Error::parse(format!(
                         "{}: more than 2^32 − 1 transactions",
                         Position::new(shown, line)
                     )));
@@ -303,7 +307,7 @@ pub(super) fn read_csv(
     let n = by_id.len();
     drop(by_id);
     if n == 0 {
-        return Err(Error::Parse(format!("{shown}: no data rows")));
+        return Err(Error::parse(format!("{shown}: no data rows")));
     }
     // Group the pairs by transaction (a counting sort that keeps the file order within each).
     let mut offsets: Vec<usize> = Vec::new();
@@ -338,7 +342,7 @@ pub(super) fn read_item_list(path: &Path) -> Result<Vec<String>> {
         Ok(())
     })?;
     if items.is_empty() {
-        return Err(Error::Parse(format!("{shown}: no items")));
+        return Err(Error::parse(format!("{shown}: no items")));
     }
     Ok(items)
 }
