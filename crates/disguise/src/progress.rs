@@ -13,7 +13,7 @@ fn draw_target(quiet: bool) -> indicatif::ProgressDrawTarget {
     }
 }
 
-/// A progress bar over `len` steps on stderr (see [`draw_target`]); finish it with
+/// A progress bar over `len` steps on stderr (nothing drawn when quiet or not a terminal); finish it with
 /// `finish_and_clear`.
 pub fn bar(len: u64, message: &str, quiet: bool) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::with_draw_target(Some(len), draw_target(quiet));

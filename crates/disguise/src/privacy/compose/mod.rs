@@ -196,6 +196,24 @@ pub(crate) use crate::numeric::round;
 
 use round::*;
 
+mod advanced;
+mod basic;
+mod decomposable;
+mod kov;
+mod single;
+mod zcdp;
+
+pub use advanced::advanced;
+pub(crate) use advanced::advanced_core;
+pub use basic::basic;
+pub(crate) use basic::basic_core;
+pub use decomposable::decomposable;
+pub(crate) use decomposable::{decomposable_core, decomposable_factor};
+pub use kov::{kov, kov_delta};
+pub(crate) use kov::{kov_core, kov_delta_core};
+pub(crate) use zcdp::zcdp_to_dp_core;
+pub use zcdp::{bounded_range_rho, bounded_range_zcdp, pure_rho, zcdp_to_dp, zcdp_to_dp_simple};
+
 // ---------------------------------------------------------------------------------------------
 // Per-rule formulas for k homogeneous calls (validated, public) and their unchecked cores.
 // ---------------------------------------------------------------------------------------------
@@ -219,471 +237,6 @@ fn check_positive_delta(delta: Delta, rule: &str) -> Result<f64> {
     }
 }
 
-/// Basic composition of `rounds` calls of ε₀: ε = k·ε₀ (rounded up).
-///
-/// δ composes the same way (Σδᵢ); for pure calls it is 0.
-///
-/// ```
-/// use disguise::privacy::{compose, Epsilon};
-/// assert_eq!(compose::basic(10, Epsilon::new(0.1)?)?, 1.0000000000000002);
-/// # Ok::<(), disguise::Error>(())
-/// ```
-pub fn basic(rounds: u64, epsilon0: Epsilon) -> Result<f64> {
-    check_rounds(rounds)?;
-    finite(basic_core(rounds, epsilon0.get()))
-}
-
-pub(crate) fn basic_core(rounds: u64, eps0: f64) -> f64 {
-    mul_up(count_up(rounds), eps0)
-}
-
-/// Advanced composition (mitrovic2017 Thm 3.2) of `rounds` calls of ε₀ with slack δ′:
-/// ε = kε₀²/2 + ε₀·√(2k·ln(1/δ′)) (rounded up). The total δ is δ′ + k·δ₀.
-///
-/// Errors when δ′ = 0.
-///
-/// ```
-/// use disguise::privacy::{compose, Delta, Epsilon};
-/// let eps = compose::advanced(10, Epsilon::new(0.1)?, Delta::new(1e-6)?)?;
-/// assert!((eps - 1.712).abs() < 1e-3);
-/// # Ok::<(), disguise::Error>(())
-/// ```
-pub fn advanced(rounds: u64, epsilon0: Epsilon, delta_prime: Delta) -> Result<f64> {
-    check_rounds(rounds)?;
-    let dp = check_positive_delta(delta_prime, "advanced")?;
-    let sum_sq = mul_up(count_up(rounds), sq_up(epsilon0.get()));
-    finite(advanced_core(sum_sq, dp))
-}
-
-/// Σεᵢ²/2 + √(2·ln(1/δ′)·Σεᵢ²), rounded up.
-pub(crate) fn advanced_core(sum_eps_sq: f64, delta_prime: f64) -> f64 {
-    let l = ln_inv_up(delta_prime);
-    let root = sqrt_up(mul_up(mul_up(2.0, l), sum_eps_sq));
-    add_up(div_up(sum_eps_sq, 2.0), root)
-}
-
-/// The zCDP parameter ρ of one ε-bounded-range call (e.g. the exponential mechanism):
-/// ε²/8 (Cesar–Rogers 2021), rounded up.
-pub fn bounded_range_rho(epsilon: Epsilon) -> f64 {
-    div_up(sq_up(epsilon.get()), 8.0)
-}
-
-/// The zCDP parameter ρ of one pure ε-DP call: ε²/2 (Bun–Steinke 2016 Prop 3.3), rounded up.
-pub fn pure_rho(epsilon: Epsilon) -> f64 {
-    div_up(sq_up(epsilon.get()), 2.0)
-}
-
-/// `rounds` ε₀-bounded-range calls (exponential mechanisms) composed through zCDP:
-/// ρ = kε₀²/8, then the tight conversion [`zcdp_to_dp`] at δ.
-///
-/// ```
-/// use disguise::privacy::{compose, Delta, Epsilon};
-/// let eps = compose::bounded_range_zcdp(10, Epsilon::new(0.1)?, Delta::new(1e-6)?)?;
-/// assert!((eps - 0.700).abs() < 1e-3);
-/// # Ok::<(), disguise::Error>(())
-/// ```
-pub fn bounded_range_zcdp(rounds: u64, epsilon0: Epsilon, delta: Delta) -> Result<f64> {
-    check_rounds(rounds)?;
-    let d = check_positive_delta(delta, "zCDP")?;
-    let rho = mul_up(count_up(rounds), bounded_range_rho(epsilon0));
-    finite(zcdp_to_dp_core(rho, d))
-}
-
-fn check_rho(rho: f64) -> Result<()> {
-    if rho.is_finite() && rho >= 0.0 {
-        Ok(())
-    } else {
-        Err(Error::param(
-            "rho",
-            format!("must be finite and ≥ 0, got {rho}"),
-        ))
-    }
-}
-
-/// The classic conversion of ρ-zCDP to (ε, δ)-DP (Bun–Steinke 2016 Prop 1.3):
-/// ε = ρ + 2√(ρ·ln(1/δ)), rounded up. Looser than [`zcdp_to_dp`]; kept for comparison.
-///
-/// ```
-/// use disguise::privacy::{compose, Delta};
-/// let eps = compose::zcdp_to_dp_simple(0.0125, Delta::new(1e-6)?)?;
-/// assert!((eps - 0.844).abs() < 1e-3);
-/// # Ok::<(), disguise::Error>(())
-/// ```
-pub fn zcdp_to_dp_simple(rho: f64, delta: Delta) -> Result<f64> {
-    check_rho(rho)?;
-    let d = check_positive_delta(delta, "zCDP")?;
-    finite(zcdp_simple_core(rho, d))
-}
-
-fn zcdp_simple_core(rho: f64, delta: f64) -> f64 {
-    let l = ln_inv_up(delta);
-    add_up(rho, mul_up(2.0, sqrt_up(mul_up(rho, l))))
-}
-
-/// The tight conversion of ρ-zCDP to (ε, δ)-DP (Canonne–Kamath–Steinke 2020, Prop 12 /
-/// Cor 13): ε = min over α > 1 of αρ + [ln(1/δ) + (α−1)·ln(1−1/α) − ln α]/(α−1).
-///
-/// Writing α = 1 + t this is (1+t)ρ + ln(1/δ)/t − ln(1+1/t) − ln(1+t)/t. The minimum over t
-/// is searched on a logarithmic grid of 24 decades around t ≈ √(ln(1/δ)/ρ) (8 points per
-/// decade), then refined by golden-section search in log t between the best point's
-/// neighbours. Because the bound holds at *every* α, the smallest evaluated value is
-/// returned after adding a floating-point error bound — so the result is always a valid ε,
-/// and the search only decides how tight it is. Also never larger than
-/// [`zcdp_to_dp_simple`] (the smaller of the two is returned). Clamped at 0 from below.
-///
-/// *Runtime*: about 300 evaluations of the formula.
-///
-/// ```
-/// use disguise::privacy::{compose, Delta};
-/// let eps = compose::zcdp_to_dp(0.0125, Delta::new(1e-6)?)?;
-/// assert!((eps - 0.700).abs() < 1e-3);
-/// # Ok::<(), disguise::Error>(())
-/// ```
-pub fn zcdp_to_dp(rho: f64, delta: Delta) -> Result<f64> {
-    check_rho(rho)?;
-    let d = check_positive_delta(delta, "zCDP")?;
-    finite(zcdp_to_dp_core(rho, d))
-}
-
-/// Upper bound on ε(t) = (1+t)ρ + L/t − ln(1+1/t) − ln(1+t)/t, or +∞ where not finite.
-fn zcdp_bound_at(rho: f64, l: f64, t: f64) -> f64 {
-    if !(t.is_finite() && t > 0.0) {
-        return f64::INFINITY;
-    }
-    let a = (1.0 + t) * rho;
-    let b = l / t;
-    let c = -(1.0 / t).ln_1p();
-    let d = -t.ln_1p() / t;
-    let v = a + b + c + d;
-    if !v.is_finite() {
-        return f64::INFINITY;
-    }
-    // Each term is within a few ulps of its exact value and the three additions add at most
-    // half an ulp of the running magnitude each: 16 machine epsilons of Σ|terms| cover it.
-    let err = 16.0 * f64::EPSILON * (a.abs() + b.abs() + c.abs() + d.abs());
-    (v + err).next_up()
-}
-
-pub(crate) fn zcdp_to_dp_core(rho: f64, delta: f64) -> f64 {
-    let l = ln_inv_up(delta);
-    let simple = zcdp_simple_core(rho, delta);
-    if rho == 0.0 {
-        return 0.0;
-    }
-    let centre = if l > 0.0 { (l / rho).sqrt().ln() } else { 0.0 };
-    const PER_DECADE: i32 = 8;
-    const DECADES: i32 = 12;
-    let step = std::f64::consts::LN_10 / f64::from(PER_DECADE);
-    let mut best = f64::INFINITY;
-    let mut best_i = 0;
-    let n = PER_DECADE * DECADES;
-    for i in -n..=n {
-        let v = zcdp_bound_at(rho, l, (centre + f64::from(i) * step).exp());
-        if v < best {
-            best = v;
-            best_i = i;
-        }
-    }
-    // Golden-section refinement in log t on [best_i − 1, best_i + 1].
-    let (mut lo, mut hi) = (
-        centre + f64::from(best_i - 1) * step,
-        centre + f64::from(best_i + 1) * step,
-    );
-    let g = (5f64.sqrt() - 1.0) / 2.0;
-    let mut x1 = hi - g * (hi - lo);
-    let mut x2 = lo + g * (hi - lo);
-    let mut f1 = zcdp_bound_at(rho, l, x1.exp());
-    let mut f2 = zcdp_bound_at(rho, l, x2.exp());
-    for _ in 0..80 {
-        best = best.min(f1).min(f2);
-        if f1 <= f2 {
-            hi = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = hi - g * (hi - lo);
-            f1 = zcdp_bound_at(rho, l, x1.exp());
-        } else {
-            lo = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = lo + g * (hi - lo);
-            f2 = zcdp_bound_at(rho, l, x2.exp());
-        }
-    }
-    best = best.min(f1).min(f2).min(simple);
-    best.max(0.0)
-}
-
-/// The decomposable-greedy bound for replace-one neighbours:
-/// ε = (e^{ε₀/2} − 1)·G(δ) with G(δ) = min over θ > 0 of (θ + ln(1/δ))/(1 − e^{−θ}),
-/// rounded up, independent of the number of rounds.
-///
-/// # Guarantee
-/// (ε, δ)-DP for datasets that differ in one record (n public; add/remove is covered too),
-/// for one run of the private greedy algorithm (mitrovic2017 Algorithm 1 or 2) whose every
-/// round is the standard exponential mechanism with parameter ε₀ and weights
-/// exp(ε₀·gain/(2λ)), on an objective f_D = Σ_{x∈D} f_x with every f_x monotone and
-/// f_x(S) − f_x(∅) ∈ [0, λ]. δ ∈ (0, 1); any number of rounds.
-///
-/// # Source
-/// The argument of Gupta et al. 2010 (restated as mitrovic2017 Thm 3.1 and 3.3 for datasets
-/// that differ by the presence of one record), written out for replace-one with every
-/// constant in [`proofs::decomposable_greedy`](super::proofs::decomposable_greedy)
-/// (`docs/proofs/decomposable-greedy.md`): a record's total share of the picked gains
-/// telescopes to at most λ, and a supermartingale bounds the expected shares by
-/// (θ + ln(1/δ))/(1 − e^{−θ}) except with probability δ. The minimum over θ is
-/// G(δ) = e^{θ*} with e^{θ*} = 1 + θ* + ln(1/δ); any θ gives a valid bound, so θ is found
-/// in floating point and the bound is evaluated at it with upward rounding.
-/// mitrovic2017's 2ε₀(e−1)·ln(3e/δ) ≤ 1 is implied (it is about 6 times larger at δ = 10⁻⁶).
-///
-/// This function is the formula. Whether it applies to a run is decided by the accountant,
-/// which needs the sealed [`DecomposableGreedy`] evidence that only the library's greedy
-/// creates.
-///
-/// ```
-/// use disguise::privacy::{compose, Delta, Epsilon};
-/// // (e^0.005 − 1)·G(10⁻⁶) with G(10⁻⁶) ≈ 17.69.
-/// let eps = compose::decomposable(Epsilon::new(0.01)?, Delta::new(1e-6)?)?;
-/// assert!((eps - 0.08867).abs() < 1e-4);
-/// assert!(compose::decomposable(Epsilon::new(0.01)?, Delta::ZERO).is_err());
-/// # Ok::<(), disguise::Error>(())
-/// ```
-pub fn decomposable(epsilon0: Epsilon, delta: Delta) -> Result<f64> {
-    let d = check_positive_delta(delta, "decomposable")?;
-    finite(decomposable_core(epsilon0.get(), d))
-}
-
-/// G(δ) = min over θ > 0 of (θ + L)/(1 − e^{−θ}), L = ln(1/δ), rounded up: evaluated at the
-/// θ solving e^θ = 1 + θ + L (Newton's method in `f64`; any θ > 0 gives an upper bound of
-/// the minimum's formula, so only tightness depends on the solve).
-pub(crate) fn decomposable_factor(delta: f64) -> f64 {
-    let l = ln_inv_up(delta);
-    // Newton on h(θ) = e^θ − 1 − θ − L from above (h is convex and increasing for θ > 0, so
-    // the iterates decrease monotonically to the root from any start right of it).
-    let mut theta = (1.0 + l).ln().max(1.0) + 1.0;
-    for _ in 0..100 {
-        let e = theta.exp();
-        let step = (e - 1.0 - theta - l) / (e - 1.0);
-        if !(step.is_finite() && step > 0.0) {
-            break;
-        }
-        theta -= step;
-    }
-    if !(theta.is_finite() && theta > 0.0) {
-        theta = 1.0;
-    }
-    // (θ + L)/(1 − e^{−θ}): numerator rounded up, denominator −expm1(−θ) rounded down.
-    let numerator = add_up(theta, l);
-    let denominator = nudge_down(-(-theta).exp_m1(), 2);
-    div_up(numerator, denominator)
-}
-
-/// (e^{ε₀/2} − 1)·G(δ), rounded up.
-pub(crate) fn decomposable_core(eps0: f64, delta: f64) -> f64 {
-    let half = div_up(eps0, 2.0);
-    let growth = nudge_up(half.exp_m1(), 2);
-    mul_up(growth, decomposable_factor(delta))
-}
-
-/// Upper bound on the optimal δ(ε) of `rounds` adaptive ε₀-DP calls at total ε
-/// (Kairouz–Oh–Viswanath 2015 Thm 3.3):
-/// δ(ε) = Σⱼ C(k,j)·p^(k−j)·(1−p)^j·[1 − e^(ε−(k−2j)ε₀)]₊ with p = e^ε₀/(1+e^ε₀).
-///
-/// Terms are computed in log space (log-binomials by a compensated running sum), so k up to
-/// [`KOV_MAX_ROUNDS`] is fine; only the terms within √(372.5·k) of the binomial mean are
-/// summed (Hoeffding's inequality puts the rest below 1e-323, which is added), and the result
-/// is inflated by a relative margin covering the accumulated rounding error. *Runtime*:
-/// O(√k).
-///
-/// ```
-/// use disguise::privacy::{compose, Epsilon};
-/// // Beyond kε₀ nothing is left; just below it, only the all-"yes" outcome contributes.
-/// assert_eq!(compose::kov_delta(10, Epsilon::new(0.1)?, 1.01)?, 0.0);
-/// let p = 0.1f64.exp() / (1.0 + 0.1f64.exp());
-/// let want = p.powi(10) * (1.0 - (0.99f64 - 1.0).exp());
-/// assert!((compose::kov_delta(10, Epsilon::new(0.1)?, 0.99)? - want).abs() < 1e-12);
-/// # Ok::<(), disguise::Error>(())
-/// ```
-pub fn kov_delta(rounds: u64, epsilon0: Epsilon, epsilon: f64) -> Result<f64> {
-    check_rounds(rounds)?;
-    check_kov_rounds(rounds)?;
-    if !(epsilon.is_finite() && epsilon >= 0.0) {
-        return Err(Error::param(
-            "epsilon",
-            format!("must be finite and ≥ 0, got {epsilon}"),
-        ));
-    }
-    Ok(kov_delta_core(rounds, epsilon0.get(), epsilon))
-}
-
-/// The optimal composition (Kairouz–Oh–Viswanath 2015) of `rounds` ε₀-DP calls: the
-/// smallest total ε with [`kov_delta`] ≤ δ, by bisection (the feasible end is returned).
-///
-/// Never larger than basic composition (δ(kε₀) = 0). Errors for more than
-/// [`KOV_MAX_ROUNDS`] rounds. *Runtime*: O(√k) per bisection step, about 60 steps (a
-/// geometric phase first, so an answer near 1e-300 costs no more).
-///
-/// ```
-/// use disguise::privacy::{compose, Delta, Epsilon};
-/// let eps = compose::kov(50, Epsilon::new(0.1)?, Delta::new(1e-6)?)?;
-/// assert!((eps - 3.173).abs() < 1e-3);
-/// # Ok::<(), disguise::Error>(())
-/// ```
-pub fn kov(rounds: u64, epsilon0: Epsilon, delta: Delta) -> Result<f64> {
-    check_rounds(rounds)?;
-    check_kov_rounds(rounds)?;
-    finite(kov_core(rounds, epsilon0.get(), delta.get()))
-}
-
-fn check_kov_rounds(rounds: u64) -> Result<()> {
-    if rounds > KOV_MAX_ROUNDS {
-        Err(Error::param(
-            "rounds",
-            format!("the KOV sum is computed for at most {KOV_MAX_ROUNDS} rounds, got {rounds}"),
-        ))
-    } else {
-        Ok(())
-    }
-}
-
-/// Below this many "no"s (or within this many of k) ln C(k, j) is summed term by term, where
-/// the Stirling series of [`ln_choose`] would be less accurate.
-const KOV_STIRLING_MIN: u64 = 64;
-
-/// ln C(k, j) for KOV_STIRLING_MIN ≤ j ≤ k − KOV_STIRLING_MIN, from the Stirling series
-/// ln n! = n ln n − n + ½ln(2πn) + 1/(12n) − 1/(360n³) + 1/(1260n⁵) − …, whose error after
-/// these terms is below 1/(1680n⁷) < 10⁻¹⁵ for n ≥ 64. The leading part is computed as
-/// j·ln(k/j) + (k − j)·ln(k/(k − j)), without the cancellation of k ln k − j ln j − …, so the
-/// absolute error stays near 10⁻¹⁶·k.
-fn ln_choose(k: u64, j: u64) -> f64 {
-    let (kf, jf) = (k as f64, j as f64);
-    let rf = kf - jf;
-    let series = |n: f64| {
-        let n2 = n * n;
-        1.0 / (12.0 * n) - 1.0 / (360.0 * n * n2) + 1.0 / (1260.0 * n * n2 * n2)
-    };
-    let main = jf * (kf / jf).ln() - rf * (-(jf / kf)).ln_1p();
-    main + 0.5 * (kf / (2.0 * std::f64::consts::PI * jf * rf)).ln() + series(kf)
-        - series(jf)
-        - series(rf)
-}
-
-pub(crate) fn kov_delta_core(k: u64, eps0: f64, eps: f64) -> f64 {
-    // Every outcome's loss is at most kε₀: nothing is left beyond it.
-    if mul_up(k as f64, eps0) <= eps {
-        return 0.0;
-    }
-    // ln p = −ln(1 + e^−ε₀), ln(1−p) = −ε₀ − ln(1 + e^−ε₀).
-    let a = (-eps0).exp().ln_1p();
-    let ln_p = -a;
-    let ln_q = -eps0 - a;
-    let kf = k as f64; // exact: k ≤ KOV_MAX_ROUNDS
-    let q = ln_q.exp();
-    // The mode of Binomial(k, 1−p): past it the terms only decrease.
-    let mode = ((kf + 1.0) * q).floor();
-    // Only the window kq ± t can matter: by Hoeffding's inequality each tail of
-    // Binomial(k, q) beyond t from its mean has mass at most exp(−2t²/k) ≤ e^−745, below the
-    // smallest positive double. Each term is at most its binomial weight (the factor
-    // 1 − e^(ε−loss) is below 1), so the skipped terms add less than 1e-323, which the
-    // 1e-300 per possible term added at the end covers. Summing O(√k) terms instead of
-    // O(k) is what makes ten million rounds fast.
-    let t = (kf * 372.5).sqrt().ceil();
-    let window_start = (kf * q - t).floor();
-    let window_end = kf * q + t;
-    let mut j: u64 = if window_start >= KOV_STIRLING_MIN as f64
-        && (window_start as u64) + KOV_STIRLING_MIN <= k
-    {
-        window_start as u64
-    } else {
-        0
-    };
-    let stirling = j > 0;
-    let mut sum = 0.0f64;
-    // Neumaier-compensated running sum of ln C(k, j).
-    let (mut lnc, mut lnc_comp) = (if stirling { ln_choose(k, j) } else { 0.0 }, 0.0f64);
-    while 2 * j < k && (j as f64) <= window_end {
-        // Loss of the outcome with j "no"s: (k − 2j)ε₀, rounded up (so the term is kept
-        // whenever it might be positive).
-        let loss = mul_up((k - 2 * j) as f64, eps0);
-        if loss <= eps {
-            break; // losses decrease in j: no further positive term
-        }
-        let factor = -(eps - loss).exp_m1();
-        let jf = j as f64;
-        let ln_term = (lnc + lnc_comp) + (kf - jf) * ln_p + jf * ln_q + factor.ln();
-        let term = ln_term.exp();
-        sum += term;
-        if jf > mode && term <= sum * 1e-20 {
-            // Terms past the mode decrease (binomial weight and factor both do): bound the
-            // rest by (number left) × (this term), twice for safety.
-            let left = ((k - 1) / 2 - j) as f64;
-            sum += 2.0 * left * term;
-            break;
-        }
-        // ln C(k, j+1) = ln C(k, j) + ln(k − j) − ln(j + 1).
-        let inc = ((kf - jf) / (jf + 1.0)).ln();
-        let t = lnc + inc;
-        if lnc.abs() >= inc.abs() {
-            lnc_comp += (lnc - t) + inc;
-        } else {
-            lnc_comp += (inc - t) + lnc;
-        }
-        lnc = t;
-        j += 1;
-    }
-    // Relative error of each term ≲ k(ε₀+1)·1e-14 (log-space accumulation; a Stirling start
-    // adds an absolute error near 1e-16·k to the logarithm), plus terms that underflowed to 0
-    // or were skipped outside the window (together < 1e-300 each; at most k/2 + 1 of them).
-    let eta = 1e-9 + kf * (eps0 + 1.0) * 1e-13 + if stirling { 1e-9 } else { 0.0 };
-    let v = sum * (1.0 + eta) + (kf / 2.0 + 1.0) * 1e-300;
-    v.next_up().min(1.0)
-}
-
-/// Bisection for the boundary of a predicate that fails below some x* and holds above it, on
-/// [0, hi] with `ok(hi)`: returns the smallest double found with `ok` (the feasible end of
-/// the final bracket). A geometric phase first narrows a bracket spanning many orders of
-/// magnitude in O(log log) steps (x* may be 1e-300 with hi = 100), then plain bisection
-/// runs until the bracket holds two adjacent doubles.
-fn smallest_feasible(hi: f64, ok: impl Fn(f64) -> bool) -> f64 {
-    let mut hi = hi;
-    let mut lo = hi * f64::EPSILON.powi(19); // about hi·1e-297
-    if lo <= 0.0 || ok(lo) {
-        return if lo > 0.0 { lo } else { hi };
-    }
-    // Invariant: ok(hi), !ok(lo).
-    while hi > 4.0 * lo {
-        let mid = lo.sqrt() * hi.sqrt();
-        if !(mid > lo && mid < hi) {
-            break;
-        }
-        if ok(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    for _ in 0..200 {
-        let mid = lo + (hi - lo) / 2.0;
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if ok(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    hi
-}
-
-pub(crate) fn kov_core(k: u64, eps0: f64, delta: f64) -> f64 {
-    if kov_delta_core(k, eps0, 0.0) <= delta {
-        return 0.0;
-    }
-    // δ(kε₀) = 0 ≤ δ: basic composition is always feasible.
-    smallest_feasible(basic_core(k, eps0), |e| kov_delta_core(k, eps0, e) <= delta)
-}
-
 fn finite(v: f64) -> Result<f64> {
     if v.is_finite() {
         Ok(v)
@@ -697,6 +250,62 @@ fn finite(v: f64) -> Result<f64> {
 // ---------------------------------------------------------------------------------------------
 // The accountant.
 // ---------------------------------------------------------------------------------------------
+
+/// The recorded calls as every rule sees them: counts and sums over the calls, all rounded
+/// up, and the groups of equal cost.
+pub(crate) struct Calls<'a> {
+    /// Number of calls.
+    pub calls: u64,
+    /// Σεᵢ.
+    pub sum_eps: f64,
+    /// Σδᵢ.
+    pub sum_delta: f64,
+    /// Σεᵢ².
+    pub sum_sq: f64,
+    /// Σρᵢ of the pure and bounded-range calls.
+    pub rho: f64,
+    /// Whether any call is approximate ((ε, δ) with δ > 0 possible).
+    pub any_approximate: bool,
+    /// Whether every call has the same ε₀.
+    pub homogeneous: bool,
+    /// ε₀ of the first group (every call's when `homogeneous`).
+    pub epsilon0: f64,
+    /// The calls grouped by cost, with their multiplicity.
+    pub groups: &'a BTreeMap<(u8, u64, u64), (PrivacyCost, u64)>,
+}
+
+/// What a rule says about the recorded calls at the target δ.
+pub(crate) enum Applied {
+    /// The end-to-end guarantee it proves (ε before the finiteness check, δ ≤ target).
+    Guarantee {
+        /// ε.
+        epsilon: f64,
+        /// δ.
+        delta: f64,
+    },
+    /// Why it does not apply.
+    Inapplicable(String),
+}
+
+/// One composition rule, one file each: its name, its neighbour relation and applicability
+/// in its documentation, and the guarantee it proves for recorded calls.
+pub(crate) trait CompositionRule: Sync {
+    /// The rule's name in reports.
+    fn rule(&self) -> Rule;
+    /// The guarantee for `calls` at target δ, or why the rule does not apply; an error for
+    /// evidence that contradicts the calls.
+    fn apply(&self, calls: &Calls<'_>, target: f64, options: &ComposeOptions) -> Result<Applied>;
+}
+
+/// Every rule, in the order reports list them (ties for the best go to the earlier one).
+const RULES: [&dyn CompositionRule; 6] = [
+    &single::Single,
+    &basic::Basic,
+    &advanced::Advanced,
+    &kov::Kov,
+    &zcdp::Zcdp,
+    &decomposable::Decomposable,
+];
 
 /// Sealed evidence that the calls being composed are **one run** of the private greedy
 /// algorithm (mitrovic2017 Algorithm 1 or 2) with the standard exponential mechanism
@@ -876,18 +485,10 @@ impl Accountant {
             inapplicable: Vec::new(),
             best: None,
         };
-        let all = [
-            Rule::Single,
-            Rule::Basic,
-            Rule::Advanced,
-            Rule::Kov,
-            Rule::Zcdp,
-            Rule::Decomposable,
-        ];
         if self.non_private > 0 {
-            for rule in all {
+            for rule in RULES {
                 out.inapplicable.push(Inapplicable {
-                    rule,
+                    rule: rule.rule(),
                     reason: "a non-private call (e.g. argmax) was made: the run has no \
                              privacy guarantee"
                         .to_string(),
@@ -920,152 +521,30 @@ impl Accountant {
             }
             epsilons.push(eps);
         }
-        let homogeneous = epsilons.windows(2).all(|w| w[0] == w[1]);
-        fn push(out: &mut Composition, rule: Rule, eps: f64, del: f64) -> Result<()> {
-            out.guarantees.push(Guarantee {
-                epsilon: finite(eps)?,
-                delta: del,
-                rule,
-            });
-            Ok(())
-        }
-
-        // Single.
-        if calls == 1 {
-            if sum_delta <= target {
-                push(&mut out, Rule::Single, sum_eps, sum_delta)?;
-            } else {
-                out.inapplicable.push(Inapplicable {
-                    rule: Rule::Single,
-                    reason: format!("the call's own δ = {sum_delta} exceeds the target δ"),
-                });
-            }
-        } else {
-            out.inapplicable.push(Inapplicable {
-                rule: Rule::Single,
-                reason: format!("{calls} calls, not one"),
-            });
-        }
-
-        // Basic.
-        if sum_delta <= target {
-            push(&mut out, Rule::Basic, sum_eps, sum_delta)?;
-        } else {
-            out.inapplicable.push(Inapplicable {
-                rule: Rule::Basic,
-                reason: format!("the calls' own Σδᵢ = {sum_delta} exceeds the target δ"),
-            });
-        }
-
-        // Advanced: δ′ = δ − Σδᵢ.
-        let delta_prime = sub_down(target, sum_delta);
-        if delta_prime > 0.0 {
-            let total_delta = add_up(delta_prime, sum_delta);
-            push(
-                &mut out,
-                Rule::Advanced,
-                advanced_core(sum_sq, delta_prime),
-                total_delta,
-            )?;
-        } else {
-            out.inapplicable.push(Inapplicable {
-                rule: Rule::Advanced,
-                reason: format!(
-                    "needs the target δ to exceed the calls' own Σδᵢ = {sum_delta} \
-                     (δ′ = δ − Σδᵢ must be > 0)"
-                ),
-            });
-        }
-
-        // KOV.
-        if any_approximate {
-            out.inapplicable.push(Inapplicable {
-                rule: Rule::Kov,
-                reason: "only for pure or bounded-range calls (approximate calls get no KOV \
-                         credit)"
-                    .to_string(),
-            });
-        } else if !homogeneous {
-            out.inapplicable.push(Inapplicable {
-                rule: Rule::Kov,
-                reason: "only for calls that all have the same ε₀".to_string(),
-            });
-        } else if calls > KOV_MAX_ROUNDS {
-            out.inapplicable.push(Inapplicable {
-                rule: Rule::Kov,
-                reason: format!("computed for at most {KOV_MAX_ROUNDS} calls"),
-            });
-        } else {
-            push(
-                &mut out,
-                Rule::Kov,
-                kov_core(calls, epsilons[0], target),
-                target,
-            )?;
-        }
-
-        // zCDP.
-        if any_approximate {
-            out.inapplicable.push(Inapplicable {
-                rule: Rule::Zcdp,
-                reason: "approximate (ε, δ) calls have no zCDP bound".to_string(),
-            });
-        } else if target <= 0.0 {
-            out.inapplicable.push(Inapplicable {
-                rule: Rule::Zcdp,
-                reason: "needs δ > 0".to_string(),
-            });
-        } else {
-            push(&mut out, Rule::Zcdp, zcdp_to_dp_core(rho, target), target)?;
-        }
-
-        // Decomposable: only with evidence that every recorded call is one round of the one
-        // greedy run the evidence describes.
-        let reason = match options.decomposable {
-            None => Some(
-                "only for one run of the library's private greedy (Algorithms 1 and 2) with \
-                 the exponential mechanism on a decomposable objective"
-                    .to_string(),
-            ),
-            Some(run) => {
-                let matches = self.groups.len() == 1
-                    && self.groups.values().all(|(cost, count)| {
-                        *count == run.rounds
-                            && *cost
-                                == PrivacyCost::BoundedRange {
-                                    epsilon: run.epsilon0,
-                                }
-                    });
-                if !matches {
-                    return Err(Error::param(
-                        "decomposable",
-                        format!(
-                            "the evidence describes {} exponential-mechanism rounds at ε₀ = {}, \
-                             but other calls were recorded: the decomposable rule covers one \
-                             greedy run and nothing else",
-                            run.rounds,
-                            run.epsilon0.get()
-                        ),
-                    ));
-                }
-                if target <= 0.0 {
-                    Some("needs δ > 0".to_string())
-                } else {
-                    push(
-                        &mut out,
-                        Rule::Decomposable,
-                        decomposable_core(run.epsilon0.get(), target),
-                        target,
-                    )?;
-                    None
-                }
-            }
+        let recorded = Calls {
+            calls,
+            sum_eps,
+            sum_delta,
+            sum_sq,
+            rho,
+            any_approximate,
+            homogeneous: epsilons.windows(2).all(|w| w[0] == w[1]),
+            epsilon0: epsilons[0],
+            groups: &self.groups,
         };
-        if let Some(reason) = reason {
-            out.inapplicable.push(Inapplicable {
-                rule: Rule::Decomposable,
-                reason,
-            });
+        // Every rule is asked in turn; the best is the smallest ε among those that apply.
+        for rule in RULES {
+            match rule.apply(&recorded, target, &options)? {
+                Applied::Guarantee { epsilon, delta } => out.guarantees.push(Guarantee {
+                    epsilon: finite(epsilon)?,
+                    delta,
+                    rule: rule.rule(),
+                }),
+                Applied::Inapplicable(reason) => out.inapplicable.push(Inapplicable {
+                    rule: rule.rule(),
+                    reason,
+                }),
+            }
         }
 
         out.best = out
@@ -1105,6 +584,7 @@ pub fn compose_homogeneous(
 
 #[cfg(test)]
 mod tests {
+    use super::kov::{KOV_STIRLING_MIN, ln_choose};
     use super::*;
     use num_rational::BigRational;
 

@@ -1,0 +1,49 @@
+//! [`Rule::Basic`](super::Rule::Basic): basic composition (Dwork–Roth 2014 Thm 3.16):
+//! ε = Σεᵢ, δ = Σδᵢ, for any private calls and any neighbour relation the calls are private
+//! for. Applies iff Σδᵢ ≤ δ.
+
+use super::{Applied, Calls, ComposeOptions, CompositionRule, Rule};
+use super::{check_rounds, finite, round::*};
+use crate::error::Result;
+use crate::privacy::Epsilon;
+
+/// Basic composition of `rounds` calls of ε₀: ε = k·ε₀ (rounded up).
+///
+/// δ composes the same way (Σδᵢ); for pure calls it is 0.
+///
+/// ```
+/// use disguise::privacy::{compose, Epsilon};
+/// assert_eq!(compose::basic(10, Epsilon::new(0.1)?)?, 1.0000000000000002);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn basic(rounds: u64, epsilon0: Epsilon) -> Result<f64> {
+    check_rounds(rounds)?;
+    finite(basic_core(rounds, epsilon0.get()))
+}
+
+pub(crate) fn basic_core(rounds: u64, eps0: f64) -> f64 {
+    mul_up(count_up(rounds), eps0)
+}
+
+/// [`Rule::Basic`] for the accountant.
+pub(crate) struct Basic;
+
+impl CompositionRule for Basic {
+    fn rule(&self) -> Rule {
+        Rule::Basic
+    }
+
+    fn apply(&self, c: &Calls<'_>, target: f64, _: &ComposeOptions) -> Result<Applied> {
+        Ok(if c.sum_delta <= target {
+            Applied::Guarantee {
+                epsilon: c.sum_eps,
+                delta: c.sum_delta,
+            }
+        } else {
+            Applied::Inapplicable(format!(
+                "the calls' own Σδᵢ = {} exceeds the target δ",
+                c.sum_delta
+            ))
+        })
+    }
+}
