@@ -15,7 +15,7 @@ use disguise::histogram::{
 };
 use disguise::prelude::*;
 use disguise::privacy::budget::{BudgetQuery, CallKind, plan};
-use disguise::select::{Argmax, LargeMargin, LargeMarginChaudhuri, ReportNoisyMax};
+use disguise::select::{Argmax, LargeMargin, ReportNoisyMax};
 use disguise_fuzz::write_input;
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
@@ -144,7 +144,7 @@ fuzz_target!(|input: Input| {
         if let Ok(s) = LargeMargin::new(eps, delta) {
             selectors.push(Box::new(s));
         }
-        if let Ok(s) = LargeMarginChaudhuri::new(eps, delta) {
+        if let Ok(s) = LargeMargin::chaudhuri(eps, delta) {
             selectors.push(Box::new(s));
         }
         for selector in &selectors {

@@ -21,7 +21,7 @@ use disguise::audit::exact::exponential_probabilities;
 use disguise::audit::gof::chi_square;
 use disguise::audit::{AuditConfig, audit};
 use disguise::prelude::*;
-use disguise::select::{LargeMargin, LargeMarginChaudhuri, sample_exponential};
+use disguise::select::{LargeMargin, sample_exponential};
 use num_bigint::BigUint;
 use rand_core::Rng;
 use std::collections::{BTreeMap, HashMap};
@@ -479,7 +479,7 @@ fn tail_search_equals_library_on_materialised_universe() {
         let lib: Box<dyn Selector> = match variant {
             MarginVariant::Mitrovic => Box::new(LargeMargin::new(eps(1.0), delta(0.5)).unwrap()),
             MarginVariant::Chaudhuri => {
-                Box::new(LargeMarginChaudhuri::new(eps(1.0), delta(0.5)).unwrap())
+                Box::new(LargeMargin::chaudhuri(eps(1.0), delta(0.5)).unwrap())
             }
         };
         let ours = LargeMarginTail::new(variant, eps(1.0), delta(0.5), u64::MAX).unwrap();
@@ -524,7 +524,7 @@ fn tail_pick_given_margin_follows_the_exponential_mechanism() {
             MarginVariant::Mitrovic => LargeMargin::new(eps(1.0), delta(0.5))
                 .unwrap()
                 .stopping_threshold(3, sens(1.0)),
-            MarginVariant::Chaudhuri => LargeMarginChaudhuri::new(eps(1.0), delta(0.5))
+            MarginVariant::Chaudhuri => LargeMargin::chaudhuri(eps(1.0), delta(0.5))
                 .unwrap()
                 .stopping_threshold(3, sens(1.0)),
         };
@@ -633,7 +633,7 @@ fn chaudhuri_theorem_3_bound_holds_with_probability_one_minus_eta() {
     // violate the bound) among 20,000 candidates. The test fails if the Clopper–Pearson
     // lower bound on the failure rate (confidence 1 − 1e-6) exceeds η.
     let (alpha, eta, ell) = (1.0f64, 0.05f64, 8usize);
-    let lmm = LargeMarginChaudhuri::new(eps(alpha), delta(1e-6)).unwrap();
+    let lmm = LargeMargin::chaudhuri(eps(alpha), delta(1e-6)).unwrap();
     let gamma = 21.0 / alpha * (3.0 / eta).ln() + lmm.stopping_threshold(ell, sens(1.0));
     let opt = 5000.0;
     let scores = margin_instance(opt, ell, 6.0, gamma, 20_000, 11);

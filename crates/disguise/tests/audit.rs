@@ -31,7 +31,7 @@ use disguise::objective::{
 };
 use disguise::prelude::*;
 use disguise::privacy::compose::{Rule, decomposable};
-use disguise::select::{LargeMargin, LargeMarginChaudhuri, ReportNoisyMax, sample_exponential};
+use disguise::select::{LargeMargin, ReportNoisyMax, sample_exponential};
 use rand_core::Rng;
 use std::fmt::Debug;
 
@@ -330,7 +330,7 @@ fn large_margin_mechanism_passes() {
 #[test]
 fn large_margin_mechanism_chaudhuri_passes() {
     let (epsilon, delta) = (1.0, 1e-6);
-    let lmm = LargeMarginChaudhuri::new(eps(epsilon), Delta::new(delta).unwrap()).unwrap();
+    let lmm = LargeMargin::chaudhuri(eps(epsilon), Delta::new(delta).unwrap()).unwrap();
     let pair = margin_neighbours(lmm.stopping_threshold(2, sens(1.0)), 10, 1.0);
     let report = audit_lmm(&lmm, &pair, delta, 42);
     let line = summary("lmm-chaudhuri", &report);

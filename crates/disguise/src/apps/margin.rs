@@ -5,7 +5,7 @@
 //! itemsets that occur have a non-zero frequency; all others form a tail of equal, zero
 //! scores, possibly of astronomical size or of unknown size. [`LargeMarginTail`] runs the
 //! same margin search, with the same noise, thresholds and exact comparisons as
-//! [`crate::select::LargeMargin`] / [`crate::select::LargeMarginChaudhuri`] over the
+//! [`crate::select::LargeMargin`] / [`crate::select::LargeMargin::chaudhuri`] over the
 //! universe "explicit candidates sorted, then the tail", and samples the final exponential
 //! mechanism with [`super::sample_exponential_with_block`] when the top ℓ reaches into the
 //! tail.
@@ -14,9 +14,9 @@ use super::block::{BlockChoice, sample_exponential_with_block};
 use crate::error::{Error, Result};
 use crate::noise::{Laplace, SecureRng};
 use crate::privacy::{Delta, Epsilon, PrivacyCost, Sensitivity};
+pub use crate::select::MarginVariant;
 use crate::select::{
-    LargeMargin, LargeMarginChaudhuri, finite_noise, grid_corrected_sensitivity,
-    sample_exponential, sum_sign,
+    LargeMargin, finite_noise, grid_corrected_sensitivity, sample_exponential, sum_sign,
 };
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
@@ -30,34 +30,6 @@ const ROUND_UP: f64 = 1.0 + 1.0 / (1u64 << 45) as f64;
 /// The default largest margin ℓ the search tests: 2²⁰. A public constant; see
 /// [`LargeMarginTail`] for why any public cap keeps the guarantee.
 pub const DEFAULT_MAX_MARGIN: u64 = 1 << 20;
-
-/// Which published large margin mechanism.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum MarginVariant {
-    /// Mitrovic et al. 2017, Algorithm 5 (the library's `lmm`).
-    Mitrovic,
-    /// Chaudhuri, Hsu, Song 2014, Algorithm 1 (the library's `lmm-chaudhuri`).
-    Chaudhuri,
-}
-
-impl MarginVariant {
-    /// The selector name: `lmm` or `lmm-chaudhuri`.
-    pub fn name(self) -> &'static str {
-        match self {
-            MarginVariant::Mitrovic => "lmm",
-            MarginVariant::Chaudhuri => "lmm-chaudhuri",
-        }
-    }
-
-    /// The divisor d of the final exponential mechanism exp(ε·q/(dλ)): 4 or 6.
-    pub fn divisor(self) -> u32 {
-        match self {
-            MarginVariant::Mitrovic => 4,
-            MarginVariant::Chaudhuri => 6,
-        }
-    }
-}
 
 /// The number of implicit tail candidates.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -133,7 +105,7 @@ pub struct TailSelection {
 /// * **No pass, unbounded tail** — [`TailOutcome::NoMargin`].
 ///
 /// With `max_margin` ≥ K − 1 and a finite tail this is *exactly* the library's
-/// [`LargeMargin`] / [`LargeMarginChaudhuri`] run on the materialised universe (same noise,
+/// [`LargeMargin`] / [`LargeMargin::chaudhuri`] run on the materialised universe (same noise,
 /// same draws in the same order while the top set stays explicit; the test
 /// `tests/apps.rs::tail_search_equals_library_on_materialised_universe` checks this draw for
 /// draw).
@@ -178,7 +150,7 @@ impl LargeMarginTail {
         // The library's constructors validate δ with their own messages.
         match variant {
             MarginVariant::Mitrovic => LargeMargin::new(epsilon, delta).map(|_| ())?,
-            MarginVariant::Chaudhuri => LargeMarginChaudhuri::new(epsilon, delta).map(|_| ())?,
+            MarginVariant::Chaudhuri => LargeMargin::chaudhuri(epsilon, delta).map(|_| ())?,
         }
         Ok(Self {
             variant,
@@ -411,7 +383,7 @@ impl LargeMarginTail {
                 }
             }
             MarginVariant::Chaudhuri => {
-                let lmm = LargeMarginChaudhuri::new(self.epsilon, self.delta)?;
+                let lmm = LargeMargin::chaudhuri(self.epsilon, self.delta)?;
                 let lt = grid_corrected_sensitivity(sensitivity.get(), eps, &[3.0, 6.0, 12.0])?;
                 let lts = Sensitivity::new(lt)?;
                 let noise_z = Laplace::new(3.0 * lt / eps)?;

@@ -5,9 +5,7 @@ use crate::names::{Named, named_traits};
 use crate::privacy::budget::{BestBudget, BudgetQuery, CallKind, plan};
 use crate::privacy::compose::Rule;
 use crate::privacy::{Delta, Epsilon};
-use crate::select::{
-    Argmax, Exponential, LargeMargin, LargeMarginChaudhuri, ReportNoisyMax, Selector,
-};
+use crate::select::{Argmax, Exponential, LargeMargin, ReportNoisyMax, Selector};
 use serde::Serialize;
 
 /// A private selection mechanism, instantiated once per run with the per-round budget.
@@ -21,7 +19,7 @@ pub enum Mechanism {
     /// ([`LargeMargin`]): (ε₀, δ₀)-DP per call, δ₀ > 0; Theorems 5.3–5.5.
     LargeMargin,
     /// The original large margin mechanism of Chaudhuri et al. (2014)
-    /// ([`LargeMarginChaudhuri`]): (ε₀, δ₀)-DP per call, δ₀ > 0.
+    /// ([`LargeMargin::chaudhuri`]): (ε₀, δ₀)-DP per call, δ₀ > 0.
     LargeMarginChaudhuri,
     /// Report noisy max with Laplace noise ([`ReportNoisyMax`]): ε₀-DP per call.
     ReportNoisyMax,
@@ -75,9 +73,7 @@ impl Mechanism {
             Mechanism::Exponential => Box::new(Exponential::new(epsilon0)),
             Mechanism::ReportNoisyMax => Box::new(ReportNoisyMax::new(epsilon0)),
             Mechanism::LargeMargin => Box::new(LargeMargin::new(epsilon0, delta0)?),
-            Mechanism::LargeMarginChaudhuri => {
-                Box::new(LargeMarginChaudhuri::new(epsilon0, delta0)?)
-            }
+            Mechanism::LargeMarginChaudhuri => Box::new(LargeMargin::chaudhuri(epsilon0, delta0)?),
         })
     }
 }

@@ -1,8 +1,8 @@
 //! The large margin mechanism, in the two published variants.
 //!
-//! * [`LargeMargin`] (`lmm`): Mitrovic, Bun, Krause, Karbasi, *Differentially Private
+//! * [`LargeMargin::new`] (`lmm`): Mitrovic, Bun, Krause, Karbasi, *Differentially Private
 //!   Submodular Maximization: Data Summarization in Disguise*, ICML 2017, Algorithm 5.
-//! * [`LargeMarginChaudhuri`] (`lmm-chaudhuri`): Chaudhuri, Hsu, Song, *The Large Margin
+//! * [`LargeMargin::chaudhuri`] (`lmm-chaudhuri`): Chaudhuri, Hsu, Song, *The Large Margin
 //!   Mechanism for Differentially Private Maximization*, NIPS 2014, Algorithm 1,
 //!   generalised from 1/n-Lipschitz qualities to sensitivity λ.
 //!
@@ -19,6 +19,7 @@ use super::{Selection, Selector, validate_scores};
 use crate::error::{Error, Result};
 use crate::noise::{Laplace, SecureRng};
 use crate::privacy::{Delta, Epsilon, PrivacyCost, Sensitivity};
+use serde::Serialize;
 use std::cmp::Ordering;
 
 /// Multiplier that makes a positive `f64` threshold computed with < 2⁻⁴⁸ relative error an
@@ -164,8 +165,14 @@ fn em_on_top(
     })
 }
 
-/// The large margin mechanism as given by Mitrovic et al. 2017 (Algorithm 5): the default
-/// `lmm` selector.
+/// The large margin mechanism, in its two published variants ([`MarginVariant`]): as given by
+/// Mitrovic et al. 2017 (Algorithm 5; [`LargeMargin::new`], the default `lmm` selector), or
+/// the original of Chaudhuri et al. 2014 (Algorithm 1; [`LargeMargin::chaudhuri`],
+/// `lmm-chaudhuri`, described in its own section below). Both share the sorting, the exact
+/// comparisons, the grid noise and the final exponential mechanism; they differ in the
+/// noise scales, the thresholds and the final divisor.
+///
+/// # The Mitrovic variant ([`MarginVariant::Mitrovic`], `lmm`)
 ///
 /// With λ the sensitivity, for ℓ = 1, …, |V|
 ///
@@ -180,7 +187,7 @@ fn em_on_top(
 ///
 /// The returned [`Selection::margin`] is `Some(ℓ)`.
 ///
-/// # Guarantee
+/// ## Guarantee (Mitrovic)
 ///
 /// (ε, δ)-differential privacy, for δ > 0: mitrovic2017, Proposition 5.1 (steps 2–3 are
 /// AboveThreshold with the 2λ-sensitive queries q(v₁) − q(v_{ℓ+1}), (ε/2, 0)-DP; step 4 is
@@ -191,7 +198,7 @@ fn em_on_top(
 /// composes only by the basic and advanced rules. See *Exactness* below for how exact
 /// comparisons and grid noise keep the proof valid in floating point.
 ///
-/// # Utility
+/// ## Utility (Mitrovic)
 ///
 /// mitrovic2017, Proposition 5.1: if the scores satisfy the (ℓ, γ)-margin condition
 /// q(v_{ℓ+1}) < q(v₁) − γ with γ = 24λ·ln(1/β)/ε + G_ℓ, then there is an event E with
@@ -200,7 +207,7 @@ fn em_on_top(
 /// see *Exactness*, so G_ℓ is that much larger.) Without a margin it behaves like the
 /// exponential mechanism with ε/2 on all candidates.
 ///
-/// # Runtime
+/// ## Runtime (Mitrovic)
 ///
 /// O(|V| log |V|) at worst; O(|V|) plus O(ℓ log ℓ) when the search stops early at ℓ ≤ 256
 /// (see *Exactness* on lazy sorting). Then O(ℓ) Laplace draws and exact comparisons, and an
@@ -262,20 +269,138 @@ fn em_on_top(
 /// assert!(LargeMargin::new(Epsilon::new(1.0)?, Delta::ZERO).is_err()); // δ must be > 0
 /// # Ok::<(), disguise::Error>(())
 /// ```
+///
+/// # The Chaudhuri variant ([`MarginVariant::Chaudhuri`], `lmm-chaudhuri`)
+///
+/// The original large margin mechanism of Chaudhuri, Hsu and Song 2014 (Algorithm 1),
+/// generalised to sensitivity λ ([`LargeMargin::chaudhuri`]).
+///
+/// With α = ε the privacy parameter, for r = 1, …, K = |V|
+///
+/// * t^(r) = 6λ·(1 + ln(3r/δ)/α)  ([`LargeMargin::margin_threshold`]),
+/// * T^(r) = (3λ/α)·ln(3/(2δ)) + (6λ/α)·ln(3/δ) + (12λ/α)·ln(3r(r+1)/δ) + t^(r)
+///   ([`LargeMargin::stopping_threshold`]).
+///
+/// 1. Z ~ Lap(3/α); m = f^(1) + λZ (f^(r) is the r-th highest score);
+/// 2. G ~ Lap(6/α), Z₁, …, Z_{K−1} ~ Lap(12/α) i.i.d. (drawn lazily);
+/// 3. ℓ = 1; while ℓ < K: if m − f^(ℓ+1) > λ(Z_ℓ + G) + T^(ℓ), stop; else ℓ += 1;
+/// 4. return i among the top ℓ with probability ∝ exp(α·f(i)/(6λ)).
+///
+/// The returned [`Selection::margin`] is `Some(ℓ)`; if no ℓ < K passes, ℓ = K (the exponential
+/// mechanism over all candidates).
+///
+/// ## The generalisation from 1/n-Lipschitz to sensitivity λ
+///
+/// The paper assumes f(i, ·) is 1/n-Lipschitz. Given scores q of sensitivity λ, the function
+/// f = q/(nλ) is 1/n-Lipschitz, and Algorithm 1 run on f takes exactly the decisions of the
+/// algorithm above run on q: multiply every line by nλ. So 1/n ↦ λ everywhere — m = f^(1) +
+/// Z/n becomes q^(1) + λZ, the test's (Z_ℓ + G)/n becomes λ(Z_ℓ + G), the thresholds'
+/// factors 6/n, 3/(nα), 6/(nα), 12/(nα) become 6λ, 3λ/α, 6λ/α, 12λ/α, and
+/// exp(nα·f/6) = exp(α·q/(6λ)) (the exponential mechanism with divisor 6). Theorems 2 and 3
+/// therefore apply verbatim to the generalised algorithm.
+///
+/// ## Guarantee (Chaudhuri)
+///
+/// (α, δ)-differential privacy for α > 0, δ ∈ (0, 1): chaudhuri2014, Theorem 2 (proof in
+/// their Appendix A.1), for neighbouring datasets D, D′ ∈ Xⁿ differing in one individual's
+/// entry — or any relation under which λ bounds every score change. [`Selector::cost`] is
+/// [`PrivacyCost::Approximate`], never pure or bounded-range. See *Exactness* above for exact comparisons and grid noise (here three tail terms, so 2g is added to
+/// T^(ℓ)).
+///
+/// ## Utility (Chaudhuri)
+///
+/// chaudhuri2014, Theorem 3, generalised: for η ∈ (0, 1), if the scores satisfy the
+/// (ℓ*, γ*)-margin condition f^(ℓ*+1) < f^(1) − γ* with γ* = (21λ/α)·ln(3/η) + T^(ℓ*), then
+/// with probability ≥ 1 − η the output I has f(I) ≥ f^(1) − 6λ·ln(2ℓ*/η)/α.
+///
+/// ## Runtime (Chaudhuri)
+///
+/// O(|V| log |V|) at worst; O(|V|) plus O(ℓ log ℓ) when the search stops early at ℓ ≤ 256
+/// (see *Exactness* on lazy sorting). Then O(ℓ) Laplace draws and exact
+/// comparisons, and an exact exponential mechanism on ℓ candidates (expected O(ℓ)).
+///
+/// ```
+/// use disguise::prelude::*;
+/// use disguise::select::LargeMargin;
+///
+/// let mut rng = SecureRng::from_os()?;
+/// let lmm = LargeMargin::chaudhuri(Epsilon::new(1.0)?, Delta::new(1e-6)?)?;
+/// let mut scores = vec![0.0; 100];
+/// scores[5] = 2000.0;
+/// scores[6] = 1999.0;
+/// let pick = lmm.select(&scores, Sensitivity::new(1.0)?, &mut rng)?;
+/// assert_eq!(pick.margin, Some(2));
+/// assert!(pick.index == 5 || pick.index == 6);
+/// # Ok::<(), disguise::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LargeMargin {
     epsilon: Epsilon,
     delta: Delta,
+    variant: MarginVariant,
+}
+
+/// Which published large margin mechanism.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MarginVariant {
+    /// Mitrovic et al. 2017, Algorithm 5 (the library's `lmm`).
+    Mitrovic,
+    /// Chaudhuri, Hsu, Song 2014, Algorithm 1 (the library's `lmm-chaudhuri`).
+    Chaudhuri,
+}
+
+impl MarginVariant {
+    /// The selector name: `lmm` or `lmm-chaudhuri`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MarginVariant::Mitrovic => "lmm",
+            MarginVariant::Chaudhuri => "lmm-chaudhuri",
+        }
+    }
+
+    /// The divisor d of the final exponential mechanism exp(ε·q/(dλ)): 4 or 6.
+    pub fn divisor(self) -> u32 {
+        match self {
+            MarginVariant::Mitrovic => 4,
+            MarginVariant::Chaudhuri => 6,
+        }
+    }
 }
 
 impl LargeMargin {
-    /// The mechanism with budget (ε, δ). Errors with [`Error::InvalidParameter`] if δ = 0.
+    /// The Mitrovic variant with budget (ε, δ). Errors with [`Error::InvalidParameter`] if
+    /// δ = 0.
     pub fn new(epsilon: Epsilon, delta: Delta) -> Result<Self> {
-        check_delta(delta, "large margin mechanism")?;
-        Ok(Self { epsilon, delta })
+        Self::with_variant(MarginVariant::Mitrovic, epsilon, delta)
     }
 
-    /// ε of one call.
+    /// The Chaudhuri variant with budget (α, δ) = (ε, δ). Errors with
+    /// [`Error::InvalidParameter`] if δ = 0.
+    pub fn chaudhuri(epsilon: Epsilon, delta: Delta) -> Result<Self> {
+        Self::with_variant(MarginVariant::Chaudhuri, epsilon, delta)
+    }
+
+    /// The `variant` with budget (ε, δ). Errors with [`Error::InvalidParameter`] if δ = 0.
+    pub fn with_variant(variant: MarginVariant, epsilon: Epsilon, delta: Delta) -> Result<Self> {
+        let what = match variant {
+            MarginVariant::Mitrovic => "large margin mechanism",
+            MarginVariant::Chaudhuri => "large margin mechanism (Chaudhuri et al.)",
+        };
+        check_delta(delta, what)?;
+        Ok(Self {
+            epsilon,
+            delta,
+            variant,
+        })
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> MarginVariant {
+        self.variant
+    }
+
+    /// ε (Chaudhuri's α) of one call.
     pub fn epsilon(&self) -> Epsilon {
         self.epsilon
     }
@@ -285,38 +410,50 @@ impl LargeMargin {
         self.delta
     }
 
-    /// The paper's g_ℓ = λ·(3 + 4·ln(2ℓ/δ)/ε), in plain `f64` (`ell` ≥ 1).
+    /// The margin threshold in plain `f64` (`ell` ≥ 1): Mitrovic's g_ℓ = λ·(3 + 4·ln(2ℓ/δ)/ε),
+    /// or Chaudhuri's t^(ℓ) = 6λ·(1 + ln(3ℓ/δ)/α).
     pub fn margin_threshold(&self, ell: usize, sensitivity: Sensitivity) -> f64 {
-        self.g(ell, sensitivity.get())
+        self.margin_with(ell, sensitivity.get(), self.delta.get().ln())
     }
 
-    /// The paper's G_ℓ = 8λ·ln(2/δ)/ε + 16λ·ln(7ℓ²/δ)/ε + g_ℓ, in plain `f64` (`ell` ≥ 1).
-    /// The search itself uses this formula with λ̃ and the corrections described under
-    /// *Exactness*.
+    /// The stopping threshold in plain `f64` (`ell` ≥ 1): Mitrovic's G_ℓ = 8λ·ln(2/δ)/ε +
+    /// 16λ·ln(7ℓ²/δ)/ε + g_ℓ, or Chaudhuri's T^(ℓ) = (3λ/α)·ln(3/(2δ)) + (6λ/α)·ln(3/δ) +
+    /// (12λ/α)·ln(3ℓ(ℓ+1)/δ) + t^(ℓ). The search itself uses it with λ̃ and the corrections
+    /// described under *Exactness*.
     pub fn stopping_threshold(&self, ell: usize, sensitivity: Sensitivity) -> f64 {
-        self.big_g(ell, sensitivity.get())
+        self.stopping_with(ell, sensitivity.get(), self.delta.get().ln())
     }
 
-    fn g(&self, ell: usize, lambda: f64) -> f64 {
-        self.g_with(ell, lambda, self.delta.get().ln())
-    }
-
-    fn big_g(&self, ell: usize, lambda: f64) -> f64 {
-        self.big_g_with(ell, lambda, self.delta.get().ln())
-    }
-
-    fn g_with(&self, ell: usize, lambda: f64, ln_delta: f64) -> f64 {
+    fn margin_with(&self, ell: usize, lambda: f64, ln_delta: f64) -> f64 {
         let eps = self.epsilon.get();
-        // ln(2ℓ/δ) as a sum of logs: 2ℓ/δ overflows for tiny δ.
-        lambda * (3.0 + 4.0 * (2f64.ln() + (ell as f64).ln() - ln_delta) / eps)
+        // ln(cℓ/δ) as a sum of logs: cℓ/δ overflows for tiny δ.
+        match self.variant {
+            MarginVariant::Mitrovic => {
+                lambda * (3.0 + 4.0 * (2f64.ln() + (ell as f64).ln() - ln_delta) / eps)
+            }
+            MarginVariant::Chaudhuri => {
+                6.0 * lambda * (1.0 + (3f64.ln() + (ell as f64).ln() - ln_delta) / eps)
+            }
+        }
     }
 
-    fn big_g_with(&self, ell: usize, lambda: f64, ln_delta: f64) -> f64 {
+    fn stopping_with(&self, ell: usize, lambda: f64, ln_delta: f64) -> f64 {
         let eps = self.epsilon.get();
-        let ln_ell = (ell as f64).ln();
-        8.0 * lambda * (2f64.ln() - ln_delta) / eps
-            + 16.0 * lambda * (7f64.ln() + 2.0 * ln_ell - ln_delta) / eps
-            + self.g_with(ell, lambda, ln_delta)
+        let r = ell as f64;
+        let margin = self.margin_with(ell, lambda, ln_delta);
+        match self.variant {
+            MarginVariant::Mitrovic => {
+                8.0 * lambda * (2f64.ln() - ln_delta) / eps
+                    + 16.0 * lambda * (7f64.ln() + 2.0 * r.ln() - ln_delta) / eps
+                    + margin
+            }
+            MarginVariant::Chaudhuri => {
+                3.0 * lambda / eps * (1.5f64.ln() - ln_delta)
+                    + 6.0 * lambda / eps * (3f64.ln() - ln_delta)
+                    + 12.0 * lambda / eps * (3f64.ln() + r.ln() + (r + 1.0).ln() - ln_delta)
+                    + margin
+            }
+        }
     }
 
     /// The mechanism with the margin search calibrated by `calibration`.
@@ -330,32 +467,95 @@ impl LargeMargin {
         validate_scores(scores)?;
         let mut order = SortedScores::new(scores);
         let n = order.len();
-        let eps = self.epsilon.get();
         let ln_delta = calibration.ln_delta(self.delta);
-        let mut ell = n;
-        if n > 1 {
-            let lt = grid_corrected_sensitivity(sensitivity.get(), eps, &[8.0, 16.0])?;
-            let noise_max = Laplace::new(8.0 * lt / eps)?;
-            let noise_step = Laplace::new(16.0 * lt / eps)?;
-            let g = noise_max.granularity().max(noise_step.granularity());
-            // Thresholds grow with ℓ: checking the last one up front keeps every comparison
-            // finite without an error whose occurrence would depend on how far ℓ gets.
-            check_threshold((self.big_g_with(n - 1, lt, ln_delta) + g) * ROUND_UP)?;
-            let q1 = order.get(0).0;
-            let z = finite_noise(noise_max.sample_noise(rng))?;
-            for l in 1..n {
-                let q_next = order.get(l).0; // q(v_{ℓ+1})
-                let z_l = finite_noise(noise_step.sample_noise(rng))?;
-                // G_ℓ with λ̃, plus g/2 for each of the two tail bounds, rounded up.
-                let threshold = (self.big_g_with(l, lt, ln_delta) + g) * ROUND_UP;
-                // Exactly: q(v₁) + Z − q(v_{ℓ+1}) − Z_ℓ − G_ℓ > 0.
-                if sum_sign(&[q1, z, -q_next, -z_l, -threshold]) == Ordering::Greater {
-                    ell = l;
-                    break;
+        let ell = if n > 1 {
+            match self.variant {
+                MarginVariant::Mitrovic => {
+                    self.search_mitrovic(&mut order, sensitivity, ln_delta, rng)?
+                }
+                MarginVariant::Chaudhuri => {
+                    self.search_chaudhuri(&mut order, sensitivity, ln_delta, rng)?
                 }
             }
+        } else {
+            n
+        };
+        em_on_top(
+            &mut order,
+            ell,
+            self.epsilon,
+            sensitivity,
+            self.variant.divisor(),
+            rng,
+        )
+    }
+
+    /// Mitrovic's margin search (steps 2–3): the first ℓ < |V| that passes, else |V|.
+    fn search_mitrovic(
+        &self,
+        order: &mut SortedScores,
+        sensitivity: Sensitivity,
+        ln_delta: f64,
+        rng: &mut SecureRng,
+    ) -> Result<usize> {
+        let n = order.len();
+        let eps = self.epsilon.get();
+        let lt = grid_corrected_sensitivity(sensitivity.get(), eps, &[8.0, 16.0])?;
+        let noise_max = Laplace::new(8.0 * lt / eps)?;
+        let noise_step = Laplace::new(16.0 * lt / eps)?;
+        let g = noise_max.granularity().max(noise_step.granularity());
+        // Thresholds grow with ℓ: checking the last one up front keeps every comparison
+        // finite without an error whose occurrence would depend on how far ℓ gets.
+        check_threshold((self.stopping_with(n - 1, lt, ln_delta) + g) * ROUND_UP)?;
+        let q1 = order.get(0).0;
+        let z = finite_noise(noise_max.sample_noise(rng))?;
+        for l in 1..n {
+            let q_next = order.get(l).0; // q(v_{ℓ+1})
+            let z_l = finite_noise(noise_step.sample_noise(rng))?;
+            // G_ℓ with λ̃, plus g/2 for each of the two tail bounds, rounded up.
+            let threshold = (self.stopping_with(l, lt, ln_delta) + g) * ROUND_UP;
+            // Exactly: q(v₁) + Z − q(v_{ℓ+1}) − Z_ℓ − G_ℓ > 0.
+            if sum_sign(&[q1, z, -q_next, -z_l, -threshold]) == Ordering::Greater {
+                return Ok(l);
+            }
         }
-        em_on_top(&mut order, ell, self.epsilon, sensitivity, 4, rng)
+        Ok(n)
+    }
+
+    /// Chaudhuri's margin search (steps 1–3): the first ℓ < K that passes, else K.
+    fn search_chaudhuri(
+        &self,
+        order: &mut SortedScores,
+        sensitivity: Sensitivity,
+        ln_delta: f64,
+        rng: &mut SecureRng,
+    ) -> Result<usize> {
+        let k = order.len();
+        let alpha = self.epsilon.get();
+        let lt = grid_corrected_sensitivity(sensitivity.get(), alpha, &[3.0, 6.0, 12.0])?;
+        // λZ, λG, λZ_ℓ are drawn directly as Laplace noise of scale λ̃·(3, 6, 12)/α.
+        let noise_z = Laplace::new(3.0 * lt / alpha)?;
+        let noise_g = Laplace::new(6.0 * lt / alpha)?;
+        let noise_step = Laplace::new(12.0 * lt / alpha)?;
+        let g = noise_z
+            .granularity()
+            .max(noise_g.granularity())
+            .max(noise_step.granularity());
+        check_threshold((self.stopping_with(k - 1, lt, ln_delta) + 2.0 * g) * ROUND_UP)?;
+        let f1 = order.get(0).0;
+        let z = finite_noise(noise_z.sample_noise(rng))?;
+        let big_g = finite_noise(noise_g.sample_noise(rng))?;
+        for l in 1..k {
+            let f_next = order.get(l).0; // f^(ℓ+1)
+            let z_l = finite_noise(noise_step.sample_noise(rng))?;
+            // T^(ℓ) with λ̃, plus g/2 for each of the three tail bounds (2g ≥ 3g/2).
+            let threshold = (self.stopping_with(l, lt, ln_delta) + 2.0 * g) * ROUND_UP;
+            // Exactly: f^(1) + λZ − f^(ℓ+1) − λZ_ℓ − λG − T^(ℓ) > 0.
+            if sum_sign(&[f1, z, -f_next, -z_l, -big_g, -threshold]) == Ordering::Greater {
+                return Ok(l);
+            }
+        }
+        Ok(k)
     }
 }
 
@@ -380,196 +580,7 @@ impl Selector for LargeMargin {
     }
 
     fn name(&self) -> &'static str {
-        "lmm"
-    }
-}
-
-/// The original large margin mechanism of Chaudhuri, Hsu and Song 2014 (Algorithm 1),
-/// generalised to sensitivity λ: the `lmm-chaudhuri` selector.
-///
-/// With α = ε the privacy parameter, for r = 1, …, K = |V|
-///
-/// * t^(r) = 6λ·(1 + ln(3r/δ)/α)  ([`LargeMarginChaudhuri::margin_threshold`]),
-/// * T^(r) = (3λ/α)·ln(3/(2δ)) + (6λ/α)·ln(3/δ) + (12λ/α)·ln(3r(r+1)/δ) + t^(r)
-///   ([`LargeMarginChaudhuri::stopping_threshold`]).
-///
-/// 1. Z ~ Lap(3/α); m = f^(1) + λZ (f^(r) is the r-th highest score);
-/// 2. G ~ Lap(6/α), Z₁, …, Z_{K−1} ~ Lap(12/α) i.i.d. (drawn lazily);
-/// 3. ℓ = 1; while ℓ < K: if m − f^(ℓ+1) > λ(Z_ℓ + G) + T^(ℓ), stop; else ℓ += 1;
-/// 4. return i among the top ℓ with probability ∝ exp(α·f(i)/(6λ)).
-///
-/// The returned [`Selection::margin`] is `Some(ℓ)`; if no ℓ < K passes, ℓ = K (the exponential
-/// mechanism over all candidates).
-///
-/// # The generalisation from 1/n-Lipschitz to sensitivity λ
-///
-/// The paper assumes f(i, ·) is 1/n-Lipschitz. Given scores q of sensitivity λ, the function
-/// f = q/(nλ) is 1/n-Lipschitz, and Algorithm 1 run on f takes exactly the decisions of the
-/// algorithm above run on q: multiply every line by nλ. So 1/n ↦ λ everywhere — m = f^(1) +
-/// Z/n becomes q^(1) + λZ, the test's (Z_ℓ + G)/n becomes λ(Z_ℓ + G), the thresholds'
-/// factors 6/n, 3/(nα), 6/(nα), 12/(nα) become 6λ, 3λ/α, 6λ/α, 12λ/α, and
-/// exp(nα·f/6) = exp(α·q/(6λ)) (the exponential mechanism with divisor 6). Theorems 2 and 3
-/// therefore apply verbatim to the generalised algorithm.
-///
-/// # Guarantee
-///
-/// (α, δ)-differential privacy for α > 0, δ ∈ (0, 1): chaudhuri2014, Theorem 2 (proof in
-/// their Appendix A.1), for neighbouring datasets D, D′ ∈ Xⁿ differing in one individual's
-/// entry — or any relation under which λ bounds every score change. [`Selector::cost`] is
-/// [`PrivacyCost::Approximate`], never pure or bounded-range. See [`LargeMargin`]'s *Exactness*
-/// section for exact comparisons and grid noise (here three tail terms, so 2g is added to
-/// T^(ℓ)).
-///
-/// # Utility
-///
-/// chaudhuri2014, Theorem 3, generalised: for η ∈ (0, 1), if the scores satisfy the
-/// (ℓ*, γ*)-margin condition f^(ℓ*+1) < f^(1) − γ* with γ* = (21λ/α)·ln(3/η) + T^(ℓ*), then
-/// with probability ≥ 1 − η the output I has f(I) ≥ f^(1) − 6λ·ln(2ℓ*/η)/α.
-///
-/// # Runtime
-///
-/// O(|V| log |V|) at worst; O(|V|) plus O(ℓ log ℓ) when the search stops early at ℓ ≤ 256
-/// (see [`LargeMargin`]'s *Exactness* on lazy sorting). Then O(ℓ) Laplace draws and exact
-/// comparisons, and an exact exponential mechanism on ℓ candidates (expected O(ℓ)).
-///
-/// ```
-/// use disguise::prelude::*;
-/// use disguise::select::LargeMarginChaudhuri;
-///
-/// let mut rng = SecureRng::from_os()?;
-/// let lmm = LargeMarginChaudhuri::new(Epsilon::new(1.0)?, Delta::new(1e-6)?)?;
-/// let mut scores = vec![0.0; 100];
-/// scores[5] = 2000.0;
-/// scores[6] = 1999.0;
-/// let pick = lmm.select(&scores, Sensitivity::new(1.0)?, &mut rng)?;
-/// assert_eq!(pick.margin, Some(2));
-/// assert!(pick.index == 5 || pick.index == 6);
-/// # Ok::<(), disguise::Error>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LargeMarginChaudhuri {
-    epsilon: Epsilon,
-    delta: Delta,
-}
-
-impl LargeMarginChaudhuri {
-    /// The mechanism with budget (α, δ) = (ε, δ). Errors with [`Error::InvalidParameter`] if
-    /// δ = 0.
-    pub fn new(epsilon: Epsilon, delta: Delta) -> Result<Self> {
-        check_delta(delta, "large margin mechanism (Chaudhuri et al.)")?;
-        Ok(Self { epsilon, delta })
-    }
-
-    /// ε (the paper's α) of one call.
-    pub fn epsilon(&self) -> Epsilon {
-        self.epsilon
-    }
-
-    /// δ of one call.
-    pub fn delta(&self) -> Delta {
-        self.delta
-    }
-
-    /// The paper's t^(r) = 6λ·(1 + ln(3r/δ)/α), in plain `f64` (`r` ≥ 1).
-    pub fn margin_threshold(&self, r: usize, sensitivity: Sensitivity) -> f64 {
-        self.t(r, sensitivity.get())
-    }
-
-    /// The paper's T^(r) = (3λ/α)·ln(3/(2δ)) + (6λ/α)·ln(3/δ) + (12λ/α)·ln(3r(r+1)/δ) + t^(r),
-    /// in plain `f64` (`r` ≥ 1). The search uses it with λ̃ and the corrections of
-    /// [`LargeMargin`]'s *Exactness* section.
-    pub fn stopping_threshold(&self, r: usize, sensitivity: Sensitivity) -> f64 {
-        self.big_t(r, sensitivity.get())
-    }
-
-    fn t(&self, r: usize, lambda: f64) -> f64 {
-        self.t_with(r, lambda, self.delta.get().ln())
-    }
-
-    fn big_t(&self, r: usize, lambda: f64) -> f64 {
-        self.big_t_with(r, lambda, self.delta.get().ln())
-    }
-
-    fn t_with(&self, r: usize, lambda: f64, ln_delta: f64) -> f64 {
-        let alpha = self.epsilon.get();
-        6.0 * lambda * (1.0 + (3f64.ln() + (r as f64).ln() - ln_delta) / alpha)
-    }
-
-    fn big_t_with(&self, r: usize, lambda: f64, ln_delta: f64) -> f64 {
-        let alpha = self.epsilon.get();
-        let r_f = r as f64;
-        3.0 * lambda / alpha * (1.5f64.ln() - ln_delta)
-            + 6.0 * lambda / alpha * (3f64.ln() - ln_delta)
-            + 12.0 * lambda / alpha * (3f64.ln() + r_f.ln() + (r_f + 1.0).ln() - ln_delta)
-            + self.t_with(r, lambda, ln_delta)
-    }
-
-    /// The mechanism with the margin search calibrated by `calibration`.
-    fn select_calibrated(
-        &self,
-        scores: &[f64],
-        sensitivity: Sensitivity,
-        rng: &mut SecureRng,
-        calibration: Calibration,
-    ) -> Result<Selection> {
-        validate_scores(scores)?;
-        let mut order = SortedScores::new(scores);
-        let k = order.len();
-        let alpha = self.epsilon.get();
-        let ln_delta = calibration.ln_delta(self.delta);
-        let mut ell = k;
-        if k > 1 {
-            let lt = grid_corrected_sensitivity(sensitivity.get(), alpha, &[3.0, 6.0, 12.0])?;
-            // λZ, λG, λZ_ℓ are drawn directly as Laplace noise of scale λ̃·(3, 6, 12)/α.
-            let noise_z = Laplace::new(3.0 * lt / alpha)?;
-            let noise_g = Laplace::new(6.0 * lt / alpha)?;
-            let noise_step = Laplace::new(12.0 * lt / alpha)?;
-            let g = noise_z
-                .granularity()
-                .max(noise_g.granularity())
-                .max(noise_step.granularity());
-            check_threshold((self.big_t_with(k - 1, lt, ln_delta) + 2.0 * g) * ROUND_UP)?;
-            let f1 = order.get(0).0;
-            let z = finite_noise(noise_z.sample_noise(rng))?;
-            let big_g = finite_noise(noise_g.sample_noise(rng))?;
-            for l in 1..k {
-                let f_next = order.get(l).0; // f^(ℓ+1)
-                let z_l = finite_noise(noise_step.sample_noise(rng))?;
-                // T^(ℓ) with λ̃, plus g/2 for each of the three tail bounds (2g ≥ 3g/2).
-                let threshold = (self.big_t_with(l, lt, ln_delta) + 2.0 * g) * ROUND_UP;
-                // Exactly: f^(1) + λZ − f^(ℓ+1) − λZ_ℓ − λG − T^(ℓ) > 0.
-                if sum_sign(&[f1, z, -f_next, -z_l, -big_g, -threshold]) == Ordering::Greater {
-                    ell = l;
-                    break;
-                }
-            }
-        }
-        em_on_top(&mut order, ell, self.epsilon, sensitivity, 6, rng)
-    }
-}
-
-impl Selector for LargeMarginChaudhuri {
-    /// Errors: [`Error::EmptyCandidates`], [`Error::NonFiniteScore`], and
-    /// [`Error::InvalidParameter`] if λ/α is so large that a noise scale or threshold
-    /// overflows (scales above ≈ 4.4e304), or α ≤ 2⁻⁴⁰ (the noise grid would cost it all).
-    fn select(
-        &self,
-        scores: &[f64],
-        sensitivity: Sensitivity,
-        rng: &mut SecureRng,
-    ) -> Result<Selection> {
-        self.select_calibrated(scores, sensitivity, rng, Calibration::PROVEN)
-    }
-
-    fn cost(&self) -> PrivacyCost {
-        PrivacyCost::Approximate {
-            epsilon: self.epsilon,
-            delta: self.delta,
-        }
-    }
-
-    fn name(&self) -> &'static str {
-        "lmm-chaudhuri"
+        self.variant.name()
     }
 }
 
@@ -647,7 +658,7 @@ mod tests {
             // Linear in λ.
             assert!(close(m.stopping_threshold(ell, sens(2.5)), 2.5 * big_g));
         }
-        let c = LargeMarginChaudhuri::new(eps(0.5), delta(0.01)).unwrap();
+        let c = LargeMargin::chaudhuri(eps(0.5), delta(0.01)).unwrap();
         for (r, t, big_t) in [
             (1, 74.44538969587441, 326.4809028815139),
             (2, 82.76315586259375, 361.1653639762678),
@@ -722,7 +733,7 @@ mod tests {
     fn chaudhuri_finds_margin_three_and_samples_the_em_on_it() {
         // T^(3) ≈ 444 (α = 1, δ = 1e-6) ≪ gap ≈ 994: P(ℓ ≠ 3) < 1e-10 per run. Given ℓ = 3
         // the pick follows exp(α q/(6λ)): chi-square at p = 1e-4.
-        let lmm = LargeMarginChaudhuri::new(eps(1.0), delta(1e-6)).unwrap();
+        let lmm = LargeMargin::chaudhuri(eps(1.0), delta(1e-6)).unwrap();
         let (scores, top) = three_ahead(50);
         let mut rng = SecureRng::insecure_from_seed(12);
         let mut counts = [0u64; 3];
@@ -746,7 +757,7 @@ mod tests {
         let scores = vec![3.5; 12];
         let selectors: [Box<dyn Selector>; 2] = [
             Box::new(LargeMargin::new(eps(1.0), delta(1e-6)).unwrap()),
-            Box::new(LargeMarginChaudhuri::new(eps(1.0), delta(1e-6)).unwrap()),
+            Box::new(LargeMargin::chaudhuri(eps(1.0), delta(1e-6)).unwrap()),
         ];
         for (s, sel) in selectors.iter().enumerate() {
             let mut rng = SecureRng::insecure_from_seed(20 + s as u64);
@@ -797,7 +808,7 @@ mod tests {
         // As above for Algorithm 1: the test is Z − G − Z_ℓ > c_ℓ with Z ~ Lap(3),
         // G ~ Lap(6), Z_ℓ ~ Lap(12) (α = λ = 1); Z − G has density
         // (6e^{−|x|/6} − 3e^{−|x|/3})/54 (sum of two Laplaces). Chi-square at p = 1e-4.
-        let lmm = LargeMarginChaudhuri::new(eps(1.0), delta(0.5)).unwrap();
+        let lmm = LargeMargin::chaudhuri(eps(1.0), delta(0.5)).unwrap();
         let (t1, t2) = (
             lmm.stopping_threshold(1, sens(1.0)),
             lmm.stopping_threshold(2, sens(1.0)),
@@ -833,7 +844,7 @@ mod tests {
         let max = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
         let selectors: [Box<dyn Selector>; 2] = [
             Box::new(LargeMargin::new(eps(1.0), delta(1e-6)).unwrap()),
-            Box::new(LargeMarginChaudhuri::new(eps(1.0), delta(1e-6)).unwrap()),
+            Box::new(LargeMargin::chaudhuri(eps(1.0), delta(1e-6)).unwrap()),
         ];
         let mut rng = SecureRng::insecure_from_seed(40);
         for sel in &selectors {
@@ -927,7 +938,7 @@ mod tests {
     fn chaudhuri_audit_passes_and_flags_thresholds_without_delta() {
         // T⁽¹⁾ without δ is ≈ 42 against ≈ 440 with it; seed 63 certifies 0.14 for the proven
         // mechanism, seed 64 about 5.3 for the planted one.
-        let lmm = LargeMarginChaudhuri::new(eps(1.0), delta(1e-6)).unwrap();
+        let lmm = LargeMargin::chaudhuri(eps(1.0), delta(1e-6)).unwrap();
         let right = audit_margin(|q, rng| lmm.select(q, sens(1.0), rng), 63);
         assert!(
             !right.violates(1.0),
@@ -961,12 +972,12 @@ mod tests {
             Err(Error::InvalidParameter { name: "delta", .. })
         ));
         assert!(matches!(
-            LargeMarginChaudhuri::new(eps(1.0), Delta::ZERO),
+            LargeMargin::chaudhuri(eps(1.0), Delta::ZERO),
             Err(Error::InvalidParameter { name: "delta", .. })
         ));
         let mut rng = SecureRng::insecure_from_seed(3);
         let lmm = LargeMargin::new(eps(0.5), delta(1e-5)).unwrap();
-        let lmc = LargeMarginChaudhuri::new(eps(0.5), delta(1e-5)).unwrap();
+        let lmc = LargeMargin::chaudhuri(eps(0.5), delta(1e-5)).unwrap();
         for sel in [&lmm as &dyn Selector, &lmc] {
             assert_eq!(
                 sel.select(&[], sens(1.0), &mut rng),
@@ -1000,7 +1011,7 @@ mod tests {
         let scores = [1.0, 2.0, 3.0];
         for sel in [
             &LargeMargin::new(eps(1.0), delta(1e-300)).unwrap() as &dyn Selector,
-            &LargeMarginChaudhuri::new(eps(1.0), delta(1e-300)).unwrap(),
+            &LargeMargin::chaudhuri(eps(1.0), delta(1e-300)).unwrap(),
         ] {
             // Noise scales above f64::MAX/4096: refused.
             for huge in [1e306, f64::MAX] {

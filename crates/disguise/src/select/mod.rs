@@ -12,7 +12,7 @@ mod noisy_max;
 
 pub use argmax::Argmax;
 pub use exponential::{Exponential, sample_exponential};
-pub use large_margin::{LargeMargin, LargeMarginChaudhuri};
+pub use large_margin::{LargeMargin, MarginVariant};
 pub use noisy_max::ReportNoisyMax;
 
 // For `apps::margin`, which runs the large margin search over candidates plus an implicit
@@ -84,7 +84,7 @@ pub enum SelectorKind {
     ExponentialMonotone,
     /// [`LargeMargin::new`].
     LargeMargin,
-    /// [`LargeMarginChaudhuri::new`].
+    /// [`LargeMargin::chaudhuri`].
     LargeMarginChaudhuri,
     /// [`ReportNoisyMax::new`].
     ReportNoisyMax,
@@ -105,9 +105,7 @@ impl SelectorKind {
             SelectorKind::Exponential => Box::new(Exponential::new(epsilon)),
             SelectorKind::ExponentialMonotone => Box::new(Exponential::monotone(epsilon)),
             SelectorKind::LargeMargin => Box::new(LargeMargin::new(epsilon, delta)?),
-            SelectorKind::LargeMarginChaudhuri => {
-                Box::new(LargeMarginChaudhuri::new(epsilon, delta)?)
-            }
+            SelectorKind::LargeMarginChaudhuri => Box::new(LargeMargin::chaudhuri(epsilon, delta)?),
             SelectorKind::ReportNoisyMax => Box::new(ReportNoisyMax::new(epsilon)),
             SelectorKind::ReportNoisyMaxMonotone => Box::new(ReportNoisyMax::monotone(epsilon)),
             SelectorKind::Argmax => Box::new(Argmax),
@@ -166,7 +164,7 @@ named_traits!(SelectorKind);
 ///
 /// * `em` — [`Exponential::new`]`(ε)`; `em-monotone` — [`Exponential::monotone`]`(ε)`;
 /// * `lmm` — [`LargeMargin::new`]`(ε, δ)`; `lmm-chaudhuri` —
-///   [`LargeMarginChaudhuri::new`]`(ε, δ)` (both need δ > 0);
+///   [`LargeMargin::chaudhuri`]`(ε, δ)` (both need δ > 0);
 /// * `report-noisy-max` — [`ReportNoisyMax::new`]`(ε)`; `report-noisy-max-monotone` —
 ///   [`ReportNoisyMax::monotone`]`(ε)`;
 /// * `max` — the non-private [`Argmax`] (ε and δ ignored).
