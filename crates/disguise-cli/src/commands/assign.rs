@@ -2,6 +2,7 @@
 //! and give each one of k types, so that every private point is served by a nearby location
 //! of its own type (Rafiey & Yoshida 2020, Example 5.2; Algorithms 3 and 4).
 
+use super::common::coordinates::CoordinateArgs;
 use super::common::names::named;
 use super::common::privacy::{Labels, PrivacyArgs, budget_line, guarantee_line, run_and_print};
 use crate::output::{RowFormat, input, print_json, spinner, thousands};
@@ -56,21 +57,8 @@ pub struct Args {
     /// column). Example: `--candidates landmarks.csv`.
     #[arg(long, value_name = "FILE")]
     candidates: PathBuf,
-    /// Latitude column of both files (default `lat`). Example: `--lat Lat`.
-    #[arg(long, value_name = "COL", conflicts_with_all = ["x", "y"])]
-    lat: Option<String>,
-    /// Longitude column of both files (default `lon`).
-    #[arg(long, value_name = "COL", conflicts_with_all = ["x", "y"])]
-    lon: Option<String>,
-    /// Planar x column (instead of --lat/--lon; not for haversine).
-    #[arg(long, value_name = "COL", requires = "y")]
-    x: Option<String>,
-    /// Planar y column.
-    #[arg(long, value_name = "COL", requires = "x")]
-    y: Option<String>,
-    /// Name column of the candidates file (used when present).
-    #[arg(long, value_name = "COL", default_value = "name")]
-    name_column: String,
+    #[command(flatten)]
+    coordinates: CoordinateArgs,
     /// Number of locations to choose (|supp| ≤ k). Give --k or --constraint.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     k: Option<usize>,
@@ -161,17 +149,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("invalid --normalizer: must be finite and > 0, got {m}");
     }
     let metric = args.metric;
-    let geographic = args.x.is_none();
-    if !geographic && metric == Metric::Haversine {
-        bail!("--metric haversine needs latitude/longitude columns (--lat/--lon), not --x/--y");
-    }
-    let (c0, c1) = match (&args.x, &args.y) {
-        (Some(x), Some(y)) => (x.clone(), y.clone()),
-        _ => (
-            args.lat.clone().unwrap_or_else(|| "lat".into()),
-            args.lon.clone().unwrap_or_else(|| "lon".into()),
-        ),
-    };
+    args.coordinates.check_metric(metric)?;
+    let [c0, c1] = args.coordinates.columns();
+    let check = args.coordinates.check();
     let quiet = args.privacy.quiet;
     // A point's type must be one of --types; candidates' names may be anything.
     let known_type = |t: &str| {
@@ -183,13 +163,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let read = |path: &PathBuf, what: &str, text: Option<&str>, typed: bool| {
         let bar = spinner(&format!("reading {what} {}", path.display()), quiet);
-        let check = |c: usize, v: f64| {
-            if geographic {
-                disguise::data::geographic(c, v)
-            } else {
-                Ok(())
-            }
-        };
         let columns = [c0.as_str(), c1.as_str()];
         let cols = if typed {
             read_columns_with_checks(path, &columns, text, check, known_type)
@@ -202,7 +175,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let cand_cols = read(
         &args.candidates,
         "candidates",
-        Some(&args.name_column),
+        Some(&args.coordinates.name_column),
         false,
     )?;
     let point_cols = read(&args.points, "points", Some(&args.type_column), true)?;

@@ -3,9 +3,10 @@
 //! k-discernibility, Vinterbo 2012).
 
 use super::common::names::named;
-use super::common::privacy::{Labels, PrivacyArgs, budget_line, guarantee_line, run_and_print};
-use crate::output::{RowFormat, fixed, flag_of, flagged, print_json, spinner, thousands};
-use crate::trials::PerPick;
+use super::common::privacy::{
+    Labels, PrivacyArgs, budget_line, guarantee_line, print_picks_json, run_and_print,
+};
+use crate::output::{RowFormat, fixed, flag_of, flagged, spinner, thousands};
 use anyhow::{Context, bail};
 use disguise::data::{Codes, TablePlan, read_table_with};
 use disguise::maximize::Solution;
@@ -117,9 +118,9 @@ fn parse_bins(spec: &str) -> anyhow::Result<BinSpec> {
     })
 }
 
-/// The JSON document of `features`.
+/// The fields of `features`' JSON report before the picks ([`print_picks_json`]).
 #[derive(Serialize)]
-struct Report<'a> {
+struct Head<'a> {
     objective: &'static str,
     algorithm: &'static str,
     mechanism: &'static str,
@@ -130,21 +131,6 @@ struct Report<'a> {
     /// The candidate features, in column order; `selected` indexes into it.
     features: &'a [String],
     k: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trials: Option<u64>,
-    selected: PerPick<'a>,
-    names: PerPick<'a>,
-    values: PerPick<'a>,
-    utility: PerPick<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    final_utility: Option<&'a [f64]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mean_utility: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    std_utility: Option<f64>,
-    #[serde(flatten)]
-    privacy: &'a PrivacyReport,
-    secure_rng: bool,
 }
 
 /// The prepared table: the feature columns and the label as compact codes.
@@ -314,9 +300,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let secure = first.secure_rng;
     match args.privacy.format {
         RowFormat::Json => {
-            let per_trial = args.privacy.trials.is_some();
-            let kept = &outcome.kept;
-            print_json(&Report {
+            let head = Head {
                 objective: first.objective,
                 algorithm: first.algorithm,
                 mechanism: args.privacy.mechanism.name(),
@@ -325,33 +309,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 records,
                 features: names,
                 k,
-                trials: args.privacy.trials,
-                selected: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(kept.element(j)),
-                },
-                names: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(names[kept.element(j)]),
-                },
-                values: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(kept.value(j)),
-                },
-                utility: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(util(kept.value(j))),
-                },
-                final_utility: per_trial.then(|| kept.finals()),
-                mean_utility: per_trial.then_some(outcome.mean),
-                std_utility: per_trial.then_some(outcome.std),
-                privacy,
-                secure_rng: secure,
-            })
+            };
+            print_picks_json(&head, &outcome, names, &util, args.privacy.trials)
         }
         RowFormat::Csv => Ok(()),
         RowFormat::Table => {

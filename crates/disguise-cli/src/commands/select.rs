@@ -2,11 +2,13 @@
 //! serve a set of private points well (Mitrovic et al. 2017, §6.1). A shell over
 //! [`disguise::task::Select`]: parse, read the two files, run the trials, print.
 
+use super::common::coordinates::CoordinateArgs;
 use super::common::default_normalizer;
 use super::common::names::named;
-use super::common::privacy::{Labels, PrivacyArgs, budget_line, guarantee_line, run_and_print};
-use crate::output::{RowFormat, flag_of, flagged, input, print_json, spinner, thousands};
-use crate::trials::PerPick;
+use super::common::privacy::{
+    Labels, PrivacyArgs, budget_line, guarantee_line, print_picks_json, run_and_print,
+};
+use crate::output::{RowFormat, flag_of, flagged, input, spinner, thousands};
 use anyhow::bail;
 use disguise::data::read_points;
 use disguise::maximize::{Directions, Solution};
@@ -54,23 +56,8 @@ pub struct Args {
     /// `--constraint` file. Example: `--candidates landmarks.csv`.
     #[arg(long, value_name = "FILE")]
     candidates: PathBuf,
-    /// Latitude column of both files (case-insensitive; default `lat` unless `--x/--y`).
-    /// Latitudes must lie in [-90, 90], longitudes in [-180, 180]. Example: `--lat Lat`.
-    #[arg(long, value_name = "COL", conflicts_with_all = ["x", "y"])]
-    lat: Option<String>,
-    /// Longitude column of both files (case-insensitive; default `lon`). Example: `--lon Lon`.
-    #[arg(long, value_name = "COL", conflicts_with_all = ["x", "y"])]
-    lon: Option<String>,
-    /// Planar x column (instead of --lat/--lon; not for haversine). Example: `--x easting`.
-    #[arg(long, value_name = "COL", requires = "y")]
-    x: Option<String>,
-    /// Planar y column. Example: `--y northing`.
-    #[arg(long, value_name = "COL", requires = "x")]
-    y: Option<String>,
-    /// Name column of the candidates file (used when present; else candidates are named by
-    /// index).
-    #[arg(long, value_name = "COL", default_value = "name")]
-    name_column: String,
+    #[command(flatten)]
+    coordinates: CoordinateArgs,
     /// Number of locations to choose, 1 ≤ k ≤ number of candidates; optional with
     /// `--constraint` (then the constraint's rank). Example: `--k 5`.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
@@ -117,9 +104,9 @@ pub struct ContinuousArgs {
     pub gradient_samples: Option<usize>,
 }
 
-/// The JSON document of `select` (single run or trials).
+/// The fields of `select`'s JSON report before the picks ([`print_picks_json`]).
 #[derive(Serialize)]
-struct Report<'a> {
+struct Head {
     objective: &'static str,
     algorithm: &'static str,
     mechanism: &'static str,
@@ -130,22 +117,6 @@ struct Report<'a> {
     points: usize,
     candidates: usize,
     k: usize,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trials: Option<u64>,
-    /// Indices (single run) or one list per trial.
-    selected: PerPick<'a>,
-    names: PerPick<'a>,
-    values: PerPick<'a>,
-    utility: PerPick<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    final_utility: Option<&'a [f64]>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mean_utility: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    std_utility: Option<f64>,
-    #[serde(flatten)]
-    privacy: &'a PrivacyReport,
-    secure_rng: bool,
 }
 
 /// Runs `disguise select`.
@@ -157,34 +128,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let request = args.request()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     let metric = args.metric;
-    let geographic = args.x.is_none();
-    let (c0, c1) = match (&args.x, &args.y) {
-        (Some(x), Some(y)) => (x.clone(), y.clone()),
-        _ => (
-            args.lat.clone().unwrap_or_else(|| "lat".into()),
-            args.lon.clone().unwrap_or_else(|| "lon".into()),
-        ),
-    };
-    if !geographic && metric == Metric::Haversine {
-        bail!("--metric haversine needs latitude/longitude columns (--lat/--lon), not --x/--y");
-    }
-
+    args.coordinates.check_metric(metric)?;
+    let [c0, c1] = args.coordinates.columns();
+    let check = args.coordinates.check();
     let quiet = args.privacy.quiet;
     let read = |path: &Path, what: &str, names: Option<&str>| {
         let bar = spinner(&format!("reading {what} {}", path.display()), quiet);
-        let check = |c: usize, v: f64| {
-            if geographic {
-                disguise::data::geographic(c, v)
-            } else {
-                Ok(())
-            }
-        };
         // Straight into one [f64; 2] per row: no intermediate columns.
         let points = read_points(path, [c0.as_str(), c1.as_str()], names, check);
         bar.finish_and_clear();
         points
     };
-    let cand = read(&args.candidates, "candidates", Some(&args.name_column))?;
+    let cand = read(
+        &args.candidates,
+        "candidates",
+        Some(&args.coordinates.name_column),
+    )?;
     let points = read(&args.points, "points", None)?.coords;
     let candidates = cand.coords;
     let m = candidates.len();
@@ -261,10 +220,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let secure = first.secure_rng;
     match args.privacy.format {
         RowFormat::Json => {
-            let per_trial = args.privacy.trials.is_some();
-            let kept = &outcome.kept;
             let single = prepared.report(first);
-            print_json(&Report {
+            let head = Head {
                 objective: single.objective,
                 algorithm: single.algorithm,
                 mechanism: single.mechanism,
@@ -275,33 +232,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 points: single.points,
                 candidates: single.candidates,
                 k,
-                trials: args.privacy.trials,
-                selected: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(kept.element(j)),
-                },
-                names: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(names[kept.element(j)]),
-                },
-                values: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(kept.value(j)),
-                },
-                utility: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(utility(kept.value(j))),
-                },
-                final_utility: per_trial.then(|| kept.finals()),
-                mean_utility: per_trial.then_some(outcome.mean),
-                std_utility: per_trial.then_some(outcome.std),
-                privacy,
-                secure_rng: secure,
-            })
+            };
+            print_picks_json(&head, &outcome, &names, &utility, args.privacy.trials)
         }
         RowFormat::Csv => Ok(()),
         RowFormat::Table => {

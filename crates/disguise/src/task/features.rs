@@ -10,7 +10,7 @@
 //! report proves. The categories of each column are taken as given: if the set of values
 //! itself is sensitive, declare the domains publicly before coding the table.
 
-use super::{Algorithm, Privacy, PrivacyReport, trials};
+use super::{Algorithm, Privacy, PrivacyReport, WithPrivacy, trials};
 use crate::constraint::Cardinality;
 use crate::data::Codes;
 use crate::error::{Error, Result};
@@ -87,7 +87,7 @@ pub struct FeatureTable {
 ///
 /// ```
 /// use disguise::prelude::*;
-/// use disguise::task::{FeatureTable, Features};
+/// use disguise::task::{FeatureTable, Features, WithPrivacy};
 ///
 /// // The label is column 0 exactly; column 1 is noise.
 /// let y: Vec<u32> = (0..200).map(|i| i % 2).collect();
@@ -116,6 +116,12 @@ pub struct Features {
     pub privacy: Privacy,
 }
 
+impl WithPrivacy for Features {
+    fn privacy_mut(&mut self) -> &mut Privacy {
+        &mut self.privacy
+    }
+}
+
 impl Features {
     /// k features by mutual information, the private greedy and the exponential mechanism;
     /// set the budget with [`Features::epsilon`].
@@ -128,27 +134,9 @@ impl Features {
         }
     }
 
-    /// The total ε.
-    pub fn epsilon(mut self, epsilon: f64) -> Self {
-        self.privacy.epsilon = Some(epsilon);
-        self
-    }
-
-    /// The total δ.
-    pub fn delta(mut self, delta: f64) -> Self {
-        self.privacy.delta = delta;
-        self
-    }
-
     /// The objective.
     pub fn objective(mut self, objective: FeatureObjective) -> Self {
         self.objective = objective;
-        self
-    }
-
-    /// The privacy options.
-    pub fn privacy(mut self, privacy: Privacy) -> Self {
-        self.privacy = privacy;
         self
     }
 

@@ -283,6 +283,43 @@ impl Privacy {
     }
 }
 
+/// The builder methods of the privacy options every greedy task has ([`Privacy`]):
+/// `Select::new(3).epsilon(1.0).delta(1e-6)`. In the prelude.
+pub trait WithPrivacy: Sized {
+    /// The request's privacy options.
+    fn privacy_mut(&mut self) -> &mut Privacy;
+
+    /// The total ε.
+    fn epsilon(mut self, epsilon: f64) -> Self {
+        self.privacy_mut().epsilon = Some(epsilon);
+        self
+    }
+
+    /// The total δ.
+    fn delta(mut self, delta: f64) -> Self {
+        self.privacy_mut().delta = delta;
+        self
+    }
+
+    /// The selection of every round.
+    fn mechanism(mut self, mechanism: MechanismChoice) -> Self {
+        self.privacy_mut().mechanism = mechanism;
+        self
+    }
+
+    /// How the total budget is split over the rounds.
+    fn composition(mut self, composition: Composition) -> Self {
+        self.privacy_mut().composition = composition;
+        self
+    }
+
+    /// All the privacy options at once.
+    fn privacy(mut self, privacy: Privacy) -> Self {
+        *self.privacy_mut() = privacy;
+        self
+    }
+}
+
 /// What a run spent: the per-round budget, the rule that set it, and the end-to-end
 /// guarantee with the rule that proved it (all `None` for the non-private argmax).
 #[derive(Debug, Clone, PartialEq, Serialize)]

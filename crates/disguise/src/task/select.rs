@@ -11,7 +11,7 @@
 //! computed from the points (the default, the diameter of the candidates' bounding box,
 //! is public).
 
-use super::{Algorithm, MechanismChoice, Privacy, PrivacyReport, trials};
+use super::{Algorithm, Privacy, PrivacyReport, WithPrivacy, trials};
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{
@@ -34,7 +34,7 @@ use serde::Serialize;
 ///
 /// ```
 /// use disguise::prelude::*;
-/// use disguise::task::Composition;
+/// use disguise::task::{Composition, WithPrivacy};
 ///
 /// let points = [[0.0, 0.0], [0.0, 1.0], [4.0, 4.0], [4.0, 5.0]];
 /// let candidates = [[0.0, 0.5], [4.0, 4.5], [9.0, 9.0]];
@@ -92,6 +92,12 @@ pub enum NormalizerSource {
     CandidateBoundingBox,
 }
 
+impl WithPrivacy for Select {
+    fn privacy_mut(&mut self) -> &mut Privacy {
+        &mut self.privacy
+    }
+}
+
 impl Select {
     /// k candidates by the private greedy with the exponential mechanism, Manhattan
     /// distance and the default normaliser; set the budget with [`Select::epsilon`].
@@ -114,30 +120,6 @@ impl Select {
             constraint: Some(spec.into()),
             ..Self::new(0)
         }
-    }
-
-    /// The total ε.
-    pub fn epsilon(mut self, epsilon: f64) -> Self {
-        self.privacy.epsilon = Some(epsilon);
-        self
-    }
-
-    /// The total δ.
-    pub fn delta(mut self, delta: f64) -> Self {
-        self.privacy.delta = delta;
-        self
-    }
-
-    /// The selection of every round.
-    pub fn mechanism(mut self, mechanism: MechanismChoice) -> Self {
-        self.privacy.mechanism = mechanism;
-        self
-    }
-
-    /// How the total budget is split over the rounds.
-    pub fn composition(mut self, composition: super::Composition) -> Self {
-        self.privacy.composition = composition;
-        self
     }
 
     /// The distance.
@@ -553,7 +535,7 @@ fn check_size(matroid: &Matroid, directions: Directions, steps: Option<usize>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::Composition;
+    use crate::task::{Composition, MechanismChoice};
 
     fn data() -> (Vec<[f64; 2]>, Vec<[f64; 2]>) {
         let points = (0..40)

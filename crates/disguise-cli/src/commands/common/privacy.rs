@@ -3,15 +3,16 @@
 
 use super::names::named;
 use crate::output::{
-    CsvOut, RowFormat, budget, fixed, flag_of, flagged, guarantee, input, progress_bar,
+    CsvOut, RowFormat, budget, fixed, flag_of, flagged, guarantee, input, print_json, progress_bar,
     rng_from_seed, spinner, thousands,
 };
-use crate::trials::{Kept, TrialPicks};
+use crate::trials::{Kept, PerPick, TrialPicks};
 use anyhow::bail;
 use disguise::SecureRng;
 use disguise::maximize::{Procedure, Solution};
 use disguise::numeric::stats::{MeanStd, mean_std};
 use disguise::task::{Algorithm, Composition, MechanismChoice, Privacy, PrivacyReport, trials};
+use serde::Serialize;
 
 /// The privacy options shared by `select` and `features`.
 #[derive(clap::Args, Debug, Clone)]
@@ -413,4 +414,73 @@ pub fn print_picks_table<T: Trial>(trial: &T, labels: &Labels<'_>) {
     if s.elements.is_empty() {
         println!("(nothing was chosen)");
     }
+}
+
+/// Prints the JSON report of a selection: `head` (the command's own fields, first), then the
+/// picks of the single run or of every trial (`selected`, `names`, `values`, `utility`, and
+/// for trials the final utilities with their mean and standard deviation), the privacy
+/// report and whether the generator was secure.
+pub fn print_picks_json<H: Serialize, T: Trial>(
+    head: &H,
+    outcome: &Outcome<T>,
+    names: &[String],
+    utility: &dyn Fn(f64) -> f64,
+    trials: Option<u64>,
+) -> anyhow::Result<()> {
+    #[derive(Serialize)]
+    struct Document<'a, H> {
+        #[serde(flatten)]
+        head: &'a H,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        trials: Option<u64>,
+        /// Indices (single run) or one list per trial.
+        selected: PerPick<'a>,
+        names: PerPick<'a>,
+        values: PerPick<'a>,
+        utility: PerPick<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        final_utility: Option<&'a [f64]>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mean_utility: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        std_utility: Option<f64>,
+        #[serde(flatten)]
+        privacy: &'a PrivacyReport,
+        secure_rng: bool,
+    }
+    let per_trial = trials.is_some();
+    let kept = &outcome.kept;
+    let element = |j: usize| serde_json::json!(kept.element(j));
+    let name = |j: usize| serde_json::json!(names[kept.element(j)]);
+    let value = |j: usize| serde_json::json!(kept.value(j));
+    let util = |j: usize| serde_json::json!(utility(kept.value(j)));
+    print_json(&Document {
+        head,
+        trials,
+        selected: PerPick {
+            kept,
+            per_trial,
+            cell: &element,
+        },
+        names: PerPick {
+            kept,
+            per_trial,
+            cell: &name,
+        },
+        values: PerPick {
+            kept,
+            per_trial,
+            cell: &value,
+        },
+        utility: PerPick {
+            kept,
+            per_trial,
+            cell: &util,
+        },
+        final_utility: per_trial.then(|| kept.finals()),
+        mean_utility: per_trial.then_some(outcome.mean),
+        std_utility: per_trial.then_some(outcome.std),
+        privacy: &outcome.privacy,
+        secure_rng: outcome.first.solution().secure_rng,
+    })
 }
