@@ -35,7 +35,7 @@
 //! `--trials 5`; see BENCHMARKS.md): folds and releases are held as coded rows
 //! ([`disguise::learn::CodedMatrix`]), never as dense features.
 
-use crate::plot::{BoxPlot, DrawResult, Figure, PALETTE, tick_label};
+use crate::plot::{Axis, BoxPlot, DrawResult, Figure, PALETTE, nice_ticks, padded, tick_label};
 use crate::{Common, Context, Report, cell};
 use anyhow::Context as _;
 use disguise::SecureRng;
@@ -921,8 +921,8 @@ impl Figure for SweepChart {
                 .x_label_area_size(52)
                 .y_label_area_size(66)
                 .build_cartesian_2d(
-                    Ticks::new(x_lo, x_hi, xt.clone()),
-                    Ticks::new(y_lo, y_hi, y_ticks.clone()),
+                    Axis::new(x_lo, x_hi, xt.clone()),
+                    Axis::new(y_lo, y_hi, y_ticks.clone()),
                 )?;
             let log = p.log_x;
             let x_fmt = move |v: &f64| tick_label(if log { 10f64.powf(*v) } else { *v });
@@ -990,77 +990,6 @@ impl Figure for SweepChart {
 
 const GREY_FILL: RGBColor = RGBColor(190, 190, 190);
 
-/// [lo, hi] of `values` widened by `pad` of the span (a unit span if empty or flat).
-fn padded(values: impl Iterator<Item = f64>, pad: f64) -> (f64, f64) {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for v in values.filter(|v| v.is_finite()) {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
-    if !lo.is_finite() {
-        return (0.0, 1.0);
-    }
-    if hi - lo < 1e-9 {
-        return (lo - 0.05, hi + 0.05);
-    }
-    let d = (hi - lo) * pad;
-    (lo - d, hi + d)
-}
-
-/// Evenly spaced ticks (steps of 1, 2 or 5 × 10^m) covering [lo, hi].
-fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
-    if hi.is_nan() || lo.is_nan() || hi <= lo {
-        return vec![lo];
-    }
-    let raw = (hi - lo) / target.max(1) as f64;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag);
-    let first = (lo / step).ceil() as i64;
-    let last = (hi / step).floor() as i64;
-    (first..=last).map(|i| i as f64 * step).collect()
-}
-
-/// A linear axis with explicit tick positions.
-#[derive(Clone)]
-struct Ticks {
-    lo: f64,
-    hi: f64,
-    ticks: Vec<f64>,
-}
-
-impl Ticks {
-    fn new(lo: f64, hi: f64, ticks: Vec<f64>) -> Self {
-        let ticks = ticks.into_iter().filter(|t| *t >= lo && *t <= hi).collect();
-        Self { lo, hi, ticks }
-    }
-}
-
-impl Ranged for Ticks {
-    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
-    type ValueType = f64;
-
-    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
-        let t = ((v - self.lo) / (self.hi - self.lo)).clamp(-10.0, 10.0);
-        limit.0 + (f64::from(limit.1 - limit.0) * t).round() as i32
-    }
-
-    fn key_points<H: plotters::coord::ranged1d::KeyPointHint>(&self, hint: H) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            Vec::new()
-        } else {
-            self.ticks.clone()
-        }
-    }
-
-    fn range(&self) -> std::ops::Range<f64> {
-        self.lo..self.hi
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1083,18 +1012,5 @@ mod tests {
         assert_eq!(mode([4, 2, 4, 2, 3].into_iter()), Some(2));
         assert_eq!(mode([5, 4, 4].into_iter()), Some(4));
         assert_eq!(mode(std::iter::empty()), None);
-    }
-
-    #[test]
-    fn ticks_are_nice() {
-        let ticks = nice_ticks(0.0, 1.0, 5);
-        let want = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
-        assert_eq!(ticks.len(), want.len(), "{ticks:?}");
-        assert!(
-            ticks.iter().zip(want).all(|(t, w)| (t - w).abs() < 1e-12),
-            "{ticks:?}"
-        );
-        let (lo, hi) = padded([0.5, 1.0].into_iter(), 0.1);
-        assert!((lo - 0.45).abs() < 1e-12 && (hi - 1.05).abs() < 1e-12);
     }
 }

@@ -9,10 +9,15 @@
 //!
 //! A figure is a value implementing [`Figure`]; [`save`] renders it with both backends:
 //!
-//! ```ignore
+//! ```no_run
+//! use disguise_experiments::plot::{self, LineChart, Point, Series, Style};
+//! # fn main() -> anyhow::Result<()> {
+//! # let out = std::path::Path::new("results");
 //! let chart = LineChart::new("Utility", "k", "f(S)/n")
 //!     .series(Series::new("greedy", Style::of(0)).points(vec![Point::new(1.0, 0.5, 0.01)]));
-//! plot::save(&chart, &out.join("utility"), &[])?;   // utility.png + utility.svg
+//! plot::save(&chart, &out.join("utility"), &[])?; // utility.png + utility.svg
+//! # Ok(())
+//! # }
 //! ```
 
 // A toolbox shared by every experiment: not each one uses every figure type or option.
@@ -431,7 +436,7 @@ pub fn tick_label(v: f64) -> String {
 }
 
 /// Evenly spaced "nice" ticks (steps of 1, 2 or 5 × 10^m) covering [lo, hi].
-fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
+pub(crate) fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
     // Also catches NaN bounds.
     if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return vec![lo];
@@ -450,7 +455,7 @@ fn nice_ticks(lo: f64, hi: f64, target: usize) -> Vec<f64> {
 
 /// [lo, hi] of `values` widened by `pad` of the span on both sides (a unit span if empty
 /// or flat).
-fn padded(values: impl Iterator<Item = f64>, pad: f64) -> (f64, f64) {
+pub(crate) fn padded(values: impl Iterator<Item = f64>, pad: f64) -> (f64, f64) {
     let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
     for v in values.filter(|v| v.is_finite()) {
         lo = lo.min(v);
@@ -477,15 +482,17 @@ fn text_style(size: u32) -> TextStyle<'static> {
 
 /// A linear f64 axis with explicit tick positions (plotters' `with_key_points` loses the
 /// f64 tick formatter, so the mesh could not be labelled).
+/// A linear axis with explicit tick positions (the ticks outside it are dropped), shared by
+/// every figure.
 #[derive(Clone)]
-struct Axis {
+pub(crate) struct Axis {
     lo: f64,
     hi: f64,
     ticks: Vec<f64>,
 }
 
 impl Axis {
-    fn new(lo: f64, hi: f64, ticks: Vec<f64>) -> Self {
+    pub(crate) fn new(lo: f64, hi: f64, ticks: Vec<f64>) -> Self {
         let ticks = ticks
             .into_iter()
             .filter(|t| *t >= lo.min(hi) && *t <= hi.max(lo))
@@ -1562,6 +1569,19 @@ mod crisp {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn ticks_are_nice() {
+        let ticks = nice_ticks(0.0, 1.0, 5);
+        let want = [0.0, 0.2, 0.4, 0.6, 0.8, 1.0];
+        assert_eq!(ticks.len(), want.len(), "{ticks:?}");
+        assert!(
+            ticks.iter().zip(want).all(|(t, w)| (t - w).abs() < 1e-12),
+            "{ticks:?}"
+        );
+        let (lo, hi) = padded([0.5, 1.0].into_iter(), 0.1);
+        assert!((lo - 0.45).abs() < 1e-12 && (hi - 1.05).abs() < 1e-12);
+    }
+
     use super::*;
 
     fn dir(name: &str) -> PathBuf {

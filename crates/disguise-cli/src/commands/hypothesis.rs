@@ -2,6 +2,7 @@
 //! the decision stump with the smallest training error, chosen privately from a large,
 //! data-independent class.
 
+use super::common::RunArgs;
 use super::common::names::named;
 use crate::output::{Format, guarantee, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
@@ -90,16 +91,8 @@ pub struct Args {
     /// (evaluation only). Example: `--test test.csv`.
     #[arg(long, value_name = "FILE")]
     test: Option<PathBuf>,
-    /// Seed for a reproducible run. INSECURE: the output is then predictable and carries no
-    /// privacy guarantee (tests and experiments only). Example: `--seed 42`.
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
-    /// No progress output on stderr.
-    #[arg(long, short)]
-    quiet: bool,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 /// The JSON document.
@@ -223,7 +216,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         DomainSource::Schema
     };
-    let bar = spinner(&format!("reading {}", args.data.display()), args.quiet);
+    let bar = spinner(&format!("reading {}", args.data.display()), args.run.quiet);
     let table = Table::read(&[args.data.as_path()], &schema, source);
     bar.finish_and_clear();
     let table = table?;
@@ -232,7 +225,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let columns = table_columns(&table, label);
     let scores = class.correct_counts(&columns, &labels)?;
 
-    let mut rng = rng_from_seed(args.seed)?;
+    let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
     let query = HypothesisQuery {
         mechanism: args.mechanism.name(),
@@ -255,7 +248,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let private_domains = table.is_private();
 
-    match args.format {
+    match args.run.format {
         Format::Json => print_json(&Report {
             mechanism: args.mechanism.name(),
             records: labels.len(),

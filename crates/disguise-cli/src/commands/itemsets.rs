@@ -2,6 +2,7 @@
 //! the most frequent itemsets of size r, with the large margin mechanism over the itemsets
 //! that occur, or the exponential mechanism over the full universe of a public item list.
 
+use super::common::RunArgs;
 use super::common::names::named;
 use crate::output::{Format, budget, guarantee, input, print_json, rng_from_seed, sig, spinner};
 use anyhow::bail;
@@ -125,16 +126,8 @@ pub struct Args {
     /// Item column of a CSV file. Example: `--item-column StockCode`.
     #[arg(long, value_name = "COL", default_value = "item")]
     item_column: String,
-    /// Seed for a reproducible run. INSECURE: the output is then predictable and carries no
-    /// privacy guarantee (tests and experiments only). Example: `--seed 42`.
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
-    /// No progress output on stderr.
-    #[arg(long, short)]
-    quiet: bool,
+    #[command(flatten)]
+    run: RunArgs,
 }
 
 /// The JSON document.
@@ -220,14 +213,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let bar = spinner(
         &format!("reading {}", args.transactions.display()),
-        args.quiet,
+        args.run.quiet,
     );
     let transactions = Transactions::read(&args.transactions, &layout, items.as_deref());
     bar.finish_and_clear();
     let transactions = transactions?;
     let bar = spinner(
         &format!("counting itemsets of size {}", args.size),
-        args.quiet,
+        args.run.quiet,
     );
     let counts =
         transactions.count_itemsets_within(args.size, args.max_length, args.max_candidates);
@@ -247,11 +240,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .mechanism(mechanism)
         .max_margin(args.max_margin)
         .count_share(args.count_share);
-    let mut rng = rng_from_seed(args.seed)?;
+    let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
     let release = mine_itemsets(&transactions, &counts, &query, &mut rng)?;
 
-    match args.format {
+    match args.run.format {
         Format::Json => print_json(&Report {
             release: &release,
             delta_target: args.delta,

@@ -5,6 +5,7 @@ pub mod coordinates;
 pub mod names;
 pub mod privacy;
 
+use crate::output::Format;
 use disguise::objective::Metric;
 use std::path::Path;
 
@@ -21,4 +22,19 @@ pub fn default_normalizer(
         }
         other => other.into(),
     })
+}
+
+/// The run options of the single-release commands (`itemsets`, `hypothesis`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Seed for a reproducible run. INSECURE: the output is then predictable and carries no
+    /// privacy guarantee (tests and experiments only). Example: `--seed 42`.
+    #[arg(long, value_name = "S")]
+    pub seed: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    /// No progress output on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
