@@ -49,6 +49,9 @@ mod multinomial;
 mod optim;
 mod private_erm;
 
+pub use crate::noise::continuous::{
+    gamma_integer_shape, standard_exponential, standard_normal, uniform_direction,
+};
 pub use cv::StratifiedKFold;
 pub use design::{CodedBlock, CodedMatrix, Codes, Design};
 pub use logistic::{LogisticConfig, LogisticProblem, LogisticRegression};
@@ -57,7 +60,7 @@ pub use multinomial::{MultinomialLogisticRegression, MultinomialProblem};
 pub use optim::Convergence;
 pub use private_erm::{
     FeatureBounds, PlrConfig, PrivateLogisticRegression, PrivateMultinomialLogisticRegression,
-    gamma_integer_shape, objective_noise, standard_exponential, standard_normal, uniform_direction,
+    objective_noise,
 };
 
 use crate::error::{Error, Result};

@@ -6,6 +6,7 @@
 
 pub mod bernoulli;
 pub mod binomial;
+pub mod continuous;
 pub mod distinct;
 pub mod geometric;
 #[cfg(test)]
@@ -13,6 +14,7 @@ pub(crate) mod gof;
 pub mod gumbel;
 pub mod laplace;
 mod rng;
+pub(crate) mod scaled_exp;
 
 pub use binomial::{binomial, binomial_f64};
 pub use distinct::{sample_distinct, sample_distinct_excluding};
