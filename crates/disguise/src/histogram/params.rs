@@ -11,8 +11,8 @@ use crate::data::Codes;
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::noise::bernoulli::uniform_below;
+use crate::noise::continuous::standard_normal;
 use crate::objective::Discernibility;
-use rand_core::Rng;
 use serde::Serialize;
 
 /// The paper's tuning constant B = ½ of the projection budget formula.
@@ -135,15 +135,6 @@ pub fn gamma_from(epsilon_h: f64, epsilon_p: f64) -> Result<f64> {
     Ok(epsilon_h / (epsilon_h + epsilon_p))
 }
 
-/// A standard normal draw (Box–Muller) from the simulation generator. Used for public
-/// simulations only, never for privacy noise.
-fn normal<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    // u ∈ (0, 1]: 53 random bits, offset so ln(u) is finite.
-    let u = ((rng.next_u64() >> 11) + 1) as f64 * 2f64.powi(-53);
-    let v = (rng.next_u64() >> 11) as f64 * 2f64.powi(-53);
-    (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
-}
-
 /// `samples` standard normal values scaled into [0, 1] by their own minimum and maximum
 /// and cut into `bins` equal bins.
 fn simulated_bins(rng: &mut SecureRng, samples: usize, bins: usize) -> Codes {
@@ -152,7 +143,7 @@ fn simulated_bins(rng: &mut SecureRng, samples: usize, bins: usize) -> Codes {
     // second bins them. The draws, and so the codes, are those of a single pass.
     let mut first = rng.clone();
     let (lo, hi) = (0..samples)
-        .map(|_| normal(&mut first))
+        .map(|_| standard_normal(&mut first))
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
             (lo.min(x), hi.max(x))
         });
@@ -160,9 +151,9 @@ fn simulated_bins(rng: &mut SecureRng, samples: usize, bins: usize) -> Codes {
     // the real one.
     let mut codes = Codes::for_arity(bins as u64, samples);
     match Bins::new(lo, hi, bins) {
-        Ok(b) => (0..samples).for_each(|_| codes.push(b.index(normal(rng)) as u32)),
+        Ok(b) => (0..samples).for_each(|_| codes.push(b.index(standard_normal(rng)) as u32)),
         Err(_) => (0..samples).for_each(|_| {
-            normal(rng); // a single sample: lo = hi
+            standard_normal(rng); // a single sample: lo = hi
             codes.push(0);
         }),
     }
