@@ -58,6 +58,8 @@ pub mod privacy;
 pub mod progress;
 pub mod select;
 pub mod task;
+#[cfg(test)]
+mod testing;
 
 pub use error::{Error, Result};
 pub use noise::SecureRng;

@@ -14,6 +14,7 @@
 //!
 //! Statistical assertions state their false-alarm rate; seeds are fixed.
 
+mod support;
 use disguise::apps::hypothesis::{ColumnRef, FeatureSpec};
 use disguise::apps::*;
 use disguise::audit::clopper_pearson;
@@ -25,16 +26,7 @@ use disguise::select::{LargeMargin, sample_exponential};
 use num_bigint::BigUint;
 use rand_core::Rng;
 use std::collections::{BTreeMap, HashMap};
-
-fn eps(e: f64) -> Epsilon {
-    Epsilon::new(e).unwrap()
-}
-fn delta(d: f64) -> Delta {
-    Delta::new(d).unwrap()
-}
-fn sens(l: f64) -> Sensitivity {
-    Sensitivity::new(l).unwrap()
-}
+use support::{delta, eps, sens};
 
 /// Binomial z-test: |hits − np| ≤ 5·sd (+1 for tiny p); false-alarm rate < 6e-7.
 fn assert_rate(hits: u64, trials: u64, p: f64, what: &str) {

@@ -20,6 +20,7 @@
 //!    the gain bound: passing with it, flagged with the value bound in its place
 //!    (docs/proofs/gains-and-values.md).
 
+mod support;
 use disguise::audit::exact::exponential_probabilities;
 use disguise::audit::gof::chi_square;
 use disguise::audit::{AuditConfig, AuditReport, audit};
@@ -34,14 +35,7 @@ use disguise::privacy::compose::{Rule, decomposable};
 use disguise::select::{LargeMargin, ReportNoisyMax, sample_exponential};
 use rand_core::Rng;
 use std::fmt::Debug;
-
-fn eps(e: f64) -> Epsilon {
-    Epsilon::new(e).unwrap()
-}
-
-fn sens(l: f64) -> Sensitivity {
-    Sensitivity::new(l).unwrap()
-}
+use support::{eps, sens};
 
 /// The classic worst case of the standard exponential mechanism: q(D) = (λ, 0, …, 0) and
 /// q(D′) = (0, λ, …, λ). Outputting index 0 has privacy loss

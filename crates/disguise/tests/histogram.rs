@@ -3,6 +3,7 @@
 //! sampling distribution, encoding/discretization/release round trips, a privacy audit that
 //! catches the factor-2 bug (the end-to-end run on the real Adult data: `real_data.rs`).
 
+mod support;
 use disguise::SecureRng;
 use disguise::audit::{AuditConfig, audit};
 use disguise::histogram::{
@@ -13,14 +14,10 @@ use disguise::histogram::{
 use disguise::noise::Laplace;
 use disguise::noise::bernoulli::uniform_below;
 use disguise::objective::{Discernibility, SetFunction};
-use disguise::privacy::Epsilon;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 use std::collections::HashMap;
 use std::path::PathBuf;
-
-fn eps(x: f64) -> Epsilon {
-    Epsilon::new(x).unwrap()
-}
+use support::eps;
 
 /// The naive construction of equations (3)–(4): every one of the m cells gets its own noise
 /// (test-only reference; O(m)).

@@ -7,6 +7,7 @@
 //! `.ci/run` does). Every test is listed in `main`.
 
 mod support;
+use support::{delta, eps};
 
 use disguise::apps::*;
 use disguise::data::read_columns;
@@ -61,13 +62,6 @@ fn main() -> ExitCode {
             },
         ],
     )
-}
-
-fn eps(e: f64) -> Epsilon {
-    Epsilon::new(e).unwrap()
-}
-fn delta(d: f64) -> Delta {
-    Delta::new(d).unwrap()
 }
 
 // ---------------------------------------------------------------------------------------

@@ -174,14 +174,8 @@ mod tests {
     use super::*;
     use crate::audit::gof::chi_square;
     use crate::noise::SecureRng;
+    use crate::testing::{eps, sens};
     use num_traits::One;
-
-    fn eps(v: f64) -> Epsilon {
-        Epsilon::new(v).unwrap()
-    }
-    fn sens(v: f64) -> Sensitivity {
-        Sensitivity::new(v).unwrap()
-    }
 
     /// Exact probabilities of the block mechanism (log-sum-exp in f64, fine for testing).
     fn block_probs(scores: &[f64], qb: f64, m: f64, e: f64, d: f64) -> Vec<f64> {

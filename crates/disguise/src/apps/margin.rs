@@ -427,16 +427,7 @@ fn check_threshold(threshold: f64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn eps(v: f64) -> Epsilon {
-        Epsilon::new(v).unwrap()
-    }
-    fn delta(v: f64) -> Delta {
-        Delta::new(v).unwrap()
-    }
-    fn sens(v: f64) -> Sensitivity {
-        Sensitivity::new(v).unwrap()
-    }
+    use crate::testing::{delta, eps, sens};
 
     #[test]
     fn validation() {

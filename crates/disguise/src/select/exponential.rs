@@ -398,6 +398,7 @@ impl Weights {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::{eps, sens};
 
     #[test]
     fn the_error_radii_cover_the_proven_bound_with_slack() {
@@ -412,13 +413,6 @@ mod tests {
         assert!((BIG_K as f64) < 1e308);
     }
     use statrs::distribution::{ChiSquared, ContinuousCDF};
-
-    fn eps(v: f64) -> Epsilon {
-        Epsilon::new(v).unwrap()
-    }
-    fn sens(v: f64) -> Sensitivity {
-        Sensitivity::new(v).unwrap()
-    }
 
     /// Exact target probabilities in f64 (log-sum-exp; fine for testing).
     fn target(scores: &[f64], epsilon: f64, lambda: f64, divisor: u32) -> Vec<f64> {

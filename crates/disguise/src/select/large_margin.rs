@@ -588,16 +588,8 @@ impl Selector for LargeMargin {
 mod tests {
     use super::*;
     use crate::noise::gof::chi_square_test;
+    use crate::testing::{delta, eps, sens};
 
-    fn eps(e: f64) -> Epsilon {
-        Epsilon::new(e).unwrap()
-    }
-    fn delta(d: f64) -> Delta {
-        Delta::new(d).unwrap()
-    }
-    fn sens(l: f64) -> Sensitivity {
-        Sensitivity::new(l).unwrap()
-    }
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * b.abs()
     }

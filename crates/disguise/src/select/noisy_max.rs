@@ -245,13 +245,7 @@ pub(crate) fn grid_corrected_sensitivity(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn eps(e: f64) -> Epsilon {
-        Epsilon::new(e).unwrap()
-    }
-    fn sens(l: f64) -> Sensitivity {
-        Sensitivity::new(l).unwrap()
-    }
+    use crate::testing::{eps, sens};
 
     /// P(q₀ + Z₀ > q₁ + Z₁) for Z₀, Z₁ iid Lap(b) and gap d = q₀ − q₁ ≥ 0: the difference
     /// of two Laplaces has P(Z₁ − Z₀ < d) = 1 − ½·e^{−d/b}·(1 + d/(2b)).
