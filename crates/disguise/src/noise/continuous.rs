@@ -3,7 +3,7 @@
 //! only. They are **not** exact: a sample is a function of a 53-bit uniform through `ln`,
 //! `cos` and `sqrt`, and floating-point samplers leak through the pattern of representable
 //! values (Mironov, CCS 2012). The library's mechanisms never use them; they use the exact
-//! samplers of [`super::bernoulli`], [`super::laplace`] and the exponential mechanism.
+//! samplers of [`super::bernoulli`], [`super::laplace`](mod@super::laplace) and the exponential mechanism.
 
 use crate::error::{Error, Result};
 use rand_core::{CryptoRng, Rng};

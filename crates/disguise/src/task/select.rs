@@ -412,7 +412,7 @@ pub struct SelectReport {
     pub objective: &'static str,
     /// The algorithm that ran.
     pub algorithm: &'static str,
-    /// The selection of every round ([`MechanismChoice`] name).
+    /// The selection of every round ([`MechanismChoice`](super::MechanismChoice) name).
     pub mechanism: &'static str,
     /// The constraint.
     pub constraint: &'static str,

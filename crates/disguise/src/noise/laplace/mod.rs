@@ -52,15 +52,13 @@
 //!   [`Laplace::upper_tail_count`] (exact Binomial(n, P(noise > τ)), for sparse histograms).
 
 use crate::error::{Error, Result};
-use crate::numeric::bits::{decompose, ldexp, pow2};
+use crate::numeric::bits::{decompose, pow2};
 use crate::numeric::round::{add_up, div_up};
-use num_bigint::{BigInt, BigUint, Sign};
-use num_integer::Integer;
-use num_traits::{One, Signed, ToPrimitive, Zero};
+use num_bigint::BigUint;
+use num_traits::One;
 use rand_core::{CryptoRng, Rng};
 
-use super::binomial::{ProbabilityBounds, count_successes};
-use super::geometric::{geometric_exp_neg_u64_unchecked, geometric_exp_neg_unchecked};
+use super::binomial::count_successes;
 
 /// Default grid resolution of [`Laplace`]: the grid step is the largest power of two
 /// ≤ scale·2^−40, so there are between 2^40 and 2^41 grid points per unit of scale.
@@ -69,179 +67,14 @@ pub const LAPLACE_GRID_BITS: i32 = 40;
 /// Smallest allowed grid exponent: 2^−1074 is the smallest positive (subnormal) double.
 pub const MIN_GRID_EXPONENT: i32 = -1074;
 
-// ---------------------------------------------------------------------------------------
-// Discrete Laplace on ℤ
-// ---------------------------------------------------------------------------------------
+mod discrete;
+mod exact_int;
+mod tail;
 
-/// The discrete Laplace distribution on ℤ with exact rational scale t/s:
-/// P(Z = z) = (1 − e^{−s/t}) / (1 + e^{−s/t}) · exp(−|z|·s/t).
-///
-/// # Algorithm
-/// Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy" (NeurIPS 2020),
-/// Algorithm 2: a geometric magnitude Y with P(Y ≥ y) = exp(−y·s/t) (see
-/// [`super::geometric`]), a uniform sign, and rejection of "−0".
-///
-/// # Exactness
-/// Exact: integers only, built on [`super::bernoulli`]. Machine integers (u64 parameters,
-/// i128 result) are used when t and s fit in 64 bits after reduction, big integers otherwise.
-///
-/// # Runtime
-/// O(1) expected iterations whatever the scale (at most 2 expected rounds of the sign
-/// rejection); each iteration O(1) machine operations on the fast path, O(M(log t + log s))
-/// on the big-integer path.
-///
-/// ```
-/// use disguise::noise::{DiscreteLaplace, SecureRng};
-/// let mut rng = SecureRng::insecure_from_seed(1);
-/// let dl = DiscreteLaplace::from_u64(7, 2)?; // scale 3.5
-/// let z = dl.sample(&mut rng);
-/// assert!(z.magnitude().bits() < 64);
-/// # Ok::<(), disguise::Error>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DiscreteLaplace {
-    scale: RationalScale,
-}
-
-/// t/s in lowest terms, in machine integers when possible.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum RationalScale {
-    Small { t: u64, s: u64 },
-    Big { t: BigUint, s: BigUint },
-}
-
-impl DiscreteLaplace {
-    /// Discrete Laplace with scale `scale_num / scale_den` (both > 0).
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] if either is zero.
-    pub fn new(scale_num: BigUint, scale_den: BigUint) -> Result<Self> {
-        if scale_num.is_zero() || scale_den.is_zero() {
-            return Err(Error::param(
-                "discrete Laplace scale",
-                format!("numerator and denominator must be > 0, got {scale_num}/{scale_den}"),
-            ));
-        }
-        let g = scale_num.gcd(&scale_den);
-        let (t, s) = (scale_num / &g, scale_den / &g);
-        let scale = match (t.to_u64(), s.to_u64()) {
-            (Some(t), Some(s)) => RationalScale::Small { t, s },
-            _ => RationalScale::Big { t, s },
-        };
-        Ok(Self { scale })
-    }
-
-    /// Discrete Laplace with scale `scale_num / scale_den` given as machine integers.
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] if either is zero.
-    pub fn from_u64(scale_num: u64, scale_den: u64) -> Result<Self> {
-        if scale_num == 0 || scale_den == 0 {
-            return Err(Error::param(
-                "discrete Laplace scale",
-                format!("numerator and denominator must be > 0, got {scale_num}/{scale_den}"),
-            ));
-        }
-        let g = scale_num.gcd(&scale_den);
-        Ok(Self {
-            scale: RationalScale::Small {
-                t: scale_num / g,
-                s: scale_den / g,
-            },
-        })
-    }
-
-    /// The scale as a reduced fraction (numerator, denominator).
-    pub fn scale(&self) -> (BigUint, BigUint) {
-        match &self.scale {
-            RationalScale::Small { t, s } => (BigUint::from(*t), BigUint::from(*s)),
-            RationalScale::Big { t, s } => (t.clone(), s.clone()),
-        }
-    }
-
-    /// One exact sample.
-    pub fn sample<R: Rng + CryptoRng + ?Sized>(&self, rng: &mut R) -> BigInt {
-        self.sample_int(rng).into_bigint()
-    }
-
-    /// One exact sample as an `i128` when the scale fits in machine integers (the result
-    /// then fits with overwhelming probability); `None` on the big-integer path.
-    pub fn sample_i128<R: Rng + CryptoRng + ?Sized>(&self, rng: &mut R) -> Option<i128> {
-        match self.sample_int(rng) {
-            Int::Small(v) => Some(v),
-            Int::Big(_) => None,
-        }
-    }
-
-    /// A geometric magnitude Y with P(Y ≥ y) = exp(−y·s/t) (the one-sided tail shape).
-    fn geometric<R: Rng + CryptoRng + ?Sized>(&self, rng: &mut R) -> Int {
-        match &self.scale {
-            RationalScale::Small { t, s } => {
-                // Rate s/t: geometric_exp_neg(num = s, den = t).
-                let y = geometric_exp_neg_u64_unchecked(rng, *s, *t);
-                match i128::try_from(y) {
-                    Ok(v) => Int::Small(v),
-                    Err(_) => Int::Big(BigInt::from(y)),
-                }
-            }
-            RationalScale::Big { t, s } => {
-                Int::from_biguint(geometric_exp_neg_unchecked(rng, s, t))
-            }
-        }
-    }
-
-    fn sample_int<R: Rng + CryptoRng + ?Sized>(&self, rng: &mut R) -> Int {
-        loop {
-            let y = self.geometric(rng);
-            let negative = rng.next_u32() & 1 == 1;
-            if y.is_zero() {
-                if negative {
-                    // "−0": reject so that 0 is not counted twice.
-                    continue;
-                }
-                return y;
-            }
-            return if negative { y.neg() } else { y };
-        }
-    }
-}
-
-/// One exact discrete Laplace sample with scale `scale_num / scale_den`:
-/// P(Z = z) ∝ exp(−|z|·scale_den/scale_num). See [`DiscreteLaplace`].
-///
-/// # Errors
-/// [`Error::InvalidParameter`] if the numerator or denominator is zero.
-pub fn discrete_laplace<R: Rng + CryptoRng + ?Sized>(
-    rng: &mut R,
-    scale_num: &BigUint,
-    scale_den: &BigUint,
-) -> Result<BigInt> {
-    Ok(DiscreteLaplace::new(scale_num.clone(), scale_den.clone())?.sample(rng))
-}
-
-/// Machine-integer version of [`discrete_laplace`]: scale `scale_num / scale_den`.
-///
-/// # Errors
-/// [`Error::InvalidParameter`] if the numerator or denominator is zero;
-/// [`Error::Overflow`] if the sample does not fit in an `i128` (probability below
-/// exp(−2^63), i.e. never in practice).
-///
-/// ```
-/// use disguise::noise::{SecureRng, discrete_laplace_u64};
-/// let mut rng = SecureRng::insecure_from_seed(3);
-/// let z = discrete_laplace_u64(&mut rng, 10, 1)?; // scale 10
-/// assert!(z.abs() < 1_000);
-/// # Ok::<(), disguise::Error>(())
-/// ```
-pub fn discrete_laplace_u64<R: Rng + CryptoRng + ?Sized>(
-    rng: &mut R,
-    scale_num: u64,
-    scale_den: u64,
-) -> Result<i128> {
-    let dl = DiscreteLaplace::from_u64(scale_num, scale_den)?;
-    dl.sample_i128(rng)
-        .ok_or_else(|| Error::Overflow("discrete Laplace sample beyond i128".into()))
-}
+pub use discrete::{DiscreteLaplace, discrete_laplace, discrete_laplace_u64};
+pub(crate) use exact_int::{Int, Rounding};
+use exact_int::{round_to_grid, shift_left_int};
+use tail::TailQ;
 
 // ---------------------------------------------------------------------------------------
 // Float-safe Laplace
@@ -531,116 +364,6 @@ impl Laplace {
     }
 }
 
-/// 1 − P(Z ≥ z₀) for the discrete Laplace with scale t/s, where
-/// P(Z ≥ z₀) = exp(−z₀·s/t) / (1 + exp(−s/t)), known through rigorous bounds.
-struct TailQ {
-    e_num: BigUint,
-    e_den: BigUint,
-    r_num: BigUint,
-    r_den: BigUint,
-}
-
-impl TailQ {
-    /// (lo, hi) with lo ≤ P(Z ≥ z₀)·2^prec ≤ hi.
-    fn p_bounds(&self, prec: u64) -> (BigUint, BigUint) {
-        const GUARD: u64 = 8;
-        let w = prec + GUARD;
-        let one = BigUint::one() << w;
-        let (e_lo, e_hi) = exp_neg_bounds(&self.e_num, &self.e_den, w);
-        let (r_lo, r_hi) = exp_neg_bounds(&self.r_num, &self.r_den, w);
-        // p = e/(1 + r): increasing in e, decreasing in r.
-        let p_lo = (&e_lo << w) / (&one + &r_hi);
-        let p_hi = div_ceil_big(&(&e_hi << w), &(&one + &r_lo));
-        (
-            p_lo >> GUARD,
-            div_ceil_big(&p_hi, &(BigUint::one() << GUARD)),
-        )
-    }
-}
-
-impl ProbabilityBounds for TailQ {
-    fn bounds(&self, prec: u64) -> (BigUint, BigUint) {
-        let one = BigUint::one() << prec;
-        let (p_lo, p_hi) = self.p_bounds(prec);
-        // p ≤ ½ and p_hi ≥ 1, so both stay in range and lo < 2^prec.
-        (&one - p_hi.min(one.clone()), one - p_lo)
-    }
-}
-
-/// ⌈a / b⌉.
-fn div_ceil_big(a: &BigUint, b: &BigUint) -> BigUint {
-    let (q, r) = a.div_rem(b);
-    if r.is_zero() { q } else { q + 1u32 }
-}
-
-/// Rigorous bounds lo ≤ exp(−num/den)·2^prec ≤ hi with hi − lo a few units (den > 0;
-/// prec ≤ 2^20 keeps the accumulated rounding error far below the 64 guard bits).
-///
-/// exp(−y) = exp(−1)^⌊y⌋ · exp(−{y}); each exp(−f), f ∈ [0, 1], is the alternating Taylor
-/// series Σ (−f)^k/k!, whose terms decrease, computed in fixed point with 64 guard bits:
-/// every term is rounded down (error ≤ k units at step k) and the tail after the first
-/// vanishing term is bounded by that term, so the total error is ≤ K² + K + 1 units for
-/// K terms. The integer power uses square-and-multiply rounding lo down and hi up.
-pub(crate) fn exp_neg_bounds(num: &BigUint, den: &BigUint, prec: u64) -> (BigUint, BigUint) {
-    debug_assert!(!den.is_zero());
-    // exp(−y) < 2^−prec once y ≥ prec + 1 (> prec·ln 2).
-    if num >= &(den * BigUint::from(prec + 1)) {
-        return (BigUint::zero(), BigUint::one());
-    }
-    const GUARD: u64 = 64;
-    let w = prec + GUARD;
-    let one = BigUint::one() << w;
-    let (whole, frac) = num.div_rem(den);
-    let whole = whole.to_u64().expect("whole part ≤ prec");
-    let (f_lo, f_hi) = exp_neg_unit_bounds(&frac, den, w);
-    let (mut lo, mut hi) = (f_lo, f_hi);
-    if whole > 0 {
-        let (e_lo, e_hi) = exp_neg_unit_bounds(&BigUint::one(), &BigUint::one(), w);
-        // Square-and-multiply for exp(−1)^whole, rounding lo down and hi up.
-        let (mut p_lo, mut p_hi) = (one.clone(), one.clone());
-        for bit in (0..64 - whole.leading_zeros()).rev() {
-            p_lo = (&p_lo * &p_lo) >> w;
-            p_hi = div_ceil_big(&(&p_hi * &p_hi), &one);
-            if (whole >> bit) & 1 == 1 {
-                p_lo = (&p_lo * &e_lo) >> w;
-                p_hi = div_ceil_big(&(&p_hi * &e_hi), &one);
-            }
-        }
-        lo = (&lo * &p_lo) >> w;
-        hi = div_ceil_big(&(&hi * &p_hi), &one);
-    }
-    let hi = div_ceil_big(&hi, &(BigUint::one() << GUARD)).min(BigUint::one() << prec);
-    (lo >> GUARD, hi)
-}
-
-/// Bounds on exp(−f)·2^w for f = num/den ∈ [0, 1].
-fn exp_neg_unit_bounds(num: &BigUint, den: &BigUint, w: u64) -> (BigUint, BigUint) {
-    let one = BigUint::one() << w;
-    let mut term = one.clone(); // t_k ≤ f^k/k!·2^w, off by at most k units
-    let mut even = one.clone();
-    let mut odd = BigUint::zero();
-    let mut k: u64 = 0;
-    while !term.is_zero() {
-        k += 1;
-        term = (&term * num) / (den * BigUint::from(k));
-        if k % 2 == 1 {
-            odd += &term;
-        } else {
-            even += &term;
-        }
-    }
-    // Error: ≤ Σ_{j<k} j ≤ k² from rounding, plus the tail ≤ exact t_k ≤ k units.
-    let err = BigUint::from(k * k + k + 1);
-    let sum = even - odd; // ≥ exp(−1)·2^w − err > 0
-    let lo = if sum > err {
-        &sum - &err
-    } else {
-        BigUint::zero()
-    };
-    let hi = (sum + err).min(one);
-    (lo, hi)
-}
-
 /// `shift` + float-safe Laplace(`scale`) noise; see [`Laplace`] for the construction,
 /// precision and the privacy accounting (ε = (λ + g)/b, [`laplace_epsilon`]).
 ///
@@ -766,10 +489,6 @@ pub fn laplace_upper_tail_probability(scale: f64, tau: f64) -> Result<f64> {
     Laplace::new(scale)?.upper_tail_probability(tau)
 }
 
-// ---------------------------------------------------------------------------------------
-// Exact integer ↔ double helpers
-// ---------------------------------------------------------------------------------------
-
 fn validate_scale(scale: f64) -> Result<()> {
     if scale.is_finite() && scale > 0.0 {
         Ok(())
@@ -800,158 +519,15 @@ fn default_grid_exponent(scale: f64) -> Result<i32> {
     Ok((floor_log2 - LAPLACE_GRID_BITS).max(MIN_GRID_EXPONENT))
 }
 
-/// How to convert an exact grid value to a double.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Rounding {
-    /// Round to nearest, ties to even (IEEE default).
-    NearestEven,
-    /// Round towards +∞.
-    Up,
-}
-
-/// An exact integer, in an `i128` when it fits.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Int {
-    Small(i128),
-    Big(BigInt),
-}
-
-impl Int {
-    fn from_biguint(v: BigUint) -> Int {
-        match v.to_i128() {
-            Some(s) => Int::Small(s),
-            None => Int::Big(BigInt::from_biguint(Sign::Plus, v)),
-        }
-    }
-
-    fn into_bigint(self) -> BigInt {
-        match self {
-            Int::Small(v) => BigInt::from(v),
-            Int::Big(b) => b,
-        }
-    }
-
-    fn is_zero(&self) -> bool {
-        match self {
-            Int::Small(v) => *v == 0,
-            Int::Big(b) => b.is_zero(),
-        }
-    }
-
-    fn neg(self) -> Int {
-        match self {
-            Int::Small(v) => match v.checked_neg() {
-                Some(n) => Int::Small(n),
-                None => Int::Big(-BigInt::from(v)),
-            },
-            Int::Big(b) => Int::Big(-b),
-        }
-    }
-
-    fn add(self, other: Int) -> Int {
-        if let (Int::Small(a), Int::Small(b)) = (&self, &other)
-            && let Some(s) = a.checked_add(*b)
-        {
-            return Int::Small(s);
-        }
-        let sum = self.into_bigint() + other.into_bigint();
-        match sum.to_i128() {
-            Some(s) => Int::Small(s),
-            None => Int::Big(sum),
-        }
-    }
-
-    /// The double nearest to (or just above, for [`Rounding::Up`]) self·2^k, k ≥ −1074.
-    pub(crate) fn to_f64(&self, k: i32, rounding: Rounding) -> f64 {
-        let (negative, top, sticky, shift) = match self {
-            Int::Small(v) => {
-                let mag = v.unsigned_abs();
-                if mag >> 64 == 0 {
-                    (*v < 0, mag as u64, false, 0i64)
-                } else {
-                    let sh = 64 - mag.leading_zeros(); // bits beyond the top 64
-                    let top = (mag >> sh) as u64;
-                    let sticky = mag & ((1u128 << sh) - 1) != 0;
-                    (*v < 0, top, sticky, sh as i64)
-                }
-            }
-            Int::Big(b) => {
-                let mag = b.magnitude();
-                let bits = mag.bits();
-                if bits <= 64 {
-                    (b.is_negative(), mag.to_u64().unwrap_or(0), false, 0)
-                } else {
-                    let sh = bits - 64;
-                    let top = (mag >> sh).to_u64().expect("64 top bits");
-                    let sticky = mag.trailing_zeros().is_some_and(|tz| tz < sh);
-                    (b.is_negative(), top, sticky, sh as i64)
-                }
-            }
-        };
-        // Round the magnitude `top + (sticky ? fraction : 0)` to 53 significant bits.
-        let away_from_zero = match rounding {
-            Rounding::NearestEven => None,
-            Rounding::Up => Some(!negative),
-        };
-        let bits = 64 - top.leading_zeros();
-        let drop = bits.saturating_sub(53);
-        let mut mantissa = if drop == 0 { top } else { top >> drop };
-        let rem = if drop == 0 {
-            0
-        } else {
-            top & ((1u64 << drop) - 1)
-        };
-        let inexact = rem != 0 || sticky;
-        if inexact {
-            let round_up = match away_from_zero {
-                Some(up) => up,
-                None => {
-                    // `sticky` implies `top` has 64 bits, so inexact implies drop ≥ 11.
-                    let half = 1u64 << (drop - 1);
-                    rem > half || (rem == half && (sticky || mantissa & 1 == 1))
-                }
-            };
-            if round_up {
-                mantissa += 1; // may become 2^53: still exact as a double
-            }
-        }
-        let magnitude = ldexp(mantissa as f64, shift + drop as i64 + k as i64);
-        if negative { -magnitude } else { magnitude }
-    }
-}
-
-/// v·2^d as an [`Int`].
-fn shift_left_int(v: i128, d: u32) -> Int {
-    let lz = v.unsigned_abs().leading_zeros();
-    if d + 1 < lz {
-        Int::Small(v << d)
-    } else {
-        Int::Big(BigInt::from(v) << d)
-    }
-}
-
-/// round(x / 2^k) with ties towards +∞, exactly, for finite x.
-fn round_to_grid(x: f64, k: i32) -> Int {
-    let (m, e) = decompose(x);
-    if e >= k {
-        shift_left_int(m as i128, (e - k) as u32)
-    } else {
-        let d = (k - e) as u32;
-        if d > 60 {
-            // |m| < 2^53 ≤ 2^(d−1): m/2^d ∈ (−½, ½), which rounds to 0.
-            Int::Small(0)
-        } else {
-            // ⌊(m + 2^(d−1)) / 2^d⌋ with an arithmetic (flooring) shift.
-            Int::Small(((m as i128) + (1i128 << (d - 1))) >> d)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::discrete::RationalScale;
+    use super::tail::exp_neg_bounds;
     use super::*;
     use crate::noise::SecureRng;
     use crate::noise::gof::{assert_within, chi_square_test, ks_test};
+    use num_bigint::BigInt;
+    use num_traits::{ToPrimitive, Zero};
     use statrs::distribution::{ContinuousCDF, Laplace as StatrsLaplace};
 
     /// Chi-square of discrete Laplace samples against the exact pmf on cells
