@@ -32,7 +32,9 @@ use disguise::apps::{
     mine_itemsets_with_budget, sample_exponential_with_block,
 };
 use disguise::audit::clopper_pearson;
+use disguise::names::Named;
 use disguise::privacy::{Delta, Epsilon, Sensitivity};
+use disguise::task::MechanismChoice;
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 use rand_core::Rng;
@@ -647,7 +649,10 @@ fn hypotheses(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()> 
     let results = ctx.run_jobs("hypothesis selection", &jobs, |job, rng| {
         let (class, scores) = &datasets[job.data];
         let query = HypothesisQuery {
-            mechanism: job.method.map_or("max", Method::key),
+            mechanism: match job.method {
+                Some(method) => MechanismChoice::from_name(method.key())?,
+                None => MechanismChoice::Argmax,
+            },
             epsilon: Epsilon::new(HYPOTHESIS_EPSILONS[job.epsilon])?,
             delta: Delta::new(DELTA)?,
         };

@@ -23,6 +23,7 @@ use disguise::audit::gof::chi_square;
 use disguise::audit::{AuditConfig, audit};
 use disguise::prelude::*;
 use disguise::select::{LargeMargin, sample_exponential};
+use disguise::task::MechanismChoice;
 use num_bigint::BigUint;
 use rand_core::Rng;
 use std::collections::{BTreeMap, HashMap};
@@ -982,7 +983,11 @@ fn hypothesis_selection_finds_the_informative_stump() {
     let refs: Vec<ColumnRef<'_>> = cols.iter().map(|c| ColumnRef::Numeric(c)).collect();
     let scores = class.correct_counts(&refs, &labels).unwrap();
     let mut rng = SecureRng::insecure_from_seed(62);
-    for mech in ["em", "lmm", "lmm-chaudhuri"] {
+    for mech in [
+        MechanismChoice::Exponential,
+        MechanismChoice::LargeMargin,
+        MechanismChoice::LargeMarginChaudhuri,
+    ] {
         let q = HypothesisQuery {
             mechanism: mech,
             epsilon: eps(1.0),
@@ -999,17 +1004,18 @@ fn hypothesis_selection_finds_the_informative_stump() {
         ));
         let g = s.guarantee.unwrap();
         assert!(g.epsilon <= 1.0 + 1e-12 && g.delta <= 1e-6, "{g:?}");
-        if mech != "em" {
+        if mech != MechanismChoice::Exponential {
             assert!(s.margin.unwrap() < 100, "{mech}: ℓ = {:?}", s.margin);
         }
         assert!(class.error_rate(s.index, &refs, &labels) <= 1.0 - s.best_training_accuracy + 0.02);
     }
-    let mono = HypothesisQuery {
-        mechanism: "em-monotone",
+    // The large margin mechanisms still need δ > 0.
+    let no_delta = HypothesisQuery {
+        mechanism: MechanismChoice::LargeMargin,
         epsilon: eps(1.0),
         delta: Delta::ZERO,
     };
-    assert!(select_hypothesis(&class, &scores, n, &mono, &mut rng).is_err());
+    assert!(select_hypothesis(&class, &scores, n, &no_delta, &mut rng).is_err());
 }
 
 #[test]

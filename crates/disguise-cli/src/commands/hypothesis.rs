@@ -228,7 +228,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
     let query = HypothesisQuery {
-        mechanism: args.mechanism.name(),
+        mechanism: args.mechanism,
         epsilon,
         delta,
     };

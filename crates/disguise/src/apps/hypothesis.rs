@@ -24,7 +24,8 @@ use crate::histogram::{ColumnType, ColumnValues, Table};
 use crate::noise::SecureRng;
 use crate::privacy::compose::{Accountant, ComposeOptions};
 use crate::privacy::{Delta, Epsilon, Guarantee, Sensitivity};
-use crate::select::selector_by_name;
+use crate::select::SelectorKind;
+use crate::task::MechanismChoice;
 use serde::Serialize;
 
 /// The largest class [`StumpClass::new`] builds: 10⁸ hypotheses. Selecting from |H|
@@ -508,11 +509,11 @@ pub fn table_labels(
 
 /// How to select a hypothesis.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HypothesisQuery<'a> {
-    /// A selector name accepted by [`selector_by_name`]: `em`, `lmm`, `lmm-chaudhuri`,
-    /// `report-noisy-max`, or `max` (non-private baseline). The `*-monotone` variants are
-    /// refused (counts of correct answers are not monotone under replacement).
-    pub mechanism: &'a str,
+pub struct HypothesisQuery {
+    /// The selection: `em`, `lmm`, `lmm-chaudhuri`, `report-noisy-max`, or `max` (the
+    /// non-private baseline). There are no monotone variants here: counts of correct answers
+    /// are not monotone under replacement.
+    pub mechanism: MechanismChoice,
     /// ε of the one selection.
     pub epsilon: Epsilon,
     /// δ (> 0 for the large margin mechanisms).
@@ -553,23 +554,16 @@ pub fn select_hypothesis(
     class: &StumpClass,
     scores: &[f64],
     n: usize,
-    query: &HypothesisQuery<'_>,
+    query: &HypothesisQuery,
     rng: &mut SecureRng,
 ) -> Result<HypothesisSelection> {
-    if query.mechanism.ends_with("-monotone") {
-        return Err(Error::param(
-            "mechanism",
-            "the monotone variants need scores that move in one direction between \
-             neighbours; correct counts under replacement do not",
-        ));
-    }
     if scores.len() != class.len() {
         return Err(Error::param(
             "scores",
             format!("{} scores for {} hypotheses", scores.len(), class.len()),
         ));
     }
-    let selector = selector_by_name(query.mechanism, query.epsilon, query.delta)?;
+    let selector = SelectorKind::from(query.mechanism).build(query.epsilon, query.delta)?;
     let pick = selector.select(scores, Sensitivity::new(1.0)?, rng)?;
     let mut accountant = Accountant::new();
     accountant.record(selector.cost());

@@ -81,6 +81,19 @@ impl From<Mechanism> for MechanismChoice {
     }
 }
 
+impl From<MechanismChoice> for crate::select::SelectorKind {
+    fn from(m: MechanismChoice) -> Self {
+        use crate::select::SelectorKind;
+        match m {
+            MechanismChoice::Exponential => SelectorKind::Exponential,
+            MechanismChoice::LargeMargin => SelectorKind::LargeMargin,
+            MechanismChoice::LargeMarginChaudhuri => SelectorKind::LargeMarginChaudhuri,
+            MechanismChoice::ReportNoisyMax => SelectorKind::ReportNoisyMax,
+            MechanismChoice::Argmax => SelectorKind::Argmax,
+        }
+    }
+}
+
 impl Named for MechanismChoice {
     const KIND: &'static str = "mechanism";
     const ALL: &'static [Self] = &[
