@@ -4,14 +4,14 @@
 
 use super::common::RunArgs;
 use super::common::names::named;
-use crate::output::{Format, budget, guarantee, input, print_json, rng_from_seed, sig, spinner};
-use anyhow::bail;
+use crate::output::{
+    Format, budget, flag_of, flagged, guarantee, input, print_json, rng_from_seed, sig, spinner,
+};
 use disguise::apps::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetMechanism,
-    ItemsetOutcome, ItemsetQuery, ItemsetRelease, MAX_MARGIN_LIMIT, MAX_TOP, TransactionFormat,
-    Transactions, mine_itemsets, read_item_list,
+    ItemsetOutcome, ItemsetRelease, TransactionFormat, Transactions, read_item_list,
 };
-use disguise::privacy::{Delta, Epsilon};
+use disguise::task::Itemsets;
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -143,51 +143,20 @@ struct Report<'a> {
 
 /// Runs `disguise itemsets`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    crate::output::check_epsilon("--epsilon", args.epsilon)?;
-    let epsilon = Epsilon::new(args.epsilon)?;
-    let delta = Delta::new(args.delta)?;
-    if args.size == 0 {
-        bail!("invalid --size: must be at least 1");
-    }
-    if args.top == 0 || args.top > MAX_TOP {
-        bail!(
-            "invalid --top: must be between 1 and {MAX_TOP}, got {}",
-            args.top
-        );
-    }
-    if args.max_margin > MAX_MARGIN_LIMIT {
-        bail!(
-            "invalid --max-margin: at most {MAX_MARGIN_LIMIT} (the search draws noise for every \
-             margin it tests), got {}",
-            args.max_margin
-        );
-    }
-    if args.max_length < args.size {
-        bail!(
-            "invalid --max-length: must be at least --size ({}), got {}",
-            args.size,
-            args.max_length
-        );
-    }
-    if !(0.0..1.0).contains(&args.count_share) {
-        bail!(
-            "invalid --count-share: must be in [0, 1), got {}",
-            args.count_share
-        );
-    }
-    let mechanism = args.mechanism;
-    if mechanism != ItemsetMechanism::Em && args.delta <= 0.0 {
-        bail!(
-            "invalid --delta: --mechanism {} needs δ > 0, e.g. --delta 1e-6",
-            mechanism.name()
-        );
-    }
-    if mechanism == ItemsetMechanism::Em && args.items.is_none() {
-        bail!(
-            "--mechanism em needs --items: the exponential mechanism's universe (all itemsets \
-             of a public item list) must be fixed before seeing the data"
-        );
-    }
+    let request = Itemsets {
+        size: args.size,
+        top: args.top,
+        mechanism: args.mechanism,
+        epsilon: args.epsilon,
+        delta: args.delta,
+        max_margin: args.max_margin,
+        count_share: args.count_share,
+        max_length: args.max_length,
+        max_candidates: args.max_candidates,
+    };
+    request
+        .validate(args.items.is_some())
+        .map_err(|e| flagged(e, &flag_of))?;
     let format = match args.input_format {
         Some(f) => f,
         None if args
@@ -222,8 +191,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &format!("counting itemsets of size {}", args.size),
         args.run.quiet,
     );
-    let counts =
-        transactions.count_itemsets_within(args.size, args.max_length, args.max_candidates);
+    let counts = request.count(&transactions);
     bar.finish_and_clear();
     let counts = counts.map_err(|e| match e {
         // Name the flag that raises the limit.
@@ -234,15 +202,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
         e => e,
     })?;
-
-    let query = ItemsetQuery::new(epsilon, delta)
-        .top(args.top)
-        .mechanism(mechanism)
-        .max_margin(args.max_margin)
-        .count_share(args.count_share);
     let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
-    let release = mine_itemsets(&transactions, &counts, &query, &mut rng)?;
+    let release = request.release(&transactions, &counts, &mut rng)?;
 
     match args.run.format {
         Format::Json => print_json(&Report {

@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | choose k candidates that serve private points (facility location) | [`Select`] | [`SelectReport`] |
 //! | choose k features informative about a label (mutual information, discernibility) | [`Features`] | [`FeaturesReport`] |
+//! | release the T most frequent itemsets of size r from transactions | [`Itemsets`] | [`ItemsetRelease`](crate::apps::ItemsetRelease) |
 //!
 //! A private facility-location selection in three lines:
 //!
@@ -24,9 +25,11 @@
 //! trials of one request run in parallel with [`trials`], in constant memory.
 
 mod features;
+mod itemsets;
 mod select;
 
 pub use features::{FeatureObjective, FeatureTable, Features, FeaturesReport, PreparedFeatures};
+pub use itemsets::Itemsets;
 pub use select::{
     ContinuousOptions, NormalizerSource, Prepared, Select, SelectReport, default_normalizer,
 };

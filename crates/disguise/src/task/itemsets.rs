@@ -1,0 +1,283 @@
+//! [`Itemsets`]: release the most frequent itemsets of a given size from transactions (one
+//! per person), with the large margin mechanism over the itemsets that occur or the
+//! exponential mechanism over every itemset of a public item list, T rounds of peeling, and
+//! optionally noisy frequencies of the released itemsets.
+//!
+//! Privacy: neighbouring datasets differ in one transaction (replace-one); a frequency moves by
+//! at most 1 per transaction of a size-bounded database, so the selection rounds are composed
+//! by the accountant and the noisy frequencies by basic composition, as
+//! [`crate::apps::itemsets`] documents. The item list, the size r, the maximum length B and
+//! the caps are public.
+
+use crate::apps::{
+    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetCounts,
+    ItemsetMechanism, ItemsetQuery, ItemsetRelease, MAX_MARGIN_LIMIT, MAX_TOP, Transactions,
+    mine_itemsets,
+};
+use crate::error::{Error, Result};
+use crate::noise::SecureRng;
+use crate::privacy::{Delta, Epsilon};
+
+/// A private frequent-itemset release: the size r, T, the mechanism, the total budget and
+/// the public caps. Build it with [`Itemsets::new`] and the setters; [`Itemsets::validate`]
+/// checks every option before the transactions are read.
+///
+/// ```
+/// use disguise::apps::{TransactionFormat, Transactions};
+/// use disguise::prelude::*;
+/// use disguise::task::Itemsets;
+///
+/// let rows: Vec<Vec<&str>> = (0..200)
+///     .map(|i| if i % 4 == 0 { vec!["tea", "cake"] } else { vec!["bread", "milk", "eggs"] })
+///     .collect();
+/// let t = Transactions::from_rows(&rows, None)?;
+/// let release = Itemsets::new(2, 1.0, 1e-6).run(&t, &mut SecureRng::insecure_from_seed(1))?;
+/// assert_eq!(release.picks.len(), 1);
+/// assert!(release.epsilon <= 1.0);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Itemsets {
+    /// The itemset size r (≥ 1).
+    pub size: usize,
+    /// The number T of itemsets released, one per round (1 ..= [`MAX_TOP`]).
+    pub top: usize,
+    /// The selection mechanism.
+    pub mechanism: ItemsetMechanism,
+    /// The total ε of the release.
+    pub epsilon: f64,
+    /// The total δ (> 0 for the large margin mechanisms).
+    pub delta: f64,
+    /// The public cap on the margin search (≤ [`MAX_MARGIN_LIMIT`]).
+    pub max_margin: u64,
+    /// The share of ε spent on noisy frequencies of the released itemsets, in [0, 1).
+    pub count_share: f64,
+    /// The maximum transaction length B: longer transactions keep their B smallest items.
+    pub max_length: usize,
+    /// The most subsets of the transactions counting may enumerate.
+    pub max_candidates: u64,
+}
+
+impl Itemsets {
+    /// The top itemset of size `size` with the large margin mechanism, budget (ε, δ), the
+    /// default caps and 10% of ε for its noisy frequency.
+    pub fn new(size: usize, epsilon: f64, delta: f64) -> Self {
+        Self {
+            size,
+            top: 1,
+            mechanism: ItemsetMechanism::Lmm,
+            epsilon,
+            delta,
+            max_margin: DEFAULT_MAX_MARGIN,
+            count_share: 0.1,
+            max_length: DEFAULT_MAX_LENGTH,
+            max_candidates: DEFAULT_MAX_CANDIDATES,
+        }
+    }
+
+    /// The number of itemsets released.
+    pub fn top(mut self, top: usize) -> Self {
+        self.top = top;
+        self
+    }
+
+    /// The selection mechanism.
+    pub fn mechanism(mut self, mechanism: ItemsetMechanism) -> Self {
+        self.mechanism = mechanism;
+        self
+    }
+
+    /// The share of ε spent on noisy frequencies.
+    pub fn count_share(mut self, share: f64) -> Self {
+        self.count_share = share;
+        self
+    }
+
+    /// Validates every option; `item_list` says whether the transactions will come with a
+    /// public item list (the exponential mechanism needs one).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming the option (`epsilon`, `delta`, `size`, `top`,
+    /// `max_margin`, `max_length`, `count_share`, `items`), or an invalid ε or δ.
+    pub fn validate(&self, item_list: bool) -> Result<()> {
+        Epsilon::total(self.epsilon)?;
+        Delta::new(self.delta)?;
+        if self.size == 0 {
+            return Err(Error::param("size", "must be at least 1"));
+        }
+        if self.top == 0 || self.top > MAX_TOP {
+            return Err(Error::param(
+                "top",
+                format!("must be between 1 and {MAX_TOP}, got {}", self.top),
+            ));
+        }
+        if self.max_margin > MAX_MARGIN_LIMIT {
+            return Err(Error::param(
+                "max_margin",
+                format!(
+                    "at most {MAX_MARGIN_LIMIT} (the search draws noise for every margin it \
+                     tests), got {}",
+                    self.max_margin
+                ),
+            ));
+        }
+        if self.max_length < self.size {
+            return Err(Error::param(
+                "max_length",
+                format!(
+                    "must be at least the itemset size ({}), got {}",
+                    self.size, self.max_length
+                ),
+            ));
+        }
+        if !(0.0..1.0).contains(&self.count_share) {
+            return Err(Error::param(
+                "count_share",
+                format!("must be in [0, 1), got {}", self.count_share),
+            ));
+        }
+        if self.mechanism != ItemsetMechanism::Em && self.delta <= 0.0 {
+            return Err(Error::param(
+                "delta",
+                format!(
+                    "the mechanism {} needs δ > 0, e.g. 1e-6",
+                    self.mechanism.name()
+                ),
+            ));
+        }
+        if self.mechanism == ItemsetMechanism::Em && !item_list {
+            return Err(Error::param(
+                "items",
+                "missing: the exponential mechanism (em) needs a public item list, its universe \
+                 (all itemsets of the list) fixed before seeing the data",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Counts the itemsets of size r and releases T of them: [`Itemsets::count`] then
+    /// [`Itemsets::release`].
+    ///
+    /// # Errors
+    /// As [`Itemsets::validate`], [`Itemsets::count`] and [`mine_itemsets`].
+    pub fn run(&self, transactions: &Transactions, rng: &mut SecureRng) -> Result<ItemsetRelease> {
+        let counts = self.count(transactions)?;
+        self.release(transactions, &counts, rng)
+    }
+
+    /// The counts of every occurring itemset of size r (transactions cut to B items), refused
+    /// before counting when that would enumerate more than `max_candidates` subsets.
+    ///
+    /// # Errors
+    /// As [`Itemsets::validate`]; [`Error::LimitExceeded`] with the estimate.
+    pub fn count(&self, transactions: &Transactions) -> Result<ItemsetCounts> {
+        self.validate(transactions.has_public_items())?;
+        transactions.count_itemsets_within(self.size, self.max_length, self.max_candidates)
+    }
+
+    /// The private release of T itemsets from `counts` (which must come from
+    /// [`Itemsets::count`] on the same transactions).
+    ///
+    /// # Errors
+    /// As [`Itemsets::validate`] and [`mine_itemsets`].
+    pub fn release(
+        &self,
+        transactions: &Transactions,
+        counts: &ItemsetCounts,
+        rng: &mut SecureRng,
+    ) -> Result<ItemsetRelease> {
+        self.validate(transactions.has_public_items())?;
+        let query = ItemsetQuery::new(Epsilon::new(self.epsilon)?, Delta::new(self.delta)?)
+            .top(self.top)
+            .mechanism(self.mechanism)
+            .max_margin(self.max_margin)
+            .count_share(self.count_share);
+        mine_itemsets(transactions, counts, &query, rng)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_refused_with_their_names() {
+        let ok = Itemsets::new(2, 1.0, 1e-6);
+        assert!(ok.validate(false).is_ok());
+        let cases = [
+            (
+                Itemsets {
+                    size: 0,
+                    ..ok.clone()
+                },
+                "invalid size",
+            ),
+            (ok.clone().top(0), "invalid top: must be between 1 and"),
+            (
+                Itemsets {
+                    max_margin: u64::MAX,
+                    ..ok.clone()
+                },
+                "invalid max_margin",
+            ),
+            (
+                Itemsets {
+                    max_length: 1,
+                    ..ok.clone()
+                },
+                "invalid max_length",
+            ),
+            (ok.clone().count_share(1.0), "invalid count_share"),
+            (
+                Itemsets {
+                    delta: 0.0,
+                    ..ok.clone()
+                },
+                "needs δ > 0",
+            ),
+            (
+                ok.clone().mechanism(ItemsetMechanism::Em),
+                "needs a public item list",
+            ),
+            (
+                Itemsets {
+                    epsilon: 1e6,
+                    ..ok.clone()
+                },
+                "too large",
+            ),
+        ];
+        for (request, expected) in cases {
+            let err = request.validate(false).unwrap_err().to_string();
+            assert!(err.contains(expected), "{err} (expected {expected})");
+        }
+        assert!(ok.mechanism(ItemsetMechanism::Em).validate(true).is_ok());
+    }
+
+    #[test]
+    fn the_request_releases_what_mine_itemsets_releases() {
+        let rows: Vec<Vec<&str>> = (0..300)
+            .map(|i| match i % 3 {
+                0 => vec!["a", "b", "c"],
+                _ => vec!["a", "b"],
+            })
+            .collect();
+        let t = Transactions::from_rows(&rows, None).unwrap();
+        let request = Itemsets::new(2, 2.0, 1e-6).top(1);
+        let release = request
+            .run(&t, &mut SecureRng::insecure_from_seed(5))
+            .unwrap();
+        let counts = t
+            .count_itemsets_within(2, DEFAULT_MAX_LENGTH, DEFAULT_MAX_CANDIDATES)
+            .unwrap();
+        let query = ItemsetQuery::new(Epsilon::new(2.0).unwrap(), Delta::new(1e-6).unwrap())
+            .count_share(0.1);
+        let by_hand =
+            mine_itemsets(&t, &counts, &query, &mut SecureRng::insecure_from_seed(5)).unwrap();
+        assert_eq!(release, by_hand);
+        assert_eq!(
+            release.picks[0].itemset.as_deref(),
+            Some(&["a".to_string(), "b".to_string()][..])
+        );
+    }
+}
