@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 use disguise::data::{Codes, TablePlan, read_table_with};
 use disguise::maximize::Solution;
 use disguise::names::Named;
-use disguise::task::{FeatureObjective, FeatureTable, Features, PrivacyReport};
+use disguise::task::{FeatureObjective, FeatureTable, Features, PrivacyReport, Runnable};
 use serde::Serialize;
 use std::path::PathBuf;
 

@@ -13,7 +13,7 @@ use anyhow::bail;
 use disguise::data::read_points;
 use disguise::maximize::{Directions, Solution};
 use disguise::objective::Metric;
-use disguise::task::{ContinuousOptions, PrivacyReport, Select};
+use disguise::task::{ContinuousOptions, PrivacyReport, Runnable, Select};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

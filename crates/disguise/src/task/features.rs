@@ -10,7 +10,7 @@
 //! report proves. The categories of each column are taken as given: if the set of values
 //! itself is sensitive, declare the domains publicly before coding the table.
 
-use super::{Algorithm, Privacy, PrivacyReport, WithPrivacy, trials};
+use super::{Algorithm, Privacy, PrivacyReport, Runnable, WithPrivacy};
 use crate::constraint::Cardinality;
 use crate::data::Codes;
 use crate::error::{Error, Result};
@@ -248,6 +248,15 @@ pub struct PreparedFeatures {
     procedure: Procedure<'static>,
 }
 
+impl Runnable for PreparedFeatures {
+    fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
+        match &self.model {
+            Model::MutualInformation(f) => self.run_on(f, rng),
+            Model::Discernibility(f) => self.run_on(f, rng),
+        }
+    }
+}
+
 impl PreparedFeatures {
     /// The names of the candidate features.
     pub fn names(&self) -> &[String] {
@@ -269,14 +278,6 @@ impl PreparedFeatures {
         }
     }
 
-    /// One run.
-    pub fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
-        match &self.model {
-            Model::MutualInformation(f) => self.run_on(f, rng),
-            Model::Discernibility(f) => self.run_on(f, rng),
-        }
-    }
-
     fn run_on<F: SetFunction>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
         let k = self.request.k;
         match self.request.algorithm {
@@ -288,21 +289,6 @@ impl PreparedFeatures {
                 rng,
             ),
         }
-    }
-
-    /// `count` runs in parallel, handed to `sink` in trial order ([`trials`]).
-    pub fn trials<S, E>(
-        &self,
-        count: u64,
-        rng: &mut SecureRng,
-        done: &(dyn Fn() + Sync),
-        sink: S,
-    ) -> std::result::Result<(), E>
-    where
-        S: FnMut(u64, Solution) -> std::result::Result<(), E>,
-        E: From<Error>,
-    {
-        trials(count, rng, done, |r| self.run(r), sink)
     }
 
     /// The report of one run.

@@ -336,6 +336,35 @@ pub trait WithPrivacy: Sized {
     }
 }
 
+/// A request prepared on its data ([`Prepared`], [`PreparedFeatures`]), ready to run any
+/// number of times. In the prelude.
+pub trait Runnable: Sync {
+    /// One private run.
+    ///
+    /// # Errors
+    /// The errors of the algorithm (none for valid prepared requests, except resources).
+    fn run(&self, rng: &mut SecureRng) -> Result<Solution>;
+
+    /// `count` runs in parallel, handed to `sink` in trial order ([`trials`]: constant
+    /// memory, seeded results independent of the number of threads).
+    ///
+    /// # Errors
+    /// The first error of a run or of `sink`, in trial order.
+    fn trials<S, E>(
+        &self,
+        count: u64,
+        rng: &mut SecureRng,
+        done: &(dyn Fn() + Sync),
+        sink: S,
+    ) -> std::result::Result<(), E>
+    where
+        S: FnMut(u64, Solution) -> std::result::Result<(), E>,
+        E: From<Error>,
+    {
+        trials(count, rng, done, |r| self.run(r), sink)
+    }
+}
+
 /// What a run spent: the per-round budget, the rule that set it, and the end-to-end
 /// guarantee with the rule that proved it (all `None` for the non-private argmax).
 #[derive(Debug, Clone, PartialEq, Serialize)]

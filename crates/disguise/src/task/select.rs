@@ -11,7 +11,7 @@
 //! computed from the points (the default, the diameter of the candidates' bounding box,
 //! is public).
 
-use super::{Algorithm, Privacy, PrivacyReport, WithPrivacy, trials};
+use super::{Algorithm, Privacy, PrivacyReport, Runnable, WithPrivacy};
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{
@@ -332,6 +332,18 @@ pub struct Prepared<'o> {
     continuous: Option<Continuous<'o>>,
 }
 
+impl Runnable for Prepared<'_> {
+    fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
+        match (&self.continuous, self.request.algorithm) {
+            (Some(c), _) => c.run(&self.procedure, rng),
+            (None, Algorithm::Subsample) => {
+                subsample_greedy(self.objective, self.k, &self.procedure, rng)
+            }
+            (None, _) => greedy(self.objective, &self.constraint, &self.procedure, rng),
+        }
+    }
+}
+
 impl<'o> Prepared<'o> {
     /// The number of picks of a run (k, or the constraint's rank).
     pub fn k(&self) -> usize {
@@ -341,32 +353,6 @@ impl<'o> Prepared<'o> {
     /// The objective.
     pub fn objective(&self) -> &'o FacilityLocation {
         self.objective
-    }
-
-    /// One run.
-    pub fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
-        match (&self.continuous, self.request.algorithm) {
-            (Some(c), _) => c.run(&self.procedure, rng),
-            (None, Algorithm::Subsample) => {
-                subsample_greedy(self.objective, self.k, &self.procedure, rng)
-            }
-            (None, _) => greedy(self.objective, &self.constraint, &self.procedure, rng),
-        }
-    }
-
-    /// `count` runs in parallel, handed to `sink` in trial order ([`trials`]).
-    pub fn trials<S, E>(
-        &self,
-        count: u64,
-        rng: &mut SecureRng,
-        done: &(dyn Fn() + Sync),
-        sink: S,
-    ) -> std::result::Result<(), E>
-    where
-        S: FnMut(u64, Solution) -> std::result::Result<(), E>,
-        E: From<Error>,
-    {
-        trials(count, rng, done, |r| self.run(r), sink)
     }
 
     /// The utility of an objective value: f(S)/n ∈ [0, 1].
