@@ -126,7 +126,7 @@ fn assign_errors_are_one_line() {
     fails_with(&dir, &dup, "twice");
     let mut no_k = assign_args();
     no_k.extend(["--epsilon", "1"]);
-    fails_with(&dir, &no_k, "--k or --constraint");
+    fails_with(&dir, &no_k, "invalid --k: k or a constraint is required");
 }
 
 // ---------------------------------------------------------------------------------------

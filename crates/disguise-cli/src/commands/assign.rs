@@ -5,14 +5,13 @@
 use super::common::coordinates::CoordinateArgs;
 use super::common::names::named;
 use super::common::privacy::{Labels, PrivacyArgs, budget_line, guarantee_line, run_and_print};
-use crate::output::{RowFormat, input, print_json, spinner, thousands};
+use crate::output::{RowFormat, flag_of, flagged, input, print_json, spinner, thousands};
 use crate::trials::{PerPick, PerTrial};
-use anyhow::{Context, bail};
-use disguise::constraint::{Cardinality, Independence, Matroid};
+use anyhow::Context;
 use disguise::data::{quote, read_columns_checked, read_columns_with_checks};
-use disguise::maximize::{Assignment, k_submodular_greedy, k_submodular_subsample_greedy};
-use disguise::objective::{Metric, Normalizer, k_type_facility_location};
-use disguise::task::{Algorithm, PrivacyReport};
+use disguise::maximize::Assignment;
+use disguise::objective::Metric;
+use disguise::task::{Assign, PrivacyReport};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -114,40 +113,19 @@ struct Report<'a> {
 
 /// Runs `disguise assign`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let procedure = args.privacy.procedure()?;
-    let gamma = match (args.privacy.algorithm, args.failure) {
-        (Algorithm::ContinuousGreedy, _) => bail!(
-            "invalid --algorithm: assign runs the k-submodular greedy (greedy: Algorithm 3, \
-             subsample: Algorithm 4); continuous-greedy is for `disguise select`"
-        ),
-        (Algorithm::Greedy, Some(_)) => {
-            bail!("--failure applies only to --algorithm subsample")
-        }
-        (_, Some(g)) if !(g > 0.0 && g < 1.0) => {
-            bail!("invalid --failure: must be in (0, 1), got {g}")
-        }
-        (_, g) => g.unwrap_or(0.1),
+    let request = Assign {
+        types: args.types.clone(),
+        k: args.k,
+        constraint: args.constraint.clone(),
+        metric: args.metric,
+        normalizer: args.normalizer,
+        algorithm: args.privacy.algorithm,
+        failure: args.failure,
+        privacy: args.privacy.privacy(),
     };
-    if args.types.is_empty() || args.types.iter().any(|t| t.trim().is_empty()) {
-        bail!("invalid --types: give the k type labels, e.g. --types morning,evening");
-    }
-    let mut sorted = args.types.clone();
-    sorted.sort();
-    sorted.dedup();
-    if sorted.len() != args.types.len() {
-        bail!("invalid --types: a label is listed twice");
-    }
-    if args.k == Some(0) {
-        bail!("invalid --k: must be at least 1");
-    }
-    if args.k.is_none() && args.constraint.is_none() {
-        bail!("--k or --constraint is required, e.g. --k 5");
-    }
-    if let Some(m) = args.normalizer
-        && !(m.is_finite() && m > 0.0)
-    {
-        bail!("invalid --normalizer: must be finite and > 0, got {m}");
-    }
+    // Everything that needs no data is validated first, in the library.
+    args.privacy.procedure()?;
+    request.validate().map_err(|e| flagged(e, &flag_of))?;
     let metric = args.metric;
     args.coordinates.check_metric(metric)?;
     let [c0, c1] = args.coordinates.columns();
@@ -206,37 +184,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(names) => names.clone(),
         None => (0..m).map(|i| format!("#{i}")).collect(),
     };
-    if let Some(kk) = args.k
-        && kk > m
-    {
-        bail!("invalid --k: {kk} is larger than the number of candidates ({m})");
+    if request.normalizer.is_none() {
+        // The library's default, with the file named when it cannot serve.
+        super::common::default_normalizer(metric, &candidates, &args.candidates)?;
     }
-    let resolved_m = match args.normalizer {
-        Some(v) => v,
-        None => super::common::default_normalizer(metric, &candidates, &args.candidates)?,
-    };
-    let objective = k_type_facility_location(
-        metric,
-        &points,
-        &record_types,
-        k,
-        &candidates,
-        Normalizer::Fixed(resolved_m),
-    )
-    .context("cannot build the k-type facility-location objective")?;
+    let objective = request
+        .objective(&points, &record_types, &candidates)
+        .map_err(|e| flagged(e, &flag_of))?;
+    let resolved_m = objective
+        .parts()
+        .first()
+        .and_then(|f| f.normalizer())
+        .unwrap_or(f64::NAN);
     let n = points.len();
     drop(points);
     let mut per_type = vec![0usize; k];
     for &t in &record_types {
         per_type[t] += 1;
     }
-    let constraint = match (&args.constraint, args.k) {
-        (Some(spec), _) => Matroid::from_spec(spec, m)?,
-        (None, Some(kk)) => Matroid::Cardinality(Cardinality::new(m, kk)),
-        (None, None) => unreachable!("checked above"),
-    };
-
-    let algorithm = args.privacy.algorithm;
+    let prepared = request
+        .prepare(&objective)
+        .map_err(|e| flagged(e, &flag_of))?;
     let scale = n as f64;
     let utility = |v: f64| v / scale;
     let labels = Labels {
@@ -273,21 +241,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("{}", budget_line(privacy, &args.privacy));
         println!();
     };
-    // At most one pick per element, and no more than the constraint's rank.
-    let picks = constraint.rank_bound().min(m);
-    let Some(outcome) =
-        run_and_print(
-            &args.privacy,
-            picks,
-            &labels,
-            &preamble,
-            |child| match algorithm {
-                Algorithm::Subsample => {
-                    k_submodular_subsample_greedy(&objective, &constraint, gamma, &procedure, child)
-                }
-                _ => k_submodular_greedy(&objective, &constraint, &procedure, child),
-            },
-        )?
+    let Some(outcome) = run_and_print(
+        &args.privacy,
+        prepared.max_picks(),
+        &labels,
+        &preamble,
+        |child| prepared.run(child),
+    )?
     else {
         return Ok(()); // CSV: written while the trials ran
     };

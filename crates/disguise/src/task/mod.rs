@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | choose k candidates that serve private points (facility location) | [`Select`] | [`SelectReport`] |
 //! | choose k features informative about a label (mutual information, discernibility) | [`Features`] | [`FeaturesReport`] |
+//! | choose locations and a type for each (k-type facility location, k-submodular greedy) | [`Assign`] | [`Assignment`](crate::maximize::Assignment) + [`PrivacyReport`] |
 //! | release the T most frequent itemsets of size r from transactions | [`Itemsets`] | [`ItemsetRelease`](crate::apps::ItemsetRelease) |
 //!
 //! A private facility-location selection in three lines:
@@ -24,10 +25,12 @@
 //! rule that set it ([`PrivacyReport`]) and whether the generator was secure. Repeated
 //! trials of one request run in parallel with [`trials`], in constant memory.
 
+mod assign;
 mod features;
 mod itemsets;
 mod select;
 
+pub use assign::{Assign, DEFAULT_FAILURE, PreparedAssign};
 pub use features::{FeatureObjective, FeatureTable, Features, FeaturesReport, PreparedFeatures};
 pub use itemsets::Itemsets;
 pub use select::{
