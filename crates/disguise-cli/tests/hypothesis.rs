@@ -129,7 +129,7 @@ fn errors_are_one_line_with_exit_code_2() {
         ),
         (
             vec!["--label", "y", "--bounds", "0:255", "--mechanism", "em"],
-            "--epsilon is required",
+            "invalid --epsilon: required with the mechanism em",
         ),
         (
             words("--label zz --bounds 0:255 --epsilon 1 --mechanism em"),

@@ -4,16 +4,12 @@
 
 use super::common::RunArgs;
 use super::common::names::named;
-use crate::output::{Format, guarantee, print_json, rng_from_seed, spinner};
+use crate::output::{Format, flag_of, flagged, guarantee, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
-use disguise::apps::hypothesis::{
-    HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, StumpClass, select_hypothesis,
-    table_columns, table_labels,
-};
+use disguise::apps::hypothesis::{HypothesisSelection, table_columns, table_labels};
 use disguise::histogram::{ColumnSpec, DomainSource, Schema, Table};
 use disguise::names::Named;
-use disguise::privacy::{Delta, Epsilon};
-use disguise::task::MechanismChoice;
+use disguise::task::{Hypothesis, MechanismChoice};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -148,39 +144,14 @@ fn header_schema(path: &Path, label: &str, bounds: Option<(f64, f64)>) -> anyhow
 
 /// Runs `disguise hypothesis`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let private_mechanism = args.mechanism != MechanismChoice::Argmax;
-    let epsilon = match (args.epsilon, private_mechanism) {
-        (Some(e), _) => {
-            crate::output::check_epsilon("--epsilon", e)?;
-            Epsilon::new(e)?
-        }
-        (None, false) => Epsilon::new(1.0)?,
-        (None, true) => bail!(
-            "--epsilon is required with --mechanism {} (e.g. --epsilon 1)",
-            args.mechanism
-        ),
+    let request = Hypothesis {
+        mechanism: args.mechanism,
+        epsilon: args.epsilon,
+        delta: args.delta,
+        thresholds: args.thresholds,
     };
-    let delta = Delta::new(args.delta)?;
-    let needs_delta = args.mechanism.mechanism().is_some_and(|m| m.needs_delta());
-    if needs_delta && args.delta <= 0.0 {
-        bail!(
-            "invalid --delta: --mechanism {} needs δ > 0, e.g. --delta 1e-6",
-            args.mechanism
-        );
-    }
-
-    if args.thresholds == 0 {
-        bail!("invalid --thresholds: must be at least 1 (grid thresholds per numeric column)");
-    }
-    // Every numeric column adds 2·N stumps: refuse a grid that cannot fit before reading.
-    if args.thresholds > MAX_HYPOTHESES / 2 {
-        bail!(
-            "invalid --thresholds: at most {} (2 stumps per threshold and numeric column, at \
-             most {MAX_HYPOTHESES} hypotheses in all, each scored in memory), got {}",
-            MAX_HYPOTHESES / 2,
-            args.thresholds
-        );
-    }
+    // Everything that needs no data is validated first, in the library.
+    request.validate().map_err(|e| flagged(e, &flag_of))?;
     let bounds = args.bounds.as_deref().map(parse_bounds).transpose()?;
     let (schema, label_name) = match &args.schema {
         Some(path) => {
@@ -221,18 +192,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let table = table?;
     let (labels, pos, neg) = table_labels(&table, label, args.positive.as_deref())?;
-    let class = StumpClass::for_table(&table, label, args.thresholds)?;
-    let columns = table_columns(&table, label);
-    let scores = class.correct_counts(&columns, &labels)?;
 
     let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
-    let query = HypothesisQuery {
-        mechanism: args.mechanism,
-        epsilon,
-        delta,
-    };
-    let selection = select_hypothesis(&class, &scores, labels.len(), &query, &mut rng)?;
+    let (class, selection) = request.run(&table, label, &labels, &mut rng)?;
     let description = class.describe(selection.index, &pos, &neg);
 
     let test_accuracy = match &args.test {

@@ -7,6 +7,7 @@
 //! | choose k candidates that serve private points (facility location) | [`Select`] | [`SelectReport`] |
 //! | choose k features informative about a label (mutual information, discernibility) | [`Features`] | [`FeaturesReport`] |
 //! | choose locations and a type for each (k-type facility location, k-submodular greedy) | [`Assign`] | [`Assignment`](crate::maximize::Assignment) + [`PrivacyReport`] |
+//! | choose the decision stump that best predicts a binary label | [`Hypothesis`] | [`HypothesisSelection`](crate::apps::hypothesis::HypothesisSelection) |
 //! | release the T most frequent itemsets of size r from transactions | [`Itemsets`] | [`ItemsetRelease`](crate::apps::ItemsetRelease) |
 //!
 //! A private facility-location selection in three lines:
@@ -27,11 +28,13 @@
 
 mod assign;
 mod features;
+mod hypothesis;
 mod itemsets;
 mod select;
 
 pub use assign::{Assign, DEFAULT_FAILURE, PreparedAssign};
 pub use features::{FeatureObjective, FeatureTable, Features, FeaturesReport, PreparedFeatures};
+pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis};
 pub use itemsets::Itemsets;
 pub use select::{
     ContinuousOptions, NormalizerSource, Prepared, Select, SelectReport, default_normalizer,

@@ -1,0 +1,180 @@
+//! [`Hypothesis`]: choose, privately, the decision stump (one column, one threshold or one
+//! level) that best predicts a binary label — hypothesis selection with the large margin
+//! mechanism (Chaudhuri, Hsu & Song 2014) or the other selectors, over a public class of
+//! stumps whose thresholds come from public bounds.
+//!
+//! Privacy: replacing one record changes every stump's count of correct answers by at most 1,
+//! so the one selection is the mechanism's own guarantee at λ = 1
+//! ([`crate::apps::hypothesis::select_hypothesis`]). The class (columns, bounds, levels,
+//! thresholds) must be public.
+
+use super::{Composition, MechanismChoice, Privacy};
+use crate::apps::hypothesis::{
+    HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, StumpClass, select_hypothesis,
+    table_columns,
+};
+use crate::error::{Error, Result};
+use crate::histogram::Table;
+use crate::noise::SecureRng;
+use crate::privacy::{Delta, Epsilon};
+
+/// A private hypothesis selection: the mechanism, the budget and the threshold grid.
+///
+/// ```
+/// use disguise::prelude::*;
+/// use disguise::task::{Hypothesis, MechanismChoice};
+///
+/// let request = Hypothesis::new(MechanismChoice::LargeMargin, 1.0, 1e-6);
+/// assert!(request.validate().is_ok());
+/// assert!(Hypothesis { thresholds: 0, ..request }.validate().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hypothesis {
+    /// The selection (every choice but the monotone variants, which counts of correct
+    /// answers do not allow).
+    pub mechanism: MechanismChoice,
+    /// ε of the one selection; required unless the selection is the argmax.
+    pub epsilon: Option<f64>,
+    /// δ (> 0 for the large margin mechanisms).
+    pub delta: f64,
+    /// Grid thresholds per numeric column (the class has 2 stumps per threshold and column).
+    pub thresholds: usize,
+}
+
+/// The default number of grid thresholds per numeric column.
+pub const DEFAULT_THRESHOLDS: usize = 32;
+
+impl Hypothesis {
+    /// The selection with `mechanism` at (ε, δ) on the default grid.
+    pub fn new(mechanism: MechanismChoice, epsilon: f64, delta: f64) -> Self {
+        Self {
+            mechanism,
+            epsilon: Some(epsilon),
+            delta,
+            thresholds: DEFAULT_THRESHOLDS,
+        }
+    }
+
+    /// Validates every option that needs no data; returns the query the selection runs.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `epsilon`, `delta` or `thresholds`, or an invalid
+    /// ε or δ.
+    pub fn validate(&self) -> Result<HypothesisQuery> {
+        // The budget rules of every task: ε required for a private mechanism, δ > 0 for the
+        // large margin mechanisms.
+        Privacy {
+            epsilon: self.epsilon,
+            delta: self.delta,
+            mechanism: self.mechanism,
+            composition: Composition::Auto,
+        }
+        .procedure()?;
+        if self.thresholds == 0 {
+            return Err(Error::param(
+                "thresholds",
+                "must be at least 1 (grid thresholds per numeric column)",
+            ));
+        }
+        // Every numeric column adds 2·N stumps: refuse a grid that cannot fit before reading.
+        if self.thresholds > MAX_HYPOTHESES / 2 {
+            return Err(Error::param(
+                "thresholds",
+                format!(
+                    "at most {} (2 stumps per threshold and numeric column, at most \
+                     {MAX_HYPOTHESES} hypotheses in all, each scored in memory), got {}",
+                    MAX_HYPOTHESES / 2,
+                    self.thresholds
+                ),
+            ));
+        }
+        Ok(HypothesisQuery {
+            mechanism: self.mechanism,
+            // The argmax spends nothing; its ε is a placeholder the selector ignores.
+            epsilon: Epsilon::new(self.epsilon.unwrap_or(1.0))?,
+            delta: Delta::new(self.delta)?,
+        })
+    }
+
+    /// The stump class of `table` for predicting column `label` on this request's grid.
+    ///
+    /// # Errors
+    /// As [`StumpClass::for_table`] (a class beyond [`MAX_HYPOTHESES`] is refused before it
+    /// is built).
+    pub fn class(&self, table: &Table, label: usize) -> Result<StumpClass> {
+        StumpClass::for_table(table, label, self.thresholds)
+    }
+
+    /// One private selection on `table` with label column `label` and the 0/1 `labels` of
+    /// its records ([`table_labels`](crate::apps::hypothesis::table_labels) makes them), with its class.
+    ///
+    /// # Errors
+    /// As [`Hypothesis::validate`], [`Hypothesis::class`] and [`select_hypothesis`].
+    pub fn run(
+        &self,
+        table: &Table,
+        label: usize,
+        labels: &[bool],
+        rng: &mut SecureRng,
+    ) -> Result<(StumpClass, HypothesisSelection)> {
+        let query = self.validate()?;
+        let class = self.class(table, label)?;
+        let scores = class.correct_counts(&table_columns(table, label), labels)?;
+        let selection = select_hypothesis(&class, &scores, labels.len(), &query, rng)?;
+        Ok((class, selection))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_refused_with_their_names() {
+        let ok = Hypothesis::new(MechanismChoice::LargeMargin, 1.0, 1e-6);
+        assert!(ok.validate().is_ok());
+        let cases = [
+            (
+                Hypothesis {
+                    epsilon: None,
+                    ..ok
+                },
+                "invalid epsilon: required",
+            ),
+            (Hypothesis { delta: 0.0, ..ok }, "needs δ > 0"),
+            (
+                Hypothesis {
+                    thresholds: 0,
+                    ..ok
+                },
+                "invalid thresholds: must be at least 1",
+            ),
+            (
+                Hypothesis {
+                    thresholds: usize::MAX,
+                    ..ok
+                },
+                "invalid thresholds: at most",
+            ),
+            (
+                Hypothesis {
+                    epsilon: Some(1e6),
+                    ..ok
+                },
+                "too large",
+            ),
+        ];
+        for (request, expected) in cases {
+            let err = request.validate().unwrap_err().to_string();
+            assert!(err.contains(expected), "{err} (expected {expected})");
+        }
+        // The argmax needs no budget.
+        let argmax = Hypothesis {
+            mechanism: MechanismChoice::Argmax,
+            epsilon: None,
+            delta: 0.0,
+            ..ok
+        };
+        assert!(argmax.validate().is_ok());
+    }
+}
