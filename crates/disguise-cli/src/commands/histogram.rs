@@ -5,13 +5,15 @@
 //! `disguise histogram --data adult.data --data adult.test --schema adult.schema.toml
 //!  --target income --epsilon 1 --out synthetic.csv`
 
-use crate::output::{Format, guarantee, print_json, sig, thousands, warn_insecure_seed};
+use crate::output::{
+    Format, flag_of, flagged, guarantee, print_json, sig, thousands, warn_insecure_seed,
+};
 use anyhow::{Context, bail};
 use disguise::histogram::{
-    DEFAULT_A, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, DomainSource, KChoice, ProjectedHistogram,
-    ProjectionConfig, Schema, projected_histogram,
+    DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, ProjectedHistogram, Schema,
 };
 use disguise::prelude::*;
+use disguise::task::Histogram;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -55,7 +57,7 @@ pub struct Args {
     /// Number of predictors to project onto, 1 ≤ k ≤ d − 1 (default: estimated as in the
     /// paper, Section 2.3.1). Example: `--k 4`.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
-    k: Option<i64>,
+    k: Option<usize>,
     /// Share γ ∈ (0, 1] of ε spent on the histogram (the rest on the projection; default:
     /// estimated, Section 2.3.2). Example: `--gamma 0.3`.
     #[arg(long, value_name = "G", allow_negative_numbers = true)]
@@ -152,22 +154,16 @@ fn write_release(release: &ProjectedHistogram, args: &Args) -> anyhow::Result<u6
 
 /// Runs `disguise histogram`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    // Validate the parameters before reading any data.
-    crate::output::check_epsilon("--epsilon", args.epsilon)?;
-    let epsilon = Epsilon::new(args.epsilon)?;
-    let k = match args.k {
-        Some(k) if k < 1 => bail!("invalid k: must be at least 1, got {k}"),
-        Some(k) => Some(k as usize),
-        None => None,
+    let request = Histogram {
+        epsilon: args.epsilon,
+        k: args.k,
+        k_split: args.k_split.clone(),
+        sigma: args.sigma,
+        gamma: args.gamma,
+        threshold_constant: args.threshold_constant,
     };
-    if let Some(g) = args.gamma
-        && !(g > 0.0 && g <= 1.0)
-    {
-        bail!("invalid gamma: must be in (0, 1], got {g}");
-    }
-    if !(0.0..1.0).contains(&args.sigma) {
-        bail!("invalid sigma: must be in [0, 1), got {}", args.sigma);
-    }
+    // Everything that needs no data is validated first, in the library.
+    request.validate().map_err(|e| flagged(e, &flag_of))?;
     check_out(&args)?;
     let schema = Schema::from_path(&args.schema)?;
     let source = if args.bounds_from_data {
@@ -196,35 +192,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let data = read.data;
 
-    let k_choice = if let Some(k) = k {
-        KChoice::Given(k)
-    } else if let Some(candidates) = &args.k_split {
-        KChoice::Split {
-            candidates: candidates.clone(),
-            sigma: args.sigma,
-        }
-    } else if let Some(public) = &args.public_data {
-        let public_data = Discretized::read_with_domains(
-            &[public.as_path()],
-            &read.schema,
-            data.domains().to_vec(),
-        )
-        .with_context(|| format!("reading the public dataset {}", public.display()))?;
-        KChoice::Public {
-            data: Box::new(public_data),
-            sigma: args.sigma,
-        }
-    } else {
-        KChoice::Simulated {
-            sigma: args.sigma,
-            seed: DEFAULT_SEED,
-        }
+    // k by MDA on a public dataset: read with the private data's domains.
+    let public = match &args.public_data {
+        Some(public) => Some(
+            Discretized::read_with_domains(
+                &[public.as_path()],
+                &read.schema,
+                data.domains().to_vec(),
+            )
+            .with_context(|| format!("reading the public dataset {}", public.display()))?,
+        ),
+        None => None,
     };
-    let mut config = ProjectionConfig::new(epsilon);
-    config.k = k_choice;
-    config.gamma = args.gamma;
-    config.params.a = args.threshold_constant;
-
     let mut rng = match args.seed {
         Some(seed) => {
             warn_insecure_seed(seed);
@@ -232,7 +211,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         None => SecureRng::from_os()?,
     };
-    let release = projected_histogram(&data, target, &config, &mut rng)?;
+    let release = request.run(&data, target, public, &mut rng)?;
     let written = write_release(&release, &args)?;
     let private = release.guarantee.is_some() && release.secure_rng;
 

@@ -7,6 +7,7 @@
 //! | choose k candidates that serve private points (facility location) | [`Select`] | [`SelectReport`] |
 //! | choose k features informative about a label (mutual information, discernibility) | [`Features`] | [`FeaturesReport`] |
 //! | choose locations and a type for each (k-type facility location, k-submodular greedy) | [`Assign`] | [`Assignment`](crate::maximize::Assignment) + [`PrivacyReport`] |
+//! | release a projected histogram and synthetic data for classifiers | [`Histogram`] | [`ProjectedHistogram`](crate::histogram::ProjectedHistogram) |
 //! | choose the decision stump that best predicts a binary label | [`Hypothesis`] | [`HypothesisSelection`](crate::apps::hypothesis::HypothesisSelection) |
 //! | release the T most frequent itemsets of size r from transactions | [`Itemsets`] | [`ItemsetRelease`](crate::apps::ItemsetRelease) |
 //!
@@ -28,12 +29,14 @@
 
 mod assign;
 mod features;
+mod histogram;
 mod hypothesis;
 mod itemsets;
 mod select;
 
 pub use assign::{Assign, DEFAULT_FAILURE, PreparedAssign};
 pub use features::{FeatureObjective, FeatureTable, Features, FeaturesReport, PreparedFeatures};
+pub use histogram::Histogram;
 pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis};
 pub use itemsets::Itemsets;
 pub use select::{

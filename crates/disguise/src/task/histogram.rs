@@ -1,0 +1,212 @@
+//! [`Histogram`]: release a private projected histogram of a table (Vinterbo 2012): k
+//! predictors chosen privately by PRIVATEKD, a thresholded Laplace histogram over them and
+//! the target, and a synthetic dataset drawn from it for training classifiers.
+//!
+//! Privacy: neighbouring tables differ in one record (replace-one); the guarantee is composed
+//! from the projection's and the histogram's, as
+//! [`projected_histogram`](crate::histogram::projected_histogram) documents. The schema
+//! (bounds, levels) must be public; choosing k by simulation or on a public dataset costs
+//! nothing, data splitting spends the projection budget.
+
+use crate::error::{Error, Result};
+use crate::histogram::{
+    DEFAULT_A, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, KChoice, ProjectedHistogram,
+    ProjectionConfig, projected_histogram,
+};
+use crate::noise::SecureRng;
+use crate::privacy::Epsilon;
+
+/// A private projected-histogram release: the budget and how k and γ are chosen.
+///
+/// ```
+/// use disguise::task::Histogram;
+///
+/// let request = Histogram::new(1.0);
+/// assert!(request.validate().is_ok());
+/// assert!(Histogram { gamma: Some(1.5), ..request.clone() }.validate().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Histogram {
+    /// The total ε.
+    pub epsilon: f64,
+    /// A fixed k (1 ≤ k ≤ d − 1), chosen without looking at the data.
+    pub k: Option<usize>,
+    /// Choose k among these candidates by data splitting (instead of `k`).
+    pub k_split: Option<Vec<usize>>,
+    /// σ of MDA (when k is simulated, estimated on public data, or split), in [0, 1).
+    pub sigma: f64,
+    /// γ ∈ (0, 1], the histogram's share of ε; `None` estimates it.
+    pub gamma: Option<f64>,
+    /// The threshold constant A of τ = A·ln(n)/ε_h.
+    pub threshold_constant: f64,
+}
+
+impl Histogram {
+    /// The paper's defaults at budget ε: k simulated (σ = 0.1), γ estimated, A = ½.
+    pub fn new(epsilon: f64) -> Self {
+        Self {
+            epsilon,
+            k: None,
+            k_split: None,
+            sigma: DEFAULT_SIGMA,
+            gamma: None,
+            threshold_constant: DEFAULT_A,
+        }
+    }
+
+    /// Validates every option that needs no data.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `k`, `k_split`, `gamma` or `sigma`, or an invalid ε.
+    pub fn validate(&self) -> Result<()> {
+        Epsilon::total(self.epsilon)?;
+        if self.k == Some(0) {
+            return Err(Error::param("k", "must be at least 1, got 0"));
+        }
+        match &self.k_split {
+            Some(_) if self.k.is_some() => {
+                return Err(Error::param(
+                    "k_split",
+                    "give a fixed k or candidates, not both",
+                ));
+            }
+            Some(c) if c.is_empty() || c.contains(&0) => {
+                return Err(Error::param(
+                    "k_split",
+                    format!("candidates must be at least 1, got {c:?}"),
+                ));
+            }
+            _ => {}
+        }
+        if let Some(g) = self.gamma
+            && !(g > 0.0 && g <= 1.0)
+        {
+            return Err(Error::param("gamma", format!("must be in (0, 1], got {g}")));
+        }
+        if !(0.0..1.0).contains(&self.sigma) {
+            return Err(Error::param(
+                "sigma",
+                format!("must be in [0, 1), got {}", self.sigma),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The configuration of [`projected_histogram`]; `public` (a public dataset with the
+    /// same columns and domains) chooses k by MDA on it when neither `k` nor `k_split` is
+    /// given.
+    ///
+    /// # Errors
+    /// As [`Histogram::validate`].
+    pub fn config(&self, public: Option<Discretized>) -> Result<ProjectionConfig> {
+        self.validate()?;
+        let k = match (self.k, &self.k_split, public) {
+            (Some(k), _, _) => KChoice::Given(k),
+            (None, Some(candidates), _) => KChoice::Split {
+                candidates: candidates.clone(),
+                sigma: self.sigma,
+            },
+            (None, None, Some(data)) => KChoice::Public {
+                data: Box::new(data),
+                sigma: self.sigma,
+            },
+            (None, None, None) => KChoice::Simulated {
+                sigma: self.sigma,
+                seed: DEFAULT_SEED,
+            },
+        };
+        let mut config = ProjectionConfig::new(Epsilon::new(self.epsilon)?);
+        config.k = k;
+        config.gamma = self.gamma;
+        config.params.a = self.threshold_constant;
+        Ok(config)
+    }
+
+    /// The release on `data` with target column `target`.
+    ///
+    /// # Errors
+    /// As [`Histogram::config`] and [`projected_histogram`].
+    pub fn run(
+        &self,
+        data: &Discretized,
+        target: usize,
+        public: Option<Discretized>,
+        rng: &mut SecureRng,
+    ) -> Result<ProjectedHistogram> {
+        projected_histogram(data, target, &self.config(public)?, rng)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_refused_with_their_names() {
+        let ok = Histogram::new(1.0);
+        let cases = [
+            (
+                Histogram {
+                    k: Some(0),
+                    ..ok.clone()
+                },
+                "invalid k",
+            ),
+            (
+                Histogram {
+                    k: Some(2),
+                    k_split: Some(vec![2]),
+                    ..ok.clone()
+                },
+                "not both",
+            ),
+            (
+                Histogram {
+                    k_split: Some(vec![]),
+                    ..ok.clone()
+                },
+                "invalid k_split",
+            ),
+            (
+                Histogram {
+                    gamma: Some(0.0),
+                    ..ok.clone()
+                },
+                "invalid gamma",
+            ),
+            (
+                Histogram {
+                    sigma: 1.0,
+                    ..ok.clone()
+                },
+                "invalid sigma",
+            ),
+            (
+                Histogram {
+                    epsilon: -1.0,
+                    ..ok.clone()
+                },
+                "epsilon",
+            ),
+        ];
+        for (request, expected) in cases {
+            let err = request.validate().unwrap_err().to_string();
+            assert!(err.contains(expected), "{err} (expected {expected})");
+        }
+        // The k choice follows the options.
+        let split = Histogram {
+            k_split: Some(vec![2, 3]),
+            ..ok.clone()
+        };
+        assert!(matches!(
+            split.config(None).unwrap().k,
+            KChoice::Split { .. }
+        ));
+        assert!(matches!(
+            ok.config(None).unwrap().k,
+            KChoice::Simulated { .. }
+        ));
+        let fixed = Histogram { k: Some(3), ..ok };
+        assert!(matches!(fixed.config(None).unwrap().k, KChoice::Given(3)));
+    }
+}
