@@ -11,7 +11,7 @@ use anyhow::Context;
 use disguise::data::{quote, read_columns_checked, read_columns_with_checks};
 use disguise::maximize::Assignment;
 use disguise::objective::Metric;
-use disguise::task::{Assign, PrivacyReport};
+use disguise::task::{Assign, PrivacyReport, Runnable};
 use serde::Serialize;
 use std::path::PathBuf;
 

@@ -9,7 +9,8 @@
 //! the run is as private as the composition rule in the report proves. The candidates, the
 //! type labels, the constraint and the normaliser are public.
 
-use super::{Algorithm, Privacy, PrivacyReport, WithPrivacy, default_normalizer, trials};
+use super::select::location_normalizer;
+use super::{Algorithm, Privacy, PrivacyReport, Runnable, WithPrivacy};
 use crate::constraint::{Cardinality, Independence, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{Assignment, Procedure, k_submodular_greedy, k_submodular_subsample_greedy};
@@ -150,19 +151,7 @@ impl Assign {
         types: &[usize],
         candidates: &[[f64; 2]],
     ) -> Result<Separable<FacilityLocation>> {
-        let m = candidates.len();
-        if let Some(k) = self.k
-            && k > m
-        {
-            return Err(Error::param(
-                "k",
-                format!("{k} is larger than the number of candidates ({m})"),
-            ));
-        }
-        let normalizer = match self.normalizer {
-            Some(v) => v,
-            None => default_normalizer(self.metric, candidates)?,
-        };
+        let normalizer = location_normalizer(self.k, self.metric, self.normalizer, candidates)?;
         k_type_facility_location(
             self.metric,
             points,
@@ -207,19 +196,10 @@ pub struct PreparedAssign<'o> {
     algorithm: Algorithm,
 }
 
-impl PreparedAssign<'_> {
-    /// The most picks a run can make (the constraint's rank, at most the candidates).
-    pub fn max_picks(&self) -> usize {
-        self.constraint
-            .rank_bound()
-            .min(self.objective.ground_size())
-    }
+impl Runnable for PreparedAssign<'_> {
+    type Output = Assignment;
 
-    /// One run.
-    ///
-    /// # Errors
-    /// The errors of the k-submodular greedy.
-    pub fn run(&self, rng: &mut SecureRng) -> Result<Assignment> {
+    fn run(&self, rng: &mut SecureRng) -> Result<Assignment> {
         match self.algorithm {
             Algorithm::Subsample => k_submodular_subsample_greedy(
                 self.objective,
@@ -231,23 +211,14 @@ impl PreparedAssign<'_> {
             _ => k_submodular_greedy(self.objective, &self.constraint, &self.procedure, rng),
         }
     }
+}
 
-    /// `count` runs in parallel, handed to `sink` in trial order ([`trials`]).
-    ///
-    /// # Errors
-    /// The first error of a run or of `sink`, in trial order.
-    pub fn trials<S, E>(
-        &self,
-        count: u64,
-        rng: &mut SecureRng,
-        done: &(dyn Fn() + Sync),
-        sink: S,
-    ) -> std::result::Result<(), E>
-    where
-        S: FnMut(u64, Assignment) -> std::result::Result<(), E>,
-        E: From<Error>,
-    {
-        trials(count, rng, done, |r| self.run(r), sink)
+impl PreparedAssign<'_> {
+    /// The most picks a run can make (the constraint's rank, at most the candidates).
+    pub fn max_picks(&self) -> usize {
+        self.constraint
+            .rank_bound()
+            .min(self.objective.ground_size())
     }
 
     /// What a run spent and its guarantee.

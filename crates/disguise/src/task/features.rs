@@ -249,6 +249,8 @@ pub struct PreparedFeatures {
 }
 
 impl Runnable for PreparedFeatures {
+    type Output = Solution;
+
     fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
         match &self.model {
             Model::MutualInformation(f) => self.run_on(f, rng),

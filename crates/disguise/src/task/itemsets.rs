@@ -19,7 +19,8 @@ use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
 
 /// A private frequent-itemset release: the size r, T, the mechanism, the total budget and
-/// the public caps. Build it with [`Itemsets::new`] and the setters; [`Itemsets::validate`]
+/// the public caps. Build it with [`Itemsets::new`] (and struct update for the rest:
+/// `Itemsets { top: 5, ..Itemsets::new(2, 1.0, 1e-6) }`); [`Itemsets::validate`]
 /// checks every option before the transactions are read.
 ///
 /// ```
@@ -73,24 +74,6 @@ impl Itemsets {
             max_length: DEFAULT_MAX_LENGTH,
             max_candidates: DEFAULT_MAX_CANDIDATES,
         }
-    }
-
-    /// The number of itemsets released.
-    pub fn top(mut self, top: usize) -> Self {
-        self.top = top;
-        self
-    }
-
-    /// The selection mechanism.
-    pub fn mechanism(mut self, mechanism: ItemsetMechanism) -> Self {
-        self.mechanism = mechanism;
-        self
-    }
-
-    /// The share of ε spent on noisy frequencies.
-    pub fn count_share(mut self, share: f64) -> Self {
-        self.count_share = share;
-        self
     }
 
     /// Validates every option; `item_list` says whether the transactions will come with a
@@ -212,7 +195,13 @@ mod tests {
                 },
                 "invalid size",
             ),
-            (ok.clone().top(0), "invalid top: must be between 1 and"),
+            (
+                Itemsets {
+                    top: 0,
+                    ..ok.clone()
+                },
+                "invalid top: must be between 1 and",
+            ),
             (
                 Itemsets {
                     max_margin: u64::MAX,
@@ -227,7 +216,13 @@ mod tests {
                 },
                 "invalid max_length",
             ),
-            (ok.clone().count_share(1.0), "invalid count_share"),
+            (
+                Itemsets {
+                    count_share: 1.0,
+                    ..ok.clone()
+                },
+                "invalid count_share",
+            ),
             (
                 Itemsets {
                     delta: 0.0,
@@ -236,7 +231,10 @@ mod tests {
                 "needs δ > 0",
             ),
             (
-                ok.clone().mechanism(ItemsetMechanism::Em),
+                Itemsets {
+                    mechanism: ItemsetMechanism::Em,
+                    ..ok.clone()
+                },
                 "needs a public item list",
             ),
             (
@@ -251,7 +249,14 @@ mod tests {
             let err = request.validate(false).unwrap_err().to_string();
             assert!(err.contains(expected), "{err} (expected {expected})");
         }
-        assert!(ok.mechanism(ItemsetMechanism::Em).validate(true).is_ok());
+        assert!(
+            Itemsets {
+                mechanism: ItemsetMechanism::Em,
+                ..ok
+            }
+            .validate(true)
+            .is_ok()
+        );
     }
 
     #[test]
@@ -263,7 +268,7 @@ mod tests {
             })
             .collect();
         let t = Transactions::from_rows(&rows, None).unwrap();
-        let request = Itemsets::new(2, 2.0, 1e-6).top(1);
+        let request = Itemsets::new(2, 2.0, 1e-6);
         let release = request
             .run(&t, &mut SecureRng::insecure_from_seed(5))
             .unwrap();

@@ -345,14 +345,18 @@ pub trait WithPrivacy: Sized {
     }
 }
 
-/// A request prepared on its data ([`Prepared`], [`PreparedFeatures`]), ready to run any
-/// number of times. In the prelude.
+/// A request prepared on its data ([`Prepared`], [`PreparedFeatures`], [`PreparedAssign`]),
+/// ready to run any number of times. In the prelude.
 pub trait Runnable: Sync {
+    /// What one run returns ([`Solution`], or [`Assignment`](crate::maximize::Assignment)
+    /// for the k-submodular greedy).
+    type Output: Send;
+
     /// One private run.
     ///
     /// # Errors
     /// The errors of the algorithm (none for valid prepared requests, except resources).
-    fn run(&self, rng: &mut SecureRng) -> Result<Solution>;
+    fn run(&self, rng: &mut SecureRng) -> Result<Self::Output>;
 
     /// `count` runs in parallel, handed to `sink` in trial order ([`trials`]: constant
     /// memory, seeded results independent of the number of threads).
@@ -367,7 +371,7 @@ pub trait Runnable: Sync {
         sink: S,
     ) -> std::result::Result<(), E>
     where
-        S: FnMut(u64, Solution) -> std::result::Result<(), E>,
+        S: FnMut(u64, Self::Output) -> std::result::Result<(), E>,
         E: From<Error>,
     {
         trials(count, rng, done, |r| self.run(r), sink)

@@ -222,19 +222,7 @@ impl Select {
         points: &[[f64; 2]],
         candidates: &[[f64; 2]],
     ) -> Result<FacilityLocation> {
-        let m = candidates.len();
-        if let Some(k) = self.k
-            && k > m
-        {
-            return Err(Error::param(
-                "k",
-                format!("{k} is larger than the number of candidates ({m})"),
-            ));
-        }
-        let normalizer = match self.normalizer {
-            Some(v) => v,
-            None => default_normalizer(self.metric, candidates)?,
-        };
+        let normalizer = location_normalizer(self.k, self.metric, self.normalizer, candidates)?;
         FacilityLocation::new(
             self.metric,
             points,
@@ -295,6 +283,29 @@ impl Select {
     }
 }
 
+/// The normaliser of a location task on `candidates` — the given one, else
+/// [`default_normalizer`] — after checking that k (if given) fits the candidates.
+pub(crate) fn location_normalizer(
+    k: Option<usize>,
+    metric: Metric,
+    normalizer: Option<f64>,
+    candidates: &[[f64; 2]],
+) -> Result<f64> {
+    let m = candidates.len();
+    if let Some(k) = k
+        && k > m
+    {
+        return Err(Error::param(
+            "k",
+            format!("{k} is larger than the number of candidates ({m})"),
+        ));
+    }
+    match normalizer {
+        Some(v) => Ok(v),
+        None => default_normalizer(metric, candidates),
+    }
+}
+
 /// The default normaliser of facility location: the diameter of the candidates' bounding box
 /// (public, since the candidates are), or an error saying why it cannot serve.
 pub fn default_normalizer(metric: Metric, candidates: &[[f64; 2]]) -> Result<f64> {
@@ -333,6 +344,8 @@ pub struct Prepared<'o> {
 }
 
 impl Runnable for Prepared<'_> {
+    type Output = Solution;
+
     fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
         match (&self.continuous, self.request.algorithm) {
             (Some(c), _) => c.run(&self.procedure, rng),
