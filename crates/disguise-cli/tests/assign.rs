@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{dir_with, disguise, fails_with, indices, json, words};
+use common::{StdoutOk, dir_with, disguise, fails_with, indices, json, words};
 use std::path::PathBuf;
 
 /// Four candidates on the corners of a 10 × 10 square; with normaliser 1 a point is served
@@ -29,11 +29,7 @@ fn non_private_assign_picks_the_greedy_assignment() {
     let out = disguise(&dir)
         .args(assign_args())
         .args(["--k", "3", "--mechanism", "max", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let doc = json(&out);
     // A as am (3), D as pm (2), then C as am (1); A cannot also be pm.
     assert_eq!(indices(&doc["selected"]), vec![0, 3, 2], "{doc}");
@@ -53,11 +49,7 @@ fn private_assign_reports_the_guarantee_for_both_algorithms() {
             .args(assign_args())
             .args(words("--k 2 --epsilon 0.5 --seed 4 --format json"))
             .args(["--algorithm", algorithm])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+            .stdout_ok();
         let doc = json(&out);
         let want = if algorithm == "greedy" {
             "k-submodular-greedy"
@@ -79,11 +71,7 @@ fn assign_trials_and_csv() {
         .args(assign_args())
         .args(["--k", "2", "--epsilon", "1", "--seed", "5", "--trials", "4"])
         .args(["--format", "csv"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("trial,pick,index,name,type,value,utility"));
@@ -145,11 +133,7 @@ fn select_continuous_greedy_non_private_finds_the_optimum() {
     let out = disguise(&dir)
         .args(select_args())
         .args(words("--k 2 --mechanism max --format json --seed 1"))
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["algorithm"], "continuous-greedy");
     // A serves 4 points, D 2: every step's max-weight base is {A, D}.
@@ -166,11 +150,7 @@ fn select_continuous_greedy_splits_the_budget_over_the_steps() {
             .args(select_args())
             .args(["--k", "2", "--epsilon", "1", "--steps", "5", "--seed", "2"])
             .args(["--directions", directions, "--format", "json"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+            .stdout_ok();
         let doc = json(&out);
         assert_eq!(doc["rounds"], calls, "{directions}: {doc}");
         assert_eq!(indices(&doc["selected"]).len(), 2);
@@ -182,11 +162,7 @@ fn select_continuous_greedy_splits_the_budget_over_the_steps() {
     let out = disguise(&dir)
         .args(select_args())
         .args(words("--k 2 --epsilon 1 --seed 3 --format json"))
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     assert_eq!(json(&out)["rounds"], 4);
 }
 

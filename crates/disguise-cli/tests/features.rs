@@ -4,8 +4,7 @@
 
 mod common;
 
-use assert_cmd::Command;
-use common::{dir_with, disguise, floats, json, one_line_error, words};
+use common::{StdoutOk, dir_with, disguise, floats, help, json, one_line_error, words};
 
 /// 40 records (CRLF, quoted fields): label `y` = i mod 2; `copy` is the label spelled yes/no;
 /// `noise` = ⌊i/2⌋ mod 2 is exactly independent of y; `id` and `age` = i are numeric with 40
@@ -33,11 +32,7 @@ fn both_objectives_pick_the_copy_of_the_label() {
             .args(base())
             .args(["--k", "1", "--mechanism", "max", "--objective", objective])
             .args(["--format", "json"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+            .stdout_ok();
         let doc = json(&out);
         assert_eq!(doc["objective"], objective);
         assert_eq!(doc["selected"], serde_json::json!([0]), "{doc}");
@@ -72,11 +67,7 @@ fn independent_feature_has_zero_gain() {
         .args(base())
         .args(["--exclude", "copy,city", "--k", "2", "--mechanism", "max"])
         .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["features"], serde_json::json!(["noise", "age"]));
     for v in floats(&doc["values"]) {
@@ -108,11 +99,7 @@ fn numeric_columns_with_many_values_need_bins_or_exclusion() {
         .args(["features", "--data", "t.csv", "--label", "y", "--k", "1"])
         .args(words("--bins id:0:40:4 --bins AGE:0:40:4 --mechanism max"))
         .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     assert_eq!(json(&out)["names"], serde_json::json!(["copy"]));
 }
 
@@ -130,11 +117,7 @@ fn private_runs_report_budget_and_guarantee() {
             .args(["--k", "2", "--epsilon", "2", "--delta", "1e-6"])
             .args(["--objective", objective, "--mechanism", mechanism])
             .args(["--seed", "4", "--format", "json"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+            .stdout_ok();
         let doc = json(&out);
         assert_eq!(doc["names"].as_array().unwrap().len(), 2, "{doc}");
         assert!(doc["per_round_epsilon"].as_f64().unwrap() <= 2.0);
@@ -288,15 +271,7 @@ fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
 
 #[test]
 fn help_has_examples_and_the_privacy_notes() {
-    let out = Command::cargo_bin("disguise")
-        .unwrap()
-        .args(["features", "--help"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = help("features");
     for needle in [
         "Examples:",
         "disguise features --data",

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{dir_with, disguise, fails_with, json, words};
+use common::{StdoutOk, dir_with, disguise, fails_with, json, words};
 use predicates::prelude::*;
 
 /// y = [a > 100] exactly, b is unrelated: 2000 rows with a, b ∈ [0, 255].
@@ -26,11 +26,7 @@ fn finds_the_separating_stump_with_every_mechanism() {
             .args(["--thresholds", "254", "--mechanism", mechanism])
             .args(words("--epsilon 1 --delta 1e-6 --seed 4 --format json"))
             .args(["--test", "d.csv"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+            .stdout_ok();
         let doc = json(&out);
         assert_eq!(doc["hypotheses"], 2 + 2 * 254 * 2, "{doc}");
         assert_eq!(doc["records"], 2000);

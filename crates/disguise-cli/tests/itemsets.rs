@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{dir_with, disguise, fails_with, json, words};
+use common::{StdoutOk, dir_with, disguise, fails_with, json, words};
 use predicates::prelude::*;
 
 /// 1500 × {1 2 5}, 1200 × {3 4}, 60 × {1 9}: the top pairs are {1 2}, {1 5}, {2 5}
@@ -97,11 +97,7 @@ fn csv_input_gives_the_same_release_as_fimi() {
             .args(["itemsets", "--size", "2", "--top", "2", "--epsilon", "1"])
             .args(["--delta", "1e-6", "--seed", "11", "--format", "json"])
             .args(args)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+            .stdout_ok();
         json(&out)
     };
     let a = run(&["--transactions", "t.dat"]);
@@ -125,11 +121,7 @@ fn exponential_mechanism_over_the_item_list() {
         ))
         .args(words("--mechanism em --epsilon 1 --count-share 0 --seed 5"))
         .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["universe_size"], "36", "{doc}");
     assert_eq!(doc["delta"], 0.0);
@@ -249,11 +241,7 @@ fn a_byte_order_mark_is_not_an_item() {
             .args(["--epsilon", "2", "--delta", "1e-6", "--seed", "4"])
             .args(["--format", "json"])
             .args(extra)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+            .stdout_ok();
         json(&out)
     };
     let (plain, with_bom) = (run("plain.dat", &[]), run("bom.dat", &[]));

@@ -10,7 +10,7 @@ mod common;
 #[path = "../../disguise/tests/support/data_tests.rs"]
 mod data_tests;
 
-use common::{dir_with, disguise, fails_with, floats, indices, json};
+use common::{StdoutOk, dir_with, disguise, fails_with, floats, indices, json};
 use data_tests::{DataTest, data_file, run};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -86,11 +86,7 @@ fn real_data_landmarks_non_private_greedy() {
         .arg(&candidates)
         .args(["--k", "3", "--mechanism", "max", "--metric", "manhattan"])
         .args(["--normalizer", "0.266", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let doc = json(&out);
     // The data README's sanity check (non-private greedy, m = 0.266, Manhattan metric).
     let names: Vec<&str> = doc["names"]
@@ -132,11 +128,7 @@ fn real_data_full_april_file() {
             "20",
         ])
         .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let elapsed = start.elapsed();
     let doc = json(&out);
     assert_eq!(doc["points"], 564_516);
@@ -166,11 +158,7 @@ fn real_data_nhanes() {
                 "json",
             ])
             .args(extra)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+            .stdout_ok();
         json(&out)
     };
     // The README's sanity check: insulin_now has by far the highest mutual information with
@@ -226,11 +214,7 @@ fn real_adult_with_its_schema() {
             "--format",
             "json",
         ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["records"], 32561);
     // The best stump (capital gain) is ≈ 80% accurate; the majority class ≈ 76%.
@@ -298,11 +282,7 @@ fn real_chess_top_pair() {
             "--format",
             "json",
         ])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["transactions"], 3196);
     // The best pair has count 3184; ℓ is a few hundred, so the pick is close to it.

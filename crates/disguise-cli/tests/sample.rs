@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{dir_with, disguise, json, one_line_error, words};
+use common::{StdoutOk, dir_with, disguise, help, json, one_line_error, words};
 use std::path::PathBuf;
 
 /// A fresh directory under Cargo's per-test temporary area, holding `scores.txt`.
@@ -27,11 +27,7 @@ fn counts_sum_to_trials_for_every_mechanism() {
                 mechanism,
             ])
             .args(["--trials", "500", "--seed", "7", "--format", "json"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+            .stdout_ok();
         let doc = json(&out);
         assert_eq!(doc["mechanism"], mechanism, "{doc}");
         assert_eq!(doc["trials"], 500);
@@ -70,11 +66,7 @@ fn private_mechanisms_favour_the_best_score() {
         .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
         .args(["--epsilon", "4", "--mechanism", "em", "--trials", "200"])
         .args(["--seed", "1", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     assert_eq!(json(&out)["counts"], serde_json::json!([0, 200, 0, 0]));
 }
 
@@ -86,11 +78,7 @@ fn reads_standard_input() {
         .args(words("--mechanism report-noisy-max --trials 300 --seed 3"))
         .args(["--format", "json"])
         .write_stdin("3\n1\n2\n")
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let doc = json(&out);
     let total: u64 = doc["counts"]
         .as_array()
@@ -160,11 +148,7 @@ fn table_summarises_by_default_and_lists_every_score_on_request() {
             .args(["--epsilon", "1", "--mechanism", "em", "--trials", "5000"])
             .args(["--seed", "2"])
             .args(extra)
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+            .stdout_ok();
         String::from_utf8(out).unwrap()
     };
     let summary = run(&[]);
@@ -213,11 +197,7 @@ fn huge_scores_print_short() {
     let out = disguise(&dir)
         .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
         .args(words("--epsilon 1 --mechanism em --trials 10 --per-score"))
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let text = String::from_utf8(out).unwrap();
     assert!(
         text.contains("1.5e308") && text.contains("-1e308"),
@@ -252,15 +232,7 @@ fn extreme_sensitivities_are_one_line_errors_in_short_words() {
 
 #[test]
 fn help_has_examples() {
-    let dir = dir_with_scores("help", "1\n");
-    let out = disguise(&dir)
-        .args(["sample", "--help"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = help("sample");
     assert!(
         text.contains("Examples:") && text.contains("--per-score"),
         "{text}"

@@ -4,8 +4,7 @@
 
 mod common;
 
-use assert_cmd::Command;
-use common::{dir_with, disguise, floats, indices, json, one_line_error, words};
+use common::{StdoutOk, dir_with, disguise, floats, help, indices, json, one_line_error, words};
 use std::path::PathBuf;
 
 /// Four candidates on the corners of a 10 × 10 square (planar x/y); six points sitting exactly
@@ -28,11 +27,7 @@ fn max_picks_the_greedy_optimum_with_exact_utilities() {
     let out = disguise(&dir)
         .args(square_args())
         .args(["--k", "3", "--mechanism", "max", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let doc = json(&out);
     assert_eq!(indices(&doc["selected"]), vec![0, 3, 2], "{doc}");
     assert_eq!(doc["names"], serde_json::json!(["A", "D", "C"]));
@@ -53,11 +48,7 @@ fn table_output_states_the_lack_of_privacy_and_the_default_normaliser() {
     let out = disguise(&dir)
         .args(["select", "--points", "p.csv", "--candidates", "c.csv"])
         .args(["--x", "x", "--y", "y", "--k", "2", "--mechanism", "max"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let text = String::from_utf8(out).unwrap();
     // Printed for people: 20, not the debug form 20.0.
     assert!(text.contains("normaliser m = 20 "), "{text}");
@@ -77,11 +68,7 @@ fn private_run_reports_budget_split_and_guarantee() {
             .args(square_args())
             .args(["--k", "2", "--epsilon", "0.8", "--delta", "1e-6"])
             .args(["--mechanism", mechanism, "--seed", "3", "--format", "json"])
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
+            .stdout_ok();
         let doc = json(&out);
         assert_eq!(doc["mechanism"], mechanism);
         let selected = indices(&doc["selected"]);
@@ -214,11 +201,7 @@ fn csv_output_has_one_row_per_pick() {
     let out = disguise(&dir)
         .args(square_args())
         .args(["--k", "2", "--mechanism", "max", "--format", "csv"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
@@ -249,11 +232,7 @@ fn quoted_crlf_files_and_names_with_commas() {
         .args(["select", "--points", "p.csv", "--candidates", "c.csv"])
         .args(words("--lat Lat --lon Lon --k 1 --mechanism max"))
         .args(["--metric", "haversine", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["names"], serde_json::json!(["Spot, south"]));
     assert_eq!(doc["metric"], "haversine");
@@ -277,11 +256,7 @@ fn partition_constraint_limits_each_group() {
         .args(square_args())
         .args(["--mechanism", "max", "--constraint", "partition:groups.csv"])
         .args(["--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     let doc = json(&out);
     // Without --k the constraint's rank (1 + 2 = 3) is the number of picks.
     assert_eq!(indices(&doc["selected"]), vec![0, 2, 1], "{doc}");
@@ -291,11 +266,7 @@ fn partition_constraint_limits_each_group() {
         .args(square_args())
         .args(["--mechanism", "max", "--constraint", "partition:groups.csv"])
         .args(["--k", "2", "--format", "json"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
+        .stdout_ok();
     assert_eq!(indices(&json(&out)["selected"]), vec![0, 2]);
 }
 
@@ -397,15 +368,7 @@ fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
 
 #[test]
 fn help_has_examples() {
-    let out = Command::cargo_bin("disguise")
-        .unwrap()
-        .args(["select", "--help"])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(out).unwrap();
+    let text = help("select");
     for needle in [
         "Examples:",
         "disguise select --points",

@@ -33,6 +33,31 @@ pub fn disguise(dir: &Path) -> Command {
     cmd
 }
 
+/// A command that must succeed: its stdout.
+pub trait StdoutOk {
+    /// Runs the command, asserts exit code 0 and returns stdout.
+    fn stdout_ok(&mut self) -> Vec<u8>;
+}
+
+impl StdoutOk for Command {
+    fn stdout_ok(&mut self) -> Vec<u8> {
+        self.assert().success().get_output().stdout.clone()
+    }
+}
+
+/// The `--help` text of a subcommand (it must succeed).
+pub fn help(command: &str) -> String {
+    let out = Command::cargo_bin("disguise")
+        .unwrap()
+        .args([command, "--help"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).unwrap()
+}
+
 /// Parses stdout as exactly one JSON document.
 pub fn json(output: &[u8]) -> serde_json::Value {
     serde_json::from_slice(output).expect("stdout is one JSON document")
