@@ -7,10 +7,12 @@
 //! Every run uses a fixed seed, so each assertion is deterministic; the margins quoted in
 //! comments say how far the observed values are from the thresholds.
 
+mod common;
 #[path = "../../disguise/tests/support/data_tests.rs"]
 mod data_tests;
 
 use assert_cmd::Command;
+use common::{check_figure, num};
 use data_tests::{DataTest, run as run_tests};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -67,29 +69,6 @@ fn read_csv(path: &Path) -> (Vec<String>, Vec<HashMap<String, String>>) {
         })
         .collect();
     (header, rows)
-}
-
-fn num(row: &HashMap<String, String>, col: &str) -> f64 {
-    row[col]
-        .parse()
-        .unwrap_or_else(|_| panic!("column {col} is not a number: {:?}", row[col]))
-}
-
-/// A PNG signature and a plausible size; an SVG mentioning each of `texts`.
-fn check_figure(dir: &Path, base: &str, texts: &[&str]) {
-    let png = std::fs::read(dir.join(format!("{base}.png"))).unwrap();
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{base}.png");
-    let be = |i: usize| u32::from_be_bytes(png[i..i + 4].try_into().unwrap());
-    assert!(
-        be(16) >= 600 && be(20) >= 300,
-        "{base}.png is {}x{}",
-        be(16),
-        be(20)
-    );
-    let svg = std::fs::read_to_string(dir.join(format!("{base}.svg"))).unwrap();
-    for t in texts {
-        assert!(svg.contains(t), "{base}.svg lacks {t:?}");
-    }
 }
 
 fn run(args: &[&str]) -> std::process::Output {
@@ -274,11 +253,13 @@ fn uber_tables_and_figures() {
                     "random",
                     "LMM greedy (Chaudhuri et al.)",
                 ],
+                (600, 300),
             );
             check_figure(
                 &dir,
                 &format!("uber_utility_epsilon_{set}_{comp}"),
                 &["0.005", "EM greedy"],
+                (600, 300),
             );
         }
     }
@@ -286,8 +267,9 @@ fn uber_tables_and_figures() {
         &dir,
         "uber_map_landmarks",
         &["1. Empire State Building", "EM greedy"],
+        (600, 300),
     );
-    check_figure(&dir, "uber_map_grid", &["non-private greedy"]);
+    check_figure(&dir, "uber_map_grid", &["non-private greedy"], (600, 300));
 }
 
 fn nhanes_tables_and_figures() {
@@ -386,11 +368,13 @@ fn nhanes_tables_and_figures() {
             &dir,
             &format!("nhanes_mi_k_{comp}"),
             &["EM greedy", "random", "bits"],
+            (600, 300),
         );
         check_figure(
             &dir,
             &format!("nhanes_top3_{comp}"),
             &["insulin_now", "EM greedy"],
+            (600, 300),
         );
     }
 

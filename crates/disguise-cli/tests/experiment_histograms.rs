@@ -12,7 +12,7 @@ mod common;
 #[path = "../../disguise/tests/support/data_tests.rs"]
 mod data_tests;
 
-use common::disguise;
+use common::{check_figure, disguise, num};
 use data_tests::{DataTest, run as run_tests};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -76,29 +76,6 @@ fn read_csv(path: &Path) -> Vec<Row> {
                 .collect()
         })
         .collect()
-}
-
-fn num(row: &Row, col: &str) -> f64 {
-    row[col]
-        .parse()
-        .unwrap_or_else(|_| panic!("column {col} is not a number: {:?}", row[col]))
-}
-
-/// A PNG of the size the figure claims; an SVG mentioning each of `texts`.
-fn check_figure(dir: &Path, base: &str, texts: &[&str]) {
-    let png = std::fs::read(dir.join(format!("{base}.png"))).unwrap();
-    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{base}.png");
-    let be = |i: usize| u32::from_be_bytes(png[i..i + 4].try_into().unwrap());
-    assert!(
-        be(16) >= 500 && be(20) >= 500,
-        "{base}.png is {}x{}",
-        be(16),
-        be(20)
-    );
-    let svg = std::fs::read_to_string(dir.join(format!("{base}.svg"))).unwrap();
-    for t in texts {
-        assert!(svg.contains(t), "{base}.svg lacks {t:?}");
-    }
 }
 
 /// Runs the experiment with `args` into `dir` and returns stdout.
@@ -232,11 +209,13 @@ fn iris_tables_and_figures() {
         &dir,
         "histograms_figure1",
         &["Figure 1", "Iris", "OMLR", "HMLR", "PMLR", "Hand–Till"],
+        (500, 500),
     );
     check_figure(
         &dir,
         "histograms_figure2",
         &["Figure 2", "varying ε", "varying k", "varying γ", "Iris"],
+        (500, 500),
     );
 }
 
@@ -319,6 +298,7 @@ fn adult_and_satellite_quick() {
         &dir,
         "histograms_figure1",
         &["Adult", "Satellite", "OLR", "HMLR"],
+        (500, 500),
     );
 }
 

@@ -118,3 +118,28 @@ pub fn one_line_error(dir: &Path, args: &[&str], expected: &str) {
         "{args:?}: {err:?} lacks {expected:?}"
     );
 }
+
+/// The number in column `col` of a CSV row read into a map (panics naming the column).
+pub fn num(row: &std::collections::HashMap<String, String>, col: &str) -> f64 {
+    row[col]
+        .parse()
+        .unwrap_or_else(|_| panic!("column {col} is not a number: {:?}", row[col]))
+}
+
+/// A figure written twice: `<base>.png` with the PNG signature and at least `min` pixels
+/// (width, height), and `<base>.svg` mentioning each of `texts`.
+pub fn check_figure(dir: &Path, base: &str, texts: &[&str], min: (u32, u32)) {
+    let png = std::fs::read(dir.join(format!("{base}.png"))).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{base}.png");
+    let be = |i: usize| u32::from_be_bytes(png[i..i + 4].try_into().unwrap());
+    assert!(
+        be(16) >= min.0 && be(20) >= min.1,
+        "{base}.png is {}x{}",
+        be(16),
+        be(20)
+    );
+    let svg = std::fs::read_to_string(dir.join(format!("{base}.svg"))).unwrap();
+    for t in texts {
+        assert!(svg.contains(t), "{base}.svg lacks {t:?}");
+    }
+}
