@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | choose k candidates that serve private points (facility location) | [`Select`] | [`SelectReport`] |
 //! | choose k features informative about a label (mutual information, discernibility) | [`Features`] | [`FeaturesReport`] |
+//! | choose k candidates that cover the most people (maximum coverage) | [`MaxCoverage`] | [`CoverageReport`] |
 //! | choose locations and a type for each (k-type facility location, k-submodular greedy) | [`Assign`] | [`Assignment`](crate::maximize::Assignment) + [`PrivacyReport`] |
 //! | release a projected histogram and synthetic data for classifiers | [`Histogram`] | [`ProjectedHistogram`](crate::histogram::ProjectedHistogram) |
 //! | choose the decision stump that best predicts a binary label | [`Hypothesis`] | [`HypothesisSelection`](crate::apps::hypothesis::HypothesisSelection) |
@@ -28,6 +29,7 @@
 //! trials of one request run in parallel with [`trials`], in constant memory.
 
 mod assign;
+mod coverage;
 mod features;
 mod histogram;
 mod hypothesis;
@@ -35,6 +37,7 @@ mod itemsets;
 mod select;
 
 pub use assign::{Assign, DEFAULT_FAILURE, PreparedAssign};
+pub use coverage::{CoverageReport, MaxCoverage, PreparedCoverage};
 pub use features::{FeatureObjective, FeatureTable, Features, FeaturesReport, PreparedFeatures};
 pub use histogram::Histogram;
 pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis};
