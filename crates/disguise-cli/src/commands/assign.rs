@@ -124,7 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         privacy: args.privacy.privacy(),
     };
     // Everything that needs no data is validated first, in the library.
-    args.privacy.procedure()?;
+    args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     let metric = args.metric;
     args.coordinates.check_metric(metric)?;

@@ -235,7 +235,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         algorithm: args.privacy.algorithm,
         privacy: args.privacy.privacy(),
     };
-    args.privacy.procedure()?;
+    args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     // Bad --bins specs are reported before the data is read (`prepare` applies them).
     for spec in &args.bins {

@@ -122,9 +122,7 @@ struct Head {
 /// Runs `disguise select`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     // Everything that needs no data is validated first, in the library.
-    if args.privacy.trials == Some(0) {
-        bail!("invalid --trials: must be at least 1");
-    }
+    args.privacy.check_trials()?;
     let request = args.request()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     let metric = args.metric;

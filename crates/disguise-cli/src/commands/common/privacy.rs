@@ -3,13 +3,13 @@
 
 use super::names::named;
 use crate::output::{
-    CsvOut, RowFormat, budget, fixed, flag_of, flagged, guarantee, input, print_json, progress_bar,
-    rng_from_seed, spinner, thousands,
+    CsvOut, RowFormat, budget, fixed, guarantee, input, print_json, progress_bar, rng_from_seed,
+    spinner, thousands,
 };
 use crate::trials::{Kept, PerPick, TrialPicks};
 use anyhow::bail;
 use disguise::SecureRng;
-use disguise::maximize::{Procedure, Solution};
+use disguise::maximize::Solution;
 use disguise::numeric::stats::{MeanStd, mean_std};
 use disguise::task::{Algorithm, Composition, MechanismChoice, Privacy, PrivacyReport, trials};
 use serde::Serialize;
@@ -60,12 +60,12 @@ pub struct PrivacyArgs {
 }
 
 impl PrivacyArgs {
-    /// Validates the options that need no data (ε, δ, trials) and builds the procedure.
-    pub fn procedure(&self) -> anyhow::Result<Procedure<'static>> {
+    /// Checks `--trials` (the budget and mechanism are checked by the task's request).
+    pub fn check_trials(&self) -> anyhow::Result<()> {
         if self.trials == Some(0) {
             bail!("invalid --trials: must be at least 1");
         }
-        self.privacy().procedure().map_err(|e| flagged(e, &flag_of))
+        Ok(())
     }
 
     /// The library's privacy options.
