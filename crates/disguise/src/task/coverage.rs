@@ -106,7 +106,15 @@ impl MaxCoverage {
     /// # Errors
     /// As [`MaxCoverage::validate`].
     pub fn prepare<'o>(&self, objective: &'o Coverage) -> Result<PreparedCoverage<'o>> {
-        let procedure = self.validate()?;
+        self.prepare_with(objective, self.validate()?)
+    }
+
+    /// [`MaxCoverage::prepare`] with the procedure [`MaxCoverage::validate`] returned.
+    fn prepare_with<'o>(
+        &self,
+        objective: &'o Coverage,
+        procedure: Procedure<'static>,
+    ) -> Result<PreparedCoverage<'o>> {
         let constraint = Intersection::new(vec![Matroid::from(Cardinality::new(
             objective.ground_size(),
             self.k,
@@ -129,9 +137,10 @@ impl MaxCoverage {
         covers: &[Vec<usize>],
         rng: &mut SecureRng,
     ) -> Result<CoverageReport> {
-        self.validate()?;
+        // Validated before the objective is built, and only once.
+        let procedure = self.validate()?;
         let objective = self.objective(candidates, covers)?;
-        let prepared = self.prepare(&objective)?;
+        let prepared = self.prepare_with(&objective, procedure)?;
         let solution = prepared.run(rng)?;
         Ok(prepared.report(&solution))
     }

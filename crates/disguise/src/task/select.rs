@@ -235,7 +235,15 @@ impl Select {
     /// constraint (read from its file once) and, for the continuous greedy, the closed form
     /// of the multilinear extension.
     pub fn prepare<'o>(&self, objective: &'o FacilityLocation) -> Result<Prepared<'o>> {
-        let procedure = self.validate()?;
+        self.prepare_with(objective, self.validate()?)
+    }
+
+    /// [`Select::prepare`] with the procedure [`Select::validate`] returned.
+    fn prepare_with<'o>(
+        &self,
+        objective: &'o FacilityLocation,
+        procedure: Procedure<'static>,
+    ) -> Result<Prepared<'o>> {
         let m = objective.ground_size();
         let mut parts = Vec::new();
         if let Some(spec) = &self.constraint {
@@ -275,9 +283,10 @@ impl Select {
         candidates: &[[f64; 2]],
         rng: &mut SecureRng,
     ) -> Result<SelectReport> {
-        self.validate()?;
+        // Validated before the objective is built, and only once.
+        let procedure = self.validate()?;
         let objective = self.objective(points, candidates)?;
-        let prepared = self.prepare(&objective)?;
+        let prepared = self.prepare_with(&objective, procedure)?;
         let solution = prepared.run(rng)?;
         Ok(prepared.report(&solution))
     }
