@@ -19,7 +19,7 @@ use disguise_fuzz::write_input;
 use libfuzzer_sys::fuzz_target;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -205,17 +205,30 @@ fn fixtures() -> &'static Fixtures {
     })
 }
 
-fn push(args: &mut Vec<String>, flag: &str, value: &Opt) {
-    if let Some(v) = value {
-        args.push(flag.into());
-        args.push(v.render());
+/// Appends whitespace-separated words; a word starting with `@` names a fixture file.
+fn words(args: &mut Vec<String>, dir: &Path, line: &str) {
+    args.extend(line.split_whitespace().map(|w| match w.strip_prefix('@') {
+        Some(name) => dir.join(name).display().to_string(),
+        None => w.to_string(),
+    }));
+}
+
+/// Appends `flag value` for each fuzzed value that is present.
+fn push(args: &mut Vec<String>, flags: &[(&str, &Opt)]) {
+    for (flag, value) in flags {
+        if let Some(v) = value {
+            args.push(flag.to_string());
+            args.push(v.render());
+        }
     }
 }
 
-fn args_for(cmd: &Cmd, dir: &std::path::Path) -> Vec<String> {
-    let f = |name: &str| dir.join(name).display().to_string();
+fn pick<'a>(names: &[&'a str], i: u8) -> &'a str {
+    names[usize::from(i) % names.len()]
+}
+
+fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
     let mut a: Vec<String> = Vec::new();
-    let fixed = |a: &mut Vec<String>, items: &[&str]| a.extend(items.iter().map(|s| s.to_string()));
     match cmd {
         Cmd::Select {
             k,
@@ -228,39 +241,26 @@ fn args_for(cmd: &Cmd, dir: &std::path::Path) -> Vec<String> {
             steps,
             gradient,
         } => {
-            fixed(
+            words(
+                &mut a,
+                dir,
+                "select --points @points.csv --candidates @candidates.csv",
+            );
+            a.extend(["--mechanism", pick(MECHANISMS, *mechanism)].map(String::from));
+            let algorithms = ["greedy", "subsample", "continuous-greedy"];
+            a.extend(["--algorithm", pick(&algorithms, *algorithm)].map(String::from));
+            push(
                 &mut a,
                 &[
-                    "select",
-                    "--points",
-                    &f("points.csv"),
-                    "--candidates",
-                    &f("candidates.csv"),
-                    "--seed",
-                    "1",
-                    "--format",
-                    "json",
-                    "--quiet",
+                    ("--k", k),
+                    ("--epsilon", epsilon),
+                    ("--delta", delta),
+                    ("--normalizer", normalizer),
+                    ("--trials", trials),
+                    ("--steps", steps),
+                    ("--gradient-samples", gradient),
                 ],
             );
-            fixed(
-                &mut a,
-                &["--mechanism", MECHANISMS[usize::from(*mechanism) % 5]],
-            );
-            fixed(
-                &mut a,
-                &[
-                    "--algorithm",
-                    ["greedy", "subsample", "continuous-greedy"][usize::from(*algorithm) % 3],
-                ],
-            );
-            push(&mut a, "--k", k);
-            push(&mut a, "--epsilon", epsilon);
-            push(&mut a, "--delta", delta);
-            push(&mut a, "--normalizer", normalizer);
-            push(&mut a, "--trials", trials);
-            push(&mut a, "--steps", steps);
-            push(&mut a, "--gradient-samples", gradient);
         }
         Cmd::Features {
             k,
@@ -270,29 +270,11 @@ fn args_for(cmd: &Cmd, dir: &std::path::Path) -> Vec<String> {
             bins,
             mechanism,
         } => {
-            fixed(
-                &mut a,
-                &[
-                    "features",
-                    "--data",
-                    &f("features.csv"),
-                    "--label",
-                    "label",
-                    "--seed",
-                    "1",
-                    "--format",
-                    "json",
-                    "--quiet",
-                ],
-            );
-            fixed(
-                &mut a,
-                &["--mechanism", MECHANISMS[usize::from(*mechanism) % 5]],
-            );
-            push(&mut a, "--k", k);
-            push(&mut a, "--epsilon", epsilon);
-            push(&mut a, "--delta", delta);
-            push(&mut a, "--trials", trials);
+            words(&mut a, dir, "features --data @features.csv --label label");
+            a.extend(["--mechanism", pick(MECHANISMS, *mechanism)].map(String::from));
+            let flags = [("--k", k), ("--epsilon", epsilon), ("--delta", delta)];
+            push(&mut a, &flags);
+            push(&mut a, &[("--trials", trials)]);
             if let Some(b) = bins {
                 a.push("--bins".into());
                 a.push(format!("a:0:10:{}", b.render()));
@@ -306,37 +288,17 @@ fn args_for(cmd: &Cmd, dir: &std::path::Path) -> Vec<String> {
             failure,
             algorithm,
         } => {
-            fixed(
+            words(
                 &mut a,
-                &[
-                    "assign",
-                    "--points",
-                    &f("points.csv"),
-                    "--type-column",
-                    "type",
-                    "--types",
-                    "a,b",
-                    "--candidates",
-                    &f("candidates.csv"),
-                    "--seed",
-                    "1",
-                    "--format",
-                    "json",
-                    "--quiet",
-                ],
+                dir,
+                "assign --points @points.csv --type-column type --types a,b \
+                 --candidates @candidates.csv",
             );
-            fixed(
-                &mut a,
-                &[
-                    "--algorithm",
-                    ["greedy", "subsample"][usize::from(*algorithm) % 2],
-                ],
-            );
-            push(&mut a, "--k", k);
-            push(&mut a, "--epsilon", epsilon);
-            push(&mut a, "--delta", delta);
-            push(&mut a, "--trials", trials);
-            push(&mut a, "--failure", failure);
+            let algorithms = ["greedy", "subsample"];
+            a.extend(["--algorithm", pick(&algorithms, *algorithm)].map(String::from));
+            let flags = [("--k", k), ("--epsilon", epsilon), ("--delta", delta)];
+            push(&mut a, &flags);
+            push(&mut a, &[("--trials", trials), ("--failure", failure)]);
         }
         Cmd::Itemsets {
             size,
@@ -348,28 +310,22 @@ fn args_for(cmd: &Cmd, dir: &std::path::Path) -> Vec<String> {
             count_share,
             em,
         } => {
-            fixed(
+            words(&mut a, dir, "itemsets --transactions @transactions.dat");
+            if *em {
+                words(&mut a, dir, "--mechanism em --items @items.txt");
+            }
+            push(
                 &mut a,
                 &[
-                    "itemsets",
-                    "--transactions",
-                    &f("transactions.dat"),
-                    "--seed",
-                    "1",
-                    "--format",
-                    "json",
+                    ("--size", size),
+                    ("--epsilon", epsilon),
+                    ("--delta", delta),
+                    ("--top", top),
+                    ("--max-length", max_length),
+                    ("--max-margin", max_margin),
+                    ("--count-share", count_share),
                 ],
             );
-            if *em {
-                fixed(&mut a, &["--mechanism", "em", "--items", &f("items.txt")]);
-            }
-            push(&mut a, "--size", size);
-            push(&mut a, "--epsilon", epsilon);
-            push(&mut a, "--delta", delta);
-            push(&mut a, "--top", top);
-            push(&mut a, "--max-length", max_length);
-            push(&mut a, "--max-margin", max_margin);
-            push(&mut a, "--count-share", count_share);
         }
         Cmd::Hypothesis {
             thresholds,
@@ -377,31 +333,15 @@ fn args_for(cmd: &Cmd, dir: &std::path::Path) -> Vec<String> {
             delta,
             mechanism,
         } => {
-            fixed(
+            words(
                 &mut a,
-                &[
-                    "hypothesis",
-                    "--data",
-                    &f("hypothesis.csv"),
-                    "--label",
-                    "y",
-                    "--positive",
-                    "yes",
-                    "--bounds-from-data",
-                    "--seed",
-                    "1",
-                    "--format",
-                    "json",
-                    "--quiet",
-                ],
+                dir,
+                "hypothesis --data @hypothesis.csv --label y --positive yes --bounds-from-data",
             );
-            fixed(
-                &mut a,
-                &["--mechanism", MECHANISMS[usize::from(*mechanism) % 5]],
-            );
-            push(&mut a, "--thresholds", thresholds);
-            push(&mut a, "--epsilon", epsilon);
-            push(&mut a, "--delta", delta);
+            a.extend(["--mechanism", pick(MECHANISMS, *mechanism)].map(String::from));
+            let flags = [("--thresholds", thresholds), ("--epsilon", epsilon)];
+            push(&mut a, &flags);
+            push(&mut a, &[("--delta", delta)]);
         }
         Cmd::Histogram {
             epsilon,
@@ -411,28 +351,22 @@ fn args_for(cmd: &Cmd, dir: &std::path::Path) -> Vec<String> {
             threshold,
             k_split,
         } => {
-            fixed(
+            words(
+                &mut a,
+                dir,
+                "histogram --data @histogram.csv --schema @histogram.toml --out @synthetic.csv",
+            );
+            push(
                 &mut a,
                 &[
-                    "histogram",
-                    "--data",
-                    &f("histogram.csv"),
-                    "--schema",
-                    &f("histogram.toml"),
-                    "--out",
-                    &f("synthetic.csv"),
-                    "--seed",
-                    "1",
-                    "--format",
-                    "json",
+                    ("--epsilon", epsilon),
+                    ("--k", k),
+                    ("--gamma", gamma),
+                    ("--sigma", sigma),
+                    ("--threshold-constant", threshold),
+                    ("--k-split", k_split),
                 ],
             );
-            push(&mut a, "--epsilon", epsilon);
-            push(&mut a, "--k", k);
-            push(&mut a, "--gamma", gamma);
-            push(&mut a, "--sigma", sigma);
-            push(&mut a, "--threshold-constant", threshold);
-            push(&mut a, "--k-split", k_split);
         }
         Cmd::Sample {
             scores,
@@ -443,26 +377,18 @@ fn args_for(cmd: &Cmd, dir: &std::path::Path) -> Vec<String> {
             mechanism,
         } => {
             let path = write_input("scores.txt", scores);
-            fixed(
+            a.extend([
+                "sample".into(),
+                "--scores".into(),
+                path.display().to_string(),
+            ]);
+            a.extend(["--mechanism", pick(MECHANISMS, *mechanism)].map(String::from));
+            let flags = [("--epsilon", epsilon), ("--delta", delta)];
+            push(&mut a, &flags);
+            push(
                 &mut a,
-                &[
-                    "sample",
-                    "--scores",
-                    &path.display().to_string(),
-                    "--seed",
-                    "1",
-                    "--format",
-                    "json",
-                ],
+                &[("--sensitivity", sensitivity), ("--trials", trials)],
             );
-            fixed(
-                &mut a,
-                &["--mechanism", MECHANISMS[usize::from(*mechanism) % 5]],
-            );
-            push(&mut a, "--epsilon", epsilon);
-            push(&mut a, "--delta", delta);
-            push(&mut a, "--sensitivity", sensitivity);
-            push(&mut a, "--trials", trials);
         }
         Cmd::Budget {
             epsilon,
@@ -470,19 +396,22 @@ fn args_for(cmd: &Cmd, dir: &std::path::Path) -> Vec<String> {
             rounds,
             kind,
         } => {
-            fixed(&mut a, &["budget", "--format", "json"]);
-            fixed(
-                &mut a,
-                &[
-                    "--kind",
-                    ["bounded-range", "pure", "approximate"][usize::from(*kind) % 3],
-                ],
-            );
-            push(&mut a, "--epsilon", epsilon);
-            push(&mut a, "--delta", delta);
-            push(&mut a, "--rounds", rounds);
+            let kinds = ["bounded-range", "pure", "approximate"];
+            a.extend(["budget", "--kind", pick(&kinds, *kind)].map(String::from));
+            let flags = [("--epsilon", epsilon), ("--delta", delta)];
+            push(&mut a, &flags);
+            push(&mut a, &[("--rounds", rounds)]);
         }
     }
+    // Reproducible, machine-readable and, where the command draws one, without progress bars.
+    let tail = match cmd {
+        Cmd::Budget { .. } => "--format json",
+        Cmd::Itemsets { .. } | Cmd::Histogram { .. } | Cmd::Sample { .. } => {
+            "--seed 1 --format json"
+        }
+        _ => "--seed 1 --format json --quiet",
+    };
+    words(&mut a, dir, tail);
     a
 }
 

@@ -1,6 +1,9 @@
 //! Integration tests of `disguise budget`.
 
+mod common;
+
 use assert_cmd::Command;
+use common::StdoutOk;
 use predicates::prelude::*;
 use serde_json::Value;
 
@@ -24,14 +27,8 @@ fn json(extra: &[&str]) -> Value {
         .args(EXAMPLE)
         .args(extra)
         .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+        .stdout_ok();
+    serde_json::from_slice(&out).unwrap()
 }
 
 fn close(v: &Value, want: f64, tol: f64) {

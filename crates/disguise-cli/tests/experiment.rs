@@ -102,26 +102,9 @@ fn uber_tables_and_figures() {
 
     let (header, rows) = read_csv(&dir.join("uber_utility.csv"));
     assert_eq!(
-        header,
-        [
-            "experiment",
-            "candidates",
-            "sweep",
-            "composition",
-            "method",
-            "k",
-            "epsilon",
-            "delta",
-            "mean",
-            "std",
-            "n",
-            "epsilon0",
-            "delta0",
-            "proven_epsilon",
-            "proven_delta",
-            "rule",
-            "margin_rate"
-        ]
+        header.join(","),
+        "experiment,candidates,sweep,composition,method,k,epsilon,delta,mean,std,n,epsilon0,\
+         delta0,proven_epsilon,proven_delta,rule,margin_rate"
     );
     // 2 candidate sets × (10 k + 8 ε) × (greedy + random + 3 mechanisms × 2 compositions).
     assert_eq!(rows.len(), 2 * 18 * 8);
@@ -304,18 +287,8 @@ fn nhanes_tables_and_figures() {
 
     let (header, rows) = read_csv(&dir.join("nhanes_mutual_information.csv"));
     assert_eq!(
-        &header[..9],
-        [
-            "experiment",
-            "composition",
-            "method",
-            "k",
-            "epsilon",
-            "delta",
-            "mean",
-            "std",
-            "n"
-        ]
+        header[..9].join(","),
+        "experiment,composition,method,k,epsilon,delta,mean,std,n"
     );
     assert_eq!(rows.len(), 10 * 8);
     let mean = |comp: &str, method: &str, k: usize| {

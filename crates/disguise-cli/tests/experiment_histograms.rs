@@ -12,7 +12,7 @@ mod common;
 #[path = "../../disguise/tests/support/data_tests.rs"]
 mod data_tests;
 
-use common::{check_figure, disguise, num};
+use common::{StdoutOk, check_figure, disguise, num, words};
 use data_tests::{DataTest, run as run_tests};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -84,14 +84,8 @@ fn run(dir: &Path, args: &[&str], threads: &str) -> String {
         .env("RAYON_NUM_THREADS", threads)
         .args(["experiment", "histograms", "--out", "."])
         .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+        .stdout_ok();
+    String::from_utf8(out).unwrap()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -108,15 +102,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// Iris, 3 folds, quick sweeps: every file, every row, and the tables agree with each other.
 fn iris_tables_and_figures() {
     let dir = out_dir("iris");
-    let args = [
-        "--folds",
-        "3",
-        "--quick",
-        "--datasets",
-        "iris",
-        "--seed",
-        "3",
-    ];
+    let args = words("--folds 3 --quick --datasets iris --seed 3");
     let stdout = run(&dir, &args, "2");
     assert!(stdout.contains("Iris"), "{stdout}");
     for f in ["folds.csv", "figure1.csv", "figure2.csv"] {
@@ -221,15 +207,7 @@ fn iris_tables_and_figures() {
 
 /// The results depend on the seed only, not on the number of threads.
 fn same_seed_same_tables_on_any_number_of_threads() {
-    let args = [
-        "--folds",
-        "3",
-        "--quick",
-        "--datasets",
-        "iris",
-        "--seed",
-        "11",
-    ];
+    let args = words("--folds 3 --quick --datasets iris --seed 11");
     let (a, b) = (out_dir("threads-1"), out_dir("threads-2"));
     run(&a, &args, "1");
     run(&b, &args, "2");

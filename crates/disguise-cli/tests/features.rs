@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{StdoutOk, dir_with, disguise, floats, help, json, one_line_error, words};
+use common::{
+    StdoutOk, dir_with, disguise, floats, help, json, one_line_error, with_defaults, words,
+};
 
 /// 40 records (CRLF, quoted fields): label `y` = i mod 2; `copy` is the label spelled yes/no;
 /// `noise` = ⌊i/2⌋ mod 2 is exactly independent of y; `id` and `age` = i are numeric with 40
@@ -253,18 +255,7 @@ fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
         ),
     ];
     for (extra, expected) in cases {
-        let mut args = vec!["features"];
-        let has = |flag: &str| extra.contains(&flag);
-        if !has("--data") {
-            args.extend(["--data", "t.csv"]);
-        }
-        if !has("--k") {
-            args.extend(["--k", "1"]);
-        }
-        if !has("--epsilon") {
-            args.extend(["--epsilon", "1"]);
-        }
-        args.extend(extra.iter());
+        let args = with_defaults("features --data t.csv --k 1 --epsilon 1", extra);
         one_line_error(&dir, &args, expected);
     }
 }

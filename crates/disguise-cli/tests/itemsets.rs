@@ -192,17 +192,7 @@ fn errors_are_one_line_with_exit_code_2() {
 fn max_candidates_bounds_the_counting_and_raises_the_limit() {
     // fimi(): 1500·C(3, 2) + 1200 + 60 = 5760 pairs to enumerate.
     let dir = dir_with("max_candidates", &[("t.dat", &fimi())]);
-    let base = [
-        "itemsets",
-        "--transactions",
-        "t.dat",
-        "--size",
-        "2",
-        "--epsilon",
-        "1",
-        "--delta",
-        "1e-6",
-    ];
+    let base = words("itemsets --transactions t.dat --size 2 --epsilon 1 --delta 1e-6");
     let mut refused = base.to_vec();
     refused.extend(["--max-candidates", "5759"]);
     fails_with(&dir, &refused, "would enumerate 5760 subsets");
@@ -229,16 +219,8 @@ fn a_byte_order_mark_is_not_an_item() {
     );
     let run = |file: &str, extra: &[&str]| {
         let out = disguise(&dir)
-            .args([
-                "itemsets",
-                "--transactions",
-                file,
-                "--size",
-                "1",
-                "--top",
-                "3",
-            ])
-            .args(["--epsilon", "2", "--delta", "1e-6", "--seed", "4"])
+            .args(["itemsets", "--transactions", file])
+            .args(words("--size 1 --top 3 --epsilon 2 --delta 1e-6 --seed 4"))
             .args(["--format", "json"])
             .args(extra)
             .stdout_ok();
@@ -256,17 +238,7 @@ fn a_byte_order_mark_is_not_an_item() {
 #[test]
 fn sizes_that_set_the_work_are_bounded_in_one_line() {
     let dir = dir_with("bounds", &[("t.dat", &fimi())]);
-    let base = [
-        "itemsets",
-        "--transactions",
-        "t.dat",
-        "--size",
-        "2",
-        "--epsilon",
-        "1",
-        "--delta",
-        "1e-6",
-    ];
+    let base = words("itemsets --transactions t.dat --size 2 --epsilon 1 --delta 1e-6");
     for (flag, value) in [
         ("--top", "1000000000000"),
         ("--max-margin", "1000000000000"),

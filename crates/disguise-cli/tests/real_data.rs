@@ -10,7 +10,7 @@ mod common;
 #[path = "../../disguise/tests/support/data_tests.rs"]
 mod data_tests;
 
-use common::{StdoutOk, dir_with, disguise, fails_with, floats, indices, json};
+use common::{StdoutOk, dir_with, disguise, fails_with, floats, indices, json, words};
 use data_tests::{DataTest, data_file, run};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -204,16 +204,7 @@ fn real_adult_with_its_schema() {
         .args(["hypothesis", "--data", train.to_str().unwrap()])
         .args(["--schema", schema.to_str().unwrap(), "--positive", ">50K"])
         .args(["--test", test.to_str().unwrap(), "--thresholds", "100"])
-        .args([
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--seed",
-            "3",
-            "--format",
-            "json",
-        ])
+        .args(words("--epsilon 1 --delta 1e-6 --seed 3 --format json"))
         .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["records"], 32561);
@@ -272,16 +263,7 @@ fn real_chess_top_pair() {
             "--size",
             "2",
         ])
-        .args([
-            "--epsilon",
-            "1",
-            "--delta",
-            "1e-6",
-            "--seed",
-            "2",
-            "--format",
-            "json",
-        ])
+        .args(words("--epsilon 1 --delta 1e-6 --seed 2 --format json"))
         .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["transactions"], 3196);

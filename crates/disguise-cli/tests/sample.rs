@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{StdoutOk, dir_with, disguise, help, json, one_line_error, words};
+use common::{StdoutOk, dir_with, disguise, help, json, one_line_error, with_defaults, words};
 use std::path::PathBuf;
 
 /// A fresh directory under Cargo's per-test temporary area, holding `scores.txt`.
@@ -243,24 +243,8 @@ fn help_has_examples() {
 /// they override or complete) and asserts one `error: ...` line on stderr and exit code 2.
 fn assert_error(test: &str, scores: &str, extra: &[&str], expected: &str) {
     let dir = dir_with_scores(test, scores);
-    let mut args = vec!["sample"];
-    let has = |flag: &str| extra.contains(&flag);
-    if !has("--scores") {
-        args.extend(["--scores", "scores.txt"]);
-    }
-    if !has("--sensitivity") {
-        args.extend(["--sensitivity", "1"]);
-    }
-    if !has("--epsilon") {
-        args.extend(["--epsilon", "1"]);
-    }
-    if !has("--mechanism") {
-        args.extend(["--mechanism", "em"]);
-    }
-    if !has("--trials") {
-        args.extend(["--trials", "10"]);
-    }
-    args.extend(extra);
+    let base = "sample --scores scores.txt --sensitivity 1 --epsilon 1 --mechanism em --trials 10";
+    let args = with_defaults(base, extra);
     one_line_error(&dir, &args, expected);
 }
 

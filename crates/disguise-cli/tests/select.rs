@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{StdoutOk, dir_with, disguise, floats, help, indices, json, one_line_error, words};
+use common::{
+    StdoutOk, dir_with, disguise, floats, help, indices, json, one_line_error, with_defaults, words,
+};
 use std::path::PathBuf;
 
 /// Four candidates on the corners of a 10 × 10 square (planar x/y); six points sitting exactly
@@ -342,20 +344,8 @@ fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
         (&["--constraint", "partition:nope.csv"], "nope.csv"),
     ];
     for (extra, expected) in cases {
-        // Defaults first; later flags override nothing (clap rejects repeats), so build the
-        // argument list without the defaults the case replaces.
-        let mut args = vec!["select", "--candidates", "c.csv"];
-        let has = |flag: &str| extra.contains(&flag);
-        if !has("--points") {
-            args.extend(["--points", "p.csv"]);
-        }
-        if !has("--k") {
-            args.extend(["--k", "2"]);
-        }
-        if !has("--epsilon") {
-            args.extend(["--epsilon", "1"]);
-        }
-        args.extend(extra.iter());
+        let base = "select --candidates c.csv --points p.csv --k 2 --epsilon 1";
+        let args = with_defaults(base, extra);
         one_line_error(&dir, &args, expected);
     }
     // --epsilon is required for private mechanisms.

@@ -797,18 +797,7 @@ impl Stats {
     fn of(xs: &[f64]) -> Self {
         let mut v = xs.to_vec();
         v.sort_by(f64::total_cmp);
-        let q = |p: f64| {
-            if v.is_empty() {
-                return f64::NAN;
-            }
-            let h = (v.len() - 1) as f64 * p;
-            let (i, f) = (h.floor() as usize, h - h.floor());
-            if i + 1 < v.len() {
-                v[i] + f * (v[i + 1] - v[i])
-            } else {
-                v[i]
-            }
-        };
+        let q = |p: f64| disguise::numeric::stats::quantile(&v, p);
         Self {
             n: v.len(),
             min: q(0.0),

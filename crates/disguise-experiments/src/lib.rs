@@ -325,6 +325,19 @@ impl std::fmt::Display for Report {
     }
 }
 
+/// The columns [`Summary::cells`] fills: the summary of the trials, then the per-round cost
+/// and the proven end-to-end guarantee of their procedure.
+pub const SUMMARY_COLUMNS: [&str; 8] = [
+    "mean",
+    "std",
+    "n",
+    "epsilon0",
+    "delta0",
+    "proven_epsilon",
+    "proven_delta",
+    "rule",
+];
+
 /// Mean, sample standard deviation and count of a sample.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Summary {
@@ -344,6 +357,27 @@ impl Summary {
         // An empty sample has no spread to show (its mean stays NaN).
         let std = if n == 0 { 0.0 } else { std };
         Self { mean, std, n }
+    }
+
+    /// The cells of [`SUMMARY_COLUMNS`]; empty where a run has no per-round cost or no
+    /// guarantee (a non-private baseline).
+    pub fn cells(
+        &self,
+        per_round: Option<(f64, f64)>,
+        guarantee: Option<disguise::privacy::Guarantee>,
+    ) -> [String; 8] {
+        let (eps0, delta0) =
+            per_round.map_or((String::new(), String::new()), |(e, d)| (cell(e), cell(d)));
+        [
+            cell(self.mean),
+            cell(self.std),
+            self.n.to_string(),
+            eps0,
+            delta0,
+            guarantee.map_or(String::new(), |g| cell(g.epsilon)),
+            guarantee.map_or(String::new(), |g| cell(g.delta)),
+            guarantee.map_or(String::new(), |g| g.rule.name().to_string()),
+        ]
     }
 
     /// Half-width of a normal 95 % confidence interval for the mean, 1.96·std/√n.

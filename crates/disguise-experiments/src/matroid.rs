@@ -124,6 +124,11 @@ impl Method {
             Method::Random => "random",
         }
     }
+    /// The key, label and style of this method's curve.
+    fn series(self, steps: usize) -> (&'static str, String, Style) {
+        (self.key(), self.label(steps), self.style())
+    }
+
     fn label(self, steps: usize) -> String {
         match self {
             Method::Greedy => "non-private greedy".into(),
@@ -321,6 +326,87 @@ fn rows_csv(rows: &[Row]) -> (Vec<&'static str>, Vec<Vec<String>>) {
     (header, body)
 }
 
+/// One row per (x, method) of a sweep whose jobs are `(x index, method index, trial)`, the
+/// values divided by `scale(x)`.
+fn summarise_jobs(
+    jobs: &[(usize, usize, usize)],
+    outcomes: &[Outcome],
+    xs: &[usize],
+    keys: &[&'static str],
+    scale: impl Fn(usize) -> f64,
+) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (xi, &x) in xs.iter().enumerate() {
+        for (mi, &key) in keys.iter().enumerate() {
+            let mine: Vec<&Outcome> = jobs
+                .iter()
+                .zip(outcomes)
+                .filter(|((a, b, _), _)| *a == xi && *b == mi)
+                .map(|(_, o)| o)
+                .collect();
+            rows.push(summarise(key, x, &mine, scale(x)));
+        }
+    }
+    rows
+}
+
+/// The mean of `key`'s row at `x`.
+fn mean_at(rows: &[Row], x: usize, key: &str) -> f64 {
+    rows.iter()
+        .find(|r| r.x == x && r.method == key)
+        .expect("invariant: every method runs at every x")
+        .values
+        .mean
+}
+
+/// Adds one mean ± 95% curve per method.
+fn mean_curves(
+    mut chart: LineChart,
+    rows: &[Row],
+    methods: impl IntoIterator<Item = (&'static str, String, Style)>,
+) -> LineChart {
+    for (key, label, style) in methods {
+        let points = rows
+            .iter()
+            .filter(|r| r.method == key)
+            .map(|r| Point::new(r.x as f64, r.values.mean, r.values.ci95()))
+            .collect();
+        chart = chart.series(Series::new(label, style).points(points));
+    }
+    chart
+}
+
+/// The methods the authors' tables report, in their column order.
+const REPORTED: [Method; 4] = [
+    Method::ContinuousPaperT,
+    Method::Greedy,
+    Method::PrivateGreedy,
+    Method::Random,
+];
+
+/// Every method's mean curve, then the published curves (`reported(i)` for the i-th of
+/// [`REPORTED`]) dashed and without markers, in each method's colour.
+fn with_reported(
+    chart: LineChart,
+    rows: &[Row],
+    steps: usize,
+    reported: impl Fn(usize) -> Vec<Point>,
+) -> LineChart {
+    let mut chart = mean_curves(chart, rows, Method::ALL.map(|m| m.series(steps)));
+    for (i, method) in REPORTED.into_iter().enumerate() {
+        let points = reported(i);
+        let style = Style {
+            marker: Marker::None,
+            dashed: true,
+            ..method.style()
+        };
+        chart = chart.series(
+            Series::new(format!("reported: {}", method.label(steps)), style).points(points),
+        );
+    }
+    chart
+}
+
 fn summarise(method: &'static str, x: usize, outcomes: &[&Outcome], scale: f64) -> Row {
     let values: Vec<f64> = outcomes.iter().map(|o| o.value / scale).collect();
     Row {
@@ -481,56 +567,24 @@ fn cardinality(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow:
         let c = Cardinality::new(candidates.len(), CARD_KS[ki]);
         run_method(Method::ALL[mi], f, &c, CARD_STEPS, delta, rng)
     })?;
-    let mut rows = Vec::new();
-    for (ki, &k) in CARD_KS.iter().enumerate() {
-        for (mi, &method) in Method::ALL.iter().enumerate() {
-            let mine: Vec<&Outcome> = jobs
-                .iter()
-                .zip(&outcomes)
-                .filter(|((a, b, _), _)| *a == ki && *b == mi)
-                .map(|(_, o)| o)
-                .collect();
-            rows.push(summarise(method.key(), k, &mine, 1.0));
-        }
-    }
+    let keys = Method::ALL.map(Method::key);
+    let rows = summarise_jobs(&jobs, &outcomes, &CARD_KS, &keys, |_| 1.0);
     let (header, body) = rows_csv(&rows);
     ctx.csv("cardinality", &header, &body)?;
 
-    let mut chart = LineChart::new(
+    let chart = LineChart::new(
         format!("Cardinality: 20 grid + 80 spurious candidates, n = {CARD_N}, ε = {EPSILON}"),
         "k",
         "utility f(S) (max 100), mean ± 95% CI",
     )
     .x_ticks(CARD_KS.iter().map(|&k| k as f64).collect())
     .uncertainty(Uncertainty::Bars);
-    for method in Method::ALL {
-        let points = rows
-            .iter()
-            .filter(|r| r.method == method.key())
-            .map(|r| Point::new(r.x as f64, r.values.mean, r.values.ci95()))
-            .collect();
-        chart = chart.series(Series::new(method.label(CARD_STEPS), method.style()).points(points));
-    }
-    let reported_methods = [
-        (Method::ContinuousPaperT, 0),
-        (Method::Greedy, 1),
-        (Method::PrivateGreedy, 2),
-        (Method::Random, 3),
-    ];
-    for (method, i) in reported_methods {
-        let points = REPORTED_CARD
-            .iter()
-            .map(|(k, v)| Point::new(*k as f64, v[2 * i], 1.96 * v[2 * i + 1] / 20.0))
-            .collect();
-        let style = Style {
-            marker: Marker::None,
-            dashed: true,
-            ..method.style()
-        };
-        chart = chart.series(
-            Series::new(format!("reported: {}", method.label(CARD_STEPS)), style).points(points),
-        );
-    }
+    // The authors' table holds mean and sd over 400 runs: a 95% bar is 1.96·sd/20.
+    let chart = with_reported(chart, &rows, CARD_STEPS, |i| {
+        let (mean, sd) = (2 * i, 2 * i + 1);
+        let at = |(k, v): &(usize, [f64; 8])| Point::new(*k as f64, v[mean], 1.96 * v[sd] / 20.0);
+        REPORTED_CARD.iter().map(at).collect()
+    });
     ctx.figure("cardinality", &chart)?;
     table.push(
         "cardinality (mean utility out of 100; reported by Chaturvedi et al. in brackets):".into(),
@@ -540,13 +594,7 @@ fn cardinality(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow:
         "k", "greedy", "private greedy", "CG T=3", "CG T=r²", "random"
     ));
     for (ki, &k) in CARD_KS.iter().enumerate() {
-        let get = |m: Method| {
-            rows.iter()
-                .find(|r| r.x == k && r.method == m.key())
-                .expect("invariant: every method runs at every k")
-                .values
-                .mean
-        };
+        let get = |m: Method| mean_at(&rows, k, m.key());
         let rep = REPORTED_CARD[ki].1;
         table.push(format!(
             "{k:>4}  {:>7.2} [{:>6.2}]  {:>7.2} [{:>6.2}]  {:>7.2} [{:>6.2}]  {:>7.2} {:>8}  {:>7.2} [{:>6.2}]",
@@ -614,54 +662,21 @@ fn partition(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow::R
             rng,
         )
     })?;
-    let mut rows = Vec::new();
-    for (ni, &n) in TRAP_NS.iter().enumerate() {
-        for (mi, &method) in Method::ALL.iter().enumerate() {
-            let mine: Vec<&Outcome> = jobs
-                .iter()
-                .zip(&outcomes)
-                .filter(|((a, b, _), _)| *a == ni && *b == mi)
-                .map(|(_, o)| o)
-                .collect();
-            rows.push(summarise(method.key(), n, &mine, n as f64));
-        }
-    }
+    let keys = Method::ALL.map(Method::key);
+    let rows = summarise_jobs(&jobs, &outcomes, &TRAP_NS, &keys, |n| n as f64);
     let (header, body) = rows_csv(&rows);
     ctx.csv("partition", &header, &body)?;
-    let mut chart = LineChart::new(
+    let chart = LineChart::new(
         format!("Partition-matroid trap: {{0}} | {{1, 2}}, capacities 1, ε = {EPSILON}"),
         "number of pickups n",
         "utility per pickup, mean ± 95% CI",
     )
     .x_ticks(TRAP_NS.iter().map(|&n| n as f64).collect())
     .uncertainty(Uncertainty::Bars);
-    for method in Method::ALL {
-        let points = rows
-            .iter()
-            .filter(|r| r.method == method.key())
-            .map(|r| Point::new(r.x as f64, r.values.mean, r.values.ci95()))
-            .collect();
-        chart = chart.series(Series::new(method.label(TRAP_STEPS), method.style()).points(points));
-    }
-    for (method, i) in [
-        (Method::ContinuousPaperT, 0),
-        (Method::Greedy, 1),
-        (Method::PrivateGreedy, 2),
-        (Method::Random, 3),
-    ] {
-        let points = REPORTED_TRAP
-            .iter()
-            .map(|(n, v)| Point::new(*n as f64, v[i], 0.0))
-            .collect();
-        let style = Style {
-            marker: Marker::None,
-            dashed: true,
-            ..method.style()
-        };
-        chart = chart.series(
-            Series::new(format!("reported: {}", method.label(TRAP_STEPS)), style).points(points),
-        );
-    }
+    let chart = with_reported(chart, &rows, TRAP_STEPS, |i| {
+        let at = |(n, v): &(usize, [f64; 4])| Point::new(*n as f64, v[i], 0.0);
+        REPORTED_TRAP.iter().map(at).collect()
+    });
     ctx.figure("partition", &chart)?;
     table.push("partition trap (mean utility per pickup; reported in brackets):".into());
     table.push(format!(
@@ -669,13 +684,7 @@ fn partition(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow::R
         "n", "greedy", "private greedy", "CG T=7", "CG T=r²", "random"
     ));
     for (ni, &n) in TRAP_NS.iter().enumerate() {
-        let get = |m: Method| {
-            rows.iter()
-                .find(|r| r.x == n && r.method == m.key())
-                .expect("invariant: every method runs at every n")
-                .values
-                .mean
-        };
+        let get = |m: Method| mean_at(&rows, n, m.key());
         let rep = REPORTED_TRAP[ni].1;
         table.push(format!(
             "{n:>6}  {:>7.4} [{:.4}]  {:>7.4} [{:.4}]  {:>7.4} [{:.4}]  {:>8.4}  {:>7.4} [{:.4}]",
@@ -829,35 +838,22 @@ fn k_submodular(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow
             guarantee: a.solution.guarantee,
         })
     })?;
-    let mut rows = Vec::new();
-    for (ri, &r) in KSUB_RS.iter().enumerate() {
-        for (mi, &method) in KMethod::ALL.iter().enumerate() {
-            let mine: Vec<&Outcome> = jobs
-                .iter()
-                .zip(&outcomes)
-                .filter(|((a, b, _), _)| *a == ri && *b == mi)
-                .map(|(_, o)| o)
-                .collect();
-            rows.push(summarise(method.key(), r, &mine, n));
-        }
-    }
+    let keys = KMethod::ALL.map(KMethod::key);
+    let rows = summarise_jobs(&jobs, &outcomes, &KSUB_RS, &keys, |_| n);
     let (header, body) = rows_csv(&rows);
     ctx.csv("ksub", &header, &body)?;
-    let mut chart = LineChart::new(
+    let chart = LineChart::new(
         format!("k-type facility location: pickups by shift (k = 3), ε = {EPSILON}"),
         "number of locations r",
         "utility per pickup, mean ± 95% CI",
     )
     .x_ticks(KSUB_RS.iter().map(|&r| r as f64).collect())
     .uncertainty(Uncertainty::Bars);
-    for method in KMethod::ALL {
-        let points = rows
-            .iter()
-            .filter(|r| r.method == method.key())
-            .map(|r| Point::new(r.x as f64, r.values.mean, r.values.ci95()))
-            .collect();
-        chart = chart.series(Series::new(method.label(), method.style()).points(points));
-    }
+    let chart = mean_curves(
+        chart,
+        &rows,
+        KMethod::ALL.map(|m| (m.key(), m.label().to_string(), m.style())),
+    );
     ctx.figure("ksub_utility", &chart)?;
     // Evaluations. Under a cardinality constraint the counts are data-independent:
     // Algorithm 3 scores k·(m − j) pairs in round j, Algorithm 4 k·m_j (the library's

@@ -14,7 +14,7 @@
 
 use crate::plot::{BarChart, GREY, LineChart, Point, Series};
 use crate::uber::{Composition, Method, Spec, one_run};
-use crate::{Common, Context, Report, Summary, cell, pick_rates};
+use crate::{Common, Context, Report, SUMMARY_COLUMNS, Summary, cell, pick_rates};
 use anyhow::{Context as _, bail};
 use disguise::data::read_columns;
 use disguise::objective::{MutualInformation, SetFunction};
@@ -162,50 +162,32 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
     for (c, outs) in configs.iter().zip(&by_config) {
         let s = Summary::of(&outs.iter().map(|o| o.utility).collect::<Vec<_>>());
         let first = outs[0];
-        let (eps0, delta0) = first
-            .per_round
-            .map_or((String::new(), String::new()), |(e, d)| (cell(e), cell(d)));
-        rows.push(vec![
+        let mut row = vec![
             "nhanes".to_string(),
             c.composition.map_or("none", Composition::key).to_string(),
             c.method.key().to_string(),
             c.k.to_string(),
             cell(EPSILON),
             cell(DELTA),
-            cell(s.mean),
-            cell(s.std),
-            s.n.to_string(),
-            eps0,
-            delta0,
-            first.guarantee.map_or(String::new(), |g| cell(g.epsilon)),
-            first.guarantee.map_or(String::new(), |g| cell(g.delta)),
-            first
-                .guarantee
-                .map_or(String::new(), |g| g.rule.name().to_string()),
-        ]);
+        ];
+        row.extend(s.cells(first.per_round, first.guarantee));
+        rows.push(row);
         curves
             .entry((c.composition, c.method))
             .or_default()
             .push((c.k as f64, s));
     }
+    let header = [
+        "experiment",
+        "composition",
+        "method",
+        "k",
+        "epsilon",
+        "delta",
+    ];
     ctx.csv(
         "mutual_information",
-        &[
-            "experiment",
-            "composition",
-            "method",
-            "k",
-            "epsilon",
-            "delta",
-            "mean",
-            "std",
-            "n",
-            "epsilon0",
-            "delta0",
-            "proven_epsilon",
-            "proven_delta",
-            "rule",
-        ],
+        &[&header[..], &SUMMARY_COLUMNS].concat(),
         &rows,
     )?;
 

@@ -1232,15 +1232,7 @@ pub fn box_stats(values: &[f64]) -> Option<([f64; 5], Vec<f64>)> {
     }
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
-    let q = |p: f64| {
-        let h = (v.len() - 1) as f64 * p;
-        let (i, f) = (h.floor() as usize, h - h.floor());
-        if i + 1 < v.len() {
-            v[i] + f * (v[i + 1] - v[i])
-        } else {
-            v[i]
-        }
-    };
+    let q = |p: f64| disguise::numeric::stats::quantile(&v, p);
     let (q1, med, q3) = (q(0.25), q(0.5), q(0.75));
     let iqr = q3 - q1;
     let (lo_fence, hi_fence) = (q1 - 1.5 * iqr, q3 + 1.5 * iqr);

@@ -19,7 +19,7 @@
 //! composition) and the figures `utility_k_*`, `utility_epsilon_*` and `map_*`.
 
 use crate::plot::{GREY, LineChart, Map, Marker, Pick, Point, Series, Style};
-use crate::{Common, Context, Report, Summary, cell, pick_rates, short_name};
+use crate::{Common, Context, Report, SUMMARY_COLUMNS, Summary, cell, pick_rates, short_name};
 use anyhow::Context as _;
 use disguise::SecureRng;
 use disguise::constraint::Cardinality;
@@ -419,7 +419,6 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
         let utilities: Vec<f64> = outs.iter().map(|o| o.utility).collect();
         let s = Summary::of(&utilities);
         let first = outs[0];
-        let (eps0, delta0) = first.per_round.unwrap_or((f64::NAN, f64::NAN));
         let margin_rate = {
             let found: Vec<bool> = outs
                 .iter()
@@ -431,8 +430,7 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
                 cell(found.iter().filter(|&&b| b).count() as f64 / found.len() as f64)
             }
         };
-        let opt = |x: f64| if x.is_nan() { String::new() } else { cell(x) };
-        rows.push(vec![
+        let mut row = vec![
             "uber".to_string(),
             sets[c.set].key.to_string(),
             c.sweep.key().to_string(),
@@ -441,18 +439,10 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
             c.k.to_string(),
             cell(c.epsilon),
             cell(DELTA),
-            cell(s.mean),
-            cell(s.std),
-            s.n.to_string(),
-            opt(eps0),
-            opt(delta0),
-            first.guarantee.map_or(String::new(), |g| cell(g.epsilon)),
-            first.guarantee.map_or(String::new(), |g| cell(g.delta)),
-            first
-                .guarantee
-                .map_or(String::new(), |g| g.rule.name().to_string()),
-            margin_rate,
-        ]);
+        ];
+        row.extend(s.cells(first.per_round, first.guarantee));
+        row.push(margin_rate);
+        rows.push(row);
         let x = match c.sweep {
             Sweep::K => c.k as f64,
             Sweep::Epsilon => c.epsilon,
@@ -462,29 +452,18 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
             .or_default()
             .push((x, s));
     }
-    ctx.csv(
-        "utility",
-        &[
-            "experiment",
-            "candidates",
-            "sweep",
-            "composition",
-            "method",
-            "k",
-            "epsilon",
-            "delta",
-            "mean",
-            "std",
-            "n",
-            "epsilon0",
-            "delta0",
-            "proven_epsilon",
-            "proven_delta",
-            "rule",
-            "margin_rate",
-        ],
-        &rows,
-    )?;
+    let header = [
+        "experiment",
+        "candidates",
+        "sweep",
+        "composition",
+        "method",
+        "k",
+        "epsilon",
+        "delta",
+    ];
+    let header = [&header[..], &SUMMARY_COLUMNS, &["margin_rate"]].concat();
+    ctx.csv("utility", &header, &rows)?;
 
     // Per-round margin rates of the large margin mechanisms, every configuration.
     let mut margin_rows = Vec::new();

@@ -21,22 +21,12 @@ use disguise::histogram::{
 use disguise::noise::Laplace;
 use disguise::noise::bernoulli::uniform_below;
 use disguise::privacy::Epsilon;
-use std::hint::black_box;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use timing::time;
 
-/// Runs `f` `reps` times and returns (best, median).
-fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, Duration) {
-    let mut times: Vec<Duration> = (0..reps)
-        .map(|_| {
-            let t = Instant::now();
-            black_box(f());
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    (times[0], times[reps / 2])
-}
+#[path = "support/timing.rs"]
+mod timing;
 
 fn report(label: &str, extra: &str, (best, median): (Duration, Duration)) {
     println!(

@@ -11,8 +11,11 @@ use disguise::objective::{
     Coverage, FacilityLocation, Metric, MutualInformation, Normalizer, SetFunction,
 };
 use rand_core::Rng;
-use std::hint::black_box;
 use std::time::{Duration, Instant};
+use timing::time;
+
+#[path = "support/timing.rs"]
+mod timing;
 
 /// A uniform f64 in [0, 1) from the seeded generator (benchmarks need no security).
 fn unit(rng: &mut SecureRng) -> f64 {
@@ -24,19 +27,6 @@ fn points(n: usize, rng: &mut SecureRng) -> Vec<[f64; 2]> {
     (0..n)
         .map(|_| [40.70 + 0.18 * unit(rng), -74.02 + 0.09 * unit(rng)])
         .collect()
-}
-
-/// Runs `f` `reps` times and returns (best, median).
-fn time<T>(reps: usize, mut f: impl FnMut() -> T) -> (Duration, Duration) {
-    let mut times: Vec<Duration> = (0..reps)
-        .map(|_| {
-            let t = Instant::now();
-            black_box(f());
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    (times[0], times[reps / 2])
 }
 
 /// Prints a timing, with the throughput `work / best time` in `unit`s per second if given.

@@ -90,6 +90,14 @@ pub struct Args {
     format: Format,
 }
 
+impl Args {
+    /// The input files given, which no output may overwrite.
+    fn inputs(&self) -> Vec<&std::path::Path> {
+        let given = self.data.iter().chain(&self.candidates);
+        given.map(PathBuf::as_path).collect()
+    }
+}
+
 /// One chosen spot.
 #[derive(Serialize)]
 struct PickOut {
@@ -135,13 +143,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     // The map's path is checked before any work: never an input, in a folder that exists.
     if !args.no_map {
-        let inputs: Vec<&std::path::Path> = args
-            .data
-            .iter()
-            .chain(&args.candidates)
-            .map(PathBuf::as_path)
-            .collect();
-        disguise::files::refuse_input(&args.map, &inputs)?;
+        disguise::files::refuse_input(&args.map, &args.inputs())?;
         let folder = match args.map.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => std::path::Path::new("."),
@@ -258,13 +260,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .panel("non-private greedy (for comparison)", as_picks(&exact));
         map.panel_height = 700;
         // Never over an input (the pickups or the candidates), never half-written.
-        let inputs: Vec<&std::path::Path> = args
-            .data
-            .iter()
-            .chain(&args.candidates)
-            .map(PathBuf::as_path)
-            .collect();
-        plot::save_png(&map, &args.map, &inputs)?;
+        plot::save_png(&map, &args.map, &args.inputs())?;
         Some(args.map.display().to_string())
     };
 

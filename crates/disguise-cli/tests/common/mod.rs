@@ -100,6 +100,21 @@ pub fn fails_with(dir: &Path, args: &[&str], needle: &str) {
     assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
 }
 
+/// `base` (a command and its default flags, `words`-style) with `extra` appended, leaving
+/// out each default flag (and its value) that `extra` gives itself: clap rejects repeats.
+pub fn with_defaults<'a>(base: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut words = base.split_whitespace();
+    let mut args: Vec<&str> = words.next().into_iter().collect();
+    let rest: Vec<&str> = words.collect();
+    for pair in rest.chunks(2) {
+        if !extra.contains(&pair[0]) {
+            args.extend(pair);
+        }
+    }
+    args.extend(extra);
+    args
+}
+
 /// Runs `disguise args…` in `dir` and asserts exit code 2, nothing on stdout, and exactly
 /// one stderr line that starts with `error: ` and contains `expected`.
 pub fn one_line_error(dir: &Path, args: &[&str], expected: &str) {

@@ -12,12 +12,10 @@
 
 use super::block::{BlockChoice, sample_exponential_with_block};
 use crate::error::{Error, Result};
-use crate::noise::{Laplace, SecureRng};
+use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon, PrivacyCost, Sensitivity};
 pub use crate::select::MarginVariant;
-use crate::select::{
-    LargeMargin, finite_noise, grid_corrected_sensitivity, sample_exponential, sum_sign,
-};
+use crate::select::{LargeMargin, finite_noise, grid_noises, sample_exponential, sum_sign};
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 use serde::Serialize;
@@ -365,11 +363,9 @@ impl LargeMarginTail {
         match self.variant {
             MarginVariant::Mitrovic => {
                 let lmm = LargeMargin::new(self.epsilon, self.delta)?;
-                let lt = grid_corrected_sensitivity(sensitivity.get(), eps, &[8.0, 16.0])?;
+                let (lt, [noise_max, noise_step], g) =
+                    grid_noises(sensitivity.get(), eps, [8.0, 16.0])?;
                 let lts = Sensitivity::new(lt)?;
-                let noise_max = Laplace::new(8.0 * lt / eps)?;
-                let noise_step = Laplace::new(16.0 * lt / eps)?;
-                let g = noise_max.granularity().max(noise_step.granularity());
                 let threshold =
                     |ell: u64| (lmm.stopping_threshold(ell as usize, lts) + g) * ROUND_UP;
                 check_threshold(threshold(ell_max))?;
@@ -384,15 +380,9 @@ impl LargeMarginTail {
             }
             MarginVariant::Chaudhuri => {
                 let lmm = LargeMargin::chaudhuri(self.epsilon, self.delta)?;
-                let lt = grid_corrected_sensitivity(sensitivity.get(), eps, &[3.0, 6.0, 12.0])?;
+                let (lt, [noise_z, noise_g, noise_step], g) =
+                    grid_noises(sensitivity.get(), eps, [3.0, 6.0, 12.0])?;
                 let lts = Sensitivity::new(lt)?;
-                let noise_z = Laplace::new(3.0 * lt / eps)?;
-                let noise_g = Laplace::new(6.0 * lt / eps)?;
-                let noise_step = Laplace::new(12.0 * lt / eps)?;
-                let g = noise_z
-                    .granularity()
-                    .max(noise_g.granularity())
-                    .max(noise_step.granularity());
                 let threshold =
                     |ell: u64| (lmm.stopping_threshold(ell as usize, lts) + 2.0 * g) * ROUND_UP;
                 check_threshold(threshold(ell_max))?;

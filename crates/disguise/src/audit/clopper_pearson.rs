@@ -144,7 +144,6 @@ fn front_factor(a: f64, b: f64, x: f64) -> f64 {
 /// The continued fraction of the incomplete beta function (Numerical Recipes `betacf`,
 /// modified Lentz), without an artificial cap on the number of terms.
 fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
-    const TINY: f64 = 1e-300;
     let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
     let mut c = 1.0;
     let mut d = 1.0 - qab * x / qap;
@@ -158,34 +157,36 @@ fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
     for m in 1..10_000_000u64 {
         let m = m as f64;
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let del = d * c;
+        h *= lentz_step(&mut c, &mut d, m * (b - m) * x / ((qam + m2) * (a + m2)));
+        let del = lentz_step(
+            &mut c,
+            &mut d,
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+        );
         h *= del;
         if (del - 1.0).abs() <= 4.0 * f64::EPSILON {
             break;
         }
     }
     h
+}
+
+/// Lentz's guard against a zero denominator.
+const TINY: f64 = 1e-300;
+
+/// One modified-Lentz step with partial numerator `aa`: updates C and D and returns the
+/// factor C·D by which the fraction's value changes.
+fn lentz_step(c: &mut f64, d: &mut f64, aa: f64) -> f64 {
+    *d = 1.0 + aa * *d;
+    if d.abs() < TINY {
+        *d = TINY;
+    }
+    *c = 1.0 + aa / *c;
+    if c.abs() < TINY {
+        *c = TINY;
+    }
+    *d = 1.0 / *d;
+    *d * *c
 }
 
 #[cfg(test)]

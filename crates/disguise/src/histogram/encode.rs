@@ -123,15 +123,10 @@ impl MixedRadix {
     /// # Errors
     /// [`Error::InvalidParameter`] for a wrong number of digits or a digit out of range.
     pub fn try_encode(&self, digits: &[u32]) -> Result<u64> {
-        if digits.len() != self.radices.len() {
-            return Err(Error::param(
-                "digits",
-                format!(
-                    "expected {} digits, got {}",
-                    self.radices.len(),
-                    digits.len()
-                ),
-            ));
+        let (want, got) = (self.radices.len(), digits.len());
+        if got != want {
+            let message = format!("expected {want} digits, got {got}");
+            return Err(Error::param("digits", message));
         }
         if let Some(i) = (0..digits.len()).find(|&i| u64::from(digits[i]) >= self.radices[i]) {
             return Err(Error::param(
@@ -167,15 +162,10 @@ impl MixedRadix {
     /// [`Error::InvalidParameter`] for a wrong number of columns, unequal lengths or a digit
     /// out of range.
     pub fn encode_columns(&self, columns: &[&[u32]]) -> Result<Vec<u64>> {
-        if columns.len() != self.radices.len() {
-            return Err(Error::param(
-                "columns",
-                format!(
-                    "expected {} columns, got {}",
-                    self.radices.len(),
-                    columns.len()
-                ),
-            ));
+        let (want, got) = (self.radices.len(), columns.len());
+        if got != want {
+            let message = format!("expected {want} columns, got {got}");
+            return Err(Error::param("columns", message));
         }
         let n = columns.first().map_or(0, |c| c.len());
         let mut codes = vec![0u64; n];
@@ -208,15 +198,10 @@ impl MixedRadix {
         start: usize,
         out: &mut [u64],
     ) -> Result<()> {
-        if columns.len() != self.radices.len() {
-            return Err(Error::param(
-                "columns",
-                format!(
-                    "expected {} columns, got {}",
-                    self.radices.len(),
-                    columns.len()
-                ),
-            ));
+        let (want, got) = (self.radices.len(), columns.len());
+        if got != want {
+            let message = format!("expected {want} columns, got {got}");
+            return Err(Error::param("columns", message));
         }
         out.fill(0);
         for ((col, &s), &r) in columns.iter().zip(&self.strides).zip(&self.radices) {

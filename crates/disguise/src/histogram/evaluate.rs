@@ -964,23 +964,21 @@ mod tests {
         assert_eq!(Classifier::Original.name(3), "OMLR");
     }
 
-    #[test]
-    fn histogram_fold_reports_the_release_and_learns() {
+    /// One fold of the binary table with a histogram release at total ε, k = 1, γ = ½.
+    fn histogram_fold(epsilon: f64, seed: u64) -> FoldOutcome {
         let t = binary_table();
         let (train, test) = split(t.rows());
-        let mut rng = SecureRng::insecure_from_seed(9);
-        let mut config = ProjectionConfig::new(Epsilon::new(20.0).unwrap());
+        let mut rng = SecureRng::insecure_from_seed(seed);
+        let mut config = ProjectionConfig::new(Epsilon::new(epsilon).unwrap());
         config.k = KChoice::Given(1);
         config.gamma = Some(0.5);
-        let h = evaluate_fold(
-            &t,
-            2,
-            &train,
-            &test,
-            &Classifier::Histogram(config),
-            &mut rng,
-        )
-        .unwrap();
+        let classifier = Classifier::Histogram(config);
+        evaluate_fold(&t, 2, &train, &test, &classifier, &mut rng).unwrap()
+    }
+
+    #[test]
+    fn histogram_fold_reports_the_release_and_learns() {
+        let h = histogram_fold(20.0, 9);
         let r = h.release.as_ref().unwrap();
         assert_eq!(r.k, 1);
         assert_eq!(r.attributes.len(), 1);
@@ -995,24 +993,10 @@ mod tests {
 
     #[test]
     fn an_empty_release_gives_a_constant_prediction() {
-        let t = binary_table();
-        let (train, test) = split(t.rows());
-        let mut rng = SecureRng::insecure_from_seed(3);
         // ε_h = 0.001: τ = ½·ln(300)/0.001 ≈ 2852 > 300 records, so no true cell survives;
         // a spurious one survives with probability (2n^{A/2})⁻¹ per cell, ≈ 0.03 here, and
         // even then a single class is present. Either way the prediction is constant.
-        let mut config = ProjectionConfig::new(Epsilon::new(0.002).unwrap());
-        config.k = KChoice::Given(1);
-        config.gamma = Some(0.5);
-        let h = evaluate_fold(
-            &t,
-            2,
-            &train,
-            &test,
-            &Classifier::Histogram(config),
-            &mut rng,
-        )
-        .unwrap();
+        let h = histogram_fold(0.002, 3);
         assert_eq!(h.auc, 0.5);
         assert!(h.note.as_deref().unwrap().contains("constant"), "{h:?}");
     }

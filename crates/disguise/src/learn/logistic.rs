@@ -158,9 +158,7 @@ impl<X: Design> Objective for LogisticProblem<'_, X> {
         for (g, &b) in grad[1..].iter_mut().zip(beta) {
             *g += self.l2 * b;
         }
-        let inv_w = 1.0 / self.total_weight;
-        grad.iter_mut().for_each(|g| *g *= inv_w);
-        value * inv_w
+        optim::per_unit_weight(value, grad, self.total_weight)
     }
 }
 
@@ -272,10 +270,7 @@ impl LogisticRegression {
     /// # Errors
     /// `x` has a different number of columns than the training data.
     pub fn predict_proba<X: Design>(&self, x: &X) -> Result<Vec<f64>> {
-        Ok(self
-            .decision_function(x)?
-            .into_iter()
-            .map(sigmoid)
-            .collect())
+        let eta = self.decision_function(x)?;
+        Ok(eta.into_iter().map(sigmoid).collect())
     }
 }

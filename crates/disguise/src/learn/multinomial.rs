@@ -154,9 +154,7 @@ impl<X: Design> Objective for MultinomialProblem<'_, X> {
                 *g += self.l2 * bj;
             }
         }
-        let inv_w = 1.0 / self.total_weight;
-        grad.iter_mut().for_each(|g| *g *= inv_w);
-        value * inv_w
+        optim::per_unit_weight(value, grad, self.total_weight)
     }
 }
 

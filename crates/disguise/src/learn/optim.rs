@@ -144,3 +144,11 @@ pub(crate) fn minimize<O: Objective>(
         },
     ))
 }
+
+/// A weighted sum and its gradient (in place) divided by the total weight: the mean loss
+/// per unit of weight.
+pub(crate) fn per_unit_weight(value: f64, grad: &mut [f64], total_weight: f64) -> f64 {
+    let inv_w = 1.0 / total_weight;
+    grad.iter_mut().for_each(|g| *g *= inv_w);
+    value * inv_w
+}

@@ -457,11 +457,8 @@ impl PrivateLogisticRegression {
     /// # Errors
     /// `x` has a different number of columns than the bounds.
     pub fn predict_proba<X: Design>(&self, x: &X) -> Result<Vec<f64>> {
-        Ok(self
-            .decision_function(x)?
-            .into_iter()
-            .map(sigmoid)
-            .collect())
+        let eta = self.decision_function(x)?;
+        Ok(eta.into_iter().map(sigmoid).collect())
     }
 
     /// The ε the fit spent.

@@ -184,6 +184,17 @@ pub fn k_submodular_sample_size(
     }
 }
 
+/// |V| and k, after checking that the constraint is over the objective's ground set.
+fn sizes<F, C>(objective: &F, constraint: &C) -> Result<(usize, usize)>
+where
+    F: KSubmodularFunction + ?Sized,
+    C: Independence + ?Sized,
+{
+    let n = objective.ground_size();
+    check_sizes(n, constraint)?;
+    Ok((n, objective.types()))
+}
+
 fn run<F, C>(
     objective: &F,
     constraint: &C,
@@ -195,9 +206,7 @@ where
     F: KSubmodularFunction + ?Sized,
     C: Independence + ?Sized,
 {
-    let n = objective.ground_size();
-    let k = objective.types();
-    check_sizes(n, constraint)?;
+    let (n, k) = sizes(objective, constraint)?;
     if k == 0 {
         return Err(Error::param("types", "k must be at least 1"));
     }
@@ -298,9 +307,7 @@ where
     F: KSubmodularFunction + ?Sized,
     C: Independence + ?Sized,
 {
-    let n = objective.ground_size();
-    let k = objective.types();
-    check_sizes(n, constraint)?;
+    let (n, k) = sizes(objective, constraint)?;
     let total = (k as f64 + 1.0).powi(n as i32);
     if total > (1u64 << 24) as f64 {
         return Err(Error::param(

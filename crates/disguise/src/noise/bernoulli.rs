@@ -22,6 +22,7 @@
 //! Citations: Canonne, Kamath, Steinke, "The Discrete Gaussian for Differential Privacy",
 //! NeurIPS 2020, Algorithm 1 (Bernoulli(exp(−γ)) for rational γ).
 
+use super::scaled_exp::{AlternatingSum, ceil_div};
 use crate::error::{Error, Result};
 use num_bigint::{BigInt, BigUint};
 use num_integer::Integer;
@@ -632,15 +633,10 @@ fn exp_neg_bounds(num: &BigUint, den: &BigUint, bits: u64) -> (BigUint, BigUint)
     // widen by at most a factor r/j plus 2 units per step); callers only need r ≤ 1.3.
     assert!(num <= &(den * 4u32), "exp_neg_bounds is for r <= 4");
     const GUARD: u64 = 64;
-    let ceil_div = |a: BigUint, d: &BigUint| {
-        let (q, rem) = a.div_rem(d);
-        if rem.is_zero() { q } else { q + 1u32 }
-    };
     let one = BigUint::one() << (bits + GUARD);
     let mut tlo = one.clone();
     let mut thi = one.clone();
-    let mut sum_lo = BigInt::from(one.clone());
-    let mut sum_hi = BigInt::from(one);
+    let mut sum = AlternatingSum::new(&one);
     let mut j: u64 = 0;
     let tail = loop {
         let next_den = den * (j + 1);
@@ -651,15 +647,13 @@ fn exp_neg_bounds(num: &BigUint, den: &BigUint, bits: u64) -> (BigUint, BigUint)
         j += 1;
         tlo = (&tlo * num) / &next_den;
         thi = next_hi;
-        if j % 2 == 1 {
-            sum_lo -= BigInt::from(thi.clone());
-            sum_hi -= BigInt::from(tlo.clone());
-        } else {
-            sum_lo += BigInt::from(tlo.clone());
-            sum_hi += BigInt::from(thi.clone());
-        }
+        sum.add(j, &tlo, &thi);
     };
     let tail = BigInt::from(tail);
+    let AlternatingSum {
+        lo: mut sum_lo,
+        hi: mut sum_hi,
+    } = sum;
     sum_lo -= &tail;
     sum_hi += &tail;
     let lo = if sum_lo.is_negative() {

@@ -121,6 +121,37 @@ pub(crate) fn ceil_div(a: BigUint, d: &BigUint) -> BigUint {
 /// width and adds 2 units, so the 64 + s guard bits leave a final width ≤ 3 units.
 ///
 /// *Runtime*: O(W/log W) series terms and s = O(log y) squarings of W-bit integers.
+/// An enclosure [lo, hi] of the partial sums of an alternating series 1 − T₁ + T₂ − …, in
+/// integer units, as the enclosures [tloⱼ, thiⱼ] of its terms are added.
+pub(crate) struct AlternatingSum {
+    /// The lower end.
+    pub(crate) lo: BigInt,
+    /// The upper end.
+    pub(crate) hi: BigInt,
+}
+
+impl AlternatingSum {
+    /// The first term, `one` (exact).
+    pub(crate) fn new(one: &BigUint) -> Self {
+        let one = BigInt::from(one.clone());
+        Self {
+            lo: one.clone(),
+            hi: one,
+        }
+    }
+
+    /// Adds (−1)ʲ·Tⱼ for Tⱼ ∈ [tlo, thi]: a subtracted term lowers `lo` by its upper end.
+    pub(crate) fn add(&mut self, j: u64, tlo: &BigUint, thi: &BigUint) {
+        if j % 2 == 1 {
+            self.lo -= BigInt::from(thi.clone());
+            self.hi -= BigInt::from(tlo.clone());
+        } else {
+            self.lo += BigInt::from(tlo.clone());
+            self.hi += BigInt::from(thi.clone());
+        }
+    }
+}
+
 pub(crate) fn exp_neg_enclosure(num: &BigUint, den: &BigUint, prec: u64) -> (BigUint, BigUint) {
     assert!(!den.is_zero(), "zero denominator");
     let exact_one = BigUint::one() << prec;
@@ -132,26 +163,23 @@ pub(crate) fn exp_neg_enclosure(num: &BigUint, den: &BigUint, prec: u64) -> (Big
     let one = BigUint::one() << w;
     let rden = den << s;
     let (mut tlo, mut thi) = (one.clone(), one.clone());
-    let mut sum_lo = BigInt::from(one.clone());
-    let mut sum_hi = BigInt::from(one.clone());
+    let mut sum = AlternatingSum::new(&one);
     let mut j = 0u64;
     loop {
         j += 1;
         let d = &rden * j;
         tlo = (&tlo * num) / &d;
         thi = ceil_div(&thi * num, &d);
-        if j % 2 == 1 {
-            sum_lo -= BigInt::from(thi.clone());
-            sum_hi -= BigInt::from(tlo.clone());
-        } else {
-            sum_lo += BigInt::from(tlo.clone());
-            sum_hi += BigInt::from(thi.clone());
-        }
+        sum.add(j, &tlo, &thi);
         if thi <= BigUint::one() {
             break;
         }
     }
     // Tail: |Σ_{i>j}| ≤ T_{j+1} ≤ T_j ≤ 1 unit.
+    let AlternatingSum {
+        lo: mut sum_lo,
+        hi: mut sum_hi,
+    } = sum;
     sum_lo -= 1;
     sum_hi += 1;
     let clamp = |v: BigInt| -> BigUint {

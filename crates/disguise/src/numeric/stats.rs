@@ -1,4 +1,4 @@
-//! Mean and standard deviation, once: a two-pass function for values in memory and a
+//! Mean, standard deviation and quantiles, once: a two-pass function for values in memory and a
 //! one-pass accumulator for streams of trials. Both give the mean as the plain sum divided
 //! by the count.
 
@@ -38,6 +38,28 @@ pub fn mean_std(xs: &[f64]) -> (f64, f64) {
     }
     let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0);
     (mean, var.sqrt())
+}
+
+/// The `p`-quantile of sorted values by linear interpolation between order statistics
+/// (Hyndman and Fan's type 7, the default of R and numpy); NaN for none.
+///
+/// ```
+/// use disguise::numeric::stats::quantile;
+/// assert_eq!(quantile(&[1.0, 2.0, 4.0], 0.5), 2.0);
+/// assert_eq!(quantile(&[1.0, 2.0, 4.0], 0.75), 3.0);
+/// assert!(quantile(&[], 0.5).is_nan());
+/// ```
+pub fn quantile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let h = (sorted.len() - 1) as f64 * p;
+    let (i, f) = (h.floor() as usize, h - h.floor());
+    if i + 1 < sorted.len() {
+        sorted[i] + f * (sorted[i + 1] - sorted[i])
+    } else {
+        sorted[i]
+    }
 }
 
 /// Mean and sample standard deviation folded one value at a time (Welford's update, stable

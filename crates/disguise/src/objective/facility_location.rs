@@ -740,16 +740,25 @@ mod tests {
             } else {
                 0.266
             };
-            let f = FacilityLocation::new(metric, &recs, &cands, Normalizer::Fixed(norm)).unwrap();
-            for (i, r) in recs.iter().enumerate() {
-                for (j, c) in cands.iter().enumerate() {
-                    let exact = 1.0 - (metric.distance(*r, *c) / norm).min(1.0);
-                    let got = f.similarity(i, j);
-                    assert!(
-                        (got - exact).abs() < 2e-6,
-                        "{metric:?} ({i},{j}): {got} vs {exact}"
-                    );
-                }
+            assert_kernel(metric, &recs, &cands, norm, 2e-6);
+        }
+    }
+
+    /// Every similarity of the kernel is within `tolerance` of 1 − min(1, d/m) in f64.
+    fn assert_kernel(
+        metric: Metric,
+        recs: &[[f64; 2]],
+        cands: &[[f64; 2]],
+        norm: f64,
+        tolerance: f64,
+    ) {
+        let f = FacilityLocation::new(metric, recs, cands, Normalizer::Fixed(norm)).unwrap();
+        for (i, r) in recs.iter().enumerate() {
+            for (j, c) in cands.iter().enumerate() {
+                let exact = 1.0 - (metric.distance(*r, *c) / norm).min(1.0);
+                let got = f.similarity(i, j);
+                let close = (got - exact).abs() < tolerance;
+                assert!(close, "{metric:?}, m = {norm} ({i},{j}): {got} vs {exact}");
             }
         }
     }
@@ -766,19 +775,8 @@ mod tests {
             .collect();
         let cands = [[0.0, 0.0], [45.0, 90.0], [-30.0, -150.0], [89.9, 10.0]];
         for norm in [5000.0, 6600.0, 7000.0, 20_015.0] {
-            let f = FacilityLocation::new(Metric::Haversine, &pts, &cands, Normalizer::Fixed(norm))
-                .unwrap();
-            for (i, r) in pts.iter().enumerate() {
-                for (j, c) in cands.iter().enumerate() {
-                    let exact = 1.0 - (Metric::Haversine.distance(*r, *c) / norm).min(1.0);
-                    let got = f.similarity(i, j);
-                    // f32 chords lose precision near antipodes (asin is steep near 1).
-                    assert!(
-                        (got - exact).abs() < 1e-5,
-                        "m={norm} ({i},{j}): {got} vs {exact}"
-                    );
-                }
-            }
+            // f32 chords lose precision near antipodes (asin is steep near 1).
+            assert_kernel(Metric::Haversine, &pts, &cands, norm, 1e-5);
         }
     }
 

@@ -173,6 +173,24 @@ fn to_units(d: f64, max: i64) -> i64 {
 /// Sums per-block integer accumulators computed by `work(records, acc)` over `n` records,
 /// in parallel when there are at least `terms` ≥ [`PARALLEL_MIN_TERMS`] terms. Integer sums
 /// are associative, so the result does not depend on the thread count.
+/// A closed-form gradient of `m = units.len()` coordinates over `n` records: each record's
+/// term rounded once to the grid `unit`, so the sum is off by at most n·unit, with certainty.
+fn exact_gradient(units: Vec<i64>, unit: f64, sensitivity_units: u128, n: usize) -> Gradient {
+    let m = units.len();
+    Gradient {
+        units: units.into_iter().map(i128::from).collect(),
+        unit,
+        samples: 1,
+        sensitivity_units,
+        error: ErrorBound {
+            absolute: n as f64 * unit,
+            per_range: 0.0,
+            failure_probability: 0.0,
+        },
+        evaluations: m as u64,
+    }
+}
+
 fn accumulate<W>(n: usize, m: usize, terms: usize, work: W) -> Vec<i64>
 where
     W: Fn(std::ops::Range<usize>, &mut [i64]) + Sync,
@@ -365,18 +383,12 @@ impl GradientOracle for FacilityMultilinear<'_> {
             }
         };
         let acc = accumulate(n, m, self.candidates.len(), work);
-        Ok(Gradient {
-            units: acc.into_iter().map(i128::from).collect(),
-            unit: (-FRACTION_BITS as f64).exp2(),
-            samples: 1,
-            sensitivity_units: one as u128,
-            error: ErrorBound {
-                absolute: n as f64 * (-FRACTION_BITS as f64).exp2(),
-                per_range: 0.0,
-                failure_probability: 0.0,
-            },
-            evaluations: m as u64,
-        })
+        Ok(exact_gradient(
+            acc,
+            (-FRACTION_BITS as f64).exp2(),
+            one as u128,
+            n,
+        ))
     }
 
     fn closed_form_value(&self, x: &[f64]) -> Option<Result<f64>> {
@@ -535,18 +547,7 @@ impl GradientOracle for CoverageMultilinear<'_> {
             }
         };
         let acc = accumulate(n, m, self.candidates.len(), work);
-        Ok(Gradient {
-            units: acc.into_iter().map(i128::from).collect(),
-            unit: self.unit,
-            samples: 1,
-            sensitivity_units: self.max_units as u128,
-            error: ErrorBound {
-                absolute: n as f64 * self.unit,
-                per_range: 0.0,
-                failure_probability: 0.0,
-            },
-            evaluations: m as u64,
-        })
+        Ok(exact_gradient(acc, self.unit, self.max_units as u128, n))
     }
 
     fn closed_form_value(&self, x: &[f64]) -> Option<Result<f64>> {

@@ -14,10 +14,10 @@
 
 use super::exact::sum_sign;
 use super::exponential::sample_exponential;
-use super::noisy_max::{finite_noise, grid_corrected_sensitivity};
+use super::noisy_max::{finite_noise, grid_noises};
 use super::{Selection, Selector, validate_scores};
 use crate::error::{Error, Result};
-use crate::noise::{Laplace, SecureRng};
+use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon, PrivacyCost, Sensitivity};
 use serde::Serialize;
 use std::cmp::Ordering;
@@ -500,10 +500,7 @@ impl LargeMargin {
     ) -> Result<usize> {
         let n = order.len();
         let eps = self.epsilon.get();
-        let lt = grid_corrected_sensitivity(sensitivity.get(), eps, &[8.0, 16.0])?;
-        let noise_max = Laplace::new(8.0 * lt / eps)?;
-        let noise_step = Laplace::new(16.0 * lt / eps)?;
-        let g = noise_max.granularity().max(noise_step.granularity());
+        let (lt, [noise_max, noise_step], g) = grid_noises(sensitivity.get(), eps, [8.0, 16.0])?;
         // Thresholds grow with ℓ: checking the last one up front keeps every comparison
         // finite without an error whose occurrence would depend on how far ℓ gets.
         check_threshold((self.stopping_with(n - 1, lt, ln_delta) + g) * ROUND_UP)?;
@@ -532,15 +529,9 @@ impl LargeMargin {
     ) -> Result<usize> {
         let k = order.len();
         let alpha = self.epsilon.get();
-        let lt = grid_corrected_sensitivity(sensitivity.get(), alpha, &[3.0, 6.0, 12.0])?;
         // λZ, λG, λZ_ℓ are drawn directly as Laplace noise of scale λ̃·(3, 6, 12)/α.
-        let noise_z = Laplace::new(3.0 * lt / alpha)?;
-        let noise_g = Laplace::new(6.0 * lt / alpha)?;
-        let noise_step = Laplace::new(12.0 * lt / alpha)?;
-        let g = noise_z
-            .granularity()
-            .max(noise_g.granularity())
-            .max(noise_step.granularity());
+        let (lt, [noise_z, noise_g, noise_step], g) =
+            grid_noises(sensitivity.get(), alpha, [3.0, 6.0, 12.0])?;
         check_threshold((self.stopping_with(k - 1, lt, ln_delta) + 2.0 * g) * ROUND_UP)?;
         let f1 = order.get(0).0;
         let z = finite_noise(noise_z.sample_noise(rng))?;
@@ -700,25 +691,29 @@ mod tests {
         (scores, top)
     }
 
+    /// 20,000 picks on [`three_ahead`] all find ℓ = 3 and follow exp(ε q/(divisor·λ)) on the
+    /// top three: chi-square at p = 1e-4.
+    fn assert_em_on_the_top_three(lmm: &LargeMargin, seed: u64, divisor: f64) {
+        let (scores, top) = three_ahead(50);
+        let mut rng = SecureRng::insecure_from_seed(seed);
+        let mut counts = [0u64; 3];
+        for _ in 0..20_000 {
+            let pick = lmm.select(&scores, sens(1.0), &mut rng).unwrap();
+            assert_eq!(pick.margin, Some(3));
+            let slot = top.iter().position(|&t| t == pick.index);
+            counts[slot.expect("outside top 3")] += 1;
+        }
+        let probs = em_probs(&[1000.0, 999.0, 998.0], 1.0, divisor);
+        chi_square_test(&counts, &probs, 1e-4);
+    }
+
     #[test]
     fn mitrovic_finds_margin_three_and_samples_the_em_on_it() {
         // Gap after the top 3 ≈ 1000 − 6 vs G_3 ≈ 470 (ε = 1, δ = 1e-6): P(ℓ ≠ 3) < 1e-10
         // per run. Given ℓ = 3 the pick must follow exp(ε q/(4λ)) on {1000, 999, 998}:
         // chi-square at p = 1e-4.
         let lmm = LargeMargin::new(eps(1.0), delta(1e-6)).unwrap();
-        let (scores, top) = three_ahead(50);
-        let mut rng = SecureRng::insecure_from_seed(11);
-        let mut counts = [0u64; 3];
-        for _ in 0..20_000 {
-            let pick = lmm.select(&scores, sens(1.0), &mut rng).unwrap();
-            assert_eq!(pick.margin, Some(3));
-            let slot = top
-                .iter()
-                .position(|&t| t == pick.index)
-                .expect("outside top 3");
-            counts[slot] += 1;
-        }
-        chi_square_test(&counts, &em_probs(&[1000.0, 999.0, 998.0], 1.0, 4.0), 1e-4);
+        assert_em_on_the_top_three(&lmm, 11, 4.0);
     }
 
     #[test]
@@ -726,19 +721,7 @@ mod tests {
         // T^(3) ≈ 444 (α = 1, δ = 1e-6) ≪ gap ≈ 994: P(ℓ ≠ 3) < 1e-10 per run. Given ℓ = 3
         // the pick follows exp(α q/(6λ)): chi-square at p = 1e-4.
         let lmm = LargeMargin::chaudhuri(eps(1.0), delta(1e-6)).unwrap();
-        let (scores, top) = three_ahead(50);
-        let mut rng = SecureRng::insecure_from_seed(12);
-        let mut counts = [0u64; 3];
-        for _ in 0..20_000 {
-            let pick = lmm.select(&scores, sens(1.0), &mut rng).unwrap();
-            assert_eq!(pick.margin, Some(3));
-            let slot = top
-                .iter()
-                .position(|&t| t == pick.index)
-                .expect("outside top 3");
-            counts[slot] += 1;
-        }
-        chi_square_test(&counts, &em_probs(&[1000.0, 999.0, 998.0], 1.0, 6.0), 1e-4);
+        assert_em_on_the_top_three(&lmm, 12, 6.0);
     }
 
     #[test]
@@ -897,29 +880,26 @@ mod tests {
 
     const NO_DELTA: Calibration = Calibration { delta_terms: false };
 
-    #[test]
-    fn mitrovic_audit_passes_and_flags_thresholds_without_delta() {
-        let lmm = LargeMargin::new(eps(1.0), delta(1e-6)).unwrap();
-        let right = audit_margin(|q, rng| lmm.select(q, sens(1.0), rng), 61);
-        assert!(!right.violates(1.0), "proven lmm: {}", right.epsilon_lower);
-        // ℓ = 1 never passes on a gap of 1 against G₁ ≈ 430: the runs end at ℓ = 2.
+    /// Audits the proven mechanism (seed `seeds.0`: must pass) and the planted error of
+    /// thresholds computed without the δ terms (seed `seeds.1`: must be flagged).
+    fn audit_with_and_without_delta(lmm: &LargeMargin, seeds: (u64, u64)) {
+        let name = lmm.variant.name();
+        let right = audit_margin(|q, rng| lmm.select(q, sens(1.0), rng), seeds.0);
         assert!(
-            right.counts.iter().all(|c| c.output.1 == 2),
-            "{:?}",
-            right.counts
+            !right.violates(1.0),
+            "proven {name}: {}",
+            right.epsilon_lower
         );
+        // ℓ = 1 never passes on a gap of 1 against the proven first threshold: the runs end
+        // at ℓ = 2.
+        let ends = right.counts.iter().all(|c| c.output.1 == 2);
+        assert!(ends, "{:?}", right.counts);
         let wrong = audit_margin(
             |q, rng| lmm.select_calibrated(q, sens(1.0), rng, NO_DELTA),
-            62,
+            seeds.1,
         );
-        // G₁ without δ is ≈ 42: ℓ = 1 passes in ≈ 5% of the runs on D (7459 of 150,000
-        // evaluation runs with seed 62), never on D′ for index 0, so the certified loss is
-        // about 6 ≫ 1 (seed 61 certifies 0.23 for the proven mechanism).
-        assert!(
-            wrong.violates(1.0),
-            "lmm without δ: {}",
-            wrong.epsilon_lower
-        );
+        let flagged = wrong.violates(1.0);
+        assert!(flagged, "{name} without δ: {}", wrong.epsilon_lower);
         // The flagged event is a margin of 1 at the top candidate of the numerator side:
         // (0, 1) forward or (1, 1) backward.
         let best = wrong.best.as_ref().unwrap();
@@ -927,34 +907,20 @@ mod tests {
     }
 
     #[test]
+    fn mitrovic_audit_passes_and_flags_thresholds_without_delta() {
+        // G₁ ≈ 430 with δ; without it ≈ 42, so ℓ = 1 passes in ≈ 5% of the runs on D (7459
+        // of 150,000 evaluation runs with seed 62), never on D′ for index 0: the certified
+        // loss is about 6 ≫ 1 (seed 61 certifies 0.23 for the proven mechanism).
+        let lmm = LargeMargin::new(eps(1.0), delta(1e-6)).unwrap();
+        audit_with_and_without_delta(&lmm, (61, 62));
+    }
+
+    #[test]
     fn chaudhuri_audit_passes_and_flags_thresholds_without_delta() {
         // T⁽¹⁾ without δ is ≈ 42 against ≈ 440 with it; seed 63 certifies 0.14 for the proven
         // mechanism, seed 64 about 5.3 for the planted one.
         let lmm = LargeMargin::chaudhuri(eps(1.0), delta(1e-6)).unwrap();
-        let right = audit_margin(|q, rng| lmm.select(q, sens(1.0), rng), 63);
-        assert!(
-            !right.violates(1.0),
-            "proven lmm-chaudhuri: {}",
-            right.epsilon_lower
-        );
-        assert!(
-            right.counts.iter().all(|c| c.output.1 == 2),
-            "{:?}",
-            right.counts
-        );
-        let wrong = audit_margin(
-            |q, rng| lmm.select_calibrated(q, sens(1.0), rng, NO_DELTA),
-            64,
-        );
-        assert!(
-            wrong.violates(1.0),
-            "lmm-chaudhuri without δ: {}",
-            wrong.epsilon_lower
-        );
-        // The flagged event is a margin of 1 at the top candidate of the numerator side:
-        // (0, 1) forward or (1, 1) backward.
-        let best = wrong.best.as_ref().unwrap();
-        assert!(best.outputs.iter().any(|o| o.1 == 1), "{best:?}");
+        audit_with_and_without_delta(&lmm, (63, 64));
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub use noisy_max::ReportNoisyMax;
 // For `apps::margin`, which runs the large margin search over candidates plus an implicit
 // tail of equal scores (itemsets that do not occur) with the same exact comparisons.
 pub(crate) use exact::sum_sign;
-pub(crate) use noisy_max::{finite_noise, grid_corrected_sensitivity};
+pub(crate) use noisy_max::{finite_noise, grid_noises};
 
 use crate::error::{Error, Result};
 use crate::names::{Named, named_traits};

@@ -179,6 +179,25 @@ fn short(x: f64) -> String {
     }
 }
 
+/// The Laplace noises of scales cᵢ·λ̃/ε for the given coefficients, with λ̃ from
+/// [`grid_corrected_sensitivity`], and the coarsest grid step among them: `(λ̃, noises, g)`.
+pub(crate) fn grid_noises<const N: usize>(
+    lambda: f64,
+    epsilon: f64,
+    coefficients: [f64; N],
+) -> Result<(f64, [Laplace; N], f64)> {
+    let lt = grid_corrected_sensitivity(lambda, epsilon, &coefficients)?;
+    let mut noises = Vec::with_capacity(N);
+    for c in coefficients {
+        noises.push(Laplace::new(c * lt / epsilon)?);
+    }
+    let g = noises.iter().map(Laplace::granularity).fold(0.0, f64::max);
+    let noises: [Laplace; N] = noises
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("one noise per coefficient"));
+    Ok((lt, noises, g))
+}
+
 /// λ̃ with λ̃ ≥ (λ + g)(1 + 2⁻⁵⁰), where g is the grid granularity of every Laplace scale
 /// cᵢ·λ̃/ε used with it (`coefficients` lists the cᵢ).
 ///

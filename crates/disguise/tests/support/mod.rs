@@ -1,6 +1,7 @@
 //! Code shared by test targets (`mod support;`); not a test target itself.
 
 pub mod data_tests;
+pub mod itemsets;
 pub mod parsers;
 
 use disguise::privacy::{Delta, Epsilon, Sensitivity};
