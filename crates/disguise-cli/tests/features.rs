@@ -80,22 +80,14 @@ fn independent_feature_has_zero_gain() {
 #[test]
 fn numeric_columns_with_many_values_need_bins_or_exclusion() {
     let dir = dir_with("numeric", &[("t.csv", &table())]);
-    let out = disguise(&dir)
-        .args(["features", "--data", "t.csv", "--label", "y", "--k", "1"])
-        .args(["--mechanism", "max"])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    assert!(out.stdout.is_empty());
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(
-        err.contains("column 'id' is numeric with 40 distinct values")
-            && err.contains("--bins id:MIN:MAX:N")
-            && err.contains("--exclude id"),
-        "{err}"
+    let args = words("features --data t.csv --label y --k 1 --mechanism max");
+    let err = one_line_error(
+        &dir,
+        &args,
+        "column 'id' is numeric with 40 distinct values",
     );
+    let hints = err.contains("--bins id:MIN:MAX:N") && err.contains("--exclude id");
+    assert!(hints, "{err}");
     // Binned over public bounds, both numeric columns become 4-level features.
     let out = disguise(&dir)
         .args(["features", "--data", "t.csv", "--label", "y", "--k", "1"])

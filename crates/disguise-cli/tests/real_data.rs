@@ -15,6 +15,11 @@ use data_tests::{DataTest, data_file, run};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// A data file's path as an argument (the data folder's paths are UTF-8).
+fn path(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
 const PICKUPS_10K: &str = "uber_nyc_apr14/pickups_manhattan_10k.csv";
 const PICKUPS_APRIL: &str = "uber_nyc_apr14/uber-raw-data-apr14.csv";
 const LANDMARKS: &str = "manhattan_candidates/landmarks_33.csv";
@@ -79,11 +84,13 @@ fn real_data_landmarks_non_private_greedy() {
     );
     let dir = dir_with("real_landmarks", &[]);
     let out = disguise(&dir)
-        .arg("select")
-        .arg("--points")
-        .arg(&points)
-        .arg("--candidates")
-        .arg(&candidates)
+        .args([
+            "select",
+            "--points",
+            path(&points),
+            "--candidates",
+            path(&candidates),
+        ])
         .args(["--k", "3", "--mechanism", "max", "--metric", "manhattan"])
         .args(["--normalizer", "0.266", "--format", "json"])
         .stdout_ok();
@@ -113,11 +120,13 @@ fn real_data_full_april_file() {
     let dir = dir_with("real_april", &[]);
     let start = std::time::Instant::now();
     let out = disguise(&dir)
-        .arg("select")
-        .arg("--points")
-        .arg(&points)
-        .arg("--candidates")
-        .arg(&candidates)
+        .args([
+            "select",
+            "--points",
+            path(&points),
+            "--candidates",
+            path(&candidates),
+        ])
         .args(["--lat", "Lat", "--lon", "Lon", "--k", "5", "--epsilon", "1"])
         .args([
             "--delta",

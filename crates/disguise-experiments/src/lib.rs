@@ -380,6 +380,11 @@ impl Summary {
         ]
     }
 
+    /// The mean at `x` with its 95 % half-width, a point of a curve with a band.
+    pub fn point(&self, x: f64) -> plot::Point {
+        plot::Point::new(x, self.mean, self.ci95())
+    }
+
     /// Half-width of a normal 95 % confidence interval for the mean, 1.96·std/√n.
     pub fn ci95(&self) -> f64 {
         if self.n == 0 {

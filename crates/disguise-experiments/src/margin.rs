@@ -522,7 +522,7 @@ fn itemsets(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()> {
                     data.best.to_string(),
                     data.counts.len().to_string(),
                 ]);
-                points.push(Point::new(epsilon, s.mean, s.ci95()));
+                points.push(s.point(epsilon));
                 if epsilon == 1.0 || epsilon == 0.1 {
                     summary.push(format!("{} {:.3} (ε = {epsilon})", method.key, s.mean));
                 }
@@ -726,10 +726,10 @@ fn hypotheses(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()> 
                         cell(Summary::of(&margins).mean)
                     },
                 ]);
-                points.push(Point::new(h as f64, s.mean, s.ci95()));
+                points.push(s.point(h as f64));
                 if !margins.is_empty() {
                     let m = Summary::of(&margins);
-                    margin_points.push(Point::new(h as f64, m.mean, m.ci95()));
+                    margin_points.push(m.point(h as f64));
                 }
                 if d + 1 == NOISE_COLUMNS.len() {
                     at_largest.push(format!("{} {:.3}", method.key(), s.mean));

@@ -369,7 +369,7 @@ fn mean_curves(
         let points = rows
             .iter()
             .filter(|r| r.method == key)
-            .map(|r| Point::new(r.x as f64, r.values.mean, r.values.ci95()))
+            .map(|r| r.values.point(r.x as f64))
             .collect();
         chart = chart.series(Series::new(label, style).points(points));
     }

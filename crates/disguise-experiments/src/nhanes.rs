@@ -12,7 +12,7 @@
 //! (each feature's mutual information alone), and the figures `mi_k_*` (Figure 2(b)) and
 //! `top3_*` (Figure 2(c)).
 
-use crate::plot::{BarChart, GREY, LineChart, Point, Series};
+use crate::plot::{BarChart, GREY, LineChart, Series};
 use crate::uber::{Composition, Method, Spec, one_run};
 use crate::{Common, Context, Report, SUMMARY_COLUMNS, Summary, cell, pick_rates};
 use anyhow::{Context as _, bail};
@@ -205,14 +205,8 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
         for method in Method::ALL {
             let key = (method.mechanism().map(|_| comp), method);
             if let Some(points) = curves.get(&key) {
-                chart = chart.series(
-                    Series::new(method.label(), method.style()).points(
-                        points
-                            .iter()
-                            .map(|(x, s)| Point::new(*x, s.mean, s.ci95()))
-                            .collect(),
-                    ),
-                );
+                let points = points.iter().map(|(x, s)| s.point(*x)).collect();
+                chart = chart.series(Series::new(method.label(), method.style()).points(points));
             }
         }
         ctx.figure(&format!("mi_k_{}", comp.key()), &chart)?;

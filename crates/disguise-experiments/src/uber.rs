@@ -18,7 +18,7 @@
 //! `pick_rates.csv` (how often each candidate is chosen at k = 3, ε = 0.1, basic
 //! composition) and the figures `utility_k_*`, `utility_epsilon_*` and `map_*`.
 
-use crate::plot::{GREY, LineChart, Map, Marker, Pick, Point, Series, Style};
+use crate::plot::{GREY, LineChart, Map, Marker, Pick, Series, Style};
 use crate::{Common, Context, Report, SUMMARY_COLUMNS, Summary, cell, pick_rates, short_name};
 use anyhow::Context as _;
 use disguise::SecureRng;
@@ -211,6 +211,33 @@ struct Config {
     method: Method,
     k: usize,
     epsilon: f64,
+}
+
+impl Config {
+    /// The columns of [`Config::cells`].
+    const COLUMNS: [&str; 6] = [
+        "candidates",
+        "sweep",
+        "composition",
+        "method",
+        "k",
+        "epsilon",
+    ];
+
+    /// The CSV cells that name this configuration, `set_key` naming its candidate set:
+    /// candidates, sweep, composition, method, k, epsilon.
+    fn cells(&self, set_key: &str) -> [String; 6] {
+        [
+            set_key.to_string(),
+            self.sweep.key().to_string(),
+            self.composition
+                .map_or("none", Composition::key)
+                .to_string(),
+            self.method.key().to_string(),
+            self.k.to_string(),
+            cell(self.epsilon),
+        ]
+    }
 }
 
 /// The result of one trial.
@@ -430,16 +457,9 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
                 cell(found.iter().filter(|&&b| b).count() as f64 / found.len() as f64)
             }
         };
-        let mut row = vec![
-            "uber".to_string(),
-            sets[c.set].key.to_string(),
-            c.sweep.key().to_string(),
-            c.composition.map_or("none", Composition::key).to_string(),
-            c.method.key().to_string(),
-            c.k.to_string(),
-            cell(c.epsilon),
-            cell(DELTA),
-        ];
+        let mut row = vec!["uber".to_string()];
+        row.extend(c.cells(sets[c.set].key));
+        row.push(cell(DELTA));
         row.extend(s.cells(first.per_round, first.guarantee));
         row.push(margin_rate);
         rows.push(row);
@@ -453,16 +473,13 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
             .push((x, s));
     }
     let header = [
-        "experiment",
-        "candidates",
-        "sweep",
-        "composition",
-        "method",
-        "k",
-        "epsilon",
-        "delta",
-    ];
-    let header = [&header[..], &SUMMARY_COLUMNS, &["margin_rate"]].concat();
+        &["experiment"][..],
+        &Config::COLUMNS,
+        &["delta"],
+        &SUMMARY_COLUMNS,
+        &["margin_rate"],
+    ]
+    .concat();
     ctx.csv("utility", &header, &rows)?;
 
     // Per-round margin rates of the large margin mechanisms, every configuration.
@@ -477,34 +494,13 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
                 .filter_map(|o| o.margins.get(round).copied().flatten())
                 .collect();
             let rate = found.iter().filter(|&&b| b).count() as f64 / found.len().max(1) as f64;
-            margin_rows.push(vec![
-                sets[c.set].key.to_string(),
-                c.sweep.key().to_string(),
-                c.composition.map_or("none", Composition::key).to_string(),
-                c.method.key().to_string(),
-                c.k.to_string(),
-                cell(c.epsilon),
-                (round + 1).to_string(),
-                cell(rate),
-                found.len().to_string(),
-            ]);
+            let mut row = c.cells(sets[c.set].key).to_vec();
+            row.extend([(round + 1).to_string(), cell(rate), found.len().to_string()]);
+            margin_rows.push(row);
         }
     }
-    ctx.csv(
-        "lmm_margins",
-        &[
-            "candidates",
-            "sweep",
-            "composition",
-            "method",
-            "k",
-            "epsilon",
-            "round",
-            "margin_found_rate",
-            "n",
-        ],
-        &margin_rows,
-    )?;
+    let header = [&Config::COLUMNS[..], &["round", "margin_found_rate", "n"]].concat();
+    ctx.csv("lmm_margins", &header, &margin_rows)?;
 
     // Figures 1(a)–(d), once per composition.
     for (si, set) in sets.iter().enumerate() {
@@ -537,14 +533,9 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
                     let Some(points) = summaries.get(&(si, sweep, key_comp, method)) else {
                         continue;
                     };
-                    chart = chart.series(
-                        Series::new(method.label(), method.style()).points(
-                            points
-                                .iter()
-                                .map(|(x, s)| Point::new(*x, s.mean, s.ci95()))
-                                .collect(),
-                        ),
-                    );
+                    let points = points.iter().map(|(x, s)| s.point(*x)).collect();
+                    let series = Series::new(method.label(), method.style()).points(points);
+                    chart = chart.series(series);
                 }
                 ctx.figure(
                     &format!("utility_{}_{}_{}", sweep.key(), set.key, comp.key()),

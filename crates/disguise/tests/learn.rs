@@ -5,8 +5,8 @@
 use disguise::learn::{
     FeatureBounds, LogisticConfig, LogisticProblem, LogisticRegression, Matrix,
     MultinomialLogisticRegression, MultinomialProblem, PlrConfig, PrivateLogisticRegression,
-    PrivateMultinomialLogisticRegression, StratifiedKFold, auc, hand_till, objective_noise,
-    one_hot, standard_normal,
+    PrivateMultinomialLogisticRegression, SmoothObjective, StratifiedKFold, auc, hand_till,
+    objective_noise, one_hot, standard_normal,
 };
 use disguise::privacy::PrivacyCost;
 use disguise::{Error, SecureRng};

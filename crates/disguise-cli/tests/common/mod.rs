@@ -116,8 +116,8 @@ pub fn with_defaults<'a>(base: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 }
 
 /// Runs `disguise args…` in `dir` and asserts exit code 2, nothing on stdout, and exactly
-/// one stderr line that starts with `error: ` and contains `expected`.
-pub fn one_line_error(dir: &Path, args: &[&str], expected: &str) {
+/// one stderr line that starts with `error: ` and contains `expected`; returns that line.
+pub fn one_line_error(dir: &Path, args: &[&str], expected: &str) -> String {
     let out = disguise(dir)
         .args(args)
         .assert()
@@ -132,6 +132,7 @@ pub fn one_line_error(dir: &Path, args: &[&str], expected: &str) {
         err.contains(expected),
         "{args:?}: {err:?} lacks {expected:?}"
     );
+    err
 }
 
 /// The number in column `col` of a CSV row read into a map (panics naming the column).

@@ -15,7 +15,9 @@ use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon, PrivacyCost, Sensitivity};
 pub use crate::select::MarginVariant;
-use crate::select::{LargeMargin, finite_noise, grid_noises, sample_exponential, sum_sign};
+use crate::select::{
+    LargeMargin, check_threshold, finite_noise, grid_noises, sample_exponential, sum_sign,
+};
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 use serde::Serialize;
@@ -399,18 +401,6 @@ impl LargeMarginTail {
             }
         }
         Ok(None)
-    }
-}
-
-/// Errors if the largest threshold of the search overflows (public parameters only).
-fn check_threshold(threshold: f64) -> Result<()> {
-    if threshold.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::param(
-            "sensitivity",
-            "the large margin thresholds overflow for this λ/ε and δ",
-        ))
     }
 }
 

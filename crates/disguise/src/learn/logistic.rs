@@ -1,6 +1,6 @@
 //! Binary logistic regression with sample weights (OLR on original data, HLR on a release).
 
-use super::optim::{self, Convergence, Objective, Options};
+use super::optim::{self, Convergence, Options, SmoothObjective};
 use super::{
     Design, Matrix, check_columns, check_training_data, checked_weights, dot, sigmoid, softplus,
 };
@@ -107,33 +107,10 @@ impl<'a, X: Design> LogisticProblem<'a, X> {
             l2,
         })
     }
-
-    /// Number of parameters, `d + 1`.
-    pub fn dim(&self) -> usize {
-        self.x.ncols() + 1
-    }
-
-    /// `f(θ)`.
-    ///
-    /// # Panics
-    /// If `params.len() != dim()`.
-    pub fn value(&self, params: &[f64]) -> f64 {
-        let mut g = vec![0.0; self.dim()];
-        self.value_and_gradient(params, &mut g)
-    }
-
-    /// `∇f(θ)`.
-    ///
-    /// # Panics
-    /// If `params.len() != dim()`.
-    pub fn gradient(&self, params: &[f64]) -> Vec<f64> {
-        let mut g = vec![0.0; self.dim()];
-        self.value_and_gradient(params, &mut g);
-        g
-    }
 }
 
-impl<X: Design> Objective for LogisticProblem<'_, X> {
+impl<X: Design> SmoothObjective for LogisticProblem<'_, X> {
+    /// d + 1.
     fn dim(&self) -> usize {
         self.x.ncols() + 1
     }

@@ -57,7 +57,7 @@ pub use design::{CodedBlock, CodedMatrix, Codes, Design};
 pub use logistic::{LogisticConfig, LogisticProblem, LogisticRegression};
 pub use metrics::{auc, hand_till};
 pub use multinomial::{MultinomialLogisticRegression, MultinomialProblem};
-pub use optim::Convergence;
+pub use optim::{Convergence, SmoothObjective};
 pub use private_erm::{
     FeatureBounds, PlrConfig, PrivateLogisticRegression, PrivateMultinomialLogisticRegression,
     objective_noise,

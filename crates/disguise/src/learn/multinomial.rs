@@ -1,7 +1,7 @@
 //! Multinomial (softmax) logistic regression with sample weights (OMLR / HMLR).
 
 use super::logistic::LogisticConfig;
-use super::optim::{self, Convergence, Objective};
+use super::optim::{self, Convergence, SmoothObjective};
 use super::{Design, Matrix, check_columns, check_training_data, checked_weights, dot};
 use crate::error::{Error, Result};
 use serde::Serialize;
@@ -70,30 +70,6 @@ impl<'a, X: Design> MultinomialProblem<'a, X> {
             num_classes,
         })
     }
-
-    /// Number of parameters, `(K − 1)(d + 1)`.
-    pub fn dim(&self) -> usize {
-        (self.num_classes - 1) * (self.x.ncols() + 1)
-    }
-
-    /// `f(θ)`.
-    ///
-    /// # Panics
-    /// If `params.len() != dim()`.
-    pub fn value(&self, params: &[f64]) -> f64 {
-        let mut g = vec![0.0; self.dim()];
-        self.value_and_gradient(params, &mut g)
-    }
-
-    /// `∇f(θ)`.
-    ///
-    /// # Panics
-    /// If `params.len() != dim()`.
-    pub fn gradient(&self, params: &[f64]) -> Vec<f64> {
-        let mut g = vec![0.0; self.dim()];
-        self.value_and_gradient(params, &mut g);
-        g
-    }
 }
 
 /// Fills `eta` (length K, `eta[0] = 0`) with the linear predictors of row `i` of `x` and
@@ -117,7 +93,8 @@ fn softmax_row<X: Design>(params: &[f64], x: &X, i: usize, eta: &mut [f64]) -> f
     m + s.ln()
 }
 
-impl<X: Design> Objective for MultinomialProblem<'_, X> {
+impl<X: Design> SmoothObjective for MultinomialProblem<'_, X> {
+    /// (K − 1)(d + 1).
     fn dim(&self) -> usize {
         (self.num_classes - 1) * (self.x.ncols() + 1)
     }

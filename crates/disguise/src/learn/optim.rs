@@ -8,12 +8,34 @@ use argmin::solver::quasinewton::LBFGS;
 use serde::Serialize;
 use std::cell::RefCell;
 
-/// A smooth objective: its value and gradient at a point, computed in one pass over the data.
-pub(crate) trait Objective {
+/// A smooth objective f(θ): its value and gradient at a point, computed in one pass over
+/// the data. The learners' problems ([`super::LogisticProblem`],
+/// [`super::MultinomialProblem`]) implement it; the optimiser minimises it.
+pub trait SmoothObjective {
     /// Number of parameters.
     fn dim(&self) -> usize;
-    /// Writes the gradient at `params` into `grad` (length `dim()`) and returns the value.
+
+    /// Writes ∇f(θ) at `params` into `grad` (length `dim()`) and returns f(θ).
     fn value_and_gradient(&self, params: &[f64], grad: &mut [f64]) -> f64;
+
+    /// f(θ).
+    ///
+    /// # Panics
+    /// If `params.len() != dim()`.
+    fn value(&self, params: &[f64]) -> f64 {
+        let mut g = vec![0.0; self.dim()];
+        self.value_and_gradient(params, &mut g)
+    }
+
+    /// ∇f(θ).
+    ///
+    /// # Panics
+    /// If `params.len() != dim()`.
+    fn gradient(&self, params: &[f64]) -> Vec<f64> {
+        let mut g = vec![0.0; self.dim()];
+        self.value_and_gradient(params, &mut g);
+        g
+    }
 }
 
 /// How an optimisation ended.
@@ -48,7 +70,7 @@ struct Cached<'a, O> {
     last: RefCell<Option<Evaluation>>,
 }
 
-impl<O: Objective> Cached<'_, O> {
+impl<O: SmoothObjective> Cached<'_, O> {
     fn eval(&self, p: &[f64]) -> (f64, Vec<f64>) {
         if let Some((q, v, g)) = self.last.borrow().as_ref()
             && q.as_slice() == p
@@ -62,7 +84,7 @@ impl<O: Objective> Cached<'_, O> {
     }
 }
 
-impl<O: Objective> CostFunction for Cached<'_, O> {
+impl<O: SmoothObjective> CostFunction for Cached<'_, O> {
     type Param = Vec<f64>;
     type Output = f64;
     fn cost(&self, p: &Vec<f64>) -> std::result::Result<f64, argmin::core::Error> {
@@ -71,7 +93,7 @@ impl<O: Objective> CostFunction for Cached<'_, O> {
     }
 }
 
-impl<O: Objective> Gradient for Cached<'_, O> {
+impl<O: SmoothObjective> Gradient for Cached<'_, O> {
     type Param = Vec<f64>;
     type Gradient = Vec<f64>;
     fn gradient(&self, p: &Vec<f64>) -> std::result::Result<Vec<f64>, argmin::core::Error> {
@@ -94,7 +116,7 @@ fn finite(p: &[f64]) -> std::result::Result<(), argmin::core::Error> {
 }
 
 /// Minimises `objective` from `start` with L-BFGS (memory 10).
-pub(crate) fn minimize<O: Objective>(
+pub(crate) fn minimize<O: SmoothObjective>(
     objective: &O,
     start: Vec<f64>,
     options: Options,

@@ -20,7 +20,7 @@
 
 use super::logistic::LogisticRegression;
 use super::multinomial::argmax;
-use super::optim::{self, Convergence, Objective, Options};
+use super::optim::{self, Convergence, Options, SmoothObjective};
 use super::{Design, Matrix, check_columns, dot, sigmoid, softplus};
 use crate::error::{Error, Result};
 use crate::noise::continuous::{gamma_integer_shape, uniform_direction};
@@ -285,7 +285,7 @@ struct PerturbedObjective<'a, X> {
     ridge: f64,
 }
 
-impl<X: Design> Objective for PerturbedObjective<'_, X> {
+impl<X: Design> SmoothObjective for PerturbedObjective<'_, X> {
     fn dim(&self) -> usize {
         self.zero.len()
     }

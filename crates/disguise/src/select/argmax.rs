@@ -97,11 +97,7 @@ mod tests {
 
     #[test]
     fn rejects_empty_and_non_finite() {
-        assert_eq!(pick(&[]), Err(Error::EmptyCandidates));
-        match pick(&[1.0, f64::NAN]) {
-            Err(Error::NonFiniteScore { index: 1, value }) => assert!(value.is_nan()),
-            other => panic!("expected NonFiniteScore, got {other:?}"),
-        }
+        crate::testing::assert_rejects_bad_scores(&Argmax);
         assert_eq!(
             pick(&[f64::NEG_INFINITY, 1.0]),
             Err(Error::NonFiniteScore {

@@ -398,7 +398,7 @@ impl Weights {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{eps, sens};
+    use crate::testing::{assert_rejects_bad_scores, eps, sens};
 
     #[test]
     fn the_error_radii_cover_the_proven_bound_with_slack() {
@@ -592,34 +592,10 @@ mod tests {
 
     #[test]
     fn errors_are_typed() {
-        let mut rng = SecureRng::insecure_from_seed(21);
         let em = Exponential::new(eps(1.0));
-        assert_eq!(
-            em.select(&[], sens(1.0), &mut rng),
-            Err(Error::EmptyCandidates)
-        );
-        let nan = em
-            .select(&[1.0, f64::NAN, 2.0], sens(1.0), &mut rng)
-            .unwrap_err();
-        assert!(matches!(nan, Error::NonFiniteScore { index: 1, value } if value.is_nan()));
-        // The first non-finite score is reported, even beyond the first vector chunk.
-        let mut long = vec![0.0; 20];
-        long[13] = f64::NEG_INFINITY;
-        long[17] = f64::NAN;
-        assert_eq!(
-            em.select(&long, sens(1.0), &mut rng),
-            Err(Error::NonFiniteScore {
-                index: 13,
-                value: f64::NEG_INFINITY
-            })
-        );
-        assert_eq!(
-            em.select(&[f64::INFINITY], sens(1.0), &mut rng),
-            Err(Error::NonFiniteScore {
-                index: 0,
-                value: f64::INFINITY
-            })
-        );
+        assert_rejects_bad_scores(&em);
+        assert_rejects_bad_scores(&Exponential::monotone(eps(1.0)));
+        let mut rng = SecureRng::insecure_from_seed(21);
         assert!(matches!(
             sample_exponential(&mut rng, &[1.0], eps(1.0), sens(1.0), 0),
             Err(Error::InvalidParameter {

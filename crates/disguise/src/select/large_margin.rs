@@ -66,7 +66,7 @@ fn check_delta(delta: Delta, mechanism: &str) -> Result<()> {
 }
 
 /// Errors if the largest threshold of the search overflows (public parameters only).
-fn check_threshold(threshold: f64) -> Result<()> {
+pub(crate) fn check_threshold(threshold: f64) -> Result<()> {
     if threshold.is_finite() {
         Ok(())
     } else {
@@ -579,7 +579,7 @@ impl Selector for LargeMargin {
 mod tests {
     use super::*;
     use crate::noise::gof::chi_square_test;
-    use crate::testing::{delta, eps, sens};
+    use crate::testing::{assert_rejects_bad_scores, delta, eps, sens};
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * b.abs()
@@ -753,10 +753,7 @@ mod tests {
         // empirical law of ℓ must match P(ℓ) computed by quadrature from the algorithm's
         // definition (Z ~ Lap(8), Z_ℓ ~ Lap(16)); chi-square at p = 1e-4.
         let lmm = LargeMargin::new(eps(1.0), delta(0.5)).unwrap();
-        let (g1, g2) = (
-            lmm.stopping_threshold(1, sens(1.0)),
-            lmm.stopping_threshold(2, sens(1.0)),
-        );
+        let [g1, g2] = [1, 2].map(|l| lmm.stopping_threshold(l, sens(1.0)));
         let scores = [100.0 - g2 - 5.0, 100.0, 100.0 - g1 + 5.0];
         let (b_max, b_step) = (8.0, 16.0);
         let law = margin_law(
@@ -765,17 +762,26 @@ mod tests {
             b_step,
             [5.0, -5.0],
         );
-        let mut rng = SecureRng::insecure_from_seed(31);
+        assert_margin_law(&lmm, &scores, &law, 31);
+    }
+
+    /// 30,000 runs on three scores: the law of ℓ fits `law` (chi-square at p = 1e-4), and a
+    /// margin of 1 always picks the top candidate.
+    fn assert_margin_law(lmm: &LargeMargin, scores: &[f64; 3], law: &[f64], seed: u64) {
+        let top = (0..3)
+            .max_by(|&a, &b| scores[a].total_cmp(&scores[b]))
+            .unwrap();
+        let mut rng = SecureRng::insecure_from_seed(seed);
         let mut counts = [0u64; 3];
         for _ in 0..30_000 {
-            let pick = lmm.select(&scores, sens(1.0), &mut rng).unwrap();
+            let pick = lmm.select(scores, sens(1.0), &mut rng).unwrap();
             let ell = pick.margin.unwrap();
             counts[ell - 1] += 1;
             if ell == 1 {
-                assert_eq!(pick.index, 1);
+                assert_eq!(pick.index, top);
             }
         }
-        chi_square_test(&counts, &law, 1e-4);
+        chi_square_test(&counts, law, 1e-4);
     }
 
     #[test]
@@ -784,10 +790,7 @@ mod tests {
         // G ~ Lap(6), Z_ℓ ~ Lap(12) (α = λ = 1); Z − G has density
         // (6e^{−|x|/6} − 3e^{−|x|/3})/54 (sum of two Laplaces). Chi-square at p = 1e-4.
         let lmm = LargeMargin::chaudhuri(eps(1.0), delta(0.5)).unwrap();
-        let (t1, t2) = (
-            lmm.stopping_threshold(1, sens(1.0)),
-            lmm.stopping_threshold(2, sens(1.0)),
-        );
+        let [t1, t2] = [1, 2].map(|l| lmm.stopping_threshold(l, sens(1.0)));
         let scores = [50.0, 50.0 - t1 + 3.0, 50.0 - t2 - 4.0];
         let law = margin_law(
             |x| (6.0 * (-x.abs() / 6.0).exp() - 3.0 * (-x.abs() / 3.0).exp()) / 54.0,
@@ -795,17 +798,7 @@ mod tests {
             12.0,
             [3.0, -4.0],
         );
-        let mut rng = SecureRng::insecure_from_seed(32);
-        let mut counts = [0u64; 3];
-        for _ in 0..30_000 {
-            let ell = lmm
-                .select(&scores, sens(1.0), &mut rng)
-                .unwrap()
-                .margin
-                .unwrap();
-            counts[ell - 1] += 1;
-        }
-        chi_square_test(&counts, &law, 1e-4);
+        assert_margin_law(&lmm, &scores, &law, 32);
     }
 
     #[test]
@@ -937,18 +930,7 @@ mod tests {
         let lmm = LargeMargin::new(eps(0.5), delta(1e-5)).unwrap();
         let lmc = LargeMargin::chaudhuri(eps(0.5), delta(1e-5)).unwrap();
         for sel in [&lmm as &dyn Selector, &lmc] {
-            assert_eq!(
-                sel.select(&[], sens(1.0), &mut rng),
-                Err(Error::EmptyCandidates)
-            );
-            assert!(matches!(
-                sel.select(&[1.0, 2.0, f64::NAN], sens(1.0), &mut rng),
-                Err(Error::NonFiniteScore { index: 2, .. })
-            ));
-            assert!(matches!(
-                sel.select(&[f64::INFINITY], sens(1.0), &mut rng),
-                Err(Error::NonFiniteScore { index: 0, .. })
-            ));
+            assert_rejects_bad_scores(sel);
             assert_eq!(
                 sel.cost(),
                 PrivacyCost::Approximate {

@@ -12,6 +12,7 @@ mod noisy_max;
 
 pub use argmax::Argmax;
 pub use exponential::{Exponential, sample_exponential};
+pub(crate) use large_margin::check_threshold;
 pub use large_margin::{LargeMargin, MarginVariant};
 pub use noisy_max::ReportNoisyMax;
 

@@ -264,7 +264,7 @@ pub(crate) fn grid_corrected_sensitivity(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{eps, sens};
+    use crate::testing::{assert_rejects_bad_scores, eps, sens};
 
     /// P(q₀ + Z₀ > q₁ + Z₁) for Z₀, Z₁ iid Lap(b) and gap d = q₀ − q₁ ≥ 0: the difference
     /// of two Laplaces has P(Z₁ − Z₀ < d) = 1 − ½·e^{−d/b}·(1 + d/(2b)).
@@ -374,14 +374,8 @@ mod tests {
     fn validates_and_reports_cost() {
         let mut rng = SecureRng::insecure_from_seed(1);
         let rnm = ReportNoisyMax::new(eps(1.0));
-        assert_eq!(
-            rnm.select(&[], sens(1.0), &mut rng),
-            Err(Error::EmptyCandidates)
-        );
-        assert!(matches!(
-            rnm.select(&[0.0, f64::NAN], sens(1.0), &mut rng),
-            Err(Error::NonFiniteScore { index: 1, .. })
-        ));
+        assert_rejects_bad_scores(&rnm);
+        assert_rejects_bad_scores(&ReportNoisyMax::monotone(eps(1.0)));
         assert_eq!(rnm.cost(), PrivacyCost::Pure { epsilon: eps(1.0) });
         assert_eq!(rnm.name(), "report-noisy-max");
         assert_eq!(
