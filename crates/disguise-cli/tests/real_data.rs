@@ -15,9 +15,12 @@ use data_tests::{DataTest, data_file, run};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// A data file's path as an argument (the data folder's paths are UTF-8).
-fn path(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
+/// `disguise select --points POINTS --candidates CANDIDATES`, run in `dir`.
+fn select_on(dir: &Path, points: &Path, candidates: &Path) -> assert_cmd::Command {
+    let mut cmd = disguise(dir);
+    cmd.arg("select").arg("--points").arg(points);
+    cmd.arg("--candidates").arg(candidates);
+    cmd
 }
 
 const PICKUPS_10K: &str = "uber_nyc_apr14/pickups_manhattan_10k.csv";
@@ -83,14 +86,7 @@ fn real_data_landmarks_non_private_greedy() {
         data_file("manhattan_candidates/landmarks_33.csv"),
     );
     let dir = dir_with("real_landmarks", &[]);
-    let out = disguise(&dir)
-        .args([
-            "select",
-            "--points",
-            path(&points),
-            "--candidates",
-            path(&candidates),
-        ])
+    let out = select_on(&dir, &points, &candidates)
         .args(["--k", "3", "--mechanism", "max", "--metric", "manhattan"])
         .args(["--normalizer", "0.266", "--format", "json"])
         .stdout_ok();
@@ -119,14 +115,7 @@ fn real_data_full_april_file() {
     );
     let dir = dir_with("real_april", &[]);
     let start = std::time::Instant::now();
-    let out = disguise(&dir)
-        .args([
-            "select",
-            "--points",
-            path(&points),
-            "--candidates",
-            path(&candidates),
-        ])
+    let out = select_on(&dir, &points, &candidates)
         .args(["--lat", "Lat", "--lon", "Lon", "--k", "5", "--epsilon", "1"])
         .args([
             "--delta",

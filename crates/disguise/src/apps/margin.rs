@@ -15,17 +15,10 @@ use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon, PrivacyCost, Sensitivity};
 pub use crate::select::MarginVariant;
-use crate::select::{
-    LargeMargin, check_threshold, finite_noise, grid_noises, sample_exponential, sum_sign,
-};
+use crate::select::{LargeMargin, sample_exponential};
 use num_bigint::BigUint;
 use num_traits::{ToPrimitive, Zero};
 use serde::Serialize;
-use std::cmp::Ordering;
-
-/// Multiplier that makes a positive `f64` threshold computed with < 2⁻⁴⁸ relative error an
-/// upper bound of the exact real threshold (as in `select/large_margin.rs`).
-const ROUND_UP: f64 = 1.0 + 1.0 / (1u64 << 45) as f64;
 
 /// The default largest margin ℓ the search tests: 2²⁰. A public constant; see
 /// [`LargeMarginTail`] for why any public cap keeps the guarantee.
@@ -350,9 +343,8 @@ impl LargeMarginTail {
         })
     }
 
-    /// The margin search over ℓ = 1..=`ell_max`; `None` if no ℓ passes. Mirrors
-    /// `select/large_margin.rs` statement for statement (noise scales with the
-    /// grid-corrected λ̃, thresholds with the grid tail terms, rounded up, exact sign).
+    /// The margin search over ℓ = 1..=`ell_max`; `None` if no ℓ passes: the mechanism's own
+    /// search ([`LargeMargin`]), on scores read through `score_at`.
     fn search(
         &self,
         ell_max: u64,
@@ -360,47 +352,12 @@ impl LargeMarginTail {
         sensitivity: Sensitivity,
         rng: &mut SecureRng,
     ) -> Result<Option<u64>> {
-        let eps = self.epsilon.get();
-        let q1 = score_at(0);
-        match self.variant {
-            MarginVariant::Mitrovic => {
-                let lmm = LargeMargin::new(self.epsilon, self.delta)?;
-                let (lt, [noise_max, noise_step], g) =
-                    grid_noises(sensitivity.get(), eps, [8.0, 16.0])?;
-                let lts = Sensitivity::new(lt)?;
-                let threshold =
-                    |ell: u64| (lmm.stopping_threshold(ell as usize, lts) + g) * ROUND_UP;
-                check_threshold(threshold(ell_max))?;
-                let z = finite_noise(noise_max.sample_noise(rng))?;
-                for ell in 1..=ell_max {
-                    let q_next = score_at(ell);
-                    let z_l = finite_noise(noise_step.sample_noise(rng))?;
-                    if sum_sign(&[q1, z, -q_next, -z_l, -threshold(ell)]) == Ordering::Greater {
-                        return Ok(Some(ell));
-                    }
-                }
-            }
-            MarginVariant::Chaudhuri => {
-                let lmm = LargeMargin::chaudhuri(self.epsilon, self.delta)?;
-                let (lt, [noise_z, noise_g, noise_step], g) =
-                    grid_noises(sensitivity.get(), eps, [3.0, 6.0, 12.0])?;
-                let lts = Sensitivity::new(lt)?;
-                let threshold =
-                    |ell: u64| (lmm.stopping_threshold(ell as usize, lts) + 2.0 * g) * ROUND_UP;
-                check_threshold(threshold(ell_max))?;
-                let z = finite_noise(noise_z.sample_noise(rng))?;
-                let big_g = finite_noise(noise_g.sample_noise(rng))?;
-                for ell in 1..=ell_max {
-                    let f_next = score_at(ell);
-                    let z_l = finite_noise(noise_step.sample_noise(rng))?;
-                    let terms = [q1, z, -f_next, -z_l, -big_g, -threshold(ell)];
-                    if sum_sign(&terms) == Ordering::Greater {
-                        return Ok(Some(ell));
-                    }
-                }
-            }
-        }
-        Ok(None)
+        let lmm = LargeMargin::with_variant(self.variant, self.epsilon, self.delta)?;
+        let ell_max = usize::try_from(ell_max)
+            .map_err(|_| Error::param("max_margin", "does not fit this platform's usize"))?;
+        let mut at = |r: usize| score_at(r as u64);
+        let found = lmm.search(ell_max, &mut at, sensitivity, self.delta.get().ln(), rng)?;
+        Ok(found.map(|l| l as u64))
     }
 }
 

@@ -66,7 +66,7 @@ fn check_delta(delta: Delta, mechanism: &str) -> Result<()> {
 }
 
 /// Errors if the largest threshold of the search overflows (public parameters only).
-pub(crate) fn check_threshold(threshold: f64) -> Result<()> {
+fn check_threshold(threshold: f64) -> Result<()> {
     if threshold.is_finite() {
         Ok(())
     } else {
@@ -469,14 +469,9 @@ impl LargeMargin {
         let n = order.len();
         let ln_delta = calibration.ln_delta(self.delta);
         let ell = if n > 1 {
-            match self.variant {
-                MarginVariant::Mitrovic => {
-                    self.search_mitrovic(&mut order, sensitivity, ln_delta, rng)?
-                }
-                MarginVariant::Chaudhuri => {
-                    self.search_chaudhuri(&mut order, sensitivity, ln_delta, rng)?
-                }
-            }
+            let mut score_at = |r: usize| order.get(r).0;
+            let found = self.search(n - 1, &mut score_at, sensitivity, ln_delta, rng)?;
+            found.unwrap_or(n)
         } else {
             n
         };
@@ -490,63 +485,57 @@ impl LargeMargin {
         )
     }
 
-    /// Mitrovic's margin search (steps 2–3): the first ℓ < |V| that passes, else |V|.
-    fn search_mitrovic(
+    /// The margin search over ℓ = 1..=`ell_max` (Mitrovic steps 2–3, Chaudhuri steps 1–3):
+    /// the first ℓ whose noisy stopping test passes, or `None` (the caller then takes
+    /// ℓ = |V|, or reports that no margin was found). `score_at(r)` is the (r+1)-th largest
+    /// score. The range-independent itemset search (`apps::margin`) runs this same code on a
+    /// universe it never materialises.
+    pub(crate) fn search(
         &self,
-        order: &mut SortedScores,
+        ell_max: usize,
+        score_at: &mut dyn FnMut(usize) -> f64,
         sensitivity: Sensitivity,
         ln_delta: f64,
         rng: &mut SecureRng,
-    ) -> Result<usize> {
-        let n = order.len();
+    ) -> Result<Option<usize>> {
         let eps = self.epsilon.get();
-        let (lt, [noise_max, noise_step], g) = grid_noises(sensitivity.get(), eps, [8.0, 16.0])?;
+        // The noise on the top score, drawn once (with its sign in the test), the noise of
+        // each step, and the slack that pays for the noise grids.
+        let (lt, start, step, slack) = match self.variant {
+            // Z ~ Lap(8λ̃/ε), Z_ℓ ~ Lap(16λ̃/ε); G_ℓ plus g/2 for each of the two tail bounds.
+            MarginVariant::Mitrovic => {
+                let (lt, [z, z_l], g) = grid_noises(sensitivity.get(), eps, [8.0, 16.0])?;
+                (lt, vec![(z, 1.0)], z_l, g)
+            }
+            // λZ ~ Lap(3λ̃/α), λG ~ Lap(6λ̃/α), λZ_ℓ ~ Lap(12λ̃/α); T^(ℓ) plus g/2 for each of
+            // the three tail bounds (2g ≥ 3g/2).
+            MarginVariant::Chaudhuri => {
+                let (lt, [z, big_g, z_l], g) =
+                    grid_noises(sensitivity.get(), eps, [3.0, 6.0, 12.0])?;
+                (lt, vec![(z, 1.0), (big_g, -1.0)], z_l, 2.0 * g)
+            }
+        };
+        let threshold = |l: usize| (self.stopping_with(l, lt, ln_delta) + slack) * ROUND_UP;
         // Thresholds grow with ℓ: checking the last one up front keeps every comparison
         // finite without an error whose occurrence would depend on how far ℓ gets.
-        check_threshold((self.stopping_with(n - 1, lt, ln_delta) + g) * ROUND_UP)?;
-        let q1 = order.get(0).0;
-        let z = finite_noise(noise_max.sample_noise(rng))?;
-        for l in 1..n {
-            let q_next = order.get(l).0; // q(v_{ℓ+1})
-            let z_l = finite_noise(noise_step.sample_noise(rng))?;
-            // G_ℓ with λ̃, plus g/2 for each of the two tail bounds, rounded up.
-            let threshold = (self.stopping_with(l, lt, ln_delta) + g) * ROUND_UP;
-            // Exactly: q(v₁) + Z − q(v_{ℓ+1}) − Z_ℓ − G_ℓ > 0.
-            if sum_sign(&[q1, z, -q_next, -z_l, -threshold]) == Ordering::Greater {
-                return Ok(l);
+        check_threshold(threshold(ell_max))?;
+        let q1 = score_at(0);
+        // [Z, 0] or [λZ, −λG]: a zero term leaves the exact sum unchanged.
+        let mut offset = [0.0; 2];
+        for (slot, (noise, sign)) in offset.iter_mut().zip(&start) {
+            *slot = sign * finite_noise(noise.sample_noise(rng))?;
+        }
+        for l in 1..=ell_max {
+            let q_next = score_at(l); // q(v_{ℓ+1})
+            let z_l = finite_noise(step.sample_noise(rng))?;
+            // Exactly: q(v₁) + Z − q(v_{ℓ+1}) − Z_ℓ − G_ℓ > 0 (Mitrovic), or
+            // f^(1) + λZ − f^(ℓ+1) − λZ_ℓ − λG − T^(ℓ) > 0 (Chaudhuri).
+            let terms = [q1, offset[0], offset[1], -q_next, -z_l, -threshold(l)];
+            if sum_sign(&terms) == Ordering::Greater {
+                return Ok(Some(l));
             }
         }
-        Ok(n)
-    }
-
-    /// Chaudhuri's margin search (steps 1–3): the first ℓ < K that passes, else K.
-    fn search_chaudhuri(
-        &self,
-        order: &mut SortedScores,
-        sensitivity: Sensitivity,
-        ln_delta: f64,
-        rng: &mut SecureRng,
-    ) -> Result<usize> {
-        let k = order.len();
-        let alpha = self.epsilon.get();
-        // λZ, λG, λZ_ℓ are drawn directly as Laplace noise of scale λ̃·(3, 6, 12)/α.
-        let (lt, [noise_z, noise_g, noise_step], g) =
-            grid_noises(sensitivity.get(), alpha, [3.0, 6.0, 12.0])?;
-        check_threshold((self.stopping_with(k - 1, lt, ln_delta) + 2.0 * g) * ROUND_UP)?;
-        let f1 = order.get(0).0;
-        let z = finite_noise(noise_z.sample_noise(rng))?;
-        let big_g = finite_noise(noise_g.sample_noise(rng))?;
-        for l in 1..k {
-            let f_next = order.get(l).0; // f^(ℓ+1)
-            let z_l = finite_noise(noise_step.sample_noise(rng))?;
-            // T^(ℓ) with λ̃, plus g/2 for each of the three tail bounds (2g ≥ 3g/2).
-            let threshold = (self.stopping_with(l, lt, ln_delta) + 2.0 * g) * ROUND_UP;
-            // Exactly: f^(1) + λZ − f^(ℓ+1) − λZ_ℓ − λG − T^(ℓ) > 0.
-            if sum_sign(&[f1, z, -f_next, -z_l, -big_g, -threshold]) == Ordering::Greater {
-                return Ok(l);
-            }
-        }
-        Ok(k)
+        Ok(None)
     }
 }
 

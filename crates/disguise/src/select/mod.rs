@@ -12,14 +12,8 @@ mod noisy_max;
 
 pub use argmax::Argmax;
 pub use exponential::{Exponential, sample_exponential};
-pub(crate) use large_margin::check_threshold;
 pub use large_margin::{LargeMargin, MarginVariant};
 pub use noisy_max::ReportNoisyMax;
-
-// For `apps::margin`, which runs the large margin search over candidates plus an implicit
-// tail of equal scores (itemsets that do not occur) with the same exact comparisons.
-pub(crate) use exact::sum_sign;
-pub(crate) use noisy_max::{finite_noise, grid_noises};
 
 use crate::error::{Error, Result};
 use crate::names::{Named, named_traits};
