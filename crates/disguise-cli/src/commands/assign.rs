@@ -2,18 +2,15 @@
 //! and give each one of k types, so that every private point is served by a nearby location
 //! of its own type (Rafiey & Yoshida 2020, Example 5.2; Algorithms 3 and 4).
 
-use super::common::coordinates::CoordinateArgs;
-use super::common::names::named;
+use super::common::coordinates::PlacesArgs;
 use super::common::privacy::{Labels, PrivacyArgs, budget_line, guarantee_line, run_and_print};
 use crate::output::{RowFormat, flag_of, flagged, input, print_json, spinner, thousands};
 use crate::trials::{PerPick, PerTrial};
 use anyhow::Context;
-use disguise::data::{quote, read_columns_checked, read_columns_with_checks};
+use disguise::data::{quote, read_columns_with_checks};
 use disguise::maximize::Assignment;
-use disguise::objective::Metric;
 use disguise::task::{Assign, PrivacyReport, Runnable};
 use serde::Serialize;
-use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -42,9 +39,8 @@ label is an error (naming it), so clean the data first.";
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// CSV file of the private points (one record per row, with a header row).
-    #[arg(long, value_name = "FILE")]
-    points: PathBuf,
+    #[command(flatten)]
+    places: PlacesArgs,
     /// The points' column holding each point's type label. Example: `--type-column shift`.
     #[arg(long, value_name = "COL")]
     type_column: String,
@@ -52,12 +48,6 @@ pub struct Args {
     /// `--types morning,evening,night`.
     #[arg(long, value_name = "A,B,…", value_delimiter = ',', required = true)]
     types: Vec<String>,
-    /// CSV file of the public candidate locations (same coordinate columns, optional name
-    /// column). Example: `--candidates landmarks.csv`.
-    #[arg(long, value_name = "FILE")]
-    candidates: PathBuf,
-    #[command(flatten)]
-    coordinates: CoordinateArgs,
     /// Number of locations to choose (|supp| ≤ k). Give --k or --constraint.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     k: Option<usize>,
@@ -65,13 +55,6 @@ pub struct Args {
     /// `graphic:FILE` (instead of --k).
     #[arg(long, value_name = "SPEC", conflicts_with = "k")]
     constraint: Option<String>,
-    /// Distance: manhattan, euclidean, or haversine (km).
-    #[arg(long, value_parser = named::<Metric>(), default_value_t = Metric::Manhattan)]
-    metric: Metric,
-    /// The public distance m at which a location stops serving a point (default: the
-    /// diameter of the candidates' bounding box). Example: `--normalizer 0.266`.
-    #[arg(long, value_name = "M", allow_negative_numbers = true)]
-    normalizer: Option<f64>,
     /// γ of `--algorithm subsample` (Algorithm 4): the probability that some round's sample
     /// misses the optimum's remaining elements; smaller γ, larger samples. Default 0.1.
     #[arg(long, value_name = "G", allow_negative_numbers = true)]
@@ -117,8 +100,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         types: args.types.clone(),
         k: args.k,
         constraint: args.constraint.clone(),
-        metric: args.metric,
-        normalizer: args.normalizer,
+        metric: args.places.metric,
+        normalizer: args.places.normalizer,
         algorithm: args.privacy.algorithm,
         failure: args.failure,
         privacy: args.privacy.privacy(),
@@ -126,12 +109,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let metric = args.metric;
-    args.coordinates.check_metric(metric)?;
-    let [c0, c1] = args.coordinates.columns();
-    let check = args.coordinates.check();
+    let places = &args.places;
+    let metric = places.metric;
     let quiet = args.privacy.quiet;
-    // A point's type must be one of --types; candidates' names may be anything.
+    let (candidates, names) = places.read_candidates(quiet)?;
+    let m = candidates.len();
+    // A point's type must be one of --types.
     let known_type = |t: &str| {
         if args.types.iter().any(|x| x == t) {
             Ok(())
@@ -139,28 +122,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Err(format!("type {} is not in --types", quote(t)))
         }
     };
-    let read = |path: &PathBuf, what: &str, text: Option<&str>, typed: bool| {
-        let bar = spinner(&format!("reading {what} {}", path.display()), quiet);
-        let columns = [c0.as_str(), c1.as_str()];
-        let cols = if typed {
-            read_columns_with_checks(path, &columns, text, check, known_type)
-        } else {
-            read_columns_checked(path, &columns, text, check)
-        };
+    let point_cols = {
+        let path = &places.points;
+        let bar = spinner(&format!("reading points {}", path.display()), quiet);
+        let [c0, c1] = places.coordinates.columns();
+        let (columns, check) = ([c0.as_str(), c1.as_str()], places.coordinates.check());
+        let text = Some(args.type_column.as_str());
+        let cols = read_columns_with_checks(path, &columns, text, check, known_type);
         bar.finish_and_clear();
-        cols
+        cols?
     };
-    let cand_cols = read(
-        &args.candidates,
-        "candidates",
-        Some(&args.coordinates.name_column),
-        false,
-    )?;
-    let point_cols = read(&args.points, "points", Some(&args.type_column), true)?;
     let labels = point_cols.text.as_ref().with_context(|| {
         format!(
             "{}: no column {:?} (--type-column)",
-            args.points.display(),
+            places.points.display(),
             args.type_column
         )
     })?;
@@ -170,24 +145,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let t = args.types.iter().position(|t| t == label);
         record_types.push(t.expect("invariant: every type was checked while reading"));
     }
-    let pairs = |cols: &disguise::data::Columns| -> Vec<[f64; 2]> {
-        cols.numeric[0]
-            .iter()
-            .zip(&cols.numeric[1])
-            .map(|(&a, &b)| [a, b])
-            .collect()
-    };
-    let candidates = pairs(&cand_cols);
-    let points = pairs(&point_cols);
-    let m = candidates.len();
-    let names: Vec<String> = match &cand_cols.text {
-        Some(names) => names.clone(),
-        None => (0..m).map(|i| format!("#{i}")).collect(),
-    };
-    if request.normalizer.is_none() {
-        // The library's default, with the file named when it cannot serve.
-        super::common::default_normalizer(metric, &candidates, &args.candidates)?;
-    }
+    let points: Vec<[f64; 2]> = point_cols.numeric[0]
+        .iter()
+        .zip(&point_cols.numeric[1])
+        .map(|(&a, &b)| [a, b])
+        .collect();
     let objective = request
         .objective(&points, &record_types, &candidates)
         .map_err(|e| flagged(e, &flag_of))?;
@@ -216,7 +178,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!(
             "k-type facility location: {} points ({}) of {k} types ({}), {} candidates ({})",
             thousands(n as u64),
-            args.points.display(),
+            places.points.display(),
             args.types
                 .iter()
                 .zip(&per_type)
@@ -224,7 +186,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .collect::<Vec<_>>()
                 .join(", "),
             thousands(m as u64),
-            args.candidates.display()
+            places.candidates.display()
         );
         println!(
             "metric {}, normaliser m = {}",

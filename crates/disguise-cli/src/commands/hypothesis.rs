@@ -2,8 +2,8 @@
 //! the decision stump with the smallest training error, chosen privately from a large,
 //! data-independent class.
 
-use super::common::RunArgs;
 use super::common::names::named;
+use super::common::{DeltaArg, RunArgs};
 use crate::output::{Format, flag_of, flagged, guarantee, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
 use disguise::apps::hypothesis::{HypothesisSelection, table_columns, table_labels};
@@ -75,14 +75,8 @@ pub struct Args {
     /// Privacy budget ε > 0 of the one selection (ignored by max). Example: `--epsilon 1`.
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     epsilon: Option<f64>,
-    /// δ ∈ [0, 1); the large margin mechanisms need δ > 0. Example: `--delta 1e-6`.
-    #[arg(
-        long,
-        value_name = "D",
-        default_value_t = 0.0,
-        allow_negative_numbers = true
-    )]
-    delta: f64,
+    #[command(flatten)]
+    delta: DeltaArg,
     /// Held-out data (same columns) on which to report the chosen stump's accuracy
     /// (evaluation only). Example: `--test test.csv`.
     #[arg(long, value_name = "FILE")]
@@ -147,7 +141,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Hypothesis {
         mechanism: args.mechanism,
         epsilon: args.epsilon,
-        delta: args.delta,
+        delta: args.delta.value,
         thresholds: args.thresholds,
     };
     // Everything that needs no data is validated first, in the library.

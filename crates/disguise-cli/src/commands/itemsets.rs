@@ -2,8 +2,8 @@
 //! the most frequent itemsets of size r, with the large margin mechanism over the itemsets
 //! that occur, or the exponential mechanism over the full universe of a public item list.
 
-use super::common::RunArgs;
 use super::common::names::named;
+use super::common::{DeltaArg, RunArgs};
 use crate::output::{
     Format, budget, flag_of, flagged, guarantee, input, print_json, rng_from_seed, sig, spinner,
 };
@@ -73,14 +73,8 @@ pub struct Args {
     /// `--epsilon 1`.
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     epsilon: f64,
-    /// Total δ ∈ [0, 1); the large margin mechanisms need δ > 0. Example: `--delta 1e-6`.
-    #[arg(
-        long,
-        value_name = "D",
-        default_value_t = 0.0,
-        allow_negative_numbers = true
-    )]
-    delta: f64,
+    #[command(flatten)]
+    delta: DeltaArg,
     /// Number T of itemsets, chosen one after another (peeling), the budget split over them;
     /// at most 100000. Example: `--top 5`.
     #[arg(long, value_name = "T", default_value_t = 1)]
@@ -148,7 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         top: args.top,
         mechanism: args.mechanism,
         epsilon: args.epsilon,
-        delta: args.delta,
+        delta: args.delta.value,
         max_margin: args.max_margin,
         count_share: args.count_share,
         max_length: args.max_length,
@@ -209,7 +203,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.run.format {
         Format::Json => print_json(&Report {
             release: &release,
-            delta_target: args.delta,
+            delta_target: args.delta.value,
             secure_rng: secure,
             dropped_items: transactions.dropped_items(),
         }),
@@ -263,7 +257,7 @@ fn print_table(r: &ItemsetRelease, args: &Args, secure: bool) {
         "budget: total ε = {}, δ = {}; {} selection round(s) at ε₀ = {}, δ₀ = {} \
          (split by {} composition){}",
         input(args.epsilon),
-        input(args.delta),
+        input(args.delta.value),
         args.top,
         budget(r.per_round_epsilon),
         budget(r.per_round_delta),

@@ -4,6 +4,7 @@
 //! outside). Each run is one private selection with the stated (ε, δ); the *counts* of many
 //! runs on the same data are not a private release (N runs compose to N·ε).
 
+use super::common::DeltaArg;
 use super::common::names::named;
 use crate::output::{Format, fixed, guarantee, input, print_json, rng_from_seed, thousands};
 use anyhow::bail;
@@ -45,15 +46,8 @@ pub struct Args {
     /// Privacy budget ε > 0 of one selection. Example: `--epsilon 0.5`.
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     epsilon: f64,
-    /// δ ∈ [0, 1) of one selection; the large margin mechanisms need δ > 0.
-    /// Example: `--delta 1e-6`.
-    #[arg(
-        long,
-        value_name = "D",
-        default_value_t = 0.0,
-        allow_negative_numbers = true
-    )]
-    delta: f64,
+    #[command(flatten)]
+    delta: DeltaArg,
     /// The selector (the `-monotone` variants are private only for monotone scores).
     /// Example: `--mechanism lmm`.
     #[arg(long, value_name = "NAME", value_parser = named::<SelectorKind>())]
@@ -102,7 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Validate everything before reading input or touching the generator.
     crate::output::check_epsilon("--epsilon", args.epsilon)?;
     let epsilon = Epsilon::new(args.epsilon)?;
-    let delta = Delta::new(args.delta)?;
+    let delta = Delta::new(args.delta.value)?;
     let sensitivity = Sensitivity::new(args.sensitivity)?;
     let selector = args.mechanism.build(epsilon, delta)?;
     if args.trials == 0 {

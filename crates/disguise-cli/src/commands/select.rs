@@ -2,20 +2,16 @@
 //! serve a set of private points well (Mitrovic et al. 2017, §6.1). A shell over
 //! [`disguise::task::Select`]: parse, read the two files, run the trials, print.
 
-use super::common::coordinates::CoordinateArgs;
-use super::common::default_normalizer;
-use super::common::names::named;
+use super::common::coordinates::PlacesArgs;
 use super::common::privacy::{
     Labels, PrivacyArgs, budget_line, guarantee_line, print_picks_json, run_and_print,
 };
-use crate::output::{RowFormat, flag_of, flagged, input, spinner, thousands};
+use crate::output::{RowFormat, flag_of, flagged, input, thousands};
 use anyhow::bail;
-use disguise::data::read_points;
 use disguise::maximize::{Directions, Solution};
 use disguise::objective::Metric;
 use disguise::task::{ContinuousOptions, PrivacyReport, Runnable, Select};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -47,31 +43,12 @@ they are NOT covered by the privacy guarantee, which protects the chosen candida
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// CSV file of the private points (one record per row, with a header row).
-    /// Example: `--points pickups.csv`.
-    #[arg(long, value_name = "FILE")]
-    points: PathBuf,
-    /// CSV file of the public candidate locations, with the same coordinate columns and an
-    /// optional name column. Candidate i (0-based, file order) is element i of a
-    /// `--constraint` file. Example: `--candidates landmarks.csv`.
-    #[arg(long, value_name = "FILE")]
-    candidates: PathBuf,
     #[command(flatten)]
-    coordinates: CoordinateArgs,
+    places: PlacesArgs,
     /// Number of locations to choose, 1 ≤ k ≤ number of candidates; optional with
     /// `--constraint` (then the constraint's rank). Example: `--k 5`.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     k: Option<usize>,
-    /// Distance: manhattan (|Δ|₁, the paper's choice), euclidean, or haversine (great-circle
-    /// km between lat/lon points).
-    #[arg(long, value_parser = named::<Metric>(), default_value_t = Metric::Manhattan)]
-    metric: Metric,
-    /// The public distance m at which a candidate stops serving a point (similarity
-    /// 1 − min(1, d/m)), in the coordinates' units (km for haversine). It must not be
-    /// computed from the private points. Default: the diameter of the candidates' bounding
-    /// box (public). Example: `--normalizer 0.266`.
-    #[arg(long, value_name = "M", allow_negative_numbers = true)]
-    normalizer: Option<f64>,
     /// A matroid constraint over the candidates: `partition:FILE` (groups with capacities,
     /// see the partition file format), `cardinality:K`, `graphic:FILE`. Combined with
     /// `--k` when both are given. Example: `--constraint partition:neighbourhoods.csv`.
@@ -125,42 +102,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     args.privacy.check_trials()?;
     let request = args.request()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let metric = args.metric;
-    args.coordinates.check_metric(metric)?;
-    let [c0, c1] = args.coordinates.columns();
-    let check = args.coordinates.check();
+    let places = &args.places;
+    let metric = places.metric;
     let quiet = args.privacy.quiet;
-    let read = |path: &Path, what: &str, names: Option<&str>| {
-        let bar = spinner(&format!("reading {what} {}", path.display()), quiet);
-        // Straight into one [f64; 2] per row: no intermediate columns.
-        let points = read_points(path, [c0.as_str(), c1.as_str()], names, check);
-        bar.finish_and_clear();
-        points
-    };
-    let cand = read(
-        &args.candidates,
-        "candidates",
-        Some(&args.coordinates.name_column),
-    )?;
-    let points = read(&args.points, "points", None)?.coords;
-    let candidates = cand.coords;
+    let (candidates, names) = places.read_candidates(quiet)?;
     let m = candidates.len();
-    let names: Vec<String> = match cand.names {
-        Some(names) => names,
-        None => (0..m).map(|i| format!("#{i}")).collect(),
-    };
     if let Some(k) = args.k
         && k > m
     {
         bail!(
             "invalid --k: {k} is larger than the number of candidates ({m} in {})",
-            args.candidates.display()
+            places.candidates.display()
         );
     }
-    if request.normalizer.is_none() {
-        // The library's default, with the file named when it cannot serve.
-        default_normalizer(metric, &candidates, &args.candidates)?;
-    }
+    let points = places.read_points(quiet)?;
     let objective = request
         .objective(&points, &candidates)
         .map_err(|e| anyhow::anyhow!("cannot build the facility-location objective: {e}"))?;
@@ -181,11 +136,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!(
             "facility location: {} points ({}), {} candidates ({})",
             thousands(n as u64),
-            args.points.display(),
+            places.points.display(),
             thousands(m as u64),
-            args.candidates.display()
+            places.candidates.display()
         );
-        let source = if args.normalizer.is_some() {
+        let source = if places.normalizer.is_some() {
             "given with --normalizer".to_string()
         } else {
             "default: the diameter of the candidates' bounding box".to_string()
@@ -254,8 +209,8 @@ impl Args {
         Ok(Select {
             k: self.k,
             constraint: self.constraint.clone(),
-            metric: self.metric,
-            normalizer: self.normalizer,
+            metric: self.places.metric,
+            normalizer: self.places.normalizer,
             algorithm: self.privacy.algorithm,
             continuous: ContinuousOptions {
                 steps: c.steps,

@@ -1,9 +1,74 @@
-//! The coordinate columns of `select` and `assign`: latitude/longitude (checked to lie on
-//! the globe) or planar x/y, the same in the points and the candidates file, and the
-//! candidates' name column.
+//! The places of `select` and `assign`: the private points and the public candidates files,
+//! their coordinate columns — latitude/longitude (checked to lie on the globe) or planar
+//! x/y, the same in both files — the candidates' name column, and the distance that turns
+//! them into facility location (metric and normaliser).
 
+use crate::output::spinner;
 use anyhow::bail;
+use disguise::data::read_points;
 use disguise::objective::Metric;
+use std::path::PathBuf;
+
+/// The points, the candidates and how distances between them are measured.
+#[derive(clap::Args, Debug, Clone)]
+pub struct PlacesArgs {
+    /// CSV file of the private points (one record per row, with a header row).
+    /// Example: `--points pickups.csv`.
+    #[arg(long, value_name = "FILE")]
+    pub points: PathBuf,
+    /// CSV file of the public candidate locations, with the same coordinate columns and an
+    /// optional name column. Candidate i (0-based, file order) is element i of a
+    /// `--constraint` file. Example: `--candidates landmarks.csv`.
+    #[arg(long, value_name = "FILE")]
+    pub candidates: PathBuf,
+    #[command(flatten)]
+    pub coordinates: CoordinateArgs,
+    /// Distance: manhattan (|Δ|₁, the paper's choice), euclidean, or haversine (great-circle
+    /// km between lat/lon points).
+    #[arg(long, value_parser = super::names::named::<Metric>(), default_value_t = Metric::Manhattan)]
+    pub metric: Metric,
+    /// The public distance m at which a candidate stops serving a point (similarity
+    /// 1 − min(1, d/m)), in the coordinates' units (km for haversine). It must not be
+    /// computed from the private points. Default: the diameter of the candidates' bounding
+    /// box (public). Example: `--normalizer 0.266`.
+    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    pub normalizer: Option<f64>,
+}
+
+impl PlacesArgs {
+    /// Checks the metric against the columns, then reads the candidates — their coordinates
+    /// and names (`#i` where the file has none), in file order — and, without
+    /// `--normalizer`, checks that the default normaliser can be computed from them (the
+    /// error names the file).
+    pub fn read_candidates(&self, quiet: bool) -> anyhow::Result<(Vec<[f64; 2]>, Vec<String>)> {
+        self.coordinates.check_metric(self.metric)?;
+        let path = &self.candidates;
+        let [c0, c1] = self.coordinates.columns();
+        let bar = spinner(&format!("reading candidates {}", path.display()), quiet);
+        let names = Some(self.coordinates.name_column.as_str());
+        let read = read_points(path, [&c0, &c1], names, self.coordinates.check());
+        bar.finish_and_clear();
+        let read = read?;
+        let names = match read.names {
+            Some(names) => names,
+            None => (0..read.coords.len()).map(|i| format!("#{i}")).collect(),
+        };
+        if self.normalizer.is_none() {
+            super::default_normalizer(self.metric, &read.coords, path)?;
+        }
+        Ok((read.coords, names))
+    }
+
+    /// Reads the points' coordinates, straight into one `[f64; 2]` per row.
+    pub fn read_points(&self, quiet: bool) -> anyhow::Result<Vec<[f64; 2]>> {
+        let path = &self.points;
+        let [c0, c1] = self.coordinates.columns();
+        let bar = spinner(&format!("reading points {}", path.display()), quiet);
+        let read = read_points(path, [&c0, &c1], None, self.coordinates.check());
+        bar.finish_and_clear();
+        Ok(read?.coords)
+    }
+}
 
 /// The coordinate options shared by the commands that read points and candidates.
 #[derive(clap::Args, Debug, Clone)]

@@ -24,6 +24,16 @@ pub fn default_normalizer(
     })
 }
 
+/// `--delta`: the δ of a whole release, 0 by default (pure ε-DP).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct DeltaArg {
+    /// δ ∈ [0, 1) of the whole release; the large margin mechanisms need δ > 0.
+    /// Example: `--delta 1e-6`.
+    #[arg(long = "delta", value_name = "D", default_value_t = 0.0)]
+    #[arg(allow_negative_numbers = true)]
+    pub value: f64,
+}
+
 /// The run options of the single-release commands (`itemsets`, `hypothesis`).
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunArgs {
