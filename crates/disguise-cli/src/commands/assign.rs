@@ -3,7 +3,7 @@
 //! of its own type (Rafiey & Yoshida 2020, Example 5.2; Algorithms 3 and 4).
 
 use super::common::coordinates::PlacesArgs;
-use super::common::privacy::{Labels, PrivacyArgs, budget_line, guarantee_line, run_and_print};
+use super::common::privacy::{Labels, PrivacyArgs, guarantee_line, run_and_print};
 use crate::output::{RowFormat, flag_of, flagged, input, print_json, spinner, thousands};
 use crate::trials::{PerPick, PerTrial};
 use anyhow::Context;
@@ -174,7 +174,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         types: Some(&args.types),
         utility: &utility,
     };
-    let preamble = |first: &Assignment, privacy: &PrivacyReport| {
+    let preamble = |first: &Assignment| {
         println!(
             "k-type facility location: {} points ({}) of {k} types ({}), {} candidates ({})",
             thousands(n as u64),
@@ -200,8 +200,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             first.solution.constraint,
             thousands(first.solution.gain_evaluations)
         );
-        println!("{}", budget_line(privacy, &args.privacy));
-        println!();
     };
     let Some(outcome) = run_and_print(
         &args.privacy,

@@ -3,15 +3,13 @@
 //! k-discernibility, Vinterbo 2012).
 
 use super::common::names::named;
-use super::common::privacy::{
-    Labels, PrivacyArgs, budget_line, guarantee_line, print_picks_json, run_and_print,
-};
-use crate::output::{RowFormat, fixed, flag_of, flagged, spinner, thousands};
+use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use crate::output::{fixed, flag_of, flagged, spinner, thousands};
 use anyhow::{Context, bail};
 use disguise::data::{Codes, TablePlan, read_table_with};
 use disguise::maximize::Solution;
 use disguise::names::Named;
-use disguise::task::{FeatureObjective, FeatureTable, Features, PrivacyReport, Runnable};
+use disguise::task::{FeatureObjective, FeatureTable, Features, Runnable};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -262,7 +260,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         types: None,
         utility: &util,
     };
-    let preamble = |first: &Solution, privacy: &PrivacyReport| {
+    let preamble = |first: &Solution| {
         println!(
             "feature selection: {} records ({}), {} features, label '{}' with levels {} (read \
              from the data)",
@@ -286,43 +284,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "algorithm {}, mechanism {}, k = {k}",
             first.algorithm, args.privacy.mechanism
         );
-        println!("{}", budget_line(privacy, &args.privacy));
-        println!();
     };
-    let Some(outcome) = run_and_print(&args.privacy, k, &labels, &preamble, |child| {
-        prepared.run(child)
-    })?
-    else {
-        return Ok(()); // CSV: written while the trials ran
+    let run = |child: &mut disguise::SecureRng| prepared.run(child);
+    let outcome = run_and_print(&args.privacy, k, &labels, &preamble, run)?;
+    let head = |first: &Solution| Head {
+        objective: first.objective,
+        algorithm: first.algorithm,
+        mechanism: args.privacy.mechanism.name(),
+        label: &label_name,
+        label_levels: &label_levels,
+        records,
+        features: names,
+        k,
     };
-    let first = &outcome.first;
-    let privacy = &outcome.privacy;
-    let secure = first.secure_rng;
-    match args.privacy.format {
-        RowFormat::Json => {
-            let head = Head {
-                objective: first.objective,
-                algorithm: first.algorithm,
-                mechanism: args.privacy.mechanism.name(),
-                label: &label_name,
-                label_levels: &label_levels,
-                records,
-                features: names,
-                k,
-            };
-            print_picks_json(&head, &outcome, names, &util, args.privacy.trials)
-        }
-        RowFormat::Csv => Ok(()),
-        RowFormat::Table => {
-            println!();
-            println!(
-                "values and utilities are computed on the private data (evaluation only, not \
-                 part of the release)"
-            );
-            println!("{}", guarantee_line(privacy, args.privacy.trials, secure));
-            Ok(())
-        }
-    }
+    let note = "values and utilities are computed on the private data (evaluation only, not \
+                part of the release)";
+    print_closing(&args.privacy, outcome.as_ref(), &head, names, &util, note)
 }
 
 #[cfg(test)]

@@ -3,14 +3,12 @@
 //! [`disguise::task::Select`]: parse, read the two files, run the trials, print.
 
 use super::common::coordinates::PlacesArgs;
-use super::common::privacy::{
-    Labels, PrivacyArgs, budget_line, guarantee_line, print_picks_json, run_and_print,
-};
-use crate::output::{RowFormat, flag_of, flagged, input, thousands};
+use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use crate::output::{flag_of, flagged, input, thousands};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
 use disguise::objective::Metric;
-use disguise::task::{ContinuousOptions, PrivacyReport, Runnable, Select};
+use disguise::task::{ContinuousOptions, Runnable, Select};
 use serde::Serialize;
 
 const EXAMPLES: &str = "\
@@ -132,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         types: None,
         utility: &utility,
     };
-    let preamble = |first: &Solution, privacy: &PrivacyReport| {
+    let preamble = |first: &Solution| {
         println!(
             "facility location: {} points ({}), {} candidates ({})",
             thousands(n as u64),
@@ -159,46 +157,34 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "algorithm {}, mechanism {}, constraint {}, k = {k}",
             first.algorithm, args.privacy.mechanism, first.constraint
         );
-        println!("{}", budget_line(privacy, &args.privacy));
-        println!();
     };
-    let Some(outcome) = run_and_print(&args.privacy, k, &labels, &preamble, |child| {
-        prepared.run(child)
-    })?
-    else {
-        return Ok(()); // CSV: written while the trials ran
+    let run = |child: &mut disguise::SecureRng| prepared.run(child);
+    let outcome = run_and_print(&args.privacy, k, &labels, &preamble, run)?;
+    let head = |first: &Solution| {
+        let single = prepared.report(first);
+        Head {
+            objective: single.objective,
+            algorithm: single.algorithm,
+            mechanism: single.mechanism,
+            constraint: single.constraint,
+            metric: single.metric,
+            normalizer: single.normalizer,
+            normalizer_source: single.normalizer_source,
+            points: single.points,
+            candidates: single.candidates,
+            k,
+        }
     };
-    let first = &outcome.first;
-    let privacy = &outcome.privacy;
-    let secure = first.secure_rng;
-    match args.privacy.format {
-        RowFormat::Json => {
-            let single = prepared.report(first);
-            let head = Head {
-                objective: single.objective,
-                algorithm: single.algorithm,
-                mechanism: single.mechanism,
-                constraint: single.constraint,
-                metric: single.metric,
-                normalizer: single.normalizer,
-                normalizer_source: single.normalizer_source,
-                points: single.points,
-                candidates: single.candidates,
-                k,
-            };
-            print_picks_json(&head, &outcome, &names, &utility, args.privacy.trials)
-        }
-        RowFormat::Csv => Ok(()),
-        RowFormat::Table => {
-            println!();
-            println!(
-                "utility = f(S)/n: each point contributes 1 − min(1, d/m) to f; values are \
-                 computed on the private points (evaluation only, not part of the release)"
-            );
-            println!("{}", guarantee_line(privacy, args.privacy.trials, secure));
-            Ok(())
-        }
-    }
+    let note = "utility = f(S)/n: each point contributes 1 − min(1, d/m) to f; values are \
+                computed on the private points (evaluation only, not part of the release)";
+    print_closing(
+        &args.privacy,
+        outcome.as_ref(),
+        &head,
+        &names,
+        &utility,
+        note,
+    )
 }
 
 impl Args {

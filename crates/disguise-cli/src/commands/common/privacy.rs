@@ -147,13 +147,14 @@ pub struct Outcome<T> {
 /// `--trials` runs in constant memory; for JSON every trial's picks are kept compactly, after
 /// checking that they fit ([`Kept::for_trials`]). The generator is the OS's, or the seeded
 /// one of `--seed`, keyed after those checks. `preamble` prints the table's opening lines
-/// from the first trial; `picks` bounds the picks of one trial. The caller prints the JSON
+/// from the first trial (the budget line and a blank line follow it); `picks` bounds the
+/// picks of one trial. The caller prints the JSON
 /// document and the table's closing lines from the returned [`Outcome`].
 pub fn run_and_print<T, F>(
     args: &PrivacyArgs,
     picks: usize,
     labels: &Labels<'_>,
-    preamble: &dyn Fn(&T, &PrivacyReport),
+    preamble: &dyn Fn(&T),
     run: F,
 ) -> anyhow::Result<Option<Outcome<T>>>
 where
@@ -191,7 +192,9 @@ where
             let privacy = PrivacyReport::of(s);
             if args.format == RowFormat::Table {
                 bar.suspend(|| {
-                    preamble(&trial, &privacy);
+                    preamble(&trial);
+                    println!("{}", budget_line(&privacy, args));
+                    println!();
                     if per_trial {
                         let chosen = if typed { "chosen (type)" } else { "chosen" };
                         println!(
@@ -413,6 +416,36 @@ pub fn print_picks_table<T: Trial>(trial: &T, labels: &Labels<'_>) {
     }
     if s.elements.is_empty() {
         println!("(nothing was chosen)");
+    }
+}
+
+/// The end of a picks command's output, after [`run_and_print`]: the JSON document (the
+/// `head` built from the first trial, then the picks of [`print_picks_json`]) or the
+/// table's closing lines (`note` on what the values are, then the guarantee); nothing for
+/// CSV, which was written while the trials ran.
+pub fn print_closing<H: Serialize, T: Trial>(
+    args: &PrivacyArgs,
+    outcome: Option<&Outcome<T>>,
+    head: &dyn Fn(&T) -> H,
+    names: &[String],
+    utility: &dyn Fn(f64) -> f64,
+    note: &str,
+) -> anyhow::Result<()> {
+    let Some(outcome) = outcome else {
+        return Ok(()); // CSV: written while the trials ran
+    };
+    match args.format {
+        RowFormat::Json => {
+            print_picks_json(&head(&outcome.first), outcome, names, utility, args.trials)
+        }
+        RowFormat::Csv => Ok(()),
+        RowFormat::Table => {
+            let secure = outcome.first.solution().secure_rng;
+            println!();
+            println!("{note}");
+            println!("{}", guarantee_line(&outcome.privacy, args.trials, secure));
+            Ok(())
+        }
     }
 }
 
