@@ -76,6 +76,21 @@ fn assign_trials_and_csv() {
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("trial,pick,index,name,type,value,utility"));
     assert_eq!(lines.len(), 1 + 4 * 2, "{text}");
+    // JSON: one list per trial, typed picks, and each trial's final utility (the last of
+    // its utilities) as select and features give it.
+    let out = disguise(&dir)
+        .args(assign_args())
+        .args(["--k", "2", "--epsilon", "1", "--seed", "5", "--trials", "4"])
+        .args(["--format", "json"])
+        .stdout_ok();
+    let doc = json(&out);
+    for key in ["selected", "types", "utility", "evaluations", "final_utility"] {
+        assert_eq!(doc[key].as_array().map(Vec::len), Some(4), "{key}: {doc}");
+    }
+    for t in 0..4 {
+        let last = doc["utility"][t].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(doc["final_utility"][t], last, "{doc}");
+    }
 }
 
 #[test]

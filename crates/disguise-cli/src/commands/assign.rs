@@ -3,13 +3,12 @@
 //! of its own type (Rafiey & Yoshida 2020, Example 5.2; Algorithms 3 and 4).
 
 use super::common::coordinates::PlacesArgs;
-use super::common::privacy::{Labels, PrivacyArgs, guarantee_line, run_and_print};
-use crate::output::{RowFormat, flag_of, flagged, input, print_json, spinner, thousands};
-use crate::trials::{PerPick, PerTrial};
+use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use crate::output::{flag_of, flagged, input, spinner, thousands};
 use anyhow::Context;
 use disguise::data::{quote, read_columns_with_checks};
 use disguise::maximize::Assignment;
-use disguise::task::{Assign, PrivacyReport, Runnable};
+use disguise::task::{Assign, Runnable};
 use serde::Serialize;
 
 const EXAMPLES: &str = "\
@@ -63,9 +62,9 @@ pub struct Args {
     privacy: PrivacyArgs,
 }
 
-/// The JSON document of `assign`.
+/// The fields of `assign`'s JSON report before the picks ([`print_closing`]).
 #[derive(Serialize)]
-struct Report<'a> {
+struct Head<'a> {
     objective: &'static str,
     algorithm: &'static str,
     mechanism: &'static str,
@@ -76,22 +75,6 @@ struct Report<'a> {
     points_per_type: Vec<usize>,
     candidates: usize,
     type_names: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    trials: Option<u64>,
-    /// Indices (single run) or one list per trial.
-    selected: PerPick<'a>,
-    types: PerPick<'a>,
-    names: PerPick<'a>,
-    values: PerPick<'a>,
-    utility: PerPick<'a>,
-    evaluations: PerTrial<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mean_utility: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    std_utility: Option<f64>,
-    #[serde(flatten)]
-    privacy: &'a PrivacyReport,
-    secure_rng: bool,
 }
 
 /// Runs `disguise assign`.
@@ -201,80 +184,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             thousands(first.solution.gain_evaluations)
         );
     };
-    let Some(outcome) = run_and_print(
-        &args.privacy,
-        prepared.max_picks(),
-        &labels,
-        &preamble,
-        |child| prepared.run(child),
-    )?
-    else {
-        return Ok(()); // CSV: written while the trials ran
+    let run = |child: &mut disguise::SecureRng| prepared.run(child);
+    let outcome = run_and_print(&args.privacy, prepared.max_picks(), &labels, &preamble, run)?;
+    let head = |first: &Assignment| Head {
+        objective: first.solution.objective,
+        algorithm: first.solution.algorithm,
+        mechanism: disguise::names::Named::name(args.privacy.mechanism),
+        constraint: first.solution.constraint,
+        metric: metric.name(),
+        normalizer: resolved_m,
+        points: n,
+        points_per_type: per_type.clone(),
+        candidates: m,
+        type_names: &args.types,
     };
-    let first = &outcome.first;
-    let privacy = &outcome.privacy;
-    let secure = first.solution.secure_rng;
-    match args.privacy.format {
-        RowFormat::Json => {
-            let per_trial = args.privacy.trials.is_some();
-            let kept = &outcome.kept;
-            print_json(&Report {
-                objective: first.solution.objective,
-                algorithm: first.solution.algorithm,
-                mechanism: disguise::names::Named::name(args.privacy.mechanism),
-                constraint: first.solution.constraint,
-                metric: metric.name(),
-                normalizer: resolved_m,
-                points: n,
-                points_per_type: per_type,
-                candidates: m,
-                type_names: &args.types,
-                trials: args.privacy.trials,
-                selected: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(kept.element(j)),
-                },
-                types: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(kept.kind(j)),
-                },
-                names: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(names[kept.element(j)]),
-                },
-                values: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(kept.value(j)),
-                },
-                utility: PerPick {
-                    kept,
-                    per_trial,
-                    cell: &|j| serde_json::json!(utility(kept.value(j))),
-                },
-                evaluations: PerTrial {
-                    kept,
-                    per_trial,
-                    cell: &|t| serde_json::json!(kept.evaluations(t)),
-                },
-                mean_utility: per_trial.then_some(outcome.mean),
-                std_utility: per_trial.then_some(outcome.std),
-                privacy,
-                secure_rng: secure,
-            })
-        }
-        RowFormat::Csv => Ok(()),
-        RowFormat::Table => {
-            println!();
-            println!(
-                "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
-                 of its own type; values are computed on the private points (evaluation only)"
-            );
-            println!("{}", guarantee_line(privacy, args.privacy.trials, secure));
-            Ok(())
-        }
-    }
+    let note = "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
+                of its own type; values are computed on the private points (evaluation only)";
+    print_closing(
+        &args.privacy,
+        outcome.as_ref(),
+        &head,
+        &names,
+        &utility,
+        note,
+    )
 }

@@ -6,7 +6,7 @@ use crate::output::{
     CsvOut, RowFormat, budget, fixed, guarantee, input, print_json, progress_bar, rng_from_seed,
     spinner, thousands,
 };
-use crate::trials::{Kept, PerPick, TrialPicks};
+use crate::trials::{Kept, PerPick, PerTrial, TrialPicks};
 use anyhow::bail;
 use disguise::SecureRng;
 use disguise::maximize::Solution;
@@ -82,6 +82,8 @@ impl PrivacyArgs {
 /// One trial's result as the shared printer sees it: a [`Solution`] and, for k-submodular
 /// runs, the type of each pick.
 pub trait Trial: Send {
+    /// Whether each pick has a type (a k-type assignment).
+    const TYPED: bool = false;
     /// The run.
     fn solution(&self) -> &Solution;
     /// The type of each pick (empty unless the run assigns types).
@@ -97,6 +99,7 @@ impl Trial for Solution {
 }
 
 impl Trial for disguise::maximize::Assignment {
+    const TYPED: bool = true;
     fn solution(&self) -> &Solution {
         &self.solution
     }
@@ -436,7 +439,8 @@ pub fn print_closing<H: Serialize, T: Trial>(
     };
     match args.format {
         RowFormat::Json => {
-            print_picks_json(&head(&outcome.first), outcome, names, utility, args.trials)
+            let head = head(&outcome.first);
+            print_picks_json(&head, outcome, names, utility, args.trials, T::TYPED)
         }
         RowFormat::Csv => Ok(()),
         RowFormat::Table => {
@@ -450,15 +454,17 @@ pub fn print_closing<H: Serialize, T: Trial>(
 }
 
 /// Prints the JSON report of a selection: `head` (the command's own fields, first), then the
-/// picks of the single run or of every trial (`selected`, `names`, `values`, `utility`, and
-/// for trials the final utilities with their mean and standard deviation), the privacy
-/// report and whether the generator was secure.
+/// picks of the single run or of every trial (`selected`, for typed runs each pick's
+/// `types`, `names`, `values`, `utility`, for typed runs the gain `evaluations`, and for
+/// trials the final utilities with their mean and standard deviation), the privacy report
+/// and whether the generator was secure.
 pub fn print_picks_json<H: Serialize, T: Trial>(
     head: &H,
     outcome: &Outcome<T>,
     names: &[String],
     utility: &dyn Fn(f64) -> f64,
     trials: Option<u64>,
+    typed: bool,
 ) -> anyhow::Result<()> {
     #[derive(Serialize)]
     struct Document<'a, H> {
@@ -468,9 +474,13 @@ pub fn print_picks_json<H: Serialize, T: Trial>(
         trials: Option<u64>,
         /// Indices (single run) or one list per trial.
         selected: PerPick<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        types: Option<PerPick<'a>>,
         names: PerPick<'a>,
         values: PerPick<'a>,
         utility: PerPick<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        evaluations: Option<PerTrial<'a>>,
         #[serde(skip_serializing_if = "Option::is_none")]
         final_utility: Option<&'a [f64]>,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -484,32 +494,29 @@ pub fn print_picks_json<H: Serialize, T: Trial>(
     let per_trial = trials.is_some();
     let kept = &outcome.kept;
     let element = |j: usize| serde_json::json!(kept.element(j));
+    let kind = |j: usize| serde_json::json!(kept.kind(j));
     let name = |j: usize| serde_json::json!(names[kept.element(j)]);
     let value = |j: usize| serde_json::json!(kept.value(j));
     let util = |j: usize| serde_json::json!(utility(kept.value(j)));
+    let evaluations = |t: usize| serde_json::json!(kept.evaluations(t));
+    let per_pick = |cell| PerPick {
+        kept,
+        per_trial,
+        cell,
+    };
     print_json(&Document {
         head,
         trials,
-        selected: PerPick {
+        selected: per_pick(&element),
+        types: typed.then(|| per_pick(&kind)),
+        names: per_pick(&name),
+        values: per_pick(&value),
+        utility: per_pick(&util),
+        evaluations: typed.then(|| PerTrial {
             kept,
             per_trial,
-            cell: &element,
-        },
-        names: PerPick {
-            kept,
-            per_trial,
-            cell: &name,
-        },
-        values: PerPick {
-            kept,
-            per_trial,
-            cell: &value,
-        },
-        utility: PerPick {
-            kept,
-            per_trial,
-            cell: &util,
-        },
+            cell: &evaluations,
+        }),
         final_utility: per_trial.then(|| kept.finals()),
         mean_utility: per_trial.then_some(outcome.mean),
         std_utility: per_trial.then_some(outcome.std),
