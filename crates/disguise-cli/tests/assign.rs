@@ -84,11 +84,22 @@ fn assign_trials_and_csv() {
         .args(["--format", "json"])
         .stdout_ok();
     let doc = json(&out);
-    for key in ["selected", "types", "utility", "evaluations", "final_utility"] {
+    for key in [
+        "selected",
+        "types",
+        "utility",
+        "evaluations",
+        "final_utility",
+    ] {
         assert_eq!(doc[key].as_array().map(Vec::len), Some(4), "{key}: {doc}");
     }
     for t in 0..4 {
-        let last = doc["utility"][t].as_array().unwrap().last().unwrap().clone();
+        let last = doc["utility"][t]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .clone();
         assert_eq!(doc["final_utility"][t], last, "{doc}");
     }
 }

@@ -5,29 +5,8 @@ mod common;
 use common::words;
 
 use assert_cmd::Command;
-use common::disguise;
+use common::{HISTOGRAM_SCHEMA as SCHEMA, disguise, histogram_rows};
 use std::path::{Path, PathBuf};
-
-const SCHEMA: &str = r#"
-has_header = true
-target = "sick"
-[[columns]]
-name = "age"
-type = "numeric"
-bounds = [0, 100]
-[[columns]]
-name = "smoker"
-type = "categorical"
-levels = ["no", "yes"]
-[[columns]]
-name = "region"
-type = "categorical"
-levels = ["north", "south", "east", "west"]
-[[columns]]
-name = "sick"
-type = "categorical"
-levels = ["no", "yes"]
-"#;
 
 /// A fresh directory holding `data.csv` (600 rows: sick = smoker) and `schema.toml`.
 fn setup(test: &str, schema: &str) -> PathBuf {
@@ -35,13 +14,7 @@ fn setup(test: &str, schema: &str) -> PathBuf {
         .join("histogram-tests")
         .join(test);
     std::fs::create_dir_all(&dir).unwrap();
-    let mut csv = String::from("age,smoker,region,sick\n");
-    for i in 0..600 {
-        let smoker = if i % 3 == 0 { "yes" } else { "no" };
-        let region = ["north", "south", "east", "west"][i % 4];
-        csv.push_str(&format!("{},{smoker},{region},{smoker}\n", 20 + i % 60));
-    }
-    std::fs::write(dir.join("data.csv"), csv).unwrap();
+    std::fs::write(dir.join("data.csv"), histogram_rows(600)).unwrap();
     std::fs::write(dir.join("schema.toml"), schema).unwrap();
     dir
 }

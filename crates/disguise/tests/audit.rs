@@ -716,10 +716,7 @@ macro_rules! value_bounded {
                 f(self, round)
             })?
             fn properties(&self) -> Properties {
-                Properties {
-                    monotone: false,
-                    decomposable: false,
-                }
+                Properties::NONE
             }
             fn name(&self) -> &'static str {
                 "value-bounded"

@@ -122,10 +122,7 @@ impl SetFunction for Coverage {
         Sensitivity::new(1.0).unwrap()
     }
     fn properties(&self) -> Properties {
-        Properties {
-            monotone: true,
-            decomposable: false,
-        }
+        Properties::MONOTONE
     }
     fn name(&self) -> &'static str {
         "coverage"
@@ -172,10 +169,7 @@ impl SetFunction for Facility {
         Sensitivity::new(1.0).unwrap()
     }
     fn properties(&self) -> Properties {
-        Properties {
-            monotone: true,
-            decomposable: true,
-        }
+        Properties::MONOTONE_DECOMPOSABLE
     }
     fn name(&self) -> &'static str {
         "facility"
@@ -217,10 +211,7 @@ impl SetFunction for Cut {
         Sensitivity::new(1.0).unwrap()
     }
     fn properties(&self) -> Properties {
-        Properties {
-            monotone: false,
-            decomposable: false,
-        }
+        Properties::NONE
     }
     fn name(&self) -> &'static str {
         "cut"
@@ -246,10 +237,7 @@ impl SetFunction for Broken {
         Sensitivity::new(1.0).unwrap()
     }
     fn properties(&self) -> Properties {
-        Properties {
-            monotone: true,
-            decomposable: false,
-        }
+        Properties::MONOTONE
     }
     fn name(&self) -> &'static str {
         "broken"

@@ -4,7 +4,7 @@
 
 use super::common::coordinates::PlacesArgs;
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
-use crate::output::{flag_of, flagged, input, spinner, thousands};
+use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::Context;
 use disguise::data::{quote, read_columns_with_checks};
 use disguise::maximize::Assignment;
@@ -152,11 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map_err(|e| flagged(e, &flag_of))?;
     let scale = n as f64;
     let utility = |v: f64| v / scale;
-    let labels = Labels {
-        names: &names,
-        types: Some(&args.types),
-        utility: &utility,
-    };
+    let labels = Labels::new(&names, &utility).typed(&args.types);
     let preamble = |first: &Assignment| {
         println!(
             "k-type facility location: {} points ({}) of {k} types ({}), {} candidates ({})",
@@ -171,11 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             thousands(m as u64),
             places.candidates.display()
         );
-        println!(
-            "metric {}, normaliser m = {}",
-            metric.name(),
-            input(resolved_m)
-        );
+        println!("{}", places.metric_line(resolved_m));
         println!(
             "algorithm {}, mechanism {}, constraint {}, {} gain evaluations",
             first.solution.algorithm,
@@ -200,12 +192,5 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let note = "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
                 of its own type; values are computed on the private points (evaluation only)";
-    print_closing(
-        &args.privacy,
-        outcome.as_ref(),
-        &head,
-        &names,
-        &utility,
-        note,
-    )
+    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
 }

@@ -116,7 +116,7 @@ fn parse_bins(spec: &str) -> anyhow::Result<BinSpec> {
     })
 }
 
-/// The fields of `features`' JSON report before the picks ([`print_picks_json`]).
+/// The fields of `features`' JSON report before the picks ([`print_closing`]).
 #[derive(Serialize)]
 struct Head<'a> {
     objective: &'static str,
@@ -255,11 +255,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let scale = prepared.scale();
     let util = |v: f64| prepared.utility(v);
     let names = prepared.names();
-    let labels = Labels {
-        names,
-        types: None,
-        utility: &util,
-    };
+    let labels = Labels::new(names, &util);
     let preamble = |first: &Solution| {
         println!(
             "feature selection: {} records ({}), {} features, label '{}' with levels {} (read \
@@ -299,7 +295,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let note = "values and utilities are computed on the private data (evaluation only, not \
                 part of the release)";
-    print_closing(&args.privacy, outcome.as_ref(), &head, names, &util, note)
+    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
 }
 
 #[cfg(test)]

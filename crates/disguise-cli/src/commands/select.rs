@@ -4,10 +4,9 @@
 
 use super::common::coordinates::PlacesArgs;
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
-use crate::output::{flag_of, flagged, input, thousands};
+use crate::output::{flag_of, flagged, thousands};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
-use disguise::objective::Metric;
 use disguise::task::{ContinuousOptions, Runnable, Select};
 use serde::Serialize;
 
@@ -79,7 +78,7 @@ pub struct ContinuousArgs {
     pub gradient_samples: Option<usize>,
 }
 
-/// The fields of `select`'s JSON report before the picks ([`print_picks_json`]).
+/// The fields of `select`'s JSON report before the picks ([`print_closing`]).
 #[derive(Serialize)]
 struct Head {
     objective: &'static str,
@@ -101,7 +100,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let request = args.request()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     let places = &args.places;
-    let metric = places.metric;
     let quiet = args.privacy.quiet;
     let (candidates, names) = places.read_candidates(quiet)?;
     let m = candidates.len();
@@ -125,11 +123,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let k = prepared.k();
     let resolved_m = objective.normalizer().unwrap_or(f64::NAN);
     let utility = |v: f64| prepared.utility(v);
-    let labels = Labels {
-        names: &names,
-        types: None,
-        utility: &utility,
-    };
+    let labels = Labels::new(&names, &utility);
     let preamble = |first: &Solution| {
         println!(
             "facility location: {} points ({}), {} candidates ({})",
@@ -138,21 +132,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             thousands(m as u64),
             places.candidates.display()
         );
-        let source = if places.normalizer.is_some() {
-            "given with --normalizer".to_string()
-        } else {
-            "default: the diameter of the candidates' bounding box".to_string()
-        };
-        let unit = if metric == Metric::Haversine {
-            " km"
-        } else {
-            ""
-        };
-        println!(
-            "metric {}, normaliser m = {}{unit} ({source})",
-            metric.name(),
-            input(resolved_m)
-        );
+        println!("{}", places.metric_line(resolved_m));
         println!(
             "algorithm {}, mechanism {}, constraint {}, k = {k}",
             first.algorithm, args.privacy.mechanism, first.constraint
@@ -177,14 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let note = "utility = f(S)/n: each point contributes 1 − min(1, d/m) to f; values are \
                 computed on the private points (evaluation only, not part of the release)";
-    print_closing(
-        &args.privacy,
-        outcome.as_ref(),
-        &head,
-        &names,
-        &utility,
-        note,
-    )
+    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
 }
 
 impl Args {

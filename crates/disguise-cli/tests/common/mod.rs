@@ -159,3 +159,38 @@ pub fn check_figure(dir: &Path, base: &str, texts: &[&str], min: (u32, u32)) {
         assert!(svg.contains(t), "{base}.svg lacks {t:?}");
     }
 }
+
+/// The schema of the `histogram` fixtures: a numeric age in [0, 100], two categorical
+/// attributes and the categorical target `sick` (see [`histogram_rows`]).
+pub const HISTOGRAM_SCHEMA: &str = r#"
+has_header = true
+target = "sick"
+[[columns]]
+name = "age"
+type = "numeric"
+bounds = [0, 100]
+[[columns]]
+name = "smoker"
+type = "categorical"
+levels = ["no", "yes"]
+[[columns]]
+name = "region"
+type = "categorical"
+levels = ["north", "south", "east", "west"]
+[[columns]]
+name = "sick"
+type = "categorical"
+levels = ["no", "yes"]
+"#;
+
+/// `n` rows for [`HISTOGRAM_SCHEMA`], with a header: ages 20–79, one smoker in three, the
+/// four regions in turn, and sick = smoker (so the target is learnable).
+pub fn histogram_rows(n: usize) -> String {
+    let mut csv = String::from("age,smoker,region,sick\n");
+    for i in 0..n {
+        let smoker = if i % 3 == 0 { "yes" } else { "no" };
+        let region = ["north", "south", "east", "west"][i % 4];
+        csv.push_str(&format!("{},{smoker},{region},{smoker}\n", 20 + i % 60));
+    }
+    csv
+}

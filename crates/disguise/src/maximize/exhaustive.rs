@@ -41,7 +41,7 @@ pub const EXHAUSTIVE_LIMIT: u64 = 1 << 24;
 /// #     fn value(&self, s: &f64) -> f64 { *s }
 /// #     fn sensitivity(&self, _: usize) -> Sensitivity { Sensitivity::new(1.0).unwrap() }
 /// #     fn properties(&self) -> Properties {
-/// #         Properties { monotone: false, decomposable: false }
+/// #         Properties::NONE
 /// #     }
 /// #     fn name(&self) -> &'static str { "weights" }
 /// # }

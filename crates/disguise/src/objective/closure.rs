@@ -88,10 +88,7 @@ impl<F: Fn(&[usize]) -> f64 + Sync> FnObjective<F> {
             ground: ground_size,
             f,
             sensitivity: Box::new(move |_| sensitivity),
-            properties: Properties {
-                monotone: false,
-                decomposable: false,
-            },
+            properties: Properties::NONE,
             name: "user-defined",
         }
     }

@@ -270,10 +270,7 @@ impl SetFunction for Coverage {
 
     /// Monotone and w_max-decomposable.
     fn properties(&self) -> Properties {
-        Properties {
-            monotone: true,
-            decomposable: true,
-        }
+        Properties::MONOTONE_DECOMPOSABLE
     }
 
     fn name(&self) -> &'static str {

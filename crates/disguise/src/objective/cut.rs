@@ -201,10 +201,7 @@ impl SetFunction for GraphCut {
 
     /// Neither monotone nor decomposable.
     fn properties(&self) -> Properties {
-        Properties {
-            monotone: false,
-            decomposable: false,
-        }
+        Properties::NONE
     }
 
     fn name(&self) -> &'static str {

@@ -402,10 +402,7 @@ impl SetFunction for Discernibility {
     /// Monotone (Lemma 1); not decomposable in the sense of Gupta et al. (each record's term
     /// Fᵢ depends on all other records).
     fn properties(&self) -> Properties {
-        Properties {
-            monotone: true,
-            decomposable: false,
-        }
+        Properties::MONOTONE
     }
 
     fn name(&self) -> &'static str {

@@ -682,10 +682,7 @@ impl SetFunction for FacilityLocation {
 
     /// Monotone and 1-decomposable.
     fn properties(&self) -> Properties {
-        Properties {
-            monotone: true,
-            decomposable: true,
-        }
+        Properties::MONOTONE_DECOMPOSABLE
     }
 
     fn name(&self) -> &'static str {

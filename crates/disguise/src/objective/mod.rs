@@ -22,6 +22,24 @@ pub struct Properties {
     pub decomposable: bool,
 }
 
+impl Properties {
+    /// Monotone, not (known to be) decomposable.
+    pub const MONOTONE: Self = Self {
+        monotone: true,
+        decomposable: false,
+    };
+    /// Monotone and decomposable (facility location, coverage).
+    pub const MONOTONE_DECOMPOSABLE: Self = Self {
+        monotone: true,
+        decomposable: true,
+    };
+    /// Neither: only the algorithms for non-monotone objectives apply.
+    pub const NONE: Self = Self {
+        monotone: false,
+        decomposable: false,
+    };
+}
+
 /// A set function f_D with incremental, bulk evaluation of marginal gains and a proven
 /// per-round sensitivity of those gains.
 pub trait SetFunction: Sync {

@@ -445,10 +445,7 @@ impl SetFunction for MutualInformation {
 
     /// Monotone, not decomposable.
     fn properties(&self) -> Properties {
-        Properties {
-            monotone: true,
-            decomposable: false,
-        }
+        Properties::MONOTONE
     }
 
     fn name(&self) -> &'static str {

@@ -59,6 +59,26 @@ impl PlacesArgs {
         Ok((read.coords, names))
     }
 
+    /// The table line naming the metric and the normaliser `m` in force, with its unit and
+    /// where it came from.
+    pub fn metric_line(&self, m: f64) -> String {
+        let source = if self.normalizer.is_some() {
+            "given with --normalizer"
+        } else {
+            "default: the diameter of the candidates' bounding box"
+        };
+        let unit = if self.metric == Metric::Haversine {
+            " km"
+        } else {
+            ""
+        };
+        let m = disguise::numeric::display::input(m);
+        format!(
+            "metric {}, normaliser m = {m}{unit} ({source})",
+            self.metric.name()
+        )
+    }
+
     /// Reads the points' coordinates, straight into one `[f64; 2]` per row.
     pub fn read_points(&self, quiet: bool) -> anyhow::Result<Vec<[f64; 2]>> {
         let path = &self.points;

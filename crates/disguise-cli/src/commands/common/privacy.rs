@@ -119,7 +119,24 @@ pub struct Labels<'a> {
     pub utility: &'a dyn Fn(f64) -> f64,
 }
 
-impl Labels<'_> {
+impl<'a> Labels<'a> {
+    /// Untyped picks named by `names`, valued by `utility`.
+    pub fn new(names: &'a [String], utility: &'a dyn Fn(f64) -> f64) -> Self {
+        Self {
+            names,
+            types: None,
+            utility,
+        }
+    }
+
+    /// The same, each pick with one of `types`.
+    pub fn typed(self, types: &'a [String]) -> Self {
+        Self {
+            types: Some(types),
+            ..self
+        }
+    }
+
     /// "name" or "name (type)" of pick `i` of a trial.
     fn pick(&self, element: usize, types: &[usize], i: usize) -> String {
         match (self.types, types.get(i)) {
@@ -430,8 +447,7 @@ pub fn print_closing<H: Serialize, T: Trial>(
     args: &PrivacyArgs,
     outcome: Option<&Outcome<T>>,
     head: &dyn Fn(&T) -> H,
-    names: &[String],
-    utility: &dyn Fn(f64) -> f64,
+    labels: &Labels<'_>,
     note: &str,
 ) -> anyhow::Result<()> {
     let Some(outcome) = outcome else {
@@ -440,6 +456,7 @@ pub fn print_closing<H: Serialize, T: Trial>(
     match args.format {
         RowFormat::Json => {
             let head = head(&outcome.first);
+            let (names, utility) = (labels.names, labels.utility);
             print_picks_json(&head, outcome, names, utility, args.trials, T::TYPED)
         }
         RowFormat::Csv => Ok(()),
@@ -512,7 +529,7 @@ pub fn print_picks_json<H: Serialize, T: Trial>(
         names: per_pick(&name),
         values: per_pick(&value),
         utility: per_pick(&util),
-        evaluations: typed.then(|| PerTrial {
+        evaluations: typed.then_some(PerTrial {
             kept,
             per_trial,
             cell: &evaluations,
