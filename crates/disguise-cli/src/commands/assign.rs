@@ -3,13 +3,17 @@
 //! of its own type (Rafiey & Yoshida 2020, Example 5.2; Algorithms 3 and 4).
 
 use super::common::coordinates::PlacesArgs;
+use super::common::names::named_among;
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::Context;
 use disguise::data::{quote, read_columns_with_checks};
 use disguise::maximize::Assignment;
-use disguise::task::{Assign, Runnable};
+use disguise::task::{Algorithm, Assign, Runnable};
 use serde::Serialize;
+
+/// The algorithms of this command.
+const DISCRETE: &[Algorithm] = &[Algorithm::Greedy, Algorithm::Subsample];
 
 const EXAMPLES: &str = "\
 Examples:
@@ -37,6 +41,8 @@ label is an error (naming it), so clean the data first.";
 /// Arguments of `disguise assign`.
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
+// The continuous greedy does not apply here: --help does not offer it.
+#[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
 pub struct Args {
     #[command(flatten)]
     places: PlacesArgs,

@@ -2,14 +2,14 @@
 //! informative about a label column (mutual information, Mitrovic et al. 2017 §6.2; or
 //! k-discernibility, Vinterbo 2012).
 
-use super::common::names::named;
+use super::common::names::{named, named_among};
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{fixed, flag_of, flagged, spinner, thousands};
 use anyhow::{Context, bail};
 use disguise::data::{Codes, TablePlan, read_table_with};
 use disguise::maximize::Solution;
 use disguise::names::Named;
-use disguise::task::{FeatureObjective, FeatureTable, Features, Runnable};
+use disguise::task::{Algorithm, FeatureObjective, FeatureTable, Features, Runnable};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -17,6 +17,9 @@ use std::path::PathBuf;
 /// taken for a measurement (or an identifier) and must be binned with `--bins` or excluded:
 /// as categories its values would be almost unique per record.
 pub const MAX_NUMERIC_LEVELS: usize = 32;
+
+/// The algorithms of this command.
+const DISCRETE: &[Algorithm] = &[Algorithm::Greedy, Algorithm::Subsample];
 
 const EXAMPLES: &str = "\
 Examples:
@@ -54,6 +57,8 @@ label's entropy explained under the naive Bayes model); discernibility with util
 /// Arguments of `disguise features`.
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
+// The continuous greedy does not apply here: --help does not offer it.
+#[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
 pub struct Args {
     /// CSV file with a header row: one record per row. Example: `--data nhanes.csv`.
     #[arg(long, value_name = "FILE")]

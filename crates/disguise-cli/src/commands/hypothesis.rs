@@ -117,20 +117,35 @@ fn parse_bounds(text: &str) -> anyhow::Result<(f64, f64)> {
 }
 
 /// The schema of a plain CSV: its header's columns, all numeric with `bounds` (or none, to be
-/// taken from the data), the label numeric 0/1.
-fn header_schema(path: &Path, label: &str, bounds: Option<(f64, f64)>) -> anyhow::Result<Schema> {
+/// taken from the data); the label numeric 0/1, or categorical when `positive` names its
+/// positive class (levels from the data: only with --bounds-from-data, since the set of
+/// labels that occur is not public).
+fn header_schema(
+    path: &Path,
+    label: &str,
+    bounds: Option<(f64, f64)>,
+    positive: Option<&str>,
+) -> anyhow::Result<Schema> {
     let header = disguise::data::read_header(path)?;
     let mut columns = Vec::new();
     for name in header.names().iter().map(String::as_str) {
-        let mut spec = if name.eq_ignore_ascii_case(label) {
-            ColumnSpec::numeric(name, 0.0, 1.0)
+        let spec = if !name.eq_ignore_ascii_case(label) {
+            let mut spec = ColumnSpec::numeric(name, 0.0, 1.0);
+            spec.bounds = bounds.map(|(lo, hi)| [lo, hi]);
+            spec
+        } else if positive.is_some() {
+            if bounds.is_some() {
+                bail!(
+                    "a categorical label needs its public levels: list them in a --schema \
+                     (`levels = [...]`), or explore with --bounds-from-data (NOT private)"
+                );
+            }
+            let mut spec = ColumnSpec::categorical(name, &[]);
+            spec.levels = None;
+            spec
         } else {
-            let (lo, hi) = bounds.unwrap_or((0.0, 1.0));
-            ColumnSpec::numeric(name, lo, hi)
+            ColumnSpec::numeric(name, 0.0, 1.0)
         };
-        if bounds.is_none() && !name.eq_ignore_ascii_case(label) {
-            spec.bounds = None;
-        }
         columns.push(spec);
     }
     Ok(Schema::new(columns)?)
@@ -168,7 +183,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                      or (NOT private) --bounds-from-data"
                 );
             }
-            (header_schema(&args.data, &label, bounds)?, label)
+            (
+                header_schema(&args.data, &label, bounds, args.positive.as_deref())?,
+                label,
+            )
         }
     };
     let label = schema.column_index(&label_name)?;
