@@ -187,6 +187,7 @@ fuzz_target!(|input: Input| {
             k,
             gamma: h.gamma,
             params,
+            rows: Default::default(),
         };
         let data = table();
         let target = data.column_index("y").expect("fixed column");

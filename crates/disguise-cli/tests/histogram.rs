@@ -5,7 +5,7 @@ mod common;
 use common::words;
 
 use assert_cmd::Command;
-use common::{HISTOGRAM_SCHEMA as SCHEMA, disguise, histogram_rows};
+use common::{HISTOGRAM_SCHEMA as SCHEMA, StdoutOk, disguise, histogram_rows};
 use std::path::{Path, PathBuf};
 
 /// A fresh directory holding `data.csv` (600 rows: sick = smoker) and `schema.toml`.
@@ -63,6 +63,65 @@ fn json_report_and_synthetic_file() {
         body.iter()
             .all(|l| ["yes,yes", "no,no", "yes,no", "no,yes"].contains(l))
     );
+}
+
+/// A car-like table (the issue's UCI car scenario, generated): 1,209 records of six
+/// categorical attributes and a four-class target, released at small ε.
+fn car_like(test: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("histogram-tests")
+        .join(test);
+    std::fs::create_dir_all(&dir).unwrap();
+    let levels = ["vhigh", "high", "med", "low"];
+    let mut schema = String::from("has_header = true\ntarget = \"class\"\n");
+    for a in ["buying", "maint", "doors", "persons", "lug", "safety"] {
+        schema.push_str(&format!(
+            "[[columns]]\nname = \"{a}\"\ntype = \"categorical\"\nlevels = {levels:?}\n"
+        ));
+    }
+    schema.push_str(
+        "[[columns]]\nname = \"class\"\ntype = \"categorical\"\n\
+         levels = [\"unacc\", \"acc\", \"good\", \"vgood\"]\n",
+    );
+    let mut csv = String::from("buying,maint,doors,persons,lug,safety,class\n");
+    for i in 0..1209usize {
+        let v: Vec<&str> = (0..6).map(|j| levels[(i / (j + 1) + j) % 4]).collect();
+        // Mostly unacceptable, as in car: 70% / 22% / 4% / 4%.
+        let class = match i % 100 {
+            0..70 => "unacc",
+            70..92 => "acc",
+            92..96 => "good",
+            _ => "vgood",
+        };
+        csv.push_str(&format!("{},{class}\n", v.join(",")));
+    }
+    std::fs::write(dir.join("data.csv"), csv).unwrap();
+    std::fs::write(dir.join("schema.toml"), schema).unwrap();
+    dir
+}
+
+#[test]
+fn the_release_has_n_rows_unless_the_papers_noisy_counts_are_asked_for() {
+    for epsilon in ["1", "0.1"] {
+        let dir = car_like(&format!("car_{epsilon}"));
+        let run = |rows: &str| {
+            let out = base(&dir)
+                .args(["--epsilon", epsilon, "--out", "syn.csv", "--seed", "3"])
+                .args(["--rows", rows, "--format", "json"])
+                .stdout_ok();
+            let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            let text = std::fs::read_to_string(dir.join("syn.csv")).unwrap();
+            (doc, text.lines().count() as u64 - 1)
+        };
+        let (doc, written) = run("records");
+        assert_eq!(written, 1209, "ε = {epsilon}: {doc}");
+        assert_eq!(doc["synthetic_rows"], 1209);
+        assert_eq!(doc["rows"], "records");
+        let (raw, raw_written) = run("noisy-counts");
+        assert_eq!(raw_written, raw["synthetic_rows"].as_u64().unwrap());
+        // The same release (same seed): the paper's rows are what `records` reports.
+        assert_eq!(raw["synthetic_rows"], doc["noisy_rows"], "{raw}");
+    }
 }
 
 #[test]

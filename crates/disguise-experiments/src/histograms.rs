@@ -41,7 +41,7 @@ use anyhow::Context as _;
 use disguise::SecureRng;
 use disguise::histogram::{
     Classifier, ColumnValues, DEFAULT_SEED, DEFAULT_SIGMA, DomainSource, FoldOutcome, KChoice,
-    ProjectionConfig, Schema, Table, evaluate_fold_with, simulate_k,
+    ProjectionConfig, Schema, SyntheticRows, Table, evaluate_fold_with, simulate_k,
 };
 use disguise::learn::{LogisticConfig, PlrConfig, StratifiedKFold};
 use disguise::noise::sample_distinct;
@@ -766,6 +766,8 @@ fn run_job(
             };
             config.k = KChoice::Given(k);
             config.gamma = gamma;
+            // The paper's synthetic data: ⌈h̃ − ½⌉ copies of each released cell.
+            config.rows = SyntheticRows::NoisyCounts;
             Classifier::Histogram(config)
         }
     };

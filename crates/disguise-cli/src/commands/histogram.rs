@@ -5,12 +5,13 @@
 //! `disguise histogram --data adult.data --data adult.test --schema adult.schema.toml
 //!  --target income --epsilon 1 --out synthetic.csv`
 
+use super::common::names::named;
 use crate::output::{
     Format, flag_of, flagged, guarantee, print_json, sig, thousands, warn_insecure_seed,
 };
 use anyhow::{Context, bail};
 use disguise::histogram::{
-    DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, ProjectedHistogram, Schema,
+    DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, ProjectedHistogram, Schema, SyntheticRows,
 };
 use disguise::prelude::*;
 use disguise::task::Histogram;
@@ -54,8 +55,9 @@ pub struct Args {
     /// Total privacy budget ε > 0 of the release. Example: `--epsilon 1`.
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     epsilon: f64,
-    /// Number of predictors to project onto, 1 ≤ k ≤ d − 1 (default: estimated as in the
-    /// paper, Section 2.3.1). Example: `--k 4`.
+    /// Number of predictors to project onto, 1 ≤ k ≤ the number of predictors (the paper's
+    /// d − 1: every column but the target; k equal to it keeps them all and spends nothing on
+    /// the projection). Default: estimated as in the paper, Section 2.3.1. Example: `--k 4`.
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     k: Option<usize>,
     /// Share γ ∈ (0, 1] of ε spent on the histogram (the rest on the projection; default:
@@ -77,6 +79,12 @@ pub struct Args {
     /// The threshold constant A of τ = A·ln(n)/ε_h. Example: `--threshold-constant 0.5`.
     #[arg(long, value_name = "A", default_value_t = DEFAULT_A, allow_negative_numbers = true)]
     threshold_constant: f64,
+    /// How many synthetic records to write: `records` — exactly n, the public number of
+    /// records, in proportion to the noisy counts; `noisy-counts` — ⌈h̃ − ½⌉ copies of every
+    /// released cell, as in the paper (often many more than n). Post-processing: the same
+    /// guarantee either way.
+    #[arg(long, value_name = "HOW", value_parser = named::<SyntheticRows>(), default_value_t)]
+    rows: SyntheticRows,
     /// Where to write the synthetic dataset (CSV with a header). Example: `--out synthetic.csv`.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
@@ -161,6 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         sigma: args.sigma,
         gamma: args.gamma,
         threshold_constant: args.threshold_constant,
+        rows: args.rows,
     };
     // Everything that needs no data is validated first, in the library.
     request.validate().map_err(|e| flagged(e, &flag_of))?;
@@ -247,7 +256,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     guarantee(release.epsilon_p)
                 );
             } else {
-                println!("  epsilon_p   0  (k = d − 1: every predictor kept, nothing to choose)");
+                println!("  epsilon_p   0  (k = every predictor: nothing to choose)");
             }
             println!(
                 "  epsilon_h   {}  (thresholded Laplace histogram, scale 2/ε_h, τ = {})",
@@ -262,6 +271,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 thousands(written),
                 args.out.display()
             );
+            if release.rows == SyntheticRows::Records {
+                println!(
+                    "  rows        n = {} (public), in proportion to the noisy counts (which \
+                     would give {}; --rows noisy-counts)",
+                    thousands(release.records as u64),
+                    thousands(release.noisy_rows)
+                );
+            }
             match &release.guarantee {
                 Some(g) if release.secure_rng => println!(
                     "  guarantee   ({}, {})-DP by {} composition; neighbours: {NEIGHBOURS}",

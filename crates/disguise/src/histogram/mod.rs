@@ -89,7 +89,9 @@ pub use privatekd::{
     DEFAULT_SIGMA, Mda, SplitChoice, discernibility_for, mda, nonprivate_kd, private_kd,
     select_k_by_splitting,
 };
-pub use project::{KChoice, ProjectedHistogram, ProjectionConfig, projected_histogram};
+pub use project::{
+    KChoice, ProjectedHistogram, ProjectionConfig, SyntheticRows, projected_histogram,
+};
 pub use release::{
     drain_synthetic_cells_rev, for_each_synthetic_cell, synthetic_cells, write_synthetic_csv,
 };

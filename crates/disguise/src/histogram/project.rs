@@ -58,6 +58,45 @@ impl Default for KChoice {
     }
 }
 
+/// How many synthetic records a release holds (post-processing: no privacy cost either way).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyntheticRows {
+    /// Exactly n, the public number of records, apportioned in proportion to the noisy
+    /// counts ([`ThresholdedHistogram::apportioned`]): the table a user expects, with class
+    /// shares those of the release.
+    #[default]
+    Records,
+    /// ⌈h̃(x) − ½⌉ copies of every released cell, as in Vinterbo 2012 (the paper's
+    /// experiments): spurious and small cells can make it far larger than n.
+    NoisyCounts,
+}
+
+impl crate::names::Named for SyntheticRows {
+    const KIND: &'static str = "synthetic rows";
+    const ALL: &'static [Self] = &[SyntheticRows::Records, SyntheticRows::NoisyCounts];
+
+    fn name(self) -> &'static str {
+        match self {
+            SyntheticRows::Records => "records",
+            SyntheticRows::NoisyCounts => "noisy-counts",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            SyntheticRows::Records => {
+                "Exactly n rows (n is public), in proportion to the noisy counts"
+            }
+            SyntheticRows::NoisyCounts => {
+                "⌈h̃ − ½⌉ copies of every released cell, as in the paper (often more than n)"
+            }
+        }
+    }
+}
+
+crate::names::named_traits!(SyntheticRows);
+
 /// Parameters of [`projected_histogram`].
 #[derive(Debug, Clone)]
 pub struct ProjectionConfig {
@@ -69,6 +108,8 @@ pub struct ProjectionConfig {
     pub gamma: Option<f64>,
     /// A (threshold) and the constants of the γ estimate.
     pub params: GammaParams,
+    /// How many synthetic records the release holds (default: n).
+    pub rows: SyntheticRows,
 }
 
 impl ProjectionConfig {
@@ -80,6 +121,7 @@ impl ProjectionConfig {
             k: KChoice::default(),
             gamma: None,
             params: GammaParams::default(),
+            rows: SyntheticRows::default(),
         }
     }
 }
@@ -117,8 +159,13 @@ pub struct ProjectedHistogram {
     pub space_size: u64,
     /// The number of released cells.
     pub support_size: usize,
-    /// The number of synthetic records Σ ⌈h̃ − ½⌉.
+    /// How the number of synthetic records was set.
+    pub rows: SyntheticRows,
+    /// The number of synthetic records: n, or Σ ⌈h̃ − ½⌉ with [`SyntheticRows::NoisyCounts`].
     pub synthetic_rows: u64,
+    /// Σ ⌈h̃ − ½⌉, the records the raw noisy counts would give (what the paper's synthetic
+    /// data holds), for comparison with n.
+    pub noisy_rows: u64,
     /// The accountant's end-to-end guarantee (basic composition of the projection and the
     /// histogram); `None` when the run is not private (domains taken from the data).
     pub guarantee: Option<Guarantee>,
@@ -348,6 +395,11 @@ pub fn projected_histogram(
     let mechanism = SparseLaplace::new(Epsilon::new(eps_h_budget)?, n as u64, config.params.a)?;
     let counts = projected_counts(&encoding, &code_columns, n)?;
     let histogram = mechanism.release_counts(rng, &counts, encoding.size())?;
+    let (noisy_rows, support_size) = (histogram.synthetic_rows(), histogram.support_size());
+    let histogram = match config.rows {
+        SyntheticRows::Records => histogram.apportioned(n as u64),
+        SyntheticRows::NoisyCounts => histogram,
+    };
     costs.push(PrivacyCost::Pure {
         epsilon: Epsilon::new(mechanism.epsilon())?,
     });
@@ -383,8 +435,10 @@ pub fn projected_histogram(
         epsilon_h: mechanism.epsilon(),
         threshold: mechanism.threshold(),
         space_size: encoding.size(),
-        support_size: histogram.support_size(),
+        support_size,
+        rows: config.rows,
         synthetic_rows: histogram.synthetic_rows(),
+        noisy_rows,
         guarantee,
         private_domains,
         secure_rng: rng.is_secure(),

@@ -408,6 +408,76 @@ impl ThresholdedHistogram {
         }
     }
 
+    /// The release rescaled to exactly `n` synthetic records: every released cell's noisy
+    /// count h̃(x) (all > τ ≥ 0) is replaced by an integer share of n in proportion to it,
+    /// by largest remainders (Hamilton's apportionment: ⌊n·h̃(x)/Σh̃⌋, then one more to the
+    /// cells with the largest fractional parts, ties by lower cell, until the total is n).
+    /// Cells whose share is 0 are dropped. Post-processing of the release: no privacy cost.
+    ///
+    /// n is public under the replace-one neighbour relation, so a synthetic table of the
+    /// original size says nothing new, while the raw counts carry Σ⌈h̃ − ½⌉ rows, which noise
+    /// on many spurious or small cells can inflate far beyond n.
+    ///
+    /// ```
+    /// use disguise::histogram::SparseLaplace;
+    /// use disguise::privacy::Epsilon;
+    /// use disguise::SecureRng;
+    /// let mech = SparseLaplace::new(Epsilon::new(1.0)?, 100, 0.5)?;
+    /// let mut rng = SecureRng::insecure_from_seed(4);
+    /// let h = mech.release_counts(&mut rng, &[(0, 60), (3, 40)], 4)?;
+    /// let h = h.apportioned(100);
+    /// assert_eq!(h.synthetic_rows(), 100);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    pub fn apportioned(mut self, n: u64) -> Self {
+        let total: f64 = self.cells.iter().map(|&(_, v)| v.max(0.0)).sum();
+        if self.cells.is_empty() || !(total > 0.0 && total.is_finite()) {
+            self.cells.clear();
+            return self;
+        }
+        let quotas: Vec<f64> = self
+            .cells
+            .iter()
+            .map(|&(_, v)| n as f64 * (v.max(0.0) / total))
+            .collect();
+        let mut counts: Vec<u64> = quotas.iter().map(|q| q.floor() as u64).collect();
+        let given: u64 = counts.iter().sum();
+        // The order in which the remainder is handed out (or, if rounding gave too much,
+        // taken back): by fractional part, then by cell.
+        let mut order: Vec<usize> = (0..counts.len()).collect();
+        let frac = |i: usize| quotas[i] - quotas[i].floor();
+        order.sort_by(|&a, &b| frac(b).total_cmp(&frac(a)).then(a.cmp(&b)));
+        if given <= n {
+            let mut rest = n - given;
+            for &i in order.iter().cycle().take(order.len().saturating_mul(2)) {
+                if rest == 0 {
+                    break;
+                }
+                counts[i] += 1;
+                rest -= 1;
+            }
+        } else {
+            let mut excess = given - n;
+            for &i in order.iter().rev() {
+                if excess == 0 {
+                    break;
+                }
+                if counts[i] > 0 {
+                    counts[i] -= 1;
+                    excess -= 1;
+                }
+            }
+        }
+        self.cells = self
+            .cells
+            .iter()
+            .zip(&counts)
+            .filter(|&(_, &c)| c > 0)
+            .map(|(&(cell, _), &c)| (cell, c as f64))
+            .collect();
+        self
+    }
+
     /// The total number of synthetic records Σ ⌈h̃(x) − 0.5⌉ over the released cells
     /// (saturating).
     pub fn synthetic_rows(&self) -> u64 {
@@ -485,6 +555,42 @@ fn radix_sort(keys: &mut Vec<u64>, m: u64) {
 mod tests {
     use super::*;
     use crate::noise::SecureRng;
+
+    /// Apportioning gives exactly n rows, every cell within one of its exact quota n·h̃/Σh̃,
+    /// on random releases of every size (including n smaller than the number of cells).
+    #[test]
+    fn apportioned_release_has_exactly_n_rows_in_proportion() {
+        let mut rng = SecureRng::insecure_from_seed(5);
+        for round in 0..200 {
+            let cells = 1 + (rng.next_u64() % 50) as usize;
+            let values: Vec<(u64, f64)> = (0..cells as u64)
+                .map(|c| (c * 3, 0.5 + (rng.next_u64() % 10_000) as f64 / 7.0))
+                .collect();
+            let n = [0u64, 1, 7, 1000, 123_457][round % 5];
+            let h = ThresholdedHistogram {
+                size: 3 * cells as u64,
+                cells: values.clone(),
+                threshold: 0.5,
+                scale: 1.0,
+                epsilon: 1.0,
+            };
+            let out = h.apportioned(n);
+            assert_eq!(out.synthetic_rows(), n, "round {round}");
+            let total: f64 = values.iter().map(|v| v.1).sum();
+            for &(cell, v) in &values {
+                let quota = n as f64 * v / total;
+                let got = out
+                    .cells()
+                    .iter()
+                    .find(|c| c.0 == cell)
+                    .map_or(0.0, |c| c.1);
+                assert!(
+                    (got - quota).abs() < 1.0 + 1e-9,
+                    "cell {cell}: {got} vs {quota}"
+                );
+            }
+        }
+    }
 
     /// The in-place merge equals sorting the union, on random disjoint lists of every shape
     /// (either empty, interleaved, one entirely before the other).

@@ -11,7 +11,7 @@
 use crate::error::{Error, Result};
 use crate::histogram::{
     DEFAULT_A, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, KChoice, ProjectedHistogram,
-    ProjectionConfig, projected_histogram,
+    ProjectionConfig, SyntheticRows, projected_histogram,
 };
 use crate::noise::SecureRng;
 use crate::privacy::Epsilon;
@@ -39,6 +39,8 @@ pub struct Histogram {
     pub gamma: Option<f64>,
     /// The threshold constant A of τ = A·ln(n)/ε_h.
     pub threshold_constant: f64,
+    /// How many synthetic records the release holds (default: n).
+    pub rows: SyntheticRows,
 }
 
 impl Histogram {
@@ -51,6 +53,7 @@ impl Histogram {
             sigma: DEFAULT_SIGMA,
             gamma: None,
             threshold_constant: DEFAULT_A,
+            rows: SyntheticRows::Records,
         }
     }
 
@@ -119,6 +122,7 @@ impl Histogram {
         config.k = k;
         config.gamma = self.gamma;
         config.params.a = self.threshold_constant;
+        config.rows = self.rows;
         Ok(config)
     }
 
