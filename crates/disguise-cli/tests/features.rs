@@ -362,3 +362,15 @@ fn reader_edge_cases_name_file_line_and_column() {
         "{err}"
     );
 }
+
+#[test]
+fn only_the_algorithms_that_apply_are_offered() {
+    let text = help("features");
+    assert!(text.contains("subsample"), "{text}");
+    assert!(!text.contains("continuous-greedy"), "{text}");
+    let dir = dir_with("algorithms", &[("t.csv", "y,a\n0,1\n1,0\n")]);
+    let args = words("features --data t.csv --label y --k 1 --epsilon 1");
+    let mut args = args.to_vec();
+    args.extend(["--algorithm", "continuous-greedy"]);
+    one_line_error(&dir, &args, "continuous-greedy");
+}

@@ -232,3 +232,26 @@ fn huge_threshold_grids_are_refused_in_one_line() {
         "= 120000002 hypotheses, each scored in memory; use fewer thresholds (limit 1e8)",
     );
 }
+
+#[test]
+fn a_categorical_label_without_a_schema_takes_positive() {
+    // wdbc-like: diagnosis M/B, M when radius > 15.
+    let mut csv = String::from("diagnosis,radius\n");
+    for i in 0..60 {
+        let radius = 8.0 + i as f64 * 0.25;
+        let label = if radius > 15.0 { "M" } else { "B" };
+        csv.push_str(&format!("{label},{radius}\n"));
+    }
+    let dir = dir_with("categorical_label", &[("wdbc.csv", &csv)]);
+    let base = "hypothesis --data wdbc.csv --label diagnosis --positive M --mechanism max";
+    let out = disguise(&dir)
+        .args(words(base))
+        .args(words("--bounds-from-data --thresholds 64 --format json"))
+        .stdout_ok();
+    let doc = json(&out);
+    assert_eq!(doc["records"], 60, "{doc}");
+    assert_eq!(doc["training_accuracy"], 1.0, "{doc}");
+    // A private run cannot take the label's levels from the data: one line naming --schema.
+    let private = format!("{base} --bounds 0:40");
+    fails_with(&dir, &words(&private), "--schema");
+}
