@@ -31,6 +31,9 @@ enum Command {
     Sample(commands::sample::Args),
     /// Private facility location: choose k public candidate locations serving private points.
     Select(commands::select::Args),
+    /// Private maximum coverage: choose k candidates that cover the most people (sets, or
+    /// the friend lists of a graph).
+    Cover(commands::cover::Args),
     /// Private feature selection: choose the k columns most informative about a label.
     Features(commands::features::Args),
     /// Private frequent itemsets: the most frequent itemsets of size r in transactions.
@@ -114,6 +117,7 @@ fn main() -> ExitCode {
         Command::Budget(args) => commands::budget::run(args),
         Command::Sample(args) => commands::sample::run(args),
         Command::Select(args) => commands::select::run(args),
+        Command::Cover(args) => commands::cover::run(args),
         Command::Features(args) => commands::features::run(args),
         Command::Itemsets(args) => commands::itemsets::run(args),
         Command::Hypothesis(args) => commands::hypothesis::run(args),

@@ -126,6 +126,11 @@ const CASES: &[Case] = &[
         writes: &[],
     },
     Case {
+        name: "cover_sets",
+        args: "cover --sets transactions.dat --candidates items.txt --k 2 --epsilon 1",
+        writes: &[],
+    },
+    Case {
         name: "itemsets_fimi_lmm",
         args: "itemsets --transactions transactions.dat --size 2 --epsilon 4 --delta 1e-6 --top 3",
         writes: &[],

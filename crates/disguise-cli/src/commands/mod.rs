@@ -3,6 +3,7 @@
 pub mod assign;
 pub mod budget;
 pub mod common;
+pub mod cover;
 pub mod demo;
 pub mod experiment;
 pub mod features;

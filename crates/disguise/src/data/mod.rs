@@ -13,6 +13,7 @@
 
 mod codes;
 mod columns;
+mod edges;
 pub(crate) mod reader;
 mod scores;
 pub mod synthetic;
@@ -25,13 +26,14 @@ pub use columns::{
     Columns, Points, geographic, read_columns, read_columns_checked, read_columns_with_checks,
     read_points,
 };
+pub use edges::{Neighbourhoods, read_edge_list};
 pub use scores::{read_scores, read_scores_from};
 pub use synthetic::{SyntheticLocations, manhattan_like};
 pub use table::{
     CategoricalColumn, Header, Table, TablePlan, read_header, read_table, read_table_with,
 };
 pub use text::{BOM, MAX_LINE_BYTES, Position, QUOTE_LIMIT, quote, strip_bom, strip_bom_bytes};
-pub(crate) use text::{LineLimit, open_input, read_text};
+pub(crate) use text::{for_each_line, open_input, read_text};
 
 use crate::error::{Error, Result};
 use std::path::PathBuf;

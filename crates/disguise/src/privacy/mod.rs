@@ -180,3 +180,36 @@ pub struct Guarantee {
     /// The rule that proved this guarantee.
     pub rule: compose::Rule,
 }
+
+impl Guarantee {
+    /// The guarantee for neighbours that differ in up to `size` records (group privacy): an
+    /// (ε, δ)-DP mechanism is (kε, k·e^{(k−1)ε}·δ)-DP for datasets that differ in k records
+    /// (Dwork and Roth 2014, Theorem 2.2, for δ = 0; Vadhan 2017, "The Complexity of
+    /// Differential Privacy", Lemma 2.2, for δ > 0). Rounded up; δ is capped at 1 (then
+    /// vacuous). For example, an edge of a friendship graph sits in two people's friend
+    /// lists, so protecting one friendship is the guarantee for `size` = 2.
+    ///
+    /// ```
+    /// use disguise::privacy::{Guarantee, compose::Rule};
+    /// let g = Guarantee { epsilon: 0.5, delta: 1e-6, rule: Rule::Basic };
+    /// let edge = g.group(2);
+    /// assert!(edge.epsilon >= 1.0 && edge.epsilon < 1.0 + 1e-12);
+    /// assert!(edge.delta >= 2.0 * 0.5f64.exp() * 1e-6);
+    /// ```
+    pub fn group(self, size: u32) -> Guarantee {
+        let k = f64::from(size.max(1));
+        let epsilon = crate::numeric::round::mul_up(k, self.epsilon);
+        let delta = if self.delta == 0.0 {
+            0.0
+        } else {
+            let grow = crate::numeric::round::nudge_up(((k - 1.0) * self.epsilon).exp(), 4);
+            crate::numeric::round::mul_up(k, crate::numeric::round::mul_up(grow, self.delta))
+                .min(1.0)
+        };
+        Guarantee {
+            epsilon,
+            delta,
+            rule: self.rule,
+        }
+    }
+}

@@ -3,11 +3,9 @@
 
 use super::count::reserve;
 use super::{Transactions, item_order};
-use crate::data::{LineLimit, Position, open_input, quote, strip_bom_bytes};
+use crate::data::{Position, for_each_line, open_input, quote};
 use crate::error::{Error, Result};
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 /// Item names to ids. With a public list the ids are final (the list's canonical order) and
@@ -130,47 +128,6 @@ fn push<T>(v: &mut Vec<T>, x: T, what: &str) -> Result<()> {
     }
     v.push(x);
     Ok(())
-}
-
-fn open(path: &Path, shown: &str) -> Result<BufReader<LineLimit<File>>> {
-    Ok(BufReader::with_capacity(1 << 16, open_input(path, shown)?))
-}
-
-/// Calls `f` with each line of a text file (1-based number, text without the line end),
-/// holding one line at a time. A UTF-8 byte-order mark at the start is skipped; a line that
-/// is not UTF-8 is an error naming `file:line:column` (the column is the 1-based byte).
-fn for_each_line(
-    path: &Path,
-    shown: &str,
-    mut f: impl FnMut(u64, &str) -> Result<()>,
-) -> Result<()> {
-    let mut reader = open(path, shown)?;
-    let mut line: Vec<u8> = Vec::new();
-    let mut number = 0u64;
-    loop {
-        line.clear();
-        let got = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| Error::io_with(shown.to_string(), e))?;
-        if got == 0 {
-            return Ok(());
-        }
-        number += 1;
-        let bytes = if number == 1 {
-            strip_bom_bytes(&line)
-        } else {
-            &line[..]
-        };
-        // Columns count bytes after the byte-order mark, which editors do not show.
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            let column = (e.valid_up_to() + 1) as u64;
-            Error::parse(format!(
-                "{}: not valid UTF-8 text (item names must be UTF-8)",
-                Position::new(shown, number).column(column)
-            ))
-        })?;
-        f(number, text.trim_end_matches(['\n', '\r']))?;
-    }
 }
 
 /// The byte column (1-based) of `token`, a subslice of `line`.

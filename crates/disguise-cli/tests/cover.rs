@@ -1,0 +1,147 @@
+//! Integration tests of `disguise cover`: maximum coverage over sets or a friendship graph.
+
+mod common;
+
+use common::{StdoutOk, dir_with, disguise, fails_with, json, words};
+
+/// A friendship graph of 200 people: u0 has 80 friends, u1 60, u2 40 (disjoint), and a
+/// sparse background of 150 other edges among the rest; the candidate list names everyone.
+fn graph() -> (String, String) {
+    let mut edges = String::from("# friendships\n");
+    let mut next = 3;
+    for (hub, friends) in [(0, 80), (1, 60), (2, 40)] {
+        for _ in 0..friends {
+            edges.push_str(&format!("u{hub} u{next}\n"));
+            next = 3 + (next - 2) % 197;
+        }
+    }
+    for i in 0..150 {
+        let (a, b) = (3 + (i * 7) % 197, 3 + (i * 13 + 5) % 197);
+        if a != b {
+            edges.push_str(&format!("u{a},u{b}\n"));
+        }
+    }
+    let users: Vec<String> = (0..200).map(|i| format!("u{i}")).collect();
+    (edges, users.join(" "))
+}
+
+#[test]
+fn a_friendship_graph_from_the_command_line() {
+    let (edges, users) = graph();
+    let dir = dir_with("graph", &[("friends.txt", &edges), ("users.txt", &users)]);
+    let out = disguise(&dir)
+        .args(words(
+            "cover --edges friends.txt --candidates users.txt --k 3",
+        ))
+        .args(words("--epsilon 30 --seed 4 --format json"))
+        .stdout_ok();
+    let doc = json(&out);
+    assert_eq!(doc["input"], "edges");
+    assert_eq!(doc["records"], 200);
+    // At ε = 30 the three hubs win (their gains lead by ≥ 20 people, λ = 1).
+    let mut names: Vec<String> = doc["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["u0", "u1", "u2"], "{doc}");
+    // One friendship is two records: twice the guarantee.
+    let g = doc["guarantee"]["epsilon"].as_f64().unwrap();
+    let edge = doc["edge_guarantee"]["epsilon"].as_f64().unwrap();
+    assert!((edge - 2.0 * g).abs() < 1e-9, "{doc}");
+    assert!(doc["privacy_unit"].as_str().unwrap().contains("two lists"));
+    // The table says the same in words.
+    let table = disguise(&dir)
+        .args(words(
+            "cover --edges friends.txt --candidates users.txt --k 3",
+        ))
+        .args(words("--epsilon 1 --delta 1e-6 --seed 4"))
+        .stdout_ok();
+    let table = String::from_utf8(table).unwrap();
+    assert!(
+        table.contains("one friendship (two friend lists)"),
+        "{table}"
+    );
+}
+
+#[test]
+fn sets_one_person_per_line_with_names_outside_the_list_counted() {
+    // 50 people covered by a, 30 by b, 10 by c; "x" is not a candidate.
+    let mut sets = String::new();
+    for i in 0..90 {
+        let item = if i < 50 {
+            "a"
+        } else if i < 80 {
+            "b"
+        } else {
+            "c"
+        };
+        sets.push_str(&format!("{item} x\n"));
+    }
+    sets.push('\n'); // a person nobody covers
+    let dir = dir_with("sets", &[("s.dat", &sets), ("c.txt", "a b c d")]);
+    let out = disguise(&dir)
+        .args(words(
+            "cover --sets s.dat --candidates c.txt --k 2 --epsilon 20 --seed 1",
+        ))
+        .args(words("--format json"))
+        .stdout_ok();
+    let doc = json(&out);
+    assert_eq!(doc["records"], 91, "{doc}");
+    assert_eq!(doc["dropped"], 90, "{doc}");
+    assert_eq!(doc["names"], serde_json::json!(["a", "b"]), "{doc}");
+    assert_eq!(doc["values"], serde_json::json!([50.0, 80.0]), "{doc}");
+    assert!(doc.get("edge_guarantee").is_none());
+}
+
+#[test]
+fn bad_input_is_one_line() {
+    let dir = dir_with(
+        "errors",
+        &[
+            ("e.txt", "a b\nb c d\n"),
+            ("ok.txt", "a b\nb c\n"),
+            ("c.txt", "a b c"),
+            ("dup.txt", "a b a"),
+            ("none.txt", "# nothing\n"),
+        ],
+    );
+    let base = "cover --candidates c.txt --epsilon 1 --k 1";
+    let with = |extra: &str| {
+        words(&format!("{base} {extra}"))
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let run = |extra: &str, needle: &str| {
+        let args = with(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        fails_with(&dir, &args, needle);
+    };
+    run("--edges e.txt", "e.txt:2: an edge is two node names, got 3");
+    run("--edges none.txt", "none.txt: no edges");
+    run("--edges missing.txt", "missing.txt");
+    let ok_edges = "cover --edges ok.txt --candidates c.txt --epsilon 1 --k 4";
+    fails_with(
+        &dir,
+        &words(ok_edges),
+        "invalid --k: 4 is larger than the number of candidates (3)",
+    );
+    fails_with(
+        &dir,
+        &words("cover --edges e.txt --candidates dup.txt --epsilon 1 --k 1"),
+        "twice",
+    );
+    fails_with(&dir, &words(base), "--sets");
+    fails_with(
+        &dir,
+        &words("cover --sets e.txt --edges e.txt --candidates c.txt --k 1 --epsilon 1"),
+        "--edges",
+    );
+    run(
+        "--edges e.txt --algorithm continuous-greedy",
+        "continuous-greedy",
+    );
+}

@@ -1,0 +1,97 @@
+//! Edge lists as coverage records: a friendship graph read as one record per person, the
+//! list of that person's friends (who, chosen, would reach them).
+
+use super::text::{Position, for_each_line, quote};
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// One record per node of a public node list: node i's neighbours, as indices into that
+/// list (sorted, without repeats), with what was left out counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Neighbourhoods {
+    /// `lists[i]`: the neighbours of node i.
+    pub lists: Vec<Vec<usize>>,
+    /// The edges read (lines with two endpoints).
+    pub edges: u64,
+    /// Edges with an endpoint that is not in the node list, left out.
+    pub dropped: u64,
+    /// Edges from a node to itself, left out.
+    pub self_loops: u64,
+}
+
+/// Reads an undirected edge list: one edge per line, two node names separated by white space
+/// or a comma; blank lines and lines starting with `#` are skipped. Node i of `nodes` (a
+/// PUBLIC list) gets the record of its neighbours; an edge u–v puts v in u's record and u in
+/// v's. Repeated edges count once.
+///
+/// ```
+/// use disguise::data::read_edge_list;
+/// let dir = std::env::temp_dir().join("disguise-doc-edges");
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("friends.txt");
+/// std::fs::write(&path, "ann bob\nbob cat\n# a comment\nann zed\n")?;
+/// let nodes: Vec<String> = ["ann", "bob", "cat"].map(String::from).to_vec();
+/// let n = read_edge_list(&path, &nodes)?;
+/// assert_eq!(n.lists, vec![vec![1], vec![0, 2], vec![1]]);
+/// assert_eq!((n.edges, n.dropped), (3, 1));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] for an unreadable file; [`Error::Parse`] naming `file:line` for a line that
+/// does not hold exactly two names, or for a file without any edge; [`Error::InvalidParameter`]
+/// for a node list that names a node twice.
+pub fn read_edge_list(path: &Path, nodes: &[String]) -> Result<Neighbourhoods> {
+    let mut index: HashMap<&str, usize> = HashMap::with_capacity(nodes.len());
+    for (i, name) in nodes.iter().enumerate() {
+        if index.insert(name.as_str(), i).is_some() {
+            return Err(Error::param(
+                "nodes",
+                format!("the node list names {} twice", quote(name)),
+            ));
+        }
+    }
+    let shown = path.display().to_string();
+    let mut out = Neighbourhoods {
+        lists: vec![Vec::new(); nodes.len()],
+        edges: 0,
+        dropped: 0,
+        self_loops: 0,
+    };
+    for_each_line(path, &shown, |number, line| {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return Ok(());
+        }
+        let ends: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|t| !t.is_empty())
+            .collect();
+        let [u, v] = ends[..] else {
+            return Err(Error::parse(format!(
+                "{}: an edge is two node names, got {} field(s)",
+                Position::new(&shown, number),
+                ends.len()
+            )));
+        };
+        out.edges += 1;
+        match (index.get(u), index.get(v)) {
+            (Some(&a), Some(&b)) if a == b => out.self_loops += 1,
+            (Some(&a), Some(&b)) => {
+                out.lists[a].push(b);
+                out.lists[b].push(a);
+            }
+            _ => out.dropped += 1,
+        }
+        Ok(())
+    })?;
+    if out.edges == 0 {
+        return Err(Error::parse(format!("{shown}: no edges")));
+    }
+    for list in &mut out.lists {
+        list.sort_unstable();
+        list.dedup();
+    }
+    Ok(out)
+}
