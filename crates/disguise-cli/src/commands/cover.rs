@@ -25,7 +25,7 @@ Examples:
 Privacy unit: one record is one person's set. With --sets that is one line (the candidates
 that cover this person); with --edges it is one person's friend list, and a single friendship
 sits in two friend lists, so protecting one friendship costs twice: the output gives that
-edge-level guarantee too ((2ε, (1 + e^ε)δ), group privacy). Protecting everything about a
+edge-level guarantee too ((2ε, 2e^ε·δ), group privacy). Protecting everything about a
 person of a graph (all their friendships) is not bounded: their degree is not.
 
 Coverage counts are computed on the private records for evaluation: they are NOT covered by
