@@ -128,6 +128,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if is_broken_pipe(&err) => ExitCode::from(BROKEN_PIPE as u8),
+        Err(err) if err.is::<output::NothingReleased>() => {
+            eprintln!("nothing released: {err}");
+            ExitCode::from(output::NOTHING_RELEASED)
+        }
         Err(err) => {
             // One readable line: the error and its causes, joined.
             let mut line = err.to_string();

@@ -141,3 +141,22 @@ mod tests {
         assert!(check_memory("x", 1, "less").is_ok());
     }
 }
+
+/// The end of a run that completed without releasing anything (every selection round found
+/// no margin, or no histogram cell passed its threshold): its report has been printed, and
+/// the process exits with [`NOTHING_RELEASED`] after one `nothing released: …` line on stderr
+/// giving the reason and what would help.
+#[derive(Debug)]
+pub struct NothingReleased(pub String);
+
+impl std::fmt::Display for NothingReleased {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NothingReleased {}
+
+/// Exit status of a run that released nothing ([`NothingReleased`]); 2 is an error, 3 is
+/// reserved for a refused budget.
+pub const NOTHING_RELEASED: u8 = 4;

@@ -855,8 +855,10 @@ fn a_byte_order_mark_changes_nothing() {
                 .timeout(TIMEOUT)
                 .output()
                 .unwrap();
+            // 4: the run completed and released nothing (itemsets on 4 transactions find
+            // no margin); its report is still printed and compared.
             assert!(
-                out.status.success(),
+                matches!(out.status.code(), Some(0 | 4)),
                 "disguise {case}: {}",
                 String::from_utf8_lossy(&out.stderr)
             );

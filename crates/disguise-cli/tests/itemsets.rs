@@ -147,9 +147,36 @@ fn no_margin_reports_no_itemset_in_the_table() {
         ))
         .args(["--delta", "1e-6", "--seed", "1"])
         .assert()
-        .success()
+        .code(4)
         .stdout(predicate::str::contains("no itemset: no margin found"))
-        .stdout(predicate::str::contains("guarantee: ("));
+        .stdout(predicate::str::contains("guarantee: ("))
+        .stderr(predicate::str::contains(
+            "nothing released: no margin was found",
+        ))
+        .stderr(predicate::str::contains("--items"));
+}
+
+#[test]
+fn an_item_list_makes_the_exponential_mechanism_the_default_and_cuts_are_counted() {
+    // 3 transactions longer than --max-length 2; the rest pairs.
+    let mut t = "1 2\n".repeat(30);
+    t.push_str(&"3 4 5 6\n".repeat(3));
+    let dir = dir_with("defaults", &[("t.dat", &t), ("items.txt", "1 2 3 4 5 6")]);
+    let base = "itemsets --transactions t.dat --size 2 --epsilon 2 --seed 1 --format json";
+    let out = disguise(&dir)
+        .args(words(base))
+        .args(words("--items items.txt --max-length 2"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "3 of 33 transactions are longer than --max-length 2",
+        ))
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["mechanism"], "em", "{doc}");
+    assert_eq!(doc["truncated"], 3, "{doc}");
 }
 
 #[test]

@@ -6,8 +6,10 @@
 //!  --target income --epsilon 1 --out synthetic.csv`
 
 use super::common::names::named;
+use super::common::warn_if_vacuous;
 use crate::output::{
-    Format, flag_of, flagged, guarantee, print_json, sig, thousands, warn_insecure_seed,
+    Format, NothingReleased, flag_of, flagged, guarantee, print_json, sig, thousands,
+    warn_insecure_seed,
 };
 use anyhow::{Context, bail};
 use disguise::histogram::{
@@ -221,6 +223,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => SecureRng::from_os()?,
     };
     let release = request.run(&data, target, public, &mut rng)?;
+    warn_if_vacuous(&release.usefulness);
     let written = write_release(&release, &args)?;
     let private = release.guarantee.is_some() && release.secure_rng;
 
@@ -297,6 +300,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 println!("  note        {note}");
             }
         }
+    }
+    if release.support_size == 0 {
+        return Err(NothingReleased(format!(
+            "no cell's noisy count passed the threshold τ = {} (n = {}, ε_h = {}), so {} holds \
+             a header only; a larger ε, or fewer or coarser columns (smaller --k, fewer bins), \
+             would help",
+            sig(release.threshold, 4),
+            thousands(release.records as u64),
+            guarantee(release.epsilon_h),
+            args.out.display()
+        ))
+        .into());
     }
     Ok(())
 }

@@ -5,7 +5,8 @@
 use super::common::names::named;
 use super::common::{DeltaArg, RunArgs};
 use crate::output::{
-    Format, budget, flag_of, flagged, guarantee, input, print_json, rng_from_seed, sig, spinner,
+    Format, NothingReleased, budget, flag_of, flagged, guarantee, input, print_json, rng_from_seed,
+    sig, spinner, thousands,
 };
 use disguise::apps::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetMechanism,
@@ -42,9 +43,14 @@ once with the estimate. Size 10 on chess.dat, for instance, would enumerate 1.1e
 Without --items the universe (all r-subsets of every possible item) is never enumerated: the
 large margin mechanism searches for a margin among the itemsets that occur, followed by the
 zero-frequency ones. If it picks a zero-frequency itemset, or finds no margin up to
---max-margin, it reports 'no itemset' and stops. With --items it falls back to the exponential
-mechanism over the whole universe and names a uniformly random zero-frequency itemset instead.
-Either way the output is (ε, δ)-DP (see the library docs of disguise::apps::itemsets).
+--max-margin, it reports 'no itemset' and stops. With --items (where the default mechanism is
+the exponential one) a large margin mechanism falls back to the exponential mechanism over the
+whole universe and names a uniformly random zero-frequency itemset instead. Either way the
+output is (ε, δ)-DP (see the library docs of disguise::apps::itemsets).
+
+Transactions longer than --max-length are cut, with a warning on stderr giving their number.
+When no round releases an itemset, the report is printed, one 'nothing released:' line on
+stderr says why, and the exit status is 4.
 
 The 'true' counts and frequencies are computed on the private data for evaluation and are NOT
 private; the 'noisy' frequencies (--count-share) are.";
@@ -79,9 +85,11 @@ pub struct Args {
     /// at most 100000. Example: `--top 5`.
     #[arg(long, value_name = "T", default_value_t = 1)]
     top: usize,
-    /// The selection mechanism.
-    #[arg(long, value_name = "NAME", value_parser = named::<ItemsetMechanism>(), default_value_t = ItemsetMechanism::Lmm)]
-    mechanism: ItemsetMechanism,
+    /// The selection mechanism. Default: `em` with --items (the exponential mechanism over
+    /// the whole public universe finds the top itemsets at much smaller ε than the margin
+    /// search needs), `lmm` without.
+    #[arg(long, value_name = "NAME", value_parser = named::<ItemsetMechanism>())]
+    mechanism: Option<ItemsetMechanism>,
     /// A PUBLIC list of the possible items (names separated by spaces or newlines), fixed
     /// without looking at the data. Defines the universe: needed by `em`; with the large
     /// margin mechanisms it names zero-frequency picks. Items not in it are dropped.
@@ -140,7 +148,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Itemsets {
         size: args.size,
         top: args.top,
-        mechanism: args.mechanism,
+        mechanism: args.mechanism.unwrap_or(if args.items.is_some() {
+            ItemsetMechanism::Em
+        } else {
+            ItemsetMechanism::Lmm
+        }),
         epsilon: args.epsilon,
         delta: args.delta.value,
         max_margin: args.max_margin,
@@ -199,19 +211,40 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
     let release = request.release(&transactions, &counts, &mut rng)?;
-
+    if release.truncated > 0 {
+        eprintln!(
+            "warning: {} of {} transactions are longer than --max-length {} and were cut to \
+             their {} smallest items (raise --max-length to count them whole)",
+            thousands(release.truncated as u64),
+            thousands(release.transactions as u64),
+            release.max_length,
+            release.max_length
+        );
+    }
     match args.run.format {
         Format::Json => print_json(&Report {
             release: &release,
             delta_target: args.delta.value,
             secure_rng: secure,
             dropped_items: transactions.dropped_items(),
-        }),
-        Format::Table => {
-            print_table(&release, &args, secure);
-            Ok(())
-        }
+        })?,
+        Format::Table => print_table(&release, &args, secure),
     }
+    if release.picks.iter().all(|p| p.itemset.is_none()) {
+        let help = if args.items.is_some() {
+            "a larger ε"
+        } else {
+            "a larger ε, or a public --items list (then the exponential mechanism applies)"
+        };
+        return Err(NothingReleased(format!(
+            "no margin was found up to --max-margin {} at ε₀ = {} per round (the top \
+             itemsets' counts are too close for this budget); {help} would help",
+            release.max_margin,
+            budget(release.per_round_epsilon)
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 fn print_table(r: &ItemsetRelease, args: &Args, secure: bool) {

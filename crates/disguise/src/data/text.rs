@@ -167,6 +167,44 @@ pub(crate) fn read_text(path: &std::path::Path, shown: &str) -> crate::Result<St
     Ok(text)
 }
 
+/// Calls `f` with each line of a text file (1-based number, text without the line end),
+/// holding one line at a time. A UTF-8 byte-order mark at the start is skipped; a line that
+/// is not UTF-8 is an error naming `file:line:column` (the column is the 1-based byte).
+pub(crate) fn for_each_line(
+    path: &std::path::Path,
+    shown: &str,
+    mut f: impl FnMut(u64, &str) -> crate::Result<()>,
+) -> crate::Result<()> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::with_capacity(1 << 16, open_input(path, shown)?);
+    let mut line: Vec<u8> = Vec::new();
+    let mut number = 0u64;
+    loop {
+        line.clear();
+        let got = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| crate::Error::io_with(shown.to_string(), e))?;
+        if got == 0 {
+            return Ok(());
+        }
+        number += 1;
+        let bytes = if number == 1 {
+            strip_bom_bytes(&line)
+        } else {
+            &line[..]
+        };
+        // Columns count bytes after the byte-order mark, which editors do not show.
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            let column = (e.valid_up_to() + 1) as u64;
+            crate::Error::parse(format!(
+                "{}: not valid UTF-8 text",
+                Position::new(shown, number).column(column)
+            ))
+        })?;
+        f(number, text.trim_end_matches(['\n', '\r']))?;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,43 +248,5 @@ mod tests {
             LineLimit::new(std::io::Cursor::new(b"a\nb\n".to_vec()).chain(std::io::repeat(1)));
         let e = r.read_to_end(&mut Vec::new()).unwrap_err();
         assert!(e.to_string().starts_with("line 3 "), "{e}");
-    }
-}
-
-/// Calls `f` with each line of a text file (1-based number, text without the line end),
-/// holding one line at a time. A UTF-8 byte-order mark at the start is skipped; a line that
-/// is not UTF-8 is an error naming `file:line:column` (the column is the 1-based byte).
-pub(crate) fn for_each_line(
-    path: &std::path::Path,
-    shown: &str,
-    mut f: impl FnMut(u64, &str) -> crate::Result<()>,
-) -> crate::Result<()> {
-    use std::io::BufRead;
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, open_input(path, shown)?);
-    let mut line: Vec<u8> = Vec::new();
-    let mut number = 0u64;
-    loop {
-        line.clear();
-        let got = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| crate::Error::io_with(shown.to_string(), e))?;
-        if got == 0 {
-            return Ok(());
-        }
-        number += 1;
-        let bytes = if number == 1 {
-            strip_bom_bytes(&line)
-        } else {
-            &line[..]
-        };
-        // Columns count bytes after the byte-order mark, which editors do not show.
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            let column = (e.valid_up_to() + 1) as u64;
-            crate::Error::parse(format!(
-                "{}: not valid UTF-8 text",
-                Position::new(shown, number).column(column)
-            ))
-        })?;
-        f(number, text.trim_end_matches(['\n', '\r']))?;
     }
 }

@@ -166,6 +166,9 @@ pub struct ProjectedHistogram {
     /// Σ ⌈h̃ − ½⌉, the records the raw noisy counts would give (what the paper's synthetic
     /// data holds), for comparison with n.
     pub noisy_rows: u64,
+    /// The threshold against the counts n records can put in a cell, from public quantities:
+    /// whether the release is expected to be mostly noise.
+    pub usefulness: crate::task::Usefulness,
     /// The accountant's end-to-end guarantee (basic composition of the projection and the
     /// histogram); `None` when the run is not private (domains taken from the data).
     pub guarantee: Option<Guarantee>,
@@ -436,6 +439,7 @@ pub fn projected_histogram(
         threshold: mechanism.threshold(),
         space_size: encoding.size(),
         support_size,
+        usefulness: crate::task::Usefulness::histogram(n, mechanism.threshold(), encoding.size()),
         rows: config.rows,
         synthetic_rows: histogram.synthetic_rows(),
         noisy_rows,

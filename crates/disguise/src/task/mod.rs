@@ -35,6 +35,7 @@ mod histogram;
 mod hypothesis;
 mod itemsets;
 mod select;
+mod usefulness;
 
 pub use assign::{Assign, DEFAULT_FAILURE, PreparedAssign};
 pub use coverage::{CoverageReport, MaxCoverage, PreparedCoverage};
@@ -45,6 +46,7 @@ pub use itemsets::Itemsets;
 pub use select::{
     ContinuousOptions, NormalizerSource, Prepared, Select, SelectReport, default_normalizer,
 };
+pub use usefulness::Usefulness;
 
 use crate::error::{Error, Result};
 use crate::maximize::{Budget, Mechanism, Procedure, Solution};

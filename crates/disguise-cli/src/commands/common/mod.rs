@@ -24,6 +24,21 @@ pub fn default_normalizer(
     })
 }
 
+/// One `warning:` line on stderr when the run's a-priori utility bound is vacuous (the
+/// release is then expected to be mostly noise), with what would help.
+pub fn warn_if_vacuous(usefulness: &disguise::task::Usefulness) {
+    if usefulness.vacuous {
+        let advice = usefulness
+            .advice
+            .as_deref()
+            .unwrap_or("a larger ε would help");
+        eprintln!(
+            "warning: likely useless release: {}; {advice}",
+            usefulness.bound
+        );
+    }
+}
+
 /// `--delta`: the δ of a whole release, 0 by default (pure ε-DP).
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct DeltaArg {
