@@ -417,3 +417,48 @@ fn reader_edge_cases_name_file_line_and_column() {
         assert!(err.len() < 300, "{} bytes of error", err.len());
     }
 }
+
+#[test]
+fn the_greedys_utility_bound_is_stated_and_a_vacuous_one_warns() {
+    // 6 points: at ε = 1 the privacy term 2·k·ln 4/ε₀ dwarfs f ≤ 6.
+    let dir = square("usefulness_small");
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(words("--k 2 --epsilon 1 --seed 1 --format json"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: likely useless release: E[f(S)] ≥ 0.632·OPT"),
+        "{stderr}"
+    );
+    let doc = json(&out.stdout);
+    assert_eq!(doc["usefulness"]["vacuous"], true, "{doc}");
+    // 6,000 points (the same six, 1,000 times) at ε = 10: the term is about 11, no warning.
+    let mut many = String::from("x,y\n");
+    for line in POINTS.lines().skip(1) {
+        many.push_str(&format!("{line}\n").repeat(1000));
+    }
+    let dir = dir_with(
+        "usefulness_large",
+        &[("c.csv", CANDIDATES), ("p.csv", &many)],
+    );
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(words("--k 2 --epsilon 10 --seed 1 --format json"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("likely useless"), "{stderr}");
+    let doc = json(&out.stdout);
+    assert_eq!(doc["usefulness"]["vacuous"], false, "{doc}");
+    // The large margin mechanism's bound takes another form: none is stated for it here.
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(words(
+            "--k 2 --epsilon 10 --delta 1e-6 --mechanism lmm --seed 1 --format json",
+        ))
+        .stdout_ok();
+    assert!(json(&out).get("usefulness").is_none());
+}

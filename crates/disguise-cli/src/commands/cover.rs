@@ -3,14 +3,17 @@
 //! shell over [`disguise::task::MaxCoverage`]: read the sets or the edge list, run, print.
 
 use super::common::names::named_among;
-use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use super::common::privacy::{
+    Labels, PrivacyArgs, greedy_usefulness, print_closing, run_and_print,
+};
+use super::common::warn_if_vacuous;
 use crate::output::{flag_of, flagged, guarantee, spinner, thousands};
 use anyhow::bail;
 use disguise::apps::{TransactionFormat, Transactions, read_item_list};
 use disguise::data::read_edge_list;
 use disguise::maximize::Solution;
 use disguise::privacy::Guarantee;
-use disguise::task::{Algorithm, MaxCoverage, PrivacyReport, Runnable};
+use disguise::task::{Algorithm, MaxCoverage, PrivacyReport, Runnable, Usefulness};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -82,6 +85,9 @@ struct Head {
     /// With --edges: the guarantee for one friendship (two records).
     #[serde(skip_serializing_if = "Option::is_none")]
     edge_guarantee: Option<Guarantee>,
+    /// The greedy's a-priori utility bound (exponential mechanism).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usefulness: Option<Usefulness>,
 }
 
 /// What was read: one record per person, the candidates' names, and what was left out.
@@ -184,6 +190,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let outcome = run_and_print(&args.privacy, args.k, &labels, &preamble, run)?;
+    let usefulness = outcome
+        .as_ref()
+        .and_then(|o| greedy_usefulness(&o.first, n as f64, m));
+    if let Some(u) = &usefulness {
+        warn_if_vacuous(u);
+    }
     let head = |first: &Solution| Head {
         objective: "coverage",
         algorithm: first.algorithm,
@@ -195,6 +207,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         dropped: input.dropped,
         privacy_unit: unit,
         edge_guarantee: edge_guarantee(&PrivacyReport::of(first)),
+        usefulness: usefulness.clone(),
     };
     let note = "utility = share of people covered; coverage is computed on the private \
                 records (evaluation only, not part of the release)";

@@ -439,6 +439,30 @@ pub fn print_picks_table<T: Trial>(trial: &T, labels: &Labels<'_>) {
     }
 }
 
+/// The greedy's a-priori utility (Mitrovic et al. 2017, Theorems 3.2 and 4.1) for a run of
+/// the exponential mechanism under a cardinality constraint on an objective of sensitivity
+/// 1 per record whose value is at most `f_max`, over `m` candidates; `None` for the other
+/// mechanisms and constraints, whose bounds take other forms.
+pub fn greedy_usefulness(
+    solution: &Solution,
+    f_max: f64,
+    m: usize,
+) -> Option<disguise::task::Usefulness> {
+    let epsilon0 = solution.budget_split.as_ref()?.per_round_epsilon;
+    if solution.selector != "em" || solution.constraint != "cardinality" {
+        return None;
+    }
+    let subsample = match solution.algorithm {
+        "greedy" => false,
+        "subsample-greedy" => true,
+        _ => return None,
+    };
+    let k = solution.planned_rounds;
+    Some(disguise::task::Usefulness::greedy(
+        f_max, k, m, 1.0, epsilon0, subsample,
+    ))
+}
+
 /// The end of a picks command's output, after [`run_and_print`]: the JSON document (the
 /// `head` built from the first trial, then the picks of [`print_picks_json`]) or the
 /// table's closing lines (`note` on what the values are, then the guarantee); nothing for
