@@ -99,7 +99,7 @@ impl Usefulness {
              {f_max}",
             if subsample { "4.1" } else { "3.2" }
         );
-        let vacuous = !(additive < c * f_max);
+        let vacuous = additive.is_nan() || additive >= c * f_max;
         let advice = vacuous.then(|| {
             format!(
                 "the privacy term {additive:.4} is at least {c:.3}·{f_max}; a larger ε, fewer \
