@@ -374,3 +374,31 @@ fn only_the_algorithms_that_apply_are_offered() {
     args.extend(["--algorithm", "continuous-greedy"]);
     one_line_error(&dir, &args, "continuous-greedy");
 }
+
+#[test]
+fn headerless_files_are_refused_not_read_with_a_record_as_the_header() {
+    let car = "vhigh,vhigh,2,2,small,low,unacc\nvhigh,vhigh,2,2,small,med,unacc\nlow,med,4,4,big,high,acc\n";
+    let iris = "5.1,3.5,1.4,0.2,setosa\n4.9,3.0,1.4,0.2,setosa\n6.3,3.3,6.0,2.5,virginica\n";
+    let dir = dir_with("headerless", &[("car.csv", car), ("iris.csv", iris)]);
+    let run = |file: &str, label: &str| {
+        let line = format!("features --data {file} --label {label} --k 1 --epsilon 1");
+        words(&line)
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<String>>()
+    };
+    let car_args = run("car.csv", "unacc");
+    let car_args: Vec<&str> = car_args.iter().map(String::as_str).collect();
+    one_line_error(
+        &dir,
+        &car_args,
+        "car.csv:1: duplicate column 'vhigh' (columns 1 and 2)",
+    );
+    let iris_args = run("iris.csv", "setosa");
+    let iris_args: Vec<&str> = iris_args.iter().map(String::as_str).collect();
+    one_line_error(
+        &dir,
+        &iris_args,
+        "iris.csv:1: the header row looks like data",
+    );
+}

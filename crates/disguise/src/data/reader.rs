@@ -59,8 +59,9 @@ impl Delimited {
     ///
     /// # Errors
     /// [`Error::Io`] for a file that cannot be opened; [`Error::Parse`] for an empty file
-    /// (`data.csv: empty file (no header row)`) or a header naming a column twice
-    /// (`data.csv:1: duplicate column 'age' (columns 2 and 5)`).
+    /// (`data.csv: empty file (no header row)`), a header naming a column twice
+    /// (`data.csv:1: duplicate column 'age' (columns 2 and 5)`) or one whose names are mostly
+    /// numbers (a headerless file: `data.csv:1: the header row looks like data …`).
     pub fn open(path: &Path, layout: Layout) -> Result<Self> {
         let shown = path.display().to_string();
         let file = super::text::open_input(path, &shown)?;
@@ -138,6 +139,25 @@ impl Delimited {
                     c + 1
                 )));
             }
+        }
+        // A first row of numbers is a record, not names: taking it as the header would lose
+        // it and name the columns by its values.
+        let numbers: Vec<&String> = self
+            .header
+            .iter()
+            .filter(|name| !name.is_empty() && name.parse::<f64>().is_ok())
+            .collect();
+        if self.width >= 2 && 2 * numbers.len() > self.width {
+            let shown: Vec<String> = numbers.iter().take(3).map(|n| quote_name(n)).collect();
+            return Err(Error::parse(format!(
+                "{}: the header row looks like data ({} of {} names are numbers: {}{}): add a \
+                 first row naming the columns",
+                Position::new(&self.shown, self.header_line),
+                numbers.len(),
+                self.width,
+                shown.join(", "),
+                if numbers.len() > 3 { ", …" } else { "" }
+            )));
         }
         Ok(())
     }
@@ -489,6 +509,21 @@ mod tests {
         assert_eq!(e, "t.csv:1: duplicate column 'AGE' (columns 2 and 5)");
         // Unnamed columns are not duplicates of each other.
         assert!(open(b",a,\n1,2,3\n", Layout::CSV).is_ok());
+        // A headerless file (iris: four numbers and a name) is refused, naming the values.
+        let e = open(
+            b"5.1,3.5,1.4,0.2,setosa\n4.9,3.0,1.4,0.2,setosa\n",
+            Layout::CSV,
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert_eq!(
+            e,
+            "t.csv:1: the header row looks like data (4 of 5 names are numbers: '5.1', '3.5', \
+             '1.4', …): add a first row naming the columns"
+        );
+        // Half numbers or fewer is a header (columns named by years, ids, …).
+        assert!(open(b"id,2019,2020,name\n1,2,3,x\n", Layout::CSV).is_ok());
         let f = open(b"a,b\n", Layout::CSV).unwrap();
         let e = f.find("c").unwrap_err().to_string();
         assert_eq!(e, "t.csv: no column 'c' (columns: a, b)");
