@@ -402,3 +402,55 @@ fn headerless_files_are_refused_not_read_with_a_record_as_the_header() {
         "iris.csv:1: the header row looks like data",
     );
 }
+
+#[test]
+fn thirty_numeric_columns_with_one_schema() {
+    // wdbc-like: 569 records, a B/M diagnosis and 30 numeric measurements in [0, 100]; f1,
+    // f2 and f3 separate the classes, the others are noise.
+    let mut csv = String::from("id,diagnosis");
+    let mut schema = String::from("has_header = true\ntarget = \"diagnosis\"\n");
+    schema.push_str(
+        "[[columns]]\nname = \"diagnosis\"\ntype = \"categorical\"\nlevels = [\"B\", \"M\"]\n",
+    );
+    for j in 1..=30 {
+        csv.push_str(&format!(",f{j}"));
+        schema.push_str(&format!(
+            "[[columns]]\nname = \"f{j}\"\ntype = \"numeric\"\nbounds = [0, 100]\nbins = 4\n"
+        ));
+    }
+    csv.push('\n');
+    for i in 0..569u64 {
+        let malignant = i % 3 == 0;
+        csv.push_str(&format!("{i},{}", if malignant { "M" } else { "B" }));
+        for j in 1..=30u64 {
+            let noise = (i * 7919 + j * 104_729) % 50;
+            let v = if j <= 3 && malignant {
+                50 + noise
+            } else if j <= 3 {
+                noise
+            } else {
+                (noise * 2 + i) % 100
+            };
+            csv.push_str(&format!(",{v}"));
+        }
+        csv.push('\n');
+    }
+    let dir = dir_with("wdbc", &[("wdbc.csv", &csv), ("wdbc.toml", &schema)]);
+    let out = disguise(&dir)
+        .args(words(
+            "features --data wdbc.csv --schema wdbc.toml --k 3 --epsilon 10",
+        ))
+        .args(words("--seed 2 --format json"))
+        .stdout_ok();
+    let doc = json(&out);
+    assert_eq!(doc["records"], 569, "{doc}");
+    assert_eq!(doc["features"].as_array().unwrap().len(), 30, "{doc}");
+    // The first pick is one of the separating columns (the label's entropy explained
+    // whole); after it no column adds information, so the later picks are any.
+    let first = doc["names"][0].as_str().unwrap();
+    assert!(["f1", "f2", "f3"].contains(&first), "{doc}");
+    assert!(doc["utility"][0].as_f64().unwrap() > 0.99, "{doc}");
+    // Without the schema the same file needs 30 --bins flags, and says so for the first.
+    let args = words("features --data wdbc.csv --label diagnosis --exclude id --k 3 --epsilon 1");
+    one_line_error(&dir, &args, "column 'f1' is numeric");
+}

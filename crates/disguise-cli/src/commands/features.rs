@@ -7,6 +7,7 @@ use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{fixed, flag_of, flagged, spinner, thousands};
 use anyhow::{Context, bail};
 use disguise::data::{Codes, TablePlan, read_table_with};
+use disguise::histogram::{Discretized, DomainSource, Schema};
 use disguise::maximize::Solution;
 use disguise::names::Named;
 use disguise::task::{Algorithm, FeatureObjective, FeatureTable, Features, Runnable};
@@ -60,12 +61,20 @@ label's entropy explained under the naive Bayes model); discernibility with util
 // The continuous greedy does not apply here: --help does not offer it.
 #[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
 pub struct Args {
-    /// CSV file with a header row: one record per row. Example: `--data nhanes.csv`.
+    /// CSV file with a header row (or the layout the --schema declares): one record per row.
+    /// Example: `--data nhanes.csv`.
     #[arg(long, value_name = "FILE")]
     data: PathBuf,
-    /// The label column (case-insensitive). Example: `--label diabetes`.
+    /// The label column (case-insensitive; default with --schema: its `target`). Example:
+    /// `--label diabetes`.
     #[arg(long, value_name = "COL")]
-    label: String,
+    label: Option<String>,
+    /// TOML schema of the table, the same format as `histogram` and `hypothesis` take (see
+    /// docs/schema.md): every column's public domain — categorical `levels`, numeric `bounds`
+    /// with `bins = N` (default: Vinterbo's rule from n and the number of columns) — and the
+    /// file layout. Only its columns are read; instead of --bins. Example: `--schema wdbc.toml`.
+    #[arg(long, value_name = "FILE", conflicts_with = "bins")]
+    schema: Option<PathBuf>,
     /// Columns that are not features (identifiers, other outcomes), comma-separated.
     /// Example: `--exclude SEQN,cycle`.
     #[arg(long, value_name = "COL,...", value_delimiter = ',')]
@@ -148,9 +157,15 @@ struct Prepared {
 /// the requested ones while streaming — checks that the unbinned ones are categorical, and
 /// splits the table into features and label.
 fn prepare(args: &Args) -> anyhow::Result<Prepared> {
+    if let Some(path) = &args.schema {
+        return prepare_with_schema(args, path);
+    }
+    let Some(label_arg) = &args.label else {
+        bail!("--label is required (the label column), or a --schema with a `target`");
+    };
     let mut binned_names: Vec<String> = Vec::new();
     let table = read_table_with(&args.data, |header| -> anyhow::Result<TablePlan> {
-        let label = header.find(&args.label)?;
+        let label = header.find(label_arg)?;
         let mut plan = TablePlan::all(header);
         let mut excluded = vec![false; header.names().len()];
         for name in &args.exclude {
@@ -179,7 +194,7 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
         }
         Ok(plan)
     })?;
-    let label = table.find(&args.label)?;
+    let label = table.find(label_arg)?;
     for (c, name) in table.header().iter().enumerate() {
         let column = table.column(c);
         if !binned_names.contains(name)
@@ -228,6 +243,65 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
         }
     }
     Ok(prepared)
+}
+
+/// The table as a schema declares it: its columns read and coded straight from the file
+/// with their public domains (numeric columns binned over their bounds), the label its
+/// `target` unless --label names one, --exclude applied.
+fn prepare_with_schema(args: &Args, path: &std::path::Path) -> anyhow::Result<Prepared> {
+    let schema = Schema::from_path(path)?;
+    let label_name = match (&args.label, &schema.target) {
+        (Some(l), _) | (None, Some(l)) => l.clone(),
+        (None, None) => bail!("no label column: give --label or set `target` in the schema"),
+    };
+    let read = Discretized::read(&[args.data.as_path()], &schema, DomainSource::Schema)?;
+    let data = read.data;
+    let label = data.column_index(&label_name)?;
+    let mut excluded = vec![false; data.width()];
+    for name in args
+        .exclude
+        .iter()
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty())
+    {
+        let c = data.column_index(name).context("in --exclude")?;
+        if c == label {
+            bail!("--exclude {name}: that is the label column");
+        }
+        excluded[c] = true;
+    }
+    if (0..data.width()).all(|c| c == label || excluded[c]) {
+        bail!(
+            "{}: no feature columns (all are the label or excluded)",
+            path.display()
+        );
+    }
+    let arity = |c: usize| -> anyhow::Result<u32> {
+        let size = data.domains()[c].size();
+        u32::try_from(size)
+            .with_context(|| format!("column '{}': {size} categories", data.names()[c]))
+    };
+    let mut table = FeatureTable {
+        names: Vec::new(),
+        columns: Vec::new(),
+        arities: Vec::new(),
+        labels: data.codes(label).clone(),
+        label_levels: arity(label)?,
+    };
+    for c in (0..data.width()).filter(|&c| c != label && !excluded[c]) {
+        table.names.push(data.names()[c].clone());
+        table.columns.push(data.codes(c).clone());
+        table.arities.push(arity(c)?);
+    }
+    let label_domain = &data.domains()[label];
+    Ok(Prepared {
+        records: data.rows(),
+        label_name: data.names()[label].clone(),
+        label_levels: (0..table.label_levels)
+            .map(|v| label_domain.decode(v))
+            .collect(),
+        table,
+    })
 }
 
 /// Runs `disguise features`.
