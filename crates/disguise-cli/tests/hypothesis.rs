@@ -255,3 +255,37 @@ fn a_categorical_label_without_a_schema_takes_positive() {
     let private = format!("{base} --bounds 0:40");
     fails_with(&dir, &words(&private), "--schema");
 }
+
+#[test]
+fn the_exponential_mechanisms_bound_is_stated_and_a_vacuous_one_warns() {
+    let mut csv = String::from("y,a\n");
+    for i in 0..60 {
+        csv.push_str(&format!("{},{i}\n", u8::from(i >= 30)));
+    }
+    let dir = dir_with("usefulness", &[("d.csv", &csv)]);
+    let run = |epsilon: &str| {
+        let out = disguise(&dir)
+            .args(words(
+                "hypothesis --data d.csv --label y --bounds 0:60 --mechanism em",
+            ))
+            .args(["--epsilon", epsilon, "--seed", "1", "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        (
+            json(&out.stdout),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    // ε = 0.05: (2/ε)·ln(|H|/β) is hundreds of records, above the 30 a constant guess gets.
+    let (doc, stderr) = run("0.05");
+    assert_eq!(doc["usefulness"]["vacuous"], true, "{doc}");
+    assert!(
+        stderr.contains("warning: likely useless release"),
+        "{stderr}"
+    );
+    // ε = 20: within about half a record of the best.
+    let (doc, stderr) = run("20");
+    assert_eq!(doc["usefulness"]["vacuous"], false, "{doc}");
+    assert!(!stderr.contains("likely useless"), "{stderr}");
+}

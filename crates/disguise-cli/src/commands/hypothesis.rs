@@ -3,13 +3,13 @@
 //! data-independent class.
 
 use super::common::names::named;
-use super::common::{DeltaArg, RunArgs};
+use super::common::{DeltaArg, RunArgs, warn_if_vacuous};
 use crate::output::{Format, flag_of, flagged, guarantee, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
 use disguise::apps::hypothesis::{HypothesisSelection, table_columns, table_labels};
 use disguise::histogram::{ColumnSpec, DomainSource, Schema, Table};
 use disguise::names::Named;
-use disguise::task::{Hypothesis, MechanismChoice};
+use disguise::task::{Hypothesis, MechanismChoice, Usefulness};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -97,6 +97,9 @@ struct Report<'a> {
     test_accuracy: Option<f64>,
     private_domains: bool,
     secure_rng: bool,
+    /// The exponential mechanism's a-priori utility bound (for em).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usefulness: Option<Usefulness>,
 }
 
 /// Parses `LO:HI`.
@@ -222,6 +225,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => None,
     };
     let private_domains = table.is_private();
+    // The correct counts have sensitivity 1; a constant guess already gets n/2 of them.
+    let usefulness = match (args.mechanism, args.epsilon) {
+        (MechanismChoice::Exponential, Some(epsilon)) => Some(Usefulness::exponential(
+            selection.hypotheses as f64,
+            1.0,
+            epsilon,
+            labels.len() as f64 / 2.0,
+        )),
+        _ => None,
+    };
+    if let Some(u) = &usefulness {
+        warn_if_vacuous(u);
+    }
 
     match args.run.format {
         Format::Json => print_json(&Report {
@@ -233,6 +249,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             test_accuracy,
             private_domains,
             secure_rng: secure,
+            usefulness,
         }),
         Format::Table => {
             println!(

@@ -113,3 +113,44 @@ impl Usefulness {
         }
     }
 }
+
+/// The failure probability β of the high-probability bounds stated.
+pub const FAILURE: f64 = 0.05;
+
+impl Usefulness {
+    /// One selection by the exponential mechanism (weights exp(ε·q/(2λ))) among `m`
+    /// candidates whose scores lie in a range of width `range`: with probability ≥ 1 − β the
+    /// chosen score is within (2λ/ε)·ln(m/β) of the best (Dwork and Roth 2014,
+    /// Theorem 3.11, with t = ln(1/β), β = 5%). Vacuous when that is at least `useful`, the
+    /// shortfall that leaves nothing of value (e.g. n/2 for the correct counts of a binary
+    /// classifier: a constant guess already gets n/2).
+    ///
+    /// ```
+    /// use disguise::task::Usefulness;
+    /// // 32,561 records, 500 stumps, ε = 1: within 2·ln(10,000) ≈ 18 records of the best.
+    /// assert!(!Usefulness::exponential(500.0, 1.0, 1.0, 32_561.0 / 2.0).vacuous);
+    /// // 100 records at ε = 0.05: ≈ 368 > 50.
+    /// assert!(Usefulness::exponential(500.0, 1.0, 0.05, 50.0).vacuous);
+    /// ```
+    pub fn exponential(m: f64, lambda: f64, epsilon: f64, useful: f64) -> Self {
+        let error = 2.0 * lambda / epsilon * (m.max(1.0) / FAILURE).ln();
+        let bound = format!(
+            "with probability ≥ {:.0}%, the chosen score is within {error:.4} of the best \
+             ((2λ/ε)·ln(m/β) for λ = {lambda}, ε = {epsilon:.4}, m = {m}; Dwork and Roth 2014, \
+             Theorem 3.11)",
+            100.0 * (1.0 - FAILURE)
+        );
+        let vacuous = error.is_nan() || error >= useful;
+        let advice = vacuous.then(|| {
+            format!(
+                "that shortfall is at least {useful:.4}, what a trivial answer already achieves; \
+                 a larger ε or fewer candidates would help"
+            )
+        });
+        Self {
+            bound,
+            vacuous,
+            advice,
+        }
+    }
+}
