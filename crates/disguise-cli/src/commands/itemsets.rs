@@ -3,7 +3,7 @@
 //! that occur, or the exponential mechanism over the full universe of a public item list.
 
 use super::common::names::named;
-use super::common::{DeltaArg, RunArgs};
+use super::common::{DeltaArg, RunArgs, warn_if_vacuous};
 use crate::output::{
     Format, NothingReleased, budget, flag_of, flagged, guarantee, input, print_json, rng_from_seed,
     sig, spinner, thousands,
@@ -12,7 +12,9 @@ use disguise::apps::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetMechanism,
     ItemsetOutcome, ItemsetRelease, TransactionFormat, Transactions, read_item_list,
 };
-use disguise::task::Itemsets;
+use disguise::privacy::{Delta, Epsilon, Sensitivity};
+use disguise::select::{LargeMargin, MarginVariant};
+use disguise::task::{Itemsets, Usefulness};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -141,6 +143,9 @@ struct Report<'a> {
     secure_rng: bool,
     /// Item occurrences dropped for not being in --items (NOT private).
     dropped_items: u64,
+    /// The large margin mechanisms' a-priori condition (for lmm and lmm-chaudhuri).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usefulness: Option<Usefulness>,
 }
 
 /// Runs `disguise itemsets`.
@@ -211,6 +216,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
     let release = request.release(&transactions, &counts, &mut rng)?;
+    let usefulness = margin_usefulness(&request, &release)?;
+    if let Some(u) = &usefulness {
+        warn_if_vacuous(u);
+    }
     if release.truncated > 0 {
         eprintln!(
             "warning: {} of {} transactions are longer than --max-length {} and were cut to \
@@ -227,6 +236,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             delta_target: args.delta.value,
             secure_rng: secure,
             dropped_items: transactions.dropped_items(),
+            usefulness,
         })?,
         Format::Table => print_table(&release, &args, secure),
     }
@@ -245,6 +255,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// G₁ of the large margin mechanism at this run's per-round budget (counts: λ = 1) against
+/// the number of transactions; `None` for the exponential mechanism.
+fn margin_usefulness(
+    request: &Itemsets,
+    release: &ItemsetRelease,
+) -> anyhow::Result<Option<Usefulness>> {
+    let variant = match request.mechanism {
+        ItemsetMechanism::Lmm => MarginVariant::Mitrovic,
+        ItemsetMechanism::LmmChaudhuri => MarginVariant::Chaudhuri,
+        ItemsetMechanism::Em => return Ok(None),
+    };
+    let lmm = LargeMargin::with_variant(
+        variant,
+        Epsilon::new(release.per_round_epsilon)?,
+        Delta::new(release.per_round_delta)?,
+    )?;
+    let g1 = lmm.stopping_threshold(1, Sensitivity::new(1.0)?);
+    Ok(Some(Usefulness::margin(g1, release.transactions)))
 }
 
 fn print_table(r: &ItemsetRelease, args: &Args, secure: bool) {

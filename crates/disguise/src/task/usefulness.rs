@@ -154,3 +154,34 @@ impl Usefulness {
         }
     }
 }
+
+impl Usefulness {
+    /// The large margin mechanism on scores in [0, `n`] (counts of records): it stops at the
+    /// first ℓ whose gap q₁ − q_{ℓ+1} clears a noisy threshold of about G_ℓ ≥ G₁ (Mitrovic
+    /// et al. 2017, Algorithm 5; Chaudhuri et al. 2014, Algorithm 1), so a margin can be found
+    /// only where the top count leads by about `g1`. Vacuous when G₁ ≥ n: no gap between
+    /// counts of n records can clear it, and the search ends without a margin (or at ℓ = |V|).
+    ///
+    /// ```
+    /// use disguise::task::Usefulness;
+    /// assert!(Usefulness::margin(437.0, 200).vacuous);
+    /// assert!(!Usefulness::margin(437.0, 8_124).vacuous);
+    /// ```
+    pub fn margin(g1: f64, n: usize) -> Self {
+        let bound = format!(
+            "a margin is found only where the top count leads the next by about G₁ = {g1:.4} \
+             or more; counts are at most n = {n}"
+        );
+        let vacuous = g1.is_nan() || g1 >= n as f64;
+        let advice = vacuous.then(|| {
+            "no gap can clear G₁; a larger ε, or a public item list with the exponential \
+             mechanism (--items, --mechanism em), would help"
+                .to_string()
+        });
+        Self {
+            bound,
+            vacuous,
+            advice,
+        }
+    }
+}
