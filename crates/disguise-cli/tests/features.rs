@@ -450,6 +450,22 @@ fn thirty_numeric_columns_with_one_schema() {
     let first = doc["names"][0].as_str().unwrap();
     assert!(["f1", "f2", "f3"].contains(&first), "{doc}");
     assert!(doc["utility"][0].as_f64().unwrap() > 0.99, "{doc}");
+    // The a-priori bound is stated from public quantities (H(label), the per-round
+    // sensitivities of mutual information at n = 569, 30 features, ε₀).
+    let bound = doc["usefulness"]["bound"].as_str().unwrap();
+    assert!(bound.contains("m = 30"), "{doc}");
+    // At ε = 10 the privacy term (≈ 0.5 bit) is below 0.632·H(label) ≈ 0.58: not vacuous;
+    // at ε = 1 it is ten times larger.
+    assert_eq!(doc["usefulness"]["vacuous"], false, "{doc}");
+    let out = disguise(&dir)
+        .args(words(
+            "features --data wdbc.csv --schema wdbc.toml --k 3 --epsilon 1",
+        ))
+        .args(words("--seed 2 --format json"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("likely useless release"));
+    assert_eq!(json(&out.stdout)["usefulness"]["vacuous"], true);
     // Without the schema the same file needs 30 --bins flags, and says so for the first.
     let args = words("features --data wdbc.csv --label diagnosis --exclude id --k 3 --epsilon 1");
     one_line_error(&dir, &args, "column 'f1' is numeric");

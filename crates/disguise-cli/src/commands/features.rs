@@ -4,13 +4,14 @@
 
 use super::common::names::{named, named_among};
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use super::common::warn_if_vacuous;
 use crate::output::{fixed, flag_of, flagged, spinner, thousands};
 use anyhow::{Context, bail};
 use disguise::data::{Codes, TablePlan, read_table_with};
 use disguise::histogram::{Discretized, DomainSource, Schema};
 use disguise::maximize::Solution;
 use disguise::names::Named;
-use disguise::task::{Algorithm, FeatureObjective, FeatureTable, Features, Runnable};
+use disguise::task::{Algorithm, FeatureObjective, FeatureTable, Features, Runnable, Usefulness};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -143,6 +144,9 @@ struct Head<'a> {
     /// The candidate features, in column order; `selected` indexes into it.
     features: &'a [String],
     k: usize,
+    /// The greedy's a-priori utility bound (exponential mechanism).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usefulness: Option<Usefulness>,
 }
 
 /// The prepared table: the feature columns and the label as compact codes.
@@ -362,6 +366,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let outcome = run_and_print(&args.privacy, k, &labels, &preamble, run)?;
+    let usefulness = outcome.as_ref().and_then(|o| prepared.usefulness(&o.first));
+    if let Some(u) = &usefulness {
+        warn_if_vacuous(u);
+    }
     let head = |first: &Solution| Head {
         objective: first.objective,
         algorithm: first.algorithm,
@@ -371,6 +379,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         records,
         features: names,
         k,
+        usefulness: usefulness.clone(),
     };
     let note = "values and utilities are computed on the private data (evaluation only, not \
                 part of the release)";

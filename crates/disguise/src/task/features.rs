@@ -10,7 +10,7 @@
 //! report proves. The categories of each column are taken as given: if the set of values
 //! itself is sensitive, declare the domains publicly before coding the table.
 
-use super::{Algorithm, Privacy, PrivacyReport, Runnable, WithPrivacy};
+use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
 use crate::constraint::Cardinality;
 use crate::data::Codes;
 use crate::error::{Error, Result};
@@ -278,6 +278,28 @@ impl PreparedFeatures {
         } else {
             0.0
         }
+    }
+
+    /// The greedy's a-priori utility for a run of the exponential mechanism (greedy or
+    /// subsample-greedy), from public quantities: the objective's per-round sensitivities,
+    /// the number of features and ε₀ ([`Usefulness::greedy_rounds`]); the objective is at
+    /// most [`PreparedFeatures::scale`]. `None` for the other mechanisms.
+    pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
+        let epsilon0 = solution.budget_split.as_ref()?.per_round_epsilon;
+        let subsample = match (solution.selector, solution.algorithm) {
+            ("em", "greedy") => false,
+            ("em", "subsample-greedy") => true,
+            _ => return None,
+        };
+        let rounds = 0..solution.planned_rounds;
+        let lambdas: Vec<f64> = match &self.model {
+            Model::MutualInformation(f) => rounds.map(|r| f.sensitivity(r).get()).collect(),
+            Model::Discernibility(f) => rounds.map(|r| f.sensitivity(r).get()).collect(),
+        };
+        let m = self.names.len();
+        Some(Usefulness::greedy_rounds(
+            self.scale, &lambdas, m, epsilon0, subsample,
+        ))
     }
 
     fn run_on<F: SetFunction>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {

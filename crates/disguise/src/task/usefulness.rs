@@ -86,15 +86,35 @@ impl Usefulness {
         epsilon0: f64,
         subsample: bool,
     ) -> Self {
+        Self::greedy_rounds(f_max, &vec![lambda; k], m, epsilon0, subsample)
+    }
+
+    /// [`Usefulness::greedy`] for an objective whose sensitivity changes with the round
+    /// (`lambdas[i]` for round i + 1, e.g. mutual information): the per-round errors add up,
+    /// A = 2·(Σᵢ λᵢ)·ln m / ε₀.
+    pub fn greedy_rounds(
+        f_max: f64,
+        lambdas: &[f64],
+        m: usize,
+        epsilon0: f64,
+        subsample: bool,
+    ) -> Self {
+        let k = lambdas.len();
+        let lambda: f64 = lambdas.iter().sum::<f64>() / k.max(1) as f64;
+        let lambda_text = if lambdas.iter().all(|&l| l == lambda) {
+            format!("λ = {lambda}")
+        } else {
+            format!("mean λ = {lambda:.4}")
+        };
         let c = if subsample {
             1.0 - (-(1.0 - (-1.0f64).exp())).exp()
         } else {
             1.0 - (-1.0f64).exp()
         };
-        let (k_f, m_f) = (k.max(1) as f64, m.max(1) as f64);
-        let additive = 2.0 * lambda * k_f * m_f.ln() / epsilon0;
+        let m_f = m.max(1) as f64;
+        let additive = 2.0 * lambdas.iter().sum::<f64>() * m_f.ln() / epsilon0;
         let bound = format!(
-            "E[f(S)] ≥ {c:.3}·OPT − {additive:.4} (2λ·k·ln m/ε₀ for λ = {lambda}, k = {k}, \
+            "E[f(S)] ≥ {c:.3}·OPT − {additive:.4} (2λ·k·ln m/ε₀ for {lambda_text}, k = {k}, \
              m = {m}, ε₀ = {epsilon0:.4}; Mitrovic et al. 2017, Theorem {}); f is at most \
              {f_max}",
             if subsample { "4.1" } else { "3.2" }
