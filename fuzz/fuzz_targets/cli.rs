@@ -148,6 +148,14 @@ enum Cmd {
         rounds: Opt,
         kind: u8,
     },
+    Cover {
+        k: Opt,
+        epsilon: Opt,
+        delta: Opt,
+        trials: Opt,
+        edges: bool,
+        algorithm: u8,
+    },
 }
 
 const MECHANISMS: &[&str] = &["em", "lmm", "lmm-chaudhuri", "report-noisy-max", "max"];
@@ -178,6 +186,7 @@ fn fixtures() -> &'static Fixtures {
             ),
             ("transactions.dat", "1 2 3\n2 3 4\n1 3\n\n4 5 1 2\n2 5\n"),
             ("items.txt", "1 2 3 4 5 6\n"),
+            ("edges.txt", "1 2\n2 3\n3 1\n4 5\n# a comment\n5,6\n6 6\n"),
             (
                 "hypothesis.csv",
                 "y,a,b\nyes,1,5\nno,2,4\nyes,3,3\nno,4,2\nyes,5,1\nno,6,0\n",
@@ -401,6 +410,30 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
             let flags = [("--epsilon", epsilon), ("--delta", delta)];
             push(&mut a, &flags);
             push(&mut a, &[("--rounds", rounds)]);
+        }
+        Cmd::Cover {
+            k,
+            epsilon,
+            delta,
+            trials,
+            edges,
+            algorithm,
+        } => {
+            let input = if *edges {
+                "--edges @edges.txt"
+            } else {
+                "--sets @transactions.dat"
+            };
+            words(
+                &mut a,
+                dir,
+                &format!("cover {input} --candidates @items.txt"),
+            );
+            let algorithms = ["greedy", "subsample"];
+            a.extend(["--algorithm", pick(&algorithms, *algorithm)].map(String::from));
+            let flags = [("--k", k), ("--epsilon", epsilon), ("--delta", delta)];
+            push(&mut a, &flags);
+            push(&mut a, &[("--trials", trials)]);
         }
     }
     // Reproducible, machine-readable and, where the command draws one, without progress bars.
