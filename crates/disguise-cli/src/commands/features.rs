@@ -4,7 +4,7 @@
 
 use super::common::names::{named, named_among};
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
-use super::common::warn_if_vacuous;
+use super::common::{note_clipped, warn_if_vacuous};
 use crate::output::{fixed, flag_of, flagged, spinner, thousands};
 use anyhow::{Context, bail};
 use disguise::data::{Codes, TablePlan, read_table_with};
@@ -259,6 +259,7 @@ fn prepare_with_schema(args: &Args, path: &std::path::Path) -> anyhow::Result<Pr
         (None, None) => bail!("no label column: give --label or set `target` in the schema"),
     };
     let read = Discretized::read(&[args.data.as_path()], &schema, DomainSource::Schema)?;
+    note_clipped(&read.clipped);
     let data = read.data;
     let label = data.column_index(&label_name)?;
     let mut excluded = vec![false; data.width()];

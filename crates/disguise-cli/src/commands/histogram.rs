@@ -6,7 +6,7 @@
 //!  --target income --epsilon 1 --out synthetic.csv`
 
 use super::common::names::named;
-use super::common::warn_if_vacuous;
+use super::common::{note_clipped, warn_if_vacuous};
 use crate::output::{
     Format, NothingReleased, flag_of, flagged, guarantee, print_json, sig, thousands,
     warn_insecure_seed,
@@ -112,6 +112,9 @@ struct Report<'a> {
     #[serde(flatten)]
     release: &'a ProjectedHistogram,
     neighbouring: &'static str,
+    /// Values clamped into the edge bins per numeric column (NOT private, a diagnostic).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    clipped: std::collections::BTreeMap<String, u64>,
 }
 
 const NEIGHBOURS: &str =
@@ -201,6 +204,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             read.inferred.join(", ")
         );
     }
+    note_clipped(&read.clipped);
+    let clipped = read.clipped.iter().cloned().collect();
     let data = read.data;
 
     // k by MDA on a public dataset: read with the private data's domains.
@@ -234,6 +239,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             private,
             release: &release,
             neighbouring: NEIGHBOURS,
+            clipped,
         })?,
         Format::Table => {
             println!(

@@ -198,6 +198,9 @@ pub struct DiscretizedFile {
     /// The columns whose domain was taken from the data (as [`Table::inferred_columns`]):
     /// non-empty means nothing built from the table is private.
     pub inferred: Vec<String>,
+    /// The numeric columns with values outside their bounds, and how many of their values
+    /// were clamped into the edge bins. A diagnostic computed on the data: NOT private.
+    pub clipped: Vec<(String, u64)>,
 }
 
 impl Discretized {
@@ -395,7 +398,13 @@ impl Discretized {
             })
             .collect();
         let domains = domains_for_schema(&resolved, rows.unwrap_or(0) as u64, rows.is_some())?;
-        let data = encode_files(paths, &reader, &resolved, domains, &rank, rows)?;
+        let (data, clipped) = encode_files(paths, &reader, &resolved, domains, &rank, rows)?;
+        let clipped = resolved
+            .names()
+            .into_iter()
+            .zip(clipped)
+            .filter(|&(_, k)| k > 0)
+            .collect();
         let data = Discretized {
             private: inferred.is_empty(),
             ..data
@@ -404,6 +413,7 @@ impl Discretized {
             data,
             schema: resolved,
             inferred,
+            clipped,
         })
     }
 
@@ -433,7 +443,7 @@ impl Discretized {
         }
         let reader = SchemaReader::new(schema);
         let rank = vec![None; schema.columns.len()];
-        encode_files(paths, &reader, schema, domains, &rank, None)
+        Ok(encode_files(paths, &reader, schema, domains, &rank, None)?.0)
     }
 
     /// Builds a discretized table directly from codes (column-major), e.g. simulated data.
@@ -609,6 +619,8 @@ fn domains_for_schema(schema: &Schema, n: u64, n_known: bool) -> Result<Vec<Doma
 /// [`Discretized::read_with_domains`]): every row straight into codes of `domains`.
 /// `rank[c]` maps the text of a column whose levels came from the data to its code; `rows`
 /// is the count of the first reading, if there was one.
+/// Encodes the files; also returns, per column, how many numeric values fell outside the
+/// bounds and were clamped into the edge bins.
 fn encode_files(
     paths: &[&Path],
     reader: &SchemaReader<'_>,
@@ -616,7 +628,8 @@ fn encode_files(
     domains: Vec<Domain>,
     rank: &[Option<HashMap<String, u32>>],
     rows: Option<usize>,
-) -> Result<Discretized> {
+) -> Result<(Discretized, Vec<u64>)> {
+    let mut clipped = vec![0u64; domains.len()];
     let mut codes: Vec<Codes> = domains
         .iter()
         .map(|d| Codes::for_arity(d.size(), rows.unwrap_or(0)))
@@ -624,7 +637,11 @@ fn encode_files(
     for path in paths {
         reader.scan(path, |file, c, value| {
             let code = match (&domains[c], value) {
-                (Domain::Numeric { bins, .. }, Value::Number(x)) => bins.index(x) as u32,
+                (Domain::Numeric { bins, .. }, Value::Number(x)) => {
+                    let (lo, hi) = bins.bounds();
+                    clipped[c] += u64::from(!(lo..=hi).contains(&x));
+                    bins.index(x) as u32
+                }
                 (Domain::Numeric { bins, .. }, _) => bins.count() as u32,
                 (_, Value::Level(i)) => i,
                 (_, Value::Text(raw)) => {
@@ -661,7 +678,10 @@ fn encode_files(
     if n == 0 {
         return Err(Error::param("data", "no data rows"));
     }
-    Discretized::from_compact(schema.names(), domains, codes)
+    Ok((
+        Discretized::from_compact(schema.names(), domains, codes)?,
+        clipped,
+    ))
 }
 
 #[cfg(test)]

@@ -39,6 +39,20 @@ pub fn warn_if_vacuous(usefulness: &disguise::task::Usefulness) {
     }
 }
 
+/// One `note:` line on stderr naming the numeric columns whose values fell outside their
+/// schema bounds and how many were clamped (a diagnostic on the data, NOT private: the
+/// JSON carries it as `clipped`).
+pub fn note_clipped(clipped: &[(String, u64)]) {
+    if !clipped.is_empty() {
+        let list: Vec<String> = clipped.iter().map(|(c, k)| format!("{c} {k}")).collect();
+        eprintln!(
+            "note: values outside the schema bounds were clamped into the edge bins (NOT \
+             private, a diagnostic): {}",
+            list.join(", ")
+        );
+    }
+}
+
 /// `--delta`: the δ of a whole release, 0 by default (pure ε-DP).
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct DeltaArg {
