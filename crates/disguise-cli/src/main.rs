@@ -40,6 +40,8 @@ enum Command {
     Itemsets(commands::itemsets::Args),
     /// Private hypothesis selection: the decision stump with the smallest training error.
     Hypothesis(commands::hypothesis::Args),
+    /// Draft a table schema (docs/schema.md) from a file's header row, for you to fill in.
+    Schema(commands::schema::Args),
     /// Reproduce a paper's experiment: tidy CSV tables and figures (PNG + SVG) in --out.
     Experiment(commands::experiment::Args),
     /// Release a differentially private projected histogram of a table as synthetic data.
@@ -122,6 +124,7 @@ fn main() -> ExitCode {
         Command::Itemsets(args) => commands::itemsets::run(args),
         Command::Hypothesis(args) => commands::hypothesis::run(args),
         Command::Experiment(args) => commands::experiment::run(args),
+        Command::Schema(args) => commands::schema::run(args),
         Command::Histogram(args) => commands::histogram::run(args),
         Command::Assign(args) => commands::assign::run(args),
     };

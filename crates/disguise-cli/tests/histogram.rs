@@ -315,12 +315,17 @@ fn values_outside_the_bounds_are_counted_not_clamped_silently() {
     rows.push_str("150,no,north,no\n-3,yes,south,yes\n250,no,east,no\n");
     std::fs::write(dir.join("data.csv"), rows).unwrap();
     let out = base(&dir)
-        .args(words("--epsilon 1 --k 1 --out syn.csv --seed 1 --format json"))
+        .args(words(
+            "--epsilon 1 --k 1 --out syn.csv --seed 1 --format json",
+        ))
         .output()
         .unwrap();
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("clamped into the edge bins (NOT private"), "{stderr}");
+    assert!(
+        stderr.contains("clamped into the edge bins (NOT private"),
+        "{stderr}"
+    );
     assert!(stderr.contains("age 3"), "{stderr}");
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["clipped"]["age"], 3, "{doc}");

@@ -11,4 +11,5 @@ pub mod histogram;
 pub mod hypothesis;
 pub mod itemsets;
 pub mod sample;
+pub mod schema;
 pub mod select;
