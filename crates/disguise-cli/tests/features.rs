@@ -470,3 +470,28 @@ fn thirty_numeric_columns_with_one_schema() {
     let args = words("features --data wdbc.csv --label diagnosis --exclude id --k 3 --epsilon 1");
     one_line_error(&dir, &args, "column 'f1' is numeric");
 }
+
+#[test]
+fn a_headerless_file_is_read_whole_with_no_header_and_a_delimiter() {
+    // car-like, semicolon-separated, no header: the class copies the first column.
+    let mut text = String::new();
+    for i in 0..40 {
+        let buying = ["vhigh", "low"][i % 2];
+        let class = ["unacc", "acc"][i % 2];
+        text.push_str(&format!("{buying};{};{class}\n", ["a", "b", "c"][i % 3]));
+    }
+    let dir = dir_with("no_header", &[("car.txt", &text)]);
+    let out = disguise(&dir)
+        .args(words(
+            "features --data car.txt --no-header --delimiter ; --label c3",
+        ))
+        .args(words("--k 1 --epsilon 20 --seed 1 --format json"))
+        .stdout_ok();
+    let doc = json(&out);
+    // Every line is a record (none taken as the header), columns named by position.
+    assert_eq!(doc["records"], 40, "{doc}");
+    assert_eq!(doc["features"], serde_json::json!(["c1", "c2"]), "{doc}");
+    assert_eq!(doc["names"], serde_json::json!(["c1"]), "{doc}");
+    let bad = words("features --data car.txt --delimiter ab --label c3 --k 1 --epsilon 1");
+    one_line_error(&dir, &bad, "--delimiter");
+}

@@ -7,7 +7,7 @@ use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use super::common::{note_clipped, warn_if_vacuous};
 use crate::output::{fixed, flag_of, flagged, spinner, thousands};
 use anyhow::{Context, bail};
-use disguise::data::{Codes, TablePlan, read_table_with};
+use disguise::data::{Codes, TableLayout, TablePlan, read_table_with_layout};
 use disguise::histogram::{Discretized, DomainSource, Schema};
 use disguise::maximize::Solution;
 use disguise::names::Named;
@@ -76,6 +76,14 @@ pub struct Args {
     /// file layout. Only its columns are read; instead of --bins. Example: `--schema wdbc.toml`.
     #[arg(long, value_name = "FILE", conflicts_with = "bins")]
     schema: Option<PathBuf>,
+    /// Without --schema: the file has no header row; its columns are named `c1` … `cN` (for
+    /// --label, --exclude and --bins). Example: `--no-header --label c7`.
+    #[arg(long, conflicts_with = "schema")]
+    no_header: bool,
+    /// Without --schema: the field separator, one ASCII character, or `tab`. Example:
+    /// `--delimiter ';'`.
+    #[arg(long, value_name = "CHAR", conflicts_with = "schema", value_parser = parse_delimiter)]
+    delimiter: Option<u8>,
     /// Columns that are not features (identifiers, other outcomes), comma-separated.
     /// Example: `--exclude SEQN,cycle`.
     #[arg(long, value_name = "COL,...", value_delimiter = ',')]
@@ -93,6 +101,15 @@ pub struct Args {
     bins: Vec<String>,
     #[command(flatten)]
     privacy: PrivacyArgs,
+}
+
+/// A field separator: one ASCII character, or `tab`.
+fn parse_delimiter(text: &str) -> Result<u8, String> {
+    match text {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        t if t.len() == 1 && t.is_ascii() => Ok(t.as_bytes()[0]),
+        t => Err(format!("one ASCII character or `tab`, got {t:?}")),
+    }
 }
 
 /// One `--bins` specification.
@@ -168,36 +185,41 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
         bail!("--label is required (the label column), or a --schema with a `target`");
     };
     let mut binned_names: Vec<String> = Vec::new();
-    let table = read_table_with(&args.data, |header| -> anyhow::Result<TablePlan> {
-        let label = header.find(label_arg)?;
-        let mut plan = TablePlan::all(header);
-        let mut excluded = vec![false; header.names().len()];
-        for name in &args.exclude {
-            let name = name.trim();
-            if name.is_empty() {
-                continue;
+    let layout = TableLayout {
+        delimiter: args.delimiter.unwrap_or(b','),
+        has_header: !args.no_header,
+    };
+    let table =
+        read_table_with_layout(&args.data, layout, |header| -> anyhow::Result<TablePlan> {
+            let label = header.find(label_arg)?;
+            let mut plan = TablePlan::all(header);
+            let mut excluded = vec![false; header.names().len()];
+            for name in &args.exclude {
+                let name = name.trim();
+                if name.is_empty() {
+                    continue;
+                }
+                let c = header.find(name).context("in --exclude")?;
+                if c == label {
+                    bail!("--exclude {name}: that is the label column");
+                }
+                excluded[c] = true;
+                plan.skip(c);
             }
-            let c = header.find(name).context("in --exclude")?;
-            if c == label {
-                bail!("--exclude {name}: that is the label column");
+            for spec in &args.bins {
+                let spec = parse_bins(spec)?;
+                let c = header.find(&spec.column).context("in --bins")?;
+                let name = header.names()[c].clone();
+                if binned_names.contains(&name) {
+                    bail!("--bins: column '{}' is binned twice", spec.column);
+                }
+                if !excluded[c] {
+                    plan.bin(c, &name, spec.min, spec.max, spec.bins)?;
+                }
+                binned_names.push(name);
             }
-            excluded[c] = true;
-            plan.skip(c);
-        }
-        for spec in &args.bins {
-            let spec = parse_bins(spec)?;
-            let c = header.find(&spec.column).context("in --bins")?;
-            let name = header.names()[c].clone();
-            if binned_names.contains(&name) {
-                bail!("--bins: column '{}' is binned twice", spec.column);
-            }
-            if !excluded[c] {
-                plan.bin(c, &name, spec.min, spec.max, spec.bins)?;
-            }
-            binned_names.push(name);
-        }
-        Ok(plan)
-    })?;
+            Ok(plan)
+        })?;
     let label = table.find(label_arg)?;
     for (c, name) in table.header().iter().enumerate() {
         let column = table.column(c);

@@ -52,6 +52,9 @@ pub(crate) struct Delimited {
     /// What the csv reader has been given of the input (to tell where a record ends).
     tail: Rc<Cell<Tail>>,
     rows: u64,
+    /// The current record was read ahead (to number the columns of a headerless file) and
+    /// is the next row.
+    pending: bool,
 }
 
 impl Delimited {
@@ -102,6 +105,7 @@ impl Delimited {
             line: 0,
             tail,
             rows: 0,
+            pending: false,
         };
         if layout.has_header {
             file.read_header()?;
@@ -224,6 +228,21 @@ impl Delimited {
         &self.header
     }
 
+    /// Names the columns of a file without a header `c1` … `cN` after its first row, which
+    /// stays the first row to be read.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] for an empty file.
+    pub fn number_columns(&mut self) -> Result<()> {
+        if !self.next_record()? {
+            return Err(Error::parse(format!("{}: empty file", self.shown)));
+        }
+        self.width = self.record.len();
+        self.header = (1..=self.width).map(|i| format!("c{i}")).collect();
+        self.pending = true;
+        Ok(())
+    }
+
     /// Sets the number of fields of a file without a header (e.g. a schema's columns).
     pub fn expect_width(&mut self, width: usize) {
         self.width = width;
@@ -241,6 +260,10 @@ impl Delimited {
     /// [`Error::Parse`] for a row with the wrong number of fields (`data.csv:9: expected 5
     /// fields, found 4`) or malformed text; [`Error::Io`] for a read failure.
     pub fn next_row(&mut self) -> Result<bool> {
+        if std::mem::take(&mut self.pending) {
+            self.rows += 1;
+            return Ok(true);
+        }
         if !self.next_record()? {
             return Ok(false);
         }

@@ -272,7 +272,62 @@ pub fn read_table_with<E: From<Error>>(
     path: &Path,
     plan: impl FnOnce(&Header) -> std::result::Result<TablePlan, E>,
 ) -> std::result::Result<Table, E> {
-    let mut file = Delimited::open(path, Layout::CSV)?;
+    read_table_with_layout(path, TableLayout::default(), plan)
+}
+
+/// How a table file without a schema is laid out: its field separator, and whether its
+/// first row names the columns (without one they are named `c1` … `cN`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableLayout {
+    /// The field separator, one ASCII byte.
+    pub delimiter: u8,
+    /// Whether the first row names the columns.
+    pub has_header: bool,
+}
+
+impl Default for TableLayout {
+    /// Comma-separated with a header row.
+    fn default() -> Self {
+        Self {
+            delimiter: b',',
+            has_header: true,
+        }
+    }
+}
+
+/// [`read_table_with`] for a file laid out as `layout` says.
+///
+/// ```
+/// use disguise::data::{TableLayout, TablePlan, read_table_with_layout};
+/// let dir = std::env::temp_dir().join("disguise-doc-layout");
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("car.tsv");
+/// std::fs::write(&path, "vhigh\tunacc\nlow\tacc\n")?;
+/// let layout = TableLayout { delimiter: b'\t', has_header: false };
+/// let t = read_table_with_layout(&path, layout, |h| Ok::<_, disguise::Error>(TablePlan::all(h)))?;
+/// assert_eq!(t.header(), ["c1", "c2"]);
+/// assert_eq!(t.rows(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`read_table_with`].
+pub fn read_table_with_layout<E: From<Error>>(
+    path: &Path,
+    layout: TableLayout,
+    plan: impl FnOnce(&Header) -> std::result::Result<TablePlan, E>,
+) -> std::result::Result<Table, E> {
+    let mut file = Delimited::open(
+        path,
+        Layout {
+            delimiter: layout.delimiter,
+            has_header: layout.has_header,
+            comment: None,
+        },
+    )?;
+    if !layout.has_header {
+        file.number_columns()?;
+    }
     let header = Header {
         source: file.shown().to_string(),
         names: file.header().to_vec(),
