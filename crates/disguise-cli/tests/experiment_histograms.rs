@@ -35,6 +35,11 @@ fn main() -> ExitCode {
                 run: same_seed_same_tables_on_any_number_of_threads,
             },
             DataTest {
+                name: "rows_records_changes_only_the_histogram_classifiers",
+                needs: &[IRIS],
+                run: rows_records_changes_only_the_histogram_classifiers,
+            },
+            DataTest {
                 name: "adult_and_satellite_quick",
                 needs: &[
                     "uci_adult/adult.data",
@@ -218,6 +223,28 @@ fn same_seed_same_tables_on_any_number_of_threads() {
             "{f}"
         );
     }
+}
+
+/// `--rows records` trains HMLR on the n-row release: the other methods' folds are the same
+/// to the byte (each job has its own generator), HMLR's are there.
+fn rows_records_changes_only_the_histogram_classifiers() {
+    let args = words("--folds 3 --quick --datasets iris --seed 11");
+    let (a, b) = (out_dir("rows-noisy"), out_dir("rows-records"));
+    run(&a, &args, "2");
+    let mut with_rows = args.clone();
+    with_rows.extend(["--rows", "records"]);
+    run(&b, &with_rows, "2");
+    let split = |dir: &Path| -> (Vec<Row>, usize) {
+        let rows = read_csv(&dir.join("histograms_folds.csv"));
+        let histogram = rows.iter().filter(|r| r["method"] == "HMLR").count();
+        (
+            rows.into_iter().filter(|r| r["method"] != "HMLR").collect(),
+            histogram,
+        )
+    };
+    let ((others_a, hist_a), (others_b, hist_b)) = (split(&a), split(&b));
+    assert_eq!(others_a, others_b);
+    assert!(hist_a > 0 && hist_a == hist_b, "{hist_a} {hist_b}");
 }
 
 /// Adult (binary: OLR/HLR/PLR, AUC) and Satellite (6 classes) on the `--quick` subsample of

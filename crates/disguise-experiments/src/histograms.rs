@@ -67,6 +67,11 @@ pub struct Args {
     /// replaced by a uniform random subsample of at most 1,000 records.
     #[arg(long)]
     quick: bool,
+    /// The synthetic data HLR/HMLR train on: `noisy-counts` — ⌈h̃ − ½⌉ copies of each
+    /// released cell, as in the paper (default); `records` — exactly n rows in proportion
+    /// to the noisy counts, what `disguise histogram` writes by default.
+    #[arg(long, value_name = "HOW", default_value = "noisy-counts")]
+    rows: SyntheticRows,
 }
 
 /// The paper's baseline ε (also the ε of PLR/PMLR).
@@ -298,7 +303,7 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
     let specs: Vec<(usize, usize)> = (0..datasets.len())
         .flat_map(|d| (0..ctx.trials).map(move |r| (d, r)))
         .collect();
-    let (quick, folds) = (args.quick, args.folds);
+    let (quick, folds, rows) = (args.quick, args.folds, args.rows);
     let populations = ctx.run_jobs("folds", &specs, |&(di, repetition), rng| {
         let d = &datasets[di];
         let n = d.table.rows();
@@ -400,7 +405,7 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
         }
     }
     let outcomes = ctx.run_jobs("histograms folds", &jobs, |job, rng| {
-        run_job(&datasets, &populations, &estimated_k, job, rng)
+        run_job(&datasets, &populations, &estimated_k, rows, job, rng)
     })?;
 
     // The tidy table of every fold.
@@ -742,6 +747,7 @@ fn run_job(
     datasets: &[Dataset],
     populations: &[Population],
     estimated_k: &BTreeMap<(usize, usize), usize>,
+    rows: SyntheticRows,
     job: &Job,
     rng: &mut SecureRng,
 ) -> anyhow::Result<FoldOutcome> {
@@ -766,8 +772,9 @@ fn run_job(
             };
             config.k = KChoice::Given(k);
             config.gamma = gamma;
-            // The paper's synthetic data: ⌈h̃ − ½⌉ copies of each released cell.
-            config.rows = SyntheticRows::NoisyCounts;
+            // The paper's synthetic data (⌈h̃ − ½⌉ copies of each released cell) unless
+            // --rows records asks for n rows.
+            config.rows = rows;
             Classifier::Histogram(config)
         }
     };
