@@ -288,4 +288,16 @@ fn the_exponential_mechanisms_bound_is_stated_and_a_vacuous_one_warns() {
     let (doc, stderr) = run("20");
     assert_eq!(doc["usefulness"]["vacuous"], false, "{doc}");
     assert!(!stderr.contains("likely useless"), "{stderr}");
+    // The default large margin mechanism on 60 records: G₁ (hundreds) is above any gap.
+    let out = disguise(&dir)
+        .args(words("hypothesis --data d.csv --label y --bounds 0:60"))
+        .args(words("--epsilon 1 --delta 1e-6 --seed 1 --format json"))
+        .output()
+        .unwrap();
+    let doc = json(&out.stdout);
+    assert!(
+        doc["usefulness"]["bound"].as_str().unwrap().contains("G₁"),
+        "{doc}"
+    );
+    assert_eq!(doc["usefulness"]["vacuous"], true, "{doc}");
 }

@@ -12,8 +12,7 @@ use disguise::apps::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetMechanism,
     ItemsetOutcome, ItemsetRelease, TransactionFormat, Transactions, read_item_list,
 };
-use disguise::privacy::{Delta, Epsilon, Sensitivity};
-use disguise::select::{LargeMargin, MarginVariant};
+use disguise::select::MarginVariant;
 use disguise::task::{Itemsets, Usefulness};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -268,13 +267,9 @@ fn margin_usefulness(
         ItemsetMechanism::LmmChaudhuri => MarginVariant::Chaudhuri,
         ItemsetMechanism::Em => return Ok(None),
     };
-    let lmm = LargeMargin::with_variant(
-        variant,
-        Epsilon::new(release.per_round_epsilon)?,
-        Delta::new(release.per_round_delta)?,
-    )?;
-    let g1 = lmm.stopping_threshold(1, Sensitivity::new(1.0)?);
-    Ok(Some(Usefulness::margin(g1, release.transactions)))
+    let (epsilon0, delta0) = (release.per_round_epsilon, release.per_round_delta);
+    let useful = Usefulness::large_margin(variant, epsilon0, delta0, 1.0, release.transactions)?;
+    Ok(Some(useful))
 }
 
 fn print_table(r: &ItemsetRelease, args: &Args, secure: bool) {

@@ -205,3 +205,36 @@ impl Usefulness {
         }
     }
 }
+
+impl Usefulness {
+    /// [`Usefulness::margin`] for the large margin mechanism `variant` at budget (ε₀, δ₀)
+    /// per selection and sensitivity λ, on scores of at most `n`: G₁ is its stopping
+    /// threshold at ℓ = 1.
+    ///
+    /// # Errors
+    /// An invalid ε₀, δ₀ (the large margin mechanisms need δ₀ > 0) or λ.
+    ///
+    /// ```
+    /// use disguise::select::MarginVariant;
+    /// use disguise::task::Usefulness;
+    /// let u = Usefulness::large_margin(MarginVariant::Mitrovic, 1.0, 1e-6, 1.0, 100)?;
+    /// assert!(u.vacuous); // G₁ ≈ 437 for n = 100
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    pub fn large_margin(
+        variant: crate::select::MarginVariant,
+        epsilon0: f64,
+        delta0: f64,
+        lambda: f64,
+        n: usize,
+    ) -> crate::Result<Self> {
+        use crate::privacy::{Delta, Epsilon, Sensitivity};
+        let lmm = crate::select::LargeMargin::with_variant(
+            variant,
+            Epsilon::new(epsilon0)?,
+            Delta::new(delta0)?,
+        )?;
+        let g1 = lmm.stopping_threshold(1, Sensitivity::new(lambda)?);
+        Ok(Self::margin(g1, n))
+    }
+}

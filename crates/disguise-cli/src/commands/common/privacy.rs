@@ -439,16 +439,28 @@ pub fn print_picks_table<T: Trial>(trial: &T, labels: &Labels<'_>) {
     }
 }
 
-/// The greedy's a-priori utility (Mitrovic et al. 2017, Theorems 3.2 and 4.1) for a run of
-/// the exponential mechanism under a cardinality constraint on an objective of sensitivity
-/// 1 per record whose value is at most `f_max`, over `m` candidates; `None` for the other
-/// mechanisms and constraints, whose bounds take other forms.
+/// The greedy's a-priori utility on an objective of sensitivity 1 per record whose value is
+/// at most `f_max`, over `m` candidates: the bound of Mitrovic et al. 2017, Theorems 3.2 and
+/// 4.1, for the exponential mechanism under a cardinality constraint; for the large margin
+/// mechanisms, whether a round's gap can clear G₁ at all. `None` otherwise.
 pub fn greedy_usefulness(
     solution: &Solution,
     f_max: f64,
     m: usize,
 ) -> Option<disguise::task::Usefulness> {
-    let epsilon0 = solution.budget_split.as_ref()?.per_round_epsilon;
+    let split = solution.budget_split.as_ref()?;
+    let epsilon0 = split.per_round_epsilon;
+    // The large margin mechanisms: whether any round's gap can clear G₁ (gains ≤ f_max).
+    let variant = match solution.selector {
+        "lmm" => Some(disguise::select::MarginVariant::Mitrovic),
+        "lmm-chaudhuri" => Some(disguise::select::MarginVariant::Chaudhuri),
+        _ => None,
+    };
+    if let Some(variant) = variant {
+        let n = f_max as usize;
+        let delta0 = split.per_round_delta;
+        return disguise::task::Usefulness::large_margin(variant, epsilon0, delta0, 1.0, n).ok();
+    }
     if solution.selector != "em" || solution.constraint != "cardinality" {
         return None;
     }
