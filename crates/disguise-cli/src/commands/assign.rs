@@ -9,7 +9,7 @@ use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::Context;
 use disguise::data::{quote, read_columns_with_checks};
 use disguise::maximize::Assignment;
-use disguise::task::{Algorithm, Assign, Runnable};
+use disguise::task::{Algorithm, Assign, Runnable, Usefulness};
 use serde::Serialize;
 
 /// The algorithms of this command.
@@ -81,6 +81,8 @@ struct Head<'a> {
     points_per_type: Vec<usize>,
     candidates: usize,
     type_names: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usefulness: Option<Usefulness>,
 }
 
 /// Runs `disguise assign`.
@@ -183,7 +185,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    let outcome = run_and_print(&args.privacy, prepared.max_picks(), &labels, &preamble, run)?;
+    let judge = |a: &Assignment| prepared.usefulness(a);
+    let max_picks = prepared.max_picks();
+    let outcome = run_and_print(&args.privacy, max_picks, &labels, &preamble, &judge, run)?;
     let head = |first: &Assignment| Head {
         objective: first.solution.objective,
         algorithm: first.solution.algorithm,
@@ -195,6 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         points_per_type: per_type.clone(),
         candidates: m,
         type_names: &args.types,
+        usefulness: prepared.usefulness(first),
     };
     let note = "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
                 of its own type; values are computed on the private points (evaluation only)";

@@ -3,10 +3,7 @@
 //! shell over [`disguise::task::MaxCoverage`]: read the sets or the edge list, run, print.
 
 use super::common::names::named_among;
-use super::common::privacy::{
-    Labels, PrivacyArgs, greedy_usefulness, print_closing, run_and_print,
-};
-use super::common::warn_if_vacuous;
+use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{flag_of, flagged, guarantee, spinner, thousands};
 use anyhow::bail;
 use disguise::apps::{TransactionFormat, Transactions, read_item_list};
@@ -189,13 +186,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    let outcome = run_and_print(&args.privacy, args.k, &labels, &preamble, run)?;
-    let usefulness = outcome
-        .as_ref()
-        .and_then(|o| greedy_usefulness(&o.first, n as f64, m));
-    if let Some(u) = &usefulness {
-        warn_if_vacuous(u);
-    }
+    let judge = |s: &Solution| prepared.usefulness(s);
+    let outcome = run_and_print(&args.privacy, args.k, &labels, &preamble, &judge, run)?;
     let head = |first: &Solution| Head {
         objective: "coverage",
         algorithm: first.algorithm,
@@ -207,7 +199,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         dropped: input.dropped,
         privacy_unit: unit,
         edge_guarantee: edge_guarantee(&PrivacyReport::of(first)),
-        usefulness: usefulness.clone(),
+        usefulness: prepared.usefulness(first),
     };
     let note = "utility = share of people covered; coverage is computed on the private \
                 records (evaluation only, not part of the release)";

@@ -3,8 +3,8 @@
 //! k-discernibility, Vinterbo 2012).
 
 use super::common::names::{named, named_among};
+use super::common::note_clipped;
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
-use super::common::{note_clipped, warn_if_vacuous};
 use crate::output::{fixed, flag_of, flagged, spinner, thousands};
 use anyhow::{Context, bail};
 use disguise::data::{Codes, TableLayout, TablePlan, read_table_with_layout};
@@ -388,11 +388,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    let outcome = run_and_print(&args.privacy, k, &labels, &preamble, run)?;
-    let usefulness = outcome.as_ref().and_then(|o| prepared.usefulness(&o.first));
-    if let Some(u) = &usefulness {
-        warn_if_vacuous(u);
-    }
+    let judge = |s: &Solution| prepared.usefulness(s);
+    let outcome = run_and_print(&args.privacy, k, &labels, &preamble, &judge, run)?;
     let head = |first: &Solution| Head {
         objective: first.objective,
         algorithm: first.algorithm,
@@ -402,7 +399,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         records,
         features: names,
         k,
-        usefulness: usefulness.clone(),
+        usefulness: prepared.usefulness(first),
     };
     let note = "values and utilities are computed on the private data (evaluation only, not \
                 part of the release)";

@@ -9,7 +9,6 @@ use anyhow::{Context, bail};
 use disguise::apps::hypothesis::{HypothesisSelection, table_columns, table_labels};
 use disguise::histogram::{ColumnSpec, DomainSource, Schema, Table};
 use disguise::names::Named;
-use disguise::select::MarginVariant;
 use disguise::task::{Hypothesis, MechanismChoice, Usefulness};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -226,31 +225,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => None,
     };
     let private_domains = table.is_private();
-    // The correct counts have sensitivity 1; a constant guess already gets n/2 of them.
-    let n = labels.len();
-    let usefulness = match (args.mechanism, args.epsilon) {
-        (MechanismChoice::Exponential, Some(epsilon)) => Some(Usefulness::exponential(
-            selection.hypotheses as f64,
-            1.0,
-            epsilon,
-            n as f64 / 2.0,
-        )),
-        (MechanismChoice::LargeMargin, Some(epsilon)) => Some(Usefulness::large_margin(
-            MarginVariant::Mitrovic,
-            epsilon,
-            args.delta.value,
-            1.0,
-            n,
-        )?),
-        (MechanismChoice::LargeMarginChaudhuri, Some(epsilon)) => Some(Usefulness::large_margin(
-            MarginVariant::Chaudhuri,
-            epsilon,
-            args.delta.value,
-            1.0,
-            n,
-        )?),
-        _ => None,
-    };
+    let usefulness = request.usefulness(selection.hypotheses, labels.len())?;
     if let Some(u) = &usefulness {
         warn_if_vacuous(u);
     }

@@ -12,7 +12,6 @@ use disguise::apps::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetMechanism,
     ItemsetOutcome, ItemsetRelease, TransactionFormat, Transactions, read_item_list,
 };
-use disguise::select::MarginVariant;
 use disguise::task::{Itemsets, Usefulness};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -142,9 +141,9 @@ struct Report<'a> {
     secure_rng: bool,
     /// Item occurrences dropped for not being in --items (NOT private).
     dropped_items: u64,
-    /// The large margin mechanisms' a-priori condition (for lmm and lmm-chaudhuri).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usefulness: Option<Usefulness>,
+    /// The a-priori utility: the large margin mechanisms' condition, or the exponential
+    /// mechanism's error bound.
+    usefulness: Usefulness,
 }
 
 /// Runs `disguise itemsets`.
@@ -215,10 +214,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
     let release = request.release(&transactions, &counts, &mut rng)?;
-    let usefulness = margin_usefulness(&request, &release)?;
-    if let Some(u) = &usefulness {
-        warn_if_vacuous(u);
-    }
+    let usefulness = request.usefulness(&release)?;
+    warn_if_vacuous(&usefulness);
     if release.truncated > 0 {
         eprintln!(
             "warning: {} of {} transactions are longer than --max-length {} and were cut to \
@@ -254,22 +251,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .into());
     }
     Ok(())
-}
-
-/// G₁ of the large margin mechanism at this run's per-round budget (counts: λ = 1) against
-/// the number of transactions; `None` for the exponential mechanism.
-fn margin_usefulness(
-    request: &Itemsets,
-    release: &ItemsetRelease,
-) -> anyhow::Result<Option<Usefulness>> {
-    let variant = match request.mechanism {
-        ItemsetMechanism::Lmm => MarginVariant::Mitrovic,
-        ItemsetMechanism::LmmChaudhuri => MarginVariant::Chaudhuri,
-        ItemsetMechanism::Em => return Ok(None),
-    };
-    let (epsilon0, delta0) = (release.per_round_epsilon, release.per_round_delta);
-    let useful = Usefulness::large_margin(variant, epsilon0, delta0, 1.0, release.transactions)?;
-    Ok(Some(useful))
 }
 
 fn print_table(r: &ItemsetRelease, args: &Args, secure: bool) {

@@ -3,10 +3,7 @@
 //! [`disguise::task::Select`]: parse, read the two files, run the trials, print.
 
 use super::common::coordinates::PlacesArgs;
-use super::common::privacy::{
-    Labels, PrivacyArgs, greedy_usefulness, print_closing, run_and_print,
-};
-use super::common::warn_if_vacuous;
+use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{flag_of, flagged, thousands};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
@@ -94,7 +91,7 @@ struct Head {
     points: usize,
     candidates: usize,
     k: usize,
-    /// The greedy's a-priori utility bound (exponential mechanism, cardinality constraint).
+    /// The a-priori utility bound for this run (`None` where none applies).
     #[serde(skip_serializing_if = "Option::is_none")]
     usefulness: Option<Usefulness>,
 }
@@ -145,13 +142,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    let outcome = run_and_print(&args.privacy, k, &labels, &preamble, run)?;
-    let usefulness = outcome
-        .as_ref()
-        .and_then(|o| greedy_usefulness(&o.first, n as f64, m));
-    if let Some(u) = &usefulness {
-        warn_if_vacuous(u);
-    }
+    let judge = |s: &Solution| prepared.usefulness(s);
+    let outcome = run_and_print(&args.privacy, k, &labels, &preamble, &judge, run)?;
     let head = |first: &Solution| {
         let single = prepared.report(first);
         Head {
@@ -165,7 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             points: single.points,
             candidates: single.candidates,
             k,
-            usefulness: usefulness.clone(),
+            usefulness: prepared.usefulness(first),
         }
     };
     let note = "utility = f(S)/n: each point contributes 1 − min(1, d/m) to f; values are \

@@ -630,7 +630,7 @@ impl ItemsetMechanism {
         }
     }
 
-    fn variant(self) -> Option<MarginVariant> {
+    pub(crate) fn variant(self) -> Option<MarginVariant> {
         match self {
             ItemsetMechanism::Lmm => Some(MarginVariant::Mitrovic),
             ItemsetMechanism::LmmChaudhuri => Some(MarginVariant::Chaudhuri),

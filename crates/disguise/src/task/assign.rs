@@ -10,7 +10,9 @@
 //! type labels, the constraint and the normaliser are public.
 
 use super::select::location_normalizer;
-use super::{Algorithm, Privacy, PrivacyReport, Runnable, WithPrivacy};
+use super::{
+    Algorithm, MechanismChoice, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy,
+};
 use crate::constraint::{Cardinality, Independence, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{Assignment, Procedure, k_submodular_greedy, k_submodular_subsample_greedy};
@@ -183,6 +185,7 @@ impl Assign {
             procedure,
             failure,
             algorithm: self.algorithm,
+            mechanism: self.privacy.mechanism,
         })
     }
 }
@@ -194,6 +197,7 @@ pub struct PreparedAssign<'o> {
     procedure: Procedure<'static>,
     failure: f64,
     algorithm: Algorithm,
+    mechanism: MechanismChoice,
 }
 
 impl Runnable for PreparedAssign<'_> {
@@ -219,6 +223,24 @@ impl PreparedAssign<'_> {
         self.constraint
             .rank_bound()
             .min(self.objective.ground_size())
+    }
+
+    /// The a-priori utility of a run with the exponential mechanism, from public quantities
+    /// only (n, the planned rounds, the (element, type) pairs and ε₀):
+    /// [`Usefulness::k_submodular`]. `None` for the other mechanisms.
+    pub fn usefulness(&self, run: &Assignment) -> Option<Usefulness> {
+        if self.mechanism != MechanismChoice::Exponential {
+            return None;
+        }
+        let epsilon0 = run.solution.budget_split.as_ref()?.per_round_epsilon;
+        let lambdas: Vec<f64> = (0..run.solution.planned_rounds)
+            .map(|r| self.objective.sensitivity(r).get())
+            .collect();
+        let n: usize = self.objective.parts().iter().map(|f| f.num_records()).sum();
+        let pairs = self.objective.ground_size() * self.objective.types();
+        Some(Usefulness::k_submodular(
+            n as f64, &lambdas, pairs, epsilon0,
+        ))
     }
 
     /// What a run spent and its guarantee.

@@ -12,7 +12,8 @@
 //! person's whole list is a different neighbour relation: an edge appears in two people's
 //! lists, so it costs twice the guarantee (group privacy of size 2).
 
-use super::{Algorithm, Privacy, PrivacyReport, Runnable, WithPrivacy};
+use super::usefulness::GreedyRun;
+use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
 use crate::constraint::{Cardinality, Intersection, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{Procedure, Solution, greedy, subsample_greedy};
@@ -173,6 +174,22 @@ impl PreparedCoverage<'_> {
         value / self.objective.num_records().max(1) as f64
     }
 
+    /// The greedy's a-priori utility for a run, from public quantities only (n, k, the
+    /// number of candidates and ε₀; see [`Prepared::usefulness`](super::Prepared::usefulness)).
+    pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
+        let lambdas = vec![1.0; self.request.k];
+        GreedyRun {
+            mechanism: self.request.privacy.mechanism,
+            algorithm: self.request.algorithm,
+            matroids: 0,
+            lambdas: &lambdas,
+            f_max: self.objective.num_records() as f64,
+            m: self.objective.ground_size(),
+            counts: true,
+        }
+        .usefulness(solution)
+    }
+
     /// The report of one run.
     pub fn report(&self, solution: &Solution) -> CoverageReport {
         CoverageReport {
@@ -186,6 +203,7 @@ impl PreparedCoverage<'_> {
             utility: solution.values.iter().map(|&v| self.utility(v)).collect(),
             privacy: PrivacyReport::of(solution),
             secure_rng: solution.secure_rng,
+            usefulness: self.usefulness(solution),
         }
     }
 }
@@ -216,6 +234,9 @@ pub struct CoverageReport {
     pub privacy: PrivacyReport,
     /// Whether the generator was keyed by the operating system.
     pub secure_rng: bool,
+    /// What the paper's analysis promises for this run's public parameters, and whether
+    /// that is vacuous (`None` where no bound applies).
+    pub usefulness: Option<Usefulness>,
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! report proves. The categories of each column are taken as given: if the set of values
 //! itself is sensitive, declare the domains publicly before coding the table.
 
+use super::usefulness::GreedyRun;
 use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
 use crate::constraint::Cardinality;
 use crate::data::Codes;
@@ -280,26 +281,27 @@ impl PreparedFeatures {
         }
     }
 
-    /// The greedy's a-priori utility for a run of the exponential mechanism (greedy or
-    /// subsample-greedy), from public quantities: the objective's per-round sensitivities,
-    /// the number of features and ε₀ ([`Usefulness::greedy_rounds`]); the objective is at
-    /// most [`PreparedFeatures::scale`]. `None` for the other mechanisms.
+    /// The greedy's a-priori utility for a run, from public quantities only: the
+    /// objective's per-round sensitivities, the number of features and ε₀
+    /// ([`Usefulness::greedy_rounds`]); the objective is at most
+    /// [`PreparedFeatures::scale`]. `None` for mechanisms without a bound here (the large
+    /// margin mechanisms' condition is stated for counts; report noisy max; the argmax).
     pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
-        let epsilon0 = solution.budget_split.as_ref()?.per_round_epsilon;
-        let subsample = match (solution.selector, solution.algorithm) {
-            ("em", "greedy") => false,
-            ("em", "subsample-greedy") => true,
-            _ => return None,
-        };
         let rounds = 0..solution.planned_rounds;
         let lambdas: Vec<f64> = match &self.model {
             Model::MutualInformation(f) => rounds.map(|r| f.sensitivity(r).get()).collect(),
             Model::Discernibility(f) => rounds.map(|r| f.sensitivity(r).get()).collect(),
         };
-        let m = self.names.len();
-        Some(Usefulness::greedy_rounds(
-            self.scale, &lambdas, m, epsilon0, subsample,
-        ))
+        GreedyRun {
+            mechanism: self.request.privacy.mechanism,
+            algorithm: self.request.algorithm,
+            matroids: 0,
+            lambdas: &lambdas,
+            f_max: self.scale,
+            m: self.names.len(),
+            counts: false,
+        }
+        .usefulness(solution)
     }
 
     fn run_on<F: SetFunction>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
@@ -334,6 +336,7 @@ impl PreparedFeatures {
             final_utility: self.utility(solution.value),
             privacy: PrivacyReport::of(solution),
             secure_rng: solution.secure_rng,
+            usefulness: self.usefulness(solution),
         }
     }
 }
@@ -367,6 +370,9 @@ pub struct FeaturesReport {
     pub privacy: PrivacyReport,
     /// Whether the generator was keyed by the operating system.
     pub secure_rng: bool,
+    /// What the paper's analysis promises for this run's public parameters, and whether
+    /// that is vacuous (`None` where no bound applies).
+    pub usefulness: Option<Usefulness>,
 }
 
 /// Entropy of the label in bits (from its counts).

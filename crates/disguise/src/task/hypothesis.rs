@@ -17,6 +17,8 @@ use crate::error::{Error, Result};
 use crate::histogram::Table;
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
+use crate::select::MarginVariant;
+use crate::task::Usefulness;
 
 /// A private hypothesis selection: the mechanism, the budget and the threshold grid.
 ///
@@ -122,6 +124,36 @@ impl Hypothesis {
         let scores = class.correct_counts(&table_columns(table, label), labels)?;
         let selection = select_hypothesis(&class, &scores, labels.len(), &query, rng)?;
         Ok((class, selection))
+    }
+    /// The a-priori utility of a selection among `hypotheses` on `n` records, from public
+    /// quantities only. The scores are counts of correct answers (sensitivity 1), and a
+    /// constant guess already gets n/2 of them: for the exponential mechanism its error
+    /// bound against n/2 ([`Usefulness::exponential`]), for the large margin mechanisms the
+    /// margin G₁ against n ([`Usefulness::large_margin`]). `None` for report noisy max and
+    /// the argmax.
+    ///
+    /// # Errors
+    /// An ε or δ the large margin mechanism refuses (none that [`Hypothesis::validate`]
+    /// accepts).
+    pub fn usefulness(&self, hypotheses: usize, n: usize) -> Result<Option<Usefulness>> {
+        let Some(epsilon) = self.epsilon else {
+            return Ok(None);
+        };
+        let variant = match self.mechanism {
+            MechanismChoice::Exponential => {
+                let half = n as f64 / 2.0;
+                return Ok(Some(Usefulness::exponential(
+                    hypotheses as f64,
+                    1.0,
+                    epsilon,
+                    half,
+                )));
+            }
+            MechanismChoice::LargeMargin => MarginVariant::Mitrovic,
+            MechanismChoice::LargeMarginChaudhuri => MarginVariant::Chaudhuri,
+            MechanismChoice::ReportNoisyMax | MechanismChoice::Argmax => return Ok(None),
+        };
+        Usefulness::large_margin(variant, epsilon, self.delta, 1.0, n).map(Some)
     }
 }
 

@@ -17,6 +17,7 @@ use crate::apps::{
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
+use crate::task::Usefulness;
 
 /// A private frequent-itemset release: the size r, T, the mechanism, the total budget and
 /// the public caps. Build it with [`Itemsets::new`] (and struct update for the rest:
@@ -176,6 +177,38 @@ impl Itemsets {
             .max_margin(self.max_margin)
             .count_share(self.count_share);
         mine_itemsets(transactions, counts, &query, rng)
+    }
+
+    /// The a-priori utility of a release, from public quantities only (n, the size of the
+    /// universe, the per-round budget): for the large margin mechanisms the margin G₁ a
+    /// round needs against n ([`Usefulness::large_margin`]); for the exponential mechanism
+    /// over the C(items, r) itemsets of the public list, its error bound against n (no
+    /// count exceeds n, so a larger shortfall says nothing; [`Usefulness::exponential`]).
+    ///
+    /// # Errors
+    /// A per-round budget the large margin mechanism refuses (not one [`Itemsets::release`]
+    /// returned).
+    pub fn usefulness(&self, release: &ItemsetRelease) -> Result<Usefulness> {
+        let (epsilon0, n) = (release.per_round_epsilon, release.transactions);
+        let Some(variant) = self.mechanism.variant() else {
+            let items = release.universe_items.unwrap_or(0);
+            // C(items, r) as a float: only its logarithm enters the bound.
+            let universe = (0..self.size).fold(1.0f64, |c, i| {
+                c * (items.saturating_sub(i)) as f64 / (i + 1) as f64
+            });
+            return Ok(Usefulness::exponential(universe, 1.0, epsilon0, n as f64));
+        };
+        let delta0 = release.per_round_delta;
+        let mut useful = Usefulness::large_margin(variant, epsilon0, delta0, 1.0, n)?;
+        if useful.vacuous {
+            // Itemsets can use the exponential mechanism only over a public item list.
+            useful.advice = Some(
+                "no gap can clear G₁; a larger ε, or a public item list with the exponential \
+                 mechanism (--items, --mechanism em), would help"
+                    .to_string(),
+            );
+        }
+        Ok(useful)
     }
 }
 

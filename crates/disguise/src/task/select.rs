@@ -11,7 +11,8 @@
 //! computed from the points (the default, the diameter of the candidates' bounding box,
 //! is public).
 
-use super::{Algorithm, Privacy, PrivacyReport, Runnable, WithPrivacy};
+use super::usefulness::GreedyRun;
+use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{
@@ -382,6 +383,29 @@ impl<'o> Prepared<'o> {
         value / self.objective.num_records() as f64
     }
 
+    /// The greedy's a-priori utility for a run, from public quantities only (n, k, the
+    /// number of candidates, ε₀ and the constraint's shape): Mitrovic et al. 2017,
+    /// Theorems 3.2, 3.5 and 4.1 for the exponential mechanism, the G₁ condition for the
+    /// large margin mechanisms, the continuous greedy's bound stated. `None` for report
+    /// noisy max and the argmax.
+    pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
+        let lambdas = vec![1.0; self.k];
+        GreedyRun {
+            mechanism: self.request.privacy.mechanism,
+            algorithm: self.request.algorithm,
+            matroids: if self.request.constraint.is_some() {
+                self.constraint.parts().len()
+            } else {
+                0
+            },
+            lambdas: &lambdas,
+            f_max: self.objective.num_records() as f64,
+            m: self.objective.ground_size(),
+            counts: true,
+        }
+        .usefulness(solution)
+    }
+
     /// The report of one run.
     pub fn report(&self, solution: &Solution) -> SelectReport {
         SelectReport {
@@ -407,6 +431,7 @@ impl<'o> Prepared<'o> {
             privacy: PrivacyReport::of(solution),
             guarantees: solution.guarantees.clone(),
             secure_rng: solution.secure_rng,
+            usefulness: self.usefulness(solution),
         }
     }
 }
@@ -454,6 +479,9 @@ pub struct SelectReport {
     pub guarantees: Vec<Guarantee>,
     /// Whether the generator was keyed by the operating system (a seeded run is not private).
     pub secure_rng: bool,
+    /// What the paper's analysis promises for this run's public parameters, and whether
+    /// that is vacuous (`None` where no bound applies).
+    pub usefulness: Option<Usefulness>,
 }
 
 /// The continuous greedy, prepared once: the matroid, the options and the precomputed closed

@@ -168,13 +168,15 @@ pub struct Outcome<T> {
 /// checking that they fit ([`Kept::for_trials`]). The generator is the OS's, or the seeded
 /// one of `--seed`, keyed after those checks. `preamble` prints the table's opening lines
 /// from the first trial (the budget line and a blank line follow it); `picks` bounds the
-/// picks of one trial. The caller prints the JSON
+/// picks of one trial; `usefulness` judges the first trial's a-priori utility, and a
+/// vacuous bound is warned of on stderr before any result. The caller prints the JSON
 /// document and the table's closing lines from the returned [`Outcome`].
 pub fn run_and_print<T, F>(
     args: &PrivacyArgs,
     picks: usize,
     labels: &Labels<'_>,
     preamble: &dyn Fn(&T),
+    usefulness: &dyn Fn(&T) -> Option<disguise::task::Usefulness>,
     run: F,
 ) -> anyhow::Result<Option<Outcome<T>>>
 where
@@ -209,6 +211,10 @@ where
         let utility = (labels.utility)(s.value);
         finals.push(utility);
         if t == 0 {
+            // Said before any result, in every format (it depends on public quantities only).
+            if let Some(u) = usefulness(&trial) {
+                bar.suspend(|| super::warn_if_vacuous(&u));
+            }
             let privacy = PrivacyReport::of(s);
             if args.format == RowFormat::Table {
                 bar.suspend(|| {
@@ -437,42 +443,6 @@ pub fn print_picks_table<T: Trial>(trial: &T, labels: &Labels<'_>) {
     if s.elements.is_empty() {
         println!("(nothing was chosen)");
     }
-}
-
-/// The greedy's a-priori utility on an objective of sensitivity 1 per record whose value is
-/// at most `f_max`, over `m` candidates: the bound of Mitrovic et al. 2017, Theorems 3.2 and
-/// 4.1, for the exponential mechanism under a cardinality constraint; for the large margin
-/// mechanisms, whether a round's gap can clear G₁ at all. `None` otherwise.
-pub fn greedy_usefulness(
-    solution: &Solution,
-    f_max: f64,
-    m: usize,
-) -> Option<disguise::task::Usefulness> {
-    let split = solution.budget_split.as_ref()?;
-    let epsilon0 = split.per_round_epsilon;
-    // The large margin mechanisms: whether any round's gap can clear G₁ (gains ≤ f_max).
-    let variant = match solution.selector {
-        "lmm" => Some(disguise::select::MarginVariant::Mitrovic),
-        "lmm-chaudhuri" => Some(disguise::select::MarginVariant::Chaudhuri),
-        _ => None,
-    };
-    if let Some(variant) = variant {
-        let n = f_max as usize;
-        let delta0 = split.per_round_delta;
-        return disguise::task::Usefulness::large_margin(variant, epsilon0, delta0, 1.0, n).ok();
-    }
-    if solution.selector != "em" || solution.constraint != "cardinality" {
-        return None;
-    }
-    let subsample = match solution.algorithm {
-        "greedy" => false,
-        "subsample-greedy" => true,
-        _ => return None,
-    };
-    let k = solution.planned_rounds;
-    Some(disguise::task::Usefulness::greedy(
-        f_max, k, m, 1.0, epsilon0, subsample,
-    ))
 }
 
 /// The end of a picks command's output, after [`run_and_print`]: the JSON document (the
