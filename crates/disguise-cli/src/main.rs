@@ -34,6 +34,9 @@ enum Command {
     /// Private maximum coverage: choose k candidates that cover the most people (sets, or
     /// the friend lists of a graph).
     Cover(commands::cover::Args),
+    /// Private maximum cut: choose at most k vertices that cut the most edges of a graph
+    /// whose edges are private (a non-monotone objective; subsample-greedy)
+    Cut(commands::cut::Args),
     /// Private feature selection: choose the k columns most informative about a label.
     Features(commands::features::Args),
     /// Private frequent itemsets: the most frequent itemsets of size r in transactions.
@@ -120,6 +123,7 @@ fn main() -> ExitCode {
         Command::Sample(args) => commands::sample::run(args),
         Command::Select(args) => commands::select::run(args),
         Command::Cover(args) => commands::cover::run(args),
+        Command::Cut(args) => commands::cut::run(args),
         Command::Features(args) => commands::features::run(args),
         Command::Itemsets(args) => commands::itemsets::run(args),
         Command::Hypothesis(args) => commands::hypothesis::run(args),

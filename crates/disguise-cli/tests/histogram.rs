@@ -330,3 +330,35 @@ fn values_outside_the_bounds_are_counted_not_clamped_silently() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["clipped"]["age"], 3, "{doc}");
 }
+
+/// Too few records for the budget: τ is far above n, no cell passes, and the command says
+/// "nothing released" with exit status 4 (after warning that the bound is vacuous), leaving a
+/// synthetic file that holds the header only.
+#[test]
+fn nothing_released_exits_4_with_the_reason() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("histogram-tests")
+        .join("nothing");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("data.csv"), histogram_rows(12)).unwrap();
+    std::fs::write(dir.join("schema.toml"), SCHEMA).unwrap();
+    let out = base(&dir)
+        .args(words(
+            "--epsilon 0.05 --k 1 --gamma 0.5 --out syn.csv --seed 2",
+        ))
+        .assert()
+        .code(4)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning: likely useless release"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("nothing released: no cell's noisy count passed the threshold"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(dir.join("syn.csv")).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+}

@@ -301,3 +301,46 @@ fn the_exponential_mechanisms_bound_is_stated_and_a_vacuous_one_warns() {
     );
     assert_eq!(doc["usefulness"]["vacuous"], true, "{doc}");
 }
+
+#[test]
+fn a_headerless_file_with_another_delimiter_is_read_with_no_header() {
+    // The same table, semicolon-separated and without its header row.
+    let body: String = data()
+        .lines()
+        .skip(1)
+        .map(|l| l.replace(',', ";") + "\n")
+        .collect();
+    let dir = dir_with("headerless", &[("d.txt", &body)]);
+    let out = disguise(&dir)
+        .args(words(
+            "hypothesis --data d.txt --no-header --delimiter ; --label c3",
+        ))
+        .args(words(
+            "--bounds 0:255 --thresholds 254 --mechanism max --format json",
+        ))
+        .stdout_ok();
+    let doc = json(&out);
+    // Every record is read (none lost to a header) and the columns are c1 … c3.
+    assert_eq!(doc["records"], 2000, "{doc}");
+    assert!(
+        doc["hypothesis"].as_str().unwrap().starts_with("c1 ≤"),
+        "{doc}"
+    );
+    // Without --no-header the first record is refused as a header, naming the way out.
+    fails_with(
+        &dir,
+        &words("hypothesis --data d.txt --delimiter ; --label c3 --bounds 0:255 --mechanism max"),
+        "the header row looks like data",
+    );
+    // The layout flags belong to files without a schema.
+    std::fs::write(
+        dir.join("s.toml"),
+        "[[columns]]\nname = \"a\"\ntype = \"numeric\"\n",
+    )
+    .unwrap();
+    fails_with(
+        &dir,
+        &words("hypothesis --data d.txt --schema s.toml --no-header --mechanism max"),
+        "cannot be used with",
+    );
+}

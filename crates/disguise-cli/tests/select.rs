@@ -467,3 +467,64 @@ fn the_greedys_utility_bound_is_stated_and_a_vacuous_one_warns() {
     );
     assert_eq!(doc["usefulness"]["vacuous"], false, "{doc}");
 }
+
+#[test]
+fn a_cost_per_location_makes_the_objective_non_monotone() {
+    let dir = square("cost");
+    // Argmax greedy on f(S) − 1.5·|S|: A (3 − 1.5), then D (+2 − 1.5), then C (+1 − 1.5).
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(words("--k 3 --cost 1.5 --mechanism max --format json"))
+        .stdout_ok();
+    let doc = json(&out);
+    assert_eq!(doc["names"], serde_json::json!(["A", "D", "C"]), "{doc}");
+    assert_eq!(floats(&doc["values"]), vec![1.5, 2.0, 1.5]);
+    assert_eq!(doc["cost"], 1.5);
+    assert_eq!(doc["objective"], "penalized");
+    // Private greedy: no guarantee on a non-monotone objective, said on stderr even for CSV.
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(words("--k 2 --cost 1.5 --epsilon 1 --seed 1 --format csv"))
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("the greedy has no approximation guarantee on a non-monotone"),
+        "{stderr}"
+    );
+    // The subsample-greedy states Theorem 4.1's non-monotone bound.
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(words(
+            "--k 2 --cost 1.5 --epsilon 1 --seed 1 --algorithm subsample",
+        ))
+        .args(words("--format json"))
+        .stdout_ok();
+    let doc = json(&out);
+    let bound = doc["usefulness"]["bound"].as_str().unwrap();
+    assert!(bound.contains("Theorem 4.1, non-monotone"), "{bound}");
+    // Without a cost, no cost field.
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(words("--k 1 --mechanism max --format json"))
+        .stdout_ok();
+    assert!(json(&out).get("cost").is_none());
+    for (args, needle) in [
+        (
+            "--k 1 --cost -1 --epsilon 1",
+            "invalid --cost: must be in [0, 536870912]",
+        ),
+        (
+            "--k 1 --cost 2 --epsilon 1 --algorithm continuous-greedy",
+            "invalid --cost: the continuous greedy needs a monotone objective",
+        ),
+    ] {
+        let out = disguise(&dir)
+            .args(square_args())
+            .args(words(args))
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(stderr.contains(needle), "{stderr}");
+    }
+}

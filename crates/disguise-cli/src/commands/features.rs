@@ -3,11 +3,11 @@
 //! k-discernibility, Vinterbo 2012).
 
 use super::common::names::{named, named_among};
-use super::common::note_clipped;
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use super::common::{LayoutArgs, note_clipped};
 use crate::output::{fixed, flag_of, flagged, spinner, thousands};
 use anyhow::{Context, bail};
-use disguise::data::{Codes, TableLayout, TablePlan, read_table_with_layout};
+use disguise::data::{Codes, TablePlan, read_table_with_layout};
 use disguise::histogram::{Discretized, DomainSource, Schema};
 use disguise::maximize::Solution;
 use disguise::names::Named;
@@ -76,14 +76,8 @@ pub struct Args {
     /// file layout. Only its columns are read; instead of --bins. Example: `--schema wdbc.toml`.
     #[arg(long, value_name = "FILE", conflicts_with = "bins")]
     schema: Option<PathBuf>,
-    /// Without --schema: the file has no header row; its columns are named `c1` … `cN` (for
-    /// --label, --exclude and --bins). Example: `--no-header --label c7`.
-    #[arg(long, conflicts_with = "schema")]
-    no_header: bool,
-    /// Without --schema: the field separator, one ASCII character, or `tab`. Example:
-    /// `--delimiter ';'`.
-    #[arg(long, value_name = "CHAR", conflicts_with = "schema", value_parser = parse_delimiter)]
-    delimiter: Option<u8>,
+    #[command(flatten)]
+    layout: LayoutArgs,
     /// Columns that are not features (identifiers, other outcomes), comma-separated.
     /// Example: `--exclude SEQN,cycle`.
     #[arg(long, value_name = "COL,...", value_delimiter = ',')]
@@ -101,15 +95,6 @@ pub struct Args {
     bins: Vec<String>,
     #[command(flatten)]
     privacy: PrivacyArgs,
-}
-
-/// A field separator: one ASCII character, or `tab`.
-fn parse_delimiter(text: &str) -> Result<u8, String> {
-    match text {
-        "tab" | "\\t" | "\t" => Ok(b'\t'),
-        t if t.len() == 1 && t.is_ascii() => Ok(t.as_bytes()[0]),
-        t => Err(format!("one ASCII character or `tab`, got {t:?}")),
-    }
 }
 
 /// One `--bins` specification.
@@ -185,10 +170,7 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
         bail!("--label is required (the label column), or a --schema with a `target`");
     };
     let mut binned_names: Vec<String> = Vec::new();
-    let layout = TableLayout {
-        delimiter: args.delimiter.unwrap_or(b','),
-        has_header: !args.no_header,
-    };
+    let layout = args.layout.layout();
     let table =
         read_table_with_layout(&args.data, layout, |header| -> anyhow::Result<TablePlan> {
             let label = header.find(label_arg)?;

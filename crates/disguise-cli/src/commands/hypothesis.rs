@@ -3,7 +3,7 @@
 //! data-independent class.
 
 use super::common::names::named;
-use super::common::{DeltaArg, RunArgs, warn_if_vacuous};
+use super::common::{DeltaArg, LayoutArgs, RunArgs, warn_if_vacuous};
 use crate::output::{Format, flag_of, flagged, guarantee, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
 use disguise::apps::hypothesis::{HypothesisSelection, table_columns, table_labels};
@@ -57,6 +57,8 @@ pub struct Args {
     /// `--schema adult.schema.toml`.
     #[arg(long, value_name = "FILE", conflicts_with = "bounds")]
     schema: Option<PathBuf>,
+    #[command(flatten)]
+    layout: LayoutArgs,
     /// Without --schema: every column but the label is numeric with these PUBLIC bounds.
     /// Example: `--bounds 0:255`.
     #[arg(long, value_name = "LO:HI", allow_hyphen_values = true)]
@@ -125,11 +127,12 @@ fn parse_bounds(text: &str) -> anyhow::Result<(f64, f64)> {
 /// labels that occur is not public).
 fn header_schema(
     path: &Path,
+    layout: disguise::data::TableLayout,
     label: &str,
     bounds: Option<(f64, f64)>,
     positive: Option<&str>,
 ) -> anyhow::Result<Schema> {
-    let header = disguise::data::read_header(path)?;
+    let header = disguise::data::read_header_with_layout(path, layout)?;
     let mut columns = Vec::new();
     for name in header.names().iter().map(String::as_str) {
         let spec = if !name.eq_ignore_ascii_case(label) {
@@ -151,7 +154,10 @@ fn header_schema(
         };
         columns.push(spec);
     }
-    Ok(Schema::new(columns)?)
+    let mut schema = Schema::new(columns)?;
+    schema.has_header = layout.has_header;
+    schema.delimiter = char::from(layout.delimiter).to_string();
+    Ok(schema)
 }
 
 /// Runs `disguise hypothesis`.
@@ -187,7 +193,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 );
             }
             (
-                header_schema(&args.data, &label, bounds, args.positive.as_deref())?,
+                header_schema(
+                    &args.data,
+                    args.layout.layout(),
+                    &label,
+                    bounds,
+                    args.positive.as_deref(),
+                )?,
                 label,
             )
         }

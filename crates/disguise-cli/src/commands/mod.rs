@@ -4,6 +4,7 @@ pub mod assign;
 pub mod budget;
 pub mod common;
 pub mod cover;
+pub mod cut;
 pub mod demo;
 pub mod experiment;
 pub mod features;

@@ -10,6 +10,7 @@ use crate::output::{Format, fixed, guarantee, input, print_json, rng_from_seed, 
 use anyhow::bail;
 use disguise::prelude::*;
 use disguise::select::SelectorKind;
+use disguise::task::Usefulness;
 use serde::Serialize;
 
 const EXAMPLES: &str = "\
@@ -89,6 +90,9 @@ struct Report<'a> {
     trials: u64,
     counts: Vec<u64>,
     guarantee: PerSelection,
+    /// The exponential mechanism's error bound against the scores' range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usefulness: Option<Usefulness>,
 }
 
 /// Runs `disguise sample`.
@@ -104,6 +108,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let scores = read_scores(&args.scores)?;
 
+    let usefulness = usefulness(args.mechanism, &scores, sensitivity.get(), epsilon.get());
+    if let Some(u) = &usefulness {
+        super::common::warn_if_vacuous(u);
+    }
     let mut rng = rng_from_seed(args.seed)?;
     let mut counts = vec![0u64; scores.len()];
     for _ in 0..args.trials {
@@ -124,10 +132,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 epsilon: eps,
                 delta: del,
             },
+            usefulness,
         })?,
         Format::Table => print_table(&args, selector.name(), eps.zip(del), &scores, &counts),
     }
     Ok(())
+}
+
+/// The exponential mechanism's bound (Dwork and Roth 2014, Theorem 3.11; it holds for the
+/// monotone variant too, whose error is half as large) against the range of the scores: a
+/// shortfall as large as the range says nothing. `None` for the other selectors and for
+/// equal scores.
+fn usefulness(kind: SelectorKind, scores: &[f64], lambda: f64, epsilon: f64) -> Option<Usefulness> {
+    if !matches!(
+        kind,
+        SelectorKind::Exponential | SelectorKind::ExponentialMonotone
+    ) {
+        return None;
+    }
+    let (lo, hi) = scores
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
+    let range = hi - lo;
+    (range > 0.0).then(|| Usefulness::exponential(scores.len() as f64, lambda, epsilon, range))
 }
 
 /// The table: a header line, then the candidates picked most (or every score with

@@ -51,6 +51,17 @@ pub struct Args {
     /// `--k` when both are given. Example: `--constraint partition:neighbourhoods.csv`.
     #[arg(long, value_name = "SPEC")]
     constraint: Option<String>,
+    /// A PUBLIC cost per chosen location, in points served: maximise f(S) − C·|S|, so a
+    /// location is worth choosing only if it serves more than C points' worth. The objective
+    /// is then non-monotone: use `--algorithm subsample`, which has a guarantee for it
+    /// (Mitrovic et al. 2017, Theorem 4.1). Example: `--cost 250`.
+    #[arg(
+        long,
+        value_name = "C",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    cost: f64,
     #[command(flatten)]
     privacy: PrivacyArgs,
     #[command(flatten)]
@@ -91,6 +102,9 @@ struct Head {
     points: usize,
     candidates: usize,
     k: usize,
+    /// The cost per chosen location (absent when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    cost: f64,
     /// The a-priori utility bound for this run (`None` where none applies).
     #[serde(skip_serializing_if = "Option::is_none")]
     usefulness: Option<Usefulness>,
@@ -140,6 +154,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "algorithm {}, mechanism {}, constraint {}, k = {k}",
             first.algorithm, args.privacy.mechanism, first.constraint
         );
+        if args.cost > 0.0 {
+            println!(
+                "cost per location: {} points served (objective f(S) − cost·|S|, non-monotone)",
+                args.cost
+            );
+        }
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let judge = |s: &Solution| prepared.usefulness(s);
@@ -157,12 +177,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             points: single.points,
             candidates: single.candidates,
             k,
+            cost: single.cost,
             usefulness: prepared.usefulness(first),
         }
     };
-    let note = "utility = f(S)/n: each point contributes 1 − min(1, d/m) to f; values are \
-                computed on the private points (evaluation only, not part of the release)";
+    let note = if args.cost > 0.0 {
+        "utility = (f(S) − cost·|S|)/n: each point contributes 1 − min(1, d/m) to f; values \
+         are computed on the private points (evaluation only, not part of the release)"
+    } else {
+        "utility = f(S)/n: each point contributes 1 − min(1, d/m) to f; values are computed \
+         on the private points (evaluation only, not part of the release)"
+    };
     print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
+}
+
+/// Whether a cost is absent (serde's `skip_serializing_if` takes a reference).
+fn is_zero(cost: &f64) -> bool {
+    *cost == 0.0
 }
 
 impl Args {
@@ -181,6 +212,7 @@ impl Args {
                 directions,
                 gradient_samples: c.gradient_samples,
             },
+            cost: self.cost,
             privacy: self.privacy.privacy(),
         })
     }

@@ -30,8 +30,8 @@ pub use edges::{Neighbourhoods, read_edge_list};
 pub use scores::{read_scores, read_scores_from};
 pub use synthetic::{SyntheticLocations, manhattan_like};
 pub use table::{
-    CategoricalColumn, Header, Table, TableLayout, TablePlan, read_header, read_table,
-    read_table_with, read_table_with_layout,
+    CategoricalColumn, Header, Table, TableLayout, TablePlan, read_header, read_header_with_layout,
+    read_table, read_table_with, read_table_with_layout,
 };
 pub use text::{BOM, MAX_LINE_BYTES, Position, QUOTE_LIMIT, quote, strip_bom, strip_bom_bytes};
 pub(crate) use text::{for_each_line, open_input, read_text};

@@ -129,6 +129,27 @@ impl Delimited {
             .map(|name| String::from_utf8_lossy(name).trim().to_string())
             .collect();
         self.width = self.header.len();
+        // A first row of numbers is a record, not names: taking it as the header would lose
+        // it and name the columns by its values.
+        let numbers: Vec<&String> = self
+            .header
+            .iter()
+            .filter(|name| !name.is_empty() && name.parse::<f64>().is_ok())
+            .collect();
+        if self.width >= 2 && 2 * numbers.len() > self.width {
+            let shown: Vec<String> = numbers.iter().take(3).map(|n| quote_name(n)).collect();
+            return Err(Error::parse(format!(
+                "{}: the header row looks like data ({} of {} names are numbers: {}{}): add a \
+                 first row naming the columns, or declare that there is none (`--no-header`, \
+                 or `has_header = false` in a schema)",
+                Position::new(&self.shown, self.header_line),
+                numbers.len(),
+                self.width,
+                shown.join(", "),
+                if numbers.len() > 3 { ", …" } else { "" }
+            )));
+        }
+        // Checked after the look of the row: a record's repeated values are not names.
         let mut seen: std::collections::HashMap<String, usize> = Default::default();
         for (c, name) in self.header.iter().enumerate() {
             if name.is_empty() {
@@ -143,25 +164,6 @@ impl Delimited {
                     c + 1
                 )));
             }
-        }
-        // A first row of numbers is a record, not names: taking it as the header would lose
-        // it and name the columns by its values.
-        let numbers: Vec<&String> = self
-            .header
-            .iter()
-            .filter(|name| !name.is_empty() && name.parse::<f64>().is_ok())
-            .collect();
-        if self.width >= 2 && 2 * numbers.len() > self.width {
-            let shown: Vec<String> = numbers.iter().take(3).map(|n| quote_name(n)).collect();
-            return Err(Error::parse(format!(
-                "{}: the header row looks like data ({} of {} names are numbers: {}{}): add a \
-                 first row naming the columns",
-                Position::new(&self.shown, self.header_line),
-                numbers.len(),
-                self.width,
-                shown.join(", "),
-                if numbers.len() > 3 { ", …" } else { "" }
-            )));
         }
         Ok(())
     }
@@ -543,7 +545,8 @@ mod tests {
         assert_eq!(
             e,
             "t.csv:1: the header row looks like data (4 of 5 names are numbers: '5.1', '3.5', \
-             '1.4', …): add a first row naming the columns"
+             '1.4', …): add a first row naming the columns, or declare that there is none \
+             (`--no-header`, or `has_header = false` in a schema)"
         );
         // Half numbers or fewer is a header (columns named by years, ids, …).
         assert!(open(b"id,2019,2020,name\n1,2,3,x\n", Layout::CSV).is_ok());

@@ -79,11 +79,36 @@ impl Header {
 /// # Errors
 /// As [`read_table_with`], for the header.
 pub fn read_header(path: &Path) -> Result<Header> {
-    let file = Delimited::open(path, Layout::CSV)?;
+    read_header_with_layout(path, TableLayout::default())
+}
+
+/// [`read_header`] for a file laid out as `layout` says: without a header row, the columns
+/// of its first record are named `c1` … `cN`.
+///
+/// # Errors
+/// As [`read_table_with`], for the first row.
+pub fn read_header_with_layout(path: &Path, layout: TableLayout) -> Result<Header> {
+    let file = open_with_layout(path, layout)?;
     Ok(Header {
         source: file.shown().to_string(),
         names: file.header().to_vec(),
     })
+}
+
+/// The file opened with `layout`, its columns named `c1` … `cN` when it has no header.
+fn open_with_layout(path: &Path, layout: TableLayout) -> Result<Delimited> {
+    let mut file = Delimited::open(
+        path,
+        Layout {
+            delimiter: layout.delimiter,
+            has_header: layout.has_header,
+            comment: None,
+        },
+    )?;
+    if !layout.has_header {
+        file.number_columns()?;
+    }
+    Ok(file)
 }
 
 /// Which columns of a table file to read, and which of them to bin while reading.
@@ -317,17 +342,7 @@ pub fn read_table_with_layout<E: From<Error>>(
     layout: TableLayout,
     plan: impl FnOnce(&Header) -> std::result::Result<TablePlan, E>,
 ) -> std::result::Result<Table, E> {
-    let mut file = Delimited::open(
-        path,
-        Layout {
-            delimiter: layout.delimiter,
-            has_header: layout.has_header,
-            comment: None,
-        },
-    )?;
-    if !layout.has_header {
-        file.number_columns()?;
-    }
+    let mut file = open_with_layout(path, layout)?;
     let header = Header {
         source: file.shown().to_string(),
         names: file.header().to_vec(),

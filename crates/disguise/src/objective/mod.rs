@@ -121,6 +121,43 @@ pub trait SetFunction: Sync {
     }
 }
 
+/// A borrowed objective is the objective: wrappers such as [`Penalized`] can then be laid
+/// over one built once (e.g. a large facility location) without copying it.
+impl<F: SetFunction + ?Sized> SetFunction for &F {
+    type State = F::State;
+
+    fn ground_size(&self) -> usize {
+        (**self).ground_size()
+    }
+    fn empty(&self) -> Self::State {
+        (**self).empty()
+    }
+    fn gains(&self, state: &Self::State, candidates: &[usize], out: &mut [f64]) {
+        (**self).gains(state, candidates, out)
+    }
+    fn insert(&self, state: &mut Self::State, v: usize) {
+        (**self).insert(state, v)
+    }
+    fn value(&self, state: &Self::State) -> f64 {
+        (**self).value(state)
+    }
+    fn sensitivity(&self, round: usize) -> Sensitivity {
+        (**self).sensitivity(round)
+    }
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
+        (**self).gain_sensitivity(round)
+    }
+    fn properties(&self) -> Properties {
+        (**self).properties()
+    }
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn max_solution_size(&self) -> usize {
+        (**self).max_solution_size()
+    }
+}
+
 pub mod closure;
 pub mod coverage;
 pub mod cut;

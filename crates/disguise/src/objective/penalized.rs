@@ -9,7 +9,7 @@ use crate::privacy::Sensitivity;
 /// gains, so that gain − cost is computed without rounding.
 const COST_UNIT: f64 = 1.0 / (1u64 << 22) as f64;
 /// Largest |cost|: keeps gain − cost and the cost of a solution exact in f64.
-const MAX_COST: f64 = (1u64 << 29) as f64;
+pub(crate) const MAX_COST: f64 = (1u64 << 29) as f64;
 
 /// f(S) = g(S) − Σ_{v ∈ S} c_v for a submodular g and public costs c_v (often one cost c for
 /// every element: g(S) − c·|S|).

@@ -186,6 +186,7 @@ impl PreparedCoverage<'_> {
             f_max: self.objective.num_records() as f64,
             m: self.objective.ground_size(),
             counts: true,
+            monotone: true,
         }
         .usefulness(solution)
     }

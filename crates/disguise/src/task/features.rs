@@ -300,6 +300,7 @@ impl PreparedFeatures {
             f_max: self.scale,
             m: self.names.len(),
             counts: false,
+            monotone: true,
         }
         .usefulness(solution)
     }

@@ -7,6 +7,7 @@
 //! | choose k candidates that serve private points (facility location) | [`Select`] | [`SelectReport`] |
 //! | choose k features informative about a label (mutual information, discernibility) | [`Features`] | [`FeaturesReport`] |
 //! | choose k candidates that cover the most people (maximum coverage) | [`MaxCoverage`] | [`CoverageReport`] |
+//! | choose at most k vertices that cut the most private edges (maximum cut, non-monotone) | [`MaxCut`] | [`CutReport`] |
 //! | choose locations and a type for each (k-type facility location, k-submodular greedy) | [`Assign`] | [`Assignment`](crate::maximize::Assignment) + [`PrivacyReport`] |
 //! | release a projected histogram and synthetic data for classifiers | [`Histogram`] | [`ProjectedHistogram`](crate::histogram::ProjectedHistogram) |
 //! | choose the decision stump that best predicts a binary label | [`Hypothesis`] | [`HypothesisSelection`](crate::apps::hypothesis::HypothesisSelection) |
@@ -30,6 +31,7 @@
 
 mod assign;
 mod coverage;
+mod cut;
 mod features;
 mod histogram;
 mod hypothesis;
@@ -39,6 +41,7 @@ mod usefulness;
 
 pub use assign::{Assign, DEFAULT_FAILURE, PreparedAssign};
 pub use coverage::{CoverageReport, MaxCoverage, PreparedCoverage};
+pub use cut::{CutReport, MaxCut, PreparedCut};
 pub use features::{FeatureObjective, FeatureTable, Features, FeaturesReport, PreparedFeatures};
 pub use histogram::Histogram;
 pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis};

@@ -21,9 +21,10 @@ use crate::maximize::{
 use crate::names::Named;
 use crate::noise::SecureRng;
 use crate::numeric::display::thousands;
+use crate::objective::penalized::MAX_COST;
 use crate::objective::{
-    ClosedForm, FacilityLocation, FacilityMultilinear, Metric, Normalizer, SampledGradient,
-    SetFunction,
+    ClosedForm, FacilityLocation, FacilityMultilinear, Metric, Normalizer, Penalized,
+    SampledGradient, SetFunction,
 };
 use crate::privacy::Guarantee;
 use serde::Serialize;
@@ -66,6 +67,11 @@ pub struct Select {
     pub algorithm: Algorithm,
     /// Options of [`Algorithm::ContinuousGreedy`].
     pub continuous: ContinuousOptions,
+    /// A public cost per chosen candidate, in units of points served: the objective is then
+    /// f(S) − cost·|S| ([`Penalized`]), non-monotone for cost > 0, so that only candidates
+    /// worth their cost are chosen. The subsample algorithm carries a guarantee for it
+    /// (Mitrovic et al. 2017, Theorem 4.1); the greedy does not. 0 (the default): none.
+    pub cost: f64,
     /// The budget, mechanism and composition rule.
     pub privacy: Privacy,
 }
@@ -110,6 +116,7 @@ impl Select {
             normalizer: None,
             algorithm: Algorithm::Greedy,
             continuous: ContinuousOptions::default(),
+            cost: 0.0,
             privacy: Privacy::default(),
         }
     }
@@ -153,6 +160,12 @@ impl Select {
         self
     }
 
+    /// A public cost per chosen candidate (see [`Select::cost`](Select#structfield.cost)).
+    pub fn cost(mut self, cost: f64) -> Self {
+        self.cost = cost;
+        self
+    }
+
     /// Validates every option that needs no data and builds the selection procedure.
     ///
     /// # Errors
@@ -182,6 +195,21 @@ impl Select {
             return Err(Error::param(
                 "normalizer",
                 format!("must be finite and > 0, got {m}"),
+            ));
+        }
+        if !(self.cost.is_finite() && (0.0..=MAX_COST).contains(&self.cost)) {
+            return Err(Error::param(
+                "cost",
+                format!(
+                    "must be in [0, {MAX_COST}] (points served per candidate), got {}",
+                    self.cost
+                ),
+            ));
+        }
+        if self.cost > 0.0 && self.algorithm == Algorithm::ContinuousGreedy {
+            return Err(Error::param(
+                "cost",
+                "the continuous greedy needs a monotone objective; with a cost use subsample",
             ));
         }
         let c = &self.continuous;
@@ -264,9 +292,15 @@ impl Select {
         };
         let constraint = Intersection::new(parts)?;
         let k = self.k.unwrap_or_else(|| constraint.rank_bound());
+        let penalized = if self.cost > 0.0 {
+            Some(Penalized::new(objective, self.cost)?)
+        } else {
+            None
+        };
         Ok(Prepared {
             request: self.clone(),
             objective,
+            penalized,
             constraint,
             k,
             procedure,
@@ -347,6 +381,8 @@ pub fn default_normalizer(metric: Metric, candidates: &[[f64; 2]]) -> Result<f64
 pub struct Prepared<'o> {
     request: Select,
     objective: &'o FacilityLocation,
+    /// f − cost·|S| when a cost is given.
+    penalized: Option<Penalized<&'o FacilityLocation>>,
     constraint: Intersection,
     k: usize,
     procedure: Procedure<'static>,
@@ -357,6 +393,12 @@ impl Runnable for Prepared<'_> {
     type Output = Solution;
 
     fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
+        if let Some(f) = &self.penalized {
+            return match self.request.algorithm {
+                Algorithm::Subsample => subsample_greedy(f, self.k, &self.procedure, rng),
+                _ => greedy(f, &self.constraint, &self.procedure, rng),
+            };
+        }
         match (&self.continuous, self.request.algorithm) {
             (Some(c), _) => c.run(&self.procedure, rng),
             (None, Algorithm::Subsample) => {
@@ -402,6 +444,7 @@ impl<'o> Prepared<'o> {
             f_max: self.objective.num_records() as f64,
             m: self.objective.ground_size(),
             counts: true,
+            monotone: self.penalized.is_none(),
         }
         .usefulness(solution)
     }
@@ -415,6 +458,7 @@ impl<'o> Prepared<'o> {
             constraint: solution.constraint,
             metric: self.request.metric.name(),
             normalizer: self.objective.normalizer().unwrap_or(f64::NAN),
+            cost: self.request.cost,
             normalizer_source: if self.request.normalizer.is_some() {
                 NormalizerSource::Given
             } else {
@@ -453,6 +497,8 @@ pub struct SelectReport {
     pub metric: &'static str,
     /// The normaliser m used.
     pub normalizer: f64,
+    /// The public cost per chosen candidate (0: none); values are f(S) − cost·|S|.
+    pub cost: f64,
     /// Where m came from.
     pub normalizer_source: NormalizerSource,
     /// The number of points (records).

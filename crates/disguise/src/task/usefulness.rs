@@ -99,7 +99,52 @@ impl Usefulness {
         epsilon0: f64,
         subsample: bool,
     ) -> Self {
-        let (c, theorem) = if subsample {
+        Self::subsample_or_greedy(f_max, lambdas, m, epsilon0, subsample, true)
+    }
+
+    /// The subsample-greedy on a possibly non-monotone objective (Mitrovic et al. 2017,
+    /// Theorem 4.1): E[f(S)] ≥ (1/e)(1 − 1/e)·OPT − 2·(Σᵢ λᵢ)·ln m/ε₀.
+    ///
+    /// ```
+    /// use disguise::task::Usefulness;
+    /// let u = Usefulness::subsample_non_monotone(5_000.0, &[2.0; 3], 100, 0.3);
+    /// assert!(u.bound.starts_with("E[f(S)] ≥ 0.233·OPT"));
+    /// ```
+    pub fn subsample_non_monotone(f_max: f64, lambdas: &[f64], m: usize, epsilon0: f64) -> Self {
+        Self::subsample_or_greedy(f_max, lambdas, m, epsilon0, true, false)
+    }
+
+    /// The greedy on a non-monotone objective: no approximation guarantee (Mitrovic et al.
+    /// 2017, Section 4), so always vacuous, pointing to the subsample-greedy.
+    pub fn greedy_non_monotone() -> Self {
+        Self {
+            bound: "the greedy has no approximation guarantee on a non-monotone objective \
+                    (Mitrovic et al. 2017, Section 4)"
+                .to_string(),
+            vacuous: true,
+            advice: Some(
+                "the subsample-greedy (Algorithm 4) has one: (1/e)(1 − 1/e)·OPT minus its \
+                 privacy term (Theorem 4.1)"
+                    .to_string(),
+            ),
+        }
+    }
+
+    fn subsample_or_greedy(
+        f_max: f64,
+        lambdas: &[f64],
+        m: usize,
+        epsilon0: f64,
+        subsample: bool,
+        monotone: bool,
+    ) -> Self {
+        let e_inv = (-1.0f64).exp();
+        let (c, theorem) = if !monotone {
+            (
+                e_inv * (1.0 - e_inv),
+                "Mitrovic et al. 2017, Theorem 4.1, non-monotone",
+            )
+        } else if subsample {
             (
                 1.0 - (-(1.0 - (-1.0f64).exp())).exp(),
                 "Mitrovic et al. 2017, Theorem 4.1",
@@ -353,6 +398,8 @@ pub(crate) struct GreedyRun<'a> {
     /// Whether the scores are counts of records (λ = 1, at most n): the large margin
     /// mechanisms' condition is then checked against n.
     pub counts: bool,
+    /// Whether the objective is monotone (the greedy's guarantees need it).
+    pub monotone: bool,
 }
 
 impl GreedyRun<'_> {
@@ -375,6 +422,14 @@ impl GreedyRun<'_> {
             let delta0 = split.per_round_delta;
             let n = self.f_max as usize;
             return Usefulness::large_margin(variant, epsilon0, delta0, 1.0, n).ok();
+        }
+        if !self.monotone {
+            return Some(match self.algorithm {
+                Algorithm::Subsample => {
+                    Usefulness::subsample_non_monotone(self.f_max, self.lambdas, self.m, epsilon0)
+                }
+                _ => Usefulness::greedy_non_monotone(),
+            });
         }
         Some(match (self.algorithm, self.matroids) {
             (Algorithm::Subsample, _) => {

@@ -24,6 +24,39 @@ pub fn default_normalizer(
     })
 }
 
+/// The layout of a table file given without a schema: `--no-header` and `--delimiter`
+/// (a schema declares them itself, so both conflict with `--schema`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct LayoutArgs {
+    /// Without --schema: the file has no header row; its columns are named `c1` … `cN` (for
+    /// the options that name columns). Example: `--no-header --label c7`.
+    #[arg(long, conflicts_with = "schema")]
+    pub no_header: bool,
+    /// Without --schema: the field separator, one ASCII character, or `tab`. Example:
+    /// `--delimiter ';'`.
+    #[arg(long, value_name = "CHAR", conflicts_with = "schema", value_parser = parse_delimiter)]
+    pub delimiter: Option<u8>,
+}
+
+impl LayoutArgs {
+    /// The library's layout (comma-separated with a header unless told otherwise).
+    pub fn layout(self) -> disguise::data::TableLayout {
+        disguise::data::TableLayout {
+            delimiter: self.delimiter.unwrap_or(b','),
+            has_header: !self.no_header,
+        }
+    }
+}
+
+/// A field separator: one ASCII character, or `tab`.
+fn parse_delimiter(text: &str) -> Result<u8, String> {
+    match text {
+        "tab" | "\\t" | "\t" => Ok(b'\t'),
+        t if t.len() == 1 && t.is_ascii() => Ok(t.as_bytes()[0]),
+        t => Err(format!("one ASCII character or `tab`, got {t:?}")),
+    }
+}
+
 /// One `warning:` line on stderr when the run's a-priori utility bound is vacuous (the
 /// release is then expected to be mostly noise), with what would help.
 pub fn warn_if_vacuous(usefulness: &disguise::task::Usefulness) {

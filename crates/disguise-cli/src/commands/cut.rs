@@ -1,0 +1,144 @@
+//! `disguise cut`: private maximum cut — choose at most k vertices of a graph whose edges are
+//! private so that as many edges as possible run between them and the rest (the non-monotone
+//! objective of Mitrovic et al. 2017, §4). A shell over [`disguise::task::MaxCut`]: read the
+//! edge list, run, print.
+
+use super::common::names::named_among;
+use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use crate::output::{flag_of, flagged, spinner, thousands};
+use disguise::apps::read_item_list;
+use disguise::data::read_edge_list;
+use disguise::maximize::Solution;
+use disguise::task::{Algorithm, MaxCut, Runnable, Usefulness};
+use serde::Serialize;
+use std::path::PathBuf;
+
+const EXAMPLES: &str = "\
+Examples:
+  # 20 accounts that split a who-messaged-whom graph most: one edge per line
+  disguise cut --edges messages.txt --vertices accounts.txt --k 20 --epsilon 1
+
+Privacy unit: one edge (one line of --edges), replace-one: each edge moves any vertex's gain
+by at most 1, so a replaced edge moves it by at most 2 (λ = 2). Protecting everything about one
+vertex (all its edges) is not bounded: its degree is not.
+
+The default algorithm is the subsample-greedy, the paper's private algorithm with a guarantee
+for a non-monotone objective ((1/e)(1 − 1/e)·OPT minus its privacy term, Theorem 4.1); it may
+choose fewer than k vertices. Cut sizes are computed on the private edges for evaluation: they
+are NOT covered by the guarantee, which protects the chosen vertices only.";
+
+/// The algorithms of this command.
+const DISCRETE: &[Algorithm] = &[Algorithm::Subsample, Algorithm::Greedy];
+
+/// Arguments of `disguise cut`.
+#[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
+#[command(mut_arg("algorithm", |a| a
+    .value_parser(named_among(DISCRETE))
+    .default_value("subsample")))]
+pub struct Args {
+    /// An undirected graph, one edge per line (two vertex names separated by white space or
+    /// a comma; `#` starts a comment line); repeated edges count once, self-loops never cross
+    /// a cut. Example: `--edges messages.txt`.
+    #[arg(long, value_name = "FILE")]
+    edges: PathBuf,
+    /// The PUBLIC list of vertices (names separated by spaces or newlines), fixed without
+    /// looking at the data. Edges to names not in it are dropped and counted. Example:
+    /// `--vertices accounts.txt`.
+    #[arg(long, value_name = "FILE")]
+    vertices: PathBuf,
+    /// The most vertices to choose, 1 ≤ k ≤ number of vertices. Example: `--k 20`.
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    k: usize,
+    #[command(flatten)]
+    privacy: PrivacyArgs,
+}
+
+/// The fields of `cut`'s JSON report before the picks ([`print_closing`]).
+#[derive(Serialize)]
+struct Head {
+    objective: &'static str,
+    algorithm: &'static str,
+    mechanism: &'static str,
+    vertices: usize,
+    edges: usize,
+    k: usize,
+    /// Edges left out for naming a vertex not in --vertices, and self-loops.
+    dropped: u64,
+    privacy_unit: &'static str,
+    /// The a-priori utility bound for this run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usefulness: Option<Usefulness>,
+}
+
+const UNIT: &str = "one edge (one line of --edges), replace-one";
+
+/// Runs `disguise cut`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let request = MaxCut {
+        k: args.k,
+        algorithm: args.privacy.algorithm,
+        privacy: args.privacy.privacy(),
+    };
+    // Everything that needs no data is validated first, in the library.
+    args.privacy.check_trials()?;
+    request.validate().map_err(|e| flagged(e, &flag_of))?;
+    let names = read_item_list(&args.vertices)?;
+    let bar = spinner(
+        &format!("reading {}", args.edges.display()),
+        args.privacy.quiet,
+    );
+    let graph = read_edge_list(&args.edges, &names);
+    bar.finish_and_clear();
+    let graph = graph?;
+    // Each edge u–v once, from the smaller end's neighbour list.
+    let edges: Vec<(usize, usize)> = graph
+        .lists
+        .iter()
+        .enumerate()
+        .flat_map(|(u, list)| list.iter().filter(move |&&v| u < v).map(move |&v| (u, v)))
+        .collect();
+    let dropped = graph.dropped + graph.self_loops;
+    drop(graph);
+    let objective = request
+        .objective(names.len(), &edges)
+        .map_err(|e| flagged(e, &flag_of))?;
+    let n_edges = edges.len();
+    drop(edges);
+    let prepared = request
+        .prepare(&objective, n_edges)
+        .map_err(|e| flagged(e, &flag_of))?;
+    let utility = |v: f64| prepared.utility(v);
+    let labels = Labels::new(&names, &utility);
+    let preamble = |first: &Solution| {
+        println!(
+            "maximum cut: {} vertices, {} edges; {} left out (not in --vertices, or \
+             self-loops)",
+            thousands(names.len() as u64),
+            thousands(n_edges as u64),
+            thousands(dropped)
+        );
+        println!(
+            "algorithm {}, mechanism {}, at most k = {}",
+            first.algorithm, args.privacy.mechanism, args.k
+        );
+        println!("privacy unit: {UNIT}");
+    };
+    let run = |child: &mut disguise::SecureRng| prepared.run(child);
+    let judge = |s: &Solution| prepared.usefulness(s);
+    let outcome = run_and_print(&args.privacy, args.k, &labels, &preamble, &judge, run)?;
+    let head = |first: &Solution| Head {
+        objective: "graph-cut",
+        algorithm: first.algorithm,
+        mechanism: disguise::names::Named::name(args.privacy.mechanism),
+        vertices: names.len(),
+        edges: n_edges,
+        k: args.k,
+        dropped,
+        privacy_unit: UNIT,
+        usefulness: prepared.usefulness(first),
+    };
+    let note = "utility = share of edges cut; cut sizes are computed on the private edges \
+                (evaluation only, not part of the release)";
+    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
+}

@@ -1,0 +1,319 @@
+//! [`MaxCut`]: choose at most k vertices of a graph whose edges are private records so that as
+//! many edges as possible run between the chosen vertices and the rest — maximum cut, the
+//! textbook non-monotone submodular problem ([`GraphCut`]).
+//!
+//! Algorithm: the private subsample-greedy (Mitrovic et al. 2017, Algorithm 4) by default,
+//! the one private algorithm of the paper with a guarantee for non-monotone objectives
+//! (Theorem 4.1: E[f(S)] ≥ (1/e)(1 − 1/e)·OPT − 2λk·ln|V|/ε₀). The greedy may be asked for;
+//! it has no approximation guarantee here and its report says so.
+//!
+//! Privacy: one record is one edge (edge-level privacy); neighbouring graphs differ in one
+//! edge replaced by another (or, after repeated edges are merged, one edge removed and one
+//! added). Each edge at v moves v's gain by at most 1, so every gain moves by at most
+//! λ = 2 (the cut's sensitivity) and the run is as private as the composition rule in the
+//! report proves. The vertex list is public. Protecting everything about one vertex (all its
+//! edges) is not bounded: its degree is not.
+
+use super::usefulness::GreedyRun;
+use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
+use crate::constraint::{Cardinality, Intersection, Matroid};
+use crate::error::{Error, Result};
+use crate::maximize::{Procedure, Solution, greedy, subsample_greedy};
+use crate::names::Named;
+use crate::noise::SecureRng;
+use crate::objective::{GraphCut, SetFunction};
+use serde::Serialize;
+
+/// A private maximum cut: k, the algorithm and the privacy options.
+///
+/// ```
+/// use disguise::prelude::*;
+/// use disguise::task::MaxCut;
+///
+/// // A star: vertex 0 joined to 1..=20; {0} cuts all 20 edges.
+/// let edges: Vec<(usize, usize)> = (1..=20).map(|v| (0, v)).collect();
+/// let report = MaxCut::new(1)
+///     .epsilon(5.0)
+///     .run(21, &edges, &mut SecureRng::insecure_from_seed(1))?;
+/// assert!(report.selected.len() <= 1);
+/// assert!(report.privacy.guarantee.unwrap().epsilon <= 5.0);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaxCut {
+    /// The most vertices to choose (≥ 1); the subsample-greedy may choose fewer (a dummy
+    /// pick adds nothing).
+    pub k: usize,
+    /// Subsample (default) or greedy.
+    pub algorithm: Algorithm,
+    /// The budget, mechanism and composition rule.
+    pub privacy: Privacy,
+}
+
+impl WithPrivacy for MaxCut {
+    fn privacy_mut(&mut self) -> &mut Privacy {
+        &mut self.privacy
+    }
+}
+
+impl MaxCut {
+    /// At most k vertices by the private subsample-greedy with the exponential mechanism;
+    /// set the budget with [`WithPrivacy::epsilon`].
+    pub fn new(k: usize) -> Self {
+        Self {
+            k,
+            algorithm: Algorithm::Subsample,
+            privacy: Privacy::default(),
+        }
+    }
+
+    /// Validates every option that needs no data and builds the procedure.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `k`, `algorithm` or a privacy option.
+    pub fn validate(&self) -> Result<Procedure<'static>> {
+        let procedure = self.privacy.procedure()?;
+        if self.k == 0 {
+            return Err(Error::param("k", "must be at least 1"));
+        }
+        if self.algorithm == Algorithm::ContinuousGreedy {
+            return Err(Error::param(
+                "algorithm",
+                "continuous-greedy needs a monotone objective on a matroid; the cut is \
+                 non-monotone (use subsample)",
+            ));
+        }
+        Ok(procedure)
+    }
+
+    /// The unit-weight cut of the graph on `vertices` vertices with these `edges` (pairs of
+    /// vertex indices; self-loops never cross a cut).
+    ///
+    /// # Errors
+    /// `k` larger than the number of vertices; a vertex out of range; no edge.
+    pub fn objective(&self, vertices: usize, edges: &[(usize, usize)]) -> Result<GraphCut> {
+        if self.k > vertices {
+            return Err(Error::param(
+                "k",
+                format!(
+                    "{} is larger than the number of vertices ({vertices})",
+                    self.k
+                ),
+            ));
+        }
+        if edges.is_empty() {
+            return Err(Error::param("edges", "there are no edges"));
+        }
+        GraphCut::new(vertices, edges)
+    }
+
+    /// Everything a run needs that does not change between trials; `edges` is the number
+    /// of edges the objective was built from (the most the cut can hold).
+    ///
+    /// # Errors
+    /// As [`MaxCut::validate`].
+    pub fn prepare<'o>(&self, objective: &'o GraphCut, edges: usize) -> Result<PreparedCut<'o>> {
+        let procedure = self.validate()?;
+        let constraint = Intersection::new(vec![Matroid::from(Cardinality::new(
+            objective.ground_size(),
+            self.k,
+        ))])?;
+        Ok(PreparedCut {
+            request: self.clone(),
+            objective,
+            edges,
+            constraint,
+            procedure,
+        })
+    }
+
+    /// One private selection.
+    ///
+    /// # Errors
+    /// As [`MaxCut::objective`] and [`MaxCut::prepare`].
+    pub fn run(
+        &self,
+        vertices: usize,
+        edges: &[(usize, usize)],
+        rng: &mut SecureRng,
+    ) -> Result<CutReport> {
+        self.validate()?;
+        let objective = self.objective(vertices, edges)?;
+        let prepared = self.prepare(&objective, edges.len())?;
+        let solution = prepared.run(rng)?;
+        Ok(prepared.report(&solution))
+    }
+}
+
+/// A [`MaxCut`] ready to run any number of trials on one graph.
+pub struct PreparedCut<'o> {
+    request: MaxCut,
+    objective: &'o GraphCut,
+    edges: usize,
+    constraint: Intersection,
+    procedure: Procedure<'static>,
+}
+
+impl Runnable for PreparedCut<'_> {
+    type Output = Solution;
+
+    fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
+        match self.request.algorithm {
+            Algorithm::Subsample => {
+                subsample_greedy(self.objective, self.request.k, &self.procedure, rng)
+            }
+            _ => greedy(self.objective, &self.constraint, &self.procedure, rng),
+        }
+    }
+}
+
+impl PreparedCut<'_> {
+    /// The share of edges cut by a value: f(S)/|E|.
+    pub fn utility(&self, value: f64) -> f64 {
+        value / self.edges.max(1) as f64
+    }
+
+    /// The a-priori utility of a run, from public quantities only (|E|, k, |V|, ε₀):
+    /// Theorem 4.1 for the subsample-greedy, no guarantee for the greedy.
+    pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
+        let lambdas: Vec<f64> = (0..self.request.k)
+            .map(|r| self.objective.gain_sensitivity(r).get())
+            .collect();
+        GreedyRun {
+            mechanism: self.request.privacy.mechanism,
+            algorithm: self.request.algorithm,
+            matroids: 0,
+            lambdas: &lambdas,
+            f_max: self.edges as f64,
+            m: self.objective.ground_size(),
+            counts: false,
+            monotone: false,
+        }
+        .usefulness(solution)
+    }
+
+    /// The report of one run.
+    pub fn report(&self, solution: &Solution) -> CutReport {
+        CutReport {
+            algorithm: solution.algorithm,
+            mechanism: self.request.privacy.mechanism.name(),
+            vertices: self.objective.ground_size(),
+            edges: self.edges,
+            k: self.request.k,
+            selected: solution.elements.clone(),
+            cut: solution.values.clone(),
+            utility: solution.values.iter().map(|&v| self.utility(v)).collect(),
+            privacy: PrivacyReport::of(solution),
+            secure_rng: solution.secure_rng,
+            usefulness: self.usefulness(solution),
+        }
+    }
+}
+
+/// The result of one [`MaxCut`] run. The cut sizes are computed on the private edges for
+/// evaluation: they are NOT covered by the guarantee, which protects the choice only.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CutReport {
+    /// The algorithm that ran.
+    pub algorithm: &'static str,
+    /// The selection of every round.
+    pub mechanism: &'static str,
+    /// The number of vertices (the public list).
+    pub vertices: usize,
+    /// The number of edges (records).
+    pub edges: usize,
+    /// The most picks.
+    pub k: usize,
+    /// The chosen vertices, in the order they were picked.
+    pub selected: Vec<usize>,
+    /// Edges cut after each pick (not private).
+    pub cut: Vec<f64>,
+    /// Share of edges cut after each pick (not private).
+    pub utility: Vec<f64>,
+    /// What the run spent and the end-to-end guarantee.
+    #[serde(flatten)]
+    pub privacy: PrivacyReport,
+    /// Whether the generator was keyed by the operating system.
+    pub secure_rng: bool,
+    /// What the paper's analysis promises for this run's public parameters.
+    pub usefulness: Option<Usefulness>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::MechanismChoice;
+
+    /// Two stars joined at their leaves' ends: centres 0 and 1 each with 10 leaves.
+    fn two_stars() -> Vec<(usize, usize)> {
+        let mut edges: Vec<(usize, usize)> = (2..12).map(|v| (0, v)).collect();
+        edges.extend((12..22).map(|v| (1, v)));
+        edges
+    }
+
+    #[test]
+    fn the_argmax_greedy_takes_both_centres() {
+        let request = MaxCut {
+            algorithm: Algorithm::Greedy,
+            ..MaxCut::new(2).mechanism(MechanismChoice::Argmax)
+        };
+        let report = request
+            .run(22, &two_stars(), &mut SecureRng::insecure_from_seed(1))
+            .unwrap();
+        assert_eq!(report.selected.len(), 2);
+        assert!(report.selected.contains(&0) && report.selected.contains(&1));
+        assert_eq!(report.cut, [10.0, 20.0]);
+        assert_eq!(report.utility, [0.5, 1.0]);
+        assert!(report.privacy.guarantee.is_none());
+    }
+
+    #[test]
+    fn a_private_run_reports_its_guarantee_and_theorem_4_1() {
+        let report = MaxCut::new(2)
+            .epsilon(2.0)
+            .run(22, &two_stars(), &mut SecureRng::insecure_from_seed(3))
+            .unwrap();
+        assert!(report.privacy.guarantee.unwrap().epsilon <= 2.0 + 1e-12);
+        // Every round saw λ = 2.
+        let u = report.usefulness.unwrap();
+        assert!(u.bound.contains("Theorem 4.1, non-monotone"), "{}", u.bound);
+        assert!(u.bound.contains("λ = 2"), "{}", u.bound);
+        // 20 edges cannot carry a privacy term of 2·2·2·ln 22/ε₀ with ε₀ ≤ 1.
+        assert!(u.vacuous);
+        let greedy = MaxCut {
+            algorithm: Algorithm::Greedy,
+            ..MaxCut::new(2).epsilon(2.0)
+        };
+        let report = greedy
+            .run(22, &two_stars(), &mut SecureRng::insecure_from_seed(3))
+            .unwrap();
+        let u = report.usefulness.unwrap();
+        assert!(u.vacuous && u.bound.contains("no approximation guarantee"));
+    }
+
+    #[test]
+    fn options_and_sizes_are_refused_with_their_names() {
+        let err = MaxCut::new(0).epsilon(1.0).validate().unwrap_err();
+        assert_eq!(err.to_string(), "invalid k: must be at least 1");
+        let err = MaxCut::new(5)
+            .epsilon(1.0)
+            .run(3, &[(0, 1)], &mut SecureRng::insecure_from_seed(1))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid k: 5 is larger than the number of vertices (3)"
+        );
+        let err = MaxCut::new(1)
+            .epsilon(1.0)
+            .run(3, &[], &mut SecureRng::insecure_from_seed(1))
+            .unwrap_err();
+        assert_eq!(err.to_string(), "invalid edges: there are no edges");
+        let err = MaxCut {
+            algorithm: Algorithm::ContinuousGreedy,
+            ..MaxCut::new(1).epsilon(1.0)
+        }
+        .validate()
+        .unwrap_err();
+        assert!(err.to_string().contains("non-monotone"), "{err}");
+    }
+}
