@@ -156,6 +156,20 @@ enum Cmd {
         edges: bool,
         algorithm: u8,
     },
+    Cut {
+        k: Opt,
+        epsilon: Opt,
+        delta: Opt,
+        cost_mechanism: u8,
+        algorithm: u8,
+    },
+    Topics {
+        k: Opt,
+        epsilon: Opt,
+        delta: Opt,
+        per_topic: bool,
+        algorithm: u8,
+    },
 }
 
 const MECHANISMS: &[&str] = &["em", "lmm", "lmm-chaudhuri", "report-noisy-max", "max"];
@@ -186,6 +200,7 @@ fn fixtures() -> &'static Fixtures {
             ),
             ("transactions.dat", "1 2 3\n2 3 4\n1 3\n\n4 5 1 2\n2 5\n"),
             ("items.txt", "1 2 3 4 5 6\n"),
+            ("reach.txt", "1:a 2:b\n3:a\n\n2:a 2:b 9:a 1:c\n"),
             ("edges.txt", "1 2\n2 3\n3 1\n4 5\n# a comment\n5,6\n6 6\n"),
             (
                 "hypothesis.csv",
@@ -434,6 +449,40 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
             let flags = [("--k", k), ("--epsilon", epsilon), ("--delta", delta)];
             push(&mut a, &flags);
             push(&mut a, &[("--trials", trials)]);
+        }
+        Cmd::Cut {
+            k,
+            epsilon,
+            delta,
+            cost_mechanism,
+            algorithm,
+        } => {
+            words(&mut a, dir, "cut --edges @edges.txt --vertices @items.txt");
+            let algorithms = ["subsample", "greedy"];
+            a.extend(["--algorithm", pick(&algorithms, *algorithm)].map(String::from));
+            a.extend(["--mechanism", pick(MECHANISMS, *cost_mechanism)].map(String::from));
+            let flags = [("--k", k), ("--epsilon", epsilon), ("--delta", delta)];
+            push(&mut a, &flags);
+        }
+        Cmd::Topics {
+            k,
+            epsilon,
+            delta,
+            per_topic,
+            algorithm,
+        } => {
+            words(
+                &mut a,
+                dir,
+                "topics --reach @reach.txt --candidates @items.txt --types a,b",
+            );
+            if *per_topic {
+                a.push("--per-topic".into());
+            }
+            let algorithms = ["greedy", "subsample"];
+            a.extend(["--algorithm", pick(&algorithms, *algorithm)].map(String::from));
+            let flags = [("--k", k), ("--epsilon", epsilon), ("--delta", delta)];
+            push(&mut a, &flags);
         }
     }
     // Reproducible, machine-readable and, where the command draws one, without progress bars.

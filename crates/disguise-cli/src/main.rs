@@ -52,6 +52,9 @@ enum Command {
     /// Private k-type facility location: choose locations and give each one of k types,
     /// serving every private point by a location of its own type (k-submodular greedy).
     Assign(commands::assign::Args),
+    /// Private k-topic influence maximization: choose seeds and a topic for each so that the
+    /// most people are reached (k-submodular greedy)
+    Topics(commands::topics::Args),
 }
 
 /// Exit code of an internal error (a panic): `EX_SOFTWARE` of sysexits.h.
@@ -131,6 +134,7 @@ fn main() -> ExitCode {
         Command::Schema(args) => commands::schema::run(args),
         Command::Histogram(args) => commands::histogram::run(args),
         Command::Assign(args) => commands::assign::run(args),
+        Command::Topics(args) => commands::topics::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

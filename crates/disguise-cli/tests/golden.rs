@@ -76,6 +76,11 @@ const CASES: &[Case] = &[
         writes: &[],
     },
     Case {
+        name: "select_cost_subsample",
+        args: "select {planar} --epsilon 1 --k 3 --cost 5 --algorithm subsample",
+        writes: &[],
+    },
+    Case {
         name: "select_partition",
         args: "select {planar} --epsilon 1 --delta 1e-6 --constraint partition:groups.csv",
         writes: &[],
@@ -128,6 +133,21 @@ const CASES: &[Case] = &[
     Case {
         name: "cover_sets",
         args: "cover --sets transactions.dat --candidates items.txt --k 2 --epsilon 1",
+        writes: &[],
+    },
+    Case {
+        name: "cut_subsample",
+        args: "cut --edges edges.txt --vertices vertices.txt --k 3 --epsilon 2",
+        writes: &[],
+    },
+    Case {
+        name: "topics_greedy",
+        args: "topics --reach reach.txt --candidates seeds.txt --types news,sport --k 2 --epsilon 2",
+        writes: &[],
+    },
+    Case {
+        name: "topics_per_topic_subsample",
+        args: "topics --reach reach.txt --candidates seeds.txt --types news,sport --k 2 --epsilon 2 --per-topic --algorithm subsample",
         writes: &[],
     },
     Case {

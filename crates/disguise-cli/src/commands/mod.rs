@@ -14,3 +14,4 @@ pub mod itemsets;
 pub mod sample;
 pub mod schema;
 pub mod select;
+pub mod topics;

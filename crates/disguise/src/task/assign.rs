@@ -18,7 +18,8 @@ use crate::error::{Error, Result};
 use crate::maximize::{Assignment, Procedure, k_submodular_greedy, k_submodular_subsample_greedy};
 use crate::noise::SecureRng;
 use crate::objective::{
-    FacilityLocation, KSubmodularFunction, Metric, Normalizer, Separable, k_type_facility_location,
+    Coverage, FacilityLocation, KSubmodularFunction, Metric, Normalizer, Separable, TopicCoverage,
+    ad_allocation, k_type_facility_location,
 };
 
 /// The default failure probability γ of the subsample greedy.
@@ -164,6 +165,85 @@ impl Assign {
         )
     }
 
+    /// The k-topic influence objective (Rafiey & Yoshida 2020, Example 1.2;
+    /// [`TopicCoverage`]): `reach[u]` lists the (candidate, type) pairs that reach person u
+    /// — seed v spreading topic t reaches u — and a person counts once however many pairs
+    /// reach them. One person's list is their record (λ = 1).
+    ///
+    /// ```
+    /// use disguise::prelude::*;
+    /// use disguise::task::Assign;
+    ///
+    /// // Seed 0 reaches persons 0–29 with topic 0 (news); seed 1 reaches 30–49 with topic 1.
+    /// let mut reach: Vec<Vec<(usize, usize)>> = vec![vec![(0, 0)]; 30];
+    /// reach.extend(vec![vec![(1, 1)]; 20]);
+    /// let request = Assign::new(["news", "sport"], 2).epsilon(20.0);
+    /// let objective = request.reach_objective(2, &reach)?;
+    /// let prepared = request.prepare_reach(&objective, reach.len(), false)?;
+    /// let run = prepared.run(&mut SecureRng::insecure_from_seed(1))?;
+    /// assert_eq!(run.pairs().len(), 2);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `k` larger than the number of candidates; a candidate or type out of range; no
+    /// person.
+    pub fn reach_objective(
+        &self,
+        candidates: usize,
+        reach: &[Vec<(usize, usize)>],
+    ) -> Result<TopicCoverage> {
+        TopicCoverage::new(candidates, &self.per_type(candidates, reach)?)
+    }
+
+    /// The ad-slot allocation objective (Rafiey & Yoshida 2020, Example 5.1;
+    /// [`ad_allocation`]): as [`Assign::reach_objective`], but a person reached by several
+    /// types counts once per type (each type is its own coverage of the people).
+    ///
+    /// # Errors
+    /// As [`Assign::reach_objective`].
+    pub fn per_type_objective(
+        &self,
+        candidates: usize,
+        reach: &[Vec<(usize, usize)>],
+    ) -> Result<Separable<Coverage>> {
+        ad_allocation(candidates, &self.per_type(candidates, reach)?)
+    }
+
+    /// `reach` regrouped per type: `out[t][u]` lists the candidates whose type-t pair reaches
+    /// person u, after checking k, the types and that there is someone.
+    fn per_type(
+        &self,
+        candidates: usize,
+        reach: &[Vec<(usize, usize)>],
+    ) -> Result<Vec<Vec<Vec<usize>>>> {
+        if let Some(k) = self.k
+            && k > candidates
+        {
+            return Err(Error::param(
+                "k",
+                format!("{k} is larger than the number of candidates ({candidates})"),
+            ));
+        }
+        if reach.is_empty() {
+            return Err(Error::param("reach", "there are no people"));
+        }
+        let types = self.types.len();
+        let mut out = vec![vec![Vec::new(); reach.len()]; types];
+        for (u, pairs) in reach.iter().enumerate() {
+            for &(v, t) in pairs {
+                if t >= types {
+                    return Err(Error::param(
+                        "reach",
+                        format!("person {u}: type {t} is out of range (there are {types})"),
+                    ));
+                }
+                out[t][u].push(v);
+            }
+        }
+        Ok(out)
+    }
+
     /// Everything a run needs that does not change between trials.
     ///
     /// # Errors
@@ -172,6 +252,32 @@ impl Assign {
         &self,
         objective: &'o Separable<FacilityLocation>,
     ) -> Result<PreparedAssign<'o>> {
+        let n: usize = objective.parts().iter().map(|f| f.num_records()).sum();
+        self.prepare_with(objective, n as f64)
+    }
+
+    /// [`Assign::prepare`] for an objective over the (candidate, type) pairs that reach
+    /// `people` persons ([`Assign::reach_objective`], [`Assign::per_type_objective`]): its
+    /// value is at most `people` per type counted.
+    ///
+    /// # Errors
+    /// As [`Assign::prepare`].
+    pub fn prepare_reach<'o, F: KSubmodularFunction>(
+        &self,
+        objective: &'o F,
+        people: usize,
+        per_type: bool,
+    ) -> Result<PreparedAssign<'o, F>> {
+        let counted = if per_type { self.types.len() } else { 1 };
+        self.prepare_with(objective, (people * counted) as f64)
+    }
+
+    /// Everything a run needs; `f_max` is the most the objective can reach (for its bound).
+    fn prepare_with<'o, F: KSubmodularFunction>(
+        &self,
+        objective: &'o F,
+        f_max: f64,
+    ) -> Result<PreparedAssign<'o, F>> {
         let (procedure, failure) = self.validate()?;
         let m = objective.ground_size();
         let constraint = match (&self.constraint, self.k) {
@@ -186,21 +292,24 @@ impl Assign {
             failure,
             algorithm: self.algorithm,
             mechanism: self.privacy.mechanism,
+            f_max,
         })
     }
 }
 
-/// An [`Assign`] ready to run any number of trials on one objective.
-pub struct PreparedAssign<'o> {
-    objective: &'o Separable<FacilityLocation>,
+/// An [`Assign`] ready to run any number of trials on one objective (k-type facility
+/// location by default, or [`TopicCoverage`]).
+pub struct PreparedAssign<'o, F: KSubmodularFunction = Separable<FacilityLocation>> {
+    objective: &'o F,
     constraint: Matroid,
     procedure: Procedure<'static>,
     failure: f64,
     algorithm: Algorithm,
     mechanism: MechanismChoice,
+    f_max: f64,
 }
 
-impl Runnable for PreparedAssign<'_> {
+impl<F: KSubmodularFunction> Runnable for PreparedAssign<'_, F> {
     type Output = Assignment;
 
     fn run(&self, rng: &mut SecureRng) -> Result<Assignment> {
@@ -217,7 +326,7 @@ impl Runnable for PreparedAssign<'_> {
     }
 }
 
-impl PreparedAssign<'_> {
+impl<F: KSubmodularFunction> PreparedAssign<'_, F> {
     /// The most picks a run can make (the constraint's rank, at most the candidates).
     pub fn max_picks(&self) -> usize {
         self.constraint
@@ -236,10 +345,9 @@ impl PreparedAssign<'_> {
         let lambdas: Vec<f64> = (0..run.solution.planned_rounds)
             .map(|r| self.objective.sensitivity(r).get())
             .collect();
-        let n: usize = self.objective.parts().iter().map(|f| f.num_records()).sum();
         let pairs = self.objective.ground_size() * self.objective.types();
         Some(Usefulness::k_submodular(
-            n as f64, &lambdas, pairs, epsilon0,
+            self.f_max, &lambdas, pairs, epsilon0,
         ))
     }
 

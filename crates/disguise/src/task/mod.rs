@@ -8,7 +8,7 @@
 //! | choose k features informative about a label (mutual information, discernibility) | [`Features`] | [`FeaturesReport`] |
 //! | choose k candidates that cover the most people (maximum coverage) | [`MaxCoverage`] | [`CoverageReport`] |
 //! | choose at most k vertices that cut the most private edges (maximum cut, non-monotone) | [`MaxCut`] | [`CutReport`] |
-//! | choose locations and a type for each (k-type facility location, k-submodular greedy) | [`Assign`] | [`Assignment`](crate::maximize::Assignment) + [`PrivacyReport`] |
+//! | choose locations and a type for each (k-type facility location, k-submodular greedy), or seeds and a topic for each (k-topic influence, ad allocation) | [`Assign`] | [`Assignment`](crate::maximize::Assignment) + [`PrivacyReport`] |
 //! | release a projected histogram and synthetic data for classifiers | [`Histogram`] | [`ProjectedHistogram`](crate::histogram::ProjectedHistogram) |
 //! | choose the decision stump that best predicts a binary label | [`Hypothesis`] | [`HypothesisSelection`](crate::apps::hypothesis::HypothesisSelection) |
 //! | release the T most frequent itemsets of size r from transactions | [`Itemsets`] | [`ItemsetRelease`](crate::apps::ItemsetRelease) |

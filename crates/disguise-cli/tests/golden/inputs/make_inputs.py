@@ -86,3 +86,19 @@ write("items.txt", "".join(f"{i}\n" for i in range(1, 14)))
 
 # Scores for sample.
 write("scores.txt", "".join(f"{s}\n" for s in [10, 9.5, 9, 7, 5, 5, 3, 2.5, 1, 0, -1, -4]))
+
+# A graph of 30 vertices for cut: two hubs and random edges (one edge per line).
+edges = [f"v0 v{i}" for i in range(1, 12)] + [f"v1 v{i}" for i in range(12, 24)]
+for _ in range(25):
+    a, b = int(rand() * 30), int(rand() * 30)
+    edges.append(f"v{a},v{b}")
+write("edges.txt", "# edges\n" + "\n".join(edges) + "\n")
+write("vertices.txt", " ".join(f"v{i}" for i in range(30)) + "\n")
+
+# Who is reached by which (seed:topic) pair, for topics: 80 people, 5 seeds, 2 topics.
+lines = []
+for u in range(80):
+    pairs = [f"s{s}:{t}" for s in range(5) for t in ("news", "sport") if rand() < 0.15]
+    lines.append(" ".join(pairs))
+write("reach.txt", "\n".join(lines) + "\n")
+write("seeds.txt", "s0 s1 s2 s3 s4\n")

@@ -1,0 +1,201 @@
+//! `disguise topics`: private k-topic influence maximization — choose seeds and a topic for
+//! each so that as many people as possible are reached (Rafiey & Yoshida 2020, Example 1.2:
+//! a monotone k-submodular objective, by their private k-submodular greedy). A shell over
+//! [`disguise::task::Assign`] with [`TopicCoverage`](disguise::objective::TopicCoverage).
+
+use super::common::names::named_among;
+use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use crate::output::{flag_of, flagged, spinner, thousands};
+use disguise::apps::{TransactionFormat, Transactions, read_item_list};
+use disguise::maximize::Assignment;
+use disguise::objective::KSubmodularFunction;
+use disguise::task::{Algorithm, Assign, PreparedAssign, Runnable, Usefulness};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// The algorithms of this command.
+const DISCRETE: &[Algorithm] = &[Algorithm::Greedy, Algorithm::Subsample];
+
+const EXAMPLES: &str = "\
+Examples:
+  # 10 accounts to seed, each with the news or the sport campaign: one person per line,
+  # the (account:campaign) pairs whose message reaches them
+  disguise topics --reach reach.txt --candidates accounts.txt --types news,sport --k 10 \\
+      --epsilon 1 --delta 1e-6
+
+A line of --reach is one person's record: the pairs `seed:topic` (separated by spaces) that
+reach that person, e.g. `ann:news bob:sport` (a sampled live-edge graph of a k-topic cascade
+gives them). The name after the last `:` is the topic. Pairs naming a seed not in
+--candidates or a topic not in --types are dropped and counted.
+
+Objective: the number of people reached by some chosen (seed, topic) pair; a seed carries one
+topic; a person counts once however many pairs reach them (once per topic with --per-topic). Monotone k-submodular with
+sensitivity 1 (one person's line changes any gain by at most 1), so each round is one
+selection at λ = 1. The numbers reached are computed on the private records for evaluation:
+they are NOT covered by the guarantee, which protects the chosen pairs only.";
+
+/// Arguments of `disguise topics`.
+#[derive(clap::Args)]
+#[command(after_help = EXAMPLES)]
+#[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
+pub struct Args {
+    /// One person per line: the `seed:topic` pairs that reach them, separated by spaces; a
+    /// blank line is a person nobody reaches. Example: `--reach reach.txt`.
+    #[arg(long, value_name = "FILE")]
+    reach: PathBuf,
+    /// The PUBLIC list of seeds (names separated by spaces or newlines), fixed without
+    /// looking at the data. Example: `--candidates accounts.txt`.
+    #[arg(long, value_name = "FILE")]
+    candidates: PathBuf,
+    /// The k public topics, comma-separated (topic i is the i-th). Example:
+    /// `--types news,sport`.
+    #[arg(long, value_name = "A,B,…", value_delimiter = ',', required = true)]
+    types: Vec<String>,
+    /// Number of seeds to choose (|supp| ≤ k). Give --k or --constraint.
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    k: Option<usize>,
+    /// A matroid on the chosen seeds: `cardinality:K`, `partition:FILE`, `graphic:FILE`
+    /// (instead of --k).
+    #[arg(long, value_name = "SPEC", conflicts_with = "k")]
+    constraint: Option<String>,
+    /// Count a person once per topic that reaches them, not once in all: ad-slot
+    /// allocation (Rafiey & Yoshida 2020, Example 5.1: seeds are slots, topics agencies).
+    #[arg(long)]
+    per_topic: bool,
+    /// γ of `--algorithm subsample` (Algorithm 4). Default 0.1.
+    #[arg(long, value_name = "G", allow_negative_numbers = true)]
+    failure: Option<f64>,
+    #[command(flatten)]
+    privacy: PrivacyArgs,
+}
+
+/// The fields of `topics`' JSON report before the picks ([`print_closing`]).
+#[derive(Serialize)]
+struct Head<'a> {
+    objective: &'static str,
+    algorithm: &'static str,
+    mechanism: &'static str,
+    constraint: &'static str,
+    people: usize,
+    candidates: usize,
+    type_names: &'a [String],
+    /// Pairs left out for naming a seed not in --candidates or a topic not in --types.
+    dropped: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usefulness: Option<Usefulness>,
+}
+
+/// Runs `disguise topics`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let request = Assign {
+        k: args.k,
+        constraint: args.constraint.clone(),
+        algorithm: args.privacy.algorithm,
+        failure: args.failure,
+        privacy: args.privacy.privacy(),
+        ..Assign::new(args.types.clone(), 1)
+    };
+    // Everything that needs no data is validated first, in the library.
+    args.privacy.check_trials()?;
+    request.validate().map_err(|e| flagged(e, &flag_of))?;
+    let quiet = args.privacy.quiet;
+    let names = read_item_list(&args.candidates)?;
+    let bar = spinner(&format!("reading {}", args.reach.display()), quiet);
+    let lines = Transactions::read(&args.reach, &TransactionFormat::Fimi, None);
+    bar.finish_and_clear();
+    let lines = lines?;
+    // Each distinct token once: its (seed, topic), or None when either is not public.
+    let pair_of: Vec<Option<(usize, usize)>> = lines
+        .items()
+        .iter()
+        .map(|token| {
+            let (seed, topic) = token.rsplit_once(':')?;
+            let v = names.iter().position(|n| n == seed)?;
+            let t = args.types.iter().position(|n| n == topic)?;
+            Some((v, t))
+        })
+        .collect();
+    let mut dropped = 0u64;
+    let reach: Vec<Vec<(usize, usize)>> = lines
+        .rows()
+        .map(|row| {
+            row.iter()
+                .filter_map(|&i| {
+                    let pair = pair_of[i as usize];
+                    dropped += u64::from(pair.is_none());
+                    pair
+                })
+                .collect()
+        })
+        .collect();
+    drop(lines);
+    let m = names.len();
+    let people = reach.len();
+    if args.per_topic {
+        let objective = request
+            .per_type_objective(m, &reach)
+            .map_err(|e| flagged(e, &flag_of))?;
+        drop(reach);
+        let prepared = request
+            .prepare_reach(&objective, people, true)
+            .map_err(|e| flagged(e, &flag_of))?;
+        return report(&args, &prepared, &names, people, dropped);
+    }
+    let objective = request
+        .reach_objective(m, &reach)
+        .map_err(|e| flagged(e, &flag_of))?;
+    drop(reach);
+    let prepared = request
+        .prepare_reach(&objective, people, false)
+        .map_err(|e| flagged(e, &flag_of))?;
+    report(&args, &prepared, &names, people, dropped)
+}
+
+/// Runs the trials of a prepared request and prints them.
+fn report<F: KSubmodularFunction>(
+    args: &Args,
+    prepared: &PreparedAssign<'_, F>,
+    names: &[String],
+    people: usize,
+    dropped: u64,
+) -> anyhow::Result<()> {
+    let m = names.len();
+    let counted = if args.per_topic { args.types.len() } else { 1 };
+    let scale = (people * counted) as f64;
+    let utility = |v: f64| v / scale;
+    let labels = Labels::new(names, &utility).typed(&args.types);
+    let preamble = |first: &Assignment| {
+        println!(
+            "k-topic influence: {} people, {} seeds, topics {}; {} pairs left out (not in \
+             --candidates or --types)",
+            thousands(people as u64),
+            thousands(m as u64),
+            args.types.join(", "),
+            thousands(dropped)
+        );
+        println!(
+            "algorithm {}, mechanism {}, constraint {}",
+            first.solution.algorithm,
+            disguise::names::Named::name(args.privacy.mechanism),
+            first.solution.constraint,
+        );
+    };
+    let run = |child: &mut disguise::SecureRng| prepared.run(child);
+    let judge = |a: &Assignment| prepared.usefulness(a);
+    let max_picks = prepared.max_picks();
+    let outcome = run_and_print(&args.privacy, max_picks, &labels, &preamble, &judge, run)?;
+    let head = |first: &Assignment| Head {
+        objective: first.solution.objective,
+        algorithm: first.solution.algorithm,
+        mechanism: disguise::names::Named::name(args.privacy.mechanism),
+        constraint: first.solution.constraint,
+        people,
+        candidates: m,
+        type_names: &args.types,
+        dropped,
+        usefulness: prepared.usefulness(first),
+    };
+    let note = "utility = share of people reached (of people × topics with --per-topic); computed on the private records \
+                (evaluation only, not part of the release)";
+    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
+}
