@@ -284,8 +284,9 @@ impl PreparedFeatures {
     /// The greedy's a-priori utility for a run, from public quantities only: the
     /// objective's per-round sensitivities, the number of features and ε₀
     /// ([`Usefulness::greedy_rounds`]); the objective is at most
-    /// [`PreparedFeatures::scale`]. `None` for mechanisms without a bound here (the large
-    /// margin mechanisms' condition is stated for counts; report noisy max; the argmax).
+    /// [`PreparedFeatures::scale`]; for the large margin mechanisms, whether round 1's gap
+    /// can clear G₁ at all ([`Usefulness::margin_of_gains`]). `None` for report noisy max
+    /// and the argmax.
     pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
         let rounds = 0..solution.planned_rounds;
         let lambdas: Vec<f64> = match &self.model {

@@ -329,7 +329,21 @@ impl Usefulness {
             "a margin is found only where the top count leads the next by about G₁ = {g1:.4} \
              or more; counts are at most n = {n}"
         );
-        let vacuous = g1.is_nan() || g1 >= n as f64;
+        Self::margin_bound(bound, g1, n as f64)
+    }
+
+    /// [`Usefulness::margin`] for scores that are not counts (e.g. mutual-information gains
+    /// in bits) and are at most `max`.
+    pub fn margin_of_gains(g1: f64, max: f64) -> Self {
+        let bound = format!(
+            "a margin is found only where the top gain leads the next by about G₁ = {g1:.4} \
+             or more; gains are at most {max:.4}"
+        );
+        Self::margin_bound(bound, g1, max)
+    }
+
+    fn margin_bound(bound: String, g1: f64, max: f64) -> Self {
+        let vacuous = g1.is_nan() || g1 >= max;
         let advice = vacuous.then(|| {
             "no gap can clear G₁; a larger ε, or the exponential mechanism, would help".to_string()
         });
@@ -396,7 +410,7 @@ pub(crate) struct GreedyRun<'a> {
     /// The number of candidates.
     pub m: usize,
     /// Whether the scores are counts of records (λ = 1, at most n): the large margin
-    /// mechanisms' condition is then checked against n.
+    /// mechanisms' condition is then checked against n (else against `f_max` at round 1's λ).
     pub counts: bool,
     /// Whether the objective is monotone (the greedy's guarantees need it).
     pub monotone: bool,
@@ -416,12 +430,22 @@ impl GreedyRun<'_> {
             MechanismChoice::ReportNoisyMax | MechanismChoice::Argmax => return None,
         };
         if let Some(variant) = variant {
-            if !self.counts {
-                return None;
-            }
             let delta0 = split.per_round_delta;
-            let n = self.f_max as usize;
-            return Usefulness::large_margin(variant, epsilon0, delta0, 1.0, n).ok();
+            if self.counts {
+                let n = self.f_max as usize;
+                return Usefulness::large_margin(variant, epsilon0, delta0, 1.0, n).ok();
+            }
+            // Round 1's threshold at its λ: the lowest when λ grows with the round (mutual
+            // information), so a vacuous round 1 means a vacuous run.
+            let lambda = *self.lambdas.first()?;
+            let g1 = crate::select::LargeMargin::with_variant(
+                variant,
+                crate::privacy::Epsilon::new(epsilon0).ok()?,
+                crate::privacy::Delta::new(delta0).ok()?,
+            )
+            .ok()?
+            .stopping_threshold(1, crate::privacy::Sensitivity::new(lambda).ok()?);
+            return Some(Usefulness::margin_of_gains(g1, self.f_max));
         }
         if !self.monotone {
             return Some(match self.algorithm {
