@@ -127,6 +127,15 @@ enum Geometry {
     /// `MAGIC_BITS` + the rounded normalised distance 2^22·(1 − s(i, c)), candidate-major:
     /// `dist[c * n + i]`.
     Dense { dist: Vec<i32> },
+    /// Points with `dims` coordinates relative to a public origin, pre-multiplied by 2^22/m:
+    /// the records column-major (`cols[k * n + i]`, so each coordinate streams), the
+    /// candidates row-major (`cands[c * dims + k]`).
+    Vectors {
+        euclidean: bool,
+        dims: usize,
+        cols: Vec<f32>,
+        cands: Vec<f32>,
+    },
 }
 
 /// The incremental state of [`FacilityLocation`]: for each record its normalised distance
@@ -255,6 +264,158 @@ impl FacilityLocation {
             n: records.len(),
             m: candidates.len(),
             geometry,
+            metric: Some(metric),
+            normalizer: Some(norm),
+        })
+    }
+
+    /// Facility location over points with `dims` coordinates each (feature vectors), for
+    /// [`Metric::Manhattan`] or [`Metric::Euclidean`]: `records` and `candidates` are
+    /// row-major (`records[i * dims + k]` is coordinate k of record i), and s(i, j) =
+    /// 1 − min(1, d(i, j)/m). [`Normalizer::CandidateBoundingBox`] is the distance between
+    /// the opposite corners of the candidates' box in `dims` dimensions. With `dims` = 2 this
+    /// is exactly [`FacilityLocation::new`] (the same numbers, bit for bit).
+    ///
+    /// ```
+    /// use disguise::objective::{FacilityLocation, Metric, Normalizer, SetFunction};
+    /// // Three records and two candidates in three dimensions.
+    /// let records = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 4.0, 4.0, 4.0];
+    /// let candidates = [0.0, 0.0, 0.5, 4.0, 4.0, 4.0];
+    /// let f = FacilityLocation::from_vectors(
+    ///     Metric::Manhattan, 3, &records, &candidates, Normalizer::Fixed(2.0))?;
+    /// assert_eq!(f.evaluate(&[0]), 1.5); // 0.75 + 0.75 + 0
+    /// assert_eq!(f.evaluate(&[0, 1]), 2.5);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Haversine (points on the sphere are `[lat, lon]`: use [`FacilityLocation::new`]),
+    /// `dims` = 0, lengths that are not multiples of `dims`, a coordinate that is not finite
+    /// or above 1e30 in magnitude, a normaliser as [`FacilityLocation::new`] refuses, or more
+    /// than 2^30 records.
+    pub fn from_vectors(
+        metric: Metric,
+        dims: usize,
+        records: &[f64],
+        candidates: &[f64],
+        normalizer: Normalizer,
+    ) -> Result<Self> {
+        if metric == Metric::Haversine {
+            return Err(Error::param(
+                "metric",
+                "haversine takes [latitude, longitude] points: two coordinates, not vectors",
+            ));
+        }
+        if dims == 0 {
+            return Err(Error::param("dims", "points need at least one coordinate"));
+        }
+        for (name, values) in [("records", records), ("candidates", candidates)] {
+            if values.len() % dims != 0 {
+                return Err(Error::param(
+                    name,
+                    format!("{} values are not rows of {dims} coordinates", values.len()),
+                ));
+            }
+            if let Some(k) = values.iter().position(|v| !v.is_finite() || v.abs() > 1e30) {
+                return Err(Error::param(
+                    name,
+                    format!(
+                        "row {}, coordinate {}: {} is not a finite number of at most 1e30 in \
+                         magnitude",
+                        k / dims,
+                        k % dims,
+                        values[k]
+                    ),
+                ));
+            }
+        }
+        if dims == 2 {
+            let pairs =
+                |v: &[f64]| -> Vec<[f64; 2]> { v.chunks_exact(2).map(|p| [p[0], p[1]]).collect() };
+            return Self::new(metric, &pairs(records), &pairs(candidates), normalizer);
+        }
+        let (n, m) = (records.len() / dims, candidates.len() / dims);
+        if n > MAX_RECORDS {
+            return Err(Error::param(
+                "records",
+                format!("at most 2^30 records are supported, got {n}"),
+            ));
+        }
+        // The candidates' bounding box (public): its centre is the origin, its diagonal the
+        // default normaliser.
+        let mut lo = vec![f64::INFINITY; dims];
+        let mut hi = vec![f64::NEG_INFINITY; dims];
+        for c in candidates.chunks_exact(dims) {
+            for k in 0..dims {
+                lo[k] = lo[k].min(c[k]);
+                hi[k] = hi[k].max(c[k]);
+            }
+        }
+        let origin: Vec<f64> = if m == 0 {
+            vec![0.0; dims]
+        } else {
+            (0..dims).map(|k| lo[k] / 2.0 + hi[k] / 2.0).collect()
+        };
+        let norm = match normalizer {
+            Normalizer::Fixed(v) => v,
+            Normalizer::CandidateBoundingBox if m == 0 => 0.0,
+            Normalizer::CandidateBoundingBox => {
+                let spans = (0..dims).map(|k| hi[k] - lo[k]);
+                if metric == Metric::Euclidean {
+                    spans.map(|d| d * d).sum::<f64>().sqrt()
+                } else {
+                    spans.sum()
+                }
+            }
+            Normalizer::CandidateDiameter => {
+                let mut d: f64 = 0.0;
+                let rows: Vec<&[f64]> = candidates.chunks_exact(dims).collect();
+                for (i, a) in rows.iter().enumerate() {
+                    for b in &rows[i + 1..] {
+                        let diffs = a.iter().zip(b.iter()).map(|(x, y)| (x - y).abs());
+                        d = d.max(if metric == Metric::Euclidean {
+                            diffs.map(|t| t * t).sum::<f64>().sqrt()
+                        } else {
+                            diffs.sum()
+                        });
+                    }
+                }
+                d
+            }
+        };
+        let norm = Normalizer::Fixed(norm).resolve(metric, &[])?;
+        let scale = f64::from(ONE) / norm;
+        let cands: Vec<f32> = candidates
+            .chunks_exact(dims)
+            .flat_map(|c| {
+                (0..dims)
+                    .map(|k| (c[k] - origin[k]) * scale)
+                    .collect::<Vec<_>>()
+            })
+            .map(|v| v as f32)
+            .collect();
+        if cands.iter().any(|v| v.abs() > MAX_SCALED as f32) {
+            return Err(Error::param(
+                "normalizer",
+                format!("{norm} is too small for the spread of the candidates"),
+            ));
+        }
+        let mut cols = vec![0f32; n * dims];
+        for (i, r) in records.chunks_exact(dims).enumerate() {
+            for k in 0..dims {
+                // An overflow to ±∞ is a record farther than m from every candidate (s = 0).
+                cols[k * n + i] = ((r[k] - origin[k]) * scale) as f32;
+            }
+        }
+        Ok(Self {
+            n,
+            m,
+            geometry: Geometry::Vectors {
+                euclidean: metric == Metric::Euclidean,
+                dims,
+                cols,
+                cands,
+            },
             metric: Some(metric),
             normalizer: Some(norm),
         })
@@ -396,6 +557,50 @@ impl FacilityLocation {
                 let col = &dist[c * self.n + start..c * self.n + start + rest.len()];
                 fold1(col, rest)
             }
+            Geometry::Vectors { .. } => {
+                let mut units = [0i32; BLOCK];
+                let mut total = 0;
+                for (j, rest) in rest.chunks(BLOCK).enumerate() {
+                    let units = &mut units[..rest.len()];
+                    self.vector_units(c, start + j * BLOCK, units);
+                    total += fold1(units, rest);
+                }
+                total
+            }
+        }
+    }
+
+    /// The normalised distances (in units, as [`to_units`]) of the records
+    /// `start..start + out.len()` to candidate `c`, for the [`Geometry::Vectors`] form: one
+    /// pass per coordinate over a contiguous column, so each vectorises.
+    fn vector_units(&self, c: usize, start: usize, out: &mut [i32]) {
+        let Geometry::Vectors {
+            euclidean,
+            dims,
+            cols,
+            cands,
+        } = &self.geometry
+        else {
+            unreachable!("called for the vector form only");
+        };
+        let mut acc = [0f32; BLOCK];
+        let acc = &mut acc[..out.len()];
+        let centre = &cands[c * dims..(c + 1) * dims];
+        for (k, &ck) in centre.iter().enumerate() {
+            let col = &cols[k * self.n + start..k * self.n + start + out.len()];
+            if *euclidean {
+                for (a, &x) in acc.iter_mut().zip(col) {
+                    let d = x - ck;
+                    *a += d * d;
+                }
+            } else {
+                for (a, &x) in acc.iter_mut().zip(col) {
+                    *a += (x - ck).abs();
+                }
+            }
+        }
+        for (o, &a) in out.iter_mut().zip(acc.iter()) {
+            *o = to_units(if *euclidean { a.sqrt() } else { a });
         }
     }
 
@@ -453,6 +658,16 @@ impl FacilityLocation {
                 let col = &dist[c * self.n + start..c * self.n + start + rest.len()];
                 for (b, &u) in rest.iter_mut().zip(col) {
                     apply(b, u);
+                }
+            }
+            Geometry::Vectors { .. } => {
+                let mut units = [0i32; BLOCK];
+                for (j, rest) in rest.chunks_mut(BLOCK).enumerate() {
+                    let units = &mut units[..rest.len()];
+                    self.vector_units(c, start + j * BLOCK, units);
+                    for (b, &u) in rest.iter_mut().zip(units.iter()) {
+                        apply(b, u);
+                    }
                 }
             }
         }
@@ -839,5 +1054,123 @@ mod tests {
         assert!(FacilityLocation::from_similarities(1, 2, &[0.5, 1.5]).is_err());
         assert!(FacilityLocation::from_similarities(1, 2, &[0.5, f64::NAN]).is_err());
         assert!(FacilityLocation::from_similarities(usize::MAX, 2, &[]).is_err());
+    }
+
+    /// Records and candidates in d dimensions from a fixed generator (no randomness crate).
+    fn vectors(n: usize, m: usize, dims: usize) -> (Vec<f64>, Vec<f64>) {
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64 * 10.0 - 5.0
+        };
+        let records = (0..n * dims).map(|_| next()).collect();
+        let candidates = (0..m * dims).map(|_| next()).collect();
+        (records, candidates)
+    }
+
+    #[test]
+    fn vectors_match_the_exact_similarities_in_several_dimensions() {
+        for metric in [Metric::Manhattan, Metric::Euclidean] {
+            for dims in [1, 3, 7] {
+                let (n, m) = (3000, 6);
+                let (records, candidates) = vectors(n, m, dims);
+                let f = FacilityLocation::from_vectors(
+                    metric,
+                    dims,
+                    &records,
+                    &candidates,
+                    Normalizer::CandidateBoundingBox,
+                )
+                .unwrap();
+                let norm = f.normalizer().unwrap();
+                let dist = |a: &[f64], b: &[f64]| -> f64 {
+                    let d = a.iter().zip(b).map(|(x, y)| (x - y).abs());
+                    match metric {
+                        Metric::Euclidean => d.map(|t| t * t).sum::<f64>().sqrt(),
+                        _ => d.sum(),
+                    }
+                };
+                let exact = |set: &[usize]| -> f64 {
+                    records
+                        .chunks(dims)
+                        .map(|r| {
+                            set.iter()
+                                .map(|&c| {
+                                    let cand = &candidates[c * dims..(c + 1) * dims];
+                                    1.0 - (dist(r, cand) / norm).min(1.0)
+                                })
+                                .fold(0.0, f64::max)
+                        })
+                        .sum()
+                };
+                for set in [vec![0], vec![1, 4], vec![0, 2, 3, 5]] {
+                    let got = f.evaluate(&set);
+                    // f32 distances: about d·1e-7 relative, plus rounding to 2^-22 units.
+                    let tol = n as f64 * (dims as f64 * 1e-6 + 1e-6);
+                    assert!(
+                        (got - exact(&set)).abs() <= tol,
+                        "{metric:?} d = {dims} {set:?}: {got} vs {}",
+                        exact(&set)
+                    );
+                }
+                // Gains in one pass agree with values after insertion, exactly.
+                let mut state = f.empty();
+                let mut gains = [0.0; 6];
+                f.gains(&state, &[0, 1, 2, 3, 4, 5], &mut gains);
+                f.insert(&mut state, 2);
+                assert_eq!(f.value(&state), gains[2]);
+            }
+        }
+    }
+
+    #[test]
+    fn two_dimensional_vectors_are_the_planar_objective() {
+        let (records, candidates) = vectors(500, 4, 2);
+        let pairs = |v: &[f64]| -> Vec<[f64; 2]> { v.chunks(2).map(|p| [p[0], p[1]]).collect() };
+        for metric in [Metric::Manhattan, Metric::Euclidean] {
+            let a = FacilityLocation::from_vectors(
+                metric,
+                2,
+                &records,
+                &candidates,
+                Normalizer::CandidateBoundingBox,
+            )
+            .unwrap();
+            let b = FacilityLocation::new(
+                metric,
+                &pairs(&records),
+                &pairs(&candidates),
+                Normalizer::CandidateBoundingBox,
+            )
+            .unwrap();
+            assert_eq!(a.evaluate(&[0, 3]), b.evaluate(&[0, 3]));
+            assert_eq!(a.normalizer(), b.normalizer());
+        }
+    }
+
+    #[test]
+    fn invalid_vectors_are_errors_naming_the_place() {
+        let ok = [0.0, 1.0, 2.0];
+        let err = |r: &[f64], c: &[f64], dims: usize, metric: Metric| {
+            FacilityLocation::from_vectors(metric, dims, r, c, Normalizer::Fixed(1.0))
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(err(&ok, &ok, 3, Metric::Haversine).contains("haversine"));
+        assert!(err(&ok, &ok, 0, Metric::Euclidean).contains("at least one coordinate"));
+        assert!(err(&ok, &[1.0, 2.0], 3, Metric::Euclidean).contains("rows of 3"));
+        let e = err(&[0.0, f64::NAN, 1.0], &ok, 3, Metric::Manhattan);
+        assert!(e.contains("row 0, coordinate 1: NaN"), "{e}");
+        // A single candidate has no bounding box to normalise by.
+        let single = FacilityLocation::from_vectors(
+            Metric::Euclidean,
+            3,
+            &ok,
+            &ok,
+            Normalizer::CandidateBoundingBox,
+        );
+        assert!(single.is_err());
     }
 }

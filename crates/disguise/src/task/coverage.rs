@@ -142,7 +142,7 @@ impl MaxCoverage {
         let procedure = self.validate()?;
         let objective = self.objective(candidates, covers)?;
         let prepared = self.prepare_with(&objective, procedure)?;
-        let solution = prepared.run(rng)?;
+        let solution = prepared.run_once(rng)?;
         Ok(prepared.report(&solution))
     }
 }

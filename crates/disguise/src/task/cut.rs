@@ -140,7 +140,7 @@ impl MaxCut {
         self.validate()?;
         let objective = self.objective(vertices, edges)?;
         let prepared = self.prepare(&objective, edges.len())?;
-        let solution = prepared.run(rng)?;
+        let solution = prepared.run_once(rng)?;
         Ok(prepared.report(&solution))
     }
 }

@@ -229,7 +229,7 @@ impl Features {
     /// As [`Features::prepare`].
     pub fn run(&self, table: FeatureTable, rng: &mut SecureRng) -> Result<FeaturesReport> {
         let prepared = self.prepare(table)?;
-        let solution = prepared.run(rng)?;
+        let solution = prepared.run_once(rng)?;
         Ok(prepared.report(&solution))
     }
 }

@@ -366,6 +366,16 @@ pub trait Runnable: Sync {
     /// The errors of the algorithm (none for valid prepared requests, except resources).
     fn run(&self, rng: &mut SecureRng) -> Result<Self::Output>;
 
+    /// One private run as the single trial of [`Runnable::trials`] makes it: on a generator
+    /// forked from `rng`. The task's `run` (e.g. [`Select::run`]) and the command line use
+    /// it, so a seeded `rng` gives the command line's result for the same `--seed`.
+    ///
+    /// # Errors
+    /// As [`Runnable::run`].
+    fn run_once(&self, rng: &mut SecureRng) -> Result<Self::Output> {
+        self.run(&mut rng.fork())
+    }
+
     /// `count` runs in parallel, handed to `sink` in trial order ([`trials`]: constant
     /// memory, seeded results independent of the number of threads).
     ///

@@ -260,6 +260,61 @@ impl Select {
         )
     }
 
+    /// [`Select::objective`] for points with `dims` coordinates each (feature vectors),
+    /// row-major ([`FacilityLocation::from_vectors`]; Manhattan or Euclidean). With
+    /// `dims` = 2 it is the same objective as [`Select::objective`], so the same run.
+    ///
+    /// ```
+    /// use disguise::objective::Metric;
+    /// use disguise::prelude::*;
+    /// // Four records and three candidates in three dimensions.
+    /// let points = [0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 5.0, 5.0, 5.0, 5.1, 5.0, 5.0];
+    /// let candidates = [0.0, 0.0, 0.0, 5.0, 5.0, 5.0, 9.0, 0.0, 9.0];
+    /// let request = Select::new(2).epsilon(1.0).metric(Metric::Euclidean);
+    /// let objective = request.objective_vectors(3, &points, &candidates)?;
+    /// let report = request.prepare(&objective)?.run_once(&mut SecureRng::from_os()?)?;
+    /// assert_eq!(report.elements.len(), 2);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// `k` larger than the number of candidates; as [`FacilityLocation::from_vectors`].
+    pub fn objective_vectors(
+        &self,
+        dims: usize,
+        points: &[f64],
+        candidates: &[f64],
+    ) -> Result<FacilityLocation> {
+        let m = candidates.len().checked_div(dims).unwrap_or(0);
+        if let Some(k) = self.k
+            && k > m
+        {
+            return Err(Error::param(
+                "k",
+                format!("{k} is larger than the number of candidates ({m})"),
+            ));
+        }
+        let normalizer = match self.normalizer {
+            Some(v) => Normalizer::Fixed(v),
+            None => Normalizer::CandidateBoundingBox,
+        };
+        FacilityLocation::from_vectors(self.metric, dims, points, candidates, normalizer).map_err(
+            |e| match e {
+                Error::InvalidParameter { name, .. }
+                    if name == "normalizer" && self.normalizer.is_none() =>
+                {
+                    Error::param(
+                        "normalizer",
+                        "the candidates' bounding box is empty or degenerate, so the default \
+                         normaliser (its diagonal) cannot be used: give the normaliser m, the \
+                         public distance at which a candidate stops serving a point",
+                    )
+                }
+                e => e,
+            },
+        )
+    }
+
     /// Everything a run needs that does not change between trials: the procedure, the
     /// constraint (read from its file once) and, for the continuous greedy, the closed form
     /// of the multilinear extension.
@@ -322,7 +377,7 @@ impl Select {
         let procedure = self.validate()?;
         let objective = self.objective(points, candidates)?;
         let prepared = self.prepare_with(&objective, procedure)?;
-        let solution = prepared.run(rng)?;
+        let solution = prepared.run_once(rng)?;
         Ok(prepared.report(&solution))
     }
 }
@@ -634,7 +689,8 @@ mod tests {
         let report = request
             .run(&points, &candidates, &mut SecureRng::insecure_from_seed(3))
             .unwrap();
-        // The same run assembled by hand from the library's parts.
+        // The same run assembled by hand from the library's parts, on the generator a single
+        // trial forks from the seeded one (as the command line does).
         let objective = FacilityLocation::new(
             Metric::Manhattan,
             &points,
@@ -648,7 +704,7 @@ mod tests {
             &objective,
             &constraint,
             &procedure,
-            &mut SecureRng::insecure_from_seed(3),
+            &mut SecureRng::insecure_from_seed(3).fork(),
         )
         .unwrap();
         assert_eq!(report.selected, by_hand.elements);
