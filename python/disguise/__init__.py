@@ -1,0 +1,487 @@
+"""disguise: differentially private selection and submodular maximization.
+
+Choose a few representative or informative items from sensitive data about people, with a
+proven (epsilon, delta) guarantee attached to every result. This package is a thin shell over
+the Rust library's front door: the same requests, validated in one place, run by the same code
+as the ``disguise`` command line (so ``seed=S`` gives the command line's ``--seed S`` result).
+
+Three lines from data to a private selection (apricot's convention, with a budget):
+
+>>> import numpy as np, disguise
+>>> X = np.random.default_rng(0).normal(size=(1000, 4))
+>>> sel = disguise.FacilityLocation(5, epsilon=1.0).fit(X, candidates=X[:50])
+>>> sel.ranking_.shape
+(5,)
+
+Without a seed, all noise comes from the operating system's secure generator. ``seed=S`` is a
+reproducible mode for tests and experiments only: it is insecure, and a warning says so.
+Every error of the library (bad parameters or data) is raised as ``ValueError``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import warnings
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from . import _disguise
+
+__version__ = _disguise.__version__
+
+__all__ = [
+    "InsecureSeedWarning",
+    "NotPrivateWarning",
+    "exponential",
+    "large_margin",
+    "budget",
+    "FacilityLocation",
+    "MaxCoverage",
+    "frequent_itemsets",
+]
+
+
+class InsecureSeedWarning(UserWarning):
+    """A ``seed=`` was given: the run is reproducible by anyone and protects no one."""
+
+
+class NotPrivateWarning(UserWarning):
+    """The run as called is not covered by the privacy guarantee (the warning says why)."""
+
+
+def _warn_seed(seed: int | None) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**64:
+        raise ValueError(f"invalid seed: {seed!r} (an integer in [0, 2^64), or None)")
+    warnings.warn(
+        f"seed={seed} makes this run reproducible and NOT private (insecure generator; for "
+        "tests and experiments only)",
+        InsecureSeedWarning,
+        stacklevel=3,
+    )
+    return int(seed)
+
+
+def _vector(values: Any, name: str) -> np.ndarray:
+    """A 1-D C-contiguous float64 array: no copy when it already is one."""
+    try:
+        array = np.ascontiguousarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"invalid {name}: {e}") from None
+    if array.ndim != 1:
+        raise ValueError(f"invalid {name}: expected a 1-D array, got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"invalid {name}: empty")
+    return array
+
+
+def _matrix(values: Any, name: str) -> np.ndarray:
+    """A 2-D C-contiguous float64 array (a DataFrame works): no copy when it already is one;
+    float32, Fortran-ordered and integer input is converted once."""
+    try:
+        array = np.ascontiguousarray(np.asarray(values), dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"invalid {name}: {e}") from None
+    if array.ndim != 2:
+        raise ValueError(f"invalid {name}: expected a 2-D array (rows × columns), got shape {array.shape}")
+    if array.shape[0] == 0 or array.shape[1] == 0:
+        raise ValueError(f"invalid {name}: empty (shape {array.shape})")
+    return array
+
+
+def _positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"invalid {name}: {value!r} (a positive integer)")
+    return int(value)
+
+
+def exponential(
+    scores: Any,
+    *,
+    epsilon: float,
+    sensitivity: float,
+    monotone: bool = False,
+    seed: int | None = None,
+) -> int:
+    """One private choice by the exponential mechanism: the index of the chosen score.
+
+    Chooses index i with probability proportional to exp(epsilon * scores[i] / (2 *
+    sensitivity)), or exp(epsilon * scores[i] / sensitivity) with ``monotone=True`` (valid
+    only when every score moves in the same direction between neighbouring datasets).
+    epsilon-differentially private when each score changes by at most ``sensitivity``
+    between neighbouring datasets (McSherry and Talwar 2007). Sampled exactly, without
+    floating-point leaks.
+
+    >>> import disguise
+    >>> disguise.exponential([1.0, 50.0, 2.0], epsilon=1.0, sensitivity=1.0)
+    1
+    """
+    seed = _warn_seed(seed)
+    array = _vector(scores, "scores")
+    return _disguise.exponential(array, float(epsilon), float(sensitivity), bool(monotone), seed)
+
+
+def large_margin(
+    scores: Any,
+    *,
+    epsilon: float,
+    delta: float,
+    sensitivity: float,
+    variant: str = "mitrovic",
+    seed: int | None = None,
+) -> int:
+    """One private choice by the large margin mechanism: the index of the chosen score.
+
+    ``variant="mitrovic"`` is Mitrovic et al. (2017), Algorithm 5; ``"chaudhuri"`` is
+    Chaudhuri et al. (2014), Algorithm 1. (epsilon, delta)-differentially private with
+    delta > 0 when each score changes by at most ``sensitivity``; it chooses among the top
+    scores up to the first large gap, so it pays little for many candidates when the best
+    ones stand out.
+
+    >>> import disguise
+    >>> disguise.large_margin([0.0] * 99 + [5000.0], epsilon=1.0, delta=1e-6, sensitivity=1.0)
+    99
+    """
+    seed = _warn_seed(seed)
+    array = _vector(scores, "scores")
+    return _disguise.large_margin(
+        array, float(epsilon), float(delta), float(sensitivity), str(variant), seed
+    )
+
+
+def budget(
+    *,
+    epsilon: float,
+    delta: float,
+    rounds: int,
+    rule: str = "auto",
+    kind: str = "bounded-range",
+    decomposable: bool = False,
+) -> dict:
+    """The per-round budget of ``rounds`` adaptive selections within a total (epsilon, delta).
+
+    Returns what ``disguise budget --format json`` prints (``rules``: every composition rule
+    with its per-round epsilon and delta and whether it applies; ``best``), plus the chosen
+    rule's ``per_round_epsilon``, ``per_round_delta`` and ``rule`` at the top level:
+    ``rule="auto"`` takes the valid rule that gives each round the most, a rule name
+    (``basic``, ``advanced``, ``kov``, ``zcdp``, ``decomposable``) forces it. ``kind`` is the
+    selector called in every round (``bounded-range`` for the exponential mechanism,
+    ``pure``, ``approximate`` for the large margin mechanisms).
+
+    >>> import disguise
+    >>> b = disguise.budget(epsilon=1.0, delta=1e-6, rounds=10)
+    >>> b["per_round_epsilon"] > 1.0 / 10  # better than basic composition's 0.1
+    True
+    >>> basic = disguise.budget(epsilon=1.0, delta=1e-6, rounds=10, rule="basic")
+    >>> round(basic["per_round_epsilon"], 9)  # rounded down: spending it never exceeds ε
+    0.1
+    """
+    rounds = _positive_int(rounds, "rounds")
+    text = _disguise.budget(
+        float(epsilon), float(delta), rounds, str(rule), str(kind), bool(decomposable)
+    )
+    return json.loads(text)
+
+
+class _Params:
+    """get_params/set_params/repr by the constructor's signature, as scikit-learn does, without
+    importing scikit-learn."""
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return [p for p in signature.parameters if p != "self"]
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor's parameters and their values."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any):
+        """Sets constructor parameters; returns self."""
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+def _guarantee(report: dict, private: bool, note: str | None = None) -> dict:
+    g = report.get("guarantee") or {}
+    out = {
+        "epsilon": g.get("epsilon"),
+        "delta": g.get("delta"),
+        "rule": g.get("rule"),
+        "private": private and bool(report.get("secure_rng")) and bool(g),
+    }
+    if not report.get("secure_rng"):
+        out["note"] = "seeded run: reproducible by anyone, so NOT private"
+    if note:
+        out["note"] = note
+    return out
+
+
+class FacilityLocation(_Params):
+    """Private facility location: choose ``n_select`` of the candidates that best serve the
+    records, by the private greedy of Mitrovic et al. (2017).
+
+    f(S) = sum over records of (1 - min(1, d(record, nearest chosen candidate) / m)), d the
+    ``metric`` and m the ``normalizer`` (default: the diagonal of the candidates' bounding
+    box), so each record contributes at most 1 and every marginal gain moves by at most 1 when
+    one record changes: each round is one exponential-mechanism (or large-margin) selection at
+    sensitivity 1, and the total (epsilon, delta) is split over the rounds by the accountant's
+    best composition rule (``rule="auto"``).
+
+    The candidates must be public (fixed without looking at the records). Omitting them uses
+    the records themselves (apricot's convention): the selection then reveals records and is
+    NOT private; a ``NotPrivateWarning`` says so and ``guarantee_["private"]`` is False.
+
+    Attributes after ``fit``: ``ranking_`` (selected candidate indices in selection order),
+    ``gains_`` (their marginal gains, computed on the private records: NOT covered by the
+    guarantee), ``guarantee_`` (epsilon, delta, rule, private), ``usefulness_`` (the paper's
+    a-priori utility bound and whether it is vacuous) and ``report_`` (the library's report).
+
+    >>> import numpy as np, disguise
+    >>> X = np.random.default_rng(0).normal(size=(500, 3))
+    >>> sel = disguise.FacilityLocation(3, epsilon=2.0).fit(X, candidates=X[:20])
+    >>> sel.transform(X[:20]).shape
+    (3, 3)
+    """
+
+    def __init__(
+        self,
+        n_select: int,
+        *,
+        epsilon: float | None = None,
+        delta: float = 0.0,
+        metric: str = "euclidean",
+        mechanism: str = "exponential",
+        rule: str = "auto",
+        algorithm: str = "greedy",
+        normalizer: float | None = None,
+        cost: float = 0.0,
+        seed: int | None = None,
+    ):
+        self.n_select = n_select
+        self.epsilon = epsilon
+        self.delta = delta
+        self.metric = metric
+        self.mechanism = mechanism
+        self.rule = rule
+        self.algorithm = algorithm
+        self.normalizer = normalizer
+        self.cost = cost
+        self.seed = seed
+
+    def fit(self, X: Any, candidates: Any = None, y: Any = None) -> "FacilityLocation":
+        """Selects from ``candidates`` ((m, d), public) to serve the records ``X`` ((n, d));
+        returns self."""
+        k = _positive_int(self.n_select, "n_select")
+        seed = _warn_seed(self.seed)
+        records = _matrix(X, "X")
+        note = None
+        if candidates is None:
+            warnings.warn(
+                "candidates=None uses the private records as candidates: the selection then "
+                "reveals records and is NOT differentially private; pass public candidates",
+                NotPrivateWarning,
+                stacklevel=2,
+            )
+            note = "candidates taken from the private records: NOT private"
+            cands = records
+        else:
+            cands = _matrix(candidates, "candidates")
+        text = _disguise.facility_location(
+            records,
+            cands,
+            k,
+            None if self.epsilon is None else float(self.epsilon),
+            float(self.delta),
+            str(self.metric),
+            str(self.mechanism),
+            str(self.rule),
+            str(self.algorithm),
+            None if self.normalizer is None else float(self.normalizer),
+            float(self.cost),
+            seed,
+        )
+        report = json.loads(text)
+        self.report_ = report
+        self.ranking_ = np.asarray(report["selected"], dtype=np.int64)
+        values = np.asarray(report["values"], dtype=np.float64)
+        self.gains_ = np.diff(values, prepend=0.0)
+        self.guarantee_ = _guarantee(report, candidates is not None, note)
+        self.usefulness_ = report.get("usefulness")
+        return self
+
+    def transform(self, candidates: Any) -> np.ndarray:
+        """The selected rows of ``candidates``, in selection order."""
+        self._check_fitted()
+        return np.asarray(candidates)[self.ranking_]
+
+    def fit_transform(self, X: Any, candidates: Any = None, y: Any = None) -> np.ndarray:
+        """``fit``, then the selected candidates (the records when none are given)."""
+        self.fit(X, candidates)
+        return self.transform(X if candidates is None else candidates)
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "ranking_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit first")
+
+
+class MaxCoverage(_Params):
+    """Private maximum coverage: choose ``n_select`` candidates that cover the most people,
+    by the private greedy of Mitrovic et al. (2017).
+
+    ``fit(sets)`` takes one record per person: either a list of iterables of hashable
+    candidate names (the candidates that cover that person), or an (n, m) 0/1 matrix whose
+    columns are the candidates (apricot's ``MaxCoverageSelection`` convention). One person's
+    record changes any marginal gain by at most 1, so each round is one selection at
+    sensitivity 1. The candidates must be public: give their list with ``candidates=`` for
+    iterable input (otherwise the names seen in the data are used, which reveals that they
+    occur, and a ``NotPrivateWarning`` says so); a matrix's columns are public by shape.
+
+    Attributes after ``fit``: ``ranking_``, ``gains_`` (people newly covered by each pick, NOT
+    covered by the guarantee), ``candidates_`` (the names ``ranking_`` indexes),
+    ``guarantee_``, ``usefulness_``, ``report_``.
+
+    >>> import disguise
+    >>> people = [["a"], ["a", "b"], ["c"], ["a"], ["b"]] * 20
+    >>> disguise.MaxCoverage(1, epsilon=5.0).fit(people, candidates=["a", "b", "c"]).ranking_
+    array([0])
+    """
+
+    def __init__(
+        self,
+        n_select: int,
+        *,
+        epsilon: float | None = None,
+        delta: float = 0.0,
+        mechanism: str = "exponential",
+        rule: str = "auto",
+        algorithm: str = "greedy",
+        seed: int | None = None,
+    ):
+        self.n_select = n_select
+        self.epsilon = epsilon
+        self.delta = delta
+        self.mechanism = mechanism
+        self.rule = rule
+        self.algorithm = algorithm
+        self.seed = seed
+
+    def fit(self, sets: Any, candidates: Sequence | None = None, y: Any = None) -> "MaxCoverage":
+        """Selects the candidates that cover the most of ``sets``; returns self."""
+        k = _positive_int(self.n_select, "n_select")
+        seed = _warn_seed(self.seed)
+        private = True
+        if isinstance(sets, np.ndarray) or hasattr(sets, "to_numpy"):
+            matrix = np.asarray(sets)
+            if matrix.ndim != 2 or matrix.size == 0:
+                raise ValueError(f"invalid sets: expected a non-empty 2-D 0/1 matrix, got shape {matrix.shape}")
+            if np.issubdtype(matrix.dtype, np.floating) and np.isnan(matrix).any():
+                raise ValueError("invalid sets: the matrix holds NaN")
+            covers = [np.flatnonzero(row).tolist() for row in matrix]
+            names = list(candidates) if candidates is not None else list(range(matrix.shape[1]))
+            if len(names) != matrix.shape[1]:
+                raise ValueError(
+                    f"invalid candidates: {len(names)} names for {matrix.shape[1]} columns"
+                )
+        else:
+            rows = [list(s) for s in sets]
+            if not rows:
+                raise ValueError("invalid sets: empty")
+            if candidates is None:
+                warnings.warn(
+                    "no candidates= list: the candidates are the names seen in the data, which "
+                    "reveals that they occur; the selection is NOT differentially private",
+                    NotPrivateWarning,
+                    stacklevel=2,
+                )
+                private = False
+                names = list(dict.fromkeys(x for row in rows for x in row))
+            else:
+                names = list(candidates)
+            index = {name: i for i, name in enumerate(names)}
+            if len(index) != len(names):
+                raise ValueError("invalid candidates: a name is listed twice")
+            # Names not in the public list cover nobody that can be chosen: left out.
+            covers = [[index[x] for x in row if x in index] for row in rows]
+        text = _disguise.max_coverage(
+            covers,
+            len(names),
+            k,
+            None if self.epsilon is None else float(self.epsilon),
+            float(self.delta),
+            str(self.mechanism),
+            str(self.rule),
+            str(self.algorithm),
+            seed,
+        )
+        report = json.loads(text)
+        self.report_ = report
+        self.candidates_ = names
+        self.ranking_ = np.asarray(report["selected"], dtype=np.int64)
+        self.gains_ = np.diff(np.asarray(report["covered"], dtype=np.float64), prepend=0.0)
+        note = None if private else "candidates taken from the data: NOT private"
+        self.guarantee_ = _guarantee(report, private, note)
+        self.usefulness_ = report.get("usefulness")
+        return self
+
+
+def frequent_itemsets(
+    transactions: Iterable[Iterable[Any]],
+    *,
+    size: int,
+    epsilon: float,
+    delta: float,
+    top: int = 1,
+    items: Sequence | None = None,
+    mechanism: str | None = None,
+    seed: int | None = None,
+) -> dict:
+    """The ``top`` most frequent itemsets of ``size`` items, released privately.
+
+    One transaction per person (its items, any hashable values shown with ``str``). With a
+    public ``items`` list the exponential mechanism chooses among all itemsets of that list
+    (the default then); without it the large margin mechanism (``"lmm"``) chooses among the
+    itemsets that occur, and may release nothing when no clear margin exists. Returns the
+    release as a dict: ``itemsets`` (the released itemsets as tuples of item names, None for a
+    round that released nothing), ``picks`` (per round: the itemset, margin, and the true and
+    noisy frequencies — the true ones are NOT private), the guarantee (``epsilon``,
+    ``delta``) and ``usefulness``.
+
+    >>> import disguise
+    >>> baskets = [["tea", "cake"]] * 600 + [["bread", "milk"]] * 1400
+    >>> items = ["bread", "cake", "milk", "tea"]
+    >>> r = disguise.frequent_itemsets(baskets, size=2, epsilon=1.0, delta=1e-6, items=items)
+    >>> r["itemsets"]
+    [('bread', 'milk')]
+    """
+    seed = _warn_seed(seed)
+    rows = [[str(x) for x in t] for t in transactions]
+    if not rows:
+        raise ValueError("invalid transactions: empty")
+    public = None if items is None else [str(x) for x in items]
+    text = _disguise.frequent_itemsets(
+        rows,
+        public,
+        _positive_int(size, "size"),
+        float(epsilon),
+        float(delta),
+        _positive_int(top, "top"),
+        None if mechanism is None else str(mechanism),
+        seed,
+    )
+    report = json.loads(text)
+    report["itemsets"] = [
+        None if p.get("itemset") is None else tuple(p["itemset"]) for p in report["picks"]
+    ]
+    return report

@@ -1,0 +1,63 @@
+"""Type stubs of the native module (a thin shell over the Rust library's front door).
+
+Use the functions and classes of ``disguise`` instead: they shape the input (numpy arrays,
+DataFrames, iterables), warn about seeds and turn the JSON reports into dicts."""
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+def exponential(
+    scores: npt.NDArray[np.float64],
+    epsilon: float,
+    sensitivity: float,
+    monotone: bool,
+    seed: int | None,
+) -> int: ...
+def large_margin(
+    scores: npt.NDArray[np.float64],
+    epsilon: float,
+    delta: float,
+    sensitivity: float,
+    variant: str,
+    seed: int | None,
+) -> int: ...
+def budget(
+    epsilon: float, delta: float, rounds: int, rule: str, kind: str, decomposable: bool
+) -> str: ...
+def facility_location(
+    points: npt.NDArray[np.float64],
+    candidates: npt.NDArray[np.float64],
+    k: int,
+    epsilon: float | None,
+    delta: float,
+    metric: str,
+    mechanism: str,
+    rule: str,
+    algorithm: str,
+    normalizer: float | None,
+    cost: float,
+    seed: int | None,
+) -> str: ...
+def max_coverage(
+    covers: list[list[int]],
+    candidates: int,
+    k: int,
+    epsilon: float | None,
+    delta: float,
+    mechanism: str,
+    rule: str,
+    algorithm: str,
+    seed: int | None,
+) -> str: ...
+def frequent_itemsets(
+    transactions: list[list[str]],
+    items: list[str] | None,
+    size: int,
+    epsilon: float,
+    delta: float,
+    top: int,
+    mechanism: str | None,
+    seed: int | None,
+) -> str: ...

@@ -1,0 +1,353 @@
+//! `disguise._disguise`: the Python package's native module, a thin shell over the library's
+//! front door (`disguise::task`). Each function takes plain values and numpy arrays that the
+//! Python layer (`disguise/__init__.py`) has already shaped, calls the same request type the
+//! command line calls, and returns the report as JSON text (the Python layer turns it into a
+//! dict), so the report's fields are defined once, by the library's `Serialize`.
+//!
+//! Errors of the library become `ValueError` with its message; long runs release the GIL.
+
+use disguise::apps::{ItemsetMechanism, Transactions};
+use disguise::names::Named;
+use disguise::noise::SecureRng;
+use disguise::objective::Metric;
+use disguise::privacy::budget::{BudgetQuery, CallKind, plan};
+use disguise::privacy::compose::Rule;
+use disguise::privacy::{Delta, Epsilon, Sensitivity};
+use disguise::select::SelectorKind;
+use disguise::task::{
+    Algorithm, Composition, Itemsets, MaxCoverage, MechanismChoice, Privacy, Runnable, Select,
+};
+use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use serde::Serialize;
+
+/// A library error as the `ValueError` Python users expect, with the library's message.
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// The OS-seeded secure generator, or the insecure seeded one (the Python layer warns).
+fn generator(seed: Option<u64>) -> PyResult<SecureRng> {
+    match seed {
+        Some(s) => Ok(SecureRng::insecure_from_seed(s)),
+        None => SecureRng::from_os().map_err(value_error),
+    }
+}
+
+/// A report as JSON text.
+fn json<T: Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value).map_err(value_error)
+}
+
+/// A name from the library's one registry.
+fn named<T: Named>(name: &str) -> PyResult<T> {
+    T::from_name(name).map_err(value_error)
+}
+
+/// One selection by `kind` among `scores`.
+fn select_one(
+    py: Python<'_>,
+    kind: SelectorKind,
+    scores: &[f64],
+    epsilon: f64,
+    delta: f64,
+    sensitivity: f64,
+    seed: Option<u64>,
+) -> PyResult<usize> {
+    let selector = kind
+        .build(
+            Epsilon::new(epsilon).map_err(value_error)?,
+            Delta::new(delta).map_err(value_error)?,
+        )
+        .map_err(value_error)?;
+    let lambda = Sensitivity::new(sensitivity).map_err(value_error)?;
+    if scores.is_empty() {
+        return Err(value_error("invalid scores: there are none to choose from"));
+    }
+    let mut rng = generator(seed)?;
+    let pick = py
+        .detach(|| selector.select(scores, lambda, &mut rng))
+        .map_err(value_error)?;
+    Ok(pick.index)
+}
+
+/// The exponential mechanism (standard or monotone) on a 1-D float64 array.
+#[pyfunction]
+#[pyo3(signature = (scores, epsilon, sensitivity, monotone, seed))]
+fn exponential(
+    py: Python<'_>,
+    scores: PyReadonlyArray1<'_, f64>,
+    epsilon: f64,
+    sensitivity: f64,
+    monotone: bool,
+    seed: Option<u64>,
+) -> PyResult<usize> {
+    let kind = if monotone {
+        SelectorKind::ExponentialMonotone
+    } else {
+        SelectorKind::Exponential
+    };
+    let scores = scores.as_slice().map_err(value_error)?;
+    select_one(py, kind, scores, epsilon, 0.0, sensitivity, seed)
+}
+
+/// The large margin mechanism (`mitrovic` or `chaudhuri`) on a 1-D float64 array.
+#[pyfunction]
+#[pyo3(signature = (scores, epsilon, delta, sensitivity, variant, seed))]
+fn large_margin(
+    py: Python<'_>,
+    scores: PyReadonlyArray1<'_, f64>,
+    epsilon: f64,
+    delta: f64,
+    sensitivity: f64,
+    variant: &str,
+    seed: Option<u64>,
+) -> PyResult<usize> {
+    let kind = match variant {
+        "mitrovic" => SelectorKind::LargeMargin,
+        "chaudhuri" => SelectorKind::LargeMarginChaudhuri,
+        other => {
+            return Err(value_error(format!(
+                "invalid variant: {other:?} (one of 'mitrovic', 'chaudhuri')"
+            )));
+        }
+    };
+    let scores = scores.as_slice().map_err(value_error)?;
+    select_one(py, kind, scores, epsilon, delta, sensitivity, seed)
+}
+
+/// The budget plan of `disguise budget --format json`, plus the chosen rule's per-round
+/// budget at the top level.
+#[derive(Serialize)]
+struct BudgetAnswer {
+    #[serde(flatten)]
+    plan: disguise::privacy::budget::BudgetPlan,
+    rule: Rule,
+    per_round_epsilon: f64,
+    per_round_delta: f64,
+}
+
+/// Per-round ε₀ and δ₀ of a total budget over `rounds` calls, under `rule` (or the best).
+#[pyfunction]
+#[pyo3(signature = (epsilon, delta, rounds, rule, kind, decomposable))]
+fn budget(
+    epsilon: f64,
+    delta: f64,
+    rounds: u64,
+    rule: &str,
+    kind: &str,
+    decomposable: bool,
+) -> PyResult<String> {
+    if rounds == 0 {
+        return Err(value_error("invalid rounds: must be at least 1"));
+    }
+    let query = BudgetQuery::new(epsilon, delta, rounds)
+        .map_err(value_error)?
+        .with_kind(named::<CallKind>(kind)?)
+        .with_decomposable(decomposable);
+    let plan = plan(&query).map_err(value_error)?;
+    let chosen = match named::<Composition>(rule)?.rule() {
+        None => plan
+            .best
+            .as_ref()
+            .map(|b| (b.rule, b.per_round_epsilon, b.per_round_delta)),
+        Some(r) => plan
+            .rules
+            .iter()
+            .find(|e| e.rule == r && e.valid)
+            .and_then(|e| Some((r, e.per_round_epsilon?, e.per_round_delta.unwrap_or(0.0)))),
+    };
+    let Some((rule, per_round_epsilon, per_round_delta)) = chosen else {
+        let notes: Vec<String> = plan
+            .rules
+            .iter()
+            .filter_map(|r| r.note.as_ref().map(|n| format!("{}: {n}", r.rule.name())))
+            .collect();
+        return Err(value_error(format!(
+            "no composition rule{} can split (ε = {epsilon}, δ = {delta}) over {rounds} rounds \
+             ({})",
+            if rule == "auto" {
+                String::new()
+            } else {
+                format!(" named {rule:?}")
+            },
+            notes.join("; ")
+        )));
+    };
+    json(&BudgetAnswer {
+        plan,
+        rule,
+        per_round_epsilon,
+        per_round_delta,
+    })
+}
+
+/// The privacy options of a greedy task from their names.
+fn privacy(epsilon: Option<f64>, delta: f64, mechanism: &str, rule: &str) -> PyResult<Privacy> {
+    Ok(Privacy {
+        epsilon,
+        delta,
+        mechanism: named::<MechanismChoice>(mechanism)?,
+        composition: named::<Composition>(rule)?,
+    })
+}
+
+/// Private facility location on (n, d) records and (m, d) candidates (C-contiguous float64):
+/// the report of `Select`, as JSON.
+#[pyfunction]
+#[pyo3(signature = (
+    points, candidates, k, epsilon, delta, metric, mechanism, rule, algorithm, normalizer, cost,
+    seed
+))]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python constructor
+fn facility_location(
+    py: Python<'_>,
+    points: PyReadonlyArray2<'_, f64>,
+    candidates: PyReadonlyArray2<'_, f64>,
+    k: usize,
+    epsilon: Option<f64>,
+    delta: f64,
+    metric: &str,
+    mechanism: &str,
+    rule: &str,
+    algorithm: &str,
+    normalizer: Option<f64>,
+    cost: f64,
+    seed: Option<u64>,
+) -> PyResult<String> {
+    let dims = points.shape()[1];
+    if candidates.shape()[1] != dims {
+        return Err(value_error(format!(
+            "invalid candidates: {} columns, the records have {dims}",
+            candidates.shape()[1]
+        )));
+    }
+    let request = Select {
+        metric: named::<Metric>(metric)?,
+        normalizer,
+        algorithm: named::<Algorithm>(algorithm)?,
+        cost,
+        privacy: privacy(epsilon, delta, mechanism, rule)?,
+        ..Select::new(k)
+    };
+    request.validate().map_err(value_error)?;
+    let objective = request
+        .objective_vectors(
+            dims,
+            points.as_slice().map_err(value_error)?,
+            candidates.as_slice().map_err(value_error)?,
+        )
+        .map_err(value_error)?;
+    let mut rng = generator(seed)?;
+    let report = py
+        .detach(|| {
+            let prepared = request.prepare(&objective)?;
+            let solution = prepared.run_once(&mut rng)?;
+            Ok::<_, disguise::Error>(prepared.report(&solution))
+        })
+        .map_err(value_error)?;
+    json(&report)
+}
+
+/// Private maximum coverage: `covers[i]` lists the candidates (in `0..candidates`) that
+/// cover person i. The report of `MaxCoverage`, as JSON.
+#[pyfunction]
+#[pyo3(signature = (covers, candidates, k, epsilon, delta, mechanism, rule, algorithm, seed))]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python constructor
+fn max_coverage(
+    py: Python<'_>,
+    covers: Vec<Vec<usize>>,
+    candidates: usize,
+    k: usize,
+    epsilon: Option<f64>,
+    delta: f64,
+    mechanism: &str,
+    rule: &str,
+    algorithm: &str,
+    seed: Option<u64>,
+) -> PyResult<String> {
+    let request = MaxCoverage {
+        algorithm: named::<Algorithm>(algorithm)?,
+        privacy: privacy(epsilon, delta, mechanism, rule)?,
+        ..MaxCoverage::new(k)
+    };
+    request.validate().map_err(value_error)?;
+    let objective = request
+        .objective(candidates, &covers)
+        .map_err(value_error)?;
+    drop(covers);
+    let mut rng = generator(seed)?;
+    let report = py
+        .detach(|| {
+            let prepared = request.prepare(&objective)?;
+            let solution = prepared.run_once(&mut rng)?;
+            Ok::<_, disguise::Error>(prepared.report(&solution))
+        })
+        .map_err(value_error)?;
+    json(&report)
+}
+
+/// The itemsets release with its a-priori utility.
+#[derive(Serialize)]
+struct ItemsetAnswer {
+    #[serde(flatten)]
+    release: disguise::apps::ItemsetRelease,
+    items: Vec<String>,
+    usefulness: disguise::task::Usefulness,
+}
+
+/// Private frequent itemsets of `size` items from transactions (lists of item names), over
+/// the public `items` when given. The release, as JSON.
+#[pyfunction]
+#[pyo3(signature = (transactions, items, size, epsilon, delta, top, mechanism, seed))]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python function
+fn frequent_itemsets(
+    py: Python<'_>,
+    transactions: Vec<Vec<String>>,
+    items: Option<Vec<String>>,
+    size: usize,
+    epsilon: f64,
+    delta: f64,
+    top: usize,
+    mechanism: Option<&str>,
+    seed: Option<u64>,
+) -> PyResult<String> {
+    // As the command line: the exponential mechanism when a public item list is given.
+    let mechanism = match mechanism {
+        Some(name) => named::<ItemsetMechanism>(name)?,
+        None if items.is_some() => ItemsetMechanism::Em,
+        None => ItemsetMechanism::Lmm,
+    };
+    let request = Itemsets {
+        top,
+        mechanism,
+        ..Itemsets::new(size, epsilon, delta)
+    };
+    request.validate(items.is_some()).map_err(value_error)?;
+    let data = Transactions::from_rows(&transactions, items.as_deref()).map_err(value_error)?;
+    drop(transactions);
+    let mut rng = generator(seed)?;
+    let release = py
+        .detach(|| request.run(&data, &mut rng))
+        .map_err(value_error)?;
+    let usefulness = request.usefulness(&release).map_err(value_error)?;
+    json(&ItemsetAnswer {
+        release,
+        items: data.items().to_vec(),
+        usefulness,
+    })
+}
+
+/// The native module.
+#[pymodule]
+fn _disguise(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(exponential, m)?)?;
+    m.add_function(wrap_pyfunction!(large_margin, m)?)?;
+    m.add_function(wrap_pyfunction!(budget, m)?)?;
+    m.add_function(wrap_pyfunction!(facility_location, m)?)?;
+    m.add_function(wrap_pyfunction!(max_coverage, m)?)?;
+    m.add_function(wrap_pyfunction!(frequent_itemsets, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,310 @@
+"""The Python package: every function and class, the command line's seed, bad input, and
+the exponential mechanism's law. Statistical tests use fixed seeds; each states its
+false-alarm rate."""
+
+import json
+import math
+import os
+import subprocess
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import disguise
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def quiet(f, *args, **kwargs):
+    """Calls f with the seed warnings silenced (they are tested on their own)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", disguise.InsecureSeedWarning)
+        return f(*args, **kwargs)
+
+
+def clusters(n=900, seed=0):
+    """Three well separated planar clusters and candidates at their centres plus decoys."""
+    rng = np.random.default_rng(seed)
+    centres = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0]])
+    X = centres[np.arange(n) % 3] + rng.normal(scale=0.3, size=(n, 2))
+    candidates = np.vstack([centres, [[5.0, 5.0], [10.0, 10.0], [-3.0, 4.0]]])
+    return X, candidates
+
+
+def chi_square(counts, probabilities):
+    expected = np.asarray(probabilities) * np.sum(counts)
+    return float(np.sum((np.asarray(counts) - expected) ** 2 / expected))
+
+
+# --- exponential and large margin -------------------------------------------------------
+
+
+def test_exponential_follows_its_law():
+    # P(i) ∝ exp(ε·s_i/(2λ)), and exp(ε·s_i/λ) for the monotone variant. 20,000 draws with
+    # seeds 0..19,999; χ² with 3 degrees of freedom above 16.27 has probability 0.001 under
+    # the law: a false alarm rate of 1e-3 per assertion (the seeds are fixed, so the outcome
+    # is too).
+    scores = [0.0, 1.0, 2.0, 3.0]
+    for monotone, factor in [(False, 0.5), (True, 1.0)]:
+        counts = np.zeros(4)
+        for s in range(20_000):
+            counts[quiet(disguise.exponential, scores, epsilon=1.0, sensitivity=1.0,
+                         monotone=monotone, seed=s)] += 1
+        weights = np.exp(factor * np.asarray(scores))
+        stat = chi_square(counts, weights / weights.sum())
+        assert stat < 16.27, (monotone, counts, stat)
+
+
+def test_exponential_checks_its_arguments():
+    for bad, needle in [
+        (dict(epsilon=0.0, sensitivity=1.0), "epsilon"),
+        (dict(epsilon=-1.0, sensitivity=1.0), "epsilon"),
+        (dict(epsilon=float("nan"), sensitivity=1.0), "epsilon"),
+        (dict(epsilon=1.0, sensitivity=0.0), "sensitivity"),
+    ]:
+        with pytest.raises(ValueError, match=needle):
+            disguise.exponential([1.0, 2.0], **bad)
+    with pytest.raises(ValueError, match="NaN|not finite|finite"):
+        disguise.exponential([1.0, float("nan")], epsilon=1.0, sensitivity=1.0)
+    with pytest.raises(ValueError, match="empty"):
+        disguise.exponential([], epsilon=1.0, sensitivity=1.0)
+    with pytest.raises(ValueError, match="1-D"):
+        disguise.exponential([[1.0, 2.0]], epsilon=1.0, sensitivity=1.0)
+    with pytest.raises(ValueError, match="seed"):
+        disguise.exponential([1.0], epsilon=1.0, sensitivity=1.0, seed=-1)
+
+
+def test_a_seed_warns_and_reproduces():
+    with pytest.warns(disguise.InsecureSeedWarning, match="NOT private"):
+        a = disguise.exponential(np.arange(50.0), epsilon=0.1, sensitivity=1.0, seed=3)
+    b = quiet(disguise.exponential, np.arange(50.0), epsilon=0.1, sensitivity=1.0, seed=3)
+    assert a == b
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning without a seed
+        assert 0 <= disguise.exponential(np.arange(5.0), epsilon=1.0, sensitivity=1.0) < 5
+
+
+def test_large_margin_finds_a_clear_winner_in_both_variants():
+    scores = np.zeros(1000)
+    scores[417] = 10_000.0
+    for variant in ["mitrovic", "chaudhuri"]:
+        pick = disguise.large_margin(scores, epsilon=1.0, delta=1e-6, sensitivity=1.0,
+                                     variant=variant)
+        assert pick == 417
+    with pytest.raises(ValueError, match="variant"):
+        disguise.large_margin(scores, epsilon=1.0, delta=1e-6, sensitivity=1.0, variant="x")
+    with pytest.raises(ValueError, match="delta|δ"):
+        disguise.large_margin(scores, epsilon=1.0, delta=0.0, sensitivity=1.0)
+    with pytest.raises(ValueError, match="delta|δ"):
+        disguise.large_margin(scores, epsilon=1.0, delta=1.0, sensitivity=1.0)
+
+
+# --- budget -------------------------------------------------------------------------------
+
+
+def test_budget_is_the_command_lines_plan_with_the_chosen_rule():
+    b = disguise.budget(epsilon=1.0, delta=1e-6, rounds=10)
+    assert {"rules", "best", "rule", "per_round_epsilon", "per_round_delta"} <= set(b)
+    assert b["rule"] == b["best"]["rule"]
+    assert b["per_round_epsilon"] == b["best"]["per_round_epsilon"]
+    basic = disguise.budget(epsilon=1.0, delta=1e-6, rounds=10, rule="basic")
+    assert basic["rule"] == "basic"
+    assert basic["per_round_epsilon"] <= 0.1 and basic["per_round_epsilon"] > 0.1 - 1e-12
+    assert b["per_round_epsilon"] >= basic["per_round_epsilon"]
+    binary = ROOT / "target" / "debug" / "disguise"
+    cli = os.environ.get("DISGUISE_BIN", str(binary))
+    if Path(cli).exists():
+        out = subprocess.run(
+            [cli, "budget", "--epsilon", "1", "--delta", "1e-6", "--rounds", "10",
+             "--format", "json"], check=True, capture_output=True, text=True).stdout
+        plan = json.loads(out)
+        assert plan["rules"] == b["rules"] and plan["best"] == b["best"]
+    with pytest.raises(ValueError, match="rounds"):
+        disguise.budget(epsilon=1.0, delta=1e-6, rounds=0)
+    with pytest.raises(ValueError, match="composition|rule"):
+        disguise.budget(epsilon=1.0, delta=1e-6, rounds=10, rule="nonsense")
+    with pytest.raises(ValueError, match="delta|δ"):
+        disguise.budget(epsilon=1.0, delta=1.5, rounds=3)
+
+
+# --- facility location --------------------------------------------------------------------
+
+
+def test_facility_location_chooses_the_cluster_centres():
+    X, candidates = clusters()
+    sel = disguise.FacilityLocation(3, epsilon=5.0, seed=1)
+    with pytest.warns(disguise.InsecureSeedWarning):
+        sel.fit(X, candidates=candidates)
+    assert sorted(sel.ranking_.tolist()) == [0, 1, 2]
+    assert sel.ranking_.dtype == np.int64
+    assert sel.gains_.shape == (3,) and np.all(sel.gains_ > 0)
+    assert sel.guarantee_["epsilon"] <= 5.0 + 1e-12
+    assert sel.guarantee_["private"] is False  # seeded
+    assert sel.usefulness_["vacuous"] is False
+    np.testing.assert_array_equal(sel.transform(candidates), candidates[sel.ranking_])
+    # Without a seed the run is private.
+    fresh = disguise.FacilityLocation(3, epsilon=5.0).fit(X, candidates=candidates)
+    assert fresh.guarantee_["private"] is True
+    assert fresh.report_["secure_rng"] is True
+
+
+def test_facility_location_in_several_dimensions_and_layouts():
+    rng = np.random.default_rng(5)
+    centres = rng.normal(scale=20.0, size=(4, 6))
+    X = centres[np.arange(2000) % 4] + rng.normal(size=(2000, 6))
+    candidates = np.vstack([centres, rng.normal(scale=20.0, size=(20, 6))])
+    picks = []
+    for variant in [X, X.astype(np.float32), np.asfortranarray(X), X.round().astype(np.int64)]:
+        sel = quiet(disguise.FacilityLocation(4, epsilon=10.0, seed=2).fit, variant,
+                    candidates=candidates)
+        picks.append(sorted(sel.ranking_.tolist()))
+    assert picks[0] == [0, 1, 2, 3]
+    assert picks[1] == picks[0] and picks[2] == picks[0]
+    manhattan = quiet(disguise.FacilityLocation(4, epsilon=10.0, metric="manhattan",
+                                                seed=2).fit, X, candidates=candidates)
+    assert sorted(manhattan.ranking_.tolist()) == [0, 1, 2, 3]
+
+
+def test_facility_location_takes_a_dataframe():
+    pd = pytest.importorskip("pandas")
+    X, candidates = clusters()
+    frame = pd.DataFrame(X, columns=["x", "y"])
+    sel = quiet(disguise.FacilityLocation(3, epsilon=5.0, seed=1).fit, frame,
+                candidates=pd.DataFrame(candidates))
+    assert sorted(sel.ranking_.tolist()) == [0, 1, 2]
+
+
+def test_records_as_candidates_is_said_not_private():
+    X, _ = clusters(n=300)
+    with pytest.warns(disguise.NotPrivateWarning, match="NOT differentially private"):
+        sel = disguise.FacilityLocation(3, epsilon=1.0).fit(X)
+    assert sel.guarantee_["private"] is False
+    with pytest.warns(disguise.NotPrivateWarning):
+        assert sel.fit_transform(X).shape == (3, 2)
+
+
+def test_the_seed_gives_the_command_lines_selection(tmp_path):
+    binary = Path(os.environ.get("DISGUISE_BIN", ROOT / "target" / "debug" / "disguise"))
+    if not binary.exists():
+        pytest.skip(f"the disguise binary is not built ({binary}); set DISGUISE_BIN")
+    X, candidates = clusters(n=3000, seed=4)
+    (tmp_path / "p.csv").write_text(
+        "x,y\n" + "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in X))
+    (tmp_path / "c.csv").write_text(
+        "name,x,y\n"
+        + "".join(f"c{i},{float(a)!r},{float(b)!r}\n" for i, (a, b) in enumerate(candidates)))
+    for mechanism, delta in [("em", 0.0), ("lmm", 1e-6)]:
+        out = subprocess.run(
+            [str(binary), "select", "--points", "p.csv", "--candidates", "c.csv", "--x", "x",
+             "--y", "y", "--metric", "euclidean", "--k", "4", "--epsilon", "0.05",
+             "--delta", str(delta), "--mechanism", mechanism, "--seed", "7",
+             "--format", "json"],
+            cwd=tmp_path, check=True, capture_output=True, text=True).stdout
+        cli = json.loads(out)
+        sel = quiet(disguise.FacilityLocation(4, epsilon=0.05, delta=delta, mechanism=mechanism,
+                                              seed=7).fit, X, candidates=candidates)
+        assert sel.ranking_.tolist() == cli["selected"], mechanism
+        assert sel.report_["values"] == cli["values"]
+        assert sel.guarantee_["epsilon"] == cli["guarantee"]["epsilon"]
+
+
+@pytest.mark.parametrize(
+    "X, candidates, params, needle",
+    [
+        (np.array([[0.0, np.nan]]), np.zeros((2, 2)), {}, "NaN"),
+        (np.zeros(5), np.zeros((2, 2)), {}, "2-D"),
+        (np.zeros((0, 2)), np.zeros((2, 2)), {}, "empty"),
+        (np.zeros((5, 2)), np.zeros((2, 3)), {}, "columns"),
+        (np.zeros((5, 2)), np.eye(2), {"n_select": 3}, "larger than the number of candidates"),
+        (np.zeros((5, 2)), np.eye(2), {"epsilon": 0.0}, "epsilon"),
+        (np.zeros((5, 2)), np.eye(2), {"epsilon": -2.0}, "epsilon"),
+        (np.zeros((5, 2)), np.eye(2), {"delta": 1.0}, "delta|δ"),
+        (np.zeros((5, 2)), np.eye(2), {"n_select": 0}, "n_select"),
+        (np.zeros((5, 2)), np.eye(2), {"metric": "cosine"}, "metric"),
+        (np.zeros((5, 2)), np.eye(2), {"mechanism": "magic"}, "mechanism"),
+        (np.zeros((5, 2)), np.ones((2, 2)), {}, "normaliser"),
+        ([["a", "b"]], np.eye(2), {}, "X"),
+    ],
+)
+def test_bad_input_raises_value_error(X, candidates, params, needle):
+    options = {"n_select": 1, "epsilon": 1.0, **params}
+    n_select = options.pop("n_select")
+    with pytest.raises(ValueError, match=needle):
+        disguise.FacilityLocation(n_select, **options).fit(X, candidates=candidates)
+
+
+def test_parameters_follow_the_scikit_learn_conventions():
+    sel = disguise.FacilityLocation(3, epsilon=1.0, metric="manhattan")
+    params = sel.get_params()
+    assert params["n_select"] == 3 and params["metric"] == "manhattan"
+    assert sel.set_params(epsilon=2.0) is sel and sel.epsilon == 2.0
+    with pytest.raises(ValueError, match="invalid parameter"):
+        sel.set_params(nonsense=1)
+    assert "FacilityLocation(n_select=3" in repr(sel)
+    with pytest.raises(ValueError, match="not fitted"):
+        sel.transform(np.eye(2))
+    base = pytest.importorskip("sklearn.base")
+    copy = base.clone(sel)
+    assert copy.get_params() == sel.get_params() and copy is not sel
+
+
+# --- maximum coverage and itemsets ----------------------------------------------------------
+
+
+def test_max_coverage_from_sets_and_from_a_matrix():
+    people = [["a"]] * 60 + [["a", "b"]] * 20 + [["b"]] * 10 + [["c"]] * 40
+    sel = quiet(disguise.MaxCoverage(2, epsilon=10.0, seed=2).fit, people,
+                candidates=["a", "b", "c"])
+    assert [sel.candidates_[i] for i in sel.ranking_] == ["a", "c"]
+    assert sel.gains_.tolist() == [80.0, 40.0]
+    assert sel.guarantee_["epsilon"] <= 10.0 + 1e-12
+    matrix = np.zeros((130, 3), dtype=np.int8)
+    for i, row in enumerate(people):
+        for name in row:
+            matrix[i, "abc".index(name)] = 1
+    by_matrix = quiet(disguise.MaxCoverage(2, epsilon=10.0, seed=2).fit, matrix)
+    assert by_matrix.ranking_.tolist() == sel.ranking_.tolist()
+    with pytest.warns(disguise.NotPrivateWarning):
+        implicit = disguise.MaxCoverage(1, epsilon=10.0).fit(people)
+    assert implicit.guarantee_["private"] is False
+    with pytest.raises(ValueError, match="larger than the number of candidates"):
+        disguise.MaxCoverage(4, epsilon=1.0).fit(matrix)
+    with pytest.raises(ValueError, match="empty"):
+        disguise.MaxCoverage(1, epsilon=1.0).fit([])
+    with pytest.raises(ValueError, match="listed twice"):
+        disguise.MaxCoverage(1, epsilon=1.0).fit(people, candidates=["a", "a"])
+
+
+def test_frequent_itemsets_with_and_without_an_item_list():
+    baskets = [["tea", "cake"]] * 600 + [["bread", "milk", "eggs"]] * 1400
+    items = ["bread", "cake", "eggs", "milk", "tea"]
+    r = quiet(disguise.frequent_itemsets, baskets, size=2, epsilon=2.0, delta=1e-6, top=2,
+              items=items, seed=1)
+    assert r["mechanism"] == "em"
+    assert len(r["itemsets"]) == 2 and all(len(s) == 2 for s in r["itemsets"])
+    assert set(r["itemsets"][0]) <= {"bread", "milk", "eggs"}
+    assert r["usefulness"]["vacuous"] is False
+    lmm = quiet(disguise.frequent_itemsets, baskets * 5, size=1, epsilon=1.0, delta=1e-6,
+                seed=1)
+    assert lmm["mechanism"] == "lmm"
+    assert lmm["itemsets"][0] in {("bread",), ("milk",), ("eggs",)}
+    with pytest.raises(ValueError, match="size"):
+        disguise.frequent_itemsets(baskets, size=0, epsilon=1.0, delta=1e-6)
+    with pytest.raises(ValueError, match="empty"):
+        disguise.frequent_itemsets([], size=1, epsilon=1.0, delta=1e-6)
+    with pytest.raises(ValueError, match="epsilon"):
+        disguise.frequent_itemsets(baskets, size=1, epsilon=-1.0, delta=1e-6)
+
+
+def test_no_panic_reaches_python_on_extreme_values():
+    # Huge and tiny magnitudes, many candidates: errors are ValueError, never a crash.
+    for scores in [[1e308, -1e308], [5e-324, 0.0], list(range(10_000))]:
+        try:
+            disguise.exponential(scores, epsilon=1e-9, sensitivity=1e300)
+        except ValueError:
+            pass
+    with pytest.raises(ValueError):
+        disguise.FacilityLocation(1, epsilon=1.0).fit(np.full((3, 2), 1e300), np.eye(2))
+    assert math.isfinite(disguise.budget(epsilon=50.0, delta=0.5, rounds=10**9)["per_round_epsilon"])
