@@ -39,6 +39,7 @@ __all__ = [
     "budget",
     "FacilityLocation",
     "MaxCoverage",
+    "FeatureSelector",
     "frequent_itemsets",
 ]
 
@@ -434,6 +435,202 @@ class MaxCoverage(_Params):
         self.guarantee_ = _guarantee(report, private, note)
         self.usefulness_ = report.get("usefulness")
         return self
+
+
+def _columns(X: Any) -> tuple[list[np.ndarray], list[str] | None]:
+    """The columns of a table (a DataFrame keeps its column names) as 1-D arrays."""
+    if hasattr(X, "columns") and hasattr(X, "iloc"):
+        names = [str(c) for c in X.columns]
+        return [np.asarray(X.iloc[:, j]) for j in range(X.shape[1])], names
+    array = np.asarray(X)
+    if array.ndim != 2:
+        raise ValueError(f"invalid X: expected a 2-D table (records × features), got shape {array.shape}")
+    return [array[:, j] for j in range(array.shape[1])], None
+
+
+def _code(values: np.ndarray, name: str, levels: Sequence | None) -> tuple[np.ndarray, list]:
+    """Category codes of one column: by the public ``levels`` when given, else by the
+    distinct values in sorted order (a numeric column with more than MAX_NUMERIC_LEVELS
+    distinct values is refused: bin it over public bounds first)."""
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        raise ValueError(f"invalid {name}: holds NaN (code missing values as a category first)")
+    if levels is not None:
+        levels = list(levels)
+        index = {v: i for i, v in enumerate(levels)}
+        if len(index) != len(levels):
+            raise ValueError(f"invalid categories of {name}: a level is listed twice")
+        try:
+            codes = np.fromiter((index[v] for v in values.tolist()), dtype=np.uint32,
+                                count=len(values))
+        except KeyError as e:
+            raise ValueError(f"invalid {name}: value {e.args[0]!r} is not among its categories") from None
+        return codes, levels
+    try:
+        uniques, codes = np.unique(values, return_inverse=True)
+    except TypeError:  # mixed types: compare as text
+        uniques, codes = np.unique(values.astype(str), return_inverse=True)
+    if values.dtype.kind in "iuf" and len(uniques) > _disguise.MAX_NUMERIC_LEVELS:
+        raise ValueError(
+            f"invalid {name}: numeric with {len(uniques)} distinct values (more than "
+            f"{_disguise.MAX_NUMERIC_LEVELS}): bin it over PUBLIC bounds first (e.g. "
+            "np.digitize with fixed edges), or leave it out"
+        )
+    return codes.astype(np.uint32).ravel(), uniques.tolist()
+
+
+class FeatureSelector(_Params):
+    """Private feature selection: the ``n_features`` columns of a discrete table most
+    informative about a label, chosen by the private greedy of Mitrovic et al. (2017) on the
+    mutual information I(label; features) under the naive Bayes model (``objective=
+    "discernibility"``: Vinterbo's k-discernibility).
+
+    A scikit-learn compatible selector (``fit(X, y)``, ``transform``, ``get_support``,
+    ``get_params``/``set_params``; works in ``make_pipeline`` and with ``clone``) that does not
+    import scikit-learn. Each column is a set of categories: integers, strings or booleans; a
+    numeric column with more than 32 distinct values must be binned over public bounds first.
+    The categories are taken from the data unless ``categories`` (one list of levels per
+    column) and ``classes`` (the label's levels) give them publicly; when the set of values is
+    itself sensitive, give them.
+
+    Privacy: each row is one person's record, neighbouring tables differ in one record and n
+    is public; each round is one selection at the objective's proven sensitivity
+    (``docs/proofs/mutual-information.md``), and the total (epsilon, delta) is split over the
+    rounds by the accountant's best rule.
+
+    Attributes after ``fit``: ``ranking_`` (chosen column indices in selection order),
+    ``support_`` (a boolean mask), ``gains_`` (NOT private), ``guarantee_``,
+    ``usefulness_``, ``report_``, ``n_features_in_`` and, for a DataFrame,
+    ``feature_names_in_``.
+
+    >>> import numpy as np, disguise
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 2000)
+    >>> X = np.column_stack([y, rng.integers(0, 3, 2000), 1 - y])
+    >>> disguise.FeatureSelector(1, epsilon=5.0).fit(X, y).get_support().tolist() in (
+    ...     [True, False, False], [False, False, True])
+    True
+    """
+
+    def __init__(
+        self,
+        n_features: int,
+        *,
+        epsilon: float | None = None,
+        delta: float = 0.0,
+        mechanism: str = "exponential",
+        objective: str = "mutual-information",
+        rule: str = "auto",
+        algorithm: str = "greedy",
+        categories: Sequence[Sequence] | None = None,
+        classes: Sequence | None = None,
+        seed: int | None = None,
+    ):
+        self.n_features = n_features
+        self.epsilon = epsilon
+        self.delta = delta
+        self.mechanism = mechanism
+        self.objective = objective
+        self.rule = rule
+        self.algorithm = algorithm
+        self.categories = categories
+        self.classes = classes
+        self.seed = seed
+
+    def fit(self, X: Any, y: Any) -> "FeatureSelector":
+        """Chooses the features of ``X`` most informative about ``y``; returns self."""
+        k = _positive_int(self.n_features, "n_features")
+        seed = _warn_seed(self.seed)
+        columns, names = _columns(X)
+        labels = np.asarray(y).ravel()
+        if not columns or len(labels) == 0:
+            raise ValueError("invalid X: empty")
+        n = len(labels)
+        if any(len(c) != n for c in columns):
+            raise ValueError(f"invalid X: {len(columns[0])} records for {n} labels")
+        if self.categories is not None and len(self.categories) != len(columns):
+            raise ValueError(
+                f"invalid categories: {len(self.categories)} lists for {len(columns)} columns"
+            )
+        shown = names or [f"x{j}" for j in range(len(columns))]
+        coded = [
+            _code(c, f"column {shown[j]!r}", None if self.categories is None else self.categories[j])
+            for j, c in enumerate(columns)
+        ]
+        label_codes, label_levels = _code(labels, "y", self.classes)
+        codes = np.ascontiguousarray(np.vstack([c for c, _ in coded]), dtype=np.uint32)
+        text = _disguise.features(
+            codes,
+            [max(len(levels), 1) for _, levels in coded],
+            np.ascontiguousarray(label_codes, dtype=np.uint32),
+            max(len(label_levels), 1),
+            shown,
+            k,
+            None if self.epsilon is None else float(self.epsilon),
+            float(self.delta),
+            str(self.mechanism),
+            str(self.rule),
+            str(self.algorithm),
+            str(self.objective),
+            seed,
+        )
+        report = json.loads(text)
+        self.report_ = report
+        self.n_features_in_ = len(columns)
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        self.classes_ = np.asarray(label_levels)
+        self.ranking_ = np.asarray(report["selected"], dtype=np.int64)
+        self.support_ = np.zeros(len(columns), dtype=bool)
+        self.support_[self.ranking_] = True
+        self.gains_ = np.diff(np.asarray(report["values"], dtype=np.float64), prepend=0.0)
+        self.guarantee_ = _guarantee(report, True)
+        self.usefulness_ = report.get("usefulness")
+        return self
+
+    def get_support(self, indices: bool = False) -> np.ndarray:
+        """The boolean mask of the chosen columns, or their indices (in column order)."""
+        self._check_fitted()
+        return np.flatnonzero(self.support_) if indices else self.support_.copy()
+
+    def transform(self, X: Any) -> Any:
+        """The chosen columns of ``X`` (in column order; a DataFrame stays one)."""
+        self._check_fitted()
+        if hasattr(X, "iloc"):
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(f"invalid X: {X.shape[1]} columns, fitted on {self.n_features_in_}")
+            return X.iloc[:, np.flatnonzero(self.support_)]
+        array = np.asarray(X)
+        if array.ndim != 2 or array.shape[1] != self.n_features_in_:
+            raise ValueError(f"invalid X: shape {array.shape}, fitted on {self.n_features_in_} columns")
+        return array[:, self.support_]
+
+    def fit_transform(self, X: Any, y: Any) -> Any:
+        """``fit``, then ``transform`` of the same ``X``."""
+        return self.fit(X, y).transform(X)
+
+    def get_feature_names_out(self, input_features: Sequence[str] | None = None) -> np.ndarray:
+        """The names of the chosen columns (``x0``, ``x1``, … without names)."""
+        self._check_fitted()
+        if input_features is None:
+            input_features = getattr(self, "feature_names_in_", None)
+        if input_features is None:
+            input_features = [f"x{j}" for j in range(self.n_features_in_)]
+        return np.asarray(input_features, dtype=object)[self.support_]
+
+    def __sklearn_tags__(self):
+        # scikit-learn asks estimators for their tags; answered only when it is installed
+        # (this package never imports it otherwise).
+        from sklearn.utils import Tags, TargetTags, TransformerTags
+
+        return Tags(
+            estimator_type=None,
+            target_tags=TargetTags(required=True),
+            transformer_tags=TransformerTags(),
+        )
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "support_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
 
 def frequent_itemsets(

@@ -7,6 +7,7 @@
 //! Errors of the library become `ValueError` with its message; long runs release the GIL.
 
 use disguise::apps::{ItemsetMechanism, Transactions};
+use disguise::data::Codes;
 use disguise::names::Named;
 use disguise::noise::SecureRng;
 use disguise::objective::Metric;
@@ -15,7 +16,8 @@ use disguise::privacy::compose::Rule;
 use disguise::privacy::{Delta, Epsilon, Sensitivity};
 use disguise::select::SelectorKind;
 use disguise::task::{
-    Algorithm, Composition, Itemsets, MaxCoverage, MechanismChoice, Privacy, Runnable, Select,
+    Algorithm, Composition, FeatureObjective, FeatureTable, Features, Itemsets, MaxCoverage,
+    MechanismChoice, Privacy, Runnable, Select,
 };
 use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::PyValueError;
@@ -288,6 +290,72 @@ fn max_coverage(
     json(&report)
 }
 
+/// Private feature selection on a coded table: `codes` is (features, records) — one row of
+/// category codes per feature — and `labels` the label's codes. The report of `Features`,
+/// as JSON.
+#[pyfunction]
+#[pyo3(signature = (
+    codes, arities, labels, label_levels, names, k, epsilon, delta, mechanism, rule, algorithm,
+    objective, seed
+))]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
+fn features(
+    py: Python<'_>,
+    codes: PyReadonlyArray2<'_, u32>,
+    arities: Vec<u32>,
+    labels: PyReadonlyArray1<'_, u32>,
+    label_levels: u32,
+    names: Vec<String>,
+    k: usize,
+    epsilon: Option<f64>,
+    delta: f64,
+    mechanism: &str,
+    rule: &str,
+    algorithm: &str,
+    objective: &str,
+    seed: Option<u64>,
+) -> PyResult<String> {
+    let request = Features {
+        objective: named::<FeatureObjective>(objective)?,
+        algorithm: named::<Algorithm>(algorithm)?,
+        privacy: privacy(epsilon, delta, mechanism, rule)?,
+        ..Features::new(k)
+    };
+    request.validate().map_err(value_error)?;
+    let n = labels.len();
+    let flat = codes.as_slice().map_err(value_error)?;
+    if codes.shape()[1] != n || names.len() != codes.shape()[0] || arities.len() != names.len() {
+        return Err(value_error(format!(
+            "invalid table: {} feature rows of {} codes for {n} labels, {} names, {} arities",
+            codes.shape()[0],
+            codes.shape()[1],
+            names.len(),
+            arities.len()
+        )));
+    }
+    let columns: Vec<Codes> = flat
+        .chunks(n.max(1))
+        .take(names.len())
+        .map(|c| Codes::from(c.to_vec()))
+        .collect();
+    let table = FeatureTable {
+        names,
+        columns,
+        arities,
+        labels: Codes::from(labels.as_slice().map_err(value_error)?.to_vec()),
+        label_levels,
+    };
+    let mut rng = generator(seed)?;
+    let report = py
+        .detach(|| {
+            let prepared = request.prepare(table)?;
+            let solution = prepared.run_once(&mut rng)?;
+            Ok::<_, disguise::Error>(prepared.report(&solution))
+        })
+        .map_err(value_error)?;
+    json(&report)
+}
+
 /// The itemsets release with its a-priori utility.
 #[derive(Serialize)]
 struct ItemsetAnswer {
@@ -347,6 +415,8 @@ fn _disguise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(budget, m)?)?;
     m.add_function(wrap_pyfunction!(facility_location, m)?)?;
     m.add_function(wrap_pyfunction!(max_coverage, m)?)?;
+    m.add_function(wrap_pyfunction!(features, m)?)?;
+    m.add("MAX_NUMERIC_LEVELS", disguise::task::MAX_NUMERIC_LEVELS)?;
     m.add_function(wrap_pyfunction!(frequent_itemsets, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -308,3 +308,110 @@ def test_no_panic_reaches_python_on_extreme_values():
     with pytest.raises(ValueError):
         disguise.FacilityLocation(1, epsilon=1.0).fit(np.full((3, 2), 1e300), np.eye(2))
     assert math.isfinite(disguise.budget(epsilon=50.0, delta=0.5, rounds=10**9)["per_round_epsilon"])
+
+
+# --- feature selection ----------------------------------------------------------------------
+
+
+def informative_table(n=3000, seed=0):
+    """y, a copy of y with 10% flipped, a weaker copy (30% flipped), and two noise columns."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    strong = np.where(rng.random(n) < 0.1, 1 - y, y)
+    weak = np.where(rng.random(n) < 0.3, 1 - y, y)
+    X = np.column_stack([rng.integers(0, 4, n), strong, rng.integers(0, 3, n), weak])
+    return X, y
+
+
+def test_feature_selector_chooses_the_informative_columns():
+    # 20,000 records: the sensitivity (about 1/n bits) is small next to the weak column's
+    # 0.04 bits, so at ε = 5 the choice is all but certain (and the seed fixes it).
+    X, y = informative_table(n=20_000)
+    sel = quiet(disguise.FeatureSelector(2, epsilon=5.0, seed=1).fit, X, y)
+    assert sel.ranking_.tolist() == [1, 3]
+    assert sel.get_support().tolist() == [False, True, False, True]
+    assert sel.get_support(indices=True).tolist() == [1, 3]
+    np.testing.assert_array_equal(sel.transform(X), X[:, [1, 3]])
+    assert sel.get_feature_names_out().tolist() == ["x1", "x3"]
+    assert sel.gains_[0] > sel.gains_[1] > 0
+    assert sel.guarantee_["epsilon"] <= 5.0 + 1e-12
+    assert sel.usefulness_["vacuous"] is False
+    # Text categories, public levels and a DataFrame give the same choice.
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": X[:, 0], "b": np.where(X[:, 1] == 1, "yes", "no"),
+                          "c": X[:, 2], "d": X[:, 3]})
+    by_frame = quiet(disguise.FeatureSelector(2, epsilon=5.0, seed=1).fit, frame, y)
+    assert by_frame.get_feature_names_out().tolist() == ["b", "d"]
+    assert list(by_frame.transform(frame).columns) == ["b", "d"]
+    public = disguise.FeatureSelector(
+        2, epsilon=5.0, categories=[[0, 1, 2, 3], ["no", "yes"], [0, 1, 2], [0, 1]],
+        classes=[0, 1]).fit(frame, y)
+    assert sorted(public.ranking_.tolist()) == [1, 3]
+
+
+def test_feature_selection_in_a_scikit_learn_pipeline_on_nhanes():
+    data = Path(os.environ.get("DISGUISE_DATA", ROOT.parent / "shared" / "data"))
+    path = data / "nhanes_diabetes" / "nhanes_diabetes_binary.csv"
+    if not path.exists():
+        if os.environ.get("DISGUISE_REQUIRE_DATA"):
+            pytest.fail(f"{path} is missing and DISGUISE_REQUIRE_DATA is set")
+        pytest.skip(f"real data not found: {path}")
+    pd = pytest.importorskip("pandas")
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import train_test_split
+    from sklearn.pipeline import make_pipeline
+
+    table = pd.read_csv(path)
+    X, y = table.drop(columns=["ID", "diabetes"]), table["diabetes"]
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    pipe = make_pipeline(disguise.FeatureSelector(5, epsilon=1.0, seed=3),
+                         LogisticRegression(max_iter=1000))
+    quiet(pipe.fit, X_train, y_train)
+    selector = pipe[0]
+    assert selector.support_.sum() == 5
+    assert len(selector.get_feature_names_out()) == 5
+    # Better than always predicting the majority class: the chosen features carry signal.
+    majority = max(y_test.mean(), 1 - y_test.mean())
+    assert pipe.score(X_test, y_test) >= majority - 0.01
+    copy = clone(pipe)
+    assert copy[0].get_params() == selector.get_params()
+
+
+def test_the_seed_gives_the_command_lines_feature_selection(tmp_path):
+    binary = Path(os.environ.get("DISGUISE_BIN", ROOT / "target" / "debug" / "disguise"))
+    if not binary.exists():
+        pytest.skip(f"the disguise binary is not built ({binary}); set DISGUISE_BIN")
+    X, y = informative_table(n=2000, seed=9)
+    rows = "".join(",".join(str(v) for v in row) + f",{label}\n" for row, label in zip(X, y))
+    (tmp_path / "t.csv").write_text("a,b,c,d,y\n" + rows)
+    out = subprocess.run(
+        [str(binary), "features", "--data", "t.csv", "--label", "y", "--k", "3", "--epsilon",
+         "0.3", "--seed", "11", "--format", "json"],
+        cwd=tmp_path, check=True, capture_output=True, text=True).stdout
+    cli = json.loads(out)
+    sel = quiet(disguise.FeatureSelector(3, epsilon=0.3, seed=11).fit, X, y)
+    assert sel.ranking_.tolist() == cli["selected"]
+    assert sel.report_["values"] == cli["values"]
+
+
+@pytest.mark.parametrize(
+    "X, y, params, needle",
+    [
+        (np.zeros((10, 2)), np.zeros(9), {}, "records"),
+        (np.column_stack([np.arange(100.0), np.zeros(100)]), np.zeros(100), {},
+         "numeric with 100 distinct values"),
+        (np.array([[0.0, np.nan]] * 5), np.zeros(5), {}, "NaN"),
+        (np.zeros((10, 2)), np.zeros(10), {"n_features": 3}, "larger than the number of features"),
+        (np.zeros((10, 2)), np.zeros(10), {"epsilon": 0.0}, "epsilon"),
+        (np.zeros(10), np.zeros(10), {}, "2-D"),
+        (np.zeros((10, 2)), np.zeros(10), {"categories": [[0]]}, "categories"),
+        (np.ones((10, 2)), np.zeros(10), {"categories": [[0], [0]]}, "not among its categories"),
+    ],
+)
+def test_feature_selector_refuses_bad_input(X, y, params, needle):
+    options = {"n_features": 1, "epsilon": 1.0, **params}
+    k = options.pop("n_features")
+    with pytest.raises(ValueError, match=needle):
+        disguise.FeatureSelector(k, **options).fit(X, y)

@@ -11,14 +11,10 @@ use disguise::data::{Codes, TablePlan, read_table_with_layout};
 use disguise::histogram::{Discretized, DomainSource, Schema};
 use disguise::maximize::Solution;
 use disguise::names::Named;
+use disguise::task::MAX_NUMERIC_LEVELS;
 use disguise::task::{Algorithm, FeatureObjective, FeatureTable, Features, Runnable, Usefulness};
 use serde::Serialize;
 use std::path::PathBuf;
-
-/// A column whose values are all numbers and that has more distinct values than this is
-/// taken for a measurement (or an identifier) and must be binned with `--bins` or excluded:
-/// as categories its values would be almost unique per record.
-pub const MAX_NUMERIC_LEVELS: usize = 32;
 
 /// The algorithms of this command.
 const DISCRETE: &[Algorithm] = &[Algorithm::Greedy, Algorithm::Subsample];

@@ -22,6 +22,12 @@ use crate::objective::{Discernibility, MutualInformation, SetFunction};
 use serde::Serialize;
 use std::sync::Arc;
 
+/// A column whose values are all numbers and that has more distinct values than this is
+/// taken for a measurement (or an identifier) and must be binned over public bounds (or
+/// excluded) before feature selection: as categories its values would be almost unique per
+/// record. The command line and the Python package both refuse such a column.
+pub const MAX_NUMERIC_LEVELS: usize = 32;
+
 /// The objective of a feature selection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum FeatureObjective {

@@ -42,7 +42,9 @@ mod usefulness;
 pub use assign::{Assign, DEFAULT_FAILURE, PreparedAssign};
 pub use coverage::{CoverageReport, MaxCoverage, PreparedCoverage};
 pub use cut::{CutReport, MaxCut, PreparedCut};
-pub use features::{FeatureObjective, FeatureTable, Features, FeaturesReport, PreparedFeatures};
+pub use features::{
+    FeatureObjective, FeatureTable, Features, FeaturesReport, MAX_NUMERIC_LEVELS, PreparedFeatures,
+};
 pub use histogram::Histogram;
 pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis};
 pub use itemsets::Itemsets;

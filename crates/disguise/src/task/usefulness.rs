@@ -192,7 +192,7 @@ impl Usefulness {
 
     /// The private k-submodular greedy (Rafiey & Yoshida 2020, Algorithms 3 and 4) with the
     /// exponential mechanism over the `pairs` (element, type) pairs, r = `lambdas.len()`
-    /// rounds on a matroid: with probability ≥ 1 − β (β = [`FAILURE`], a union bound over the
+    /// rounds on a matroid: with probability ≥ 1 − β (β = 5%, a union bound over the
     /// r rounds), f ≥ ½·OPT − (Σᵢ λᵢ/ε₀)·ln(pairs·r/β). The paper's Theorem 5.3 states
     /// ½·OPT − O(λ·r·ln|E|/ε); the constant is that of
     /// [`k_submodular_greedy`](crate::maximize::k_submodular_greedy)'s utility section.
