@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import warnings
 from typing import Any, Iterable, Sequence
 
@@ -34,12 +35,14 @@ __version__ = _disguise.__version__
 __all__ = [
     "InsecureSeedWarning",
     "NotPrivateWarning",
+    "UsefulnessWarning",
     "exponential",
     "large_margin",
     "budget",
     "FacilityLocation",
     "MaxCoverage",
     "FeatureSelector",
+    "ProjectedHistogram",
     "frequent_itemsets",
 ]
 
@@ -50,6 +53,11 @@ class InsecureSeedWarning(UserWarning):
 
 class NotPrivateWarning(UserWarning):
     """The run as called is not covered by the privacy guarantee (the warning says why)."""
+
+
+class UsefulnessWarning(UserWarning):
+    """The paper's a-priori utility bound is vacuous for these parameters: the release is
+    likely mostly noise (the warning says what would help)."""
 
 
 def _warn_seed(seed: int | None) -> int | None:
@@ -64,6 +72,18 @@ def _warn_seed(seed: int | None) -> int | None:
         stacklevel=3,
     )
     return int(seed)
+
+
+def _warn_if_vacuous(usefulness: dict | None) -> None:
+    """A UsefulnessWarning when the paper's a-priori bound says the release is likely noise
+    (the command line's `warning: likely useless release` line)."""
+    if usefulness and usefulness.get("vacuous"):
+        advice = usefulness.get("advice") or "a larger epsilon would help"
+        warnings.warn(
+            f"likely useless release: {usefulness['bound']}; {advice}",
+            UsefulnessWarning,
+            stacklevel=3,
+        )
 
 
 def _vector(values: Any, name: str) -> np.ndarray:
@@ -320,6 +340,7 @@ class FacilityLocation(_Params):
         self.gains_ = np.diff(values, prepend=0.0)
         self.guarantee_ = _guarantee(report, candidates is not None, note)
         self.usefulness_ = report.get("usefulness")
+        _warn_if_vacuous(self.usefulness_)
         return self
 
     def transform(self, candidates: Any) -> np.ndarray:
@@ -434,6 +455,7 @@ class MaxCoverage(_Params):
         note = None if private else "candidates taken from the data: NOT private"
         self.guarantee_ = _guarantee(report, private, note)
         self.usefulness_ = report.get("usefulness")
+        _warn_if_vacuous(self.usefulness_)
         return self
 
 
@@ -585,6 +607,7 @@ class FeatureSelector(_Params):
         self.gains_ = np.diff(np.asarray(report["values"], dtype=np.float64), prepend=0.0)
         self.guarantee_ = _guarantee(report, True)
         self.usefulness_ = report.get("usefulness")
+        _warn_if_vacuous(self.usefulness_)
         return self
 
     def get_support(self, indices: bool = False) -> np.ndarray:
@@ -633,6 +656,176 @@ class FeatureSelector(_Params):
             raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
 
+def _schema_json(schema: Any) -> str:
+    """The validated schema as JSON, from a dict (the TOML keys), a path or TOML text."""
+    import os
+
+    if isinstance(schema, dict):
+        return _disguise.histogram_schema(json.dumps(schema), "json")
+    if isinstance(schema, (str, os.PathLike)):
+        text = os.fspath(schema)
+        if "\n" not in text and "[[columns]]" not in text:
+            return _disguise.histogram_schema(text, "path")
+        return _disguise.histogram_schema(text, "toml")
+    raise ValueError(f"invalid schema: a dict, a path or TOML text, not {type(schema).__name__}")
+
+
+def _field(value: Any, missing: str | None, name: str) -> str:
+    """One value as the text the schema parses; None and NaN are the missing marker."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        if missing is None:
+            raise ValueError(
+                f"invalid data: column {name!r} has a missing value and the schema declares no "
+                "`missing` marker"
+            )
+        return missing
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    return str(value)
+
+
+class ProjectedHistogram(_Params):
+    """Vinterbo's (2012) differentially private projected histogram: a synthetic table for
+    training classifiers.
+
+    ``fit(data)`` chooses k predictors privately (PRIVATEKD, with epsilon_p), releases a
+    thresholded Laplace histogram of the data projected onto them and the target (with
+    epsilon_h = gamma * epsilon), and ``sample(n)`` draws n synthetic records from the
+    normalised noisy histogram (default n: the number of records, public under replace-one
+    neighbours) — post-processing that costs no privacy. The guarantee is epsilon-DP for
+    replace-one neighbours when every domain is public.
+
+    ``schema`` declares every column's public domain (levels of a categorical column, bounds
+    and optionally bins of a numeric one; see docs/schema.md): a dict with the TOML keys
+    (``{"target": "y", "columns": [{"name": "age", "type": "numeric", "bounds": [0, 100]},
+    ...]}``), a path to a TOML file, or TOML text. ``data`` is a DataFrame, a dict of columns
+    or a 2-D array/list of rows in the schema's column order.
+
+    ``k`` (default: chosen by simulation on public quantities, as the paper) and ``gamma``
+    (default: estimated) may be fixed. Attributes after ``fit``: ``attributes_`` (the chosen
+    predictors), ``k_``, ``gamma_``, ``guarantee_``, ``usefulness_``, ``report_``.
+
+    >>> import disguise
+    >>> schema = {"target": "sick", "columns": [
+    ...     {"name": "smoker", "type": "categorical", "levels": ["no", "yes"]},
+    ...     {"name": "age", "type": "numeric", "bounds": [0, 100], "bins": 4},
+    ...     {"name": "sick", "type": "categorical", "levels": ["no", "yes"]}]}
+    >>> data = {"smoker": ["yes", "no"] * 500, "age": [30.0, 60.0] * 500, "sick": ["yes", "no"] * 500}
+    >>> h = disguise.ProjectedHistogram(epsilon=2.0, schema=schema, k=1).fit(data)
+    >>> table = h.sample(100)
+    >>> len(table["sick"])
+    100
+    """
+
+    def __init__(
+        self,
+        *,
+        epsilon: float,
+        schema: Any,
+        target: str | None = None,
+        k: int | None = None,
+        gamma: float | None = None,
+        threshold_constant: float = 0.5,
+        seed: int | None = None,
+    ):
+        self.epsilon = epsilon
+        self.schema = schema
+        self.target = target
+        self.k = k
+        self.gamma = gamma
+        self.threshold_constant = threshold_constant
+        self.seed = seed
+
+    def fit(self, data: Any, y: Any = None) -> "ProjectedHistogram":
+        """Releases the projected histogram of ``data``; returns self."""
+        seed = _warn_seed(self.seed)
+        schema_json = _schema_json(self.schema)
+        schema = json.loads(schema_json)
+        names = [c["name"] for c in schema["columns"]]
+        missing = schema.get("missing")
+        if hasattr(data, "columns") or isinstance(data, dict):
+            available = {str(c): c for c in data.keys()} if isinstance(data, dict) else {
+                str(c): c for c in data.columns}
+            lowered = {k.lower(): v for k, v in available.items()}
+            columns = []
+            for name in names:
+                key = available.get(name, lowered.get(name.lower()))
+                if key is None:
+                    raise ValueError(f"invalid data: no column {name!r} (the schema's columns: {names})")
+                columns.append(list(np.asarray(data[key], dtype=object)))
+        else:
+            table = [list(row) for row in data]
+            if any(len(row) != len(names) for row in table):
+                raise ValueError(
+                    f"invalid data: every row needs {len(names)} fields, the schema's columns {names}"
+                )
+            columns = [list(col) for col in zip(*table)] if table else [[] for _ in names]
+        lengths = {len(c) for c in columns}
+        if len(lengths) != 1:
+            raise ValueError(f"invalid data: columns of different lengths {sorted(lengths)}")
+        texts = [[_field(v, missing, name) for v in col] for col, name in zip(columns, names)]
+        rows = [list(r) for r in zip(*texts)]
+        if not rows:
+            raise ValueError("invalid data: empty")
+        k = None if self.k is None else _positive_int(self.k, "k")
+        self._release = _disguise.histogram_fit(
+            schema_json,
+            rows,
+            None if self.target is None else str(self.target),
+            float(self.epsilon),
+            k,
+            None if self.gamma is None else float(self.gamma),
+            float(self.threshold_constant),
+            seed,
+        )
+        report = json.loads(self._release.report())
+        self.report_ = report
+        self.attributes_ = list(report["attributes"])
+        self.k_ = report["k"]
+        self.gamma_ = report["gamma"]
+        self.guarantee_ = _guarantee(report, bool(report.get("guarantee")))
+        self.usefulness_ = report.get("usefulness")
+        _warn_if_vacuous(self.usefulness_)
+        return self
+
+    def sample(self, n: int | None = None) -> Any:
+        """``n`` synthetic records (default: as many as the data had), as a DataFrame when
+        pandas is installed, else a dict of columns. Numeric columns hold bin midpoints."""
+        if not hasattr(self, "_release"):
+            raise ValueError("this ProjectedHistogram is not fitted yet: call fit first")
+        if n is not None:
+            n = int(n)
+            if n < 0:
+                raise ValueError(f"invalid n: {n} (at least 0)")
+        values = self._release.sample(n)
+        out = {}
+        for (name, numeric), column in zip(self._release.columns(), values):
+            if numeric:
+                out[name] = np.array([float(v) if v not in ("", None) else np.nan
+                                      for v in _numbers_or_missing(column)], dtype=np.float64)
+            else:
+                out[name] = np.asarray(column, dtype=object)
+        try:
+            import pandas as pd
+        except ImportError:
+            return out
+        return pd.DataFrame(out)
+
+
+def _numbers_or_missing(column: list[str]) -> list[str]:
+    """Numeric texts; anything that is not a number (the missing marker) becomes ''."""
+    out = []
+    for v in column:
+        try:
+            float(v)
+            out.append(v)
+        except ValueError:
+            out.append("")
+    return out
+
+
 def frequent_itemsets(
     transactions: Iterable[Iterable[Any]],
     *,
@@ -678,6 +871,7 @@ def frequent_itemsets(
         seed,
     )
     report = json.loads(text)
+    _warn_if_vacuous(report.get("usefulness"))
     report["itemsets"] = [
         None if p.get("itemset") is None else tuple(p["itemset"]) for p in report["picks"]
     ]

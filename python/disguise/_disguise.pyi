@@ -61,3 +61,38 @@ def frequent_itemsets(
     mechanism: str | None,
     seed: int | None,
 ) -> str: ...
+
+MAX_NUMERIC_LEVELS: int
+
+def features(
+    codes: npt.NDArray[np.uint32],
+    arities: list[int],
+    labels: npt.NDArray[np.uint32],
+    label_levels: int,
+    names: list[str],
+    k: int,
+    epsilon: float | None,
+    delta: float,
+    mechanism: str,
+    rule: str,
+    algorithm: str,
+    objective: str,
+    seed: int | None,
+) -> str: ...
+def histogram_schema(source: str, kind: str) -> str: ...
+
+class HistogramRelease:
+    def report(self) -> str: ...
+    def columns(self) -> list[tuple[str, bool]]: ...
+    def sample(self, n: int | None = None) -> list[list[str]]: ...
+
+def histogram_fit(
+    schema_json: str,
+    rows: list[list[str]],
+    target: str | None,
+    epsilon: float,
+    k: int | None,
+    gamma: float | None,
+    threshold_constant: float,
+    seed: int | None,
+) -> HistogramRelease: ...

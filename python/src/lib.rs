@@ -8,6 +8,10 @@
 
 use disguise::apps::{ItemsetMechanism, Transactions};
 use disguise::data::Codes;
+use disguise::histogram::{
+    Discretized, Domain, DomainSource, ProjectedHistogram, Schema, SyntheticRows, Table,
+    for_each_synthetic_cell,
+};
 use disguise::names::Named;
 use disguise::noise::SecureRng;
 use disguise::objective::Metric;
@@ -16,13 +20,16 @@ use disguise::privacy::compose::Rule;
 use disguise::privacy::{Delta, Epsilon, Sensitivity};
 use disguise::select::SelectorKind;
 use disguise::task::{
-    Algorithm, Composition, FeatureObjective, FeatureTable, Features, Itemsets, MaxCoverage,
-    MechanismChoice, Privacy, Runnable, Select,
+    Algorithm, Composition, FeatureObjective, FeatureTable, Features, Histogram, Itemsets,
+    MaxCoverage, MechanismChoice, Privacy, Runnable, Select,
 };
 use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde::Serialize;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
 
 /// A library error as the `ValueError` Python users expect, with the library's message.
 fn value_error(e: impl std::fmt::Display) -> PyErr {
@@ -34,6 +41,59 @@ fn generator(seed: Option<u64>) -> PyResult<SecureRng> {
     match seed {
         Some(s) => Ok(SecureRng::insecure_from_seed(s)),
         None => SecureRng::from_os().map_err(value_error),
+    }
+}
+
+/// How often a waiting call looks for Ctrl-C.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Runs `work` on its own thread, the GIL released, while this thread answers Python's
+/// signals: Ctrl-C raises `KeyboardInterrupt` at once (the abandoned run finishes in the
+/// background and its result is dropped). A library error is a `ValueError`; a panic — a bug,
+/// never the user's input — is a `RuntimeError` saying so, never an abort.
+fn interruptible<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> disguise::Result<T> + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("disguise".into())
+        .spawn(move || {
+            // The receiver may be gone (Ctrl-C): nobody waits for the result then.
+            let _ = tx.send(panic::catch_unwind(AssertUnwindSafe(work)));
+        })
+        .map_err(value_error)?;
+    let mut rx = rx;
+    loop {
+        // The receiver moves in and out: it may be sent to another thread, not shared.
+        let (received, back) = py.detach(move || (rx.recv_timeout(SIGNAL_POLL), rx));
+        rx = back;
+        match received {
+            Ok(Ok(result)) => return result.map_err(value_error),
+            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => return Err(internal_error()),
+            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+        }
+    }
+}
+
+/// A panic caught at the boundary: a bug in disguise.
+fn internal_error() -> PyErr {
+    PyRuntimeError::new_err(
+        "internal error (a bug in disguise, not in your input): please report it with the call \
+         that raised it",
+    )
+}
+
+/// `work` with the GIL released and panics caught, for calls too short to need a thread.
+fn guarded<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> disguise::Result<T> + Send,
+{
+    match py.detach(|| panic::catch_unwind(AssertUnwindSafe(work))) {
+        Ok(result) => result.map_err(value_error),
+        Err(_) => Err(internal_error()),
     }
 }
 
@@ -68,9 +128,7 @@ fn select_one(
         return Err(value_error("invalid scores: there are none to choose from"));
     }
     let mut rng = generator(seed)?;
-    let pick = py
-        .detach(|| selector.select(scores, lambda, &mut rng))
-        .map_err(value_error)?;
+    let pick = guarded(py, || selector.select(scores, lambda, &mut rng))?;
     Ok(pick.index)
 }
 
@@ -242,13 +300,11 @@ fn facility_location(
         )
         .map_err(value_error)?;
     let mut rng = generator(seed)?;
-    let report = py
-        .detach(|| {
-            let prepared = request.prepare(&objective)?;
-            let solution = prepared.run_once(&mut rng)?;
-            Ok::<_, disguise::Error>(prepared.report(&solution))
-        })
-        .map_err(value_error)?;
+    let report = interruptible(py, move || {
+        let prepared = request.prepare(&objective)?;
+        let solution = prepared.run_once(&mut rng)?;
+        Ok(prepared.report(&solution))
+    })?;
     json(&report)
 }
 
@@ -280,13 +336,11 @@ fn max_coverage(
         .map_err(value_error)?;
     drop(covers);
     let mut rng = generator(seed)?;
-    let report = py
-        .detach(|| {
-            let prepared = request.prepare(&objective)?;
-            let solution = prepared.run_once(&mut rng)?;
-            Ok::<_, disguise::Error>(prepared.report(&solution))
-        })
-        .map_err(value_error)?;
+    let report = interruptible(py, move || {
+        let prepared = request.prepare(&objective)?;
+        let solution = prepared.run_once(&mut rng)?;
+        Ok(prepared.report(&solution))
+    })?;
     json(&report)
 }
 
@@ -346,14 +400,122 @@ fn features(
         label_levels,
     };
     let mut rng = generator(seed)?;
-    let report = py
-        .detach(|| {
-            let prepared = request.prepare(table)?;
-            let solution = prepared.run_once(&mut rng)?;
-            Ok::<_, disguise::Error>(prepared.report(&solution))
+    let report = interruptible(py, move || {
+        let prepared = request.prepare(table)?;
+        let solution = prepared.run_once(&mut rng)?;
+        Ok(prepared.report(&solution))
+    })?;
+    json(&report)
+}
+
+/// A schema given as a TOML file (`kind` = "path"), TOML text ("toml") or the JSON of a dict
+/// with the same keys ("json"), validated, as JSON (what the Python layer reads and passes
+/// back to [`histogram_fit`]).
+#[pyfunction]
+#[pyo3(signature = (source, kind))]
+fn histogram_schema(source: &str, kind: &str) -> PyResult<String> {
+    let schema = match kind {
+        "path" => Schema::from_path(std::path::Path::new(source)),
+        "toml" => Schema::from_toml_str(source, "schema"),
+        "json" => serde_json::from_str::<Schema>(source)
+            .map_err(|e| disguise::Error::param("schema", e.to_string()))
+            .and_then(|s| s.validate().map(|()| s)),
+        other => return Err(value_error(format!("invalid schema kind {other:?}"))),
+    }
+    .map_err(value_error)?;
+    json(&schema)
+}
+
+/// A projected-histogram release held by Python: its report, and synthetic tables of any size
+/// drawn from it (post-processing: no privacy cost).
+#[pyclass(frozen, module = "disguise._disguise")]
+struct HistogramRelease {
+    release: ProjectedHistogram,
+}
+
+#[pymethods]
+impl HistogramRelease {
+    /// The release's report (k, γ, the chosen attributes, the budget split, the guarantee,
+    /// the usefulness), as JSON.
+    fn report(&self) -> PyResult<String> {
+        json(&self.release)
+    }
+
+    /// The released columns (the chosen attributes and the target) and whether each is
+    /// numeric.
+    fn columns(&self) -> Vec<(String, bool)> {
+        let numeric = self
+            .release
+            .domains()
+            .iter()
+            .map(|d| matches!(d, Domain::Numeric { .. }));
+        self.release.columns.iter().cloned().zip(numeric).collect()
+    }
+
+    /// `n` synthetic records (default: the public n of the data), apportioned in proportion
+    /// to the noisy counts, as one list of decoded values per column.
+    #[pyo3(signature = (n=None))]
+    fn sample(&self, n: Option<u64>) -> PyResult<Vec<Vec<String>>> {
+        let n = n.unwrap_or(self.release.records as u64);
+        let histogram = self.release.histogram().clone().apportioned(n);
+        let domains = self.release.domains();
+        let mut out: Vec<Vec<String>> = vec![Vec::new(); domains.len()];
+        for_each_synthetic_cell(&histogram, self.release.encoding(), |codes, copies| {
+            for ((column, domain), &code) in out.iter_mut().zip(domains).zip(codes) {
+                let value = domain.decode(code);
+                column.extend(std::iter::repeat_n(value, copies as usize));
+            }
+            Ok(())
         })
         .map_err(value_error)?;
-    json(&report)
+        Ok(out)
+    }
+}
+
+/// Vinterbo's projected-histogram release of `rows` (one list of field texts per record, in
+/// the schema's column order) under `schema_json`: k predictors chosen by PRIVATEKD, the
+/// thresholded Laplace histogram over them and the target.
+#[pyfunction]
+#[pyo3(signature = (schema_json, rows, target, epsilon, k, gamma, threshold_constant, seed))]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
+fn histogram_fit(
+    py: Python<'_>,
+    schema_json: &str,
+    rows: Vec<Vec<String>>,
+    target: Option<String>,
+    epsilon: f64,
+    k: Option<usize>,
+    gamma: Option<f64>,
+    threshold_constant: f64,
+    seed: Option<u64>,
+) -> PyResult<HistogramRelease> {
+    let request = Histogram {
+        k,
+        gamma,
+        threshold_constant,
+        // The raw noisy counts are kept: `sample(n)` apportions any n from them.
+        rows: SyntheticRows::NoisyCounts,
+        ..Histogram::new(epsilon)
+    };
+    request.validate().map_err(value_error)?;
+    let schema: Schema = serde_json::from_str(schema_json).map_err(value_error)?;
+    let target = match (target.as_ref(), schema.target.as_ref()) {
+        (Some(t), _) | (None, Some(t)) => t.clone(),
+        (None, None) => {
+            return Err(value_error(
+                "invalid target: give target= or set `target` in the schema",
+            ));
+        }
+    };
+    let table =
+        Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
+    drop(rows);
+    let data = Discretized::new(&table).map_err(value_error)?;
+    drop(table);
+    let target = data.column_index(&target).map_err(value_error)?;
+    let mut rng = generator(seed)?;
+    let release = interruptible(py, move || request.run(&data, target, None, &mut rng))?;
+    Ok(HistogramRelease { release })
 }
 
 /// The itemsets release with its a-priori utility.
@@ -396,15 +558,16 @@ fn frequent_itemsets(
     let data = Transactions::from_rows(&transactions, items.as_deref()).map_err(value_error)?;
     drop(transactions);
     let mut rng = generator(seed)?;
-    let release = py
-        .detach(|| request.run(&data, &mut rng))
-        .map_err(value_error)?;
-    let usefulness = request.usefulness(&release).map_err(value_error)?;
-    json(&ItemsetAnswer {
-        release,
-        items: data.items().to_vec(),
-        usefulness,
-    })
+    let answer = interruptible(py, move || {
+        let release = request.run(&data, &mut rng)?;
+        let usefulness = request.usefulness(&release)?;
+        Ok(ItemsetAnswer {
+            release,
+            items: data.items().to_vec(),
+            usefulness,
+        })
+    })?;
+    json(&answer)
 }
 
 /// The native module.
@@ -416,6 +579,9 @@ fn _disguise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(facility_location, m)?)?;
     m.add_function(wrap_pyfunction!(max_coverage, m)?)?;
     m.add_function(wrap_pyfunction!(features, m)?)?;
+    m.add_function(wrap_pyfunction!(histogram_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(histogram_fit, m)?)?;
+    m.add_class::<HistogramRelease>()?;
     m.add("MAX_NUMERIC_LEVELS", disguise::task::MAX_NUMERIC_LEVELS)?;
     m.add_function(wrap_pyfunction!(frequent_itemsets, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -18,9 +18,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def quiet(f, *args, **kwargs):
-    """Calls f with the seed warnings silenced (they are tested on their own)."""
+    """Calls f with the seed and usefulness warnings silenced (tested on their own)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", disguise.InsecureSeedWarning)
+        warnings.simplefilter("ignore", disguise.UsefulnessWarning)
         return f(*args, **kwargs)
 
 
@@ -415,3 +416,136 @@ def test_feature_selector_refuses_bad_input(X, y, params, needle):
     k = options.pop("n_features")
     with pytest.raises(ValueError, match=needle):
         disguise.FeatureSelector(k, **options).fit(X, y)
+
+
+def test_ctrl_c_interrupts_a_long_run():
+    # A run of about half a minute (3 million records × 300 candidates × 100 rounds),
+    # interrupted half a second in: KeyboardInterrupt must reach Python at once.
+    import signal
+    import sys
+    import time
+
+    script = (
+        "import numpy as np, disguise, sys\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = rng.normal(size=(3_000_000, 2))\n"
+        "C = rng.normal(size=(300, 2))\n"
+        "print('started', flush=True)\n"
+        "disguise.FacilityLocation(100, epsilon=1.0).fit(X, candidates=C)\n"
+        "print('finished', flush=True)\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "started"
+    time.sleep(0.5)
+    child.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, err = child.communicate(timeout=30)
+    waited = time.monotonic() - sent
+    assert "KeyboardInterrupt" in err, err
+    assert "finished" not in out
+    assert waited < 5.0, f"{waited:.1f} s after Ctrl-C"
+
+
+# --- projected histograms ---------------------------------------------------------------------
+
+SCHEMA = {
+    "target": "sick",
+    "missing": "?",
+    "columns": [
+        {"name": "smoker", "type": "categorical", "levels": ["no", "yes"]},
+        {"name": "age", "type": "numeric", "bounds": [0, 100], "bins": 4, "nullable": True},
+        {"name": "city", "type": "categorical", "levels": ["a", "b", "c"]},
+        {"name": "sick", "type": "categorical", "levels": ["no", "yes"]},
+    ],
+}
+
+
+def sick_table(n=3000, seed=0):
+    """sick = smoker for 90% of records; age and city are unrelated; some ages missing."""
+    rng = np.random.default_rng(seed)
+    smoker = rng.random(n) < 0.3
+    sick = np.where(rng.random(n) < 0.9, smoker, ~smoker)
+    age = rng.uniform(0, 100, n)
+    age[rng.random(n) < 0.05] = np.nan
+    return {
+        "smoker": np.where(smoker, "yes", "no"),
+        "age": age,
+        "city": rng.choice(["a", "b", "c"], n),
+        "sick": np.where(sick, "yes", "no"),
+    }
+
+
+def test_projected_histogram_releases_n_rows_that_keep_the_signal():
+    data = sick_table()
+    h = quiet(disguise.ProjectedHistogram(epsilon=2.0, schema=SCHEMA, k=1, seed=4).fit, data)
+    assert h.attributes_ == ["smoker"]
+    assert h.k_ == 1 and 0 < h.gamma_ <= 1
+    assert h.guarantee_["epsilon"] <= 2.0 + 1e-12
+    assert h.usefulness_["vacuous"] is False
+    table = h.sample()
+    assert len(table) == 3000  # n, public under replace-one neighbours
+    assert list(table.columns) == ["smoker", "sick"]
+    agree = np.mean(table["smoker"] == table["sick"])
+    assert 0.85 <= agree <= 0.95, agree
+    assert len(h.sample(250)) == 250 and len(h.sample(0)) == 0
+    # The same release from a DataFrame and from rows in the schema's order.
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(data)
+    by_frame = quiet(disguise.ProjectedHistogram(epsilon=2.0, schema=SCHEMA, k=1, seed=4).fit,
+                     frame)
+    assert by_frame.report_["support_size"] == h.report_["support_size"]
+    rows = list(zip(*(data[c] for c in ["smoker", "age", "city", "sick"])))
+    by_rows = quiet(disguise.ProjectedHistogram(epsilon=2.0, schema=SCHEMA, k=1, seed=4).fit,
+                    rows)
+    assert by_rows.sample().equals(table)
+
+
+def test_projected_histogram_on_adult_with_the_shipped_schema():
+    data = Path(os.environ.get("DISGUISE_DATA", ROOT.parent / "shared" / "data"))
+    path = data / "uci_adult" / "adult.data"
+    if not path.exists():
+        if os.environ.get("DISGUISE_REQUIRE_DATA"):
+            pytest.fail(f"{path} is missing and DISGUISE_REQUIRE_DATA is set")
+        pytest.skip(f"real data not found: {path}")
+    pd = pytest.importorskip("pandas")
+    schema_path = ROOT / "crates" / "disguise" / "schemas" / "adult.schema.toml"
+    schema = json.loads(disguise._disguise.histogram_schema(str(schema_path), "path"))
+    names = [c["name"] for c in schema["columns"]]
+    frame = pd.read_csv(path, header=None, names=names, skipinitialspace=True, dtype=str)
+    h = quiet(disguise.ProjectedHistogram(epsilon=1.0, schema=schema_path, seed=1).fit, frame)
+    assert h.report_["records"] == len(frame) == 32_561
+    assert h.guarantee_["epsilon"] <= 1.0 + 1e-12
+    table = h.sample()
+    assert len(table) == len(frame)
+    target = schema["target"]
+    share = np.mean(table[target] == ">50K")
+    assert 0.15 <= share <= 0.35, share  # 24% in the data
+
+
+def test_projected_histogram_refuses_bad_input_and_warns_when_useless():
+    with pytest.raises(ValueError, match="schema"):
+        disguise.ProjectedHistogram(epsilon=1.0, schema=42).fit(sick_table())
+    with pytest.raises(ValueError, match="bounds|levels|columns"):
+        disguise.ProjectedHistogram(
+            epsilon=1.0, schema={"target": "x", "columns": [{"name": "x", "type": "numeric"}]}
+        ).fit({"x": [1.0]})
+    with pytest.raises(ValueError, match="no column 'city'"):
+        data = sick_table()
+        del data["city"]
+        disguise.ProjectedHistogram(epsilon=1.0, schema=SCHEMA).fit(data)
+    with pytest.raises(ValueError, match="epsilon"):
+        disguise.ProjectedHistogram(epsilon=0.0, schema=SCHEMA).fit(sick_table())
+    bad = sick_table()
+    bad["city"] = bad["city"].astype(object)
+    bad["city"][3] = "zzz"
+    with pytest.raises(ValueError, match="data:4:3: column 'city': \"zzz\" is not one of"):
+        disguise.ProjectedHistogram(epsilon=1.0, schema=SCHEMA).fit(bad)
+    no_missing = dict(SCHEMA, missing=None)
+    del no_missing["missing"]
+    with pytest.raises(ValueError, match="missing"):
+        disguise.ProjectedHistogram(epsilon=1.0, schema=no_missing).fit(sick_table())
+    with pytest.warns(disguise.UsefulnessWarning, match="likely useless release"):
+        disguise.ProjectedHistogram(epsilon=0.05, schema=SCHEMA, k=2).fit(sick_table(n=40))
+    with pytest.raises(ValueError, match="not fitted"):
+        disguise.ProjectedHistogram(epsilon=1.0, schema=SCHEMA).sample()
