@@ -97,8 +97,45 @@ fn prepare(dir: &Path) {
     );
 }
 
+/// The private selection a user of the front door runs (what the Python package calls):
+/// `Select` with the exponential mechanism at ε = 1 over the workload, seeded so that the
+/// Python contestant's choice can be compared.
+fn front_door(workload: &str, dir: &Path) -> Option<(f64, Vec<usize>)> {
+    let (points, cands, k) = match workload {
+        "fl_10k" | "fl_100k" => (
+            read_f64(&dir.join(format!("{workload}_points.f64"))),
+            read_f64(&dir.join(format!("{workload}_candidates.f64"))),
+            if workload == "fl_10k" { 3 } else { 10 },
+        ),
+        "fl_2k_self" => {
+            let mut points = read_f64(&dir.join("fl_10k_points.f64"));
+            points.truncate(4000);
+            (points.clone(), points, 10)
+        }
+        _ => return None,
+    };
+    let t = Instant::now();
+    let request = Select::new(k)
+        .epsilon(1.0)
+        .metric(Metric::Manhattan)
+        .normalizer(0.266);
+    let objective = request
+        .objective(&pairs(&points), &pairs(&cands))
+        .expect("objective");
+    let prepared = request.prepare(&objective).expect("prepare");
+    let solution = prepared
+        .run_once(&mut SecureRng::insecure_from_seed(1))
+        .expect("run");
+    Some((t.elapsed().as_secs_f64(), solution.elements))
+}
+
 fn run(workload: &str, dir: &Path, reps: usize) {
     for _ in 0..reps {
+        if let Some((seconds, selected)) = front_door(workload, dir) {
+            println!(
+                "{{\"impl\":\"disguise-rust-front-door\",\"workload\":\"{workload}\",\"seconds\":{seconds},\"selected\":{selected:?}}}"
+            );
+        }
         let (name, seconds, selected): (&str, f64, Vec<usize>) = match workload {
             "em_1m" | "em_1m_winner" => {
                 let file = if workload == "em_1m" {

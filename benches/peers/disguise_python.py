@@ -1,0 +1,49 @@
+"""disguise from Python: the same jobs as the Rust binary's `disguise-em-exact` and
+`disguise-rust-front-door` lines (see run.sh), through the Python package, timed the same way
+(including building the objective). Prints one JSON line per run:
+{"impl","workload","seconds","selected"}.
+
+Usage: disguise_python.py WORKLOAD DIR REPS (needs `pip install ./python` in the venv).
+"""
+import json
+import sys
+import time
+import warnings
+
+import numpy as np
+
+import disguise
+
+
+def emit(impl, workload, seconds, selected):
+    print(json.dumps({"impl": impl, "workload": workload, "seconds": seconds,
+                      "selected": [int(s) for s in selected]}), flush=True)
+
+
+def main():
+    workload, d, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    warnings.simplefilter("ignore")  # the seed, records as candidates: measured, not used
+    if workload.startswith("em_1m"):
+        name = "scores_1m.f64" if workload == "em_1m" else "scores_1m_winner.f64"
+        scores = np.fromfile(f"{d}/{name}", dtype="<f8")
+        for _ in range(reps):
+            t = time.perf_counter()
+            pick = disguise.exponential(scores, epsilon=1.0, sensitivity=1.0)
+            emit("disguise-python-em", workload, time.perf_counter() - t, [pick])
+        return
+    if workload == "fl_2k_self":
+        points = np.fromfile(f"{d}/fl_10k_points.f64", dtype="<f8").reshape(-1, 2)[:2000]
+        cands, k = None, 10
+    else:
+        points = np.fromfile(f"{d}/{workload}_points.f64", dtype="<f8").reshape(-1, 2)
+        cands = np.fromfile(f"{d}/{workload}_candidates.f64", dtype="<f8").reshape(-1, 2)
+        k = 3 if workload == "fl_10k" else 10
+    for _ in range(reps):
+        t = time.perf_counter()
+        sel = disguise.FacilityLocation(k, epsilon=1.0, metric="manhattan", normalizer=0.266,
+                                        seed=1).fit(points, candidates=cands)
+        emit("disguise-python-front-door", workload, time.perf_counter() - t, sel.ranking_)
+
+
+if __name__ == "__main__":
+    main()
