@@ -186,7 +186,9 @@ def budget(
 
     Returns what ``disguise budget --format json`` prints (``rules``: every composition rule
     with its per-round epsilon and delta and whether it applies; ``best``), plus the chosen
-    rule's ``per_round_epsilon``, ``per_round_delta`` and ``rule`` at the top level:
+    rule's ``per_round_epsilon``, ``per_round_delta`` and ``rule`` at the top level, and
+    ``guarantee``: the end-to-end (epsilon, delta) the accountant proves for ``rounds`` calls
+    at that per-round budget under that rule (within the total);
     ``rule="auto"`` takes the valid rule that gives each round the most, a rule name
     (``basic``, ``advanced``, ``kov``, ``zcdp``, ``decomposable``) forces it. ``kind`` is the
     selector called in every round (``bounded-range`` for the exponential mechanism,

@@ -15,8 +15,9 @@ use disguise::histogram::{
 use disguise::names::Named;
 use disguise::noise::SecureRng;
 use disguise::objective::Metric;
+use disguise::privacy::Guarantee;
 use disguise::privacy::budget::{BudgetQuery, CallKind, plan};
-use disguise::privacy::compose::Rule;
+use disguise::privacy::compose::{ComposeOptions, Rule, compose_homogeneous};
 use disguise::privacy::{Delta, Epsilon, Sensitivity};
 use disguise::select::SelectorKind;
 use disguise::task::{
@@ -186,6 +187,9 @@ struct BudgetAnswer {
     rule: Rule,
     per_round_epsilon: f64,
     per_round_delta: f64,
+    /// The end-to-end guarantee of `rounds` calls at the per-round budget, by the accountant
+    /// under `rule` (`None` for the decomposable rule, whose evidence only a greedy run holds).
+    guarantee: Option<Guarantee>,
 }
 
 /// Per-round ε₀ and δ₀ of a total budget over `rounds` calls, under `rule` (or the best).
@@ -235,11 +239,23 @@ fn budget(
             notes.join("; ")
         )));
     };
+    let cost = query.kind.cost(
+        Epsilon::new(per_round_epsilon).map_err(value_error)?,
+        Delta::new(per_round_delta).map_err(value_error)?,
+    );
+    let composed = compose_homogeneous(
+        cost,
+        rounds,
+        Delta::new(delta).map_err(value_error)?,
+        ComposeOptions::default(),
+    )
+    .map_err(value_error)?;
     json(&BudgetAnswer {
         plan,
         rule,
         per_round_epsilon,
         per_round_delta,
+        guarantee: composed.get(rule).cloned(),
     })
 }
 

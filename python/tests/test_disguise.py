@@ -114,6 +114,12 @@ def test_budget_is_the_command_lines_plan_with_the_chosen_rule():
     assert basic["rule"] == "basic"
     assert basic["per_round_epsilon"] <= 0.1 and basic["per_round_epsilon"] > 0.1 - 1e-12
     assert b["per_round_epsilon"] >= basic["per_round_epsilon"]
+    # The end-to-end guarantee the accountant proves for the chosen split: within the total.
+    for plan in (b, basic):
+        g = plan["guarantee"]
+        assert g["rule"] == plan["rule"]
+        assert g["epsilon"] <= 1.0 + 1e-9 and g["delta"] <= 1e-6
+        assert g["epsilon"] > 0.9, g  # the split spends (almost) the whole budget
     binary = ROOT / "target" / "debug" / "disguise"
     cli = os.environ.get("DISGUISE_BIN", str(binary))
     if Path(cli).exists():
