@@ -1,6 +1,7 @@
 """disguise from Python: the same jobs as the Rust binary's `disguise-em-exact` and
 `disguise-rust-front-door` lines (see run.sh), through the Python package, timed the same way
-(including building the objective). Prints one JSON line per run:
+(including building the objective), after one untimed warm-up call as the Rust side does.
+Prints one JSON line per run:
 {"impl","workload","seconds","selected"}.
 
 Usage: disguise_python.py WORKLOAD DIR REPS (needs `pip install ./python` in the venv).
@@ -26,6 +27,7 @@ def main():
     if workload.startswith("em_1m"):
         name = "scores_1m.f64" if workload == "em_1m" else "scores_1m_winner.f64"
         scores = np.fromfile(f"{d}/{name}", dtype="<f8")
+        disguise.exponential(scores, epsilon=1.0, sensitivity=1.0)  # warm-up
         for _ in range(reps):
             t = time.perf_counter()
             pick = disguise.exponential(scores, epsilon=1.0, sensitivity=1.0)
@@ -38,6 +40,11 @@ def main():
         points = np.fromfile(f"{d}/{workload}_points.f64", dtype="<f8").reshape(-1, 2)
         cands = np.fromfile(f"{d}/{workload}_candidates.f64", dtype="<f8").reshape(-1, 2)
         k = 3 if workload == "fl_10k" else 10
+    def call():
+        return disguise.FacilityLocation(k, epsilon=1.0, metric="manhattan", normalizer=0.266,
+                                         seed=1).fit(points, candidates=cands)
+
+    call()  # warm-up
     for _ in range(reps):
         t = time.perf_counter()
         sel = disguise.FacilityLocation(k, epsilon=1.0, metric="manhattan", normalizer=0.266,

@@ -43,7 +43,7 @@ for w in dict.fromkeys(r["workload"] for r in rows):
             same = "same set" if sorted(sel[k]) == sorted(sel[ours]) else "random output" if w.startswith("em") else "DIFFERENT set"
             print(f"    {k[1]:<28} median {m*1e3:10.2f} ms   ratio peer/ours {m/m0:8.2f}x   ({same})")
     # The Python overhead: the package against the same call in Rust.
-    rust = (w, "disguise-rust-front-door") if (w, "disguise-rust-front-door") in by else ours
+    rust = (w, "disguise-rust-front-door")
     for k in by:
         if k[0] == w and k[1].startswith("disguise-python"):
             m, r = statistics.median(by[k]), statistics.median(by[rust])

@@ -78,6 +78,24 @@ where
     }
 }
 
+/// Below this many units of work (e.g. record × candidate × round evaluations) a run takes
+/// milliseconds: it runs on the calling thread ([`guarded`]), where a thread's start-up and
+/// hand-over would cost more than the run, and Ctrl-C waits for its end.
+const INLINE_WORK: u128 = 50_000_000;
+
+/// [`interruptible`] for `work` units of work or more, else [`guarded`].
+fn run_sized<T, F>(py: Python<'_>, work: u128, run: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> disguise::Result<T> + Send + 'static,
+{
+    if work < INLINE_WORK {
+        guarded(py, run)
+    } else {
+        interruptible(py, run)
+    }
+}
+
 /// A panic caught at the boundary: a bug in disguise.
 fn internal_error() -> PyErr {
     PyRuntimeError::new_err(
@@ -316,7 +334,8 @@ fn facility_location(
         )
         .map_err(value_error)?;
     let mut rng = generator(seed)?;
-    let report = interruptible(py, move || {
+    let work = points.shape()[0] as u128 * candidates.shape()[0] as u128 * k as u128;
+    let report = run_sized(py, work, move || {
         let prepared = request.prepare(&objective)?;
         let solution = prepared.run_once(&mut rng)?;
         Ok(prepared.report(&solution))
@@ -350,9 +369,10 @@ fn max_coverage(
     let objective = request
         .objective(candidates, &covers)
         .map_err(value_error)?;
+    let work = covers.iter().map(|c| c.len() as u128 + 1).sum::<u128>() * k as u128;
     drop(covers);
     let mut rng = generator(seed)?;
-    let report = interruptible(py, move || {
+    let report = run_sized(py, work, move || {
         let prepared = request.prepare(&objective)?;
         let solution = prepared.run_once(&mut rng)?;
         Ok(prepared.report(&solution))
@@ -408,6 +428,7 @@ fn features(
         .take(names.len())
         .map(|c| Codes::from(c.to_vec()))
         .collect();
+    let names_len = names.len();
     let table = FeatureTable {
         names,
         columns,
@@ -416,7 +437,8 @@ fn features(
         label_levels,
     };
     let mut rng = generator(seed)?;
-    let report = interruptible(py, move || {
+    let work = n as u128 * names_len as u128 * k as u128;
+    let report = run_sized(py, work, move || {
         let prepared = request.prepare(table)?;
         let solution = prepared.run_once(&mut rng)?;
         Ok(prepared.report(&solution))
