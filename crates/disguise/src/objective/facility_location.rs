@@ -330,9 +330,10 @@ impl FacilityLocation {
             }
         }
         if dims == 2 {
-            let pairs =
-                |v: &[f64]| -> Vec<[f64; 2]> { v.chunks_exact(2).map(|p| [p[0], p[1]]).collect() };
-            return Self::new(metric, &pairs(records), &pairs(candidates), normalizer);
+            // The same memory seen as pairs (the lengths are even, checked above): no copy.
+            let (records, _) = records.as_chunks::<2>();
+            let (candidates, _) = candidates.as_chunks::<2>();
+            return Self::new(metric, records, candidates, normalizer);
         }
         let (n, m) = (records.len() / dims, candidates.len() / dims);
         if n > MAX_RECORDS {
