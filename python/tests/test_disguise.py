@@ -25,6 +25,17 @@ def quiet(f, *args, **kwargs):
         return f(*args, **kwargs)
 
 
+def real_data(relative):
+    """A file of the real data ($DISGUISE_DATA, default ../shared/data): the test is skipped
+    (reported as such) when it is absent, and fails instead under DISGUISE_REQUIRE_DATA."""
+    path = Path(os.environ.get("DISGUISE_DATA", ROOT.parent / "shared" / "data")) / relative
+    if not path.exists():
+        if os.environ.get("DISGUISE_REQUIRE_DATA"):
+            pytest.fail(f"{path} is missing and DISGUISE_REQUIRE_DATA is set")
+        pytest.skip(f"real data not found: {path}")
+    return path
+
+
 def clusters(n=900, seed=0):
     """Three well separated planar clusters and candidates at their centres plus decoys."""
     rng = np.random.default_rng(seed)
@@ -357,12 +368,7 @@ def test_feature_selector_chooses_the_informative_columns():
 
 
 def test_feature_selection_in_a_scikit_learn_pipeline_on_nhanes():
-    data = Path(os.environ.get("DISGUISE_DATA", ROOT.parent / "shared" / "data"))
-    path = data / "nhanes_diabetes" / "nhanes_diabetes_binary.csv"
-    if not path.exists():
-        if os.environ.get("DISGUISE_REQUIRE_DATA"):
-            pytest.fail(f"{path} is missing and DISGUISE_REQUIRE_DATA is set")
-        pytest.skip(f"real data not found: {path}")
+    path = real_data("nhanes_diabetes/nhanes_diabetes_binary.csv")
     pd = pytest.importorskip("pandas")
     sklearn = pytest.importorskip("sklearn")
     from sklearn.base import clone
@@ -508,12 +514,7 @@ def test_projected_histogram_releases_n_rows_that_keep_the_signal():
 
 
 def test_projected_histogram_on_adult_with_the_shipped_schema():
-    data = Path(os.environ.get("DISGUISE_DATA", ROOT.parent / "shared" / "data"))
-    path = data / "uci_adult" / "adult.data"
-    if not path.exists():
-        if os.environ.get("DISGUISE_REQUIRE_DATA"):
-            pytest.fail(f"{path} is missing and DISGUISE_REQUIRE_DATA is set")
-        pytest.skip(f"real data not found: {path}")
+    path = real_data("uci_adult/adult.data")
     pd = pytest.importorskip("pandas")
     schema_path = ROOT / "crates" / "disguise" / "schemas" / "adult.schema.toml"
     schema = json.loads(disguise._disguise.histogram_schema(str(schema_path), "path"))
