@@ -271,6 +271,10 @@ class FacilityLocation(_Params):
     sensitivity 1, and the total (epsilon, delta) is split over the rounds by the accountant's
     best composition rule (``rule="auto"``).
 
+    ``cost`` (public, in records served) maximises f(S) - cost * |S| instead: only candidates
+    worth their cost are chosen; the objective is then non-monotone and the default algorithm
+    is the subsample-greedy, which has a guarantee for it (Theorem 4.1).
+
     The candidates must be public (fixed without looking at the records). Omitting them uses
     the records themselves (apricot's convention): the selection then reveals records and is
     NOT private; a ``NotPrivateWarning`` says so and ``guarantee_["private"]`` is False.
@@ -296,7 +300,7 @@ class FacilityLocation(_Params):
         metric: str = "euclidean",
         mechanism: str = "exponential",
         rule: str = "auto",
-        algorithm: str = "greedy",
+        algorithm: str | None = None,
         normalizer: float | None = None,
         cost: float = 0.0,
         seed: int | None = None,
@@ -339,7 +343,8 @@ class FacilityLocation(_Params):
             str(self.metric),
             str(self.mechanism),
             str(self.rule),
-            str(self.algorithm),
+            # By default the algorithm with a guarantee: subsample for f − cost·|S|.
+            str(self.algorithm or ("subsample" if self.cost > 0 else "greedy")),
             None if self.normalizer is None else float(self.normalizer),
             float(self.cost),
             seed,

@@ -556,3 +556,17 @@ def test_projected_histogram_refuses_bad_input_and_warns_when_useless():
         disguise.ProjectedHistogram(epsilon=0.05, schema=SCHEMA, k=2).fit(sick_table(n=40))
     with pytest.raises(ValueError, match="not fitted"):
         disguise.ProjectedHistogram(epsilon=1.0, schema=SCHEMA).sample()
+
+
+def test_a_cost_per_candidate_defaults_to_the_subsample_greedy():
+    X, candidates = clusters()
+    sel = quiet(disguise.FacilityLocation(3, epsilon=5.0, cost=50.0, seed=2).fit, X,
+                candidates=candidates)
+    assert sel.report_["algorithm"] == "subsample-greedy"
+    assert sel.report_["objective"] == "penalized" and sel.report_["cost"] == 50.0
+    assert "Theorem 4.1" in sel.usefulness_["bound"]
+    # Every chosen centre serves 300 records: worth its cost, so the value grows.
+    assert np.all(sel.gains_ > 0)
+    greedy = quiet(disguise.FacilityLocation(3, epsilon=5.0, cost=50.0, algorithm="greedy",
+                                             seed=2).fit, X, candidates=candidates)
+    assert greedy.report_["algorithm"] == "greedy"

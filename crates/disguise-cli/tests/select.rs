@@ -474,7 +474,9 @@ fn a_cost_per_location_makes_the_objective_non_monotone() {
     // Argmax greedy on f(S) − 1.5·|S|: A (3 − 1.5), then D (+2 − 1.5), then C (+1 − 1.5).
     let out = disguise(&dir)
         .args(square_args())
-        .args(words("--k 3 --cost 1.5 --mechanism max --format json"))
+        .args(words(
+            "--k 3 --cost 1.5 --mechanism max --format json --algorithm greedy",
+        ))
         .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["names"], serde_json::json!(["A", "D", "C"]), "{doc}");
@@ -484,7 +486,9 @@ fn a_cost_per_location_makes_the_objective_non_monotone() {
     // Private greedy: no guarantee on a non-monotone objective, said on stderr even for CSV.
     let out = disguise(&dir)
         .args(square_args())
-        .args(words("--k 2 --cost 1.5 --epsilon 1 --seed 1 --format csv"))
+        .args(words(
+            "--k 2 --cost 1.5 --epsilon 1 --seed 1 --format csv --algorithm greedy",
+        ))
         .assert()
         .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
@@ -492,15 +496,13 @@ fn a_cost_per_location_makes_the_objective_non_monotone() {
         stderr.contains("the greedy has no approximation guarantee on a non-monotone"),
         "{stderr}"
     );
-    // The subsample-greedy states Theorem 4.1's non-monotone bound.
+    // With a cost the default is the subsample-greedy, which states Theorem 4.1's bound.
     let out = disguise(&dir)
         .args(square_args())
-        .args(words(
-            "--k 2 --cost 1.5 --epsilon 1 --seed 1 --algorithm subsample",
-        ))
-        .args(words("--format json"))
+        .args(words("--k 2 --cost 1.5 --epsilon 1 --seed 1 --format json"))
         .stdout_ok();
     let doc = json(&out);
+    assert_eq!(doc["algorithm"], "subsample-greedy", "{doc}");
     let bound = doc["usefulness"]["bound"].as_str().unwrap();
     assert!(bound.contains("Theorem 4.1, non-monotone"), "{bound}");
     // Without a cost, no cost field.

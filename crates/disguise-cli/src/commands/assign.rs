@@ -93,7 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         constraint: args.constraint.clone(),
         metric: args.places.metric,
         normalizer: args.places.normalizer,
-        algorithm: args.privacy.algorithm,
+        algorithm: args.privacy.algorithm_or(Algorithm::Greedy),
         failure: args.failure,
         privacy: args.privacy.privacy(),
     };

@@ -137,7 +137,7 @@ fn read(args: &Args) -> anyhow::Result<Input> {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let request = MaxCoverage {
         k: args.k,
-        algorithm: args.privacy.algorithm,
+        algorithm: args.privacy.algorithm_or(Algorithm::Greedy),
         privacy: args.privacy.privacy(),
     };
     // Everything that needs no data is validated first, in the library.

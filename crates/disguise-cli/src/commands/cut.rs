@@ -33,9 +33,7 @@ const DISCRETE: &[Algorithm] = &[Algorithm::Subsample, Algorithm::Greedy];
 /// Arguments of `disguise cut`.
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
-#[command(mut_arg("algorithm", |a| a
-    .value_parser(named_among(DISCRETE))
-    .default_value("subsample")))]
+#[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
 pub struct Args {
     /// An undirected graph, one edge per line (two vertex names separated by white space or
     /// a comma; `#` starts a comment line); repeated edges count once, self-loops never cross
@@ -77,7 +75,7 @@ const UNIT: &str = "one edge (one line of --edges), replace-one";
 pub fn run(args: Args) -> anyhow::Result<()> {
     let request = MaxCut {
         k: args.k,
-        algorithm: args.privacy.algorithm,
+        algorithm: args.privacy.algorithm_or(Algorithm::Subsample),
         privacy: args.privacy.privacy(),
     };
     // Everything that needs no data is validated first, in the library.

@@ -314,7 +314,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Features {
         k: args.k,
         objective: args.objective,
-        algorithm: args.privacy.algorithm,
+        algorithm: args.privacy.algorithm_or(Algorithm::Greedy),
         privacy: args.privacy.privacy(),
     };
     args.privacy.check_trials()?;

@@ -7,7 +7,7 @@ use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{flag_of, flagged, thousands};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
-use disguise::task::{ContinuousOptions, Runnable, Select, Usefulness};
+use disguise::task::{Algorithm, ContinuousOptions, Runnable, Select, Usefulness};
 use serde::Serialize;
 
 const EXAMPLES: &str = "\
@@ -206,7 +206,15 @@ impl Args {
             constraint: self.constraint.clone(),
             metric: self.places.metric,
             normalizer: self.places.normalizer,
-            algorithm: self.privacy.algorithm,
+            // A cost makes the objective non-monotone: the subsample-greedy is the algorithm
+            // with a guarantee for it (it takes a cardinality constraint only).
+            algorithm: self
+                .privacy
+                .algorithm_or(if self.cost > 0.0 && self.constraint.is_none() {
+                    Algorithm::Subsample
+                } else {
+                    Algorithm::Greedy
+                }),
             continuous: ContinuousOptions {
                 steps: c.steps,
                 directions,

@@ -90,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Assign {
         k: args.k,
         constraint: args.constraint.clone(),
-        algorithm: args.privacy.algorithm,
+        algorithm: args.privacy.algorithm_or(Algorithm::Greedy),
         failure: args.failure,
         privacy: args.privacy.privacy(),
         ..Assign::new(args.types.clone(), 1)
