@@ -8,8 +8,9 @@ as the ``disguise`` command line (so ``seed=S`` gives the command line's ``--see
 Three lines from data to a private selection (apricot's convention, with a budget):
 
 >>> import numpy as np, disguise
->>> X = np.random.default_rng(0).normal(size=(1000, 4))
->>> sel = disguise.FacilityLocation(5, epsilon=1.0).fit(X, candidates=X[:50])
+>>> X = np.random.default_rng(0).normal(size=(1000, 4))         # private records
+>>> spots = np.random.default_rng(1).uniform(-2, 2, size=(50, 4))  # public candidates
+>>> sel = disguise.FacilityLocation(5, epsilon=1.0).fit(X, candidates=spots)
 >>> sel.ranking_.shape
 (5,)
 
@@ -286,8 +287,9 @@ class FacilityLocation(_Params):
 
     >>> import numpy as np, disguise
     >>> X = np.random.default_rng(0).normal(size=(500, 3))
-    >>> sel = disguise.FacilityLocation(3, epsilon=2.0).fit(X, candidates=X[:20])
-    >>> sel.transform(X[:20]).shape
+    >>> grid = np.random.default_rng(1).uniform(-2, 2, size=(20, 3))  # public candidates
+    >>> sel = disguise.FacilityLocation(3, epsilon=2.0).fit(X, candidates=grid)
+    >>> sel.transform(grid).shape
     (3, 3)
     """
 
