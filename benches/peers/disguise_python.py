@@ -1,7 +1,7 @@
 """disguise from Python: the same jobs as the Rust binary's `disguise-em-exact` and
 `disguise-rust-front-door` lines (see run.sh), through the Python package, timed the same way
-(including building the objective), after one untimed warm-up call as the Rust side does;
-each line is the median of 11 timed calls, as on the Rust side.
+(including building the objective), after 5 untimed warm-up calls as the Rust side does;
+each line is the median of 21 timed calls, as on the Rust side.
 Prints one JSON line per run:
 {"impl","workload","seconds","selected"}.
 
@@ -22,7 +22,8 @@ def emit(impl, workload, seconds, selected):
                       "selected": [int(s) for s in selected]}), flush=True)
 
 
-STEADY_CALLS = 11
+STEADY_CALLS = 21
+WARM_UP_CALLS = 5
 
 
 def median_of(f):
@@ -41,7 +42,8 @@ def main():
         name = "scores_1m.f64" if workload == "em_1m" else "scores_1m_winner.f64"
         scores = np.fromfile(f"{d}/{name}", dtype="<f8")
         # Seeded as the Rust contestant is: the same seed, the same sampling work.
-        disguise.exponential(scores, epsilon=1.0, sensitivity=1.0, seed=1)  # warm-up
+        for _ in range(WARM_UP_CALLS):
+            disguise.exponential(scores, epsilon=1.0, sensitivity=1.0, seed=1)
         for _ in range(reps):
             seconds, pick = median_of(
                 lambda: disguise.exponential(scores, epsilon=1.0, sensitivity=1.0, seed=1))
@@ -59,7 +61,8 @@ def main():
         return disguise.FacilityLocation(k, epsilon=1.0, metric="manhattan", normalizer=0.266,
                                          seed=1).fit(points, candidates=cands)
 
-    call()  # warm-up
+    for _ in range(WARM_UP_CALLS):
+        call()
     for _ in range(reps):
         seconds, sel = median_of(call)
         emit("disguise-python-front-door", workload, seconds, sel.ranking_)

@@ -316,6 +316,15 @@ impl FacilityLocation {
                     format!("{} values are not rows of {dims} coordinates", values.len()),
                 ));
             }
+        }
+        if dims == 2 {
+            // The same memory seen as pairs (the lengths are even): no copy, and the planar
+            // constructor checks every coordinate.
+            let (records, _) = records.as_chunks::<2>();
+            let (candidates, _) = candidates.as_chunks::<2>();
+            return Self::new(metric, records, candidates, normalizer);
+        }
+        for (name, values) in [("records", records), ("candidates", candidates)] {
             if let Some(k) = values.iter().position(|v| !v.is_finite() || v.abs() > 1e30) {
                 return Err(Error::param(
                     name,
@@ -328,12 +337,6 @@ impl FacilityLocation {
                     ),
                 ));
             }
-        }
-        if dims == 2 {
-            // The same memory seen as pairs (the lengths are even, checked above): no copy.
-            let (records, _) = records.as_chunks::<2>();
-            let (candidates, _) = candidates.as_chunks::<2>();
-            return Self::new(metric, records, candidates, normalizer);
         }
         let (n, m) = (records.len() / dims, candidates.len() / dims);
         if n > MAX_RECORDS {
