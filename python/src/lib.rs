@@ -365,18 +365,10 @@ fn max_coverage(
         privacy: privacy(epsilon, delta, mechanism, rule)?,
         ..MaxCoverage::new(k)
     };
-    request.validate().map_err(value_error)?;
-    let objective = request
-        .objective(candidates, &covers)
-        .map_err(value_error)?;
     let work = covers.iter().map(|c| c.len() as u128 + 1).sum::<u128>() * k as u128;
-    drop(covers);
     let mut rng = generator(seed)?;
-    let report = run_sized(py, work, move || {
-        let prepared = request.prepare(&objective)?;
-        let solution = prepared.run_once(&mut rng)?;
-        Ok(prepared.report(&solution))
-    })?;
+    // The front door itself: validation, the objective, one run and its report.
+    let report = run_sized(py, work, move || request.run(candidates, &covers, &mut rng))?;
     json(&report)
 }
 
@@ -438,11 +430,7 @@ fn features(
     };
     let mut rng = generator(seed)?;
     let work = n as u128 * names_len as u128 * k as u128;
-    let report = run_sized(py, work, move || {
-        let prepared = request.prepare(table)?;
-        let solution = prepared.run_once(&mut rng)?;
-        Ok(prepared.report(&solution))
-    })?;
+    let report = run_sized(py, work, move || request.run(table, &mut rng))?;
     json(&report)
 }
 
