@@ -1,6 +1,8 @@
 """disguise from Python: the same jobs as the Rust binary's `disguise-em-exact` and
 `disguise-rust-front-door` lines (see run.sh), through the Python package, timed the same way
-(including building the objective), after 5 untimed warm-up calls as the Rust side does;
+(including building the objective), after untimed warm-up calls for at least 0.5 s and 5
+calls as the Rust side does (numpy's OpenBLAS thread spins for the first ~0.1 s of a fresh
+process and would otherwise be charged to the package);
 each line is the median of 21 timed calls, as on the Rust side.
 Prints one JSON line per run:
 {"impl","workload","seconds","selected"}.
@@ -24,6 +26,14 @@ def emit(impl, workload, seconds, selected):
 
 STEADY_CALLS = 21
 WARM_UP_CALLS = 5
+WARM_UP_SECONDS = 0.5
+
+
+def warm_up(f):
+    start, calls = time.perf_counter(), 0
+    while calls < WARM_UP_CALLS or time.perf_counter() - start < WARM_UP_SECONDS:
+        f()
+        calls += 1
 
 
 def median_of(f):
@@ -42,8 +52,7 @@ def main():
         name = "scores_1m.f64" if workload == "em_1m" else "scores_1m_winner.f64"
         scores = np.fromfile(f"{d}/{name}", dtype="<f8")
         # Seeded as the Rust contestant is: the same seed, the same sampling work.
-        for _ in range(WARM_UP_CALLS):
-            disguise.exponential(scores, epsilon=1.0, sensitivity=1.0, seed=1)
+        warm_up(lambda: disguise.exponential(scores, epsilon=1.0, sensitivity=1.0, seed=1))
         for _ in range(reps):
             seconds, pick = median_of(
                 lambda: disguise.exponential(scores, epsilon=1.0, sensitivity=1.0, seed=1))
@@ -61,8 +70,7 @@ def main():
         return disguise.FacilityLocation(k, epsilon=1.0, metric="manhattan", normalizer=0.266,
                                          seed=1).fit(points, candidates=cands)
 
-    for _ in range(WARM_UP_CALLS):
-        call()
+    warm_up(call)
     for _ in range(reps):
         seconds, sel = median_of(call)
         emit("disguise-python-front-door", workload, seconds, sel.ranking_)

@@ -114,15 +114,6 @@ def _matrix(values: Any, name: str) -> np.ndarray:
     return array
 
 
-def _gains(values: list) -> np.ndarray:
-    """Marginal gains from the values after each pick (np.diff with a prepended 0, without
-    its overhead on a handful of numbers)."""
-    out = np.asarray(values, dtype=np.float64)
-    if out.size > 1:
-        out[1:] = out[1:] - np.asarray(values[:-1], dtype=np.float64)
-    return out
-
-
 def _positive_int(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"invalid {name}: {value!r} (a positive integer)")
@@ -246,6 +237,37 @@ class _Params:
         return f"{type(self).__name__}({args})"
 
 
+class _Selected:
+    """The fitted state of a selection estimator: ``ranking_`` and ``gains_`` at once,
+    ``report_``, ``guarantee_`` and ``usefulness_`` parsed from the report when first read."""
+
+    def _set_selection(self, selection: Any, private: bool, note: str | None = None) -> None:
+        self._selection, self._private, self._note = selection, private, note
+        self.__dict__.pop("_report", None)
+        self.ranking_ = selection.selected
+        self.gains_ = selection.gains
+        if selection.warning:
+            warnings.warn(selection.warning, UsefulnessWarning, stacklevel=3)
+
+    @property
+    def report_(self) -> dict:
+        """The library's report of the run (a dict, as ``disguise ... --format json``)."""
+        if "_report" not in self.__dict__:
+            self._report = json.loads(self._selection.json)
+        return self._report
+
+    @property
+    def guarantee_(self) -> dict:
+        """epsilon, delta and rule of the end-to-end guarantee, and whether it holds
+        (``private``: False for a seeded run or candidates taken from the data)."""
+        return _guarantee(self.report_, self._private, self._note)
+
+    @property
+    def usefulness_(self) -> dict | None:
+        """The paper's a-priori utility bound and whether it is vacuous."""
+        return self.report_.get("usefulness")
+
+
 def _guarantee(report: dict, private: bool, note: str | None = None) -> dict:
     g = report.get("guarantee") or {}
     out = {
@@ -261,7 +283,7 @@ def _guarantee(report: dict, private: bool, note: str | None = None) -> dict:
     return out
 
 
-class FacilityLocation(_Params):
+class FacilityLocation(_Selected, _Params):
     """Private facility location: choose ``n_select`` of the candidates that best serve the
     records, by the private greedy of Mitrovic et al. (2017).
 
@@ -336,7 +358,7 @@ class FacilityLocation(_Params):
             cands = records
         else:
             cands = _matrix(candidates, "candidates")
-        text = _disguise.facility_location(
+        selection = _disguise.facility_location(
             records,
             cands,
             k,
@@ -351,13 +373,7 @@ class FacilityLocation(_Params):
             float(self.cost),
             seed,
         )
-        report = json.loads(text)
-        self.report_ = report
-        self.ranking_ = np.asarray(report["selected"], dtype=np.int64)
-        self.gains_ = _gains(report["values"])
-        self.guarantee_ = _guarantee(report, candidates is not None, note)
-        self.usefulness_ = report.get("usefulness")
-        _warn_if_vacuous(self.usefulness_)
+        self._set_selection(selection, candidates is not None, note)
         return self
 
     def transform(self, candidates: Any) -> np.ndarray:
@@ -375,7 +391,7 @@ class FacilityLocation(_Params):
             raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit first")
 
 
-class MaxCoverage(_Params):
+class MaxCoverage(_Selected, _Params):
     """Private maximum coverage: choose ``n_select`` candidates that cover the most people,
     by the private greedy of Mitrovic et al. (2017).
 
@@ -453,7 +469,7 @@ class MaxCoverage(_Params):
                 raise ValueError("invalid candidates: a name is listed twice")
             # Names not in the public list cover nobody that can be chosen: left out.
             covers = [[index[x] for x in row if x in index] for row in rows]
-        text = _disguise.max_coverage(
+        selection = _disguise.max_coverage(
             covers,
             len(names),
             k,
@@ -464,15 +480,9 @@ class MaxCoverage(_Params):
             str(self.algorithm),
             seed,
         )
-        report = json.loads(text)
-        self.report_ = report
         self.candidates_ = names
-        self.ranking_ = np.asarray(report["selected"], dtype=np.int64)
-        self.gains_ = _gains(report["covered"])
         note = None if private else "candidates taken from the data: NOT private"
-        self.guarantee_ = _guarantee(report, private, note)
-        self.usefulness_ = report.get("usefulness")
-        _warn_if_vacuous(self.usefulness_)
+        self._set_selection(selection, private, note)
         return self
 
 
@@ -517,7 +527,7 @@ def _code(values: np.ndarray, name: str, levels: Sequence | None) -> tuple[np.nd
     return codes.astype(np.uint32).ravel(), uniques.tolist()
 
 
-class FeatureSelector(_Params):
+class FeatureSelector(_Selected, _Params):
     """Private feature selection: the ``n_features`` columns of a discrete table most
     informative about a label, chosen by the private greedy of Mitrovic et al. (2017) on the
     mutual information I(label; features) under the naive Bayes model (``objective=
@@ -597,7 +607,7 @@ class FeatureSelector(_Params):
         ]
         label_codes, label_levels = _code(labels, "y", self.classes)
         codes = np.ascontiguousarray(np.vstack([c for c, _ in coded]), dtype=np.uint32)
-        text = _disguise.features(
+        selection = _disguise.features(
             codes,
             [max(len(levels), 1) for _, levels in coded],
             np.ascontiguousarray(label_codes, dtype=np.uint32),
@@ -612,19 +622,13 @@ class FeatureSelector(_Params):
             str(self.objective),
             seed,
         )
-        report = json.loads(text)
-        self.report_ = report
         self.n_features_in_ = len(columns)
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
         self.classes_ = np.asarray(label_levels)
-        self.ranking_ = np.asarray(report["selected"], dtype=np.int64)
+        self._set_selection(selection, True)
         self.support_ = np.zeros(len(columns), dtype=bool)
         self.support_[self.ranking_] = True
-        self.gains_ = _gains(report["values"])
-        self.guarantee_ = _guarantee(report, True)
-        self.usefulness_ = report.get("usefulness")
-        _warn_if_vacuous(self.usefulness_)
         return self
 
     def get_support(self, indices: bool = False) -> np.ndarray:

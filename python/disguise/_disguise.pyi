@@ -23,6 +23,16 @@ def large_margin(
     variant: str,
     seed: int | None,
 ) -> int: ...
+class Selection:
+    @property
+    def selected(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def gains(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def warning(self) -> str | None: ...
+    @property
+    def json(self) -> str: ...
+
 def budget(
     epsilon: float, delta: float, rounds: int, rule: str, kind: str, decomposable: bool
 ) -> str: ...
@@ -39,7 +49,7 @@ def facility_location(
     normalizer: float | None,
     cost: float,
     seed: int | None,
-) -> str: ...
+) -> Selection: ...
 def max_coverage(
     covers: list[list[int]],
     candidates: int,
@@ -50,7 +60,7 @@ def max_coverage(
     rule: str,
     algorithm: str,
     seed: int | None,
-) -> str: ...
+) -> Selection: ...
 def frequent_itemsets(
     transactions: list[list[str]],
     items: list[str] | None,
@@ -78,7 +88,7 @@ def features(
     algorithm: str,
     objective: str,
     seed: int | None,
-) -> str: ...
+) -> Selection: ...
 def histogram_schema(source: str, kind: str) -> str: ...
 
 class HistogramRelease:

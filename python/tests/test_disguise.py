@@ -168,6 +168,20 @@ def test_facility_location_chooses_the_cluster_centres():
     assert fresh.report_["secure_rng"] is True
 
 
+def test_a_refit_replaces_the_report_read_lazily():
+    X, candidates = clusters()
+    sel = disguise.FacilityLocation(2, epsilon=5.0).fit(X, candidates=candidates)
+    first = sel.report_
+    # The gains are the differences of the report's cumulative values.
+    np.testing.assert_allclose(np.cumsum(sel.gains_), first["values"])
+    assert sel.ranking_.tolist() == first["selected"]
+    sel.set_params(n_select=3).fit(X, candidates=candidates)
+    assert sel.report_["k"] == 3 and len(sel.report_["selected"]) == 3
+    assert sel.ranking_.tolist() == sel.report_["selected"]
+    with pytest.raises(AttributeError):
+        disguise.FacilityLocation(2, epsilon=1.0).report_
+
+
 def test_facility_location_in_several_dimensions_and_layouts():
     rng = np.random.default_rng(5)
     centres = rng.normal(scale=20.0, size=(4, 6))

@@ -101,8 +101,24 @@ fn prepare(dir: &Path) {
 /// measurement, so that a sub-millisecond call is not one noisy sample.
 const STEADY_CALLS: usize = 21;
 
-/// Untimed calls before a front-door measurement: caches, allocator and thread pool settle.
+/// Untimed calls before a front-door measurement, for at least [`WARM_UP_SECONDS`] and at
+/// least this many calls: caches, allocator and thread pool settle.
 const WARM_UP_CALLS: usize = 5;
+
+/// The warm-up's length in time, as criterion warms up by time: a fresh Python process has
+/// numpy's OpenBLAS thread spinning for its first ~0.1 s (measured: calls run 0.37 instead of
+/// 0.25 ms then), which a count of calls would charge to the package.
+const WARM_UP_SECONDS: f64 = 0.5;
+
+/// Calls `f` untimed for the warm-up.
+fn warm_up<T>(mut f: impl FnMut() -> T) {
+    let start = Instant::now();
+    let mut calls = 0;
+    while calls < WARM_UP_CALLS || start.elapsed().as_secs_f64() < WARM_UP_SECONDS {
+        f();
+        calls += 1;
+    }
+}
 
 /// The median time of `calls` runs of `f`, and the last result.
 fn median_of<T>(calls: usize, mut f: impl FnMut() -> T) -> (f64, T) {
@@ -138,9 +154,7 @@ fn front_door(workload: &str, dir: &Path) -> Option<(f64, Vec<usize>)> {
             let mut rng = SecureRng::insecure_from_seed(1);
             selector.select(&scores, Sensitivity::new(1.0)?, &mut rng)
         };
-        for _ in 0..WARM_UP_CALLS {
-            call().expect("warm-up");
-        }
+        warm_up(|| call().expect("warm-up"));
         let (seconds, pick) = median_of(STEADY_CALLS, || call().expect("select"));
         return Some((seconds, vec![pick.index]));
     }
@@ -166,9 +180,7 @@ fn front_door(workload: &str, dir: &Path) -> Option<(f64, Vec<usize>)> {
             .normalizer(0.266);
         request.run(&points, &cands, &mut SecureRng::insecure_from_seed(1))
     };
-    for _ in 0..WARM_UP_CALLS {
-        call().expect("warm-up");
-    }
+    warm_up(|| call().expect("warm-up"));
     let (seconds, report) = median_of(STEADY_CALLS, || call().expect("run"));
     Some((seconds, report.selected))
 }
