@@ -89,6 +89,10 @@ pub enum Error {
     /// The operating system's random source failed; no noise can be generated securely.
     #[error("the operating system's random source failed: {0}")]
     Entropy(String),
+    /// A distributed run failed: a peer could not be reached, died, or stopped answering
+    /// ([`crate::cluster`]). Nothing was released.
+    #[error("{0}")]
+    Cluster(String),
 }
 
 /// Shorthand for `std::result::Result<T, disguise::Error>`.

@@ -41,6 +41,8 @@
 
 pub mod apps;
 pub mod audit;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod constraint;
 pub mod data;
 pub mod error;

@@ -215,6 +215,18 @@ fn pow2(e: i32) -> f64 {
     f64::from_bits(((e + 1023) as u64) << 52)
 }
 
+/// Gains and values are whole numbers of the weight grid (2^-24 for unweighted coverage).
+#[cfg(feature = "cluster")]
+impl crate::cluster::Summable for Coverage {
+    fn unit(&self) -> f64 {
+        self.grid
+    }
+
+    fn records(&self) -> usize {
+        self.n
+    }
+}
+
 impl SetFunction for Coverage {
     type State = CoverageState;
 

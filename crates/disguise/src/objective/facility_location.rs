@@ -813,6 +813,18 @@ fn fold1(dist: &[i32], rest: &[i32]) -> u64 {
     .sum()
 }
 
+/// Gains and values are whole numbers of 2^-22 similarity units (see *Exactness*).
+#[cfg(feature = "cluster")]
+impl crate::cluster::Summable for FacilityLocation {
+    fn unit(&self) -> f64 {
+        UNIT
+    }
+
+    fn records(&self) -> usize {
+        self.n
+    }
+}
+
 impl SetFunction for FacilityLocation {
     type State = FacilityState;
 

@@ -347,15 +347,14 @@ impl Select {
         };
         let constraint = Intersection::new(parts)?;
         let k = self.k.unwrap_or_else(|| constraint.rank_bound());
-        let penalized = if self.cost > 0.0 {
-            Some(Penalized::new(objective, self.cost)?)
-        } else {
-            None
-        };
+        if self.cost > 0.0 {
+            // Checked once here; each run wraps its objective (local or distributed) again.
+            Penalized::new(objective, self.cost)?;
+        }
         Ok(Prepared {
             request: self.clone(),
             objective,
-            penalized,
+            records: objective.num_records(),
             constraint,
             k,
             procedure,
@@ -379,6 +378,73 @@ impl Select {
         let prepared = self.prepare_with(&objective, procedure)?;
         let solution = prepared.run_once(rng)?;
         Ok(prepared.report(&solution))
+    }
+}
+
+#[cfg(feature = "cluster")]
+impl Select {
+    /// [`Select::run`] over records spread on a [`Cluster`](crate::cluster::Cluster): `load`
+    /// gives each worker its own records (the [`Place`](crate::cluster::Place) says which part
+    /// of the input is its); the candidates are public and the same on every worker. Returns
+    /// the report in process 0 and `None` in the others.
+    ///
+    /// Each round every worker computes its records' gains for all candidates, worker 0 sums
+    /// them exactly and draws the choice with `rng`: the guarantee is [`Select::run`]'s on all
+    /// the records, and with a seeded `rng` so is the report, bit for bit, whatever the
+    /// partition (see [`crate::cluster`]).
+    ///
+    /// ```
+    /// use disguise::cluster::Cluster;
+    /// use disguise::prelude::*;
+    /// let points: Vec<[f64; 2]> = (0..600).map(|i| [(i % 3) as f64, 0.0]).collect();
+    /// let candidates = [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [9.0, 9.0]];
+    /// let request = Select::new(2).epsilon(1.0).normalizer(1.0);
+    /// let one = request.run(&points, &candidates, &mut SecureRng::insecure_from_seed(7))?;
+    /// let shared = points.clone();
+    /// let spread = request.run_distributed(
+    ///     &Cluster::local(3)?,
+    ///     move |place| Ok(shared.iter().enumerate()
+    ///         .filter(|(i, _)| place.owns_row(*i as u64)).map(|(_, p)| *p).collect()),
+    ///     &candidates,
+    ///     SecureRng::insecure_from_seed(7),
+    /// )?;
+    /// assert_eq!(spread, Some(one));
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Select::run`]; the continuous greedy is refused (it runs in one process); a
+    /// worker's `load` error; [`Error::Cluster`] if a peer fails.
+    pub fn run_distributed<L>(
+        &self,
+        cluster: &crate::cluster::Cluster,
+        load: L,
+        candidates: &[[f64; 2]],
+        mut rng: SecureRng,
+    ) -> Result<Option<SelectReport>>
+    where
+        L: Fn(crate::cluster::Place) -> Result<Vec<[f64; 2]>> + Send + Sync + 'static,
+    {
+        let procedure = self.validate()?;
+        if self.algorithm == Algorithm::ContinuousGreedy {
+            return Err(Error::param(
+                "algorithm",
+                "the continuous greedy runs in one process only: its multilinear extension is \
+                 not computed shard by shard",
+            ));
+        }
+        location_normalizer(self.k, self.metric, self.normalizer, candidates)?;
+        let (request, build) = (self.clone(), self.clone());
+        let candidates = candidates.to_vec();
+        cluster.maximize(
+            move |place| build.objective(&load(place)?, &candidates),
+            move |f: &crate::cluster::Sharded<'_, FacilityLocation>| {
+                let mut prepared = request.prepare_with(f.local(), procedure)?;
+                prepared.records = f.records();
+                let solution = prepared.run_on(f, &mut rng.fork())?;
+                Ok(prepared.report(&solution))
+            },
+        )
     }
 }
 
@@ -436,8 +502,9 @@ pub fn default_normalizer(metric: Metric, candidates: &[[f64; 2]]) -> Result<f64
 pub struct Prepared<'o> {
     request: Select,
     objective: &'o FacilityLocation,
-    /// f − cost·|S| when a cost is given.
-    penalized: Option<Penalized<&'o FacilityLocation>>,
+    /// The records the objective sums over: the objective's own, or all shards' in a
+    /// distributed run.
+    records: usize,
     constraint: Intersection,
     k: usize,
     procedure: Procedure<'static>,
@@ -448,23 +515,30 @@ impl Runnable for Prepared<'_> {
     type Output = Solution;
 
     fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
-        if let Some(f) = &self.penalized {
-            return match self.request.algorithm {
-                Algorithm::Subsample => subsample_greedy(f, self.k, &self.procedure, rng),
-                _ => greedy(f, &self.constraint, &self.procedure, rng),
-            };
-        }
-        match (&self.continuous, self.request.algorithm) {
-            (Some(c), _) => c.run(&self.procedure, rng),
-            (None, Algorithm::Subsample) => {
-                subsample_greedy(self.objective, self.k, &self.procedure, rng)
-            }
-            (None, _) => greedy(self.objective, &self.constraint, &self.procedure, rng),
+        match &self.continuous {
+            Some(c) => c.run(&self.procedure, rng),
+            None => self.run_on(self.objective, rng),
         }
     }
 }
 
 impl<'o> Prepared<'o> {
+    /// The discrete algorithms on `f`: this objective, or the sum of every worker's in a
+    /// distributed run (f − cost·|S| when a cost is given).
+    fn run_on<F: SetFunction + ?Sized>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
+        if self.request.cost > 0.0 {
+            let f = Penalized::new(f, self.request.cost)?;
+            return match self.request.algorithm {
+                Algorithm::Subsample => subsample_greedy(&f, self.k, &self.procedure, rng),
+                _ => greedy(&f, &self.constraint, &self.procedure, rng),
+            };
+        }
+        match self.request.algorithm {
+            Algorithm::Subsample => subsample_greedy(f, self.k, &self.procedure, rng),
+            _ => greedy(f, &self.constraint, &self.procedure, rng),
+        }
+    }
+
     /// The number of picks of a run (k, or the constraint's rank).
     pub fn k(&self) -> usize {
         self.k
@@ -477,7 +551,7 @@ impl<'o> Prepared<'o> {
 
     /// The utility of an objective value: f(S)/n ∈ [0, 1].
     pub fn utility(&self, value: f64) -> f64 {
-        value / self.objective.num_records() as f64
+        value / self.records as f64
     }
 
     /// The greedy's a-priori utility for a run, from public quantities only (n, k, the
@@ -496,10 +570,10 @@ impl<'o> Prepared<'o> {
                 0
             },
             lambdas: &lambdas,
-            f_max: self.objective.num_records() as f64,
+            f_max: self.records as f64,
             m: self.objective.ground_size(),
             counts: true,
-            monotone: self.penalized.is_none(),
+            monotone: self.request.cost <= 0.0,
         }
         .usefulness(solution)
     }
@@ -519,7 +593,7 @@ impl<'o> Prepared<'o> {
             } else {
                 NormalizerSource::CandidateBoundingBox
             },
-            points: self.objective.num_records(),
+            points: self.records,
             candidates: self.objective.ground_size(),
             k: self.k,
             selected: solution.elements.clone(),

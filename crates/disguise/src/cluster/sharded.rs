@@ -1,0 +1,711 @@
+//! The objective of a distributed run: a [`SetFunction`] on worker 0 whose every question is
+//! answered by all workers together, over timely dataflow.
+
+use super::{Cluster, Place, network};
+use crate::error::{Error, Result};
+use crate::objective::{Properties, SetFunction};
+use crate::privacy::Sensitivity;
+use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
+use timely::dataflow::{InputHandle, ProbeHandle};
+use timely::worker::Worker;
+
+/// An objective whose gains and values are integer multiples of one [`Summable::unit`],
+/// summed exactly: the objective of a union of record sets is then, bit for bit, the sum of the
+/// objectives of its parts, whatever the partition and the order of the sum.
+pub trait Summable: SetFunction {
+    /// Every gain and value is k·unit for an integer k with |k| < 2^53, computed without
+    /// rounding (e.g. 2^-22 for facility location, 1 for coverage).
+    fn unit(&self) -> f64;
+
+    /// The number of records this objective sums over.
+    fn records(&self) -> usize;
+}
+
+/// A message between workers: commands from worker 0, answers to it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum Msg {
+    /// A worker's shard is ready (its records, its ground set size, its unit).
+    Ready {
+        records: u64,
+        ground: u64,
+        unit: f64,
+    },
+    /// A worker could not build its shard.
+    Failed(String),
+    /// Give up: the message says why.
+    Abort(String),
+    /// Create the empty state `id`.
+    Empty(u64),
+    /// Copy state `from` into a new state `to`.
+    Clone {
+        from: u64,
+        to: u64,
+    },
+    /// Drop state `id`.
+    Forget(u64),
+    /// The gains of `candidates` over state `state`.
+    Gains {
+        state: u64,
+        candidates: Vec<u64>,
+    },
+    /// Add `v` to state `state`.
+    Insert {
+        state: u64,
+        v: u64,
+    },
+    /// The run is over.
+    Done,
+    /// Answers: gains and a value in units, or nothing to say.
+    Units(Vec<i64>),
+    Total(i64),
+    Ack,
+}
+
+/// The [`SetFunction`] worker 0's algorithm sees in a distributed run: gains and values are the
+/// exact sums of every worker's; everything public (ground set, sensitivity, properties) is
+/// the local objective's, which every worker shares.
+pub struct Sharded<'f, F> {
+    local: &'f F,
+    records: usize,
+    link: Arc<Link>,
+}
+
+/// The state of a [`Sharded`] objective: a handle to one state on every worker, and the
+/// summed value.
+#[derive(Debug)]
+pub struct ShardedState {
+    id: u64,
+    total: i128,
+    link: Arc<Link>,
+}
+
+/// Worker 0's algorithm thread talking to its timely thread. After a failure every call
+/// answers at once (with nothing): the run then finishes quickly and its result is dropped.
+#[derive(Debug)]
+struct Link {
+    channel: Mutex<(Sender<Msg>, Receiver<Result<Msg>>)>,
+    failure: Mutex<Option<Error>>,
+    next_id: AtomicU64,
+}
+
+impl Link {
+    fn call(&self, msg: Msg) -> Option<Msg> {
+        let mut failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        if failure.is_some() {
+            return None;
+        }
+        let channel = self.channel.lock().unwrap_or_else(|e| e.into_inner());
+        let answer = match channel.0.send(msg) {
+            Ok(()) => channel
+                .1
+                .recv()
+                .unwrap_or_else(|_| Err(Error::Cluster("the communication thread stopped".into()))),
+            Err(_) => Err(Error::Cluster("the communication thread stopped".into())),
+        };
+        match answer {
+            Ok(m) => Some(m),
+            Err(e) => {
+                *failure = Some(e);
+                None
+            }
+        }
+    }
+
+    fn fail(&self, e: Error) {
+        let mut failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
+        failure.get_or_insert(e);
+    }
+
+    fn total(&self, msg: Msg) -> i128 {
+        match self.call(msg) {
+            Some(Msg::Total(t)) => t as i128,
+            Some(other) => {
+                self.fail(Error::Cluster(format!("unexpected answer {other:?}")));
+                0
+            }
+            None => 0,
+        }
+    }
+}
+
+impl<F: Summable> Sharded<'_, F> {
+    /// The worker-0 shard's objective (its public parts are everyone's).
+    pub fn local(&self) -> &F {
+        self.local
+    }
+
+    /// The number of records over all workers.
+    pub fn records(&self) -> usize {
+        self.records
+    }
+}
+
+impl Clone for ShardedState {
+    fn clone(&self) -> Self {
+        let to = self.link.next_id.fetch_add(1, Ordering::Relaxed);
+        self.link.call(Msg::Clone { from: self.id, to });
+        ShardedState {
+            id: to,
+            total: self.total,
+            link: Arc::clone(&self.link),
+        }
+    }
+}
+
+impl Drop for ShardedState {
+    fn drop(&mut self) {
+        self.link.call(Msg::Forget(self.id));
+    }
+}
+
+impl<F: Summable> SetFunction for Sharded<'_, F> {
+    type State = ShardedState;
+
+    fn ground_size(&self) -> usize {
+        self.local.ground_size()
+    }
+
+    fn empty(&self) -> ShardedState {
+        let id = self.link.next_id.fetch_add(1, Ordering::Relaxed);
+        let total = self.link.total(Msg::Empty(id));
+        ShardedState {
+            id,
+            total,
+            link: Arc::clone(&self.link),
+        }
+    }
+
+    fn gains(&self, state: &ShardedState, candidates: &[usize], out: &mut [f64]) {
+        assert_eq!(candidates.len(), out.len(), "one output per candidate");
+        let unit = self.local.unit();
+        let msg = Msg::Gains {
+            state: state.id,
+            candidates: candidates.iter().map(|&c| c as u64).collect(),
+        };
+        match self.link.call(msg) {
+            Some(Msg::Units(units)) if units.len() == out.len() => {
+                for (o, u) in out.iter_mut().zip(units) {
+                    *o = u as f64 * unit;
+                }
+            }
+            other => {
+                if let Some(m) = other {
+                    self.link
+                        .fail(Error::Cluster(format!("unexpected answer {m:?}")));
+                }
+                // The run's result is dropped: any number serves.
+                out.fill(0.0);
+            }
+        }
+    }
+
+    fn insert(&self, state: &mut ShardedState, v: usize) {
+        state.total = self.link.total(Msg::Insert {
+            state: state.id,
+            v: v as u64,
+        });
+    }
+
+    fn value(&self, state: &ShardedState) -> f64 {
+        state.total as f64 * self.local.unit()
+    }
+
+    fn sensitivity(&self, round: usize) -> Sensitivity {
+        self.local.sensitivity(round)
+    }
+
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
+        self.local.gain_sensitivity(round)
+    }
+
+    fn properties(&self) -> Properties {
+        self.local.properties()
+    }
+
+    fn name(&self) -> &'static str {
+        self.local.name()
+    }
+
+    fn max_solution_size(&self) -> usize {
+        self.local.max_solution_size()
+    }
+}
+
+/// A value in units, exactly, or an error saying the objective is not [`Summable`] as it
+/// claims.
+fn units(value: f64, unit: f64) -> Result<i64> {
+    let k = value / unit;
+    if k.fract() != 0.0 || k.abs() >= 2f64.powi(53) || !k.is_finite() {
+        return Err(Error::Cluster(format!(
+            "a shard's value {value} is not an exact multiple of the unit {unit}: the \
+             objective cannot be summed exactly"
+        )));
+    }
+    Ok(k as i64)
+}
+
+/// A message on the wire: its destination worker, the epoch it belongs to, the message.
+type Addressed = (u64, u64, Msg);
+
+/// One worker's end of the exchange: a dataflow that delivers each epoch's messages to the
+/// worker they are addressed to.
+struct Wire<'w> {
+    worker: &'w mut Worker,
+    input: InputHandle<u64, CapacityContainerBuilder<Vec<Addressed>>>,
+    probe: ProbeHandle<u64>,
+    /// Messages received, with the epoch they were sent in: a fast peer's answer of the next
+    /// epoch may arrive before this one is complete.
+    inbox: Rc<RefCell<Vec<(u64, Msg)>>>,
+    timeout: Duration,
+}
+
+impl<'w> Wire<'w> {
+    fn new(worker: &'w mut Worker, timeout: Duration) -> Self {
+        let mut input = InputHandle::new();
+        let probe = ProbeHandle::new();
+        let inbox = Rc::new(RefCell::new(Vec::new()));
+        let sink = Rc::clone(&inbox);
+        worker.dataflow(|scope| {
+            scope
+                .input_from(&mut input)
+                .container::<Vec<_>>()
+                .exchange(|(to, _, _): &Addressed| *to)
+                .inspect(move |(_, epoch, m): &Addressed| {
+                    sink.borrow_mut().push((*epoch, m.clone()))
+                })
+                .probe_with(&probe);
+        });
+        Wire {
+            worker,
+            input,
+            probe,
+            inbox,
+            timeout,
+        }
+    }
+
+    /// Sends `out` (destination, message), then waits until every worker has sent its
+    /// messages of this epoch; returns the ones addressed here.
+    fn exchange(&mut self, out: Vec<(u64, Msg)>) -> Result<Vec<Msg>> {
+        let now = *self.input.time();
+        for (to, m) in out {
+            self.input.send((to, now, m));
+        }
+        let next = now + 1;
+        self.input.advance_to(next);
+        let start = Instant::now();
+        while self.probe.less_than(&next) {
+            self.worker.step_or_park(Some(Duration::from_millis(50)));
+            if start.elapsed() > self.timeout {
+                return Err(Error::Cluster(format!(
+                    "worker {} heard nothing from its peers for {} s (a peer stopped or is \
+                     slower than --timeout)",
+                    self.worker.index(),
+                    self.timeout.as_secs_f64()
+                )));
+            }
+        }
+        let mut inbox = self.inbox.borrow_mut();
+        let (this, later): (Vec<_>, Vec<_>) = inbox.drain(..).partition(|(e, _)| *e == now);
+        *inbox = later;
+        Ok(this.into_iter().map(|(_, m)| m).collect())
+    }
+
+    /// `msg` to every worker.
+    fn to_all(&self, msg: &Msg) -> Vec<(u64, Msg)> {
+        (0..self.worker.peers() as u64)
+            .map(|w| (w, msg.clone()))
+            .collect()
+    }
+}
+
+/// A worker's copies of the algorithm's states, by id.
+type States<F> = std::collections::HashMap<u64, <F as SetFunction>::State>;
+
+/// Carries out one command from worker 0 on this worker's shard; the answer goes back to it
+/// (an error as [`Msg::Failed`], which fails the run).
+fn serve<F: Summable>(objective: &F, states: &mut States<F>, msg: &Msg) -> Msg {
+    serve_or_fail(objective, states, msg).unwrap_or_else(|e| Msg::Failed(e.to_string()))
+}
+
+fn serve_or_fail<F: Summable>(objective: &F, states: &mut States<F>, msg: &Msg) -> Result<Msg> {
+    let unit = objective.unit();
+    let missing = |id: u64| Error::Cluster(format!("no state {id} on this worker"));
+    let ground = objective.ground_size() as u64;
+    Ok(match msg {
+        Msg::Empty(id) => {
+            let s = objective.empty();
+            let total = units(objective.value(&s), unit)?;
+            states.insert(*id, s);
+            Msg::Total(total)
+        }
+        Msg::Clone { from, to } => {
+            let s = states.get(from).ok_or_else(|| missing(*from))?.clone();
+            states.insert(*to, s);
+            Msg::Ack
+        }
+        Msg::Forget(id) => {
+            states.remove(id);
+            Msg::Ack
+        }
+        Msg::Gains { state, candidates } => {
+            let s = states.get(state).ok_or_else(|| missing(*state))?;
+            if let Some(c) = candidates.iter().find(|&&c| c >= ground) {
+                return Err(Error::Cluster(format!("candidate {c} out of range")));
+            }
+            let candidates: Vec<usize> = candidates.iter().map(|&c| c as usize).collect();
+            let mut gains = vec![0.0; candidates.len()];
+            objective.gains(s, &candidates, &mut gains);
+            Msg::Units(
+                gains
+                    .into_iter()
+                    .map(|g| units(g, unit))
+                    .collect::<Result<_>>()?,
+            )
+        }
+        Msg::Insert { state, v } => {
+            if *v >= ground {
+                return Err(Error::Cluster(format!("candidate {v} out of range")));
+            }
+            let s = states.get_mut(state).ok_or_else(|| missing(*state))?;
+            objective.insert(s, *v as usize);
+            Msg::Total(units(objective.value(s), unit)?)
+        }
+        Msg::Done => Msg::Ack,
+        other => return Err(Error::Cluster(format!("unexpected command {other:?}"))),
+    })
+}
+
+/// Sums the answers of all workers to one command (they are all of the same kind).
+fn sum_answers(answers: Vec<Msg>, peers: usize) -> Result<Msg> {
+    if answers.len() != peers {
+        return Err(Error::Cluster(format!(
+            "{} answers from {peers} workers",
+            answers.len()
+        )));
+    }
+    let mut it = answers.into_iter();
+    let first = it
+        .next()
+        .ok_or_else(|| Error::Cluster("no answer".into()))?;
+    it.try_fold(first, |acc, m| match (acc, m) {
+        (Msg::Units(mut a), Msg::Units(b)) if a.len() == b.len() => {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x = x
+                    .checked_add(y)
+                    .ok_or_else(|| Error::Cluster("a summed gain overflows 2^63 units".into()))?;
+            }
+            Ok(Msg::Units(a))
+        }
+        (Msg::Total(a), Msg::Total(b)) => a
+            .checked_add(b)
+            .map(Msg::Total)
+            .ok_or_else(|| Error::Cluster("a summed value overflows 2^63 units".into())),
+        (Msg::Ack, Msg::Ack) => Ok(Msg::Ack),
+        (Msg::Failed(a), _) | (_, Msg::Failed(a)) => Err(Error::Cluster(a)),
+        (a, b) => Err(Error::Cluster(format!(
+            "mismatched answers {a:?} and {b:?}"
+        ))),
+    })
+}
+
+/// The text of a panic payload.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a worker failed".into())
+}
+
+/// One worker's whole run. Worker 0 returns the algorithm's result.
+fn work<F, B, A, T>(
+    worker: &mut Worker,
+    place: Place,
+    timeout: Duration,
+    build: &B,
+    algorithm: &Mutex<Option<A>>,
+) -> Result<Option<T>>
+where
+    F: Summable,
+    B: Fn(Place) -> Result<F>,
+    A: FnOnce(&Sharded<'_, F>) -> Result<T> + Send,
+    T: Send,
+{
+    let mut wire = Wire::new(worker, timeout);
+    let built = build(place);
+    let ready = match &built {
+        Ok(f) => Msg::Ready {
+            records: f.records() as u64,
+            ground: f.ground_size() as u64,
+            unit: f.unit(),
+        },
+        Err(e) => Msg::Failed(format!("worker {}: {e}", place.worker)),
+    };
+    let answers = wire.exchange(vec![(0, ready)])?;
+    let lead = place.worker == 0;
+    // Worker 0 decides whether the run goes ahead; the others learn it from its first command.
+    let mut records = 0u64;
+    let mut verdict = None;
+    if lead {
+        let (mut ground, mut unit) = (None, None);
+        for a in &answers {
+            match a {
+                Msg::Ready {
+                    records: r,
+                    ground: g,
+                    unit: u,
+                } => {
+                    records += r;
+                    if *ground.get_or_insert(*g) != *g {
+                        verdict = Some("the workers disagree on the number of candidates".into());
+                    }
+                    // Shards on different grids (e.g. weights of different ranges) would not
+                    // add up to the single-process objective exactly.
+                    if unit.get_or_insert(u.to_bits()) != &u.to_bits() {
+                        verdict = Some(
+                            "the shards' objectives have different units and cannot be summed \
+                             exactly (weighted coverage with different largest weights?)"
+                                .into(),
+                        );
+                    }
+                }
+                Msg::Failed(why) => {
+                    verdict.get_or_insert_with(|| why.clone());
+                }
+                other => verdict = Some(format!("unexpected {other:?}")),
+            }
+        }
+    }
+    let objective = match (built, verdict) {
+        (Ok(f), None) => f,
+        (built, verdict) => {
+            // Tell everyone (worker 0), or wait to be told (the others).
+            let why = verdict.unwrap_or_default();
+            let out = if lead {
+                wire.to_all(&Msg::Abort(why.clone()))
+            } else {
+                Vec::new()
+            };
+            let got = wire.exchange(out)?;
+            return Err(match (built, got.first()) {
+                (Err(e), _) if !lead || why.is_empty() => e,
+                (_, Some(Msg::Abort(w))) => Error::Cluster(w.clone()),
+                _ => Error::Cluster(why),
+            });
+        }
+    };
+    let mut states: States<F> = Default::default();
+    if !lead {
+        loop {
+            let got = wire.exchange(Vec::new())?;
+            let command = got
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::Cluster("no command from worker 0".into()))?;
+            if let Msg::Abort(why) = command {
+                return Err(Error::Cluster(why));
+            }
+            let answer = serve(&objective, &mut states, &command);
+            wire.exchange(vec![(0, answer)])?;
+            if matches!(command, Msg::Done) {
+                return Ok(None);
+            }
+        }
+    }
+    // Worker 0: the algorithm on its own thread (it only sees `Sharded`), this thread carrying
+    // its questions out. Both read the local objective (`F: Sync`).
+    let algorithm = algorithm
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+        .ok_or_else(|| Error::Cluster("worker 0 ran twice".into()))?;
+    let (to_wire, commands) = channel::<Msg>();
+    let (to_algorithm, answers) = channel::<Result<Msg>>();
+    let link = Arc::new(Link {
+        channel: Mutex::new((to_wire, answers)),
+        failure: Mutex::new(None),
+        next_id: AtomicU64::new(0),
+    });
+    let peers = place.peers;
+    let objective = &objective;
+    std::thread::scope(|scope| {
+        let for_algorithm = Arc::clone(&link);
+        let run = scope.spawn(move || {
+            let sharded = Sharded {
+                local: objective,
+                records: records as usize,
+                link: Arc::clone(&for_algorithm),
+            };
+            let result = catch_unwind(AssertUnwindSafe(|| algorithm(&sharded)));
+            drop(sharded);
+            // Every state is gone: the workers may stop.
+            for_algorithm.call(Msg::Done);
+            result
+        });
+        let served = (|| -> Result<()> {
+            while let Ok(command) = commands.recv() {
+                let got = wire.exchange(wire.to_all(&command))?;
+                if got.len() != 1 {
+                    return Err(Error::Cluster(format!(
+                        "worker 0 lost its own command: {got:?}"
+                    )));
+                }
+                let answer = serve(objective, &mut states, &command);
+                let answers = wire.exchange(vec![(0, answer)])?;
+                let done = matches!(command, Msg::Done);
+                if to_algorithm.send(sum_answers(answers, peers)).is_err() || done {
+                    break;
+                }
+            }
+            Ok(())
+        })();
+        // The algorithm, if still running, now gets an error at its next question and ends.
+        drop(to_algorithm);
+        drop(commands);
+        let result = match run.join() {
+            Ok(r) => r,
+            Err(p) => Err(p),
+        };
+        let failure = link
+            .failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        match (served, result) {
+            (Err(e), _) => Err(e),
+            (Ok(()), Err(payload)) => std::panic::resume_unwind(payload),
+            (Ok(()), Ok(_)) if failure.is_some() => Err(failure.expect("checked")),
+            (Ok(()), Ok(r)) => r.map(Some),
+        }
+    })
+}
+
+impl Cluster {
+    /// Runs `algorithm` once, on worker 0, over the sum of the objectives that `build` makes
+    /// on each worker from its part of the data ([`Place`] says which part). Returns the
+    /// algorithm's result in process 0 and `None` in the others.
+    ///
+    /// `build` runs on every worker's own thread; `algorithm` must only ask its objective
+    /// ([`Sharded`]) for gains, values and inserts — every other input of it (its generator
+    /// above all) lives on worker 0 alone, which is why the result with a seeded generator is
+    /// the single-process run's, bit for bit.
+    ///
+    /// ```
+    /// use disguise::cluster::Cluster;
+    /// use disguise::maximize::standard_greedy;
+    /// use disguise::constraint::Cardinality;
+    /// use disguise::objective::Coverage;
+    /// // Six people; candidate 0 covers persons 0–2, candidate 1 persons 3–4, candidate 2 person 5.
+    /// let covers = vec![vec![0], vec![0], vec![0], vec![1], vec![1], vec![2]];
+    /// let picks = Cluster::local(3)?.maximize(
+    ///     // Worker w holds the people i with i mod 3 = w.
+    ///     move |place| {
+    ///         let mine: Vec<Vec<usize>> = covers.iter().enumerate()
+    ///             .filter(|(i, _)| place.owns_row(*i as u64)).map(|(_, c)| c.clone()).collect();
+    ///         Coverage::new(3, &mine)
+    ///     },
+    ///     |f| standard_greedy(f, &Cardinality::new(3, 2)).map(|s| s.elements),
+    /// )?;
+    /// assert_eq!(picks, Some(vec![0, 1]));
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Cluster`] if a peer cannot be reached within the timeout, dies or stops
+    /// answering; a worker's `build` error (the first, for worker 0); the algorithm's error.
+    pub fn maximize<F, B, A, T>(&self, build: B, algorithm: A) -> Result<Option<T>>
+    where
+        F: Summable + 'static,
+        B: Fn(Place) -> Result<F> + Send + Sync + 'static,
+        A: FnOnce(&Sharded<'_, F>) -> Result<T> + Send + 'static,
+        T: Send + 'static,
+    {
+        let timeout = self.timeout;
+        let (processes, process, workers) = (self.processes(), self.process, self.workers);
+        let (builders, guard): (_, Option<Box<dyn std::any::Any>>) = if self.hosts.is_empty() {
+            let (builders, _) = timely::CommunicationConfig::Process(workers)
+                .try_build()
+                .map_err(Error::Cluster)?;
+            (builders, None)
+        } else {
+            use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+            use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
+            let sockets = network::connect(&self.hosts, process, workers, timeout)?;
+            let hooks = timely::communication::Hooks::default();
+            let local = ProcessBuilder::new_typed_vector(workers, hooks.refill.clone(), None);
+            let (builders, guard) =
+                initialize_networking_from_sockets(local, sockets, process, workers, hooks)
+                    .map_err(|e| Error::Cluster(format!("starting the network: {e}")))?;
+            let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
+            (builders, Some(Box::new(guard)))
+        };
+        let algorithm = Arc::new(Mutex::new(Some(algorithm)));
+        let guards = timely::execute::execute_from(
+            builders,
+            Box::new(()),
+            timely::WorkerConfig::default(),
+            move |worker| {
+                let place = Place {
+                    worker: worker.index(),
+                    peers: worker.peers(),
+                    process,
+                    processes,
+                    local: worker.index() % workers,
+                    workers,
+                };
+                catch_unwind(AssertUnwindSafe(|| {
+                    work(worker, place, timeout, &build, &algorithm)
+                }))
+                .unwrap_or_else(|p| Err(peer_failure(&panic_text(&*p))))
+            },
+        )
+        .map_err(Error::Cluster)?;
+        let mut first_error = None;
+        let mut answer = None;
+        for result in guards.join() {
+            match result {
+                Ok(Ok(Some(t))) => answer = Some(t),
+                Ok(Ok(None)) => {}
+                Ok(Err(e)) => {
+                    first_error.get_or_insert(e);
+                }
+                Err(p) => {
+                    first_error.get_or_insert(peer_failure(&p));
+                }
+            }
+        }
+        match first_error {
+            None => {
+                drop(guard); // joins the network threads, which ended cleanly
+                Ok(answer)
+            }
+            Some(e) => {
+                // The network threads of a failed run may have failed too: joining them would
+                // re-raise their panics. The process is about to report the error.
+                std::mem::forget(guard);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// The error for a worker that failed inside timely: a closed connection is a peer that died.
+fn peer_failure(text: &str) -> Error {
+    if text.contains("timely communication error") || text.contains("MergeQueue poisoned") {
+        Error::Cluster(format!(
+            "a peer closed its connection mid-run (it died or was killed): {text}"
+        ))
+    } else {
+        Error::Cluster(format!("a worker failed: {text}"))
+    }
+}

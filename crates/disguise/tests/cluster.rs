@@ -1,0 +1,138 @@
+//! Distributed runs (`disguise::cluster`) in one process: the report of a seeded run is the
+//! single-process report, bit for bit, for every partition of the records (the multi-process
+//! runs are tested through the command line).
+#![cfg(feature = "cluster")]
+
+use disguise::cluster::{Cluster, Place};
+use disguise::prelude::*;
+use disguise::task::{Algorithm, MechanismChoice, Privacy};
+
+/// Clustered planar records: a fixed pseudo-random sequence (no generator needed).
+fn points(n: usize) -> Vec<[f64; 2]> {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    (0..n)
+        .map(|i| {
+            let centre = [(i % 5) as f64 * 2.0, (i % 3) as f64 * 3.0];
+            [centre[0] + next() - 0.5, centre[1] + next() - 0.5]
+        })
+        .collect()
+}
+
+fn candidates() -> Vec<[f64; 2]> {
+    (0..24)
+        .map(|j| [(j % 6) as f64 * 1.7, (j / 6) as f64 * 2.2])
+        .collect()
+}
+
+/// Row-dealt shards of `all`.
+fn dealt(all: Vec<[f64; 2]>) -> impl Fn(Place) -> disguise::Result<Vec<[f64; 2]>> + Send + Sync {
+    move |place| {
+        Ok(all
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| place.owns_row(*i as u64))
+            .map(|(_, p)| *p)
+            .collect())
+    }
+}
+
+fn same_for_every_partition(request: Select, n: usize) {
+    let (all, cands) = (points(n), candidates());
+    let one = request
+        .run(&all, &cands, &mut SecureRng::insecure_from_seed(11))
+        .expect("single process");
+    for workers in [1, 2, 3, 7] {
+        let spread = request
+            .run_distributed(
+                &Cluster::local(workers).expect("cluster"),
+                dealt(all.clone()),
+                &cands,
+                SecureRng::insecure_from_seed(11),
+            )
+            .expect("distributed");
+        assert_eq!(spread.as_ref(), Some(&one), "{workers} workers");
+    }
+}
+
+#[test]
+fn exponential_mechanism_greedy_is_partition_independent() {
+    same_for_every_partition(Select::new(5).epsilon(0.5).normalizer(2.0), 3000);
+}
+
+#[test]
+fn large_margin_greedy_is_partition_independent() {
+    let mut request = Select::new(4).normalizer(2.0);
+    request.privacy = Privacy {
+        epsilon: Some(1.0),
+        delta: 1e-6,
+        mechanism: MechanismChoice::LargeMargin,
+        ..request.privacy
+    };
+    same_for_every_partition(request, 2000);
+}
+
+#[test]
+fn matroid_constraint_and_subsample_with_cost_are_partition_independent() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let groups = dir.path().join("groups.txt");
+    let mut lines = String::from("group,capacity\ng0,1\ng1,1\ng2,2\ng3,1\nelement,group\n");
+    for j in 0..24 {
+        lines.push_str(&format!("{j},g{}\n", j % 4));
+    }
+    std::fs::write(&groups, lines).expect("write");
+    let spec = format!("partition:{}", groups.display());
+    same_for_every_partition(Select::constrained(spec).epsilon(2.0).normalizer(2.0), 1500);
+    let subsample = Select::new(3)
+        .epsilon(1.0)
+        .normalizer(2.0)
+        .cost(20.0)
+        .algorithm(Algorithm::Subsample);
+    same_for_every_partition(subsample, 1500);
+}
+
+#[test]
+fn more_workers_than_records() {
+    same_for_every_partition(Select::new(2).epsilon(1.0).normalizer(2.0), 5);
+}
+
+#[test]
+fn a_worker_that_cannot_load_fails_the_run_with_its_error() {
+    let err = Select::new(2)
+        .epsilon(1.0)
+        .normalizer(2.0)
+        .run_distributed(
+            &Cluster::local(3).expect("cluster"),
+            |place: Place| {
+                if place.worker == 2 {
+                    Err(disguise::Error::parse("part-2.csv:7:3: not a number: 'x'"))
+                } else {
+                    Ok(points(10))
+                }
+            },
+            &candidates(),
+            SecureRng::insecure_from_seed(1),
+        )
+        .expect_err("worker 2 fails");
+    assert!(err.to_string().contains("part-2.csv:7:3"), "{err}");
+}
+
+#[test]
+fn the_continuous_greedy_is_refused() {
+    let err = Select::new(2)
+        .epsilon(1.0)
+        .algorithm(Algorithm::ContinuousGreedy)
+        .run_distributed(
+            &Cluster::local(2).expect("cluster"),
+            |_| Ok(points(10)),
+            &candidates(),
+            SecureRng::insecure_from_seed(1),
+        )
+        .expect_err("refused");
+    assert!(err.to_string().contains("one process"), "{err}");
+}
