@@ -45,6 +45,8 @@ enum Command {
     Hypothesis(commands::hypothesis::Args),
     /// Draft a table schema (docs/schema.md) from a file's header row, for you to fill in.
     Schema(commands::schema::Args),
+    /// Write synthetic data for benchmarks and tests (e.g. clustered points in parts).
+    Generate(commands::generate::Args),
     /// Reproduce a paper's experiment: tidy CSV tables and figures (PNG + SVG) in --out.
     Experiment(commands::experiment::Args),
     /// Release a differentially private projected histogram of a table as synthetic data.
@@ -77,6 +79,13 @@ fn install_panic_hook() {
             .unwrap_or_else(|| "unknown panic".to_string());
         if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
             std::process::exit(BROKEN_PIPE);
+        }
+        // A distributed run's peer closed its connection: timely's threads fail, and the run
+        // reports it as one error line (disguise::cluster). Not a bug of ours.
+        if message.starts_with("timely communication error")
+            || message.contains("MergeQueue poisoned")
+        {
+            return;
         }
         let mut line: String = message.split_whitespace().collect::<Vec<_>>().join(" ");
         if line.chars().count() > 300 {
@@ -131,6 +140,7 @@ fn main() -> ExitCode {
         Command::Itemsets(args) => commands::itemsets::run(args),
         Command::Hypothesis(args) => commands::hypothesis::run(args),
         Command::Experiment(args) => commands::experiment::run(args),
+        Command::Generate(args) => commands::generate::run(args),
         Command::Schema(args) => commands::schema::run(args),
         Command::Histogram(args) => commands::histogram::run(args),
         Command::Assign(args) => commands::assign::run(args),

@@ -53,7 +53,7 @@ fn same_for_every_partition(request: Select, n: usize) {
                 &Cluster::local(workers).expect("cluster"),
                 dealt(all.clone()),
                 &cands,
-                SecureRng::insecure_from_seed(11),
+                &mut SecureRng::insecure_from_seed(11),
             )
             .expect("distributed");
         assert_eq!(spread.as_ref(), Some(&one), "{workers} workers");
@@ -116,7 +116,7 @@ fn a_worker_that_cannot_load_fails_the_run_with_its_error() {
                 }
             },
             &candidates(),
-            SecureRng::insecure_from_seed(1),
+            &mut SecureRng::insecure_from_seed(1),
         )
         .expect_err("worker 2 fails");
     assert!(err.to_string().contains("part-2.csv:7:3"), "{err}");
@@ -131,7 +131,7 @@ fn the_continuous_greedy_is_refused() {
             &Cluster::local(2).expect("cluster"),
             |_| Ok(points(10)),
             &candidates(),
-            SecureRng::insecure_from_seed(1),
+            &mut SecureRng::insecure_from_seed(1),
         )
         .expect_err("refused");
     assert!(err.to_string().contains("one process"), "{err}");

@@ -8,6 +8,7 @@ pub mod cut;
 pub mod demo;
 pub mod experiment;
 pub mod features;
+pub mod generate;
 pub mod histogram;
 pub mod hypothesis;
 pub mod itemsets;

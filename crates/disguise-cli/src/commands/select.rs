@@ -2,12 +2,13 @@
 //! serve a set of private points well (Mitrovic et al. 2017, §6.1). A shell over
 //! [`disguise::task::Select`]: parse, read the two files, run the trials, print.
 
+use super::common::cluster::ClusterArgs;
 use super::common::coordinates::PlacesArgs;
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
-use crate::output::{flag_of, flagged, thousands};
+use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
-use disguise::task::{Algorithm, ContinuousOptions, Runnable, Select, Usefulness};
+use disguise::task::{Algorithm, ContinuousOptions, Runnable, Select, SelectReport, Usefulness};
 use serde::Serialize;
 
 const EXAMPLES: &str = "\
@@ -35,6 +36,13 @@ Utility: f(S) = Σ_points (1 − min(1, d(point, nearest chosen candidate)/m)), 
 contributes at most 1; the normalised utility printed after each pick is f(S)/n ∈ [0, 1] for
 n points. Objective values and utilities are computed on the private points for evaluation:
 they are NOT covered by the privacy guarantee, which protects the chosen candidates only.";
+
+/// The closing note of the table.
+const NOTE: &str = "utility = f(S)/n: each point contributes 1 − min(1, d/m) to f; values are \
+                    computed on the private points (evaluation only, not part of the release)";
+const NOTE_COST: &str = "utility = (f(S) − cost·|S|)/n: each point contributes 1 − min(1, d/m) \
+                         to f; values are computed on the private points (evaluation only, not \
+                         part of the release)";
 
 /// Arguments of `disguise select`.
 #[derive(clap::Args)]
@@ -66,6 +74,8 @@ pub struct Args {
     privacy: PrivacyArgs,
     #[command(flatten)]
     continuous: ContinuousArgs,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 /// Options of `--algorithm continuous-greedy` (ignored by the other algorithms).
@@ -116,6 +126,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     args.privacy.check_trials()?;
     let request = args.request()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
+    if let Some(cluster) = args.cluster.cluster()? {
+        return run_distributed(&args, request, cluster);
+    }
     let places = &args.places;
     let quiet = args.privacy.quiet;
     let (candidates, names) = places.read_candidates(quiet)?;
@@ -128,7 +141,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             places.candidates.display()
         );
     }
-    let points = places.read_points(quiet)?;
+    // One file, a folder or a pattern of CSV or Parquet parts (all of them, in one process).
+    let bar = spinner(
+        &format!("reading points {}", places.points.display()),
+        quiet,
+    );
+    let points = places.loader()?(disguise::cluster::Place::SOLE);
+    bar.finish_and_clear();
+    let points = points?;
     let objective = request
         .objective(&points, &candidates)
         .map_err(|e| anyhow::anyhow!("cannot build the facility-location objective: {e}"))?;
@@ -181,14 +201,100 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             usefulness: prepared.usefulness(first),
         }
     };
-    let note = if args.cost > 0.0 {
-        "utility = (f(S) − cost·|S|)/n: each point contributes 1 − min(1, d/m) to f; values \
-         are computed on the private points (evaluation only, not part of the release)"
-    } else {
-        "utility = f(S)/n: each point contributes 1 − min(1, d/m) to f; values are computed \
-         on the private points (evaluation only, not part of the release)"
-    };
+    let note = if args.cost > 0.0 { NOTE_COST } else { NOTE };
     print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
+}
+
+/// `disguise select` with `--workers` or `--hosts`: every process reads the public candidates
+/// and its own part of the points; process 0 runs the algorithm and prints as a one-process
+/// run does, the others print nothing.
+fn run_distributed(
+    args: &Args,
+    request: Select,
+    cluster: disguise::cluster::Cluster,
+) -> anyhow::Result<()> {
+    if args.privacy.trials.is_some_and(|t| t > 1) {
+        bail!(
+            "invalid --trials: a distributed run makes one trial (drop --trials or --workers/--hosts)"
+        );
+    }
+    let places = &args.places;
+    let (candidates, names) = places.read_candidates(true)?;
+    let m = candidates.len();
+    if let Some(k) = args.k
+        && k > m
+    {
+        bail!(
+            "invalid --k: {k} is larger than the number of candidates ({m} in {})",
+            places.candidates.display()
+        );
+    }
+    let load = places.loader()?;
+    if cluster.process() != 0 {
+        // This process serves its share; the generator is process 0's alone.
+        let mut unused = disguise::SecureRng::from_os()?;
+        request.distributed_trial(&cluster, load, &candidates, &mut unused)?;
+        return Ok(());
+    }
+    let report = std::sync::OnceLock::new();
+    let records = || {
+        report
+            .get()
+            .map_or(f64::NAN, |r: &SelectReport| r.points as f64)
+    };
+    let utility = |v: f64| v / records();
+    let labels = Labels::new(&names, &utility);
+    let k = args.k.unwrap_or(0);
+    let preamble = |first: &Solution| {
+        let r = report.get().expect("reported before printing");
+        println!(
+            "facility location: {} points ({}; {} processes × {} workers), {} candidates ({})",
+            thousands(r.points as u64),
+            places.points.display(),
+            cluster.processes(),
+            cluster.workers(),
+            thousands(m as u64),
+            places.candidates.display()
+        );
+        println!("{}", places.metric_line(r.normalizer));
+        println!(
+            "algorithm {}, mechanism {}, constraint {}, k = {}",
+            first.algorithm, args.privacy.mechanism, first.constraint, r.k
+        );
+        if args.cost > 0.0 {
+            println!(
+                "cost per location: {} points served (objective f(S) − cost·|S|, non-monotone)",
+                args.cost
+            );
+        }
+    };
+    let run = |child: &mut disguise::SecureRng| {
+        let (solution, r) = request
+            .distributed_trial(&cluster, load.clone(), &candidates, child)?
+            .ok_or_else(|| disguise::Error::Cluster("process 0 got no result".into()))?;
+        let _ = report.set(r);
+        Ok(solution)
+    };
+    let judge = |_: &Solution| report.get().and_then(|r| r.usefulness.clone());
+    let outcome = run_and_print(&args.privacy, k, &labels, &preamble, &judge, run)?;
+    let head = |_: &Solution| {
+        let r = report.get().expect("reported");
+        Head {
+            objective: r.objective,
+            algorithm: r.algorithm,
+            mechanism: r.mechanism,
+            constraint: r.constraint,
+            metric: r.metric,
+            normalizer: r.normalizer,
+            normalizer_source: r.normalizer_source,
+            points: r.points,
+            candidates: r.candidates,
+            k: r.k,
+            cost: r.cost,
+            usefulness: r.usefulness.clone(),
+        }
+    };
+    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, NOTE)
 }
 
 /// Whether a cost is absent (serde's `skip_serializing_if` takes a reference).

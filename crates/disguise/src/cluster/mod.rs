@@ -247,9 +247,15 @@ mod tests {
             Cluster::from_host_file(&path, process, 1).map_err(|e| e.to_string())
         };
         assert_eq!(check("a:1\nb:2\n", 1).expect("valid").processes(), 2);
-        assert_eq!(check("a:1\nb:2", 0).expect("no final newline").processes(), 2);
+        assert_eq!(
+            check("a:1\nb:2", 0).expect("no final newline").processes(),
+            2
+        );
         let blank = check("a:1\n\nb:2\n", 0).expect_err("blank line");
-        assert!(blank.contains("hosts.txt: line 2: '' is not host:port"), "{blank}");
+        assert!(
+            blank.contains("hosts.txt: line 2: '' is not host:port"),
+            "{blank}"
+        );
         let port = check("a:1\nb:http\n", 0).expect_err("bad port");
         assert!(port.contains("line 2: 'b:http'"), "{port}");
         let twice = check("a:1\na:1\n", 0).expect_err("twice");
@@ -277,7 +283,11 @@ mod tests {
         for j in 0..40 {
             let owners: Vec<&Place> = places.iter().filter(|p| p.owns_part(j)).collect();
             assert_eq!(owners.len(), 1, "part {j}");
-            assert_eq!(owners[0].process, j % processes, "part {j} goes to process j mod P");
+            assert_eq!(
+                owners[0].process,
+                j % processes,
+                "part {j} goes to process j mod P"
+            );
             assert_eq!(places.iter().filter(|p| p.owns_row(j as u64)).count(), 1);
         }
         assert!(Cluster::local(0).is_err() && Cluster::local(1025).is_err());

@@ -427,19 +427,21 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a worker failed".into())
 }
 
-/// One worker's whole run. Worker 0 returns the algorithm's result.
-fn work<F, B, A, T>(
+/// Worker 0's end of the link to the caller's thread: commands in, summed answers out.
+type Desk = (Receiver<Msg>, Sender<Result<Msg>>);
+
+/// One worker's whole run: build its shard, then answer commands until `Done`. Worker 0
+/// takes the commands from the caller's thread (`desk`) and sends them to everyone.
+fn work<F, B>(
     worker: &mut Worker,
     place: Place,
     timeout: Duration,
     build: &B,
-    algorithm: &Mutex<Option<A>>,
-) -> Result<Option<T>>
+    desk: &Mutex<Option<Desk>>,
+) -> Result<()>
 where
     F: Summable,
     B: Fn(Place) -> Result<F>,
-    A: FnOnce(&Sharded<'_, F>) -> Result<T> + Send,
-    T: Send,
 {
     let mut wire = Wire::new(worker, timeout);
     let built = build(place);
@@ -505,100 +507,57 @@ where
         }
     };
     let mut states: States<F> = Default::default();
-    if !lead {
-        loop {
-            let got = wire.exchange(Vec::new())?;
-            let command = got
-                .into_iter()
-                .next()
-                .ok_or_else(|| Error::Cluster("no command from worker 0".into()))?;
-            if let Msg::Abort(why) = command {
-                return Err(Error::Cluster(why));
-            }
-            let answer = serve(&objective, &mut states, &command);
-            wire.exchange(vec![(0, answer)])?;
-            if matches!(command, Msg::Done) {
-                return Ok(None);
-            }
-        }
-    }
-    // Worker 0: the algorithm on its own thread (it only sees `Sharded`), this thread carrying
-    // its questions out. Both read the local objective (`F: Sync`).
-    let algorithm = algorithm
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take()
-        .ok_or_else(|| Error::Cluster("worker 0 ran twice".into()))?;
-    let (to_wire, commands) = channel::<Msg>();
-    let (to_algorithm, answers) = channel::<Result<Msg>>();
-    let link = Arc::new(Link {
-        channel: Mutex::new((to_wire, answers)),
-        failure: Mutex::new(None),
-        next_id: AtomicU64::new(0),
-    });
-    let peers = place.peers;
-    let objective = &objective;
-    std::thread::scope(|scope| {
-        let for_algorithm = Arc::clone(&link);
-        let run = scope.spawn(move || {
-            let sharded = Sharded {
-                local: objective,
-                records: records as usize,
-                link: Arc::clone(&for_algorithm),
-            };
-            let result = catch_unwind(AssertUnwindSafe(|| algorithm(&sharded)));
-            drop(sharded);
-            // Every state is gone: the workers may stop.
-            for_algorithm.call(Msg::Done);
-            result
-        });
-        let served = (|| -> Result<()> {
-            while let Ok(command) = commands.recv() {
-                let got = wire.exchange(wire.to_all(&command))?;
-                if got.len() != 1 {
-                    return Err(Error::Cluster(format!(
-                        "worker 0 lost its own command: {got:?}"
-                    )));
-                }
-                let answer = serve(objective, &mut states, &command);
-                let answers = wire.exchange(vec![(0, answer)])?;
-                let done = matches!(command, Msg::Done);
-                if to_algorithm.send(sum_answers(answers, peers)).is_err() || done {
-                    break;
-                }
-            }
-            Ok(())
-        })();
-        // The algorithm, if still running, now gets an error at its next question and ends.
-        drop(to_algorithm);
-        drop(commands);
-        let result = match run.join() {
-            Ok(r) => r,
-            Err(p) => Err(p),
-        };
-        let failure = link
-            .failure
+    let desk = if lead {
+        let desk = desk
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .take();
-        match (served, result) {
-            (Err(e), _) => Err(e),
-            (Ok(()), Err(payload)) => std::panic::resume_unwind(payload),
-            (Ok(()), Ok(_)) if failure.is_some() => Err(failure.expect("checked")),
-            (Ok(()), Ok(r)) => r.map(Some),
+            .take()
+            .ok_or_else(|| Error::Cluster("worker 0 started twice".into()))?;
+        // The caller learns the total number of records first.
+        if desk.1.send(Ok(Msg::Total(records as i64))).is_err() {
+            return Err(Error::Cluster("the caller is gone".into()));
         }
-    })
+        Some(desk)
+    } else {
+        None
+    };
+    loop {
+        let out = match &desk {
+            // A caller that stopped asking without `Done` (it failed) ends the run.
+            Some((commands, _)) => wire.to_all(&commands.recv().unwrap_or(Msg::Done)),
+            None => Vec::new(),
+        };
+        let command = wire
+            .exchange(out)?
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::Cluster("a command of worker 0 was lost".into()))?;
+        if let Msg::Abort(why) = command {
+            return Err(Error::Cluster(why));
+        }
+        let answer = serve(&objective, &mut states, &command);
+        let answers = wire.exchange(vec![(0, answer)])?;
+        if let Some((_, to_caller)) = &desk {
+            // The caller may be gone after `Done`; nothing waits for the answer then.
+            let _ = to_caller.send(sum_answers(answers, place.peers));
+        }
+        if matches!(command, Msg::Done) {
+            return Ok(());
+        }
+    }
 }
 
 impl Cluster {
-    /// Runs `algorithm` once, on worker 0, over the sum of the objectives that `build` makes
-    /// on each worker from its part of the data ([`Place`] says which part). Returns the
-    /// algorithm's result in process 0 and `None` in the others.
+    /// Runs `algorithm` once, on this thread of process 0, over the sum of the objectives that
+    /// `build` makes on each worker from its part of the data ([`Place`] says which part).
+    /// `public` is the objective over no records, whose public parts (ground set,
+    /// sensitivity, name) the algorithm sees. Returns the algorithm's result in process 0 and
+    /// `None` in the others (which only serve).
     ///
     /// `build` runs on every worker's own thread; `algorithm` must only ask its objective
-    /// ([`Sharded`]) for gains, values and inserts — every other input of it (its generator
-    /// above all) lives on worker 0 alone, which is why the result with a seeded generator is
-    /// the single-process run's, bit for bit.
+    /// ([`Sharded`]) for gains, values and inserts — every other input of it, its generator
+    /// above all, stays here: which is why the result with a seeded generator is the
+    /// single-process run's, bit for bit.
     ///
     /// ```
     /// use disguise::cluster::Cluster;
@@ -608,6 +567,7 @@ impl Cluster {
     /// // Six people; candidate 0 covers persons 0–2, candidate 1 persons 3–4, candidate 2 person 5.
     /// let covers = vec![vec![0], vec![0], vec![0], vec![1], vec![1], vec![2]];
     /// let picks = Cluster::local(3)?.maximize(
+    ///     &Coverage::new(3, &[])?,
     ///     // Worker w holds the people i with i mod 3 = w.
     ///     move |place| {
     ///         let mine: Vec<Vec<usize>> = covers.iter().enumerate()
@@ -623,16 +583,15 @@ impl Cluster {
     /// # Errors
     /// [`Error::Cluster`] if a peer cannot be reached within the timeout, dies or stops
     /// answering; a worker's `build` error (the first, for worker 0); the algorithm's error.
-    pub fn maximize<F, B, A, T>(&self, build: B, algorithm: A) -> Result<Option<T>>
+    pub fn maximize<F, B, A, T>(&self, public: &F, build: B, algorithm: A) -> Result<Option<T>>
     where
         F: Summable + 'static,
         B: Fn(Place) -> Result<F> + Send + Sync + 'static,
-        A: FnOnce(&Sharded<'_, F>) -> Result<T> + Send + 'static,
-        T: Send + 'static,
+        A: FnOnce(&Sharded<'_, F>) -> Result<T>,
     {
         let timeout = self.timeout;
         let (processes, process, workers) = (self.processes(), self.process, self.workers);
-        let (builders, guard): (_, Option<Box<dyn std::any::Any>>) = if self.hosts.is_empty() {
+        let (builders, network): (_, Option<Box<dyn std::any::Any>>) = if self.hosts.is_empty() {
             let (builders, _) = timely::CommunicationConfig::Process(workers)
                 .try_build()
                 .map_err(Error::Cluster)?;
@@ -649,7 +608,9 @@ impl Cluster {
             let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
             (builders, Some(Box::new(guard)))
         };
-        let algorithm = Arc::new(Mutex::new(Some(algorithm)));
+        let (to_wire, commands) = channel::<Msg>();
+        let (to_caller, answers) = channel::<Result<Msg>>();
+        let desk = Arc::new(Mutex::new(Some((commands, to_caller))));
         let guards = timely::execute::execute_from(
             builders,
             Box::new(()),
@@ -664,41 +625,70 @@ impl Cluster {
                     workers,
                 };
                 catch_unwind(AssertUnwindSafe(|| {
-                    work(worker, place, timeout, &build, &algorithm)
+                    work(worker, place, timeout, &build, &desk)
                 }))
                 .unwrap_or_else(|p| Err(peer_failure(&panic_text(&*p))))
             },
         )
         .map_err(Error::Cluster)?;
-        let mut first_error = None;
-        let mut answer = None;
-        for result in guards.join() {
-            match result {
-                Ok(Ok(Some(t))) => answer = Some(t),
-                Ok(Ok(None)) => {}
-                Ok(Err(e)) => {
-                    first_error.get_or_insert(e);
+        let outcome = if process == 0 {
+            // Worker 0 first says how many records there are in all (or fails).
+            match answers.recv() {
+                Ok(Ok(Msg::Total(records))) => {
+                    let link = Arc::new(Link {
+                        channel: Mutex::new((to_wire, answers)),
+                        failure: Mutex::new(None),
+                        next_id: AtomicU64::new(0),
+                    });
+                    let sharded = Sharded {
+                        local: public,
+                        records: records as usize,
+                        link: Arc::clone(&link),
+                    };
+                    let result = algorithm(&sharded);
+                    drop(sharded);
+                    // Every state is gone: the workers may stop.
+                    link.call(Msg::Done);
+                    let failure = link
+                        .failure
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take();
+                    match failure {
+                        Some(e) => Err(e),
+                        None => result.map(Some),
+                    }
                 }
-                Err(p) => {
-                    first_error.get_or_insert(peer_failure(&p));
-                }
+                // Worker 0 failed before the run: its error comes from the join below.
+                _ => Ok(None),
             }
+        } else {
+            drop(to_wire);
+            Ok(None)
+        };
+        let mut first_error = None;
+        for result in guards.join() {
+            let error = match result {
+                Ok(Ok(())) => continue,
+                Ok(Err(e)) => e,
+                Err(p) => peer_failure(&p),
+            };
+            first_error.get_or_insert(error);
         }
         match first_error {
             None => {
-                drop(guard); // joins the network threads, which ended cleanly
-                Ok(answer)
+                drop(network); // joins the network threads, which ended cleanly
+                outcome
             }
             Some(e) => {
                 // The network threads of a failed run may have failed too: joining them would
                 // re-raise their panics. The process is about to report the error.
-                std::mem::forget(guard);
+                std::mem::forget(network);
                 Err(e)
             }
         }
     }
 }
-
 /// The error for a worker that failed inside timely: a closed connection is a peer that died.
 fn peer_failure(text: &str) -> Error {
     if text.contains("timely communication error") || text.contains("MergeQueue poisoned") {

@@ -190,6 +190,44 @@ pub fn read_points(
     })
 }
 
+/// The points of the rows `keep` accepts (by 0-based data row, blank lines not counted), as
+/// [`read_points`] reads them; the other rows are not parsed, so a distributed run whose
+/// workers share one file parses each row once, on the worker that owns it.
+///
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("pts.csv");
+/// std::fs::write(&path, "x,y\n0,0\n1,1\nnot,parsed\n3,3\n")?;
+/// let odd = disguise::data::read_points_where(&path, ["x", "y"], |_, _| Ok(()), |i| i % 2 == 1)?;
+/// assert_eq!(odd, vec![[1.0, 1.0], [3.0, 3.0]]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_points_where(
+    path: &Path,
+    columns: [&str; 2],
+    check: impl Fn(usize, f64) -> std::result::Result<(), String>,
+    mut keep: impl FnMut(u64) -> bool,
+) -> Result<Vec<[f64; 2]>> {
+    let mut file = Delimited::open(path, Layout::CSV)?;
+    let idx = [file.find(columns[0])?, file.find(columns[1])?];
+    let mut coords = Vec::new();
+    let mut row = 0u64;
+    while file.next_row()? {
+        if keep(row) {
+            let mut point = [0.0; 2];
+            for (c, &i) in idx.iter().enumerate() {
+                let value = file.number(i)?;
+                check(c, value).map_err(|why| file.error_at(i, why))?;
+                point[c] = value;
+            }
+            coords.push(point);
+        }
+        row += 1;
+    }
+    file.require_rows()?;
+    Ok(coords)
+}
+
 /// Streams the rows of `path`, handing `row(values, text)` the requested numeric columns
 /// (checked) and the text column. Returns whether the text column was present.
 fn scan(

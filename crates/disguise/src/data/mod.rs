@@ -14,6 +14,9 @@
 mod codes;
 mod columns;
 mod edges;
+#[cfg(feature = "parquet")]
+pub mod parquet;
+mod parts;
 pub(crate) mod reader;
 mod scores;
 pub mod synthetic;
@@ -24,11 +27,12 @@ pub(crate) use codes::{Code, with_slice};
 pub use codes::{CodeColumn, Codes, Iter as CodesIter};
 pub use columns::{
     Columns, Points, geographic, read_columns, read_columns_checked, read_columns_with_checks,
-    read_points,
+    read_points, read_points_where,
 };
 pub use edges::{Neighbourhoods, read_edge_list};
+pub use parts::Parts;
 pub use scores::{read_scores, read_scores_from};
-pub use synthetic::{SyntheticLocations, manhattan_like};
+pub use synthetic::{ClusteredPoints, SyntheticLocations, manhattan_like};
 pub use table::{
     CategoricalColumn, Header, Table, TableLayout, TablePlan, read_header, read_header_with_layout,
     read_table, read_table_with, read_table_with_layout,

@@ -388,7 +388,7 @@ impl Select {
     /// of the input is its); the candidates are public and the same on every worker. Returns
     /// the report in process 0 and `None` in the others.
     ///
-    /// Each round every worker computes its records' gains for all candidates, worker 0 sums
+    /// Each round every worker computes its records' gains for all candidates, process 0 sums
     /// them exactly and draws the choice with `rng`: the guarantee is [`Select::run`]'s on all
     /// the records, and with a seeded `rng` so is the report, bit for bit, whatever the
     /// partition (see [`crate::cluster`]).
@@ -406,7 +406,7 @@ impl Select {
     ///     move |place| Ok(shared.iter().enumerate()
     ///         .filter(|(i, _)| place.owns_row(*i as u64)).map(|(_, p)| *p).collect()),
     ///     &candidates,
-    ///     SecureRng::insecure_from_seed(7),
+    ///     &mut SecureRng::insecure_from_seed(7),
     /// )?;
     /// assert_eq!(spread, Some(one));
     /// # Ok::<(), disguise::Error>(())
@@ -420,8 +420,28 @@ impl Select {
         cluster: &crate::cluster::Cluster,
         load: L,
         candidates: &[[f64; 2]],
-        mut rng: SecureRng,
+        rng: &mut SecureRng,
     ) -> Result<Option<SelectReport>>
+    where
+        L: Fn(crate::cluster::Place) -> Result<Vec<[f64; 2]>> + Send + Sync + 'static,
+    {
+        let trial = self.distributed_trial(cluster, load, candidates, &mut rng.fork())?;
+        Ok(trial.map(|(_, report)| report))
+    }
+
+    /// One distributed run on `rng` itself (as [`Runnable::run`], where
+    /// [`Select::run_distributed`] forks as [`Runnable::run_once`] does): the solution and its
+    /// report in process 0, `None` in the others. The command line's `--workers`/`--hosts`.
+    ///
+    /// # Errors
+    /// As [`Select::run_distributed`].
+    pub fn distributed_trial<L>(
+        &self,
+        cluster: &crate::cluster::Cluster,
+        load: L,
+        candidates: &[[f64; 2]],
+        rng: &mut SecureRng,
+    ) -> Result<Option<(Solution, SelectReport)>>
     where
         L: Fn(crate::cluster::Place) -> Result<Vec<[f64; 2]>> + Send + Sync + 'static,
     {
@@ -433,16 +453,20 @@ impl Select {
                  not computed shard by shard",
             ));
         }
-        location_normalizer(self.k, self.metric, self.normalizer, candidates)?;
-        let (request, build) = (self.clone(), self.clone());
-        let candidates = candidates.to_vec();
+        // The objective over no records: its public parts (candidates, normaliser) are
+        // everyone's.
+        let public = self.objective(&[], candidates)?;
+        let build = self.clone();
+        let shared = candidates.to_vec();
         cluster.maximize(
-            move |place| build.objective(&load(place)?, &candidates),
-            move |f: &crate::cluster::Sharded<'_, FacilityLocation>| {
-                let mut prepared = request.prepare_with(f.local(), procedure)?;
+            &public,
+            move |place| build.objective(&load(place)?, &shared),
+            |f| {
+                let mut prepared = self.prepare_with(f.local(), procedure)?;
                 prepared.records = f.records();
-                let solution = prepared.run_on(f, &mut rng.fork())?;
-                Ok(prepared.report(&solution))
+                let solution = prepared.run_on(f, rng)?;
+                let report = prepared.report(&solution);
+                Ok((solution, report))
             },
         )
     }

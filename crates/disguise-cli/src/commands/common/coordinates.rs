@@ -12,7 +12,8 @@ use std::path::PathBuf;
 /// The points, the candidates and how distances between them are measured.
 #[derive(clap::Args, Debug, Clone)]
 pub struct PlacesArgs {
-    /// CSV file of the private points (one record per row, with a header row).
+    /// The private points (one record per row): a CSV file with a header row, a Parquet file
+    /// (`.parquet`), or a folder or pattern of such part files (`trips/`, `trips/part-*`).
     /// Example: `--points pickups.csv`.
     #[arg(long, value_name = "FILE")]
     pub points: PathBuf,
@@ -79,14 +80,49 @@ impl PlacesArgs {
         )
     }
 
-    /// Reads the points' coordinates, straight into one `[f64; 2]` per row.
-    pub fn read_points(&self, quiet: bool) -> anyhow::Result<Vec<[f64; 2]>> {
-        let path = &self.points;
+    /// The reader of the points for a worker of a run ([`Place::SOLE`](disguise::cluster::Place::SOLE)
+    /// for a one-process run): `--points` is one CSV or Parquet file (a distributed run deals
+    /// its rows over the workers) or a folder or pattern of parts (part j goes to process
+    /// j mod P).
+    pub fn loader(
+        &self,
+    ) -> anyhow::Result<
+        impl Fn(disguise::cluster::Place) -> disguise::Result<Vec<[f64; 2]>>
+        + Clone
+        + Send
+        + Sync
+        + 'static,
+    > {
+        let parts = std::sync::Arc::new(disguise::data::Parts::resolve(&self.points)?);
         let [c0, c1] = self.coordinates.columns();
-        let bar = spinner(&format!("reading points {}", path.display()), quiet);
-        let read = read_points(path, [&c0, &c1], None, self.coordinates.check());
-        bar.finish_and_clear();
-        Ok(read?.coords)
+        let geographic = self.coordinates.geographic();
+        let check = move |c: usize, v: f64| {
+            if geographic {
+                disguise::data::geographic(c, v)
+            } else {
+                Ok(())
+            }
+        };
+        Ok(move |place: disguise::cluster::Place| {
+            let columns = [c0.as_str(), c1.as_str()];
+            let read = |file: &std::path::Path, keep: &mut dyn FnMut(u64) -> bool| {
+                if disguise::data::parquet::is_parquet(file) {
+                    disguise::data::parquet::read_points_parquet(file, columns, check, keep)
+                } else {
+                    disguise::data::read_points_where(file, columns, check, keep)
+                }
+            };
+            if parts.is_single() {
+                return read(&parts.files()[0], &mut |i| place.owns_row(i));
+            }
+            let mut mine = Vec::new();
+            for (j, file) in parts.files().iter().enumerate() {
+                if place.owns_part(j) {
+                    mine.extend(read(file, &mut |_| true)?);
+                }
+            }
+            Ok(mine)
+        })
     }
 }
 

@@ -1,6 +1,7 @@
 //! What several commands share: argument groups, the trials runner and the report lines.
 //! No command imports another; shared pieces live here.
 
+pub mod cluster;
 pub mod coordinates;
 pub mod names;
 pub mod privacy;

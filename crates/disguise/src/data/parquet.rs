@@ -1,0 +1,303 @@
+//! Parquet files of planar points, read column by column and row group by row group (never
+//! the whole file at once), and written the same way. The `parquet` crate's column API,
+//! without arrow.
+
+use crate::error::{Error, Result};
+use parquet::basic::Compression;
+use parquet::column::reader::ColumnReader;
+use parquet::data_type::DoubleType;
+use parquet::file::properties::WriterProperties;
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::parser::parse_message_type;
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Values decoded per call: bounded memory whatever the row group's size.
+const BATCH: usize = 1 << 16;
+
+/// Whether `path` names a Parquet file (by its extension, `.parquet` or `.pq`).
+pub fn is_parquet(path: &Path) -> bool {
+    path.extension()
+        .map(|e| e.eq_ignore_ascii_case("parquet") || e.eq_ignore_ascii_case("pq"))
+        .unwrap_or(false)
+}
+
+/// The points of the rows `keep` accepts (0-based row of the file) from two numeric columns
+/// of a Parquet file (DOUBLE, FLOAT, INT32 or INT64; names matched case-insensitively, as
+/// for CSV). Only the two columns are decoded, one row group and at most 65,536 values at a
+/// time. `check(c, value)` rejects a value of column c with a reason.
+///
+/// # Errors
+/// If the file cannot be opened or is not Parquet, a column is absent, named twice, nested
+/// or of another type, a value is null, NaN or infinite, or `check` rejects it: the message
+/// names the file, the row and the column.
+///
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// use disguise::data::parquet::{PointWriter, read_points_parquet};
+/// let path = dir.path().join("p.parquet");
+/// let mut w = PointWriter::new(std::fs::File::create(&path)?)?;
+/// for i in 0..5 {
+///     w.push([i as f64, -(i as f64)])?;
+/// }
+/// w.finish()?;
+/// let even = read_points_parquet(&path, ["X", "y"], |_, _| Ok(()), |r| r % 2 == 0)?;
+/// assert_eq!(even, vec![[0.0, 0.0], [2.0, -2.0], [4.0, -4.0]]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_points_parquet(
+    path: &Path,
+    columns: [&str; 2],
+    check: impl Fn(usize, f64) -> std::result::Result<(), String>,
+    mut keep: impl FnMut(u64) -> bool,
+) -> Result<Vec<[f64; 2]>> {
+    let shown = path.display();
+    let file = File::open(path).map_err(|e| Error::io_with(format!("cannot open {shown}"), e))?;
+    let reader = SerializedFileReader::new(file)
+        .map_err(|e| Error::parse_with(format!("{shown}: not a readable Parquet file"), e))?;
+    let schema = reader.metadata().file_metadata().schema_descr();
+    let index = |name: &str| -> Result<usize> {
+        let found: Vec<usize> = (0..schema.num_columns())
+            .filter(|&i| schema.column(i).name().eq_ignore_ascii_case(name))
+            .collect();
+        match found[..] {
+            [i] if schema.column(i).max_rep_level() == 0 => Ok(i),
+            [_] => Err(Error::parse(format!(
+                "{shown}: column '{name}' is a list, not one number per row"
+            ))),
+            [] => Err(Error::parse(format!(
+                "{shown}: no column '{name}' (columns: {})",
+                (0..schema.num_columns())
+                    .map(|i| schema.column(i).name().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+            _ => Err(Error::parse(format!(
+                "{shown}: column '{name}' appears twice"
+            ))),
+        }
+    };
+    let idx = [index(columns[0])?, index(columns[1])?];
+    let mut points = Vec::new();
+    let mut row = 0u64;
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for g in 0..reader.num_row_groups() {
+        let group = reader
+            .get_row_group(g)
+            .map_err(|e| Error::parse_with(format!("{shown}: row group {g}"), e))?;
+        let mut readers = [
+            Column::new(group.get_column_reader(idx[0]), columns[0], &shown)?,
+            Column::new(group.get_column_reader(idx[1]), columns[1], &shown)?,
+        ];
+        loop {
+            let nx = readers[0].next(&mut xs, row, &shown)?;
+            let ny = readers[1].next(&mut ys, row, &shown)?;
+            if nx != ny {
+                return Err(Error::parse(format!(
+                    "{shown}: row group {g}: columns '{}' and '{}' have different lengths",
+                    columns[0], columns[1]
+                )));
+            }
+            if nx == 0 {
+                break;
+            }
+            for (&x, &y) in xs.iter().zip(&ys) {
+                if keep(row) {
+                    for (c, v) in [x, y].into_iter().enumerate() {
+                        if !v.is_finite() {
+                            return Err(Error::parse(format!(
+                                "{shown}: row {}: column '{}': not a finite number: {v}",
+                                row + 1,
+                                columns[c]
+                            )));
+                        }
+                        check(c, v).map_err(|why| {
+                            Error::parse(format!(
+                                "{shown}: row {}: column '{}': {why}",
+                                row + 1,
+                                columns[c]
+                            ))
+                        })?;
+                    }
+                    points.push([x, y]);
+                }
+                row += 1;
+            }
+        }
+    }
+    if row == 0 {
+        return Err(Error::parse(format!("{shown}: no rows")));
+    }
+    Ok(points)
+}
+
+/// One numeric column of a row group, decoded in batches into f64.
+struct Column {
+    reader: ColumnReader,
+    name: String,
+    /// Definition levels of an optional column (a level below the maximum is a null).
+    defs: Option<(Vec<i16>, i16)>,
+}
+
+impl Column {
+    fn new(
+        reader: parquet::errors::Result<ColumnReader>,
+        name: &str,
+        shown: &std::path::Display<'_>,
+    ) -> Result<Column> {
+        let reader =
+            reader.map_err(|e| Error::parse_with(format!("{shown}: column '{name}'"), e))?;
+        if !matches!(
+            reader,
+            ColumnReader::DoubleColumnReader(_)
+                | ColumnReader::FloatColumnReader(_)
+                | ColumnReader::Int32ColumnReader(_)
+                | ColumnReader::Int64ColumnReader(_)
+        ) {
+            return Err(Error::parse(format!(
+                "{shown}: column '{name}' is not numeric (DOUBLE, FLOAT, INT32 or INT64)"
+            )));
+        }
+        Ok(Column {
+            reader,
+            name: name.to_string(),
+            defs: None,
+        })
+    }
+
+    /// The next batch into `out` (cleared first); 0 at the end of the row group.
+    fn next(
+        &mut self,
+        out: &mut Vec<f64>,
+        first_row: u64,
+        shown: &std::path::Display<'_>,
+    ) -> Result<usize> {
+        out.clear();
+        let mut defs = self.defs.take().map(|(d, _)| d).unwrap_or_default();
+        defs.clear();
+        let wrap = |e| Error::parse_with(format!("{shown}: column '{}'", self.name), e);
+        // Read with definition levels: a null shows as a level without a value.
+        let (records, values, levels) = match &mut self.reader {
+            ColumnReader::DoubleColumnReader(r) => r
+                .read_records(BATCH, Some(&mut defs), None, out)
+                .map_err(wrap)?,
+            ColumnReader::FloatColumnReader(r) => {
+                let mut v = Vec::new();
+                let n = r
+                    .read_records(BATCH, Some(&mut defs), None, &mut v)
+                    .map_err(wrap)?;
+                out.extend(v.into_iter().map(f64::from));
+                n
+            }
+            ColumnReader::Int32ColumnReader(r) => {
+                let mut v = Vec::new();
+                let n = r
+                    .read_records(BATCH, Some(&mut defs), None, &mut v)
+                    .map_err(wrap)?;
+                out.extend(v.into_iter().map(f64::from));
+                n
+            }
+            ColumnReader::Int64ColumnReader(r) => {
+                let mut v = Vec::new();
+                let n = r
+                    .read_records(BATCH, Some(&mut defs), None, &mut v)
+                    .map_err(wrap)?;
+                // Exact up to 2^53, as a CSV integer would be parsed.
+                out.extend(v.into_iter().map(|i| i as f64));
+                n
+            }
+            _ => unreachable!("checked in Column::new"),
+        };
+        if levels > values {
+            return Err(Error::parse(format!(
+                "{shown}: row {}: column '{}' is null",
+                first_row + 1 + defs.iter().position(|&d| d == 0).unwrap_or(0) as u64,
+                self.name
+            )));
+        }
+        self.defs = Some((defs, 0));
+        Ok(records)
+    }
+}
+
+/// Writes planar points as a Parquet file with two required DOUBLE columns `x` and `y`,
+/// Snappy-compressed, in row groups of 2^20 rows: memory stays at one row group. Write to an
+/// [`AtomicFile`](crate::files::AtomicFile)'s writer so that a failed run leaves nothing.
+pub struct PointWriter<W: std::io::Write + Send> {
+    writer: SerializedFileWriter<W>,
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+}
+
+/// Rows per row group of [`PointWriter`].
+const ROW_GROUP: usize = 1 << 20;
+
+impl<W: std::io::Write + Send> PointWriter<W> {
+    /// Starts a file on `file`.
+    ///
+    /// # Errors
+    /// If the header cannot be written.
+    pub fn new(file: W) -> Result<PointWriter<W>> {
+        let schema = parse_message_type("message points { REQUIRED DOUBLE x; REQUIRED DOUBLE y; }")
+            .map_err(|e| Error::io_with("the points schema", e))?;
+        let props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .build();
+        let writer = SerializedFileWriter::new(file, Arc::new(schema), Arc::new(props))
+            .map_err(|e| Error::io_with("cannot start a Parquet file", e))?;
+        Ok(PointWriter {
+            writer,
+            xs: Vec::with_capacity(ROW_GROUP),
+            ys: Vec::with_capacity(ROW_GROUP),
+        })
+    }
+
+    /// Appends one point.
+    ///
+    /// # Errors
+    /// If a full row group cannot be written.
+    pub fn push(&mut self, point: [f64; 2]) -> Result<()> {
+        self.xs.push(point[0]);
+        self.ys.push(point[1]);
+        if self.xs.len() == ROW_GROUP {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if self.xs.is_empty() {
+            return Ok(());
+        }
+        let wrap = |e| Error::io_with("writing a Parquet row group", e);
+        let mut group = self.writer.next_row_group().map_err(wrap)?;
+        for values in [&self.xs, &self.ys] {
+            let mut column = group
+                .next_column()
+                .map_err(wrap)?
+                .ok_or_else(|| Error::io("the points schema has two columns"))?;
+            column
+                .typed::<DoubleType>()
+                .write_batch(values, None, None)
+                .map_err(wrap)?;
+            column.close().map_err(wrap)?;
+        }
+        group.close().map_err(wrap)?;
+        self.xs.clear();
+        self.ys.clear();
+        Ok(())
+    }
+
+    /// Writes the last row group and the footer; returns the underlying writer.
+    ///
+    /// # Errors
+    /// If writing fails.
+    pub fn finish(mut self) -> Result<W> {
+        self.flush()?;
+        self.writer
+            .into_inner()
+            .map_err(|e| Error::io_with("writing the Parquet footer", e))
+    }
+}
