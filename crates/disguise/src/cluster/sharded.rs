@@ -611,6 +611,10 @@ impl Cluster {
         let (to_wire, commands) = channel::<Msg>();
         let (to_caller, answers) = channel::<Result<Msg>>();
         let desk = Arc::new(Mutex::new(Some((commands, to_caller))));
+        // Each worker's error, kept here too: a worker thread whose peer died may panic again
+        // in timely's clean-up after our part returned, and its join then says nothing useful.
+        let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
+        let noted = Arc::clone(&errors);
         let guards = timely::execute::execute_from(
             builders,
             Box::new(()),
@@ -624,10 +628,22 @@ impl Cluster {
                     local: worker.index() % workers,
                     workers,
                 };
-                catch_unwind(AssertUnwindSafe(|| {
+                let result = catch_unwind(AssertUnwindSafe(|| {
                     work(worker, place, timeout, &build, &desk)
                 }))
-                .unwrap_or_else(|p| Err(peer_failure(&panic_text(&*p))))
+                .unwrap_or_else(|p| Err(peer_failure(&panic_text(&*p))));
+                if let Err(e) = &result {
+                    noted
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(Error::Cluster(e.to_string()));
+                    // Timely would otherwise keep stepping this dataflow until every peer
+                    // finishes it — forever, if one is gone.
+                    for id in worker.installed_dataflows() {
+                        worker.drop_dataflow(id);
+                    }
+                }
+                result
             },
         )
         .map_err(Error::Cluster)?;
@@ -667,11 +683,21 @@ impl Cluster {
             Ok(None)
         };
         let mut first_error = None;
-        for result in guards.join() {
+        let joined = guards.join();
+        if let Some(e) = errors
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+            .next()
+        {
+            first_error = Some(e);
+        }
+        for result in joined {
             let error = match result {
                 Ok(Ok(())) => continue,
                 Ok(Err(e)) => e,
-                Err(p) => peer_failure(&p),
+                // A panic outside our part of the worker: timely's own stepping.
+                Err(_) => peer_failure("the worker's dataflow failed"),
             };
             first_error.get_or_insert(error);
         }
@@ -692,9 +718,10 @@ impl Cluster {
 /// The error for a worker that failed inside timely: a closed connection is a peer that died.
 fn peer_failure(text: &str) -> Error {
     if text.contains("timely communication error") || text.contains("MergeQueue poisoned") {
-        Error::Cluster(format!(
-            "a peer closed its connection mid-run (it died or was killed): {text}"
-        ))
+        Error::Cluster(
+            "a peer closed its connection mid-run (it died or was killed); nothing was released"
+                .into(),
+        )
     } else {
         Error::Cluster(format!("a worker failed: {text}"))
     }

@@ -301,3 +301,109 @@ impl<W: std::io::Write + Send> PointWriter<W> {
             .map_err(|e| Error::io_with("writing the Parquet footer", e))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::data_type::{FloatType, Int64Type};
+
+    /// A file with an optional DOUBLE `x` (a null in row 3 when `null`), a FLOAT `y` and an
+    /// INT64 `z`.
+    fn mixed(path: &Path, null: bool) {
+        let schema = parse_message_type(
+            "message t { OPTIONAL DOUBLE x; REQUIRED FLOAT y; REQUIRED INT64 z; }",
+        )
+        .unwrap();
+        let file = File::create(path).unwrap();
+        let props = Arc::new(WriterProperties::builder().build());
+        let mut w = SerializedFileWriter::new(file, Arc::new(schema), props).unwrap();
+        let mut g = w.next_row_group().unwrap();
+        let mut c = g.next_column().unwrap().unwrap();
+        let defs: Vec<i16> = if null { vec![1, 1, 0, 1] } else { vec![1; 4] };
+        let xs: Vec<f64> = if null {
+            vec![1.0, 2.0, 4.0]
+        } else {
+            vec![1.0, 2.0, 3.0, 4.0]
+        };
+        c.typed::<DoubleType>()
+            .write_batch(&xs, Some(&defs), None)
+            .unwrap();
+        c.close().unwrap();
+        let mut c = g.next_column().unwrap().unwrap();
+        c.typed::<FloatType>()
+            .write_batch(&[0.5, 1.5, 2.5, 3.5], None, None)
+            .unwrap();
+        c.close().unwrap();
+        let mut c = g.next_column().unwrap().unwrap();
+        c.typed::<Int64Type>()
+            .write_batch(&[10, 20, 30, 40], None, None)
+            .unwrap();
+        c.close().unwrap();
+        g.close().unwrap();
+        w.close().unwrap();
+    }
+
+    #[test]
+    fn numeric_types_are_read_and_nulls_refused_with_their_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mixed.parquet");
+        mixed(&path, false);
+        let all = |_| true;
+        let got = read_points_parquet(&path, ["x", "Y"], |_, _| Ok(()), all).unwrap();
+        assert_eq!(got[2], [3.0, 2.5]);
+        let got = read_points_parquet(&path, ["z", "y"], |_, _| Ok(()), all).unwrap();
+        assert_eq!(got[3], [40.0, 3.5]);
+        let err = read_points_parquet(&path, ["x", "w"], |_, _| Ok(()), all).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("no column 'w' (columns: x, y, z)"),
+            "{err}"
+        );
+        let err = read_points_parquet(
+            &path,
+            ["x", "y"],
+            |c, v| {
+                if c == 1 && v > 2.0 {
+                    Err("too big".into())
+                } else {
+                    Ok(())
+                }
+            },
+            all,
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("mixed.parquet: row 3: column 'y': too big"),
+            "{err}"
+        );
+        mixed(&path, true);
+        let err = read_points_parquet(&path, ["x", "y"], |_, _| Ok(()), all).unwrap_err();
+        assert!(
+            err.to_string().ends_with("row 3: column 'x' is null"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_parquet_is_one_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fake.parquet");
+        std::fs::write(&path, "x,y\n1,2\n").unwrap();
+        let err = read_points_parquet(&path, ["x", "y"], |_, _| Ok(()), |_| true).unwrap_err();
+        assert!(
+            err.to_string().contains("not a readable Parquet file"),
+            "{err}"
+        );
+        let nan = dir.path().join("nan.parquet");
+        let mut w = PointWriter::new(File::create(&nan).unwrap()).unwrap();
+        w.push([1.0, f64::NAN]).unwrap();
+        w.finish().unwrap();
+        let err = read_points_parquet(&nan, ["x", "y"], |_, _| Ok(()), |_| true).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("row 1: column 'y': not a finite number: NaN"),
+            "{err}"
+        );
+    }
+}

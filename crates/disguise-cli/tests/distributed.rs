@@ -1,0 +1,262 @@
+//! Distributed runs: several `disguise` processes on 127.0.0.1 (ports chosen free at run
+//! time) give the one-process result bit for bit, whatever the partition and the format of
+//! the parts; a peer that dies or never comes makes the others fail with one line.
+
+mod common;
+
+use common::{dir_with, disguise, words};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_disguise"))
+}
+
+/// A host file for `processes` processes on free local ports.
+fn hosts(dir: &Path, processes: usize) -> PathBuf {
+    // Hold every listener until all ports are known, so that no two lines get one port.
+    let listeners: Vec<TcpListener> = (0..processes)
+        .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port"))
+        .collect();
+    let lines: String = listeners
+        .iter()
+        .map(|l| format!("{}\n", l.local_addr().expect("address")))
+        .collect();
+    let path = dir.join(format!("hosts-{processes}-{}.txt", std::process::id()));
+    std::fs::write(&path, lines).expect("host file");
+    path
+}
+
+/// Starts process `i` of the host file with `args`.
+fn start(dir: &Path, args: &[&str], hosts: &Path, i: usize, workers: usize) -> Child {
+    Command::new(binary())
+        .current_dir(dir)
+        .args(args)
+        .args([
+            "--hosts",
+            &hosts.to_string_lossy(),
+            "--process",
+            &i.to_string(),
+        ])
+        .args(["--workers", &workers.to_string(), "--timeout", "30"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start disguise")
+}
+
+/// Runs the command on `processes` processes × `workers` threads: process 0's output, after
+/// checking that the others printed nothing and succeeded.
+fn cluster_run(dir: &Path, args: &[&str], processes: usize, workers: usize) -> Output {
+    let hosts = hosts(dir, processes);
+    // Start the others first: process 0 waits for them (and they for it) up to the timeout.
+    let others: Vec<Child> = (1..processes)
+        .map(|i| start(dir, args, &hosts, i, workers))
+        .collect();
+    let lead = start(dir, args, &hosts, 0, workers)
+        .wait_with_output()
+        .expect("process 0");
+    for (i, child) in others.into_iter().enumerate() {
+        let out = child.wait_with_output().expect("peer");
+        assert!(
+            out.status.success(),
+            "process {}: {}",
+            i + 1,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "process {} printed", i + 1);
+    }
+    lead
+}
+
+fn generate(dir: &Path, out: &str, n: u64, parts: u64, format: &str) {
+    generate_with(dir, out, n, parts, format, 40);
+}
+
+fn generate_with(dir: &Path, out: &str, n: u64, parts: u64, format: &str, candidates: usize) {
+    let args = format!(
+        "generate points --n {n} --parts {parts} --candidates {candidates} --out {out} \
+         --format {format} --seed 4"
+    );
+    disguise(dir).args(words(&args)).assert().success();
+}
+
+const SELECT: &str = "select --candidates csv/candidates.csv --x x --y y --k 4 --epsilon 1 \
+                      --delta 1e-6 --seed 13 --format json";
+
+fn select_args<'a>(points: &'a str, extra: &'a str) -> Vec<&'a str> {
+    let mut args = words(SELECT);
+    args.extend(["--points", points]);
+    args.extend(words(extra));
+    args
+}
+
+#[test]
+fn the_selection_is_the_same_for_every_partition_and_format() {
+    let dir = dir_with("partitions", &[]);
+    generate(&dir, "csv", 20_000, 5, "csv");
+    generate(&dir, "parquet", 20_000, 3, "parquet");
+    let one = disguise(&dir)
+        .args(select_args("csv/points", ""))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let report: serde_json::Value = serde_json::from_slice(&one).expect("json");
+    assert_eq!(report["points"], 20_000);
+    let check = |what: &str, out: &[u8]| {
+        assert_eq!(
+            String::from_utf8_lossy(out),
+            String::from_utf8_lossy(&one),
+            "{what}"
+        );
+    };
+    // Threads of one process, and the same file read whole, in Parquet.
+    let threads = disguise(&dir)
+        .args(select_args("csv/points", "--workers 3"))
+        .assert()
+        .success();
+    check("3 threads", &threads.get_output().stdout);
+    let parquet = disguise(&dir)
+        .args(select_args("parquet/points", ""))
+        .assert()
+        .success();
+    check("Parquet parts", &parquet.get_output().stdout);
+    for (processes, workers, points) in [
+        (2, 1, "csv/points"),
+        (4, 2, "csv/points"),
+        (2, 2, "parquet/points/part-*"),
+        (3, 1, "csv/points/part-00002.csv"),
+    ] {
+        let out = cluster_run(&dir, &select_args(points, ""), processes, workers);
+        assert!(
+            out.status.success(),
+            "{processes}×{workers} on {points}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if points.ends_with(".csv") {
+            // One part of the data: compared with the one-process run on the same file.
+            let single = disguise(&dir)
+                .args(select_args(points, ""))
+                .output()
+                .expect("run");
+            assert_eq!(
+                out.stdout, single.stdout,
+                "one file dealt over {processes} processes"
+            );
+        } else {
+            check(
+                &format!("{processes} processes × {workers} workers"),
+                &out.stdout,
+            );
+        }
+    }
+}
+
+#[test]
+fn a_peer_that_never_comes_is_one_line_after_the_timeout() {
+    let dir = dir_with("absent", &[]);
+    generate(&dir, "csv", 100, 1, "csv");
+    let hosts = hosts(&dir, 2);
+    let started = Instant::now();
+    let out = Command::new(binary())
+        .current_dir(&dir)
+        .args(select_args("csv/points", "--timeout 1"))
+        .args(["--hosts", &hosts.to_string_lossy(), "--process", "0"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("did not connect within 1 s"), "{stderr}");
+    assert_eq!(
+        stderr.lines().filter(|l| l.starts_with("error:")).count(),
+        1
+    );
+    assert!(out.stdout.is_empty());
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+#[test]
+fn bad_cluster_options_are_refused() {
+    let dir = dir_with("options", &[("hosts.txt", "127.0.0.1:1\n127.0.0.1:2\n")]);
+    generate(&dir, "csv", 100, 1, "csv");
+    for (extra, expected) in [
+        ("--workers 0", "invalid --workers"),
+        ("--hosts hosts.txt --process 2", "invalid --process"),
+        ("--hosts hosts.txt", "--process"),
+        ("--workers 2 --trials 3", "one trial"),
+        ("--workers 2 --timeout 0", "invalid --timeout"),
+    ] {
+        let out = disguise(&dir)
+            .args(select_args("csv/points", extra))
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{extra}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expected), "{extra}: {stderr}");
+    }
+}
+
+/// A peer killed mid-run: the survivor exits non-zero within the timeout, with one error
+/// line and nothing on stdout. Both roles are killed in turn.
+#[test]
+fn a_peer_killed_mid_run_fails_the_others() {
+    let dir = dir_with("killed", &[]);
+    // Large enough to take seconds per round in a test build.
+    generate_with(&dir, "big", 1_000_000, 2, "parquet", 100);
+    let args = [
+        "select",
+        "--points",
+        "big/points",
+        "--candidates",
+        "big/candidates.csv",
+        "--x",
+        "x",
+        "--y",
+        "y",
+        "--k",
+        "40",
+        "--epsilon",
+        "1",
+        "--format",
+        "json",
+    ];
+    for victim in [1usize, 0] {
+        let hosts = hosts(&dir, 2);
+        let mut children: Vec<Child> = (0..2).map(|i| start(&dir, &args, &hosts, i, 1)).collect();
+        std::thread::sleep(Duration::from_millis(1000));
+        let mut killed = children.remove(victim);
+        let still_running = killed.try_wait().expect("status").is_none();
+        killed.kill().expect("kill");
+        let _ = killed.wait();
+        let survivor = children.pop().expect("the other");
+        let started = Instant::now();
+        let out = survivor.wait_with_output().expect("survivor");
+        assert!(
+            still_running,
+            "the run ended before the kill: make it longer"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "within the timeout"
+        );
+        assert!(
+            !out.status.success(),
+            "the survivor of killing {victim} must fail"
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("closed its connection") || stderr.contains("heard nothing"),
+            "{stderr}"
+        );
+        assert_eq!(
+            stderr.lines().filter(|l| l.starts_with("error:")).count(),
+            1,
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty(), "no partial output");
+    }
+}
