@@ -136,3 +136,43 @@ fn the_continuous_greedy_is_refused() {
         .expect_err("refused");
     assert!(err.to_string().contains("one process"), "{err}");
 }
+
+#[test]
+fn coverage_is_partition_independent() {
+    use disguise::task::MaxCoverage;
+    // 3,000 people, each covered by 1–3 of 30 candidates (a fixed pattern).
+    let covers: Vec<Vec<usize>> = (0..3000usize)
+        .map(|i| {
+            let mut c = vec![i % 30, (i * 7 + 3) % 30];
+            if i % 3 == 0 {
+                c.push((i / 3) % 11);
+            }
+            c.sort_unstable();
+            c.dedup();
+            c
+        })
+        .collect();
+    let request = MaxCoverage::new(4).epsilon(1.0);
+    let one = request
+        .run(30, &covers, &mut SecureRng::insecure_from_seed(5))
+        .expect("one process");
+    for workers in [2, 5] {
+        let shared = covers.clone();
+        let spread = request
+            .run_distributed(
+                &Cluster::local(workers).expect("cluster"),
+                move |place| {
+                    Ok(shared
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| place.owns_row(*i as u64))
+                        .map(|(_, c)| c.clone())
+                        .collect())
+                },
+                30,
+                &mut SecureRng::insecure_from_seed(5),
+            )
+            .expect("distributed");
+        assert_eq!(spread.as_ref(), Some(&one), "{workers} workers");
+    }
+}

@@ -123,6 +123,7 @@ impl MaxCoverage {
         Ok(PreparedCoverage {
             request: self.clone(),
             objective,
+            records: objective.num_records(),
             constraint,
             procedure,
         })
@@ -147,10 +148,67 @@ impl MaxCoverage {
     }
 }
 
+#[cfg(feature = "cluster")]
+impl MaxCoverage {
+    /// [`MaxCoverage::run`] over people spread on a [`Cluster`](crate::cluster::Cluster):
+    /// `load` gives each worker its people's cover lists (over the same public `candidates`).
+    /// The report in process 0, `None` in the others; with a seeded `rng`, the one-process
+    /// report bit for bit (see [`Select::run_distributed`](super::Select::run_distributed)).
+    ///
+    /// # Errors
+    /// As [`MaxCoverage::run`]; a worker's `load` error; [`Error::Cluster`] if a peer fails.
+    pub fn run_distributed<L>(
+        &self,
+        cluster: &crate::cluster::Cluster,
+        load: L,
+        candidates: usize,
+        rng: &mut SecureRng,
+    ) -> Result<Option<CoverageReport>>
+    where
+        L: Fn(crate::cluster::Place) -> Result<Vec<Vec<usize>>> + Send + Sync + 'static,
+    {
+        let trial = self.distributed_trial(cluster, load, candidates, &mut rng.fork())?;
+        Ok(trial.map(|(_, report)| report))
+    }
+
+    /// One distributed run on `rng` itself (see
+    /// [`Select::distributed_trial`](super::Select::distributed_trial)).
+    ///
+    /// # Errors
+    /// As [`MaxCoverage::run_distributed`].
+    pub fn distributed_trial<L>(
+        &self,
+        cluster: &crate::cluster::Cluster,
+        load: L,
+        candidates: usize,
+        rng: &mut SecureRng,
+    ) -> Result<Option<(Solution, CoverageReport)>>
+    where
+        L: Fn(crate::cluster::Place) -> Result<Vec<Vec<usize>>> + Send + Sync + 'static,
+    {
+        let procedure = self.validate()?;
+        let public = self.objective(candidates, &[])?;
+        let build = self.clone();
+        cluster.maximize(
+            &public,
+            move |place| build.objective(candidates, &load(place)?),
+            |f| {
+                let mut prepared = self.prepare_with(f.local(), procedure)?;
+                prepared.records = f.records();
+                let solution = prepared.run_on(f, rng)?;
+                let report = prepared.report(&solution);
+                Ok((solution, report))
+            },
+        )
+    }
+}
+
 /// A [`MaxCoverage`] ready to run any number of trials on one objective.
 pub struct PreparedCoverage<'o> {
     request: MaxCoverage,
     objective: &'o Coverage,
+    /// The people the objective counts: its own, or all shards' in a distributed run.
+    records: usize,
     constraint: Intersection,
     procedure: Procedure<'static>,
 }
@@ -159,19 +217,22 @@ impl Runnable for PreparedCoverage<'_> {
     type Output = Solution;
 
     fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
-        match self.request.algorithm {
-            Algorithm::Subsample => {
-                subsample_greedy(self.objective, self.request.k, &self.procedure, rng)
-            }
-            _ => greedy(self.objective, &self.constraint, &self.procedure, rng),
-        }
+        self.run_on(self.objective, rng)
     }
 }
 
 impl PreparedCoverage<'_> {
+    /// The algorithm on `f`: this objective, or the sum of every worker's.
+    fn run_on<F: SetFunction + ?Sized>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
+        match self.request.algorithm {
+            Algorithm::Subsample => subsample_greedy(f, self.request.k, &self.procedure, rng),
+            _ => greedy(f, &self.constraint, &self.procedure, rng),
+        }
+    }
+
     /// The share of people covered by a value: f(S)/n.
     pub fn utility(&self, value: f64) -> f64 {
-        value / self.objective.num_records().max(1) as f64
+        value / self.records.max(1) as f64
     }
 
     /// The greedy's a-priori utility for a run, from public quantities only (n, k, the
@@ -183,7 +244,7 @@ impl PreparedCoverage<'_> {
             algorithm: self.request.algorithm,
             matroids: 0,
             lambdas: &lambdas,
-            f_max: self.objective.num_records() as f64,
+            f_max: self.records as f64,
             m: self.objective.ground_size(),
             counts: true,
             monotone: true,
@@ -196,7 +257,7 @@ impl PreparedCoverage<'_> {
         CoverageReport {
             algorithm: solution.algorithm,
             mechanism: self.request.privacy.mechanism.name(),
-            records: self.objective.num_records(),
+            records: self.records,
             candidates: self.objective.ground_size(),
             k: self.request.k,
             selected: solution.elements.clone(),
