@@ -176,3 +176,68 @@ fn coverage_is_partition_independent() {
         assert_eq!(spread.as_ref(), Some(&one), "{workers} workers");
     }
 }
+
+#[test]
+fn feature_selection_by_mutual_information_is_partition_independent() {
+    use disguise::task::{FeatureTable, Features};
+    // 2,000 rows, 6 features of arities 2–4, a binary label that features 1 and 4 predict.
+    let rows = 2000usize;
+    let arities = vec![2u32, 3, 4, 2, 3, 4];
+    let label: Vec<u32> = (0..rows).map(|i| ((i * 37) % 11 < 5) as u32).collect();
+    let columns: Vec<Vec<u32>> = arities
+        .iter()
+        .enumerate()
+        .map(|(j, &a)| {
+            (0..rows)
+                .map(|i| match j {
+                    1 | 4 if (i * 13 + j) % 7 != 0 => label[i] * (a - 1),
+                    _ => ((i * (j + 3) + i / 7) % a as usize) as u32,
+                })
+                .collect()
+        })
+        .collect();
+    let names: Vec<String> = (0..arities.len()).map(|j| format!("f{j}")).collect();
+    let table = |keep: &dyn Fn(usize) -> bool| FeatureTable {
+        names: names.clone(),
+        columns: columns
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .filter(|(i, _)| keep(*i))
+                    .map(|(_, v)| *v)
+                    .collect::<Vec<u32>>()
+                    .into()
+            })
+            .collect(),
+        arities: arities.clone(),
+        labels: label
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| keep(*i))
+            .map(|(_, v)| *v)
+            .collect::<Vec<u32>>()
+            .into(),
+        label_levels: 2,
+    };
+    let request = Features::new(3).epsilon(2.0);
+    let one = request
+        .run(table(&|_| true), &mut SecureRng::insecure_from_seed(3))
+        .expect("one process");
+    for workers in [2, 3] {
+        let (names, arities) = (names.clone(), arities.clone());
+        let shards: Vec<FeatureTable> =
+            (0..workers).map(|w| table(&|i| i % workers == w)).collect();
+        let spread = request
+            .run_distributed(
+                &Cluster::local(workers).expect("cluster"),
+                move |place| Ok(shards[place.worker].clone()),
+                names,
+                arities,
+                2,
+                &mut SecureRng::insecure_from_seed(3),
+            )
+            .expect("distributed");
+        assert_eq!(spread.as_ref(), Some(&one), "{workers} workers");
+    }
+}

@@ -131,16 +131,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let places = &args.places;
     let quiet = args.privacy.quiet;
-    let (candidates, names) = places.read_candidates(quiet)?;
+    let (candidates, names) = args.candidates(quiet)?;
     let m = candidates.len();
-    if let Some(k) = args.k
-        && k > m
-    {
-        bail!(
-            "invalid --k: {k} is larger than the number of candidates ({m} in {})",
-            places.candidates.display()
-        );
-    }
     // One file, a folder or a pattern of CSV or Parquet parts (all of them, in one process).
     let bar = spinner(
         &format!("reading points {}", places.points.display()),
@@ -219,16 +211,8 @@ fn run_distributed(
         );
     }
     let places = &args.places;
-    let (candidates, names) = places.read_candidates(true)?;
+    let (candidates, names) = args.candidates(true)?;
     let m = candidates.len();
-    if let Some(k) = args.k
-        && k > m
-    {
-        bail!(
-            "invalid --k: {k} is larger than the number of candidates ({m} in {})",
-            places.candidates.display()
-        );
-    }
     let load = places.loader()?;
     if cluster.process() != 0 {
         // This process serves its share; the generator is process 0's alone.
@@ -303,6 +287,21 @@ fn is_zero(cost: &f64) -> bool {
 }
 
 impl Args {
+    /// The public candidates and their names, after checking that k fits them.
+    fn candidates(&self, quiet: bool) -> anyhow::Result<(Vec<[f64; 2]>, Vec<String>)> {
+        let (candidates, names) = self.places.read_candidates(quiet)?;
+        let m = candidates.len();
+        if let Some(k) = self.k
+            && k > m
+        {
+            bail!(
+                "invalid --k: {k} is larger than the number of candidates ({m} in {})",
+                self.places.candidates.display()
+            );
+        }
+        Ok((candidates, names))
+    }
+
     /// The library request these arguments describe.
     fn request(&self) -> anyhow::Result<Select> {
         let c = &self.continuous;

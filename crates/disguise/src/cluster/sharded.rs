@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use timely::communication::allocator::AllocatorBuilder;
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
@@ -66,6 +67,8 @@ enum Msg {
     Done,
     /// Answers: gains and a value in units, or nothing to say.
     Units(Vec<i64>),
+    /// A worker's counts ([`Cluster::sum_counts`]).
+    Counts(Vec<u64>),
     Total(i64),
     Ack,
 }
@@ -437,6 +440,9 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a worker failed".into())
 }
 
+/// Timely's network threads, joined when dropped.
+type NetworkGuard = Box<dyn std::any::Any>;
+
 /// Worker 0's end of the link to the caller's thread: commands in, summed answers out.
 type Desk = (Receiver<Msg>, Sender<Result<Msg>>);
 
@@ -601,23 +607,7 @@ impl Cluster {
     {
         let timeout = self.timeout;
         let (processes, process, workers) = (self.processes(), self.process, self.workers);
-        let (builders, network): (_, Option<Box<dyn std::any::Any>>) = if self.hosts.is_empty() {
-            let (builders, _) = timely::CommunicationConfig::Process(workers)
-                .try_build()
-                .map_err(Error::Cluster)?;
-            (builders, None)
-        } else {
-            use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
-            use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
-            let sockets = network::connect(&self.hosts, process, workers, timeout)?;
-            let hooks = timely::communication::Hooks::default();
-            let local = ProcessBuilder::new_typed_vector(workers, hooks.refill.clone(), None);
-            let (builders, guard) =
-                initialize_networking_from_sockets(local, sockets, process, workers, hooks)
-                    .map_err(|e| Error::Cluster(format!("starting the network: {e}")))?;
-            let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
-            (builders, Some(Box::new(guard)))
-        };
+        let (builders, network) = self.connect()?;
         let (to_wire, commands) = channel::<Msg>();
         let (to_caller, answers) = channel::<Result<Msg>>();
         let desk = Arc::new(Mutex::new(Some((commands, to_caller))));
@@ -692,39 +682,161 @@ impl Cluster {
             drop(to_wire);
             Ok(None)
         };
-        let mut first_error = None;
-        let joined = guards.join();
-        if let Some(e) = errors
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain(..)
-            .next()
-        {
-            first_error = Some(e);
+        finish(guards, &errors, network)?;
+        outcome
+    }
+
+    /// The communication of a run: timely's allocators, and the network threads' guard
+    /// (`None` in one process).
+    fn connect(&self) -> Result<(Vec<AllocatorBuilder>, Option<NetworkGuard>)> {
+        if self.hosts.is_empty() {
+            let (builders, _) = timely::CommunicationConfig::Process(self.workers)
+                .try_build()
+                .map_err(Error::Cluster)?;
+            return Ok((builders, None));
         }
-        for result in joined {
-            let error = match result {
-                Ok(Ok(())) => continue,
-                Ok(Err(e)) => e,
-                // A panic outside our part of the worker: timely's own stepping.
-                Err(_) => peer_failure("the worker's dataflow failed"),
-            };
-            first_error.get_or_insert(error);
+        use timely::communication::allocator::ProcessBuilder;
+        use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+        let sockets = network::connect(&self.hosts, self.process, self.workers, self.timeout)?;
+        let hooks = timely::communication::Hooks::default();
+        let local = ProcessBuilder::new_typed_vector(self.workers, hooks.refill.clone(), None);
+        let (builders, guard) =
+            initialize_networking_from_sockets(local, sockets, self.process, self.workers, hooks)
+                .map_err(|e| Error::Cluster(format!("starting the network: {e}")))?;
+        let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
+        Ok((builders, Some(Box::new(guard))))
+    }
+
+    /// Adds up, exactly, the vectors of counts that `count` makes on every worker from its
+    /// part of the data (the same length on every worker): the sum in process 0, `None` in
+    /// the others. One exchange; only the counts cross the network.
+    ///
+    /// ```
+    /// use disguise::cluster::Cluster;
+    /// let total = Cluster::local(3)?.sum_counts(|place| Ok(vec![1, place.worker as u64]))?;
+    /// assert_eq!(total, Some(vec![3, 0 + 1 + 2]));
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Cluster::maximize`]; vectors of different lengths; a sum above 2^64.
+    pub fn sum_counts<B>(&self, count: B) -> Result<Option<Vec<u64>>>
+    where
+        B: Fn(Place) -> Result<Vec<u64>> + Send + Sync + 'static,
+    {
+        let timeout = self.timeout;
+        let (processes, process, workers) = (self.processes(), self.process, self.workers);
+        let (builders, network) = self.connect()?;
+        let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
+        let noted = Arc::clone(&errors);
+        let total: Arc<Mutex<Option<Vec<u64>>>> = Arc::default();
+        let kept = Arc::clone(&total);
+        let guards = timely::execute::execute_from(
+            builders,
+            Box::new(()),
+            timely::WorkerConfig::default(),
+            move |worker| {
+                let place = Place {
+                    worker: worker.index(),
+                    peers: worker.peers(),
+                    process,
+                    processes,
+                    local: worker.index() % workers,
+                    workers,
+                };
+                let result = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
+                    let mut wire = Wire::new(worker, timeout);
+                    let mine = count(place);
+                    let msg = match &mine {
+                        Ok(c) => Msg::Counts(c.clone()),
+                        Err(e) => Msg::Failed(format!("worker {}: {e}", place.worker)),
+                    };
+                    let got = wire.exchange(vec![(0, msg)])?;
+                    mine?;
+                    if place.worker == 0 {
+                        let mut sum: Option<Vec<u64>> = None;
+                        for m in got {
+                            match m {
+                                Msg::Counts(c) => match &mut sum {
+                                    None => sum = Some(c),
+                                    Some(s) if s.len() == c.len() => {
+                                        for (x, y) in s.iter_mut().zip(c) {
+                                            *x = x.checked_add(y).ok_or_else(|| {
+                                                Error::Cluster("a summed count overflows".into())
+                                            })?;
+                                        }
+                                    }
+                                    Some(_) => {
+                                        return Err(Error::Cluster(
+                                            "the workers' counts have different lengths".into(),
+                                        ));
+                                    }
+                                },
+                                Msg::Failed(why) => return Err(Error::Cluster(why)),
+                                other => {
+                                    return Err(Error::Cluster(format!("unexpected {other:?}")));
+                                }
+                            }
+                        }
+                        *kept.lock().unwrap_or_else(|e| e.into_inner()) = sum;
+                    }
+                    Ok(())
+                }))
+                .unwrap_or_else(|p| Err(peer_failure(&panic_text(&*p))));
+                if let Err(e) = &result {
+                    noted
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(Error::Cluster(e.to_string()));
+                    for id in worker.installed_dataflows() {
+                        worker.drop_dataflow(id);
+                    }
+                }
+                result
+            },
+        )
+        .map_err(Error::Cluster)?;
+        finish(guards, &errors, network)?;
+        Ok(total.lock().unwrap_or_else(|e| e.into_inner()).take())
+    }
+}
+
+/// Joins the workers: the first error any of them noted (a worker whose peer died may panic
+/// again in timely's clean-up after noting it), else none. The network threads are joined
+/// after a clean run and left alone after a failed one (joining them would re-raise their
+/// panics; the process is about to report the error).
+fn finish(
+    guards: timely::communication::WorkerGuards<Result<()>>,
+    errors: &Mutex<Vec<Error>>,
+    network: Option<NetworkGuard>,
+) -> Result<()> {
+    let joined = guards.join();
+    let mut first_error = errors
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .drain(..)
+        .next();
+    for result in joined {
+        let error = match result {
+            Ok(Ok(())) => continue,
+            Ok(Err(e)) => e,
+            // A panic outside our part of the worker: timely's own stepping.
+            Err(_) => peer_failure("the worker's dataflow failed"),
+        };
+        first_error.get_or_insert(error);
+    }
+    match first_error {
+        None => {
+            drop(network);
+            Ok(())
         }
-        match first_error {
-            None => {
-                drop(network); // joins the network threads, which ended cleanly
-                outcome
-            }
-            Some(e) => {
-                // The network threads of a failed run may have failed too: joining them would
-                // re-raise their panics. The process is about to report the error.
-                std::mem::forget(network);
-                Err(e)
-            }
+        Some(e) => {
+            std::mem::forget(network);
+            Err(e)
         }
     }
 }
+
 /// The error for a worker that failed inside timely: a closed connection is a peer that died.
 fn peer_failure(text: &str) -> Error {
     if text.contains("timely communication error") || text.contains("MergeQueue poisoned") {

@@ -167,13 +167,33 @@ impl MutualInformation {
         labels: &L,
         label_arity: u32,
     ) -> Result<Self> {
+        let counts = Self::count(features, arities, labels, label_arity)?;
+        Self::from_counts(arities, label_arity, &counts)
+    }
+
+    /// The counts the model is estimated from, as one vector: n_y for every class y, then for
+    /// every feature j the counts n_{j,a,y} at `a · classes + y`. Counts of disjoint sets of
+    /// records add up to the counts of their union, which is how a distributed run estimates
+    /// the model ([`MutualInformation::from_counts`]).
+    ///
+    /// # Errors
+    /// As [`MutualInformation::new`], except that any number of records is allowed.
+    pub fn count_codes(
+        features: &[Codes],
+        arities: &[u32],
+        labels: &Codes,
+        label_arity: u32,
+    ) -> Result<Vec<u64>> {
+        Self::count(features, arities, labels, label_arity)
+    }
+
+    fn count<F: CodeColumn, L: CodeColumn + ?Sized>(
+        features: &[F],
+        arities: &[u32],
+        labels: &L,
+        label_arity: u32,
+    ) -> Result<Vec<u64>> {
         let n = labels.code_count();
-        if n < 2 {
-            return Err(Error::param(
-                "labels",
-                format!("at least 2 records are needed, got {n}"),
-            ));
-        }
         if arities.len() != features.len() {
             return Err(Error::param(
                 "arities",
@@ -184,13 +204,13 @@ impl MutualInformation {
             return Err(Error::param("label_arity", "must be at least 1"));
         }
         let classes = label_arity as usize;
-        let mut class_counts = vec![0u64; classes];
+        let mut out = vec![0u64; classes];
         let mut bad_label = None;
         labels.for_each_code(|i, y| {
             if y >= label_arity {
                 bad_label.get_or_insert((i, y));
             } else {
-                class_counts[y as usize] += 1;
+                out[y as usize] += 1;
             }
         });
         if let Some((i, y)) = bad_label {
@@ -199,8 +219,6 @@ impl MutualInformation {
                 format!("label of record {i} is {y}, not below {label_arity}"),
             ));
         }
-        let prior: Vec<f64> = class_counts.iter().map(|&c| c as f64 / n as f64).collect();
-        let mut cond = Vec::with_capacity(features.len());
         for (j, (col, &arity)) in features.iter().zip(arities).enumerate() {
             if arity == 0 {
                 return Err(Error::param("arities", format!("feature {j} has arity 0")));
@@ -215,7 +233,9 @@ impl MutualInformation {
                 ));
             }
             // Read in place: the compact columns are never copied.
-            let mut counts = vec![0u64; arity as usize * classes];
+            let start = out.len();
+            out.resize(start + arity as usize * classes, 0);
+            let counts = &mut out[start..];
             let mut bad = None;
             col.for_each_code(|i, a| {
                 if a >= arity {
@@ -230,7 +250,62 @@ impl MutualInformation {
                     format!("feature {j} of record {i} is {a}, not below {arity}"),
                 ));
             }
-            let probs: Vec<f64> = counts
+        }
+        Ok(out)
+    }
+
+    /// The model of the counts of [`MutualInformation::count_codes`] (summed over parts of the
+    /// data, or not): the same objective, bit for bit, as [`MutualInformation::from_codes`] on
+    /// all the records.
+    ///
+    /// ```
+    /// use disguise::data::Codes;
+    /// use disguise::objective::{MutualInformation, SetFunction};
+    /// let (labels, feature) = (vec![0, 0, 1, 1, 1, 0], vec![0, 1, 1, 1, 0, 0]);
+    /// let count = |r: std::ops::Range<usize>| MutualInformation::count_codes(
+    ///     &[Codes::from(feature[r.clone()].to_vec())], &[2], &Codes::from(labels[r].to_vec()), 2);
+    /// let (a, b) = (count(0..2)?, count(2..6)?);
+    /// let sum: Vec<u64> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    /// let whole = MutualInformation::from_codes(&[Codes::from(feature)], &[2], &Codes::from(labels), 2)?;
+    /// let parts = MutualInformation::from_counts(&[2], 2, &sum)?;
+    /// assert_eq!(parts.evaluate(&[0]).to_bits(), whole.evaluate(&[0]).to_bits());
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// If the counts do not have the layout of these arities, or there are fewer than 2
+    /// records.
+    pub fn from_counts(arities: &[u32], label_arity: u32, counts: &[u64]) -> Result<Self> {
+        let classes = label_arity as usize;
+        let expected = classes + arities.iter().map(|&a| a as usize * classes).sum::<usize>();
+        if classes == 0 || counts.len() != expected {
+            return Err(Error::param(
+                "counts",
+                format!(
+                    "{} counts for {} features and {classes} classes ({expected} expected)",
+                    counts.len(),
+                    arities.len()
+                ),
+            ));
+        }
+        if let Some(j) = arities.iter().position(|&a| a == 0) {
+            return Err(Error::param("arities", format!("feature {j} has arity 0")));
+        }
+        let class_counts = &counts[..classes];
+        let n64: u64 = class_counts.iter().sum();
+        let n = n64 as usize;
+        if n < 2 {
+            return Err(Error::param(
+                "labels",
+                format!("at least 2 records are needed, got {n}"),
+            ));
+        }
+        let prior: Vec<f64> = class_counts.iter().map(|&c| c as f64 / n as f64).collect();
+        let mut cond = Vec::with_capacity(arities.len());
+        let mut start = classes;
+        for &arity in arities {
+            let end = start + arity as usize * classes;
+            let probs: Vec<f64> = counts[start..end]
                 .iter()
                 .enumerate()
                 .map(|(k, &c)| {
@@ -239,6 +314,7 @@ impl MutualInformation {
                 })
                 .collect();
             cond.push(probs);
+            start = end;
         }
         let log_cond = cond
             .iter()

@@ -206,6 +206,17 @@ impl Features {
                 (Model::Discernibility(f), max)
             }
         };
+        self.prepare_model(table.names, model, scale, procedure)
+    }
+
+    /// The checks that need the objective, and the prepared request.
+    fn prepare_model(
+        &self,
+        names: Vec<String>,
+        model: Model,
+        scale: f64,
+        procedure: Procedure<'static>,
+    ) -> Result<PreparedFeatures> {
         let (limit, name) = match &model {
             Model::MutualInformation(f) => (f.max_solution_size(), f.name()),
             Model::Discernibility(f) => (f.max_solution_size(), f.name()),
@@ -222,7 +233,7 @@ impl Features {
         }
         Ok(PreparedFeatures {
             request: self.clone(),
-            names: table.names,
+            names,
             model,
             scale,
             procedure,
@@ -237,6 +248,69 @@ impl Features {
         let prepared = self.prepare(table)?;
         let solution = prepared.run_once(rng)?;
         Ok(prepared.report(&solution))
+    }
+}
+
+#[cfg(feature = "cluster")]
+impl Features {
+    /// [`Features::run`] (mutual information) over records spread on a
+    /// [`Cluster`](crate::cluster::Cluster): `load` gives each worker its rows as a
+    /// [`FeatureTable`] coded with the public `arities` and `label_levels` (a schema's
+    /// levels: codes must mean the same on every worker). The naive-Bayes model needs only
+    /// the counts n_y and n_{j,a,y}: each worker counts its rows, process 0 adds the counts
+    /// exactly ([`Cluster::sum_counts`](crate::cluster::Cluster::sum_counts)) and runs the
+    /// greedy on the model they give, so the guarantee and, with a seeded `rng`, the report
+    /// are [`Features::run`]'s on all the rows. The report in process 0, `None` elsewhere.
+    ///
+    /// # Errors
+    /// As [`Features::run`]; discernibility is refused (its record pairs span the workers);
+    /// a worker's `load` error or codes outside the arities; [`Error::Cluster`].
+    pub fn run_distributed<L>(
+        &self,
+        cluster: &crate::cluster::Cluster,
+        load: L,
+        names: Vec<String>,
+        arities: Vec<u32>,
+        label_levels: u32,
+        rng: &mut SecureRng,
+    ) -> Result<Option<FeaturesReport>>
+    where
+        L: Fn(crate::cluster::Place) -> Result<FeatureTable> + Send + Sync + 'static,
+    {
+        let procedure = self.validate()?;
+        if self.objective != FeatureObjective::MutualInformation {
+            return Err(Error::param(
+                "objective",
+                "discernibility counts pairs of records, which span the workers: it runs in \
+                 one process only",
+            ));
+        }
+        let d = names.len();
+        if self.k > d || arities.len() != d {
+            return Err(Error::param(
+                "k",
+                format!("{} for {d} features ({} arities)", self.k, arities.len()),
+            ));
+        }
+        let shape = arities.clone();
+        let counts = cluster.sum_counts(move |place| {
+            let t = load(place)?;
+            if t.arities != shape || t.label_levels != label_levels {
+                return Err(Error::param(
+                    "table",
+                    "a worker's table is coded with other arities than the schema's",
+                ));
+            }
+            MutualInformation::count_codes(&t.columns, &t.arities, &t.labels, t.label_levels)
+        })?;
+        let Some(counts) = counts else {
+            return Ok(None);
+        };
+        let f = MutualInformation::from_counts(&arities, label_levels, &counts)?;
+        let scale = entropy_of_counts(&counts[..label_levels as usize]);
+        let prepared = self.prepare_model(names, Model::MutualInformation(f), scale, procedure)?;
+        let solution = prepared.run_once(rng)?;
+        Ok(Some(prepared.report(&solution)))
     }
 }
 
@@ -389,7 +463,12 @@ fn entropy_bits(labels: &Codes, levels: u32) -> f64 {
     for y in labels {
         counts[y as usize] += 1;
     }
-    let n = labels.len() as f64;
+    entropy_of_counts(&counts)
+}
+
+/// H in bits of the distribution of these class counts.
+fn entropy_of_counts(counts: &[u64]) -> f64 {
+    let n = counts.iter().sum::<u64>() as f64;
     counts
         .iter()
         .filter(|&&c| c > 0)
