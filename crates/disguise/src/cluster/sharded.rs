@@ -606,7 +606,7 @@ impl Cluster {
         A: FnOnce(&Sharded<'_, F>) -> Result<T>,
     {
         let timeout = self.timeout;
-        let (processes, process, workers) = (self.processes(), self.process, self.workers);
+        let process = self.process;
         let (builders, network) = self.connect()?;
         let (to_wire, commands) = channel::<Msg>();
         let (to_caller, answers) = channel::<Result<Msg>>();
@@ -614,39 +614,9 @@ impl Cluster {
         // Each worker's error, kept here too: a worker thread whose peer died may panic again
         // in timely's clean-up after our part returned, and its join then says nothing useful.
         let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
-        let noted = Arc::clone(&errors);
-        let guards = timely::execute::execute_from(
-            builders,
-            Box::new(()),
-            timely::WorkerConfig::default(),
-            move |worker| {
-                let place = Place {
-                    worker: worker.index(),
-                    peers: worker.peers(),
-                    process,
-                    processes,
-                    local: worker.index() % workers,
-                    workers,
-                };
-                let result = catch_unwind(AssertUnwindSafe(|| {
-                    work(worker, place, timeout, &build, &desk)
-                }))
-                .unwrap_or_else(|p| Err(peer_failure(&panic_text(&*p))));
-                if let Err(e) = &result {
-                    noted
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(Error::Cluster(e.to_string()));
-                    // Timely would otherwise keep stepping this dataflow until every peer
-                    // finishes it — forever, if one is gone.
-                    for id in worker.installed_dataflows() {
-                        worker.drop_dataflow(id);
-                    }
-                }
-                result
-            },
-        )
-        .map_err(Error::Cluster)?;
+        let guards = self.execute(builders, Arc::clone(&errors), move |worker, place| {
+            work(worker, place, timeout, &build, &desk)
+        })?;
         let outcome = if process == 0 {
             // Worker 0 first says how many records there are in all (or fails).
             match answers.recv() {
@@ -684,6 +654,50 @@ impl Cluster {
         };
         finish(guards, &errors, network)?;
         outcome
+    }
+
+    /// Starts every worker of this process on `body`, with its [`Place`]. A worker's error
+    /// (or panic: a peer that closed its connection) is noted in `errors` and its dataflow
+    /// dropped — timely would otherwise keep stepping it until every peer finishes it,
+    /// forever if one is gone.
+    fn execute<F>(
+        &self,
+        builders: Vec<AllocatorBuilder>,
+        errors: Arc<Mutex<Vec<Error>>>,
+        body: F,
+    ) -> Result<timely::communication::WorkerGuards<Result<()>>>
+    where
+        F: Fn(&mut Worker, Place) -> Result<()> + Send + Sync + 'static,
+    {
+        let (processes, process, workers) = (self.processes(), self.process, self.workers);
+        timely::execute::execute_from(
+            builders,
+            Box::new(()),
+            timely::WorkerConfig::default(),
+            move |worker| {
+                let place = Place {
+                    worker: worker.index(),
+                    peers: worker.peers(),
+                    process,
+                    processes,
+                    local: worker.index() % workers,
+                    workers,
+                };
+                let result = catch_unwind(AssertUnwindSafe(|| body(worker, place)))
+                    .unwrap_or_else(|p| Err(peer_failure(&panic_text(&*p))));
+                if let Err(e) = &result {
+                    errors
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(Error::Cluster(e.to_string()));
+                    for id in worker.installed_dataflows() {
+                        worker.drop_dataflow(id);
+                    }
+                }
+                result
+            },
+        )
+        .map_err(Error::Cluster)
     }
 
     /// The communication of a run: timely's allocators, and the network threads' guard
@@ -725,77 +739,48 @@ impl Cluster {
         B: Fn(Place) -> Result<Vec<u64>> + Send + Sync + 'static,
     {
         let timeout = self.timeout;
-        let (processes, process, workers) = (self.processes(), self.process, self.workers);
         let (builders, network) = self.connect()?;
         let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
-        let noted = Arc::clone(&errors);
         let total: Arc<Mutex<Option<Vec<u64>>>> = Arc::default();
         let kept = Arc::clone(&total);
-        let guards = timely::execute::execute_from(
-            builders,
-            Box::new(()),
-            timely::WorkerConfig::default(),
-            move |worker| {
-                let place = Place {
-                    worker: worker.index(),
-                    peers: worker.peers(),
-                    process,
-                    processes,
-                    local: worker.index() % workers,
-                    workers,
-                };
-                let result = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
-                    let mut wire = Wire::new(worker, timeout);
-                    let mine = count(place);
-                    let msg = match &mine {
-                        Ok(c) => Msg::Counts(c.clone()),
-                        Err(e) => Msg::Failed(format!("worker {}: {e}", place.worker)),
-                    };
-                    let got = wire.exchange(vec![(0, msg)])?;
-                    mine?;
-                    if place.worker == 0 {
-                        let mut sum: Option<Vec<u64>> = None;
-                        for m in got {
-                            match m {
-                                Msg::Counts(c) => match &mut sum {
-                                    None => sum = Some(c),
-                                    Some(s) if s.len() == c.len() => {
-                                        for (x, y) in s.iter_mut().zip(c) {
-                                            *x = x.checked_add(y).ok_or_else(|| {
-                                                Error::Cluster("a summed count overflows".into())
-                                            })?;
-                                        }
-                                    }
-                                    Some(_) => {
-                                        return Err(Error::Cluster(
-                                            "the workers' counts have different lengths".into(),
-                                        ));
-                                    }
-                                },
-                                Msg::Failed(why) => return Err(Error::Cluster(why)),
-                                other => {
-                                    return Err(Error::Cluster(format!("unexpected {other:?}")));
+        let guards = self.execute(builders, Arc::clone(&errors), move |worker, place| {
+            let mut wire = Wire::new(worker, timeout);
+            let mine = count(place);
+            let msg = match &mine {
+                Ok(c) => Msg::Counts(c.clone()),
+                Err(e) => Msg::Failed(format!("worker {}: {e}", place.worker)),
+            };
+            let got = wire.exchange(vec![(0, msg)])?;
+            mine?;
+            if place.worker == 0 {
+                let mut sum: Option<Vec<u64>> = None;
+                for m in got {
+                    match m {
+                        Msg::Counts(c) => match &mut sum {
+                            None => sum = Some(c),
+                            Some(s) if s.len() == c.len() => {
+                                for (x, y) in s.iter_mut().zip(c) {
+                                    *x = x.checked_add(y).ok_or_else(|| {
+                                        Error::Cluster("a summed count overflows".into())
+                                    })?;
                                 }
                             }
+                            Some(_) => {
+                                return Err(Error::Cluster(
+                                    "the workers' counts have different lengths".into(),
+                                ));
+                            }
+                        },
+                        Msg::Failed(why) => return Err(Error::Cluster(why)),
+                        other => {
+                            return Err(Error::Cluster(format!("unexpected {other:?}")));
                         }
-                        *kept.lock().unwrap_or_else(|e| e.into_inner()) = sum;
-                    }
-                    Ok(())
-                }))
-                .unwrap_or_else(|p| Err(peer_failure(&panic_text(&*p))));
-                if let Err(e) = &result {
-                    noted
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(Error::Cluster(e.to_string()));
-                    for id in worker.installed_dataflows() {
-                        worker.drop_dataflow(id);
                     }
                 }
-                result
-            },
-        )
-        .map_err(Error::Cluster)?;
+                *kept.lock().unwrap_or_else(|e| e.into_inner()) = sum;
+            }
+            Ok(())
+        })?;
         finish(guards, &errors, network)?;
         Ok(total.lock().unwrap_or_else(|e| e.into_inner()).take())
     }
