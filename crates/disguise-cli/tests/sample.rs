@@ -273,7 +273,7 @@ fn bad_scores_are_one_line_errors_naming_the_line() {
         .assert()
         .success();
     let huge = format!("1\n{}x\n", "7".repeat(10_000_000));
-    let dir = dir_with_scores("huge", &huge);
+    let dir = dir_with_scores("huge_line", &huge);
     let out = disguise(&dir)
         .args(["sample", "--scores", "scores.txt", "--sensitivity", "1"])
         .args(["--epsilon", "1", "--mechanism", "em", "--trials", "10"])
