@@ -4,8 +4,8 @@
 
 use crate::error::{Error, Result};
 use parquet::basic::Compression;
-use parquet::column::reader::ColumnReader;
-use parquet::data_type::DoubleType;
+use parquet::column::reader::{ColumnReader, ColumnReaderImpl};
+use parquet::data_type::{DataType, DoubleType};
 use parquet::file::properties::WriterProperties;
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
@@ -137,8 +137,8 @@ pub fn read_points_parquet(
 struct Column {
     reader: ColumnReader,
     name: String,
-    /// Definition levels of an optional column (a level below the maximum is a null).
-    defs: Option<(Vec<i16>, i16)>,
+    /// The batch's definition levels (a level without a value is a null).
+    defs: Vec<i16>,
 }
 
 impl Column {
@@ -163,7 +163,7 @@ impl Column {
         Ok(Column {
             reader,
             name: name.to_string(),
-            defs: None,
+            defs: Vec::new(),
         })
     }
 
@@ -175,51 +175,45 @@ impl Column {
         shown: &std::path::Display<'_>,
     ) -> Result<usize> {
         out.clear();
-        let mut defs = self.defs.take().map(|(d, _)| d).unwrap_or_default();
-        defs.clear();
+        self.defs.clear();
         let wrap = |e| Error::parse_with(format!("{shown}: column '{}'", self.name), e);
         // Read with definition levels: a null shows as a level without a value.
         let (records, values, levels) = match &mut self.reader {
-            ColumnReader::DoubleColumnReader(r) => r
-                .read_records(BATCH, Some(&mut defs), None, out)
-                .map_err(wrap)?,
-            ColumnReader::FloatColumnReader(r) => {
-                let mut v = Vec::new();
-                let n = r
-                    .read_records(BATCH, Some(&mut defs), None, &mut v)
-                    .map_err(wrap)?;
-                out.extend(v.into_iter().map(f64::from));
-                n
+            ColumnReader::DoubleColumnReader(r) => batch(r, &mut self.defs, out, |v| v),
+            ColumnReader::FloatColumnReader(r) => batch(r, &mut self.defs, out, f64::from),
+            ColumnReader::Int32ColumnReader(r) => batch(r, &mut self.defs, out, f64::from),
+            // Exact up to 2^53, as a CSV integer would be parsed.
+            ColumnReader::Int64ColumnReader(r) => batch(r, &mut self.defs, out, |i| i as f64),
+            _ => {
+                return Err(Error::parse(format!(
+                    "{shown}: column '{}' is not numeric",
+                    self.name
+                )));
             }
-            ColumnReader::Int32ColumnReader(r) => {
-                let mut v = Vec::new();
-                let n = r
-                    .read_records(BATCH, Some(&mut defs), None, &mut v)
-                    .map_err(wrap)?;
-                out.extend(v.into_iter().map(f64::from));
-                n
-            }
-            ColumnReader::Int64ColumnReader(r) => {
-                let mut v = Vec::new();
-                let n = r
-                    .read_records(BATCH, Some(&mut defs), None, &mut v)
-                    .map_err(wrap)?;
-                // Exact up to 2^53, as a CSV integer would be parsed.
-                out.extend(v.into_iter().map(|i| i as f64));
-                n
-            }
-            _ => unreachable!("checked in Column::new"),
-        };
+        }
+        .map_err(wrap)?;
         if levels > values {
             return Err(Error::parse(format!(
                 "{shown}: row {}: column '{}' is null",
-                first_row + 1 + defs.iter().position(|&d| d == 0).unwrap_or(0) as u64,
+                first_row + 1 + self.defs.iter().position(|&d| d == 0).unwrap_or(0) as u64,
                 self.name
             )));
         }
-        self.defs = Some((defs, 0));
         Ok(records)
     }
+}
+
+/// One batch of a typed column into `out`, converted to f64: (records, values, levels).
+fn batch<T: DataType>(
+    reader: &mut ColumnReaderImpl<T>,
+    defs: &mut Vec<i16>,
+    out: &mut Vec<f64>,
+    to_f64: impl Fn(T::T) -> f64,
+) -> parquet::errors::Result<(usize, usize, usize)> {
+    let mut values = Vec::new();
+    let read = reader.read_records(BATCH, Some(defs), None, &mut values)?;
+    out.extend(values.into_iter().map(to_f64));
+    Ok(read)
 }
 
 /// Writes planar points as a Parquet file with two required DOUBLE columns `x` and `y`,
