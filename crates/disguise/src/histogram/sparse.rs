@@ -41,6 +41,15 @@
 //! path's conversion below 2^53·g ≈ 4096·b). The test suite checks it against a dense
 //! reference (`tests/histogram.rs`).
 //!
+//! *Blocks.* Steps 2–5 run separately on each of at most 1,024 runs of consecutive cells
+//! (the cut depends on m only), block b drawing from stream b of a ChaCha20 key that the
+//! release draws once from the caller's generator. The dense construction treats every cell
+//! independently, so it is the union of its restrictions to the blocks, and each block's
+//! sparse construction has the law of its restriction (the argument above, with the block for
+//! the space): the union of independent blocks has the dense law. The point of the cut is
+//! that a distributed release, each worker releasing the blocks it owns from the same key,
+//! gives the one-process release bit for bit with a seeded generator.
+//!
 //! # Runtime and memory
 //! Expected O(n·d) to encode, O(n) to count (radix sort), O(n′) to perturb, and
 //! O((1 + q̂)·log m) for the binomial plus O(q̂) for the cells; memory O(n + q̂). E[q̂] ≈
@@ -255,40 +264,80 @@ impl SparseLaplace {
                 "the counts must sum to less than 2^53",
             ));
         }
+        // One key for the whole release, then each block of cells on its own stream of it.
+        let key = BlockKey::draw(rng);
+        let blocks = Blocks::of(m);
+        let mut cells = Vec::with_capacity(counts.len());
+        let mut rest = counts;
+        for b in 0..blocks.count() {
+            let end = blocks.range(b).end;
+            let split = rest.partition_point(|&(cell, _)| cell < end);
+            let (here, later) = rest.split_at(split);
+            cells.extend(self.release_block(&key, blocks, b, here)?);
+            rest = later;
+        }
+        Ok(self.histogram(m, cells))
+    }
+
+    /// The released cells of block `b` of the space `blocks` (its non-empty cells' `counts`,
+    /// sorted, all inside the block), drawn from the block's own stream of `key`: steps 2–5
+    /// of the construction on the block's cells alone. A block's output depends only on the
+    /// key, the block and its counts — not on which worker releases it, nor in which order.
+    pub(crate) fn release_block(
+        &self,
+        key: &BlockKey,
+        blocks: Blocks,
+        b: u64,
+        counts: &[(u64, u64)],
+    ) -> Result<Vec<(u64, f64)>> {
+        let range = blocks.range(b);
+        let mut rng = key.stream(b);
         let tau = self.tau;
         let mut kept = Vec::with_capacity(counts.len());
         for &(cell, count) in counts {
+            if !range.contains(&cell) {
+                return Err(Error::param("counts", "a cell outside its block"));
+            }
             // count < 2^53 is an exact double, and an integer is on the grid (module docs).
-            let v = self.laplace.sample(rng, count as f64)?;
+            let v = self.laplace.sample(&mut rng, count as f64)?;
             if v > tau {
                 kept.push((cell, v));
             }
         }
-        let empty = m - counts.len() as u64;
+        let size = range.end - range.start;
+        let empty = size - counts.len() as u64;
         let q = if empty == 0 {
             0
         } else {
-            self.laplace.upper_tail_count(rng, empty, tau)?
+            self.laplace.upper_tail_count(&mut rng, empty, tau)?
         };
         let mut spurious = Vec::new();
         if q > 0 {
             let q = usize::try_from(q)
                 .map_err(|_| Error::Overflow(format!("{q} spurious cells do not fit in memory")))?;
-            let nonempty: HashSet<u64> = counts.iter().map(|&(c, _)| c).collect();
-            let cells = sample_distinct_excluding(rng, m, q, &nonempty)?;
+            let nonempty: HashSet<u64> = counts.iter().map(|&(c, _)| c - range.start).collect();
+            let cells = sample_distinct_excluding(&mut rng, size, q, &nonempty)?;
             // Room for the kept cells too: they are merged into this buffer.
             spurious.reserve(q + kept.len());
             for cell in cells {
-                spurious.push((cell, self.laplace.sample_upper_tail(rng, tau)?));
+                spurious.push((
+                    range.start + cell,
+                    self.laplace.sample_upper_tail(&mut rng, tau)?,
+                ));
             }
         }
-        Ok(ThresholdedHistogram {
+        Ok(merge_sorted(kept, spurious))
+    }
+
+    /// The released histogram of a space of m cells made of `cells` (sorted, all above τ).
+    pub(crate) fn histogram(&self, m: u64, cells: Vec<(u64, f64)>) -> ThresholdedHistogram {
+        ThresholdedHistogram {
             size: m,
-            cells: merge_sorted(kept, spurious),
-            threshold: tau,
+            cells,
+            threshold: self.tau,
             scale: self.laplace.scale(),
             epsilon: self.epsilon,
-        })
+        }
     }
 
     /// Refuses a space whose expected number of spurious cells is beyond the limit.
@@ -309,6 +358,86 @@ impl SparseLaplace {
             ));
         }
         Ok(())
+    }
+}
+
+/// The space [0, m) cut into at most [`Blocks::MAX`] runs of consecutive cells, released
+/// independently (each with the exact law of the whole, see *Blocks* in the module docs).
+/// The cut depends on m alone, so a release spread over workers, each releasing the blocks it
+/// owns, equals the one-process release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Blocks {
+    m: u64,
+    len: u64,
+}
+
+impl Blocks {
+    /// The most blocks: enough to spread a release over a thousand workers, few enough that
+    /// a small space costs little (one binomial draw, ~10 µs, per block).
+    pub(crate) const MAX: u64 = 1024;
+
+    /// The blocks of a space of m ≥ 1 cells: ⌈m / MAX⌉ cells each, the last one shorter.
+    pub(crate) fn of(m: u64) -> Self {
+        Blocks {
+            m,
+            len: m.div_ceil(Self::MAX).max(1),
+        }
+    }
+
+    /// The number of blocks.
+    pub(crate) fn count(&self) -> u64 {
+        self.m.div_ceil(self.len)
+    }
+
+    /// The block of a cell.
+    pub(crate) fn of_cell(&self, cell: u64) -> u64 {
+        cell / self.len
+    }
+
+    /// The cells of block b.
+    pub(crate) fn range(&self, b: u64) -> std::ops::Range<u64> {
+        let start = b.saturating_mul(self.len).min(self.m);
+        start..start.saturating_add(self.len).min(self.m)
+    }
+}
+
+/// The key of one release: 256 bits drawn from the caller's generator, from which block b
+/// gets ChaCha20 stream b. Different streams of one key are independent, so the blocks'
+/// noise is independent; a seeded run draws the same key, hence the same noise per block
+/// wherever the block is released.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct BlockKey([u8; 32]);
+
+impl BlockKey {
+    pub(crate) fn draw<R: Rng + CryptoRng + ?Sized>(rng: &mut R) -> Self {
+        let mut key = [0u8; 32];
+        rng.fill_bytes(&mut key);
+        BlockKey(key)
+    }
+
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let key: [u8; 32] = bytes
+            .try_into()
+            .map_err(|_| Error::param("key", "a release key has 32 bytes"))?;
+        Ok(BlockKey(key))
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    fn stream(&self, b: u64) -> rand_chacha::ChaCha20Rng {
+        use rand_core::SeedableRng;
+        let mut rng = rand_chacha::ChaCha20Rng::from_seed(self.0);
+        rng.set_stream(b);
+        rng
+    }
+}
+
+// The key is noise: it never appears in logs.
+impl std::fmt::Debug for BlockKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BlockKey(…)")
     }
 }
 
@@ -555,6 +684,56 @@ fn radix_sort(keys: &mut Vec<u64>, m: u64) {
 mod tests {
     use super::*;
     use crate::noise::SecureRng;
+
+    #[test]
+    fn blocks_cut_every_space_into_consecutive_runs() {
+        for m in [1u64, 2, 1023, 1024, 1025, 5000, 1 << 40, u64::MAX] {
+            let blocks = Blocks::of(m);
+            assert!((1..=Blocks::MAX).contains(&blocks.count()), "m = {m}");
+            let mut next = 0u64;
+            for b in 0..blocks.count() {
+                let r = blocks.range(b);
+                assert_eq!(r.start, next, "m = {m}, block {b}");
+                assert!(r.end > r.start, "m = {m}, block {b} is empty");
+                assert_eq!(blocks.of_cell(r.start), b);
+                assert_eq!(blocks.of_cell(r.end - 1), b);
+                next = r.end;
+            }
+            assert_eq!(next, m, "the blocks cover [0, {m})");
+        }
+    }
+
+    /// A release is the concatenation of its blocks, each a function of the key, the block
+    /// and its counts: releasing the blocks separately, in any order, gives the same cells.
+    #[test]
+    fn blocks_released_apart_give_the_whole_release() {
+        let m = 2500u64;
+        let mut counts: Vec<(u64, u64)> = (0..1500).map(|i| (i * 7 % m, 2)).collect();
+        counts.sort_unstable();
+        let total: u64 = counts.iter().map(|c| c.1).sum();
+        let mech = SparseLaplace::new(Epsilon::new(0.8).unwrap(), total, 0.5).unwrap();
+        let mut rng = SecureRng::insecure_from_seed(11);
+        let whole = mech.release_counts(&mut rng, &counts, m).unwrap();
+        // The same key, drawn again from the same seed, released block by block backwards.
+        let key = BlockKey::draw(&mut SecureRng::insecure_from_seed(11));
+        let blocks = Blocks::of(m);
+        let mut parts = Vec::new();
+        for b in (0..blocks.count()).rev() {
+            let r = blocks.range(b);
+            let here: Vec<(u64, u64)> = counts
+                .iter()
+                .copied()
+                .filter(|c| r.contains(&c.0))
+                .collect();
+            parts.push(mech.release_block(&key, blocks, b, &here).unwrap());
+        }
+        parts.reverse();
+        let cells: Vec<(u64, f64)> = parts.into_iter().flatten().collect();
+        assert_eq!(whole.cells(), &cells[..]);
+        assert!(whole.support_size() > 100, "{}", whole.support_size());
+        // A cell handed to the wrong block is refused.
+        assert!(mech.release_block(&key, blocks, 0, &[(m - 1, 1)]).is_err());
+    }
 
     /// Apportioning gives exactly n rows, every cell within one of its exact quota n·h̃/Σh̃,
     /// on random releases of every size (including n smaller than the number of cells).
