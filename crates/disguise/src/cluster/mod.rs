@@ -33,7 +33,8 @@
 mod network;
 mod sharded;
 
-pub use sharded::{Sharded, ShardedState, Summable};
+pub use sharded::{Aggregate, Comm, Sharded, ShardedState, Summable};
+pub(crate) use sharded::{Link, Msg, Serve};
 
 use crate::error::{Error, Result};
 use std::path::Path;

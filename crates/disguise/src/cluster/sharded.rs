@@ -33,7 +33,7 @@ pub trait Summable: SetFunction {
 
 /// A message between workers: commands from worker 0, answers to it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-enum Msg {
+pub(crate) enum Msg {
     /// A worker's shard is ready (its records, its ground set size, its unit).
     Ready {
         records: u64,
@@ -67,15 +67,83 @@ enum Msg {
     Done,
     /// Answers: gains and a value in units, or nothing to say.
     Units(Vec<i64>),
-    /// A worker's counts ([`Cluster::sum_counts`]).
+    /// A worker's counts ([`Comm::all_sum`]).
     Counts(Vec<u64>),
     Total(i64),
     Ack,
+    /// Counts of (candidate, class key, candidate's code, label), sent to the class's owner
+    /// (distributed discernibility).
+    Refine(Vec<(u32, u64, u64, u32, u32, u64)>),
+    /// Counts of (class key, label), sent to the class's owner.
+    Classes(Vec<(u64, u64, u32, u64)>),
+    /// Release the projected histogram of these columns: the mechanism's ε budget (bits of
+    /// the f64), its threshold constant (bits), n, and the release key.
+    Release {
+        columns: Vec<u64>,
+        epsilon: u64,
+        a: u64,
+        n: u64,
+        key: Vec<u8>,
+    },
+    /// Non-empty cells and their counts, sent to the cell's owner.
+    Cells(Vec<(u64, u64)>),
+    /// Released cells and their noisy counts (bits of the f64), to worker 0.
+    Released(Vec<(u64, u64)>),
+}
+
+/// The public face of an objective whose workers' answers add up exactly: what worker 0's
+/// algorithm sees besides the sums (ground set, sensitivity, properties), and how a summed
+/// integer answer becomes the objective's number — with the very arithmetic the one-process
+/// objective uses, so that both give the same bits.
+pub trait Aggregate: Sync {
+    /// The number of candidates.
+    fn ground_size(&self) -> usize;
+    /// As [`SetFunction::sensitivity`].
+    fn sensitivity(&self, round: usize) -> Sensitivity;
+    /// As [`SetFunction::gain_sensitivity`].
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity;
+    /// As [`SetFunction::properties`].
+    fn properties(&self) -> Properties;
+    /// As [`SetFunction::name`].
+    fn name(&self) -> &'static str;
+    /// As [`SetFunction::max_solution_size`].
+    fn max_solution_size(&self) -> usize;
+    /// The gain whose workers' answers sum to `total`, over `records` records in all.
+    fn gain_of(&self, total: i64, records: usize) -> f64;
+    /// The value whose workers' answers sum to `total`.
+    fn value_of(&self, total: i128, records: usize) -> f64;
+}
+
+impl<F: Summable + Sync> Aggregate for F {
+    fn ground_size(&self) -> usize {
+        SetFunction::ground_size(self)
+    }
+    fn sensitivity(&self, round: usize) -> Sensitivity {
+        SetFunction::sensitivity(self, round)
+    }
+    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
+        SetFunction::gain_sensitivity(self, round)
+    }
+    fn properties(&self) -> Properties {
+        SetFunction::properties(self)
+    }
+    fn name(&self) -> &'static str {
+        SetFunction::name(self)
+    }
+    fn max_solution_size(&self) -> usize {
+        SetFunction::max_solution_size(self)
+    }
+    fn gain_of(&self, total: i64, _records: usize) -> f64 {
+        total as f64 * self.unit()
+    }
+    fn value_of(&self, total: i128, _records: usize) -> f64 {
+        total as f64 * self.unit()
+    }
 }
 
 /// The [`SetFunction`] worker 0's algorithm sees in a distributed run: gains and values are the
 /// exact sums of every worker's; everything public (ground set, sensitivity, properties) is
-/// the local objective's, which every worker shares.
+/// the [`Aggregate`]'s, which every worker shares.
 pub struct Sharded<'f, F> {
     local: &'f F,
     records: usize,
@@ -94,14 +162,14 @@ pub struct ShardedState {
 /// Worker 0's algorithm thread talking to its timely thread. After a failure every call
 /// answers at once (with nothing): the run then finishes quickly and its result is dropped.
 #[derive(Debug)]
-struct Link {
+pub(crate) struct Link {
     channel: Mutex<(Sender<Msg>, Receiver<Result<Msg>>)>,
     failure: Mutex<Option<Error>>,
     next_id: AtomicU64,
 }
 
 impl Link {
-    fn call(&self, msg: Msg) -> Option<Msg> {
+    pub(crate) fn call(&self, msg: Msg) -> Option<Msg> {
         let mut failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
         if failure.is_some() {
             return None;
@@ -123,7 +191,7 @@ impl Link {
         }
     }
 
-    fn fail(&self, e: Error) {
+    pub(crate) fn fail(&self, e: Error) {
         let mut failure = self.failure.lock().unwrap_or_else(|e| e.into_inner());
         failure.get_or_insert(e);
     }
@@ -140,8 +208,17 @@ impl Link {
     }
 }
 
-impl<F: Summable> Sharded<'_, F> {
-    /// The worker-0 shard's objective (its public parts are everyone's).
+impl<'f, F: Aggregate> Sharded<'f, F> {
+    /// The objective over the link to worker 0, of `records` records in all.
+    pub(crate) fn new(local: &'f F, records: usize, link: &Arc<Link>) -> Self {
+        Sharded {
+            local,
+            records,
+            link: Arc::clone(link),
+        }
+    }
+
+    /// The public objective (its public parts are everyone's).
     pub fn local(&self) -> &F {
         self.local
     }
@@ -170,7 +247,7 @@ impl Drop for ShardedState {
     }
 }
 
-impl<F: Summable> SetFunction for Sharded<'_, F> {
+impl<F: Aggregate> SetFunction for Sharded<'_, F> {
     type State = ShardedState;
 
     fn ground_size(&self) -> usize {
@@ -189,7 +266,6 @@ impl<F: Summable> SetFunction for Sharded<'_, F> {
 
     fn gains(&self, state: &ShardedState, candidates: &[usize], out: &mut [f64]) {
         assert_eq!(candidates.len(), out.len(), "one output per candidate");
-        let unit = self.local.unit();
         let msg = Msg::Gains {
             state: state.id,
             candidates: candidates.iter().map(|&c| c as u64).collect(),
@@ -197,7 +273,7 @@ impl<F: Summable> SetFunction for Sharded<'_, F> {
         match self.link.call(msg) {
             Some(Msg::Units(units)) if units.len() == out.len() => {
                 for (o, u) in out.iter_mut().zip(units) {
-                    *o = u as f64 * unit;
+                    *o = self.local.gain_of(u, self.records);
                 }
             }
             other => {
@@ -219,7 +295,7 @@ impl<F: Summable> SetFunction for Sharded<'_, F> {
     }
 
     fn value(&self, state: &ShardedState) -> f64 {
-        state.total as f64 * self.local.unit()
+        self.local.value_of(state.total, self.records)
     }
 
     fn sensitivity(&self, round: usize) -> Sensitivity {
@@ -334,13 +410,101 @@ impl<'w> Wire<'w> {
 /// A worker's copies of the algorithm's states, by id.
 type States<F> = std::collections::HashMap<u64, <F as SetFunction>::State>;
 
-/// Carries out one command from worker 0 on this worker's shard; the answer goes back to it
-/// (an error as [`Msg::Failed`], which fails the run).
-fn serve<F: Summable>(objective: &F, states: &mut States<F>, msg: &Msg) -> Msg {
-    serve_or_fail(objective, states, msg).unwrap_or_else(|e| Msg::Failed(e.to_string()))
+/// One worker's side of a distributed run: its [`Place`] and collective exchanges with every
+/// other worker. Every worker must make the same exchanges in the same order (a worker that
+/// failed locally still takes part, passing its error on), or its peers wait for it until the
+/// timeout.
+pub struct Comm<'w> {
+    wire: Wire<'w>,
+    place: Place,
 }
 
-fn serve_or_fail<F: Summable>(objective: &F, states: &mut States<F>, msg: &Msg) -> Result<Msg> {
+impl Comm<'_> {
+    /// Where this worker sits.
+    pub fn place(&self) -> Place {
+        self.place
+    }
+
+    /// Every worker's vector of counts (of one length), added up exactly, on every worker;
+    /// a worker's error (its `mine`) becomes every worker's.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`] for a worker's error, vectors of different lengths, a sum above
+    /// 2^64, or a peer that does not answer.
+    pub fn all_sum(&mut self, mine: Result<Vec<u64>>) -> Result<Vec<u64>> {
+        let msg = match &mine {
+            Ok(c) => Msg::Counts(c.clone()),
+            Err(e) => Msg::Failed(format!("worker {}: {e}", self.place.worker)),
+        };
+        let out = self.wire.to_all(&msg);
+        let got = self.wire.exchange(out)?;
+        mine?;
+        let mut sum: Option<Vec<u64>> = None;
+        for m in got {
+            match m {
+                Msg::Counts(c) => match &mut sum {
+                    None => sum = Some(c),
+                    Some(s) if s.len() == c.len() => {
+                        for (x, y) in s.iter_mut().zip(c) {
+                            *x = x
+                                .checked_add(y)
+                                .ok_or_else(|| Error::Cluster("a summed count overflows".into()))?;
+                        }
+                    }
+                    Some(_) => {
+                        return Err(Error::Cluster(
+                            "the workers' counts have different lengths".into(),
+                        ));
+                    }
+                },
+                Msg::Failed(why) => return Err(Error::Cluster(why)),
+                other => return Err(Error::Cluster(format!("unexpected {other:?}"))),
+            }
+        }
+        sum.ok_or_else(|| Error::Cluster("no worker answered".into()))
+    }
+
+    /// Sends each message to its worker; returns the ones sent here in this exchange.
+    pub(crate) fn exchange(&mut self, out: Vec<(u64, Msg)>) -> Result<Vec<Msg>> {
+        self.wire.exchange(out)
+    }
+}
+
+/// A worker's part of a distributed computation driven from process 0 ([`Cluster::serve`]):
+/// every worker receives every command, in the same order, and answers it to worker 0, which
+/// combines the answers ([`sum_answers`]). Serving may exchange with the other workers, as
+/// long as every worker does so for the same commands.
+pub(crate) trait Serve {
+    /// What worker 0 learns of this worker's part before the first command
+    /// ([`Msg::Ready`]).
+    fn ready(&self) -> Msg;
+
+    /// Carries out one command; the answer goes to worker 0.
+    fn serve(&mut self, comm: &mut Comm<'_>, command: &Msg) -> Result<Msg>;
+}
+
+/// A [`Summable`] objective serving the commands of [`Sharded`] on its worker's records.
+struct ObjectiveServer<F: Summable> {
+    objective: F,
+    states: States<F>,
+}
+
+impl<F: Summable> Serve for ObjectiveServer<F> {
+    fn ready(&self) -> Msg {
+        Msg::Ready {
+            records: self.objective.records() as u64,
+            ground: self.objective.ground_size() as u64,
+            unit: self.objective.unit(),
+        }
+    }
+
+    fn serve(&mut self, _comm: &mut Comm<'_>, command: &Msg) -> Result<Msg> {
+        serve_objective(&self.objective, &mut self.states, command)
+    }
+}
+
+/// Carries out one command of [`Sharded`] on this worker's shard.
+fn serve_objective<F: Summable>(objective: &F, states: &mut States<F>, msg: &Msg) -> Result<Msg> {
     let unit = objective.unit();
     let missing = |id: u64| Error::Cluster(format!("no state {id} on this worker"));
     let ground = objective.ground_size() as u64;
@@ -400,7 +564,7 @@ fn sum_answers(answers: Vec<Msg>, peers: usize) -> Result<Msg> {
     let first = it
         .next()
         .ok_or_else(|| Error::Cluster("no answer".into()))?;
-    it.try_fold(first, |acc, m| match (acc, m) {
+    let sum = it.try_fold(first, |acc, m| match (acc, m) {
         (Msg::Units(mut a), Msg::Units(b)) if a.len() == b.len() => {
             for (x, y) in a.iter_mut().zip(b) {
                 *x = exact_sum(*x, y)?;
@@ -408,11 +572,23 @@ fn sum_answers(answers: Vec<Msg>, peers: usize) -> Result<Msg> {
             Ok(Msg::Units(a))
         }
         (Msg::Total(a), Msg::Total(b)) => exact_sum(a, b).map(Msg::Total),
+        // Each worker's released cells: their union, sorted by cell below.
+        (Msg::Released(mut a), Msg::Released(b)) => {
+            a.extend(b);
+            Ok(Msg::Released(a))
+        }
         (Msg::Ack, Msg::Ack) => Ok(Msg::Ack),
         (Msg::Failed(a), _) | (_, Msg::Failed(a)) => Err(Error::Cluster(a)),
         (a, b) => Err(Error::Cluster(format!(
             "mismatched answers {a:?} and {b:?}"
         ))),
+    })?;
+    Ok(match sum {
+        Msg::Released(mut cells) => {
+            cells.sort_unstable_by_key(|c| c.0);
+            Msg::Released(cells)
+        }
+        other => other,
     })
 }
 
@@ -446,9 +622,9 @@ type NetworkGuard = Box<dyn std::any::Any>;
 /// Worker 0's end of the link to the caller's thread: commands in, summed answers out.
 type Desk = (Receiver<Msg>, Sender<Result<Msg>>);
 
-/// One worker's whole run: build its shard, then answer commands until `Done`. Worker 0
+/// One worker's whole run: build its part, then answer commands until `Done`. Worker 0
 /// takes the commands from the caller's thread (`desk`) and sends them to everyone.
-fn work<F, B>(
+fn work<S, B>(
     worker: &mut Worker,
     place: Place,
     timeout: Duration,
@@ -456,19 +632,19 @@ fn work<F, B>(
     desk: &Mutex<Option<Desk>>,
 ) -> Result<()>
 where
-    F: Summable,
-    B: Fn(Place) -> Result<F>,
+    S: Serve,
+    B: Fn(&mut Comm<'_>) -> Result<S>,
 {
-    let mut wire = Wire::new(worker, timeout);
-    let built = build(place);
+    let mut comm = Comm {
+        wire: Wire::new(worker, timeout),
+        place,
+    };
+    let built = build(&mut comm);
     let ready = match &built {
-        Ok(f) => Msg::Ready {
-            records: f.records() as u64,
-            ground: f.ground_size() as u64,
-            unit: f.unit(),
-        },
+        Ok(server) => server.ready(),
         Err(e) => Msg::Failed(format!("worker {}: {e}", place.worker)),
     };
+    let wire = &mut comm.wire;
     let answers = wire.exchange(vec![(0, ready)])?;
     let lead = place.worker == 0;
     // Worker 0 decides whether the run goes ahead; the others learn it from its first command.
@@ -504,7 +680,7 @@ where
             }
         }
     }
-    let objective = match (built, verdict) {
+    let mut server = match (built, verdict) {
         (Ok(f), None) => f,
         (built, verdict) => {
             // Tell everyone (worker 0), or wait to be told (the others).
@@ -522,7 +698,6 @@ where
             });
         }
     };
-    let mut states: States<F> = Default::default();
     let desk = if lead {
         let desk = desk
             .lock()
@@ -540,10 +715,10 @@ where
     loop {
         let out = match &desk {
             // A caller that stopped asking without `Done` (it failed) ends the run.
-            Some((commands, _)) => wire.to_all(&commands.recv().unwrap_or(Msg::Done)),
+            Some((commands, _)) => comm.wire.to_all(&commands.recv().unwrap_or(Msg::Done)),
             None => Vec::new(),
         };
-        let command = wire
+        let command = comm
             .exchange(out)?
             .into_iter()
             .next()
@@ -551,8 +726,10 @@ where
         if let Msg::Abort(why) = command {
             return Err(Error::Cluster(why));
         }
-        let answer = serve(&objective, &mut states, &command);
-        let answers = wire.exchange(vec![(0, answer)])?;
+        let answer = server
+            .serve(&mut comm, &command)
+            .unwrap_or_else(|e| Msg::Failed(e.to_string()));
+        let answers = comm.exchange(vec![(0, answer)])?;
         if let Some((_, to_caller)) = &desk {
             // The caller may be gone after `Done`; nothing waits for the answer then.
             let _ = to_caller.send(sum_answers(answers, place.peers));
@@ -601,9 +778,31 @@ impl Cluster {
     /// answering; a worker's `build` error (the first, for worker 0); the algorithm's error.
     pub fn maximize<F, B, A, T>(&self, public: &F, build: B, algorithm: A) -> Result<Option<T>>
     where
-        F: Summable + 'static,
+        F: Summable + Sync + 'static,
         B: Fn(Place) -> Result<F> + Send + Sync + 'static,
         A: FnOnce(&Sharded<'_, F>) -> Result<T>,
+    {
+        self.serve(
+            move |comm: &mut Comm<'_>| {
+                Ok(ObjectiveServer {
+                    objective: build(comm.place())?,
+                    states: Default::default(),
+                })
+            },
+            |link, records| algorithm(&Sharded::new(public, records, link)),
+        )
+    }
+
+    /// Builds a [`Serve`] part on every worker (`build` may exchange with the others, e.g.
+    /// to learn the total number of records), then runs `drive` on this thread of process 0
+    /// with the link to worker 0 and the total of the workers' records: every command it
+    /// sends goes to all workers, and it receives their combined answer. Returns `drive`'s
+    /// result in process 0, `None` in the others (which only serve).
+    pub(crate) fn serve<S, B, D, T>(&self, build: B, drive: D) -> Result<Option<T>>
+    where
+        S: Serve + 'static,
+        B: Fn(&mut Comm<'_>) -> Result<S> + Send + Sync + 'static,
+        D: FnOnce(&Arc<Link>, usize) -> Result<T>,
     {
         let timeout = self.timeout;
         let process = self.process;
@@ -626,13 +825,7 @@ impl Cluster {
                         failure: Mutex::new(None),
                         next_id: AtomicU64::new(0),
                     });
-                    let sharded = Sharded {
-                        local: public,
-                        records: records as usize,
-                        link: Arc::clone(&link),
-                    };
-                    let result = algorithm(&sharded);
-                    drop(sharded);
+                    let result = drive(&link, records as usize);
                     // Every state is gone: the workers may stop.
                     link.call(Msg::Done);
                     let failure = link
@@ -744,40 +937,13 @@ impl Cluster {
         let total: Arc<Mutex<Option<Vec<u64>>>> = Arc::default();
         let kept = Arc::clone(&total);
         let guards = self.execute(builders, Arc::clone(&errors), move |worker, place| {
-            let mut wire = Wire::new(worker, timeout);
-            let mine = count(place);
-            let msg = match &mine {
-                Ok(c) => Msg::Counts(c.clone()),
-                Err(e) => Msg::Failed(format!("worker {}: {e}", place.worker)),
+            let mut comm = Comm {
+                wire: Wire::new(worker, timeout),
+                place,
             };
-            let got = wire.exchange(vec![(0, msg)])?;
-            mine?;
+            let sum = comm.all_sum(count(place))?;
             if place.worker == 0 {
-                let mut sum: Option<Vec<u64>> = None;
-                for m in got {
-                    match m {
-                        Msg::Counts(c) => match &mut sum {
-                            None => sum = Some(c),
-                            Some(s) if s.len() == c.len() => {
-                                for (x, y) in s.iter_mut().zip(c) {
-                                    *x = x.checked_add(y).ok_or_else(|| {
-                                        Error::Cluster("a summed count overflows".into())
-                                    })?;
-                                }
-                            }
-                            Some(_) => {
-                                return Err(Error::Cluster(
-                                    "the workers' counts have different lengths".into(),
-                                ));
-                            }
-                        },
-                        Msg::Failed(why) => return Err(Error::Cluster(why)),
-                        other => {
-                            return Err(Error::Cluster(format!("unexpected {other:?}")));
-                        }
-                    }
-                }
-                *kept.lock().unwrap_or_else(|e| e.into_inner()) = sum;
+                *kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(sum);
             }
             Ok(())
         })?;
