@@ -241,3 +241,142 @@ fn feature_selection_by_mutual_information_is_partition_independent() {
         assert_eq!(spread.as_ref(), Some(&one), "{workers} workers");
     }
 }
+
+/// A projected-histogram release (PRIVATEKD on distributed discernibility, then the
+/// thresholded histogram released block by block by the cells' owners) equals the
+/// one-process release for one file dealt row by row and for several files dealt whole.
+#[test]
+fn projected_histograms_are_partition_independent() {
+    use disguise::histogram::{Discretized, DomainSource, Schema};
+    use disguise::task::Histogram;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let schema = Schema::from_toml_str(
+        r#"
+        [[columns]]
+        name = "age"
+        type = "numeric"
+        bounds = [0, 100]
+        [[columns]]
+        name = "colour"
+        type = "categorical"
+        levels = ["red", "green", "blue"]
+        [[columns]]
+        name = "size"
+        type = "categorical"
+        levels = ["s", "m", "l", "xl"]
+        [[columns]]
+        name = "noise"
+        type = "categorical"
+        levels = ["a", "b"]
+        [[columns]]
+        name = "sick"
+        type = "categorical"
+        levels = ["no", "yes"]
+        "#,
+        "test.toml",
+    )
+    .expect("schema");
+    let colours = ["red", "green", "blue"];
+    let sizes = ["s", "m", "l", "xl"];
+    let row = |i: usize| {
+        let sick = (i * 7919) % 13 < 5;
+        let colour = if sick && !i.is_multiple_of(5) {
+            2
+        } else {
+            i % 3
+        };
+        format!(
+            "{},{},{},{},{}\n",
+            (i * 37) % 100,
+            colours[colour],
+            sizes[(i / 3) % 4],
+            ["a", "b"][(i / 7) % 2],
+            if sick { "yes" } else { "no" }
+        )
+    };
+    let header = "age,colour,size,noise,sick\n";
+    let rows = 3000;
+    let whole = dir.path().join("all.csv");
+    let mut text = header.to_string();
+    (0..rows).for_each(|i| text.push_str(&row(i)));
+    std::fs::write(&whole, &text).expect("write");
+    // The same rows in 5 files of uneven sizes.
+    let cuts = [0, 100, 1300, 1301, 2200, rows];
+    let parts: Vec<std::path::PathBuf> = cuts
+        .windows(2)
+        .enumerate()
+        .map(|(j, w)| {
+            let path = dir.path().join(format!("part-{j}.csv"));
+            let mut text = header.to_string();
+            (w[0]..w[1]).for_each(|i| text.push_str(&row(i)));
+            std::fs::write(&path, text).expect("write");
+            path
+        })
+        .collect();
+    let read = Discretized::read(&[whole.as_path()], &schema, DomainSource::Schema).expect("read");
+    let target = 4;
+    for request in [
+        Histogram::new(1.0),
+        Histogram {
+            k: Some(2),
+            gamma: Some(0.5),
+            ..Histogram::new(2.0)
+        },
+    ] {
+        let one = request
+            .run(
+                &read.data,
+                target,
+                None,
+                &mut SecureRng::insecure_from_seed(5),
+            )
+            .expect("one process");
+        let mut one_csv = Vec::new();
+        one.write_csv(&mut one_csv).expect("csv");
+        for (workers, paths) in [
+            (1, vec![whole.clone()]),
+            (3, vec![whole.clone()]),
+            (2, parts.clone()),
+            (4, parts.clone()),
+        ] {
+            let spread = request
+                .run_distributed(
+                    &Cluster::local(workers).expect("cluster"),
+                    paths.clone(),
+                    &schema,
+                    target,
+                    None,
+                    &mut SecureRng::insecure_from_seed(5),
+                )
+                .expect("distributed")
+                .expect("process 0 has the result");
+            let mut csv = Vec::new();
+            spread.write_csv(&mut csv).expect("csv");
+            let what = format!("{workers} workers, {} files", paths.len());
+            assert_eq!(spread.attributes, one.attributes, "{what}");
+            assert_eq!(spread.histogram(), one.histogram(), "{what}");
+            assert_eq!(csv, one_csv, "{what}");
+        }
+        assert!(one.histogram().support_size() > 3);
+        assert!(
+            request.k.is_none() || one.k < one.predictors,
+            "PRIVATEKD chose among the predictors"
+        );
+    }
+    // Data splitting needs the records in one place.
+    let split = Histogram {
+        k_split: Some(vec![1, 2]),
+        ..Histogram::new(1.0)
+    };
+    let err = split
+        .run_distributed(
+            &Cluster::local(2).expect("cluster"),
+            vec![whole],
+            &schema,
+            target,
+            None,
+            &mut SecureRng::insecure_from_seed(5),
+        )
+        .expect_err("refused");
+    assert!(err.to_string().contains("data splitting"), "{err}");
+}

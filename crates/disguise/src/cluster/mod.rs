@@ -30,6 +30,8 @@
 //! every other process, which then return [`Error::Cluster`]; a peer that stops answering
 //! without closing its connection is given up after the same timeout per exchange.
 
+mod discernibility;
+mod histogram;
 mod network;
 mod sharded;
 

@@ -31,6 +31,9 @@ pub trait Summable: SetFunction {
     fn records(&self) -> usize;
 }
 
+/// The count of one (candidate, class key high and low halves, candidate's value, label).
+pub(crate) type Refinement = (u32, u64, u64, u32, u32, u64);
+
 /// A message between workers: commands from worker 0, answers to it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) enum Msg {
@@ -73,16 +76,15 @@ pub(crate) enum Msg {
     Ack,
     /// Counts of (candidate, class key, candidate's code, label), sent to the class's owner
     /// (distributed discernibility).
-    Refine(Vec<(u32, u64, u64, u32, u32, u64)>),
+    Refine(Vec<Refinement>),
     /// Counts of (class key, label), sent to the class's owner.
     Classes(Vec<(u64, u64, u32, u64)>),
-    /// Release the projected histogram of these columns: the mechanism's ε budget (bits of
-    /// the f64), its threshold constant (bits), n, and the release key.
+    /// Release the projected histogram of these columns: the mechanism's noise scale and
+    /// threshold (bits of the f64s) and the release key.
     Release {
         columns: Vec<u64>,
-        epsilon: u64,
-        a: u64,
-        n: u64,
+        scale: u64,
+        tau: u64,
         key: Vec<u8>,
     },
     /// Non-empty cells and their counts, sent to the cell's owner.

@@ -629,13 +629,39 @@ fn encode_files(
     rank: &[Option<HashMap<String, u32>>],
     rows: Option<usize>,
 ) -> Result<(Discretized, Vec<u64>)> {
+    let encoded = encode_where(paths, reader, schema, domains, rank, rows, &|_, _| true)?;
+    if encoded.0.rows() == 0 {
+        return Err(Error::param("data", "no data rows"));
+    }
+    Ok(encoded)
+}
+
+/// [`encode_files`] of the rows `keep(file, row)` selects (file: index in `paths`, row:
+/// 0-based data row in that file); no row at all is not an error.
+fn encode_where(
+    paths: &[&Path],
+    reader: &SchemaReader<'_>,
+    schema: &Schema,
+    domains: Vec<Domain>,
+    rank: &[Option<HashMap<String, u32>>],
+    rows: Option<usize>,
+    keep: &dyn Fn(usize, u64) -> bool,
+) -> Result<(Discretized, Vec<u64>)> {
     let mut clipped = vec![0u64; domains.len()];
     let mut codes: Vec<Codes> = domains
         .iter()
         .map(|d| Codes::for_arity(d.size(), rows.unwrap_or(0)))
         .collect();
-    for path in paths {
+    for (j, path) in paths.iter().enumerate() {
+        let (mut row, mut kept) = (0u64, false);
         reader.scan(path, |file, c, value| {
+            if c == 0 {
+                kept = keep(j, row);
+                row += 1;
+            }
+            if !kept {
+                return Ok(());
+            }
             let code = match (&domains[c], value) {
                 (Domain::Numeric { bins, .. }, Value::Number(x)) => {
                     let (lo, hi) = bins.bounds();
@@ -675,13 +701,75 @@ fn encode_files(
             rows.unwrap_or(0)
         )));
     }
-    if n == 0 {
-        return Err(Error::param("data", "no data rows"));
-    }
     Ok((
         Discretized::from_compact(schema.names(), domains, codes)?,
         clipped,
     ))
+}
+
+impl Discretized {
+    /// How many rows of `paths` `keep(file, row)` selects (file: index in `paths`, row:
+    /// 0-based data row of that file), read with a complete `schema`: a worker's share of a
+    /// distributed table.
+    ///
+    /// # Errors
+    /// As [`Table::read`]; an incomplete schema.
+    // Used by distributed runs only.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    pub(crate) fn count_where(
+        paths: &[&Path],
+        schema: &Schema,
+        keep: &dyn Fn(usize, u64) -> bool,
+    ) -> Result<u64> {
+        schema.validate()?;
+        check_complete(schema, DomainSource::Schema)?;
+        let reader = SchemaReader::new(schema);
+        let mut n = 0u64;
+        for (j, path) in paths.iter().enumerate() {
+            let mut row = 0u64;
+            reader.scan(path, |_, c, _| {
+                if c == 0 {
+                    n += u64::from(keep(j, row));
+                    row += 1;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(n)
+    }
+
+    /// The rows `keep` selects (as [`Discretized::count_where`]) coded with the domains of a
+    /// table of `n` rows in all (the number of bins of the paper's rule depends on it): a
+    /// worker's part of a distributed table, possibly without rows. Also returns the values
+    /// clamped into edge bins per column.
+    ///
+    /// # Errors
+    /// As [`Discretized::count_where`].
+    // Used by distributed runs only.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    pub(crate) fn read_where(
+        paths: &[&Path],
+        schema: &Schema,
+        n: u64,
+        keep: &dyn Fn(usize, u64) -> bool,
+    ) -> Result<(Self, Vec<u64>)> {
+        schema.validate()?;
+        check_complete(schema, DomainSource::Schema)?;
+        let reader = SchemaReader::new(schema);
+        let domains = Self::domains_of(schema, n)?;
+        let rank = vec![None; schema.columns.len()];
+        encode_where(paths, &reader, schema, domains, &rank, None, keep)
+    }
+
+    /// The domains a complete `schema` gives a table of `n` rows.
+    ///
+    /// # Errors
+    /// As [`Discretized::read`].
+    // Used by distributed runs only.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    pub(crate) fn domains_of(schema: &Schema, n: u64) -> Result<Vec<Domain>> {
+        domains_for_schema(schema, n, true)
+    }
 }
 
 #[cfg(test)]

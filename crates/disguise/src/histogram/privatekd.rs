@@ -32,19 +32,7 @@ pub fn discernibility_for(
     data: &Discretized,
     target: usize,
 ) -> Result<(Discernibility, Vec<usize>)> {
-    if target >= data.width() {
-        return Err(Error::param(
-            "target",
-            format!("column {target} does not exist ({} columns)", data.width()),
-        ));
-    }
-    let predictors: Vec<usize> = (0..data.width()).filter(|&c| c != target).collect();
-    if predictors.is_empty() {
-        return Err(Error::param(
-            "target",
-            "the table has no predictor column besides the target",
-        ));
-    }
+    let predictors = super::project::predictors(data.width(), target)?;
     let radix = |c: usize| -> Result<u32> {
         u32::try_from(data.domains()[c].size())
             .map_err(|_| Error::param("domains", "a domain has more than 2^32 − 1 values"))
@@ -100,8 +88,8 @@ pub fn discernibility_for(
 /// assert!(s.guarantee.unwrap().epsilon <= 1.0);
 /// # Ok::<(), disguise::Error>(())
 /// ```
-pub fn private_kd(
-    objective: &Discernibility,
+pub fn private_kd<F: SetFunction>(
+    objective: &F,
     k: usize,
     epsilon_p: Epsilon,
     rng: &mut SecureRng,

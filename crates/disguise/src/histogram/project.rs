@@ -5,13 +5,17 @@
 use super::discretize::{Discretized, Domain};
 use super::encode::MixedRadix;
 use super::params::{DEFAULT_SEED, GammaParams, estimate_gamma, public_k, simulate_k};
-use super::privatekd::{DEFAULT_SIGMA, discernibility_for, private_kd, select_k_by_splitting};
+use super::privatekd::{
+    DEFAULT_SIGMA, SplitChoice, discernibility_for, private_kd, select_k_by_splitting,
+};
 use super::release::write_synthetic_csv;
 use super::sparse::{SparseLaplace, ThresholdedHistogram};
 use crate::data::Codes;
 use crate::error::{Error, Result};
+use crate::maximize::Solution;
 use crate::noise::SecureRng;
 use crate::numeric::round::sub_down;
+use crate::objective::Discernibility;
 use crate::privacy::compose::{ComposeOptions, compose};
 use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost};
 use serde::Serialize;
@@ -258,6 +262,93 @@ pub fn projected_histogram(
     config: &ProjectionConfig,
     rng: &mut SecureRng,
 ) -> Result<ProjectedHistogram> {
+    let (objective, _) = discernibility_for(data, target)?;
+    release(&Table { data, objective }, target, config, rng)
+}
+
+/// Where the records of a release are: a table in this process, or the workers of a cluster
+/// (`cluster::histogram`). Everything else of the release is computed from public quantities
+/// (names, domains, n) in [`release`], in the same order with the same generator either way.
+pub(crate) trait Rows {
+    /// The columns' names.
+    fn names(&self) -> &[String];
+    /// The columns' domains.
+    fn domains(&self) -> &[Domain];
+    /// n, the number of records.
+    fn rows(&self) -> usize;
+    /// Whether the domains are public.
+    fn is_private(&self) -> bool;
+    /// PRIVATEKD onto k predictors with ε_p.
+    fn project(&self, k: usize, epsilon_p: Epsilon, rng: &mut SecureRng) -> Result<Solution>;
+    /// k and the predictors by data splitting.
+    fn split(
+        &self,
+        candidates: &[usize],
+        epsilon_p: Epsilon,
+        sigma: f64,
+        rng: &mut SecureRng,
+    ) -> Result<SplitChoice>;
+    /// The thresholded histogram of the records projected onto `columns` (table order).
+    fn histogram(
+        &self,
+        columns: &[usize],
+        encoding: &MixedRadix,
+        mechanism: &SparseLaplace,
+        rng: &mut SecureRng,
+    ) -> Result<ThresholdedHistogram>;
+}
+
+/// A table in this process and its discernibility objective.
+struct Table<'d> {
+    data: &'d Discretized,
+    objective: Discernibility,
+}
+
+impl Rows for Table<'_> {
+    fn names(&self) -> &[String] {
+        self.data.names()
+    }
+    fn domains(&self) -> &[Domain] {
+        self.data.domains()
+    }
+    fn rows(&self) -> usize {
+        self.data.rows()
+    }
+    fn is_private(&self) -> bool {
+        self.data.is_private()
+    }
+    fn project(&self, k: usize, epsilon_p: Epsilon, rng: &mut SecureRng) -> Result<Solution> {
+        private_kd(&self.objective, k, epsilon_p, rng)
+    }
+    fn split(
+        &self,
+        candidates: &[usize],
+        epsilon_p: Epsilon,
+        sigma: f64,
+        rng: &mut SecureRng,
+    ) -> Result<SplitChoice> {
+        select_k_by_splitting(&self.objective, candidates, epsilon_p, sigma, rng)
+    }
+    fn histogram(
+        &self,
+        columns: &[usize],
+        encoding: &MixedRadix,
+        mechanism: &SparseLaplace,
+        rng: &mut SecureRng,
+    ) -> Result<ThresholdedHistogram> {
+        let code_columns: Vec<&Codes> = columns.iter().map(|&c| self.data.codes(c)).collect();
+        let counts = projected_counts(encoding, &code_columns, self.data.rows())?;
+        mechanism.release_counts(rng, &counts, encoding.size())
+    }
+}
+
+/// [`projected_histogram`] on records wherever they are.
+pub(crate) fn release<R: Rows>(
+    data: &R,
+    target: usize,
+    config: &ProjectionConfig,
+    rng: &mut SecureRng,
+) -> Result<ProjectedHistogram> {
     let n = data.rows();
     if n < 2 {
         return Err(Error::param(
@@ -265,7 +356,7 @@ pub fn projected_histogram(
             format!("needs at least 2 records, got {n}"),
         ));
     }
-    let (objective, predictors) = discernibility_for(data, target)?;
+    let predictors = predictors(data.domains().len(), target)?;
     let d1 = predictors.len();
     let q = usize::try_from(data.domains()[target].size())
         .map_err(|_| Error::param("target", "too many target levels"))?;
@@ -291,7 +382,7 @@ pub fn projected_histogram(
             data: public,
             sigma,
         } => {
-            check_same_layout(data, public)?;
+            check_same_layout(data.domains(), public)?;
             let (public_objective, _) = discernibility_for(public, target)?;
             (
                 public_k(&public_objective, *sigma)?,
@@ -368,8 +459,7 @@ pub fn projected_histogram(
     let elements: Vec<usize> = if trivial {
         (0..d1).collect()
     } else if let KChoice::Split { candidates, sigma } = &config.k {
-        let choice =
-            select_k_by_splitting(&objective, candidates, Epsilon::new(eps_p)?, *sigma, rng)?;
+        let choice = data.split(candidates, Epsilon::new(eps_p)?, *sigma, rng)?;
         costs.push(PrivacyCost::Pure {
             epsilon: Epsilon::new(choice.epsilon)?,
         });
@@ -377,7 +467,7 @@ pub fn projected_histogram(
         k_method = format!("{k_method}: chose k = {k} among {candidates:?}");
         choice.elements
     } else {
-        let solution = private_kd(&objective, k, Epsilon::new(eps_p)?, rng)?;
+        let solution = data.project(k, Epsilon::new(eps_p)?, rng)?;
         costs.extend(solution.costs());
         solution.elements
     };
@@ -394,10 +484,8 @@ pub fn projected_histogram(
     let domains: Vec<Domain> = columns.iter().map(|&c| data.domains()[c].clone()).collect();
     let radices: Vec<u64> = domains.iter().map(Domain::size).collect();
     let encoding = MixedRadix::new(&radices, &names)?;
-    let code_columns: Vec<&Codes> = columns.iter().map(|&c| data.codes(c)).collect();
     let mechanism = SparseLaplace::new(Epsilon::new(eps_h_budget)?, n as u64, config.params.a)?;
-    let counts = projected_counts(&encoding, &code_columns, n)?;
-    let histogram = mechanism.release_counts(rng, &counts, encoding.size())?;
+    let histogram = data.histogram(&columns, &encoding, &mechanism, rng)?;
     let (noisy_rows, support_size) = (histogram.synthetic_rows(), histogram.support_size());
     let histogram = match config.rows {
         SyntheticRows::Records => histogram.apportioned(n as u64),
@@ -458,7 +546,7 @@ pub fn projected_histogram(
 /// counter per cell when the space is small next to the data (at most one byte per record),
 /// else the rows' codes sorted in place (eight bytes per record, not the three copies of
 /// encoding, copying and radix sorting).
-fn projected_counts(
+pub(crate) fn projected_counts(
     encoding: &MixedRadix,
     columns: &[&Codes],
     n: usize,
@@ -497,10 +585,26 @@ fn projected_counts(
     Ok(out)
 }
 
-fn check_same_layout(private: &Discretized, public: &Discretized) -> Result<()> {
-    if private.width() != public.width()
+/// The predictor columns of a table of `width` columns: every one but the target.
+pub(crate) fn predictors(width: usize, target: usize) -> Result<Vec<usize>> {
+    if target >= width {
+        return Err(Error::param(
+            "target",
+            format!("column {target} does not exist ({width} columns)"),
+        ));
+    }
+    if width < 2 {
+        return Err(Error::param(
+            "target",
+            "the table has no predictor column besides the target",
+        ));
+    }
+    Ok((0..width).filter(|&c| c != target).collect())
+}
+
+fn check_same_layout(private: &[Domain], public: &Discretized) -> Result<()> {
+    if private.len() != public.width()
         || private
-            .domains()
             .iter()
             .zip(public.domains())
             .any(|(a, b)| a.size() != b.size())

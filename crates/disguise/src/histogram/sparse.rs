@@ -390,6 +390,8 @@ impl Blocks {
     }
 
     /// The block of a cell.
+    // Used by distributed runs only.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
     pub(crate) fn of_cell(&self, cell: u64) -> u64 {
         cell / self.len
     }
@@ -415,6 +417,8 @@ impl BlockKey {
         BlockKey(key)
     }
 
+    // Used by distributed runs only.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
     pub(crate) fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let key: [u8; 32] = bytes
             .try_into()
@@ -422,6 +426,8 @@ impl BlockKey {
         Ok(BlockKey(key))
     }
 
+    // Used by distributed runs only.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
     pub(crate) fn bytes(&self) -> &[u8] {
         &self.0
     }

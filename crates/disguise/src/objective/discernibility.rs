@@ -324,9 +324,22 @@ fn refine_in_place<C: Code, L: Code>(
     state.undiscerned = undiscerned;
 }
 
+/// 2·pairs/n: the value (or gain) of `pairs` discerned unordered pairs with different
+/// targets, counted as ordered pairs per record (equation (9)). One formula for one process
+/// and for the sum of workers' counts (`cluster`), so both give the same bits.
+#[inline]
+pub(crate) fn pairs_value(pairs: u64, n: f64) -> f64 {
+    2.0 * pairs as f64 / n
+}
+
+/// λ = 2 (see *Sensitivity* in the module documentation).
+pub(crate) fn sensitivity() -> Sensitivity {
+    Sensitivity::new(2.0).expect("2 is a valid sensitivity")
+}
+
 /// C(size, 2) − Σ C(cᵢ, 2) = (size² − Σ cᵢ²)/2 for label counts cᵢ summing to `size`.
 #[inline]
-fn impure_pairs(size: u64, counts: &[u64]) -> u64 {
+pub(crate) fn impure_pairs(size: u64, counts: &[u64]) -> u64 {
     let same: u64 = counts.iter().map(|&c| c * c).sum();
     (size * size - same) / 2
 }
@@ -361,7 +374,7 @@ impl SetFunction for Discernibility {
                 return 0.0;
             }
             let refined = self.refined_pairs(state, a);
-            2.0 * (state.undiscerned - refined) as f64 / n
+            pairs_value(state.undiscerned - refined, n)
         };
         // Parallel over candidates when there is enough work to pay for the threads.
         if state.order.len().saturating_mul(candidates.len()) >= 1 << 16 {
@@ -386,12 +399,12 @@ impl SetFunction for Discernibility {
     }
 
     fn value(&self, state: &DiscernibilityState) -> f64 {
-        2.0 * (self.base_pairs - state.undiscerned) as f64 / self.n as f64
+        pairs_value(self.base_pairs - state.undiscerned, self.n as f64)
     }
 
     /// λ = 2 in every round (see the module documentation).
     fn sensitivity(&self, _round: usize) -> Sensitivity {
-        Sensitivity::new(2.0).expect("2 is a valid sensitivity")
+        sensitivity()
     }
 
     /// The same λ: it is a bound on every single marginal gain (see *Sensitivity*).

@@ -139,6 +139,29 @@ impl Histogram {
     ) -> Result<ProjectedHistogram> {
         projected_histogram(data, target, &self.config(public)?, rng)
     }
+
+    /// The release on the table in the data files `paths` (read with a complete `schema`:
+    /// every domain public), spread over `cluster`: one file is dealt row by row over the
+    /// workers; several files go whole to their owners (file j to process j mod P). Only
+    /// per-class and per-cell counts cross the network, never records. The result in process
+    /// 0 (with a seeded generator, [`Histogram::run`]'s on the concatenated files, bit for
+    /// bit), `None` in the others.
+    ///
+    /// # Errors
+    /// As [`Histogram::run`]; an incomplete schema; `k_split` (data splitting needs every
+    /// record in one place); [`Error::Cluster`].
+    #[cfg(feature = "cluster")]
+    pub fn run_distributed(
+        &self,
+        cluster: &crate::cluster::Cluster,
+        paths: Vec<std::path::PathBuf>,
+        schema: &crate::histogram::Schema,
+        target: usize,
+        public: Option<Discretized>,
+        rng: &mut SecureRng,
+    ) -> Result<Option<ProjectedHistogram>> {
+        cluster.projected_histogram(paths, schema.clone(), target, &self.config(public)?, rng)
+    }
 }
 
 #[cfg(test)]

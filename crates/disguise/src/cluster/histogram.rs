@@ -1,0 +1,292 @@
+//! Vinterbo's projected histogram over records spread across workers: PRIVATEKD on
+//! distributed discernibility ([`super::discernibility`]), then the thresholded Laplace
+//! histogram with each cell's count summed by the worker that owns the cell's block, which
+//! adds the noise and applies the threshold once.
+//!
+//! Process 0 runs the one-process release ([`crate::histogram::project`]) step for step with
+//! its generator: k and γ from public quantities, PRIVATEKD's draws, then the release key.
+//! The blocks of cells ([`crate::histogram::sparse`]) are released from that key wherever
+//! they are owned, so with a seeded generator the synthetic data is the one-process run's,
+//! bit for bit, for any partition of the records.
+//!
+//! Privacy: the guarantee is the one-process release's (ε-DP, replace-one neighbours): the
+//! workers' counts add up to the table's counts exactly, and the mechanism applied to them is
+//! the same. Trust model as in [`super`]; a worker also sees the summed counts of the cells
+//! it owns before noise.
+
+use super::discernibility::{DiscernibilityPart, DiscernibilityTotals};
+use super::{Cluster, Comm, Link, Msg, Serve, Sharded};
+use crate::error::{Error, Result};
+use crate::histogram::privatekd::SplitChoice;
+use crate::histogram::project::{ProjectionConfig, Rows, predictors, projected_counts, release};
+use crate::histogram::sparse::{BlockKey, Blocks};
+use crate::histogram::{
+    Discretized, Domain, MixedRadix, ProjectedHistogram, Schema, SparseLaplace,
+    ThresholdedHistogram, private_kd,
+};
+use crate::maximize::Solution;
+use crate::noise::SecureRng;
+use crate::privacy::Epsilon;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One worker's rows of the table.
+struct HistogramPart {
+    data: Discretized,
+    discernibility: DiscernibilityPart,
+}
+
+impl HistogramPart {
+    /// Reads this worker's rows: one file is dealt row by row over all workers, several
+    /// files go whole to their owners ([`super::Place`]). The bins depend on the total n,
+    /// learned first (one exchange).
+    fn build(
+        comm: &mut Comm<'_>,
+        paths: &[PathBuf],
+        schema: &Schema,
+        target: usize,
+    ) -> Result<Self> {
+        let place = comm.place();
+        let single = paths.len() == 1;
+        let keep = move |j: usize, i: u64| {
+            if single {
+                place.owns_row(i)
+            } else {
+                place.owns_part(j)
+            }
+        };
+        let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        let mine = Discretized::count_where(&paths, schema, &keep);
+        let n = comm.all_sum(mine.map(|n| vec![n]))?[0];
+        let read = Discretized::read_where(&paths, schema, n, &keep).map(|(d, _)| d);
+        // Every worker learns whether every other read its rows, then builds the objective.
+        comm.all_sum(read.as_ref().map(|_| vec![]).map_err(|e| e.clone()))?;
+        let data = read?;
+        let predictors = predictors(data.width(), target)?;
+        let radix = |c: usize| -> Result<u32> {
+            u32::try_from(data.domains()[c].size())
+                .map_err(|_| Error::param("domains", "a domain has more than 2^32 − 1 values"))
+        };
+        let columns = predictors.iter().map(|&c| data.shared_codes(c)).collect();
+        let radices = predictors
+            .iter()
+            .map(|&c| radix(c))
+            .collect::<Result<_>>()?;
+        let discernibility = DiscernibilityPart::build(
+            comm,
+            columns,
+            radices,
+            data.shared_codes(target),
+            radix(target)?,
+        )?;
+        Ok(HistogramPart {
+            data,
+            discernibility,
+        })
+    }
+
+    /// This worker's counts go to the owners of their cells' blocks (block b: worker
+    /// b mod peers), which release their blocks.
+    fn release(
+        &self,
+        comm: &mut Comm<'_>,
+        columns: &[u64],
+        scale: u64,
+        tau: u64,
+        key: &[u8],
+    ) -> Result<Msg> {
+        let peers = comm.place().peers;
+        let columns: Vec<usize> = columns.iter().map(|&c| c as usize).collect();
+        if columns.iter().any(|&c| c >= self.data.width()) {
+            return Err(Error::Cluster("a column out of range".into()));
+        }
+        let mechanism = SparseLaplace::with_scale(f64::from_bits(scale), f64::from_bits(tau))?;
+        let key = BlockKey::from_bytes(key)?;
+        let names: Vec<String> = columns
+            .iter()
+            .map(|&c| self.data.names()[c].clone())
+            .collect();
+        let radices: Vec<u64> = columns
+            .iter()
+            .map(|&c| self.data.domains()[c].size())
+            .collect();
+        let encoding = MixedRadix::new(&radices, &names)?;
+        let blocks = Blocks::of(encoding.size());
+        let codes: Vec<_> = columns.iter().map(|&c| self.data.codes(c)).collect();
+        // A local failure still takes part in the exchange (its peers wait for it).
+        let local = projected_counts(&encoding, &codes, self.data.rows());
+        let mut out: Vec<Vec<(u64, u64)>> = vec![Vec::new(); peers];
+        if let Ok(counts) = &local {
+            for &(cell, count) in counts {
+                out[(blocks.of_cell(cell) % peers as u64) as usize].push((cell, count));
+            }
+        }
+        let got = comm.exchange(
+            out.into_iter()
+                .enumerate()
+                .map(|(w, v)| (w as u64, Msg::Cells(v)))
+                .collect(),
+        )?;
+        local?;
+        let mut counts: Vec<(u64, u64)> = Vec::new();
+        for m in got {
+            match m {
+                Msg::Cells(v) => counts.extend(v),
+                other => return Err(Error::Cluster(format!("unexpected {other:?}"))),
+            }
+        }
+        counts.sort_unstable();
+        counts.dedup_by(|later, first| {
+            let same = later.0 == first.0;
+            if same {
+                first.1 += later.1;
+            }
+            same
+        });
+        let mut released = Vec::new();
+        let mut rest = &counts[..];
+        for b in (comm.place().worker as u64..blocks.count()).step_by(peers) {
+            let range = blocks.range(b);
+            let start = rest.partition_point(|c| c.0 < range.start);
+            let end = rest.partition_point(|c| c.0 < range.end);
+            let cells = mechanism.release_block(&key, blocks, b, &rest[start..end])?;
+            released.extend(cells.into_iter().map(|(c, v)| (c, v.to_bits())));
+            rest = &rest[end..];
+        }
+        Ok(Msg::Released(released))
+    }
+}
+
+impl Serve for HistogramPart {
+    fn ready(&self) -> Msg {
+        self.discernibility.ready()
+    }
+
+    fn serve(&mut self, comm: &mut Comm<'_>, command: &Msg) -> Result<Msg> {
+        match command {
+            Msg::Release {
+                columns,
+                scale,
+                tau,
+                key,
+            } => self.release(comm, columns, *scale, *tau, key),
+            other => self.discernibility.serve(comm, other),
+        }
+    }
+}
+
+/// Process 0's view of the distributed table: public names, domains and n, and the link.
+struct Remote<'l> {
+    link: &'l Arc<Link>,
+    names: Vec<String>,
+    domains: Vec<Domain>,
+    rows: usize,
+    target: usize,
+}
+
+impl Rows for Remote<'_> {
+    fn names(&self) -> &[String] {
+        &self.names
+    }
+    fn domains(&self) -> &[Domain] {
+        &self.domains
+    }
+    fn rows(&self) -> usize {
+        self.rows
+    }
+    fn is_private(&self) -> bool {
+        true
+    }
+    fn project(&self, k: usize, epsilon_p: Epsilon, rng: &mut SecureRng) -> Result<Solution> {
+        let ground = predictors(self.domains.len(), self.target)?.len();
+        let totals = DiscernibilityTotals { ground };
+        private_kd(
+            &Sharded::new(&totals, self.rows, self.link),
+            k,
+            epsilon_p,
+            rng,
+        )
+    }
+    fn split(
+        &self,
+        _candidates: &[usize],
+        _epsilon_p: Epsilon,
+        _sigma: f64,
+        _rng: &mut SecureRng,
+    ) -> Result<SplitChoice> {
+        Err(Error::param(
+            "k_split",
+            "data splitting draws a random split of the records, which are spread over the \
+             workers: give k, or let it be chosen on simulated or public data",
+        ))
+    }
+    fn histogram(
+        &self,
+        columns: &[usize],
+        encoding: &MixedRadix,
+        mechanism: &SparseLaplace,
+        rng: &mut SecureRng,
+    ) -> Result<ThresholdedHistogram> {
+        // The key is drawn where the one-process release draws it.
+        let key = BlockKey::draw(rng);
+        let answer = self.link.call(Msg::Release {
+            columns: columns.iter().map(|&c| c as u64).collect(),
+            scale: mechanism.scale().to_bits(),
+            tau: mechanism.threshold().to_bits(),
+            key: key.bytes().to_vec(),
+        });
+        match answer {
+            Some(Msg::Released(cells)) => Ok(mechanism.histogram(
+                encoding.size(),
+                cells
+                    .into_iter()
+                    .map(|(c, v)| (c, f64::from_bits(v)))
+                    .collect(),
+            )),
+            Some(other) => Err(Error::Cluster(format!("unexpected answer {other:?}"))),
+            None => Err(Error::Cluster("the release failed".into())),
+        }
+    }
+}
+
+impl Cluster {
+    /// [`crate::histogram::projected_histogram`] of the table in `paths` (read with the
+    /// complete `schema`; one file is dealt row by row over the workers, several files go
+    /// whole to their owners, part j to process j mod P), released by this cluster. The
+    /// result in process 0, `None` in the others.
+    ///
+    /// # Errors
+    /// As [`crate::histogram::projected_histogram`]; data splitting is refused; as
+    /// [`Cluster::maximize`].
+    pub(crate) fn projected_histogram(
+        &self,
+        paths: Vec<PathBuf>,
+        schema: Schema,
+        target: usize,
+        config: &ProjectionConfig,
+        rng: &mut SecureRng,
+    ) -> Result<Option<ProjectedHistogram>> {
+        if matches!(config.k, crate::histogram::KChoice::Split { .. }) {
+            return Err(Error::param(
+                "k_split",
+                "data splitting draws a random split of the records, which are spread over \
+                 the workers: give k, or let it be chosen on simulated or public data",
+            ));
+        }
+        let names = schema.names();
+        let public = schema.clone();
+        self.serve(
+            move |comm: &mut Comm<'_>| HistogramPart::build(comm, &paths, &schema, target),
+            |link, rows| {
+                let remote = Remote {
+                    link,
+                    names,
+                    domains: Discretized::domains_of(&public, rows as u64)?,
+                    rows,
+                    target,
+                };
+                release(&remote, target, config, rng)
+            },
+        )
+    }
+}
