@@ -260,3 +260,133 @@ fn a_peer_killed_mid_run_fails_the_others() {
         assert!(out.stdout.is_empty(), "no partial output");
     }
 }
+
+/// A table of 4 predictors and a binary target, the same rows as one file and as 4 parts.
+fn table(dir: &Path) {
+    let colours = ["red", "green", "blue"];
+    let row = |i: usize| {
+        let sick = (i * 7919) % 13 < 5;
+        let colour = if sick && !i.is_multiple_of(5) {
+            2
+        } else {
+            i % 3
+        };
+        format!(
+            "{},{},{},{},{}\n",
+            (i * 37) % 100,
+            colours[colour],
+            ["s", "m", "l", "xl"][(i / 3) % 4],
+            ["a", "b"][(i / 7) % 2],
+            if sick { "yes" } else { "no" }
+        )
+    };
+    let header = "age,colour,size,noise,sick\n";
+    let rows = 4000;
+    let mut all = header.to_string();
+    (0..rows).for_each(|i| all.push_str(&row(i)));
+    std::fs::write(dir.join("table.csv"), all).expect("write");
+    std::fs::create_dir_all(dir.join("parts")).expect("parts");
+    for (j, w) in [0, 700, 701, 2500, rows].windows(2).enumerate() {
+        let mut text = header.to_string();
+        (w[0]..w[1]).for_each(|i| text.push_str(&row(i)));
+        std::fs::write(dir.join(format!("parts/part-{j}.csv")), text).expect("write");
+    }
+    std::fs::write(
+        dir.join("schema.toml"),
+        "target = \"sick\"\n\
+         [[columns]]\nname = \"age\"\ntype = \"numeric\"\nbounds = [0, 100]\n\
+         [[columns]]\nname = \"colour\"\ntype = \"categorical\"\nlevels = [\"red\", \"green\", \"blue\"]\n\
+         [[columns]]\nname = \"size\"\ntype = \"categorical\"\nlevels = [\"s\", \"m\", \"l\", \"xl\"]\n\
+         [[columns]]\nname = \"noise\"\ntype = \"categorical\"\nlevels = [\"a\", \"b\"]\n\
+         [[columns]]\nname = \"sick\"\ntype = \"categorical\"\nlevels = [\"no\", \"yes\"]\n",
+    )
+    .expect("schema");
+}
+
+/// The projected histogram (PRIVATEKD's choice, the released cells, the synthetic file) is
+/// the one-process release for one file dealt row by row and for parts dealt whole.
+#[test]
+fn the_histogram_is_the_same_for_every_partition() {
+    let dir = dir_with("histogram", &[]);
+    table(&dir);
+    let args = |data: &str, extra: &str| -> Vec<String> {
+        let mut a: Vec<String> = words(
+            "histogram --schema schema.toml --epsilon 2 --k 2 --gamma 0.5 --seed 3 --out \
+             out.csv --format json --data",
+        )
+        .into_iter()
+        .map(String::from)
+        .collect();
+        a.push(data.into());
+        a.extend(words(extra).into_iter().map(String::from));
+        a
+    };
+    // The report without the --data it names, and the synthetic data it wrote.
+    let result = |stdout: &[u8]| {
+        let mut report: serde_json::Value = serde_json::from_slice(stdout).expect("json");
+        report.as_object_mut().expect("object").remove("data");
+        let csv = std::fs::read_to_string(dir.join("out.csv")).expect("out.csv");
+        std::fs::remove_file(dir.join("out.csv")).expect("remove");
+        (report, csv)
+    };
+    let one = disguise(&dir)
+        .args(args("table.csv", ""))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let one = result(&one);
+    assert_eq!(one.0["k"], 2);
+    assert!(one.1.lines().count() > 100, "{}", one.1);
+    let threads = disguise(&dir)
+        .args(args("table.csv", "--workers 3"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(result(&threads), one, "3 threads");
+    let parts = disguise(&dir)
+        .args(args("parts", ""))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(result(&parts), one, "the parts in one process");
+    for (processes, workers, data) in [
+        (2, 1, "table.csv"),
+        (2, 2, "parts"),
+        (3, 1, "parts/part-*.csv"),
+    ] {
+        let a = args(data, "");
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let out = cluster_run(&dir, &a, processes, workers);
+        assert!(
+            out.status.success(),
+            "{processes}×{workers} on {data}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(result(&out.stdout), one, "{processes}×{workers} on {data}");
+    }
+    // Options a distributed release cannot honour.
+    for (extra, expected) in [("--workers 2 --bounds-from-data", "--bounds-from-data")] {
+        let out = disguise(&dir)
+            .args(args("table.csv", extra))
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{extra}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expected), "{extra}: {stderr}");
+    }
+    let split = words(
+        "histogram --schema schema.toml --data table.csv --epsilon 2 --k-split 1,2 --out \
+         out.csv --workers 2",
+    );
+    let out = disguise(&dir).args(&split).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("data splitting"), "{stderr}");
+    assert!(!dir.join("out.csv").exists());
+}

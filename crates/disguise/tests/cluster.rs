@@ -345,7 +345,7 @@ fn projected_histograms_are_partition_independent() {
                     paths.clone(),
                     &schema,
                     target,
-                    None,
+                    Vec::new(),
                     &mut SecureRng::insecure_from_seed(5),
                 )
                 .expect("distributed")
@@ -374,7 +374,7 @@ fn projected_histograms_are_partition_independent() {
             vec![whole],
             &schema,
             target,
-            None,
+            Vec::new(),
             &mut SecureRng::insecure_from_seed(5),
         )
         .expect_err("refused");

@@ -5,6 +5,7 @@
 //! `disguise histogram --data adult.data --data adult.test --schema adult.schema.toml
 //!  --target income --epsilon 1 --out synthetic.csv`
 
+use super::common::cluster::ClusterArgs;
 use super::common::names::named;
 use super::common::{note_clipped, warn_if_vacuous};
 use crate::output::{
@@ -42,8 +43,9 @@ the inputs.";
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// Data file(s), read with the schema's format and concatenated in order. Repeat for
-    /// several files. Example: `--data adult.data --data adult.test`.
+    /// Data file(s), read with the schema's format and concatenated in order: files, folders
+    /// of parts, or glob patterns. Repeat for several. Example: `--data adult.data --data
+    /// adult.test`.
     #[arg(long, value_name = "FILE", required = true)]
     data: Vec<PathBuf>,
     /// TOML schema giving every column's type and public domain (numeric bounds,
@@ -101,6 +103,8 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 /// The JSON document printed with `--format json`.
@@ -178,7 +182,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Everything that needs no data is validated first, in the library.
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    check_out(&args)?;
+    let cluster = args.cluster.cluster()?;
+    // Only process 0 writes: the others may run where --out's folder does not exist.
+    if cluster.as_ref().is_none_or(|c| c.process() == 0) {
+        check_out(&args)?;
+    }
     let schema = Schema::from_path(&args.schema)?;
     let source = if args.bounds_from_data {
         eprintln!(
@@ -194,7 +202,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (None, None) => bail!("no target column: give --target or set `target` in the schema"),
     };
     let target = schema.column_index(&target_name)?;
-    let paths: Vec<&Path> = args.data.iter().map(PathBuf::as_path).collect();
+    let files = data_files(&args.data)?;
+    if let Some(cluster) = cluster {
+        return run_distributed(&args, &request, cluster, schema, target, files);
+    }
+    let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     // Straight into compact codes: only the schema's columns, each value binned as it is
     // read (the same codes as reading a table and discretizing it).
     let read = Discretized::read(&paths, &schema, source)?;
@@ -220,16 +232,70 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let mut rng = match args.seed {
+    let mut rng = generator(args.seed)?;
+    let release = request.run(&data, target, public, &mut rng)?;
+    print_release(&args, &release, clipped)
+}
+
+/// The files of every --data: each a file, or the parts in a folder or matched by a glob.
+fn data_files(data: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for d in data {
+        files.extend(disguise::data::Parts::resolve(d)?.files().iter().cloned());
+    }
+    Ok(files)
+}
+
+/// The rng of process 0 (the others draw nothing: every draw is process 0's).
+fn generator(seed: Option<u64>) -> anyhow::Result<SecureRng> {
+    Ok(match seed {
         Some(seed) => {
             warn_insecure_seed(seed);
             SecureRng::insecure_from_seed(seed)
         }
         None => SecureRng::from_os()?,
+    })
+}
+
+/// The release over the workers of `cluster`: the same output in process 0 as a one-process
+/// run on the concatenated files; nothing in the others.
+fn run_distributed(
+    args: &Args,
+    request: &Histogram,
+    cluster: disguise::cluster::Cluster,
+    schema: Schema,
+    target: usize,
+    files: Vec<PathBuf>,
+) -> anyhow::Result<()> {
+    if args.bounds_from_data {
+        bail!(
+            "--bounds-from-data cannot be used with --workers or --hosts: every worker must code \
+             its records with the same public domains (complete the schema's bounds and levels)"
+        );
+    }
+    let public: Vec<PathBuf> = args.public_data.iter().cloned().collect();
+    let mut rng = if cluster.process() == 0 {
+        generator(args.seed)?
+    } else {
+        SecureRng::from_os()?
     };
-    let release = request.run(&data, target, public, &mut rng)?;
+    let release = request
+        .run_distributed(&cluster, files, &schema, target, public, &mut rng)
+        .map_err(|e| flagged(e, &flag_of))?;
+    match release {
+        Some(release) => print_release(args, &release, Default::default()),
+        None => Ok(()),
+    }
+}
+
+/// Writes the synthetic data to --out and prints the release's summary.
+fn print_release(
+    args: &Args,
+    release: &ProjectedHistogram,
+    clipped: std::collections::BTreeMap<String, u64>,
+) -> anyhow::Result<()> {
     warn_if_vacuous(&release.usefulness);
-    let written = write_release(&release, &args)?;
+    let written = write_release(release, args)?;
     let private = release.guarantee.is_some() && release.secure_rng;
 
     match args.format {
@@ -237,7 +303,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             data: args.data.iter().map(|p| p.display().to_string()).collect(),
             out: args.out.display().to_string(),
             private,
-            release: &release,
+            release,
             neighbouring: NEIGHBOURS,
             clipped,
         })?,

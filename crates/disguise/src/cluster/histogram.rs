@@ -258,34 +258,32 @@ impl Cluster {
     /// # Errors
     /// As [`crate::histogram::projected_histogram`]; data splitting is refused; as
     /// [`Cluster::maximize`].
-    pub(crate) fn projected_histogram(
+    pub(crate) fn projected_histogram<C>(
         &self,
         paths: Vec<PathBuf>,
         schema: Schema,
         target: usize,
-        config: &ProjectionConfig,
         rng: &mut SecureRng,
-    ) -> Result<Option<ProjectedHistogram>> {
-        if matches!(config.k, crate::histogram::KChoice::Split { .. }) {
-            return Err(Error::param(
-                "k_split",
-                "data splitting draws a random split of the records, which are spread over \
-                 the workers: give k, or let it be chosen on simulated or public data",
-            ));
-        }
+        config: C,
+    ) -> Result<Option<ProjectedHistogram>>
+    where
+        C: FnOnce(&[Domain]) -> Result<ProjectionConfig>,
+    {
         let names = schema.names();
         let public = schema.clone();
         self.serve(
             move |comm: &mut Comm<'_>| HistogramPart::build(comm, &paths, &schema, target),
             |link, rows| {
+                let domains = Discretized::domains_of(&public, rows as u64)?;
+                let config = config(&domains)?;
                 let remote = Remote {
                     link,
                     names,
-                    domains: Discretized::domains_of(&public, rows as u64)?,
+                    domains,
                     rows,
                     target,
                 };
-                release(&remote, target, config, rng)
+                release(&remote, target, &config, rng)
             },
         )
     }

@@ -270,7 +270,7 @@ impl Table {
 }
 
 /// Refuses a schema without every domain unless `source` lets the data fill them in.
-pub(super) fn check_complete(schema: &Schema, source: DomainSource) -> Result<()> {
+pub(crate) fn check_complete(schema: &Schema, source: DomainSource) -> Result<()> {
     let missing = schema.incomplete_columns();
     if source == DomainSource::Schema && !missing.is_empty() {
         return Err(Error::param(

@@ -145,7 +145,9 @@ impl Histogram {
     /// workers; several files go whole to their owners (file j to process j mod P). Only
     /// per-class and per-cell counts cross the network, never records. The result in process
     /// 0 (with a seeded generator, [`Histogram::run`]'s on the concatenated files, bit for
-    /// bit), `None` in the others.
+    /// bit), `None` in the others. `public` are the files of a public dataset choosing k
+    /// (see [`Histogram::config`]), read by process 0 with the private table's domains once
+    /// the number of records is known.
     ///
     /// # Errors
     /// As [`Histogram::run`]; an incomplete schema; `k_split` (data splitting needs every
@@ -157,10 +159,42 @@ impl Histogram {
         paths: Vec<std::path::PathBuf>,
         schema: &crate::histogram::Schema,
         target: usize,
-        public: Option<Discretized>,
+        public: Vec<std::path::PathBuf>,
         rng: &mut SecureRng,
     ) -> Result<Option<ProjectedHistogram>> {
-        cluster.projected_histogram(paths, schema.clone(), target, &self.config(public)?, rng)
+        self.validate()?;
+        if self.k_split.is_some() {
+            return Err(Error::param(
+                "k_split",
+                "data splitting draws a random split of the records, which are spread over \
+                 the workers: give k, or let it be chosen on simulated or public data",
+            ));
+        }
+        // Before any connection: a complete schema (public domains) and a target in it.
+        schema.validate()?;
+        crate::histogram::table::check_complete(schema, crate::histogram::DomainSource::Schema)?;
+        if target >= schema.columns.len() {
+            return Err(Error::param(
+                "target",
+                format!(
+                    "column {target} does not exist ({} columns)",
+                    schema.columns.len()
+                ),
+            ));
+        }
+        cluster.projected_histogram(paths, schema.clone(), target, rng, |domains| {
+            let public = if public.is_empty() {
+                None
+            } else {
+                let files: Vec<&std::path::Path> = public.iter().map(|p| p.as_path()).collect();
+                Some(Discretized::read_with_domains(
+                    &files,
+                    schema,
+                    domains.to_vec(),
+                )?)
+            };
+            self.config(public)
+        })
     }
 }
 
