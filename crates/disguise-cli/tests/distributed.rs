@@ -391,3 +391,73 @@ fn the_histogram_is_the_same_for_every_partition() {
     assert!(stderr.contains("data splitting"), "{stderr}");
     assert!(!dir.join("out.csv").exists());
 }
+
+/// Feature selection by mutual information prints the one-process report for one file dealt
+/// row by row and for parts dealt whole (and, the model being gathered once, for several
+/// trials too).
+#[test]
+fn the_feature_selection_is_the_same_for_every_partition() {
+    let dir = dir_with("features", &[]);
+    table(&dir);
+    let args = |data: &str, extra: &str| -> Vec<String> {
+        let mut a: Vec<String> = words(
+            "features --schema schema.toml --k 2 --epsilon 1 --seed 3 --trials 3 --format json \
+             --data",
+        )
+        .into_iter()
+        .map(String::from)
+        .collect();
+        a.push(data.into());
+        a.extend(words(extra).into_iter().map(String::from));
+        a
+    };
+    let run = |a: Vec<String>| {
+        let out = disguise(&dir).args(a).output().expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let one = run(args("table.csv", ""));
+    let report: serde_json::Value = serde_json::from_slice(&one).expect("json");
+    assert_eq!(report["records"], 4000, "{report}");
+    assert_eq!(run(args("table.csv", "--workers 3")), one, "3 threads");
+    assert_eq!(run(args("parts", "")), one, "the parts in one process");
+    for (processes, workers, data) in [
+        (2, 1, "table.csv"),
+        (2, 2, "parts"),
+        (3, 1, "parts/part-*.csv"),
+    ] {
+        let a = args(data, "");
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        let out = cluster_run(&dir, &a, processes, workers);
+        assert!(
+            out.status.success(),
+            "{processes}×{workers} on {data}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.stdout, one, "{processes}×{workers} on {data}");
+    }
+    // Without a schema the workers could not agree on the categories.
+    let out = disguise(&dir)
+        .args(words(
+            "features --data table.csv --label sick --k 2 --epsilon 1 --workers 2",
+        ))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("need --schema"), "{stderr}");
+    let out = disguise(&dir)
+        .args(args("table.csv", "--workers 2 --objective discernibility"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("discernibility runs in one process"),
+        "{stderr}"
+    );
+}

@@ -225,21 +225,29 @@ fn feature_selection_by_mutual_information_is_partition_independent() {
         .run(table(&|_| true), &mut SecureRng::insecure_from_seed(3))
         .expect("one process");
     for workers in [2, 3] {
-        let (names, arities) = (names.clone(), arities.clone());
         let shards: Vec<FeatureTable> =
             (0..workers).map(|w| table(&|i| i % workers == w)).collect();
         let spread = request
             .run_distributed(
                 &Cluster::local(workers).expect("cluster"),
-                move |place| Ok(shards[place.worker].clone()),
-                names,
-                arities,
-                2,
+                move |comm| Ok(shards[comm.place().worker].clone()),
                 &mut SecureRng::insecure_from_seed(3),
             )
             .expect("distributed");
         assert_eq!(spread.as_ref(), Some(&one), "{workers} workers");
     }
+    // Workers whose tables code a feature with different arities cannot be summed.
+    let mut odd = table(&|i| i % 2 == 1);
+    odd.arities[0] = 5;
+    let shards = [table(&|i| i % 2 == 0), odd];
+    let err = request
+        .run_distributed(
+            &Cluster::local(2).expect("cluster"),
+            move |comm| Ok(shards[comm.place().worker].clone()),
+            &mut SecureRng::insecure_from_seed(3),
+        )
+        .expect_err("different shapes");
+    assert!(err.to_string().contains("different columns"), "{err}");
 }
 
 /// A projected-histogram release (PRIVATEKD on distributed discernibility, then the

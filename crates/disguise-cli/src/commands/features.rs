@@ -2,6 +2,7 @@
 //! informative about a label column (mutual information, Mitrovic et al. 2017 §6.2; or
 //! k-discernibility, Vinterbo 2012).
 
+use super::common::cluster::ClusterArgs;
 use super::common::names::{named, named_among};
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use super::common::{LayoutArgs, note_clipped};
@@ -12,7 +13,9 @@ use disguise::histogram::{Discretized, DomainSource, Schema};
 use disguise::maximize::Solution;
 use disguise::names::Named;
 use disguise::task::MAX_NUMERIC_LEVELS;
-use disguise::task::{Algorithm, FeatureObjective, FeatureTable, Features, Runnable, Usefulness};
+use disguise::task::{
+    Algorithm, FeatureObjective, FeatureTable, Features, PreparedFeatures, Runnable, Usefulness,
+};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -59,7 +62,7 @@ label's entropy explained under the naive Bayes model); discernibility with util
 #[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
 pub struct Args {
     /// CSV file with a header row (or the layout the --schema declares): one record per row.
-    /// Example: `--data nhanes.csv`.
+    /// With --schema also a folder or glob of parts. Example: `--data nhanes.csv`.
     #[arg(long, value_name = "FILE")]
     data: PathBuf,
     /// The label column (case-insensitive; default with --schema: its `target`). Example:
@@ -91,6 +94,8 @@ pub struct Args {
     bins: Vec<String>,
     #[command(flatten)]
     privacy: PrivacyArgs,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 /// One `--bins` specification.
@@ -149,7 +154,6 @@ struct Head<'a> {
 
 /// The prepared table: the feature columns and the label as compact codes.
 struct Prepared {
-    records: usize,
     label_name: String,
     label_levels: Vec<String>,
     table: FeatureTable,
@@ -220,10 +224,8 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
             table.source()
         );
     }
-    let records = table.rows();
     let header = table.header().to_vec();
     let mut prepared = Prepared {
-        records,
         label_name: header[label].clone(),
         label_levels: Vec::new(),
         table: FeatureTable {
@@ -249,42 +251,62 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
     Ok(prepared)
 }
 
-/// The table as a schema declares it: its columns read and coded straight from the file
-/// with their public domains (numeric columns binned over their bounds), the label its
-/// `target` unless --label names one, --exclude applied.
-fn prepare_with_schema(args: &Args, path: &std::path::Path) -> anyhow::Result<Prepared> {
+/// The schema, the label's column and the excluded columns: --label (default: the
+/// schema's `target`) and --exclude resolved against the schema's columns.
+struct SchemaColumns {
+    schema: Schema,
+    label: usize,
+    excluded: Vec<bool>,
+}
+
+fn schema_columns(args: &Args, path: &std::path::Path) -> anyhow::Result<SchemaColumns> {
     let schema = Schema::from_path(path)?;
     let label_name = match (&args.label, &schema.target) {
         (Some(l), _) | (None, Some(l)) => l.clone(),
         (None, None) => bail!("no label column: give --label or set `target` in the schema"),
     };
-    let read = Discretized::read(&[args.data.as_path()], &schema, DomainSource::Schema)?;
-    note_clipped(&read.clipped);
-    let data = read.data;
-    let label = data.column_index(&label_name)?;
-    let mut excluded = vec![false; data.width()];
+    let label = schema.column_index(&label_name)?;
+    let mut excluded = vec![false; schema.columns.len()];
     for name in args
         .exclude
         .iter()
         .map(|n| n.trim())
         .filter(|n| !n.is_empty())
     {
-        let c = data.column_index(name).context("in --exclude")?;
+        let c = schema.column_index(name).context("in --exclude")?;
         if c == label {
             bail!("--exclude {name}: that is the label column");
         }
         excluded[c] = true;
     }
-    if (0..data.width()).all(|c| c == label || excluded[c]) {
+    if (0..excluded.len()).all(|c| c == label || excluded[c]) {
         bail!(
             "{}: no feature columns (all are the label or excluded)",
             path.display()
         );
     }
-    let arity = |c: usize| -> anyhow::Result<u32> {
+    Ok(SchemaColumns {
+        schema,
+        label,
+        excluded,
+    })
+}
+
+/// The feature table of a table coded with a schema's domains: every column but the label
+/// and the excluded ones.
+fn feature_table(
+    data: &Discretized,
+    label: usize,
+    excluded: &[bool],
+) -> disguise::Result<FeatureTable> {
+    let arity = |c: usize| -> disguise::Result<u32> {
         let size = data.domains()[c].size();
-        u32::try_from(size)
-            .with_context(|| format!("column '{}': {size} categories", data.names()[c]))
+        u32::try_from(size).map_err(|_| {
+            disguise::Error::param(
+                "schema",
+                format!("column '{}': {size} categories", data.names()[c]),
+            )
+        })
     };
     let mut table = FeatureTable {
         names: Vec::new(),
@@ -298,15 +320,71 @@ fn prepare_with_schema(args: &Args, path: &std::path::Path) -> anyhow::Result<Pr
         table.columns.push(data.codes(c).clone());
         table.arities.push(arity(c)?);
     }
-    let label_domain = &data.domains()[label];
+    Ok(table)
+}
+
+/// The label's levels as the schema's domain of n records decodes them.
+fn label_levels(domain: &disguise::histogram::Domain) -> Vec<String> {
+    (0..domain.size())
+        .map(|v| domain.decode(v as u32))
+        .collect()
+}
+
+/// The table as a schema declares it: its columns read and coded straight from the file
+/// with their public domains (numeric columns binned over their bounds), the label its
+/// `target` unless --label names one, --exclude applied.
+fn prepare_with_schema(args: &Args, path: &std::path::Path) -> anyhow::Result<Prepared> {
+    let SchemaColumns {
+        schema,
+        label,
+        excluded,
+    } = schema_columns(args, path)?;
+    let files = disguise::data::Parts::resolve(&args.data)?;
+    let paths: Vec<&std::path::Path> = files.files().iter().map(|p| p.as_path()).collect();
+    let read = Discretized::read(&paths, &schema, DomainSource::Schema)?;
+    note_clipped(&read.clipped);
+    let data = read.data;
     Ok(Prepared {
-        records: data.rows(),
         label_name: data.names()[label].clone(),
-        label_levels: (0..table.label_levels)
-            .map(|v| label_domain.decode(v))
-            .collect(),
-        table,
+        label_levels: label_levels(&data.domains()[label]),
+        table: feature_table(&data, label, &excluded)?,
     })
+}
+
+/// The model of the table spread over `cluster` (mutual information: the workers' summed
+/// contingency counts), in process 0 with the label's name and levels; `None` elsewhere.
+/// Needs --schema: every worker codes its records with the same public domains.
+fn prepare_distributed(
+    args: &Args,
+    request: &Features,
+    cluster: &disguise::cluster::Cluster,
+) -> anyhow::Result<Option<(PreparedFeatures, String, Vec<String>)>> {
+    let Some(path) = &args.schema else {
+        bail!(
+            "--workers and --hosts need --schema: every worker must code its records with the \
+             same public domains (categories and bounds)"
+        );
+    };
+    let SchemaColumns {
+        schema,
+        label,
+        excluded,
+    } = schema_columns(args, path)?;
+    let files = disguise::data::Parts::resolve(&args.data)?.files().to_vec();
+    let shared = schema.clone();
+    let load = move |comm: &mut disguise::cluster::Comm<'_>| {
+        let data = disguise::cluster::read_share(comm, &files, &shared)?;
+        feature_table(&data, label, &excluded)
+    };
+    let prepared = request
+        .prepare_distributed(cluster, load)
+        .map_err(|e| flagged(e, &flag_of))?;
+    let Some(prepared) = prepared else {
+        return Ok(None);
+    };
+    let domains = Discretized::domains_of(&schema, prepared.records() as u64)?;
+    let label_name = schema.names()[label].clone();
+    Ok(Some((prepared, label_name, label_levels(&domains[label]))))
 }
 
 /// Runs `disguise features`.
@@ -324,17 +402,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         parse_bins(spec)?;
     }
 
-    let bar = spinner(
-        &format!("reading {}", args.data.display()),
-        args.privacy.quiet,
-    );
-    let p = prepare(&args);
-    bar.finish_and_clear();
-    let p = p?;
-    let records = p.records;
-    let label_name = p.label_name;
-    let label_levels = p.label_levels;
-    let prepared = request.prepare(p.table).map_err(|e| flagged(e, &flag_of))?;
+    let (prepared, label_name, label_levels) = match args.cluster.cluster()? {
+        Some(cluster) => match prepare_distributed(&args, &request, &cluster)? {
+            Some(prepared) => prepared,
+            // Not process 0: this process served its share.
+            None => return Ok(()),
+        },
+        None => {
+            let bar = spinner(
+                &format!("reading {}", args.data.display()),
+                args.privacy.quiet,
+            );
+            let p = prepare(&args);
+            bar.finish_and_clear();
+            let p = p?;
+            let prepared = request.prepare(p.table).map_err(|e| flagged(e, &flag_of))?;
+            (prepared, p.label_name, p.label_levels)
+        }
+    };
+    let records = prepared.records();
     let k = args.k;
     let scale = prepared.scale();
     let util = |v: f64| prepared.utility(v);

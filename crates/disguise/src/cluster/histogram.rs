@@ -27,7 +27,7 @@ use crate::histogram::{
 use crate::maximize::Solution;
 use crate::noise::SecureRng;
 use crate::privacy::Epsilon;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One worker's rows of the table.
@@ -37,31 +37,15 @@ struct HistogramPart {
 }
 
 impl HistogramPart {
-    /// Reads this worker's rows: one file is dealt row by row over all workers, several
-    /// files go whole to their owners ([`super::Place`]). The bins depend on the total n,
-    /// learned first (one exchange).
+    /// Reads this worker's rows ([`super::read_share`]) and builds its part of the
+    /// discernibility objective.
     fn build(
         comm: &mut Comm<'_>,
         paths: &[PathBuf],
         schema: &Schema,
         target: usize,
     ) -> Result<Self> {
-        let place = comm.place();
-        let single = paths.len() == 1;
-        let keep = move |j: usize, i: u64| {
-            if single {
-                place.owns_row(i)
-            } else {
-                place.owns_part(j)
-            }
-        };
-        let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
-        let mine = Discretized::count_where(&paths, schema, &keep);
-        let n = comm.all_sum(mine.map(|n| vec![n]))?[0];
-        let read = Discretized::read_where(&paths, schema, n, &keep).map(|(d, _)| d);
-        // Every worker learns whether every other read its rows, then builds the objective.
-        comm.all_sum(read.as_ref().map(|_| vec![]).map_err(|e| e.clone()))?;
-        let data = read?;
+        let data = super::read_share(comm, paths, schema)?;
         let predictors = predictors(data.width(), target)?;
         let radix = |c: usize| -> Result<u32> {
             u32::try_from(data.domains()[c].size())

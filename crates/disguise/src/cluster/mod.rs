@@ -31,12 +31,15 @@
 //! without closing its connection is given up after the same timeout per exchange.
 
 mod discernibility;
+mod features;
 mod histogram;
 mod network;
 mod sharded;
+mod table;
 
 pub use sharded::{Aggregate, Comm, Sharded, ShardedState, Summable};
 pub(crate) use sharded::{Link, Msg, Serve};
+pub use table::read_share;
 
 use crate::error::{Error, Result};
 use std::path::Path;

@@ -35,7 +35,7 @@ pub trait Summable: SetFunction {
 pub(crate) type Refinement = (u32, u64, u64, u32, u32, u64);
 
 /// A message between workers: commands from worker 0, answers to it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) enum Msg {
     /// A worker's shard is ready (its records, its ground set size, its unit).
     Ready {
@@ -91,6 +91,16 @@ pub(crate) enum Msg {
     Cells(Vec<(u64, u64)>),
     /// Released cells and their noisy counts (bits of the f64), to worker 0.
     Released(Vec<(u64, u64)>),
+    /// Describe your table.
+    Describe,
+    /// A table's public shape: feature names and arities, label levels.
+    Shape {
+        names: Vec<String>,
+        arities: Vec<u32>,
+        label_levels: u32,
+    },
+    /// Count your table's contingency counts.
+    Count,
 }
 
 /// The public face of an objective whose workers' answers add up exactly: what worker 0's
@@ -574,6 +584,23 @@ fn sum_answers(answers: Vec<Msg>, peers: usize) -> Result<Msg> {
             Ok(Msg::Units(a))
         }
         (Msg::Total(a), Msg::Total(b)) => exact_sum(a, b).map(Msg::Total),
+        (Msg::Counts(mut a), Msg::Counts(b)) if a.len() == b.len() => {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x = x
+                    .checked_add(y)
+                    .ok_or_else(|| Error::Cluster("a summed count overflows".into()))?;
+            }
+            Ok(Msg::Counts(a))
+        }
+        (a @ Msg::Shape { .. }, b @ Msg::Shape { .. }) => {
+            if a == b {
+                Ok(a)
+            } else {
+                Err(Error::Cluster(
+                    "the workers' tables have different columns or categories".into(),
+                ))
+            }
+        }
         // Each worker's released cells: their union, sorted by cell below.
         (Msg::Released(mut a), Msg::Released(b)) => {
             a.extend(b);

@@ -761,13 +761,32 @@ impl Discretized {
         encode_where(paths, &reader, schema, domains, &rank, None, keep)
     }
 
-    /// The domains a complete `schema` gives a table of `n` rows.
+    /// The domains a complete `schema` gives a table of `n` rows (the number of bins of
+    /// the paper's rule depends on n): those of [`Discretized::read`] on n rows.
+    ///
+    /// ```
+    /// use disguise::histogram::{Discretized, Schema};
+    /// let schema = Schema::from_toml_str(r#"
+    ///     [[columns]]
+    ///     name = "x"
+    ///     type = "numeric"
+    ///     bounds = [0, 1]
+    ///     [[columns]]
+    ///     name = "y"
+    ///     type = "categorical"
+    ///     levels = ["a", "b"]
+    /// "#, "s.toml")?;
+    /// let domains = Discretized::domains_of(&schema, 150)?;
+    /// assert_eq!(domains[0].size(), 5); // bin_count(150, 1)
+    /// assert_eq!(domains[1].decode(1), "b");
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
     ///
     /// # Errors
-    /// As [`Discretized::read`].
-    // Used by distributed runs only.
-    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
-    pub(crate) fn domains_of(schema: &Schema, n: u64) -> Result<Vec<Domain>> {
+    /// An incomplete or invalid schema; n = 0 with a column binned by the paper's rule.
+    pub fn domains_of(schema: &Schema, n: u64) -> Result<Vec<Domain>> {
+        schema.validate()?;
+        check_complete(schema, DomainSource::Schema)?;
         domains_for_schema(schema, n, true)
     }
 }

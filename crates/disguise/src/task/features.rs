@@ -173,17 +173,7 @@ impl Features {
     /// can hold; columns of different lengths.
     pub fn prepare(&self, table: FeatureTable) -> Result<PreparedFeatures> {
         let procedure = self.validate()?;
-        let d = table.names.len();
-        if self.k > d {
-            return Err(Error::param(
-                "k",
-                format!(
-                    "{} is larger than the number of features ({d}: {})",
-                    self.k,
-                    table.names.join(", ")
-                ),
-            ));
-        }
+        let records = table.labels.len();
         let (model, scale) = match self.objective {
             FeatureObjective::MutualInformation => {
                 let f = MutualInformation::from_codes(
@@ -206,7 +196,7 @@ impl Features {
                 (Model::Discernibility(f), max)
             }
         };
-        self.prepare_model(table.names, model, scale, procedure)
+        self.prepare_model(table.names, model, scale, records, procedure)
     }
 
     /// The checks that need the objective, and the prepared request.
@@ -215,8 +205,20 @@ impl Features {
         names: Vec<String>,
         model: Model,
         scale: f64,
+        records: usize,
         procedure: Procedure<'static>,
     ) -> Result<PreparedFeatures> {
+        let d = names.len();
+        if self.k > d {
+            return Err(Error::param(
+                "k",
+                format!(
+                    "{} is larger than the number of features ({d}: {})",
+                    self.k,
+                    names.join(", ")
+                ),
+            ));
+        }
         let (limit, name) = match &model {
             Model::MutualInformation(f) => (f.max_solution_size(), f.name()),
             Model::Discernibility(f) => (f.max_solution_size(), f.name()),
@@ -236,6 +238,7 @@ impl Features {
             names,
             model,
             scale,
+            records,
             procedure,
         })
     }
@@ -255,62 +258,66 @@ impl Features {
 impl Features {
     /// [`Features::run`] (mutual information) over records spread on a
     /// [`Cluster`](crate::cluster::Cluster): `load` gives each worker its rows as a
-    /// [`FeatureTable`] coded with the public `arities` and `label_levels` (a schema's
-    /// levels: codes must mean the same on every worker). The naive-Bayes model needs only
-    /// the counts n_y and n_{j,a,y}: each worker counts its rows, process 0 adds the counts
-    /// exactly ([`Cluster::sum_counts`](crate::cluster::Cluster::sum_counts)) and runs the
-    /// greedy on the model they give, so the guarantee and, with a seeded `rng`, the report
-    /// are [`Features::run`]'s on all the rows. The report in process 0, `None` elsewhere.
+    /// [`FeatureTable`] (it may exchange with the other workers, e.g.
+    /// [`read_share`](crate::cluster::read_share) learns the total number of rows for the
+    /// bins). Every worker's table must have the same names, arities and label levels (a
+    /// schema's public domains: codes must mean the same everywhere). The naive-Bayes model
+    /// needs only the counts n_y and n_{j,a,y}: each worker counts its rows, process 0 adds
+    /// the counts exactly and runs the greedy on the model they give, so the guarantee and,
+    /// with a seeded `rng`, the report are [`Features::run`]'s on all the rows. The report
+    /// in process 0, `None` elsewhere.
     ///
     /// # Errors
-    /// As [`Features::run`]; discernibility is refused (its record pairs span the workers);
-    /// a worker's `load` error or codes outside the arities; [`Error::Cluster`].
+    /// As [`Features::run`]; discernibility is refused; a worker's `load` error, tables of
+    /// different shapes, codes outside the arities; [`Error::Cluster`].
     pub fn run_distributed<L>(
         &self,
         cluster: &crate::cluster::Cluster,
         load: L,
-        names: Vec<String>,
-        arities: Vec<u32>,
-        label_levels: u32,
         rng: &mut SecureRng,
     ) -> Result<Option<FeaturesReport>>
     where
-        L: Fn(crate::cluster::Place) -> Result<FeatureTable> + Send + Sync + 'static,
+        L: Fn(&mut crate::cluster::Comm<'_>) -> Result<FeatureTable> + Send + Sync + 'static,
+    {
+        let Some(prepared) = self.prepare_distributed(cluster, load)? else {
+            return Ok(None);
+        };
+        let solution = prepared.run_once(rng)?;
+        Ok(Some(prepared.report(&solution)))
+    }
+
+    /// [`Features::prepare`] over records spread on a cluster, as
+    /// [`Features::run_distributed`] gathers them: the model of the summed counts, in
+    /// process 0 (`None` elsewhere), ready for any number of trials without further traffic.
+    ///
+    /// # Errors
+    /// As [`Features::run_distributed`].
+    pub fn prepare_distributed<L>(
+        &self,
+        cluster: &crate::cluster::Cluster,
+        load: L,
+    ) -> Result<Option<PreparedFeatures>>
+    where
+        L: Fn(&mut crate::cluster::Comm<'_>) -> Result<FeatureTable> + Send + Sync + 'static,
     {
         let procedure = self.validate()?;
         if self.objective != FeatureObjective::MutualInformation {
             return Err(Error::param(
                 "objective",
-                "discernibility counts pairs of records, which span the workers: it runs in \
-                 one process only",
+                "a distributed feature selection maximises mutual information (its model is a \
+                 sum of counts); discernibility runs in one process",
             ));
         }
-        let d = names.len();
-        if self.k > d || arities.len() != d {
-            return Err(Error::param(
-                "k",
-                format!("{} for {d} features ({} arities)", self.k, arities.len()),
-            ));
-        }
-        let shape = arities.clone();
-        let counts = cluster.sum_counts(move |place| {
-            let t = load(place)?;
-            if t.arities != shape || t.label_levels != label_levels {
-                return Err(Error::param(
-                    "table",
-                    "a worker's table is coded with other arities than the schema's",
-                ));
-            }
-            MutualInformation::count_codes(&t.columns, &t.arities, &t.labels, t.label_levels)
-        })?;
-        let Some(counts) = counts else {
+        let Some(c) = cluster.feature_counts(load)? else {
             return Ok(None);
         };
-        let f = MutualInformation::from_counts(&arities, label_levels, &counts)?;
-        let scale = entropy_of_counts(&counts[..label_levels as usize]);
-        let prepared = self.prepare_model(names, Model::MutualInformation(f), scale, procedure)?;
-        let solution = prepared.run_once(rng)?;
-        Ok(Some(prepared.report(&solution)))
+        let f = MutualInformation::from_counts(&c.arities, c.label_levels, &c.counts)?;
+        let label_counts = &c.counts[..c.label_levels as usize];
+        let records = label_counts.iter().sum::<u64>() as usize;
+        let scale = entropy_of_counts(label_counts);
+        let model = Model::MutualInformation(f);
+        self.prepare_model(c.names, model, scale, records, procedure)
+            .map(Some)
     }
 }
 
@@ -326,6 +333,7 @@ pub struct PreparedFeatures {
     names: Vec<String>,
     model: Model,
     scale: f64,
+    records: usize,
     procedure: Procedure<'static>,
 }
 
@@ -344,6 +352,11 @@ impl PreparedFeatures {
     /// The names of the candidate features.
     pub fn names(&self) -> &[String] {
         &self.names
+    }
+
+    /// The number of records the model was built on.
+    pub fn records(&self) -> usize {
+        self.records
     }
 
     /// What a utility divides values by: H(label) in bits for mutual information, the most
