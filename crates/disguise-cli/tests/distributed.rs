@@ -461,3 +461,86 @@ fn the_feature_selection_is_the_same_for_every_partition() {
         "{stderr}"
     );
 }
+
+/// Maximum coverage prints the one-process report — people, what was left out, picks — for
+/// sets dealt line by line or by part, and for friend lists dealt by person.
+#[test]
+fn the_coverage_is_the_same_for_every_partition() {
+    let dir = dir_with("cover", &[]);
+    let names: Vec<String> = (0..20).map(|j| format!("c{j}")).collect();
+    std::fs::write(dir.join("candidates.txt"), names.join("\n")).expect("write");
+    // 3,000 people; some name an unknown "zz" (left out), some are covered by nobody.
+    let line = |i: usize| -> String {
+        let mut set: Vec<String> = (0..(i * 7) % 4)
+            .map(|t| format!("c{}", (i * (t + 3) + t * t) % 20))
+            .collect();
+        if i % 11 == 0 {
+            set.push("zz".into());
+        }
+        set.join(" ") + "\n"
+    };
+    let all: String = (0..3000).map(line).collect();
+    std::fs::write(dir.join("sets.dat"), all).expect("write");
+    std::fs::create_dir_all(dir.join("sets")).expect("dir");
+    for (j, w) in [0, 1000, 1001, 2400, 3000].windows(2).enumerate() {
+        let part: String = (w[0]..w[1]).map(line).collect();
+        std::fs::write(dir.join(format!("sets/part-{j}.dat")), part).expect("write");
+    }
+    // Friendships among the 20 candidates and one outsider.
+    let edges: String = (0..300)
+        .map(|e| {
+            let (a, b) = ((e * 7) % 21, (e * 13 + 5) % 21);
+            let name = |x: usize| {
+                if x == 20 {
+                    "out".to_string()
+                } else {
+                    format!("c{x}")
+                }
+            };
+            format!("{} {}\n", name(a), name(b))
+        })
+        .collect();
+    std::fs::write(dir.join("edges.txt"), edges).expect("write");
+    let args = |input: &str, extra: &str| -> Vec<String> {
+        let mut a: Vec<String> =
+            words("cover --candidates candidates.txt --k 3 --epsilon 1 --seed 5 --format json")
+                .into_iter()
+                .map(String::from)
+                .collect();
+        a.extend(words(input).into_iter().map(String::from));
+        a.extend(words(extra).into_iter().map(String::from));
+        a
+    };
+    let run = |a: Vec<String>| {
+        let out = disguise(&dir).args(a).output().expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    for (one_input, others) in [
+        ("--sets sets.dat", vec!["--sets sets.dat", "--sets sets"]),
+        ("--edges edges.txt", vec!["--edges edges.txt"]),
+    ] {
+        let one = run(args(one_input, ""));
+        let report: serde_json::Value = serde_json::from_slice(&one).expect("json");
+        assert!(report["dropped"].as_u64().expect("dropped") > 0, "{report}");
+        assert_eq!(run(args(one_input, "--workers 3")), one, "3 threads");
+        for input in others {
+            assert_eq!(run(args(input, "")), one, "{input} in one process");
+            for (processes, workers) in [(2, 1), (2, 2)] {
+                let a = args(input, "");
+                let a: Vec<&str> = a.iter().map(String::as_str).collect();
+                let out = cluster_run(&dir, &a, processes, workers);
+                assert!(
+                    out.status.success(),
+                    "{processes}×{workers} {input}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                assert_eq!(out.stdout, one, "{processes}×{workers} {input}");
+            }
+        }
+    }
+}

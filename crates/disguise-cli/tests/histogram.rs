@@ -342,9 +342,11 @@ fn nothing_released_exits_4_with_the_reason() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("data.csv"), histogram_rows(12)).unwrap();
     std::fs::write(dir.join("schema.toml"), SCHEMA).unwrap();
+    // τ/b = A·ln(n)/2 whatever ε, so each of the 4 empty-ish cells passes with probability
+    // about ½·e^(−0.62) ≈ 0.27: seed 3 is one of the draws where none does.
     let out = base(&dir)
         .args(words(
-            "--epsilon 0.05 --k 1 --gamma 0.5 --out syn.csv --seed 2",
+            "--epsilon 0.05 --k 1 --gamma 0.5 --out syn.csv --seed 3",
         ))
         .assert()
         .code(4)

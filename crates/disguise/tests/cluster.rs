@@ -161,7 +161,8 @@ fn coverage_is_partition_independent() {
         let spread = request
             .run_distributed(
                 &Cluster::local(workers).expect("cluster"),
-                move |place| {
+                move |comm| {
+                    let place = comm.place();
                     Ok(shared
                         .iter()
                         .enumerate()

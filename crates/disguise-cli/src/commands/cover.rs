@@ -2,6 +2,7 @@
 //! people as possible are covered by at least one of them (Mitrovic et al. 2017, §3). A
 //! shell over [`disguise::task::MaxCoverage`]: read the sets or the edge list, run, print.
 
+use super::common::cluster::ClusterArgs;
 use super::common::names::named_among;
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{flag_of, flagged, guarantee, spinner, thousands};
@@ -10,7 +11,7 @@ use disguise::apps::{TransactionFormat, Transactions, read_item_list};
 use disguise::data::read_edge_list;
 use disguise::maximize::Solution;
 use disguise::privacy::Guarantee;
-use disguise::task::{Algorithm, MaxCoverage, PrivacyReport, Runnable, Usefulness};
+use disguise::task::{Algorithm, CoverageReport, MaxCoverage, PrivacyReport, Runnable, Usefulness};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -40,8 +41,9 @@ const DISCRETE: &[Algorithm] = &[Algorithm::Greedy, Algorithm::Subsample];
 #[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
 pub struct Args {
     /// One person per line: the candidates (names separated by spaces) that cover that
-    /// person, as in FIMI transaction files; a blank line is a person nobody covers.
-    /// Example: `--sets baskets.dat`.
+    /// person, as in FIMI transaction files; a blank line is a person nobody covers. A
+    /// folder or glob of such files is read as their concatenation. Example: `--sets
+    /// baskets.dat`.
     #[arg(
         long,
         value_name = "FILE",
@@ -64,6 +66,8 @@ pub struct Args {
     k: usize,
     #[command(flatten)]
     privacy: PrivacyArgs,
+    #[command(flatten)]
+    cluster: ClusterArgs,
 }
 
 /// The fields of `cover`'s JSON report before the picks ([`print_closing`]).
@@ -104,17 +108,13 @@ fn read(args: &Args) -> anyhow::Result<Input> {
     let quiet = args.privacy.quiet;
     if let Some(path) = &args.sets {
         let bar = spinner(&format!("reading {}", path.display()), quiet);
-        let sets = Transactions::read(path, &TransactionFormat::Fimi, Some(&candidates));
+        let sets = read_sets(path, &candidates, disguise::cluster::Place::SOLE);
         bar.finish_and_clear();
-        let sets = sets?;
-        let covers = sets
-            .rows()
-            .map(|row| row.iter().map(|&i| i as usize).collect())
-            .collect();
+        let (covers, dropped) = sets?;
         return Ok(Input {
             covers,
-            names: sets.items().to_vec(),
-            dropped: sets.dropped_items(),
+            names: candidates,
+            dropped,
             kind: "sets",
         });
     }
@@ -133,30 +133,136 @@ fn read(args: &Args) -> anyhow::Result<Input> {
     })
 }
 
-/// Runs `disguise cover`.
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let request = MaxCoverage {
-        k: args.k,
-        algorithm: args.privacy.algorithm_or(Algorithm::Greedy),
-        privacy: args.privacy.privacy(),
+/// The sets of `path` (a file, or a folder or glob of parts) that are `place`'s: one file is
+/// dealt line by line over the workers, several go whole to their owners. Returns the cover
+/// lists and the number of members left out for naming no candidate.
+fn read_sets(
+    path: &std::path::Path,
+    candidates: &[String],
+    place: disguise::cluster::Place,
+) -> disguise::Result<(Vec<Vec<usize>>, u64)> {
+    let parts = disguise::data::Parts::resolve(path)?;
+    let single = parts.is_single();
+    let (mut covers, mut dropped) = (Vec::new(), 0u64);
+    for (j, file) in parts.files().iter().enumerate() {
+        let sets = if single {
+            Transactions::read_fimi_where(file, Some(candidates), &mut |i| place.owns_row(i))?
+        } else if place.owns_part(j) {
+            Transactions::read(file, &TransactionFormat::Fimi, Some(candidates))?
+        } else {
+            continue;
+        };
+        covers.extend(
+            sets.rows()
+                .map(|row| row.iter().map(|&i| i as usize).collect()),
+        );
+        dropped += sets.dropped_items();
+    }
+    Ok((covers, dropped))
+}
+
+/// `disguise cover` with `--workers` or `--hosts`: every process reads the public candidates
+/// and its workers' people; process 0 runs the selection and prints what a one-process run
+/// prints, the others print nothing.
+fn run_distributed(
+    args: &Args,
+    request: MaxCoverage,
+    cluster: disguise::cluster::Cluster,
+) -> anyhow::Result<()> {
+    if args.privacy.trials.is_some_and(|t| t > 1) {
+        bail!(
+            "invalid --trials: a distributed run makes one trial (drop --trials or --workers/--hosts)"
+        );
+    }
+    let candidates = std::sync::Arc::new(read_item_list(&args.candidates)?);
+    let m = candidates.len();
+    // What the workers left out, added up by all and kept by process 0's first worker.
+    let dropped = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let kept = std::sync::Arc::clone(&dropped);
+    let (sets, edges) = (args.sets.clone(), args.edges.clone());
+    let load = move |comm: &mut disguise::cluster::Comm<'_>| {
+        let place = comm.place();
+        let read = match (&sets, &edges) {
+            (Some(path), _) => read_sets(path, &candidates, place),
+            (None, Some(path)) => {
+                // Every worker reads every edge and keeps its people's lists; the counts of
+                // what was left out are the whole file's, the same on every worker.
+                disguise::data::read_edge_list_where(path, &candidates, &|i| {
+                    place.owns_row(i as u64)
+                })
+                .map(|g| {
+                    let lists = g
+                        .lists
+                        .into_iter()
+                        .enumerate()
+                        .filter(|(i, _)| place.owns_row(*i as u64))
+                        .map(|(_, l)| l)
+                        .collect();
+                    let left_out = if place.worker == 0 {
+                        g.dropped + g.self_loops
+                    } else {
+                        0
+                    };
+                    (lists, left_out)
+                })
+            }
+            (None, None) => Err(disguise::Error::param("sets", "give --sets or --edges")),
+        };
+        let total = comm.all_sum(read.as_ref().map(|r| vec![r.1]).map_err(Clone::clone))?;
+        if place.worker == 0 {
+            kept.store(total[0], std::sync::atomic::Ordering::Relaxed);
+        }
+        read.map(|r| r.0)
     };
-    // Everything that needs no data is validated first, in the library.
-    args.privacy.check_trials()?;
-    request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let input = read(&args)?;
-    let m = input.names.len();
-    let objective = request
-        .objective(m, &input.covers)
-        .map_err(|e| flagged(e, &flag_of))?;
-    let n = input.covers.len();
-    drop(input.covers);
-    let prepared = request
-        .prepare(&objective)
-        .map_err(|e| flagged(e, &flag_of))?;
-    let names = &input.names;
-    let utility = |v: f64| prepared.utility(v);
-    let labels = Labels::new(names, &utility);
-    let edges = input.kind == "edges";
+    if cluster.process() != 0 {
+        // This process serves its share; the generator is process 0's alone.
+        let mut unused = disguise::SecureRng::from_os()?;
+        request.distributed_trial(&cluster, load, m, &mut unused)?;
+        return Ok(());
+    }
+    let names = read_item_list(&args.candidates)?;
+    let report = std::sync::OnceLock::new();
+    let records = || report.get().map_or(0, |r: &CoverageReport| r.records);
+    let utility = |v: f64| v / records().max(1) as f64;
+    let run = |child: &mut disguise::SecureRng| {
+        let (solution, r) = request
+            .distributed_trial(&cluster, load.clone(), m, child)?
+            .ok_or_else(|| disguise::Error::Cluster("process 0 got no result".into()))?;
+        let _ = report.set(r);
+        Ok(solution)
+    };
+    let judge = |_: &Solution| report.get().and_then(|r| r.usefulness.clone());
+    let shown = Shown {
+        names: &names,
+        utility: &utility,
+        records: &records,
+        dropped: &|| dropped.load(std::sync::atomic::Ordering::Relaxed),
+        kind: if args.sets.is_some() { "sets" } else { "edges" },
+        candidates: m,
+    };
+    print(args, &shown, run, &judge)
+}
+
+/// What the output shows of a run's input, one process or many (some known only after the
+/// run).
+struct Shown<'a> {
+    names: &'a [String],
+    utility: &'a dyn Fn(f64) -> f64,
+    records: &'a dyn Fn() -> usize,
+    dropped: &'a dyn Fn() -> u64,
+    kind: &'static str,
+    candidates: usize,
+}
+
+/// Runs the trials and prints them, as a table or JSON.
+fn print(
+    args: &Args,
+    shown: &Shown<'_>,
+    run: impl Fn(&mut disguise::SecureRng) -> disguise::Result<Solution> + Sync,
+    judge: &(dyn Fn(&Solution) -> Option<Usefulness> + Sync),
+) -> anyhow::Result<()> {
+    let labels = Labels::new(shown.names, shown.utility);
+    let edges = shown.kind == "edges";
     let unit = if edges { EDGES_UNIT } else { SETS_UNIT };
     let edge_guarantee =
         |privacy: &PrivacyReport| privacy.guarantee.filter(|_| edges).map(|g| g.group(2));
@@ -168,9 +274,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         println!(
             "maximum coverage: {} {what}, {} candidates; {} left out (not in --candidates)",
-            thousands(n as u64),
-            thousands(m as u64),
-            thousands(input.dropped)
+            thousands((shown.records)() as u64),
+            thousands(shown.candidates as u64),
+            thousands((shown.dropped)())
         );
         println!(
             "algorithm {}, mechanism {}, k = {}",
@@ -185,23 +291,57 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     };
-    let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    let judge = |s: &Solution| prepared.usefulness(s);
-    let outcome = run_and_print(&args.privacy, args.k, &labels, &preamble, &judge, run)?;
+    let outcome = run_and_print(&args.privacy, args.k, &labels, &preamble, judge, run)?;
     let head = |first: &Solution| Head {
         objective: "coverage",
         algorithm: first.algorithm,
         mechanism: disguise::names::Named::name(args.privacy.mechanism),
-        input: input.kind,
-        records: n,
-        candidates: m,
+        input: shown.kind,
+        records: (shown.records)(),
+        candidates: shown.candidates,
         k: args.k,
-        dropped: input.dropped,
+        dropped: (shown.dropped)(),
         privacy_unit: unit,
         edge_guarantee: edge_guarantee(&PrivacyReport::of(first)),
-        usefulness: prepared.usefulness(first),
+        usefulness: judge(first),
     };
     let note = "utility = share of people covered; coverage is computed on the private \
                 records (evaluation only, not part of the release)";
     print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
+}
+
+/// Runs `disguise cover`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let request = MaxCoverage {
+        k: args.k,
+        algorithm: args.privacy.algorithm_or(Algorithm::Greedy),
+        privacy: args.privacy.privacy(),
+    };
+    // Everything that needs no data is validated first, in the library.
+    args.privacy.check_trials()?;
+    request.validate().map_err(|e| flagged(e, &flag_of))?;
+    if let Some(cluster) = args.cluster.cluster()? {
+        return run_distributed(&args, request, cluster);
+    }
+    let input = read(&args)?;
+    let m = input.names.len();
+    let objective = request
+        .objective(m, &input.covers)
+        .map_err(|e| flagged(e, &flag_of))?;
+    let n = input.covers.len();
+    drop(input.covers);
+    let prepared = request
+        .prepare(&objective)
+        .map_err(|e| flagged(e, &flag_of))?;
+    let utility = |v: f64| prepared.utility(v);
+    let shown = Shown {
+        names: &input.names,
+        utility: &utility,
+        records: &|| n,
+        dropped: &|| input.dropped,
+        kind: input.kind,
+        candidates: m,
+    };
+    let run = |child: &mut disguise::SecureRng| prepared.run(child);
+    print(&args, &shown, run, &|s: &Solution| prepared.usefulness(s))
 }

@@ -236,12 +236,39 @@ impl Transactions {
         let shown = path.display().to_string();
         let interner = read::Interner::new(items)?;
         match format {
-            TransactionFormat::Fimi => read::read_fimi(path, &shown, interner),
+            TransactionFormat::Fimi => read::read_fimi(path, &shown, interner, &mut |_| true),
             TransactionFormat::Csv {
                 id_column,
                 item_column,
             } => read::read_csv(path, &shown, id_column, item_column, interner),
         }
+    }
+
+    /// [`Transactions::read`] of a FIMI file keeping only the lines (transactions, from 0)
+    /// that `keep` selects: one worker's share in a distributed run. The dropped count is
+    /// that of the kept lines.
+    ///
+    /// ```
+    /// use disguise::apps::Transactions;
+    /// let dir = std::env::temp_dir().join("disguise-doc-fimi-where");
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("t.dat");
+    /// std::fs::write(&path, "a b\nb\n\na c\n")?;
+    /// let even = Transactions::read_fimi_where(&path, None, &mut |line| line % 2 == 0)?;
+    /// assert_eq!(even.len(), 2); // "a b" and the blank line
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Transactions::read`].
+    pub fn read_fimi_where(
+        path: &Path,
+        items: Option<&[String]>,
+        keep: &mut dyn FnMut(u64) -> bool,
+    ) -> Result<Self> {
+        let shown = path.display().to_string();
+        let interner = read::Interner::new(items)?;
+        read::read_fimi(path, &shown, interner, keep)
     }
 
     /// The number n of transactions (public).

@@ -771,7 +771,8 @@ where
 
 impl Cluster {
     /// Runs `algorithm` once, on this thread of process 0, over the sum of the objectives that
-    /// `build` makes on each worker from its part of the data ([`Place`] says which part).
+    /// `build` makes on each worker from its part of the data ([`Comm::place`] says which part;
+    /// `build` may exchange with the other workers, e.g. to add up counts every worker needs).
     /// `public` is the objective over no records, whose public parts (ground set,
     /// sensitivity, name) the algorithm sees. Returns the algorithm's result in process 0 and
     /// `None` in the others (which only serve).
@@ -791,7 +792,8 @@ impl Cluster {
     /// let picks = Cluster::local(3)?.maximize(
     ///     &Coverage::new(3, &[])?,
     ///     // Worker w holds the people i with i mod 3 = w.
-    ///     move |place| {
+    ///     move |comm| {
+    ///         let place = comm.place();
     ///         let mine: Vec<Vec<usize>> = covers.iter().enumerate()
     ///             .filter(|(i, _)| place.owns_row(*i as u64)).map(|(_, c)| c.clone()).collect();
     ///         Coverage::new(3, &mine)
@@ -808,13 +810,13 @@ impl Cluster {
     pub fn maximize<F, B, A, T>(&self, public: &F, build: B, algorithm: A) -> Result<Option<T>>
     where
         F: Summable + Sync + 'static,
-        B: Fn(Place) -> Result<F> + Send + Sync + 'static,
+        B: Fn(&mut Comm<'_>) -> Result<F> + Send + Sync + 'static,
         A: FnOnce(&Sharded<'_, F>) -> Result<T>,
     {
         self.serve(
             move |comm: &mut Comm<'_>| {
                 Ok(ObjectiveServer {
-                    objective: build(comm.place())?,
+                    objective: build(comm)?,
                     states: Default::default(),
                 })
             },

@@ -29,7 +29,7 @@ pub use columns::{
     Columns, Points, geographic, read_columns, read_columns_checked, read_columns_with_checks,
     read_points, read_points_where,
 };
-pub use edges::{Neighbourhoods, read_edge_list};
+pub use edges::{Neighbourhoods, read_edge_list, read_edge_list_where};
 pub use parts::Parts;
 pub use scores::{read_scores, read_scores_from};
 pub use synthetic::{ClusteredPoints, SyntheticLocations, manhattan_like};

@@ -151,7 +151,9 @@ impl MaxCoverage {
 #[cfg(feature = "cluster")]
 impl MaxCoverage {
     /// [`MaxCoverage::run`] over people spread on a [`Cluster`](crate::cluster::Cluster):
-    /// `load` gives each worker its people's cover lists (over the same public `candidates`).
+    /// `load` gives each worker its people's cover lists (over the same public `candidates`;
+    /// [`Comm::place`](crate::cluster::Comm::place) says which people are the worker's, and
+    /// `load` may exchange with the other workers, e.g. to add up what they left out).
     /// The report in process 0, `None` in the others; with a seeded `rng`, the one-process
     /// report bit for bit (see [`Select::run_distributed`](super::Select::run_distributed)).
     ///
@@ -165,7 +167,7 @@ impl MaxCoverage {
         rng: &mut SecureRng,
     ) -> Result<Option<CoverageReport>>
     where
-        L: Fn(crate::cluster::Place) -> Result<Vec<Vec<usize>>> + Send + Sync + 'static,
+        L: Fn(&mut crate::cluster::Comm<'_>) -> Result<Vec<Vec<usize>>> + Send + Sync + 'static,
     {
         let trial = self.distributed_trial(cluster, load, candidates, &mut rng.fork())?;
         Ok(trial.map(|(_, report)| report))
@@ -184,14 +186,14 @@ impl MaxCoverage {
         rng: &mut SecureRng,
     ) -> Result<Option<(Solution, CoverageReport)>>
     where
-        L: Fn(crate::cluster::Place) -> Result<Vec<Vec<usize>>> + Send + Sync + 'static,
+        L: Fn(&mut crate::cluster::Comm<'_>) -> Result<Vec<Vec<usize>>> + Send + Sync + 'static,
     {
         let procedure = self.validate()?;
         let public = self.objective(candidates, &[])?;
         let build = self.clone();
         cluster.maximize(
             &public,
-            move |place| build.objective(candidates, &load(place)?),
+            move |comm| build.objective(candidates, &load(comm)?),
             |f| {
                 let mut prepared = self.prepare_with(f.local(), procedure)?;
                 prepared.records = f.records();

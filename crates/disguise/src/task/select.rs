@@ -460,7 +460,7 @@ impl Select {
         let shared = candidates.to_vec();
         cluster.maximize(
             &public,
-            move |place| build.objective(&load(place)?, &shared),
+            move |comm| build.objective(&load(comm.place())?, &shared),
             |f| {
                 let mut prepared = self.prepare_with(f.local(), procedure)?;
                 prepared.records = f.records();

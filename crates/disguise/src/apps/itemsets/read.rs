@@ -136,10 +136,20 @@ fn column_of(line: &str, token: &str) -> u64 {
 }
 
 /// Reads a FIMI file: one transaction per line, items separated by whitespace.
-pub(super) fn read_fimi(path: &Path, shown: &str, mut interner: Interner) -> Result<Transactions> {
+pub(super) fn read_fimi(
+    path: &Path,
+    shown: &str,
+    mut interner: Interner,
+    keep: &mut dyn FnMut(u64) -> bool,
+) -> Result<Transactions> {
     let mut ids: Vec<u32> = Vec::new();
     let mut offsets: Vec<usize> = vec![0];
+    let mut lines = 0u64;
     for_each_line(path, shown, |number, line| {
+        lines += 1;
+        if !keep(lines - 1) {
+            return Ok(());
+        }
         for token in line.split_whitespace() {
             let at = || {
                 let column = column_of(line, token);
@@ -151,7 +161,7 @@ pub(super) fn read_fimi(path: &Path, shown: &str, mut interner: Interner) -> Res
         }
         push(&mut offsets, ids.len(), "the transactions")
     })?;
-    if offsets.len() == 1 {
+    if lines == 0 {
         return Err(Error::parse(format!(
             "{shown}: no transactions (empty file)"
         )));
