@@ -474,7 +474,7 @@ fn the_coverage_is_the_same_for_every_partition() {
         let mut set: Vec<String> = (0..(i * 7) % 4)
             .map(|t| format!("c{}", (i * (t + 3) + t * t) % 20))
             .collect();
-        if i % 11 == 0 {
+        if i.is_multiple_of(11) {
             set.push("zz".into());
         }
         set.join(" ") + "\n"
