@@ -9,6 +9,12 @@
 //! updates its records' state. Only candidate lists, choices and per-candidate sums cross the
 //! network, never records.
 //!
+//! Objectives that are not sums over records are computed from sums over groups of records:
+//! mutual information from the summed contingency counts (`features.rs`), discernibility from
+//! per-class label counts added up by the class's owner (`discernibility.rs`), and the projected
+//! histogram from per-cell counts added up by the owner of the cell's block, which adds the
+//! noise (`histogram.rs`). Each is exact, so each gives the one-process numbers.
+//!
 //! # Privacy
 //! The guarantee is the single-process run's, for the union of the shards: for a
 //! 1-decomposable objective f_D = Σ_records f_i, the shards' objectives sum to f_D exactly
@@ -22,7 +28,10 @@
 //! choices (which are the output anyway). Only worker 0 sees the summed gains, as the single
 //! process sees them; the workers are trusted to compute their contributions honestly (as a
 //! single process is trusted to read its file), and the links between them carry per-candidate
-//! aggregates in the clear: run them on a private network or a tunnel.
+//! aggregates in the clear: run them on a private network or a tunnel. For feature selection
+//! and histograms, aggregates of groups of records travel too (a class's label counts, a cell's
+//! count before noise, the contingency counts): a worker sees the summed counts of the classes
+//! and cells it owns, as the single process sees all of them.
 //!
 //! # Failure
 //! Connections are made by [`Cluster`] itself with a deadline ([`Cluster::timeout`]); a peer
