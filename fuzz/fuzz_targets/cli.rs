@@ -1,7 +1,7 @@
 //! The command line end to end: each subcommand run as a process on small fixed files, with
 //! the numbers that size its work (`--trials`, `--k`, `--size`, `--thresholds`, `--rounds`,
-//! `--steps`, …) and its ε, δ, sensitivity and the like drawn from edge values, integers,
-//! floats and arbitrary text; `sample` also reads a fuzzed score file.
+//! `--steps`, `--workers`, …) and its ε, δ, sensitivity, `--timeout` and the like drawn from
+//! edge values, integers, floats and arbitrary text; `sample` also reads a fuzzed score file.
 //!
 //! A run fails when the process dies of a signal (abort, out-of-memory under a 4 GiB address
 //! space limit), exits with a code other than 0 or 2, or prints a panic or allocation
@@ -93,6 +93,8 @@ enum Cmd {
         algorithm: u8,
         steps: Opt,
         gradient: Opt,
+        workers: Opt,
+        timeout: Opt,
     },
     Features {
         k: Opt,
@@ -101,6 +103,8 @@ enum Cmd {
         trials: Opt,
         bins: Opt,
         mechanism: u8,
+        workers: Opt,
+        timeout: Opt,
     },
     Assign {
         k: Opt,
@@ -133,6 +137,8 @@ enum Cmd {
         sigma: Opt,
         threshold: Opt,
         k_split: Opt,
+        workers: Opt,
+        timeout: Opt,
     },
     Sample {
         scores: Vec<u8>,
@@ -155,6 +161,8 @@ enum Cmd {
         trials: Opt,
         edges: bool,
         algorithm: u8,
+        workers: Opt,
+        timeout: Opt,
     },
     Cut {
         k: Opt,
@@ -264,6 +272,8 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
             algorithm,
             steps,
             gradient,
+            workers,
+            timeout,
         } => {
             words(
                 &mut a,
@@ -285,6 +295,7 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
                     ("--gradient-samples", gradient),
                 ],
             );
+            push(&mut a, &[("--workers", workers), ("--timeout", timeout)]);
         }
         Cmd::Features {
             k,
@@ -293,6 +304,8 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
             trials,
             bins,
             mechanism,
+            workers,
+            timeout,
         } => {
             words(&mut a, dir, "features --data @features.csv --label label");
             a.extend(["--mechanism", pick(MECHANISMS, *mechanism)].map(String::from));
@@ -303,6 +316,7 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
                 a.push("--bins".into());
                 a.push(format!("a:0:10:{}", b.render()));
             }
+            push(&mut a, &[("--workers", workers), ("--timeout", timeout)]);
         }
         Cmd::Assign {
             k,
@@ -374,6 +388,8 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
             sigma,
             threshold,
             k_split,
+            workers,
+            timeout,
         } => {
             words(
                 &mut a,
@@ -391,6 +407,7 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
                     ("--k-split", k_split),
                 ],
             );
+            push(&mut a, &[("--workers", workers), ("--timeout", timeout)]);
         }
         Cmd::Sample {
             scores,
@@ -433,6 +450,8 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
             trials,
             edges,
             algorithm,
+            workers,
+            timeout,
         } => {
             let input = if *edges {
                 "--edges @edges.txt"
@@ -449,6 +468,7 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
             let flags = [("--k", k), ("--epsilon", epsilon), ("--delta", delta)];
             push(&mut a, &flags);
             push(&mut a, &[("--trials", trials)]);
+            push(&mut a, &[("--workers", workers), ("--timeout", timeout)]);
         }
         Cmd::Cut {
             k,
