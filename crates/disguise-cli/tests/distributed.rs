@@ -263,6 +263,11 @@ fn a_peer_killed_mid_run_fails_the_others() {
 
 /// A table of 4 predictors and a binary target, the same rows as one file and as 4 parts.
 fn table(dir: &Path) {
+    table_of(dir, 4000, true);
+}
+
+/// `rows` rows of the table in table.csv (and, if `parts`, cut into 4 parts), with its schema.
+fn table_of(dir: &Path, rows: usize, parts: bool) {
     let colours = ["red", "green", "blue"];
     let row = |i: usize| {
         let sick = (i * 7919) % 13 < 5;
@@ -281,12 +286,16 @@ fn table(dir: &Path) {
         )
     };
     let header = "age,colour,size,noise,sick\n";
-    let rows = 4000;
     let mut all = header.to_string();
     (0..rows).for_each(|i| all.push_str(&row(i)));
     std::fs::write(dir.join("table.csv"), all).expect("write");
+    let cuts = if parts {
+        vec![0, 700, 701, 2500, rows]
+    } else {
+        vec![]
+    };
     std::fs::create_dir_all(dir.join("parts")).expect("parts");
-    for (j, w) in [0, 700, 701, 2500, rows].windows(2).enumerate() {
+    for (j, w) in cuts.windows(2).enumerate() {
         let mut text = header.to_string();
         (w[0]..w[1]).for_each(|i| text.push_str(&row(i)));
         std::fs::write(dir.join(format!("parts/part-{j}.csv")), text).expect("write");
@@ -543,4 +552,51 @@ fn the_coverage_is_the_same_for_every_partition() {
             }
         }
     }
+}
+
+/// A peer killed while a histogram is being released: the survivor fails with one line, and
+/// no synthetic file (nor a temporary one) is left behind.
+#[test]
+fn a_peer_killed_mid_release_leaves_no_output() {
+    let dir = dir_with("killed-histogram", &[]);
+    // Enough rows to take seconds to read, twice, in a test build.
+    table_of(&dir, 3_000_000, false);
+    let args =
+        words("histogram --data table.csv --schema schema.toml --epsilon 1 --k 2 --out out.csv");
+    let hosts = hosts(&dir, 2);
+    let mut children: Vec<Child> = (0..2).map(|i| start(&dir, &args, &hosts, i, 1)).collect();
+    std::thread::sleep(Duration::from_millis(1000));
+    let mut killed = children.remove(1);
+    let still_running = killed.try_wait().expect("status").is_none();
+    killed.kill().expect("kill");
+    let _ = killed.wait();
+    let survivor = children.pop().expect("process 0");
+    let started = Instant::now();
+    let out = survivor.wait_with_output().expect("survivor");
+    assert!(
+        still_running,
+        "the run ended before the kill: make it longer"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "within the timeout"
+    );
+    assert!(!out.status.success(), "process 0 must fail");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("closed its connection") || stderr.contains("heard nothing"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.lines().filter(|l| l.starts_with("error:")).count(),
+        1,
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "no report");
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("out") || n.starts_with(".out"))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }
