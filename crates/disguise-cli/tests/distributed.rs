@@ -261,6 +261,52 @@ fn a_peer_killed_mid_run_fails_the_others() {
     }
 }
 
+/// The rows of a CSV table (header first) as a Parquet file: the first column INT32, the
+/// others UTF-8 strings.
+fn parquet_table(path: &Path, csv: &str) {
+    use parquet::data_type::{ByteArray, ByteArrayType, Int32Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use std::sync::Arc;
+    let mut lines = csv.lines();
+    let names: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let fields: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(c, n)| match c {
+            0 => format!("REQUIRED INT32 {n};"),
+            _ => format!("REQUIRED BYTE_ARRAY {n} (UTF8);"),
+        })
+        .collect();
+    let schema = parquet::schema::parser::parse_message_type(&format!(
+        "message t {{ {} }}",
+        fields.join(" ")
+    ))
+    .expect("schema");
+    let file = std::fs::File::create(path).expect("create");
+    let props = Arc::new(WriterProperties::builder().build());
+    let mut w = SerializedFileWriter::new(file, Arc::new(schema), props).expect("writer");
+    let mut g = w.next_row_group().expect("group");
+    for c in 0..names.len() {
+        let mut col = g.next_column().expect("column").expect("one more");
+        if c == 0 {
+            let v: Vec<i32> = rows.iter().map(|r| r[0].parse().expect("int")).collect();
+            col.typed::<Int32Type>()
+                .write_batch(&v, None, None)
+                .expect("write");
+        } else {
+            let v: Vec<ByteArray> = rows.iter().map(|r| r[c].into()).collect();
+            col.typed::<ByteArrayType>()
+                .write_batch(&v, None, None)
+                .expect("write");
+        }
+        col.close().expect("close");
+    }
+    g.close().expect("group");
+    w.close().expect("file");
+}
+
 /// A table of 4 predictors and a binary target, the same rows as one file and as 4 parts.
 fn table(dir: &Path) {
     table_of(dir, 4000, true);
@@ -295,10 +341,18 @@ fn table_of(dir: &Path, rows: usize, parts: bool) {
         vec![]
     };
     std::fs::create_dir_all(dir.join("parts")).expect("parts");
+    std::fs::create_dir_all(dir.join("mixed")).expect("mixed");
     for (j, w) in cuts.windows(2).enumerate() {
         let mut text = header.to_string();
         (w[0]..w[1]).for_each(|i| text.push_str(&row(i)));
-        std::fs::write(dir.join(format!("parts/part-{j}.csv")), text).expect("write");
+        std::fs::write(dir.join(format!("parts/part-{j}.csv")), &text).expect("write");
+        // The same parts, every other one in Parquet.
+        let mixed = dir.join(format!("mixed/part-{j}"));
+        if j % 2 == 0 {
+            parquet_table(&mixed.with_extension("parquet"), &text);
+        } else {
+            std::fs::write(mixed.with_extension("csv"), text).expect("write");
+        }
     }
     std::fs::write(
         dir.join("schema.toml"),
@@ -364,10 +418,19 @@ fn the_histogram_is_the_same_for_every_partition() {
         .stdout
         .clone();
     assert_eq!(result(&parts), one, "the parts in one process");
+    let mixed = disguise(&dir)
+        .args(args("mixed", ""))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(result(&mixed), one, "Parquet and CSV parts in one process");
     for (processes, workers, data) in [
         (2, 1, "table.csv"),
         (2, 2, "parts"),
         (3, 1, "parts/part-*.csv"),
+        (2, 2, "mixed"),
     ] {
         let a = args(data, "");
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
@@ -434,10 +497,12 @@ fn the_feature_selection_is_the_same_for_every_partition() {
     assert_eq!(report["records"], 4000, "{report}");
     assert_eq!(run(args("table.csv", "--workers 3")), one, "3 threads");
     assert_eq!(run(args("parts", "")), one, "the parts in one process");
+    assert_eq!(run(args("mixed", "")), one, "Parquet and CSV parts");
     for (processes, workers, data) in [
         (2, 1, "table.csv"),
         (2, 2, "parts"),
         (3, 1, "parts/part-*.csv"),
+        (3, 1, "mixed"),
     ] {
         let a = args(data, "");
         let a: Vec<&str> = a.iter().map(String::as_str).collect();

@@ -62,7 +62,8 @@ label's entropy explained under the naive Bayes model); discernibility with util
 #[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
 pub struct Args {
     /// CSV file with a header row (or the layout the --schema declares): one record per row.
-    /// With --schema also a folder or glob of parts. Example: `--data nhanes.csv`.
+    /// With --schema also Parquet, and a folder or glob of parts. Example: `--data
+    /// nhanes.csv`.
     #[arg(long, value_name = "FILE")]
     data: PathBuf,
     /// The label column (case-insensitive; default with --schema: its `target`). Example:
@@ -169,6 +170,12 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
     let Some(label_arg) = &args.label else {
         bail!("--label is required (the label column), or a --schema with a `target`");
     };
+    if disguise::data::parquet::is_parquet(&args.data) {
+        bail!(
+            "{}: a Parquet table is read with --schema (its columns' public domains)",
+            args.data.display()
+        );
+    }
     let mut binned_names: Vec<String> = Vec::new();
     let layout = args.layout.layout();
     let table =

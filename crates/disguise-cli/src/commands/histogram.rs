@@ -43,9 +43,9 @@ the inputs.";
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// Data file(s), read with the schema's format and concatenated in order: files, folders
-    /// of parts, or glob patterns. Repeat for several. Example: `--data adult.data --data
-    /// adult.test`.
+    /// Data file(s), read with the schema's format (or Parquet, by column name) and
+    /// concatenated in order: files, folders of parts, or glob patterns. Repeat for several.
+    /// Example: `--data adult.data --data adult.test`.
     #[arg(long, value_name = "FILE", required = true)]
     data: Vec<PathBuf>,
     /// TOML schema giving every column's type and public domain (numeric bounds,

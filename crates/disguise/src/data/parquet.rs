@@ -58,27 +58,7 @@ pub fn read_points_parquet(
     let reader = SerializedFileReader::new(file)
         .map_err(|e| Error::parse_with(format!("{shown}: not a readable Parquet file"), e))?;
     let schema = reader.metadata().file_metadata().schema_descr();
-    let index = |name: &str| -> Result<usize> {
-        let found: Vec<usize> = (0..schema.num_columns())
-            .filter(|&i| schema.column(i).name().eq_ignore_ascii_case(name))
-            .collect();
-        match found[..] {
-            [i] if schema.column(i).max_rep_level() == 0 => Ok(i),
-            [_] => Err(Error::parse(format!(
-                "{shown}: column '{name}' is a list, not one number per row"
-            ))),
-            [] => Err(Error::parse(format!(
-                "{shown}: no column '{name}' (columns: {})",
-                (0..schema.num_columns())
-                    .map(|i| schema.column(i).name().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
-            _ => Err(Error::parse(format!(
-                "{shown}: column '{name}' appears twice"
-            ))),
-        }
-    };
+    let index = |name: &str| column_index(schema, name, &shown);
     let idx = [index(columns[0])?, index(columns[1])?];
     let mut points = Vec::new();
     let mut row = 0u64;
@@ -131,6 +111,222 @@ pub fn read_points_parquet(
         return Err(Error::parse(format!("{shown}: no rows")));
     }
     Ok(points)
+}
+
+/// The index of the flat column `name` (case-insensitive) of a Parquet schema.
+fn column_index(
+    schema: &parquet::schema::types::SchemaDescriptor,
+    name: &str,
+    shown: &std::path::Display<'_>,
+) -> Result<usize> {
+    let found: Vec<usize> = (0..schema.num_columns())
+        .filter(|&i| schema.column(i).name().eq_ignore_ascii_case(name.trim()))
+        .collect();
+    match found[..] {
+        [i] if schema.column(i).max_rep_level() == 0 => Ok(i),
+        [_] => Err(Error::parse(format!(
+            "{shown}: column '{name}' is a list, not one value per row"
+        ))),
+        [] => Err(Error::parse(format!(
+            "{shown}: no column '{name}' (columns: {})",
+            crate::data::reader::brief_list(
+                &(0..schema.num_columns())
+                    .map(|i| schema.column(i).name().to_string())
+                    .collect::<Vec<_>>()
+            )
+        ))),
+        _ => Err(Error::parse(format!(
+            "{shown}: column '{name}' appears twice"
+        ))),
+    }
+}
+
+/// Rows decoded per call when every column of a table is read: bounded memory for wide
+/// tables too.
+const TABLE_BATCH: usize = 1 << 12;
+
+/// Calls `cell(row, c, text)` for every row (from 0) and every one of `columns` in order (so
+/// c = 0 starts a row), with the value as a CSV field would hold it — numbers in their
+/// shortest round-trip form (`0.1`, `42`), UTF-8 strings as they are, booleans `true`/`false`
+/// — or `None` for a null. The columns may be of any flat primitive type but INT96 and
+/// fixed-length byte arrays; names are matched case-insensitively. Row group by row group, at
+/// most 4,096 rows of each column at a time. Returns the number of rows.
+///
+/// # Errors
+/// If the file cannot be opened or is not Parquet, a column is absent, named twice, nested or
+/// of an unsupported type, a string is not UTF-8 (naming the file, row and column), and the
+/// errors of `cell`.
+pub(crate) fn scan_as_text(
+    path: &Path,
+    columns: &[&str],
+    mut cell: impl FnMut(u64, usize, Option<&str>) -> Result<()>,
+) -> Result<u64> {
+    let shown = path.display();
+    let file = File::open(path).map_err(|e| Error::io_with(format!("cannot open {shown}"), e))?;
+    let reader = SerializedFileReader::new(file)
+        .map_err(|e| Error::parse_with(format!("{shown}: not a readable Parquet file"), e))?;
+    let schema = reader.metadata().file_metadata().schema_descr();
+    let idx: Vec<usize> = columns
+        .iter()
+        .map(|name| column_index(schema, name, &shown))
+        .collect::<Result<_>>()?;
+    let mut row = 0u64;
+    let mut text = String::new();
+    for g in 0..reader.num_row_groups() {
+        let group = reader
+            .get_row_group(g)
+            .map_err(|e| Error::parse_with(format!("{shown}: row group {g}"), e))?;
+        let mut readers: Vec<TextColumn> = idx
+            .iter()
+            .zip(columns)
+            .map(|(&i, name)| {
+                let reader = group
+                    .get_column_reader(i)
+                    .map_err(|e| Error::parse_with(format!("{shown}: column '{name}'"), e))?;
+                TextColumn::new(reader, schema.column(i).max_def_level(), name, &shown)
+            })
+            .collect::<Result<_>>()?;
+        loop {
+            let mut rows = None;
+            for r in &mut readers {
+                let n = r.next(&shown)?;
+                if *rows.get_or_insert(n) != n {
+                    return Err(Error::parse(format!(
+                        "{shown}: row group {g}: the columns have different lengths"
+                    )));
+                }
+            }
+            let rows = rows.unwrap_or(0);
+            if rows == 0 {
+                break;
+            }
+            for _ in 0..rows {
+                for (c, r) in readers.iter_mut().enumerate() {
+                    let value = r.take(&mut text).map_err(|why| {
+                        Error::parse(format!(
+                            "{shown}: row {}: column '{}': {why}",
+                            row + 1,
+                            columns[c]
+                        ))
+                    })?;
+                    cell(row, c, value.then_some(text.as_str()))?;
+                }
+                row += 1;
+            }
+        }
+    }
+    Ok(row)
+}
+
+/// The values of one batch of a column, of its physical type.
+enum Values {
+    Bool(Vec<bool>),
+    Int32(Vec<i32>),
+    Int64(Vec<i64>),
+    Float(Vec<f32>),
+    Double(Vec<f64>),
+    Bytes(Vec<parquet::data_type::ByteArray>),
+}
+
+/// One column of a row group read in batches and handed out row by row as text.
+struct TextColumn {
+    reader: ColumnReader,
+    name: String,
+    max_def: i16,
+    defs: Vec<i16>,
+    values: Values,
+    /// The next row of the batch, and the next non-null value.
+    row: usize,
+    value: usize,
+}
+
+impl TextColumn {
+    fn new(
+        reader: ColumnReader,
+        max_def: i16,
+        name: &str,
+        shown: &std::path::Display<'_>,
+    ) -> Result<TextColumn> {
+        let values = match &reader {
+            ColumnReader::BoolColumnReader(_) => Values::Bool(Vec::new()),
+            ColumnReader::Int32ColumnReader(_) => Values::Int32(Vec::new()),
+            ColumnReader::Int64ColumnReader(_) => Values::Int64(Vec::new()),
+            ColumnReader::FloatColumnReader(_) => Values::Float(Vec::new()),
+            ColumnReader::DoubleColumnReader(_) => Values::Double(Vec::new()),
+            ColumnReader::ByteArrayColumnReader(_) => Values::Bytes(Vec::new()),
+            _ => {
+                return Err(Error::parse(format!(
+                    "{shown}: column '{name}' has a type that is not read (INT96 or a \
+                     fixed-length byte array): store it as a string or a number"
+                )));
+            }
+        };
+        Ok(TextColumn {
+            reader,
+            name: name.to_string(),
+            max_def,
+            defs: Vec::new(),
+            values,
+            row: 0,
+            value: 0,
+        })
+    }
+
+    /// Decodes the next batch; the number of rows in it (0 at the end of the row group).
+    fn next(&mut self, shown: &std::path::Display<'_>) -> Result<usize> {
+        fn read<T: DataType>(
+            r: &mut ColumnReaderImpl<T>,
+            defs: &mut Vec<i16>,
+            out: &mut Vec<T::T>,
+        ) -> parquet::errors::Result<usize> {
+            out.clear();
+            r.read_records(TABLE_BATCH, Some(defs), None, out)
+                .map(|(records, _, _)| records)
+        }
+        self.defs.clear();
+        let defs = &mut self.defs;
+        let records = match (&mut self.reader, &mut self.values) {
+            (ColumnReader::BoolColumnReader(r), Values::Bool(v)) => read(r, defs, v),
+            (ColumnReader::Int32ColumnReader(r), Values::Int32(v)) => read(r, defs, v),
+            (ColumnReader::Int64ColumnReader(r), Values::Int64(v)) => read(r, defs, v),
+            (ColumnReader::FloatColumnReader(r), Values::Float(v)) => read(r, defs, v),
+            (ColumnReader::DoubleColumnReader(r), Values::Double(v)) => read(r, defs, v),
+            (ColumnReader::ByteArrayColumnReader(r), Values::Bytes(v)) => read(r, defs, v),
+            _ => unreachable!("the values match the reader's type (TextColumn::new)"),
+        }
+        .map_err(|e| Error::parse_with(format!("{shown}: column '{}'", self.name), e))?;
+        self.row = 0;
+        self.value = 0;
+        Ok(records)
+    }
+
+    /// The next row's value written into `text` (true), or a null (false).
+    fn take(&mut self, text: &mut String) -> std::result::Result<bool, String> {
+        use std::fmt::Write;
+        let row = self.row;
+        self.row += 1;
+        if self.max_def > 0 && self.defs.get(row).is_some_and(|&d| d < self.max_def) {
+            return Ok(false);
+        }
+        let i = self.value;
+        self.value += 1;
+        text.clear();
+        let missing = || "fewer values than rows".to_string();
+        let _ = match &self.values {
+            Values::Bool(v) => write!(text, "{}", v.get(i).ok_or_else(missing)?),
+            Values::Int32(v) => write!(text, "{}", v.get(i).ok_or_else(missing)?),
+            Values::Int64(v) => write!(text, "{}", v.get(i).ok_or_else(missing)?),
+            Values::Float(v) => write!(text, "{}", v.get(i).ok_or_else(missing)?),
+            Values::Double(v) => write!(text, "{}", v.get(i).ok_or_else(missing)?),
+            Values::Bytes(v) => {
+                let bytes = v.get(i).ok_or_else(missing)?;
+                let s = bytes.as_utf8().map_err(|_| "not valid UTF-8".to_string())?;
+                text.push_str(s);
+                Ok(())
+            }
+        };
+        Ok(true)
+    }
 }
 
 /// One numeric column of a row group, decoded in batches into f64.
@@ -335,6 +531,124 @@ mod tests {
         c.close().unwrap();
         g.close().unwrap();
         w.close().unwrap();
+    }
+
+    /// A table in two row groups: OPTIONAL DOUBLE `age` (null in row 3), UTF-8 `colour`,
+    /// INT32 `n`, BOOLEAN `flag`; and the same rows as CSV, the null as `?`.
+    fn table(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+        use parquet::data_type::{BoolType, ByteArray, ByteArrayType, Int32Type};
+        let path = dir.join("t.parquet");
+        let schema = parse_message_type(
+            "message t { OPTIONAL DOUBLE age; REQUIRED BYTE_ARRAY colour (UTF8); \
+             REQUIRED INT32 n; REQUIRED BOOLEAN flag; }",
+        )
+        .unwrap();
+        let props = Arc::new(WriterProperties::builder().build());
+        let mut w =
+            SerializedFileWriter::new(File::create(&path).unwrap(), Arc::new(schema), props)
+                .unwrap();
+        // Per row group: ages (non-null), their definition levels, colours, n, flags.
+        type Group<'a> = (&'a [f64], &'a [i16], &'a [&'a str], &'a [i32], &'a [bool]);
+        let groups: [Group; 2] = [
+            (
+                &[12.5, 40.0],
+                &[1, 1, 0],
+                &["red", "blue", "red"],
+                &[1, 2, 3],
+                &[true, false, true],
+            ),
+            (&[99.0], &[1], &["blue"], &[2], &[false]),
+        ];
+        for (ages, defs, colours, ns, flags) in groups {
+            let mut g = w.next_row_group().unwrap();
+            let mut c = g.next_column().unwrap().unwrap();
+            c.typed::<DoubleType>()
+                .write_batch(ages, Some(defs), None)
+                .unwrap();
+            c.close().unwrap();
+            let colours: Vec<ByteArray> = colours.iter().map(|&s| s.into()).collect();
+            let mut c = g.next_column().unwrap().unwrap();
+            c.typed::<ByteArrayType>()
+                .write_batch(&colours, None, None)
+                .unwrap();
+            c.close().unwrap();
+            let mut c = g.next_column().unwrap().unwrap();
+            c.typed::<Int32Type>().write_batch(ns, None, None).unwrap();
+            c.close().unwrap();
+            let mut c = g.next_column().unwrap().unwrap();
+            c.typed::<BoolType>()
+                .write_batch(flags, None, None)
+                .unwrap();
+            c.close().unwrap();
+            g.close().unwrap();
+        }
+        w.close().unwrap();
+        let csv = dir.join("t.csv");
+        std::fs::write(
+            &csv,
+            "flag,age,n,colour\ntrue,12.5,1,red\nfalse,40,2,blue\ntrue,?,3,red\nfalse,99,2,blue\n",
+        )
+        .unwrap();
+        (path, csv)
+    }
+
+    /// A Parquet table is read by column name, each value as its CSV text would be: the
+    /// same codes as the CSV file, nulls as the missing value; errors name row and column.
+    #[test]
+    fn a_parquet_table_reads_as_its_csv() {
+        use crate::histogram::{Discretized, DomainSource, Schema};
+        let dir = tempfile::tempdir().unwrap();
+        let (parquet, csv) = table(dir.path());
+        let schema = |age_nullable: bool, colours: &str| {
+            Schema::from_toml_str(
+                &format!(
+                    "missing = \"?\"\n\
+                     [[columns]]\nname = \"Age\"\ntype = \"numeric\"\nbounds = [0, 100]\n\
+                     bins = 4\nnullable = {age_nullable}\n\
+                     [[columns]]\nname = \"colour\"\ntype = \"categorical\"\n\
+                     levels = [{colours}]\n\
+                     [[columns]]\nname = \"n\"\ntype = \"categorical\"\n\
+                     levels = [\"1\", \"2\", \"3\"]\n\
+                     [[columns]]\nname = \"flag\"\ntype = \"categorical\"\n\
+                     levels = [\"false\", \"true\"]\n"
+                ),
+                "t.toml",
+            )
+            .unwrap()
+        };
+        let good = schema(true, "\"red\", \"blue\"");
+        let read = |path: &Path, s: &Schema| {
+            Discretized::read(&[path], s, DomainSource::Schema).map(|r| r.data)
+        };
+        let from_parquet = read(&parquet, &good).unwrap();
+        assert_eq!(from_parquet, read(&csv, &good).unwrap());
+        assert_eq!(from_parquet.rows(), 4);
+        assert_eq!(
+            from_parquet.codes(0).get(2),
+            4,
+            "the null is the missing bin"
+        );
+        // Mixed formats in one read: the rows of both.
+        let both = Discretized::read(&[&parquet, &csv], &good, DomainSource::Schema).unwrap();
+        assert_eq!(both.data.rows(), 8);
+        let err = |s: &Schema| read(&parquet, s).unwrap_err().to_string();
+        let null = err(&schema(false, "\"red\", \"blue\""));
+        assert!(
+            null.contains("t.parquet: row 3: column 'Age': null"),
+            "{null}"
+        );
+        let level = err(&schema(true, "\"red\""));
+        assert!(
+            level.contains("row 2: column 'colour': \"blue\" is not"),
+            "{level}"
+        );
+        let mut absent = good.clone();
+        absent.columns[1].name = "shade".into();
+        let absent = err(&absent);
+        assert!(
+            absent.contains("no column 'shade' (columns: age, colour, n, flag)"),
+            "{absent}"
+        );
     }
 
     #[test]

@@ -378,27 +378,32 @@ pub(crate) fn find_column(shown: &str, header: &[String], name: &str) -> Result<
         .ok_or_else(|| {
             // A name with a line break or other control character (a quoted header field can
             // hold one) is escaped, so that the message stays on one line.
-            let listed: Vec<String> = header
-                .iter()
-                .map(|h| {
-                    if h.contains(char::is_control) || h.chars().count() > super::text::QUOTE_LIMIT
-                    {
-                        quote(h)
-                    } else {
-                        h.clone()
-                    }
-                })
-                .collect();
             Error::parse(format!(
                 "{shown}: no column {} (columns: {})",
                 quote_name(wanted),
-                short(&listed.join(", "))
+                brief_list(header)
             ))
         })
 }
 
+/// Names for a message: each quoted if it holds a control character or is long, the list cut
+/// to a few hundred characters ([`short`]).
+pub(crate) fn brief_list(names: &[String]) -> String {
+    let listed: Vec<String> = names
+        .iter()
+        .map(|h| {
+            if h.contains(char::is_control) || h.chars().count() > super::text::QUOTE_LIMIT {
+                quote(h)
+            } else {
+                h.clone()
+            }
+        })
+        .collect();
+    short(&listed.join(", "))
+}
+
 /// At most a few hundred characters of a list of names (a file may have thousands).
-fn short(text: &str) -> String {
+pub(crate) fn short(text: &str) -> String {
     const LIMIT: usize = 400;
     match text.char_indices().nth(LIMIT) {
         None => text.to_string(),

@@ -400,17 +400,23 @@ impl<'s> SchemaReader<'s> {
         }
     }
 
-    /// Streams `path`, calling `cell(file, c, value)` for every schema column c of every row
+    /// Streams `path`, calling `cell(at, c, value)` for every schema column c of every row
     /// (in column order, so c = 0 starts a row). Returns each schema column's 0-based field
-    /// in the file.
+    /// in the file. A Parquet file (`.parquet`, `.pq`) is read by column name whatever the
+    /// schema's layout says, each value parsed from its text as a delimited field would be; a
+    /// null is a missing value.
     ///
     /// # Errors
     /// Those of `cell`, and the reading errors of [`Table::read`].
     pub(super) fn scan(
         &self,
         path: &Path,
-        mut cell: impl FnMut(&Delimited, usize, Value<'_>) -> Result<()>,
+        mut cell: impl FnMut(&At<'_>, usize, Value<'_>) -> Result<()>,
     ) -> Result<Vec<usize>> {
+        #[cfg(feature = "parquet")]
+        if crate::data::parquet::is_parquet(path) {
+            return self.scan_parquet(path, cell);
+        }
         let mut file = Delimited::open(path, self.layout)?;
         let fields: Vec<usize> = if self.schema.has_header {
             self.schema
@@ -430,11 +436,68 @@ impl<'s> SchemaReader<'s> {
                 let value = self
                     .parse(c, raw)
                     .map_err(|why| file.error_named(field, self.name(c), why))?;
-                cell(&file, c, value)?;
+                let at = At {
+                    shown: file.shown(),
+                    line: file.line(),
+                };
+                cell(&at, c, value)?;
             }
         }
         file.require_rows()?;
         Ok(fields)
+    }
+
+    /// [`SchemaReader::scan`] of a Parquet file.
+    #[cfg(feature = "parquet")]
+    fn scan_parquet(
+        &self,
+        path: &Path,
+        mut cell: impl FnMut(&At<'_>, usize, Value<'_>) -> Result<()>,
+    ) -> Result<Vec<usize>> {
+        let shown = path.display().to_string();
+        let names: Vec<&str> = (0..self.schema.columns.len())
+            .map(|c| self.name(c))
+            .collect();
+        let rows = crate::data::parquet::scan_as_text(path, &names, |row, c, text| {
+            let at = At {
+                shown: &shown,
+                line: row + 1,
+            };
+            let value = match text {
+                Some(raw) => self.parse(c, raw.trim()),
+                None if self.schema.columns[c].nullable => Ok(Value::Missing),
+                None => Err("null in a column not declared `nullable = true` in the schema".into()),
+            }
+            .map_err(|why| {
+                Error::parse(format!(
+                    "{shown}: row {}: column {}: {why}",
+                    row + 1,
+                    quote_name(names[c])
+                ))
+            })?;
+            cell(&at, c, value)
+        })?;
+        if rows == 0 {
+            return Err(Error::parse(format!("{shown}: no data rows")));
+        }
+        Ok((0..names.len()).collect())
+    }
+}
+
+/// Where a value was read: the file as messages show it, and its line (for a Parquet file,
+/// the row, from 1).
+pub(super) struct At<'a> {
+    shown: &'a str,
+    line: u64,
+}
+
+impl At<'_> {
+    pub(super) fn shown(&self) -> &str {
+        self.shown
+    }
+
+    pub(super) fn line(&self) -> u64 {
+        self.line
     }
 }
 
