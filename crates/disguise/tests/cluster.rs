@@ -389,3 +389,54 @@ fn projected_histograms_are_partition_independent() {
         .expect_err("refused");
     assert!(err.to_string().contains("data splitting"), "{err}");
 }
+
+/// A projected space too large to release is refused by process 0 before any worker draws,
+/// with the one-process message (not after the workers spent the timeout drawing).
+#[test]
+fn a_space_too_large_to_release_is_refused_as_in_one_process() {
+    use disguise::histogram::{Discretized, DomainSource, Schema};
+    use disguise::task::Histogram;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let levels: Vec<String> = (0..100).map(|v| format!("\"{v}\"")).collect();
+    let mut toml = String::new();
+    for c in 0..6 {
+        toml.push_str(&format!(
+            "[[columns]]\nname = \"c{c}\"\ntype = \"categorical\"\nlevels = [{}]\n",
+            levels.join(", ")
+        ));
+    }
+    toml.push_str("[[columns]]\nname = \"y\"\ntype = \"categorical\"\nlevels = [\"a\", \"b\"]\n");
+    let schema = Schema::from_toml_str(&toml, "wide.toml").expect("schema");
+    let mut text = String::from("c0,c1,c2,c3,c4,c5,y\n");
+    for i in 0..60 {
+        let cells: Vec<String> = (0..6).map(|c| ((i * (c + 7)) % 100).to_string()).collect();
+        text.push_str(&format!("{},{}\n", cells.join(","), ["a", "b"][i % 2]));
+    }
+    let path = dir.path().join("wide.csv");
+    std::fs::write(&path, text).expect("write");
+    let request = Histogram {
+        k: Some(6),
+        ..Histogram::new(1.0)
+    };
+    let read = Discretized::read(&[path.as_path()], &schema, DomainSource::Schema).expect("read");
+    let one = request
+        .run(&read.data, 6, None, &mut SecureRng::insecure_from_seed(1))
+        .expect_err("too large");
+    let started = std::time::Instant::now();
+    let spread = request
+        .run_distributed(
+            &Cluster::local(2).expect("cluster"),
+            vec![path],
+            &schema,
+            6,
+            Vec::new(),
+            &mut SecureRng::insecure_from_seed(1),
+        )
+        .expect_err("too large");
+    assert_eq!(spread.to_string(), one.to_string());
+    assert!(
+        one.to_string().contains("would cross the threshold"),
+        "{one}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}

@@ -273,15 +273,20 @@ fn run_distributed(
              its records with the same public domains (complete the schema's bounds and levels)"
         );
     }
+    if args.k_split.is_some() {
+        bail!(
+            "--k-split cannot be used with --workers or --hosts: data splitting draws a random \
+             split of the records, which are spread over the workers (give --k, or let k be \
+             chosen on simulated or public data)"
+        );
+    }
     let public: Vec<PathBuf> = args.public_data.iter().cloned().collect();
     let mut rng = if cluster.process() == 0 {
         generator(args.seed)?
     } else {
         SecureRng::from_os()?
     };
-    let release = request
-        .run_distributed(&cluster, files, &schema, target, public, &mut rng)
-        .map_err(|e| flagged(e, &flag_of))?;
+    let release = request.run_distributed(&cluster, files, &schema, target, public, &mut rng)?;
     match release {
         Some(release) => print_release(args, &release, Default::default()),
         None => Ok(()),

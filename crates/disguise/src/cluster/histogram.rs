@@ -211,7 +211,9 @@ impl Rows for Remote<'_> {
         mechanism: &SparseLaplace,
         rng: &mut SecureRng,
     ) -> Result<ThresholdedHistogram> {
-        // The key is drawn where the one-process release draws it.
+        // Refused here, before any worker starts drawing, as the one-process release refuses
+        // it; then the key is drawn where the one-process release draws it.
+        mechanism.check_space(encoding.size())?;
         let key = BlockKey::draw(rng);
         let answer = self.link.call(Msg::Release {
             columns: columns.iter().map(|&c| c as u64).collect(),

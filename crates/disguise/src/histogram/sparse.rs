@@ -341,7 +341,7 @@ impl SparseLaplace {
     }
 
     /// Refuses a space whose expected number of spurious cells is beyond the limit.
-    fn check_space(&self, m: u64) -> Result<()> {
+    pub(crate) fn check_space(&self, m: u64) -> Result<()> {
         if m == 0 {
             return Err(Error::param("m", "the space must have at least one cell"));
         }
