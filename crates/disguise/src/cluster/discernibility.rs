@@ -199,32 +199,54 @@ impl DiscernibilityPart {
     ) -> Result<Msg> {
         let peers = comm.place().peers;
         let mut out: Vec<Vec<Refinement>> = vec![Vec::new(); peers];
+        // The classes numbered densely once; then each candidate's (class, value, label)
+        // counts in one pass over the records.
+        let (class_of, keys) = dense_classes(&classes.keys);
+        let q = u128::from(self.label_count);
+        let n = class_of.len();
+        let mut counts: Vec<u64> = Vec::new();
+        let mut composite: Vec<u128> = Vec::new();
         for (i, &a) in candidates.iter().enumerate() {
             self.refined_product(classes, a)?;
-            let column = &self.columns[a];
-            let mut local: Vec<(u128, u32, u32)> = classes
-                .keys
-                .iter()
-                .zip(column.iter())
-                .zip(self.labels.iter())
-                .map(|((&k, v), l)| (k, v, l))
-                .collect();
-            local.sort_unstable();
-            let mut j = 0;
-            while j < local.len() {
-                let t = local[j];
-                let start = j;
-                while j < local.len() && local[j] == t {
-                    j += 1;
-                }
-                out[owner(t.0, peers)].push((
+            let r = u128::from(self.radices[a]);
+            // At most 2^96: exact in u128.
+            let cell = |class: u32, v: u32, l: u32| {
+                (u128::from(class) * r + u128::from(v)) * q + u128::from(l)
+            };
+            let mut emit = |code: u128, count: u64| {
+                let (class, rest) = (code / (r * q), code % (r * q));
+                let key = keys[class as usize];
+                out[owner(key, peers)].push((
                     i as u32,
-                    hi(t.0),
-                    lo(t.0),
-                    t.1,
-                    t.2,
-                    (j - start) as u64,
+                    hi(key),
+                    lo(key),
+                    (rest / q) as u32,
+                    (rest % q) as u32,
+                    count,
                 ));
+            };
+            let cells = keys.len() as u128 * r * q;
+            let records = class_of
+                .iter()
+                .zip(self.columns[a].iter())
+                .zip(self.labels.iter());
+            if cells <= (4 * n as u128).max(1 << 16) {
+                // Few enough (class, value, label) cells for a dense counter.
+                counts.clear();
+                counts.resize(cells as usize, 0);
+                for ((&class, v), l) in records {
+                    counts[cell(class, v, l) as usize] += 1;
+                }
+                for (code, &c) in counts.iter().enumerate().filter(|(_, c)| **c > 0) {
+                    emit(code as u128, c);
+                }
+            } else {
+                composite.clear();
+                composite.extend(records.map(|((&class, v), l)| cell(class, v, l)));
+                composite.sort_unstable();
+                for run in composite.chunk_by(|x, y| x == y) {
+                    emit(run[0], run.len() as u64);
+                }
             }
         }
         let got = comm.exchange(messages(out, Msg::Refine))?;
@@ -328,6 +350,23 @@ impl Serve for DiscernibilityPart {
     }
 }
 
+/// Each record's class as a dense number (in order of first appearance), and the classes'
+/// keys.
+fn dense_classes(keys: &[u128]) -> (Vec<u32>, Vec<u128>) {
+    let mut ids: HashMap<u128, u32> = HashMap::new();
+    let mut unique = Vec::new();
+    let class_of = keys
+        .iter()
+        .map(|&k| {
+            *ids.entry(k).or_insert_with(|| {
+                unique.push(k);
+                (unique.len() - 1) as u32
+            })
+        })
+        .collect();
+    (class_of, unique)
+}
+
 /// The runs of equal (key, label) in a sorted list, with their lengths.
 fn runs(sorted: &[(u128, u32)]) -> impl Iterator<Item = (u128, u32, u64)> + '_ {
     let mut i = 0;
@@ -376,15 +415,23 @@ mod tests {
     /// bit for bit, along a chain of insertions, for several worker counts.
     #[test]
     fn distributed_gains_and_values_are_the_local_ones() {
+        // Small domains (dense counting) and wide ones (300 × 300 × 3 cells: sorted).
+        same_as_local(vec![3, 5, 2, 7]);
+        same_as_local(vec![300, 300, 5, 2]);
+    }
+
+    fn same_as_local(radices: Vec<u32>) {
         let n = 900usize;
-        let radices = vec![3u32, 5, 2, 7];
         let labels: Vec<u32> = (0..n).map(|i| ((i * 31) % 17 % 3) as u32).collect();
         let columns: Vec<Vec<u32>> = radices
             .iter()
             .enumerate()
             .map(|(a, &r)| {
                 (0..n)
-                    .map(|i| ((i * (a + 2) + labels[i] as usize * a + i / 11) % r as usize) as u32)
+                    .map(|i| {
+                        ((i * (a + 2) + labels[i] as usize * a + i / 11 + i * i * a) % r as usize)
+                            as u32
+                    })
                     .collect()
             })
             .collect();
