@@ -261,6 +261,14 @@ fn a_peer_killed_mid_run_fails_the_others() {
     }
 }
 
+/// The words of `head`, then `data` (one argument, whatever it holds), then those of `extra`.
+fn command(head: &str, data: &str, extra: &str) -> Vec<String> {
+    let mut a: Vec<String> = words(head).into_iter().map(String::from).collect();
+    a.push(data.into());
+    a.extend(words(extra).into_iter().map(String::from));
+    a
+}
+
 /// The rows of a CSV table (header first) as a Parquet file: the first column INT32, the
 /// others UTF-8 strings.
 fn parquet_table(path: &Path, csv: &str) {
@@ -372,17 +380,13 @@ fn table_of(dir: &Path, rows: usize, parts: bool) {
 fn the_histogram_is_the_same_for_every_partition() {
     let dir = dir_with("histogram", &[]);
     table(&dir);
-    let args = |data: &str, extra: &str| -> Vec<String> {
-        let mut a: Vec<String> = words(
+    let args = |data: &str, extra: &str| {
+        command(
             "histogram --schema schema.toml --epsilon 2 --k 2 --gamma 0.5 --seed 3 --out \
              out.csv --format json --data",
+            data,
+            extra,
         )
-        .into_iter()
-        .map(String::from)
-        .collect();
-        a.push(data.into());
-        a.extend(words(extra).into_iter().map(String::from));
-        a
     };
     // The report without the --data it names, and the synthetic data it wrote.
     let result = |stdout: &[u8]| {
@@ -471,17 +475,13 @@ fn the_histogram_is_the_same_for_every_partition() {
 fn the_feature_selection_is_the_same_for_every_partition() {
     let dir = dir_with("features", &[]);
     table(&dir);
-    let args = |data: &str, extra: &str| -> Vec<String> {
-        let mut a: Vec<String> = words(
+    let args = |data: &str, extra: &str| {
+        command(
             "features --schema schema.toml --k 2 --epsilon 1 --seed 3 --trials 3 --format json \
              --data",
+            data,
+            extra,
         )
-        .into_iter()
-        .map(String::from)
-        .collect();
-        a.push(data.into());
-        a.extend(words(extra).into_iter().map(String::from));
-        a
     };
     let run = |a: Vec<String>| {
         let out = disguise(&dir).args(a).output().expect("run");

@@ -20,7 +20,7 @@ use super::{Aggregate, Comm, Msg, Serve};
 use crate::data::Codes;
 use crate::error::{Error, Result};
 use crate::objective::Properties;
-use crate::objective::discernibility::{impure_pairs, pairs_value, sensitivity};
+use crate::objective::discernibility::{check_codes, impure_pairs, pairs_value, sensitivity};
 use crate::privacy::Sensitivity;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -88,23 +88,13 @@ impl DiscernibilityPart {
         labels: Arc<Codes>,
         label_count: u32,
     ) -> Result<Self> {
-        let n = labels.len();
-        let checked = (|| {
-            if columns.len() != radices.len() || columns.iter().any(|c| c.len() != n) {
-                return Err(Error::param("columns", "columns of different lengths"));
-            }
-            if label_count == 0 || labels.max().is_some_and(|l| l >= label_count) {
-                return Err(Error::param(
-                    "labels",
-                    "a label outside the target's levels",
-                ));
-            }
+        let checked = check_codes(&columns, &radices, &labels, label_count).map(|()| {
             let mut counts = vec![0u64; label_count as usize];
             for l in labels.iter() {
                 counts[l as usize] += 1;
             }
-            Ok(counts)
-        })();
+            counts
+        });
         let counts = comm.all_sum(checked)?;
         let total: u64 = counts.iter().sum();
         if total >= 1 << 32 {

@@ -17,7 +17,7 @@
 use super::discernibility::{DiscernibilityPart, DiscernibilityTotals};
 use super::{Cluster, Comm, Link, Msg, Serve, Sharded};
 use crate::error::{Error, Result};
-use crate::histogram::privatekd::SplitChoice;
+use crate::histogram::privatekd::{DiscernibilityCodes, SplitChoice};
 use crate::histogram::project::{ProjectionConfig, Rows, predictors, projected_counts, release};
 use crate::histogram::sparse::{BlockKey, Blocks};
 use crate::histogram::{
@@ -46,23 +46,9 @@ impl HistogramPart {
         target: usize,
     ) -> Result<Self> {
         let data = super::read_share(comm, paths, schema)?;
-        let predictors = predictors(data.width(), target)?;
-        let radix = |c: usize| -> Result<u32> {
-            u32::try_from(data.domains()[c].size())
-                .map_err(|_| Error::param("domains", "a domain has more than 2^32 − 1 values"))
-        };
-        let columns = predictors.iter().map(|&c| data.shared_codes(c)).collect();
-        let radices = predictors
-            .iter()
-            .map(|&c| radix(c))
-            .collect::<Result<_>>()?;
-        let discernibility = DiscernibilityPart::build(
-            comm,
-            columns,
-            radices,
-            data.shared_codes(target),
-            radix(target)?,
-        )?;
+        let c = DiscernibilityCodes::of(&data, target)?;
+        let discernibility =
+            DiscernibilityPart::build(comm, c.columns, c.radices, c.labels, c.label_count)?;
         Ok(HistogramPart {
             data,
             discernibility,

@@ -32,20 +32,40 @@ pub fn discernibility_for(
     data: &Discretized,
     target: usize,
 ) -> Result<(Discernibility, Vec<usize>)> {
-    let predictors = super::project::predictors(data.width(), target)?;
-    let radix = |c: usize| -> Result<u32> {
-        u32::try_from(data.domains()[c].size())
-            .map_err(|_| Error::param("domains", "a domain has more than 2^32 − 1 values"))
-    };
-    // The table's compact columns are shared with the objective, not copied.
-    let columns = predictors.iter().map(|&c| data.shared_codes(c)).collect();
-    let radices = predictors
-        .iter()
-        .map(|&c| radix(c))
-        .collect::<Result<_>>()?;
-    let objective =
-        Discernibility::from_codes(columns, radices, data.shared_codes(target), radix(target)?)?;
-    Ok((objective, predictors))
+    let c = DiscernibilityCodes::of(data, target)?;
+    let objective = Discernibility::from_codes(c.columns, c.radices, c.labels, c.label_count)?;
+    Ok((objective, c.predictors))
+}
+
+/// What discernibility is computed from: the predictor columns' codes (shared with the
+/// table, not copied) and radices, and the target's.
+pub(crate) struct DiscernibilityCodes {
+    pub(crate) predictors: Vec<usize>,
+    pub(crate) columns: Vec<std::sync::Arc<crate::data::Codes>>,
+    pub(crate) radices: Vec<u32>,
+    pub(crate) labels: std::sync::Arc<crate::data::Codes>,
+    pub(crate) label_count: u32,
+}
+
+impl DiscernibilityCodes {
+    /// The codes of `data` with target column `target`.
+    pub(crate) fn of(data: &Discretized, target: usize) -> Result<Self> {
+        let predictors = super::project::predictors(data.width(), target)?;
+        let radix = |c: usize| -> Result<u32> {
+            u32::try_from(data.domains()[c].size())
+                .map_err(|_| Error::param("domains", "a domain has more than 2^32 − 1 values"))
+        };
+        Ok(DiscernibilityCodes {
+            columns: predictors.iter().map(|&c| data.shared_codes(c)).collect(),
+            radices: predictors
+                .iter()
+                .map(|&c| radix(c))
+                .collect::<Result<_>>()?,
+            labels: data.shared_codes(target),
+            label_count: radix(target)?,
+            predictors,
+        })
+    }
 }
 
 /// PRIVATEKD (Vinterbo 2012, Algorithm 1): k rounds, each picking an attribute a not yet

@@ -153,32 +153,7 @@ impl Discernibility {
         if n as u64 >= 1 << 32 {
             return Err(Error::param("labels", "at most 2^32 − 1 records"));
         }
-        if columns.len() != radices.len() {
-            return Err(Error::param(
-                "radices",
-                format!("{} radices for {} columns", radices.len(), columns.len()),
-            ));
-        }
-        if label_count == 0 || labels.max().is_some_and(|l| l >= label_count) {
-            return Err(Error::param(
-                "labels",
-                format!("every label must be < label_count = {label_count}"),
-            ));
-        }
-        for (a, (col, &r)) in columns.iter().zip(&radices).enumerate() {
-            if col.len() != n {
-                return Err(Error::param(
-                    "columns",
-                    format!("column {a} has {} values for {n} records", col.len()),
-                ));
-            }
-            if col.max().is_some_and(|v| v >= r) {
-                return Err(Error::param(
-                    "columns",
-                    format!("column {a} has a code ≥ its radix {r}"),
-                ));
-            }
-        }
+        check_codes(&columns, &radices, &labels, label_count)?;
         let mut counts = vec![0u64; label_count as usize];
         for l in labels.iter() {
             counts[l as usize] += 1;
@@ -322,6 +297,44 @@ fn refine_in_place<C: Code, L: Code>(
     order.truncate(kept);
     state.starts = starts;
     state.undiscerned = undiscerned;
+}
+
+/// Checks that the columns and labels have one code per record, each below its radix (the
+/// label below `label_count` ≥ 1). Shared with distributed discernibility (`cluster`).
+pub(crate) fn check_codes(
+    columns: &[Arc<Codes>],
+    radices: &[u32],
+    labels: &Codes,
+    label_count: u32,
+) -> Result<()> {
+    let n = labels.len();
+    if columns.len() != radices.len() {
+        return Err(Error::param(
+            "radices",
+            format!("{} radices for {} columns", radices.len(), columns.len()),
+        ));
+    }
+    if label_count == 0 || labels.max().is_some_and(|l| l >= label_count) {
+        return Err(Error::param(
+            "labels",
+            format!("every label must be < label_count = {label_count}"),
+        ));
+    }
+    for (a, (col, &r)) in columns.iter().zip(radices).enumerate() {
+        if col.len() != n {
+            return Err(Error::param(
+                "columns",
+                format!("column {a} has {} values for {n} records", col.len()),
+            ));
+        }
+        if col.max().is_some_and(|v| v >= r) {
+            return Err(Error::param(
+                "columns",
+                format!("column {a} has a code ≥ its radix {r}"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// 2·pairs/n: the value (or gain) of `pairs` discerned unordered pairs with different
