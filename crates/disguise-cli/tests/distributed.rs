@@ -422,6 +422,7 @@ fn the_histogram_is_the_same_for_every_partition() {
         (2, 2, "parts"),
         (3, 1, "parts/part-*.csv"),
         (2, 2, "mixed"),
+        (4, 2, "parts"),
     ] {
         let a = args(data, "");
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
@@ -490,6 +491,7 @@ fn the_feature_selection_is_the_same_for_every_partition() {
         (2, 2, "parts"),
         (3, 1, "parts/part-*.csv"),
         (3, 1, "mixed"),
+        (4, 2, "table.csv"),
     ] {
         let a = args(data, "");
         let a: Vec<&str> = a.iter().map(String::as_str).collect();
