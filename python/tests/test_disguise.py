@@ -468,7 +468,9 @@ def test_ctrl_c_interrupts_a_long_run():
     sent = time.monotonic()
     out, err = child.communicate(timeout=30)
     waited = time.monotonic() - sent
-    assert "KeyboardInterrupt" in err, err
+    # Seen once in CI (2026-11-26, machine under load from other builds): empty stderr; the
+    # return code and stdout say more next time.
+    assert "KeyboardInterrupt" in err, f"return code {child.returncode}, stdout {out!r}, stderr {err!r}"
     assert "finished" not in out
     assert waited < 5.0, f"{waited:.1f} s after Ctrl-C"
 
