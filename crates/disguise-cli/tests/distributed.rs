@@ -71,6 +71,19 @@ fn cluster_run(dir: &Path, args: &[&str], processes: usize, workers: usize) -> O
     lead
 }
 
+/// [`cluster_run`] of a command that must succeed: process 0's standard output.
+fn cluster_stdout(dir: &Path, args: &[String], processes: usize, workers: usize) -> Vec<u8> {
+    let a: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = cluster_run(dir, &a, processes, workers);
+    assert!(
+        out.status.success(),
+        "{processes}×{workers} {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 fn generate(dir: &Path, out: &str, n: u64, parts: u64, format: &str) {
     generate_with(dir, out, n, parts, format, 40);
 }
@@ -424,15 +437,8 @@ fn the_histogram_is_the_same_for_every_partition() {
         (2, 2, "mixed"),
         (4, 2, "parts"),
     ] {
-        let a = args(data, "");
-        let a: Vec<&str> = a.iter().map(String::as_str).collect();
-        let out = cluster_run(&dir, &a, processes, workers);
-        assert!(
-            out.status.success(),
-            "{processes}×{workers} on {data}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(result(&out.stdout), one, "{processes}×{workers} on {data}");
+        let out = cluster_stdout(&dir, &args(data, ""), processes, workers);
+        assert_eq!(result(&out), one, "{processes}×{workers} on {data}");
     }
     // Options a distributed release cannot honour.
     let out = disguise(&dir)
@@ -493,15 +499,8 @@ fn the_feature_selection_is_the_same_for_every_partition() {
         (3, 1, "mixed"),
         (4, 2, "table.csv"),
     ] {
-        let a = args(data, "");
-        let a: Vec<&str> = a.iter().map(String::as_str).collect();
-        let out = cluster_run(&dir, &a, processes, workers);
-        assert!(
-            out.status.success(),
-            "{processes}×{workers} on {data}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert_eq!(out.stdout, one, "{processes}×{workers} on {data}");
+        let out = cluster_stdout(&dir, &args(data, ""), processes, workers);
+        assert_eq!(out, one, "{processes}×{workers} on {data}");
     }
     // Without a schema the workers could not agree on the categories.
     let out = disguise(&dir)
@@ -594,15 +593,8 @@ fn the_coverage_is_the_same_for_every_partition() {
         for input in others {
             assert_eq!(run(args(input, "")), one, "{input} in one process");
             for (processes, workers) in [(2, 1), (2, 2)] {
-                let a = args(input, "");
-                let a: Vec<&str> = a.iter().map(String::as_str).collect();
-                let out = cluster_run(&dir, &a, processes, workers);
-                assert!(
-                    out.status.success(),
-                    "{processes}×{workers} {input}: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
-                assert_eq!(out.stdout, one, "{processes}×{workers} {input}");
+                let out = cluster_stdout(&dir, &args(input, ""), processes, workers);
+                assert_eq!(out, one, "{processes}×{workers} {input}");
             }
         }
     }
