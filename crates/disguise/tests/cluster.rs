@@ -372,6 +372,28 @@ fn projected_histograms_are_partition_independent() {
             "PRIVATEKD chose among the predictors"
         );
     }
+    // A secure run: each worker keys its own blocks, so the noise differs from run to run,
+    // but the projection and the space are the seeded run's kind, and the big cells survive.
+    let request = Histogram {
+        k: Some(2),
+        gamma: Some(0.5),
+        ..Histogram::new(4.0)
+    };
+    let secure = request
+        .run_distributed(
+            &Cluster::local(3).expect("cluster"),
+            vec![whole.clone()],
+            &schema,
+            target,
+            Vec::new(),
+            &mut SecureRng::from_os().expect("os"),
+        )
+        .expect("distributed")
+        .expect("process 0 has the result");
+    assert!(secure.secure_rng && secure.guarantee.is_some());
+    assert_eq!(secure.k, 2);
+    assert!(secure.histogram().support_size() > 3);
+    assert_eq!(secure.synthetic_rows, rows as u64);
     // Data splitting needs the records in one place.
     let split = Histogram {
         k_split: Some(vec![1, 2]),

@@ -5,9 +5,11 @@
 //!
 //! Process 0 runs the one-process release ([`crate::histogram::project`]) step for step with
 //! its generator: k and γ from public quantities, PRIVATEKD's draws, then the release key.
-//! The blocks of cells ([`crate::histogram::sparse`]) are released from that key wherever
-//! they are owned, so with a seeded generator the synthetic data is the one-process run's,
-//! bit for bit, for any partition of the records.
+//! With a seeded generator the blocks of cells ([`crate::histogram::sparse`]) are released
+//! from that key wherever they are owned, so the synthetic data is the one-process run's, bit
+//! for bit, for any partition of the records. With the secure generator each worker keys its
+//! own blocks from the operating system instead: the key never leaves a worker, so no one
+//! learns the noise of a block they do not own (the law is the same: independent blocks).
 //!
 //! Privacy: the guarantee is the one-process release's (ε-DP, replace-one neighbours): the
 //! workers' counts add up to the table's counts exactly, and the mechanism applied to them is
@@ -71,7 +73,13 @@ impl HistogramPart {
             return Err(Error::Cluster("a column out of range".into()));
         }
         let mechanism = SparseLaplace::with_scale(f64::from_bits(scale), f64::from_bits(tau))?;
-        let key = BlockKey::from_bytes(key)?;
+        // No key from process 0 (a secure run): this worker's blocks get a key of its own,
+        // from the operating system, that nobody else ever sees.
+        let key = if key.is_empty() {
+            BlockKey::draw(&mut SecureRng::from_os()?)
+        } else {
+            BlockKey::from_bytes(key)?
+        };
         let names: Vec<String> = columns
             .iter()
             .map(|&c| self.data.names()[c].clone())
@@ -198,14 +206,22 @@ impl Rows for Remote<'_> {
         rng: &mut SecureRng,
     ) -> Result<ThresholdedHistogram> {
         // Refused here, before any worker starts drawing, as the one-process release refuses
-        // it; then the key is drawn where the one-process release draws it.
+        // it; then the key is drawn where the one-process release draws it. Only a seeded
+        // run sends it to the workers (to give the one-process release bit for bit): a secure
+        // run's workers draw their own, so that no worker, and nothing on the links, holds
+        // the noise of blocks it does not own.
         mechanism.check_space(encoding.size())?;
         let key = BlockKey::draw(rng);
+        let key = if rng.is_secure() {
+            Vec::new()
+        } else {
+            key.bytes().to_vec()
+        };
         let answer = self.link.call(Msg::Release {
             columns: columns.iter().map(|&c| c as u64).collect(),
             scale: mechanism.scale().to_bits(),
             tau: mechanism.threshold().to_bits(),
-            key: key.bytes().to_vec(),
+            key,
         });
         match answer {
             Some(Msg::Released(cells)) => Ok(mechanism.histogram(

@@ -31,7 +31,9 @@
 //! aggregates in the clear: run them on a private network or a tunnel. For feature selection
 //! and histograms, aggregates of groups of records travel too (a class's label counts, a cell's
 //! count before noise, the contingency counts): a worker sees the summed counts of the classes
-//! and cells it owns, as the single process sees all of them.
+//! and cells it owns, as the single process sees all of them, and draws the histogram noise of
+//! its cells from a key of its own (a seeded run shares process 0's key instead, to be
+//! reproducible: it protects no one anyway).
 //!
 //! # Failure
 //! Connections are made by [`Cluster`] itself with a deadline ([`Cluster::timeout`]); a peer
