@@ -238,40 +238,47 @@ fn a_peer_killed_mid_run_fails_the_others() {
         "json",
     ];
     for victim in [1usize, 0] {
-        let hosts = hosts(&dir, 2);
-        let mut children: Vec<Child> = (0..2).map(|i| start(&dir, &args, &hosts, i, 1)).collect();
-        std::thread::sleep(Duration::from_millis(1000));
-        let mut killed = children.remove(victim);
-        let still_running = killed.try_wait().expect("status").is_none();
-        killed.kill().expect("kill");
-        let _ = killed.wait();
-        let survivor = children.pop().expect("the other");
-        let started = Instant::now();
-        let out = survivor.wait_with_output().expect("survivor");
-        assert!(
-            still_running,
-            "the run ended before the kill: make it longer"
-        );
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "within the timeout"
-        );
-        assert!(
-            !out.status.success(),
-            "the survivor of killing {victim} must fail"
-        );
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            stderr.contains("closed its connection") || stderr.contains("heard nothing"),
-            "{stderr}"
-        );
-        assert_eq!(
-            stderr.lines().filter(|l| l.starts_with("error:")).count(),
-            1,
-            "{stderr}"
-        );
-        assert!(out.stdout.is_empty(), "no partial output");
+        kill_peer(&dir, &args, victim);
     }
+}
+
+/// Starts `args` on 2 processes, kills process `victim` a second in, and checks the survivor:
+/// it fails within the timeout, with one error line naming the lost peer and nothing on
+/// stdout.
+fn kill_peer(dir: &Path, args: &[&str], victim: usize) {
+    let hosts = hosts(dir, 2);
+    let mut children: Vec<Child> = (0..2).map(|i| start(dir, args, &hosts, i, 1)).collect();
+    std::thread::sleep(Duration::from_millis(1000));
+    let mut killed = children.remove(victim);
+    let still_running = killed.try_wait().expect("status").is_none();
+    killed.kill().expect("kill");
+    let _ = killed.wait();
+    let survivor = children.pop().expect("the other");
+    let started = Instant::now();
+    let out = survivor.wait_with_output().expect("survivor");
+    assert!(
+        still_running,
+        "the run ended before the kill: make it longer"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "within the timeout"
+    );
+    assert!(
+        !out.status.success(),
+        "the survivor of killing {victim} must fail"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("closed its connection") || stderr.contains("heard nothing"),
+        "{stderr}"
+    );
+    assert_eq!(
+        stderr.lines().filter(|l| l.starts_with("error:")).count(),
+        1,
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "no partial output");
 }
 
 /// The words of `head`, then `data` (one argument, whatever it holds), then those of `extra`.
@@ -609,36 +616,7 @@ fn a_peer_killed_mid_release_leaves_no_output() {
     table_of(&dir, 3_000_000, false);
     let args =
         words("histogram --data table.csv --schema schema.toml --epsilon 1 --k 2 --out out.csv");
-    let hosts = hosts(&dir, 2);
-    let mut children: Vec<Child> = (0..2).map(|i| start(&dir, &args, &hosts, i, 1)).collect();
-    std::thread::sleep(Duration::from_millis(1000));
-    let mut killed = children.remove(1);
-    let still_running = killed.try_wait().expect("status").is_none();
-    killed.kill().expect("kill");
-    let _ = killed.wait();
-    let survivor = children.pop().expect("process 0");
-    let started = Instant::now();
-    let out = survivor.wait_with_output().expect("survivor");
-    assert!(
-        still_running,
-        "the run ended before the kill: make it longer"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(30),
-        "within the timeout"
-    );
-    assert!(!out.status.success(), "process 0 must fail");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("closed its connection") || stderr.contains("heard nothing"),
-        "{stderr}"
-    );
-    assert_eq!(
-        stderr.lines().filter(|l| l.starts_with("error:")).count(),
-        1,
-        "{stderr}"
-    );
-    assert!(out.stdout.is_empty(), "no report");
+    kill_peer(&dir, &args, 1);
     let left: Vec<String> = std::fs::read_dir(&dir)
         .expect("dir")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())

@@ -292,7 +292,13 @@ impl TextColumn {
             (ColumnReader::FloatColumnReader(r), Values::Float(v)) => read(r, defs, v),
             (ColumnReader::DoubleColumnReader(r), Values::Double(v)) => read(r, defs, v),
             (ColumnReader::ByteArrayColumnReader(r), Values::Bytes(v)) => read(r, defs, v),
-            _ => unreachable!("the values match the reader's type (TextColumn::new)"),
+            // TextColumn::new pairs them; an error rather than a panic all the same.
+            _ => {
+                return Err(Error::parse(format!(
+                    "{shown}: column '{}': values of another type than the column",
+                    self.name
+                )));
+            }
         }
         .map_err(|e| Error::parse_with(format!("{shown}: column '{}'", self.name), e))?;
         self.row = 0;
