@@ -93,6 +93,26 @@ pub enum Error {
     /// ([`crate::cluster`]). Nothing was released.
     #[error("{0}")]
     Cluster(String),
+    /// A privacy budget ledger could not be used: missing, not a ledger, corrupt, written by
+    /// a newer version, or locked by another process past the timeout
+    /// ([`crate::ledger`]). The ledger was not modified and nothing was released.
+    #[error("{message}")]
+    Ledger {
+        /// The ledger file and what is wrong with it.
+        message: String,
+        /// The error it comes from (SQLite's), if any.
+        #[source]
+        source: Option<Source>,
+    },
+    /// A release refused by the budget ledger: with it, the data set's recorded releases
+    /// would compose to more than its limit. Nothing was recorded and nothing released.
+    #[error("{message}")]
+    BudgetExceeded {
+        /// The data set's name in the ledger.
+        dataset: String,
+        /// One line: what the release costs, what is spent and what is left.
+        message: String,
+    },
 }
 
 /// Shorthand for `std::result::Result<T, disguise::Error>`.

@@ -25,6 +25,8 @@
 //!   over a public item list, the zero-frequency itemsets sampled as one block), and private
 //!   hypothesis selection among decision stumps;
 //! * [`audit`] — black-box empirical privacy audits, used by the test suite;
+//! * `ledger` — the privacy budget ledger: every release on a data set recorded in an
+//!   SQLite file, over-spending refused before anything is released (feature `ledger`);
 //! * [`files`] — safe output: atomic writes that never go over an input.
 //!
 //! ```
@@ -49,6 +51,8 @@ pub mod error;
 pub mod files;
 pub mod histogram;
 pub mod learn;
+#[cfg(feature = "ledger")]
+pub mod ledger;
 pub mod maximize;
 pub mod memory;
 pub mod names;

@@ -325,5 +325,6 @@ pub(super) fn non_private_solution<F: SetFunction + ?Sized>(
         budget_split: None,
         guarantees: Vec::new(),
         guarantee: None,
+        calls: Vec::new(),
     }
 }

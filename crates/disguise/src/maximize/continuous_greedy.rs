@@ -350,6 +350,7 @@ where
         budget_split: resolved.split,
         guarantees: Vec::new(),
         guarantee: None,
+        calls: Vec::new(),
     };
     let mut counts = vec![0u64; n];
     let mut bases: Vec<Vec<usize>> = Vec::new();

@@ -92,6 +92,7 @@ where
         budget_split: run.split,
         guarantees: Vec::new(),
         guarantee: None,
+        calls: Vec::new(),
     };
     let mut chosen = vec![false; n];
     // Feasible elements not yet chosen. An independence system is downward closed, so an
@@ -293,5 +294,6 @@ pub(super) fn account(
     let composition = compose_homogeneous(cost, rounds, delta, ComposeOptions { decomposable })?;
     solution.guarantees = composition.guarantees;
     solution.guarantee = composition.best;
+    solution.calls = vec![(cost, rounds)];
     Ok(())
 }

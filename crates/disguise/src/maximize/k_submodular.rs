@@ -234,6 +234,7 @@ where
         budget_split: resolved.split,
         guarantees: Vec::new(),
         guarantee: None,
+        calls: Vec::new(),
     };
     let mut types = Vec::new();
     let mut assigned = vec![false; n];
@@ -375,6 +376,7 @@ where
         budget_split: None,
         guarantees: Vec::new(),
         guarantee: None,
+        calls: Vec::new(),
     };
     let mut types = Vec::new();
     for &(v, t) in &best.1 {

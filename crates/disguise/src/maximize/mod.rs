@@ -104,6 +104,11 @@ pub struct Solution {
     /// winning rule; `None` for a non-private run and for a run with no planned call
     /// (k = 0 touches no data and spends nothing).
     pub guarantee: Option<Guarantee>,
+    /// The calls the guarantees compose: each per-call cost with its number of calls
+    /// (`planned_rounds` calls of one cost for every algorithm of this module); empty for a
+    /// non-private run. What a budget ledger composes across runs ([`crate::ledger`]).
+    #[serde(skip)]
+    pub calls: Vec<(PrivacyCost, u64)>,
 }
 
 /// One selector call of a run.

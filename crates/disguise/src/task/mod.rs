@@ -412,6 +412,10 @@ pub struct PrivacyReport {
     pub rounds: usize,
     /// The end-to-end guarantee (the best rule the accountant could apply).
     pub guarantee: Option<Guarantee>,
+    /// The calls the guarantee composes ([`Solution::calls`]): what a budget ledger
+    /// composes across runs.
+    #[serde(skip)]
+    pub calls: Vec<(crate::privacy::PrivacyCost, u64)>,
 }
 
 impl PrivacyReport {
@@ -424,6 +428,7 @@ impl PrivacyReport {
             composition: split.map(|b| b.rule.name()),
             rounds: solution.planned_rounds,
             guarantee: solution.guarantee,
+            calls: solution.calls.clone(),
         }
     }
 }
