@@ -54,6 +54,10 @@ enum Command {
     /// Private k-type facility location: choose locations and give each one of k types,
     /// serving every private point by a location of its own type (k-submodular greedy).
     Assign(commands::assign::Args),
+    /// The privacy budget ledger: create one, set a data set's limit, show what is spent and
+    /// left, export the audit log.
+    #[command(subcommand)]
+    Ledger(commands::ledger::Command),
     /// Private k-topic influence maximization: choose seeds and a topic for each so that the
     /// most people are reached (k-submodular greedy)
     Topics(commands::topics::Args),
@@ -118,6 +122,14 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// Whether `err` is the ledger's refusal of a release over a data set's limit.
+fn is_budget_exceeded(err: &anyhow::Error) -> bool {
+    matches!(
+        err.downcast_ref::<disguise::Error>(),
+        Some(disguise::Error::BudgetExceeded { .. })
+    )
+}
+
 fn main() -> ExitCode {
     install_panic_hook();
     // The test of the hook needs a panic, and no user input may cause one: this variable is
@@ -145,10 +157,15 @@ fn main() -> ExitCode {
         Command::Histogram(args) => commands::histogram::run(args),
         Command::Assign(args) => commands::assign::run(args),
         Command::Topics(args) => commands::topics::run(args),
+        Command::Ledger(command) => commands::ledger::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if is_broken_pipe(&err) => ExitCode::from(BROKEN_PIPE as u8),
+        Err(err) if is_budget_exceeded(&err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(output::BUDGET_EXCEEDED)
+        }
         Err(err) if err.is::<output::NothingReleased>() => {
             eprintln!("nothing released: {err}");
             ExitCode::from(output::NOTHING_RELEASED)

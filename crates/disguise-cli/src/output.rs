@@ -157,6 +157,10 @@ impl std::fmt::Display for NothingReleased {
 
 impl std::error::Error for NothingReleased {}
 
-/// Exit status of a run that released nothing ([`NothingReleased`]); 2 is an error, 3 is
-/// reserved for a refused budget.
+/// Exit status of a run that released nothing ([`NothingReleased`]); 2 is an error, 3 a
+/// release refused by the budget ledger ([`BUDGET_EXCEEDED`]).
 pub const NOTHING_RELEASED: u8 = 4;
+
+/// Exit status of a release refused by the budget ledger: the data set's limit would be
+/// exceeded; nothing was recorded and nothing released.
+pub const BUDGET_EXCEEDED: u8 = 3;

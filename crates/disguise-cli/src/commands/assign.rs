@@ -100,6 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
+    let charge = args.privacy.ledger.open(&[&args.places.points], false)?;
     let places = &args.places;
     let metric = places.metric;
     let quiet = args.privacy.quiet;
@@ -187,7 +188,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let judge = |a: &Assignment| prepared.usefulness(a);
     let max_picks = prepared.max_picks();
-    let outcome = run_and_print(&args.privacy, max_picks, &labels, &preamble, &judge, run)?;
+    let outcome = run_and_print(
+        &args.privacy,
+        charge.as_ref(),
+        max_picks,
+        &labels,
+        &preamble,
+        &judge,
+        run,
+    )?;
     let head = |first: &Assignment| Head {
         objective: first.solution.objective,
         algorithm: first.solution.algorithm,

@@ -3,6 +3,7 @@
 //! shell over [`disguise::task::MaxCoverage`]: read the sets or the edge list, run, print.
 
 use super::common::cluster::ClusterArgs;
+use super::common::ledger::Charge;
 use super::common::names::named_among;
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{flag_of, flagged, guarantee, spinner, thousands};
@@ -168,6 +169,7 @@ fn run_distributed(
     args: &Args,
     request: MaxCoverage,
     cluster: disguise::cluster::Cluster,
+    charge: Option<&Charge>,
 ) -> anyhow::Result<()> {
     if args.privacy.trials.is_some_and(|t| t > 1) {
         bail!(
@@ -240,7 +242,7 @@ fn run_distributed(
         kind: if args.sets.is_some() { "sets" } else { "edges" },
         candidates: m,
     };
-    print(args, &shown, run, &judge)
+    print(args, charge, &shown, run, &judge)
 }
 
 /// What the output shows of a run's input, one process or many (some known only after the
@@ -257,6 +259,7 @@ struct Shown<'a> {
 /// Runs the trials and prints them, as a table or JSON.
 fn print(
     args: &Args,
+    charge: Option<&Charge>,
     shown: &Shown<'_>,
     run: impl Fn(&mut disguise::SecureRng) -> disguise::Result<Solution> + Sync,
     judge: &(dyn Fn(&Solution) -> Option<Usefulness> + Sync),
@@ -291,7 +294,15 @@ fn print(
             );
         }
     };
-    let outcome = run_and_print(&args.privacy, args.k, &labels, &preamble, judge, run)?;
+    let outcome = run_and_print(
+        &args.privacy,
+        charge,
+        args.k,
+        &labels,
+        &preamble,
+        judge,
+        run,
+    )?;
     let head = |first: &Solution| Head {
         objective: "coverage",
         algorithm: first.algorithm,
@@ -320,8 +331,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
+    let private = args.sets.as_ref().or(args.edges.as_ref());
+    let inputs: Vec<&std::path::Path> = private.iter().map(|p| p.as_path()).collect();
+    let charge = (args.privacy.ledger).open_on(&inputs, &args.cluster)?;
+    let charge = charge.as_ref();
     if let Some(cluster) = args.cluster.cluster()? {
-        return run_distributed(&args, request, cluster);
+        return run_distributed(&args, request, cluster, charge);
     }
     let input = read(&args)?;
     let m = input.names.len();
@@ -343,5 +358,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         candidates: m,
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    print(&args, &shown, run, &|s: &Solution| prepared.usefulness(s))
+    print(&args, charge, &shown, run, &|s: &Solution| {
+        prepared.usefulness(s)
+    })
 }

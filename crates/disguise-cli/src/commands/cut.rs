@@ -81,6 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
+    let charge = args.privacy.ledger.open(&[&args.edges], false)?;
     let names = read_item_list(&args.vertices)?;
     let bar = spinner(
         &format!("reading {}", args.edges.display()),
@@ -124,7 +125,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let judge = |s: &Solution| prepared.usefulness(s);
-    let outcome = run_and_print(&args.privacy, args.k, &labels, &preamble, &judge, run)?;
+    let outcome = run_and_print(
+        &args.privacy,
+        charge.as_ref(),
+        args.k,
+        &labels,
+        &preamble,
+        &judge,
+        run,
+    )?;
     let head = |first: &Solution| Head {
         objective: "graph-cut",
         algorithm: first.algorithm,

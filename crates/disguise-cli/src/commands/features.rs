@@ -408,6 +408,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for spec in &args.bins {
         parse_bins(spec)?;
     }
+    let charge = (args.privacy.ledger).open_on(&[&args.data], &args.cluster)?;
 
     let (prepared, label_name, label_levels) = match args.cluster.cluster()? {
         Some(cluster) => match prepare_distributed(&args, &request, &cluster)? {
@@ -460,7 +461,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let judge = |s: &Solution| prepared.usefulness(s);
-    let outcome = run_and_print(&args.privacy, k, &labels, &preamble, &judge, run)?;
+    let outcome = run_and_print(
+        &args.privacy,
+        charge.as_ref(),
+        k,
+        &labels,
+        &preamble,
+        &judge,
+        run,
+    )?;
     let head = |first: &Solution| Head {
         objective: first.objective,
         algorithm: first.algorithm,

@@ -6,6 +6,7 @@
 //!  --target income --epsilon 1 --out synthetic.csv`
 
 use super::common::cluster::ClusterArgs;
+use super::common::ledger::{Charge, LedgerArgs};
 use super::common::names::named;
 use super::common::{note_clipped, warn_if_vacuous};
 use crate::output::{
@@ -105,6 +106,8 @@ pub struct Args {
     format: Format,
     #[command(flatten)]
     cluster: ClusterArgs,
+    #[command(flatten)]
+    ledger: LedgerArgs,
 }
 
 /// The JSON document printed with `--format json`.
@@ -182,6 +185,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Everything that needs no data is validated first, in the library.
     request.validate().map_err(|e| flagged(e, &flag_of))?;
+    let data: Vec<&Path> = args.data.iter().map(PathBuf::as_path).collect();
+    let charge = args.ledger.open_on(&data, &args.cluster)?;
+    let charge = charge.as_ref();
+    if charge.is_some() && args.bounds_from_data {
+        bail!(
+            "invalid --bounds-from-data: the release would have no guarantee, so a budget \
+             ledger cannot account for it (complete the schema's domains, or drop --ledger)"
+        );
+    }
     let cluster = args.cluster.cluster()?;
     // Only process 0 writes: the others may run where --out's folder does not exist.
     if cluster.as_ref().is_none_or(|c| c.process() == 0) {
@@ -204,7 +216,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let target = schema.column_index(&target_name)?;
     let files = data_files(&args.data)?;
     if let Some(cluster) = cluster {
-        return run_distributed(&args, &request, cluster, schema, target, files);
+        return run_distributed(&args, charge, &request, cluster, schema, target, files);
     }
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     // Straight into compact codes: only the schema's columns, each value binned as it is
@@ -234,7 +246,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut rng = generator(args.seed)?;
     let release = request.run(&data, target, public, &mut rng)?;
-    print_release(&args, &release, clipped)
+    print_release(&args, charge, &release, clipped)
 }
 
 /// The files of every --data: each a file, or the parts in a folder or matched by a glob.
@@ -261,6 +273,7 @@ fn generator(seed: Option<u64>) -> anyhow::Result<SecureRng> {
 /// run on the concatenated files; nothing in the others.
 fn run_distributed(
     args: &Args,
+    charge: Option<&Charge>,
     request: &Histogram,
     cluster: disguise::cluster::Cluster,
     schema: Schema,
@@ -288,7 +301,7 @@ fn run_distributed(
     };
     let release = request.run_distributed(&cluster, files, &schema, target, public, &mut rng)?;
     match release {
-        Some(release) => print_release(args, &release, Default::default()),
+        Some(release) => print_release(args, charge, &release, Default::default()),
         None => Ok(()),
     }
 }
@@ -296,9 +309,14 @@ fn run_distributed(
 /// Writes the synthetic data to --out and prints the release's summary.
 fn print_release(
     args: &Args,
+    charge: Option<&Charge>,
     release: &ProjectedHistogram,
     clipped: std::collections::BTreeMap<String, u64>,
 ) -> anyhow::Result<()> {
+    // Recorded before anything is written or printed.
+    if let Some(charge) = charge {
+        charge.reserve(release, 1, release.secure_rng)?;
+    }
     warn_if_vacuous(&release.usefulness);
     let written = write_release(release, args)?;
     let private = release.guarantee.is_some() && release.secure_rng;

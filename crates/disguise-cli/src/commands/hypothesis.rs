@@ -170,6 +170,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Everything that needs no data is validated first, in the library.
     request.validate().map_err(|e| flagged(e, &flag_of))?;
+    let charge = args.run.ledger.open(&[&args.data], false)?;
+    if charge.is_some() && args.bounds_from_data {
+        bail!(
+            "invalid --bounds-from-data: the result would not be private, so a budget ledger \
+             cannot account for it (give --schema or --bounds, or drop --ledger)"
+        );
+    }
     let bounds = args.bounds.as_deref().map(parse_bounds).transpose()?;
     let (schema, label_name) = match &args.schema {
         Some(path) => {
@@ -223,6 +230,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
     let (class, selection) = request.run(&table, label, &labels, &mut rng)?;
+    // Recorded before anything of the selection is printed.
+    if let Some(charge) = &charge {
+        charge.reserve(&selection, 1, secure)?;
+    }
     let description = class.describe(selection.index, &pos, &neg);
 
     let test_accuracy = match &args.test {

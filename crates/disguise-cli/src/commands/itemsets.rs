@@ -166,6 +166,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     request
         .validate(args.items.is_some())
         .map_err(|e| flagged(e, &flag_of))?;
+    let charge = args.run.ledger.open(&[&args.transactions], false)?;
     let format = match args.input_format {
         Some(f) => f,
         None if args
@@ -214,6 +215,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
     let release = request.release(&transactions, &counts, &mut rng)?;
+    // Recorded before anything of the release (or a diagnostic on the data) is printed.
+    if let Some(charge) = &charge {
+        charge.reserve(&release, 1, secure)?;
+    }
     let usefulness = request.usefulness(&release)?;
     warn_if_vacuous(&usefulness);
     if release.truncated > 0 {

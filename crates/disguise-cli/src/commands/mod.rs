@@ -12,6 +12,7 @@ pub mod generate;
 pub mod histogram;
 pub mod hypothesis;
 pub mod itemsets;
+pub mod ledger;
 pub mod sample;
 pub mod schema;
 pub mod select;

@@ -4,6 +4,7 @@
 
 use super::common::cluster::ClusterArgs;
 use super::common::coordinates::PlacesArgs;
+use super::common::ledger::Charge;
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::bail;
@@ -126,8 +127,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     args.privacy.check_trials()?;
     let request = args.request()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
+    let charge = (args.privacy.ledger).open_on(&[&args.places.points], &args.cluster)?;
+    let charge = charge.as_ref();
     if let Some(cluster) = args.cluster.cluster()? {
-        return run_distributed(&args, request, cluster);
+        return run_distributed(&args, request, cluster, charge);
     }
     let places = &args.places;
     let quiet = args.privacy.quiet;
@@ -175,7 +178,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let judge = |s: &Solution| prepared.usefulness(s);
-    let outcome = run_and_print(&args.privacy, k, &labels, &preamble, &judge, run)?;
+    let outcome = run_and_print(&args.privacy, charge, k, &labels, &preamble, &judge, run)?;
     let head = |first: &Solution| {
         let single = prepared.report(first);
         Head {
@@ -204,6 +207,7 @@ fn run_distributed(
     args: &Args,
     request: Select,
     cluster: disguise::cluster::Cluster,
+    charge: Option<&Charge>,
 ) -> anyhow::Result<()> {
     if args.privacy.trials.is_some_and(|t| t > 1) {
         bail!(
@@ -260,7 +264,7 @@ fn run_distributed(
         Ok(solution)
     };
     let judge = |_: &Solution| report.get().and_then(|r| r.usefulness.clone());
-    let outcome = run_and_print(&args.privacy, k, &labels, &preamble, &judge, run)?;
+    let outcome = run_and_print(&args.privacy, charge, k, &labels, &preamble, &judge, run)?;
     let head = |_: &Solution| {
         let r = report.get().expect("reported");
         Head {

@@ -98,6 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
+    let charge = args.privacy.ledger.open(&[&args.reach], false)?;
     let quiet = args.privacy.quiet;
     let names = read_item_list(&args.candidates)?;
     let bar = spinner(&format!("reading {}", args.reach.display()), quiet);
@@ -139,7 +140,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let prepared = request
             .prepare_reach(&objective, people, true)
             .map_err(|e| flagged(e, &flag_of))?;
-        return report(&args, &prepared, &names, people, dropped);
+        return report(&args, charge.as_ref(), &prepared, &names, people, dropped);
     }
     let objective = request
         .reach_objective(m, &reach)
@@ -148,12 +149,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let prepared = request
         .prepare_reach(&objective, people, false)
         .map_err(|e| flagged(e, &flag_of))?;
-    report(&args, &prepared, &names, people, dropped)
+    report(&args, charge.as_ref(), &prepared, &names, people, dropped)
 }
 
 /// Runs the trials of a prepared request and prints them.
 fn report<F: KSubmodularFunction>(
     args: &Args,
+    charge: Option<&super::common::ledger::Charge>,
     prepared: &PreparedAssign<'_, F>,
     names: &[String],
     people: usize,
@@ -183,7 +185,15 @@ fn report<F: KSubmodularFunction>(
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let judge = |a: &Assignment| prepared.usefulness(a);
     let max_picks = prepared.max_picks();
-    let outcome = run_and_print(&args.privacy, max_picks, &labels, &preamble, &judge, run)?;
+    let outcome = run_and_print(
+        &args.privacy,
+        charge,
+        max_picks,
+        &labels,
+        &preamble,
+        &judge,
+        run,
+    )?;
     let head = |first: &Assignment| Head {
         objective: first.solution.objective,
         algorithm: first.solution.algorithm,

@@ -269,7 +269,7 @@ impl Spends for crate::histogram::ProjectedHistogram {
     fn spend(&self) -> Result<Option<Spend>> {
         let Some(guarantee) = self.guarantee else {
             return Err(Error::param(
-                "bounds",
+                "bounds_from_data",
                 "the release has no guarantee (its domains were taken from the data): a \
                  budget ledger cannot account for it; give every domain in the schema",
             ));

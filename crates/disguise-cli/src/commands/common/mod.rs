@@ -3,6 +3,7 @@
 
 pub mod cluster;
 pub mod coordinates;
+pub mod ledger;
 pub mod names;
 pub mod privacy;
 
@@ -110,4 +111,6 @@ pub struct RunArgs {
     /// No progress output on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub ledger: ledger::LedgerArgs,
 }

@@ -58,6 +58,8 @@ pub struct PrivacyArgs {
     /// No progress output on stderr (it is never drawn when stderr is not a terminal).
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub ledger: super::ledger::LedgerArgs,
 }
 
 impl PrivacyArgs {
@@ -175,10 +177,13 @@ pub struct Outcome<T> {
 /// one of `--seed`, keyed after those checks. `preamble` prints the table's opening lines
 /// from the first trial (the budget line and a blank line follow it); `picks` bounds the
 /// picks of one trial; `usefulness` judges the first trial's a-priori utility, and a
-/// vacuous bound is warned of on stderr before any result. The caller prints the JSON
-/// document and the table's closing lines from the returned [`Outcome`].
+/// vacuous bound is warned of on stderr before any result. With a budget ledger (`charge`)
+/// the trials' cost is recorded once the first trial is done, before anything of any trial
+/// is printed (a refusal prints nothing). The caller prints the JSON document and the
+/// table's closing lines from the returned [`Outcome`].
 pub fn run_and_print<T, F>(
     args: &PrivacyArgs,
+    charge: Option<&super::ledger::Charge>,
     picks: usize,
     labels: &Labels<'_>,
     preamble: &dyn Fn(&T),
@@ -189,6 +194,7 @@ where
     T: Trial + Clone,
     F: Fn(&mut SecureRng) -> disguise::Result<T> + Sync,
 {
+    super::ledger::refuse_non_private(charge, args.mechanism != MechanismChoice::Argmax)?;
     let count = args.trials.unwrap_or(1);
     let per_trial = args.trials.is_some();
     let bar = if per_trial {
@@ -217,6 +223,10 @@ where
         let utility = (labels.utility)(s.value);
         finals.push(utility);
         if t == 0 {
+            // Recorded before anything of any trial is released: all the trials at once.
+            if let Some(charge) = charge {
+                charge.reserve(s, count, s.secure_rng)?;
+            }
             // Said before any result, in every format (it depends on public quantities only).
             if let Some(u) = usefulness(&trial) {
                 bar.suspend(|| super::warn_if_vacuous(&u));

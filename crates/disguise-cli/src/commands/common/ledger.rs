@@ -1,0 +1,165 @@
+//! `--ledger`, `--dataset`, `--ledger-timeout`: the privacy budget ledger of a releasing
+//! command ([`disguise::ledger`]).
+
+use anyhow::bail;
+use disguise::ledger::{Ledger, Spends};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where a release is recorded, and under which data set.
+#[derive(clap::Args, Debug, Clone)]
+#[command(next_help_heading = "Budget ledger")]
+pub struct LedgerArgs {
+    /// Record this release in a privacy budget ledger (create one with `disguise ledger
+    /// init FILE`); if the data set's limit would be exceeded, nothing is released and the
+    /// command exits with code 3. Default: $DISGUISE_LEDGER, else no ledger.
+    #[arg(long, value_name = "FILE", env = "DISGUISE_LEDGER", hide_env = true)]
+    pub ledger: Option<PathBuf>,
+    /// The data set's name in the ledger (one budget per name). Default: the SHA-256 of
+    /// the input files' content (`sha256:…`). Example: `--dataset adult`.
+    #[arg(long, value_name = "NAME")]
+    pub dataset: Option<String>,
+    /// Seconds to wait while another process holds the ledger.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        allow_negative_numbers = true
+    )]
+    pub ledger_timeout: f64,
+}
+
+/// An open ledger and the data set a run charges.
+pub struct Charge {
+    ledger: Ledger,
+    dataset: String,
+    command: String,
+}
+
+impl LedgerArgs {
+    /// The ledger file, if any (an empty `DISGUISE_LEDGER` is none).
+    pub fn file(&self) -> Option<&Path> {
+        self.ledger.as_deref().filter(|p| !p.as_os_str().is_empty())
+    }
+
+    /// Opens the ledger (before any data is read for the run: a ledger that cannot be used
+    /// fails first) and names the data set: `--dataset`, else the content hash of the
+    /// private inputs `inputs` (files, folders or patterns of parts). `None` without a
+    /// ledger. `named_only` refuses the content hash (a run on several machines, where
+    /// process 0 does not hold every part).
+    pub fn open(&self, inputs: &[&Path], named_only: bool) -> anyhow::Result<Option<Charge>> {
+        let Some(file) = self.file() else {
+            if self.dataset.is_some() {
+                bail!("invalid --dataset: it names a data set in a ledger; give --ledger FILE");
+            }
+            return Ok(None);
+        };
+        if !(self.ledger_timeout.is_finite()
+            && self.ledger_timeout >= 0.0
+            && self.ledger_timeout <= 1e6)
+        {
+            bail!(
+                "invalid --ledger-timeout: {} (seconds, 0 to 10^6)",
+                self.ledger_timeout
+            );
+        }
+        let ledger = Ledger::open_with(file, Duration::from_secs_f64(self.ledger_timeout))?;
+        let dataset = match &self.dataset {
+            Some(name) => {
+                disguise::ledger::check_name(name).map_err(|e| flag(e, "--dataset"))?;
+                name.clone()
+            }
+            None if named_only => bail!(
+                "invalid --dataset: a run on several hosts must name its data set for the \
+                 ledger (process 0 does not hold every part to hash), e.g. --dataset adult"
+            ),
+            None => {
+                let mut files: Vec<PathBuf> = Vec::new();
+                for input in inputs {
+                    files.extend_from_slice(disguise::data::Parts::resolve(input)?.files());
+                }
+                let files: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+                disguise::ledger::name_of_files(&files).map_err(|e| flag(e, "--dataset"))?
+            }
+        };
+        Ok(Some(Charge {
+            ledger,
+            dataset,
+            command: command_line(),
+        }))
+    }
+}
+
+impl LedgerArgs {
+    /// [`LedgerArgs::open`] for a run that may be distributed: only process 0 records (the
+    /// others release nothing), and a run over several hosts must name its data set.
+    pub fn open_on(
+        &self,
+        inputs: &[&Path],
+        cluster: &super::cluster::ClusterArgs,
+    ) -> anyhow::Result<Option<Charge>> {
+        if cluster.process.is_some_and(|p| p != 0) {
+            return Ok(None);
+        }
+        self.open(inputs, cluster.hosts.is_some())
+    }
+}
+
+impl Charge {
+    /// Records what `result` spends, `runs` times (the trials released together), made with
+    /// a `secure` generator or not, before anything of it is printed or written; an error
+    /// (exit code 3 when over the limit) means nothing may be released.
+    pub fn reserve<T: Spends>(&self, result: &T, runs: u64, secure: bool) -> anyhow::Result<()> {
+        let spent = result
+            .spend()
+            .map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
+        if let Some(spend) = spent {
+            let spend = spend
+                .runs(runs)
+                .secure(secure)
+                .command(self.command.clone());
+            self.ledger.reserve(&self.dataset, &spend)?;
+        }
+        Ok(())
+    }
+}
+
+/// Refuses a non-private run under a ledger before it runs.
+pub fn refuse_non_private(charge: Option<&Charge>, private: bool) -> anyhow::Result<()> {
+    if charge.is_some() && !private {
+        bail!(
+            "invalid --mechanism: max is not private, so a budget ledger cannot account for \
+             it (choose a private mechanism, or drop --ledger)"
+        );
+    }
+    Ok(())
+}
+
+/// A library error with its parameter named by `name`.
+fn flag(e: disguise::Error, name: &str) -> anyhow::Error {
+    match e {
+        disguise::Error::InvalidParameter { reason, .. } => {
+            anyhow::anyhow!("invalid {name}: {reason}")
+        }
+        other => other.into(),
+    }
+}
+
+/// This process's command line, for the audit log: each argument shell-quoted when it
+/// needs it.
+fn command_line() -> String {
+    std::env::args_os()
+        .map(|a| {
+            let a = a.to_string_lossy().into_owned();
+            let plain = !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_alphanumeric() || "-_./=:,+@%^".contains(c));
+            if plain {
+                a
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,414 @@
+//! The privacy budget ledger from the command line: `disguise ledger …`, `--ledger` on the
+//! releasing commands, concurrent processes, and processes killed mid-release.
+
+mod common;
+
+use common::{HISTOGRAM_SCHEMA, StdoutOk, dir_with, disguise, histogram_rows, json, words};
+use std::path::Path;
+use std::process::{Command as StdCommand, Stdio};
+use std::time::{Duration, Instant};
+
+const POINTS: &str = "lon,lat\n0,0\n0.1,0\n5,5\n5.1,5\n1,1\n";
+const CANDIDATES: &str = "name,lon,lat\na,0,0\nb,5,5\nc,9,0\n";
+
+/// A directory with points, candidates and an initialised ledger `b.ledger`.
+fn setup(test: &str) -> std::path::PathBuf {
+    let dir = dir_with(test, &[("points.csv", POINTS), ("cands.csv", CANDIDATES)]);
+    disguise(&dir)
+        .args(["ledger", "init", "b.ledger"])
+        .assert()
+        .success();
+    dir
+}
+
+/// `select` charged to data set `pts` in `b.ledger`, with ε = 0.25 in total (δ = 0).
+const SELECT: &str = "select --points points.csv --candidates cands.csv --k 2 --epsilon 0.25 \
+                      --ledger b.ledger --dataset pts --format json -q";
+
+/// The same, charged to data set `other`.
+const SELECT_OTHER: &str = "select --points points.csv --candidates cands.csv --k 2 \
+                            --epsilon 0.25 --ledger b.ledger --dataset other --format json -q";
+
+fn show(dir: &Path) -> serde_json::Value {
+    json(
+        &disguise(dir)
+            .args(words(
+                "ledger show --ledger b.ledger --dataset pts --format json",
+            ))
+            .stdout_ok(),
+    )
+}
+
+#[test]
+fn releases_are_recorded_until_the_limit_then_refused_with_exit_3_and_nothing_printed() {
+    let dir = setup("limit");
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset pts --epsilon 0.5",
+        ))
+        .assert()
+        .success();
+    for _ in 0..2 {
+        let out = disguise(&dir).args(words(SELECT)).stdout_ok();
+        assert_eq!(json(&out)["selected"].as_array().unwrap().len(), 2);
+    }
+    let refused = disguise(&dir).args(words(SELECT)).output().unwrap();
+    assert_eq!(refused.status.code(), Some(3));
+    assert!(
+        refused.stdout.is_empty(),
+        "a refused release prints nothing"
+    );
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("budget exceeded on data set pts")
+            && stderr.contains("spent ε = 0.5")
+            && stderr.contains("left ε = 0"),
+        "{stderr}"
+    );
+    let state = show(&dir);
+    let releases = state["releases"].as_array().unwrap();
+    assert_eq!(releases.len(), 2);
+    assert_eq!(releases[0]["epsilon"], 0.25);
+    assert_eq!(releases[0]["delta"], 0.0);
+    assert!(releases[0]["command"].as_str().unwrap().contains("--k 2"));
+    assert_eq!(releases[0]["calls"][0]["kind"], "bounded_range");
+    assert_eq!(releases[0]["calls"][0]["count"], 2);
+    assert_eq!(state["remaining"]["epsilon"], 0.0);
+    assert_eq!(state["datasets"][0]["spent"]["epsilon"], 0.5);
+    // The table and the CSV audit log say the same.
+    let table = String::from_utf8(
+        disguise(&dir)
+            .args(words("ledger show --ledger b.ledger"))
+            .stdout_ok(),
+    )
+    .unwrap();
+    assert!(
+        table.contains("data set pts: limit ε = 0.5, δ = 0; spent ε = 0.5"),
+        "{table}"
+    );
+    disguise(&dir)
+        .args(words("ledger export --ledger b.ledger --out audit.csv"))
+        .assert()
+        .success();
+    let audit = std::fs::read_to_string(dir.join("audit.csv")).unwrap();
+    assert_eq!(audit.lines().count(), 3, "{audit}");
+    assert!(audit.starts_with("id,time,dataset,command,mechanism,runs,epsilon,delta,rule"));
+    // Raising the limit admits one more.
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset pts --epsilon 0.75",
+        ))
+        .assert()
+        .success();
+    disguise(&dir).args(words(SELECT)).assert().success();
+    disguise(&dir).args(words(SELECT)).assert().code(3);
+}
+
+#[test]
+fn trials_are_charged_together_and_a_pure_limit_refuses_delta() {
+    let dir = setup("trials");
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset pts --epsilon 1",
+        ))
+        .assert()
+        .success();
+    // 5 trials of 0.25 exceed 1: refused as a whole, nothing printed.
+    let out = disguise(&dir)
+        .args(words(SELECT))
+        .args(["--trials", "5"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("× 5 runs"));
+    disguise(&dir)
+        .args(words(SELECT))
+        .args(["--trials", "4"])
+        .assert()
+        .success();
+    assert_eq!(show(&dir)["releases"][0]["runs"], 4);
+    // δ > 0 under a pure limit: a large margin mechanism's calls are (ε₀, δ₀)-DP. (An
+    // exponential-mechanism run reported with δ > 0 is charged as its pure calls.)
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset other --epsilon 10",
+        ))
+        .assert()
+        .success();
+    let out = disguise(&dir)
+        .args(words(SELECT_OTHER))
+        .args(["--delta", "1e-6", "--mechanism", "lmm"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("pure"), "{stderr}");
+    disguise(&dir)
+        .args(words(SELECT_OTHER))
+        .args(["--delta", "1e-6"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn the_default_data_set_is_the_content_hash_and_the_environment_names_the_ledger() {
+    let dir = setup("hash");
+    let run = |env: bool| {
+        let mut cmd = disguise(&dir);
+        cmd.args(words(
+            "select --points points.csv --candidates cands.csv --k 1 --epsilon 0.5 -q",
+        ));
+        if env {
+            cmd.env("DISGUISE_LEDGER", "b.ledger");
+        } else {
+            cmd.args(["--ledger", "b.ledger"]);
+        }
+        cmd.assert().success();
+    };
+    run(false);
+    run(true);
+    let all = json(
+        &disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --format json"))
+            .stdout_ok(),
+    );
+    let releases = all["releases"].as_array().unwrap();
+    assert_eq!(releases.len(), 2);
+    let name = releases[0]["dataset"].as_str().unwrap();
+    assert!(name.starts_with("sha256:") && name.len() == 71, "{name}");
+    assert_eq!(releases[1]["dataset"], releases[0]["dataset"]);
+    // Without --dataset, `remaining` has one entry per data set (none: no limit).
+    assert!(all["remaining"][name].is_null());
+}
+
+#[test]
+fn unusable_ledgers_and_options_are_refused_with_one_line_and_left_untouched() {
+    let dir = setup("bad");
+    std::fs::write(dir.join("notes.txt"), "just words\n".repeat(50)).unwrap();
+    let cases: &[(&str, &str)] = &[
+        ("--ledger missing.ledger", "ledger init"),
+        ("--ledger notes.txt", "not a disguise ledger"),
+        ("--ledger b.ledger --dataset ''", "invalid --dataset"),
+        ("--ledger b.ledger --mechanism max", "invalid --mechanism"),
+        (
+            "--ledger b.ledger --ledger-timeout -1",
+            "invalid --ledger-timeout",
+        ),
+    ];
+    for (extra, needle) in cases {
+        let mut args = words("select --points points.csv --candidates cands.csv --k 1 --epsilon 1");
+        let extra: Vec<String> = shell_words(extra);
+        let out = disguise(&dir).args(&args).args(&extra).output().unwrap();
+        args.clear();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(out.stdout.is_empty(), "{extra:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{extra:?}: {stderr}");
+        assert!(stderr.contains(needle), "{extra:?}: {stderr}");
+    }
+    assert!(!dir.join("missing.ledger").exists());
+    assert_eq!(
+        std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
+        "just words\n".repeat(50)
+    );
+    // --dataset without a ledger is a mistake, not ignored.
+    disguise(&dir)
+        .args(words(
+            "select --points points.csv --candidates cands.csv --k 1 --epsilon 1 --dataset x",
+        ))
+        .env_remove("DISGUISE_LEDGER")
+        .assert()
+        .code(2);
+    // A ledger is created once.
+    disguise(&dir)
+        .args(["ledger", "init", "b.ledger"])
+        .assert()
+        .code(2);
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset d --epsilon 0",
+        ))
+        .assert()
+        .code(2);
+    disguise(&dir)
+        .args(words("ledger show"))
+        .env_remove("DISGUISE_LEDGER")
+        .assert()
+        .code(2);
+}
+
+/// Splits at spaces, with '' as an empty argument.
+fn shell_words(s: &str) -> Vec<String> {
+    s.split(' ')
+        .map(|w| {
+            if w == "''" {
+                String::new()
+            } else {
+                w.to_string()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn eight_processes_racing_for_a_limit_that_allows_five_release_exactly_five() {
+    let bin = assert_cmd::cargo::cargo_bin("disguise");
+    for round in 0..12 {
+        let dir = setup(&format!("race-{round}"));
+        disguise(&dir)
+            .args(words(
+                "ledger limit --ledger b.ledger --dataset pts --epsilon 1.25",
+            ))
+            .assert()
+            .success();
+        let children: Vec<_> = (0..8)
+            .map(|_| {
+                StdCommand::new(&bin)
+                    .current_dir(&dir)
+                    .args(words(SELECT))
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let outputs: Vec<_> = children
+            .into_iter()
+            .map(|c| c.wait_with_output().unwrap())
+            .collect();
+        let codes: Vec<Option<i32>> = outputs.iter().map(|o| o.status.code()).collect();
+        let released = outputs
+            .iter()
+            .filter(|o| o.status.code() == Some(0) && !o.stdout.is_empty())
+            .count();
+        let refused = outputs
+            .iter()
+            .filter(|o| o.status.code() == Some(3) && o.stdout.is_empty())
+            .count();
+        assert_eq!((released, refused), (5, 3), "round {round}: {codes:?}");
+        let state = show(&dir);
+        assert_eq!(
+            state["releases"].as_array().unwrap().len(),
+            5,
+            "round {round}"
+        );
+        assert_eq!(state["datasets"][0]["spent"]["epsilon"], 1.25);
+    }
+}
+
+#[test]
+fn a_release_killed_at_any_moment_leaves_an_intact_ledger_and_no_output_without_its_record() {
+    let dir = dir_with(
+        "kill",
+        &[
+            ("data.csv", &histogram_rows(3000)),
+            ("schema.toml", HISTOGRAM_SCHEMA),
+        ],
+    );
+    disguise(&dir)
+        .args(["ledger", "init", "b.ledger"])
+        .assert()
+        .success();
+    let bin = assert_cmd::cargo::cargo_bin("disguise");
+    let command = |i: usize| {
+        let mut cmd = StdCommand::new(&bin);
+        cmd.current_dir(&dir)
+            .args(words(
+                "histogram --data data.csv --schema schema.toml --epsilon 1 --k 2 \
+                 --ledger b.ledger --dataset d --format json",
+            ))
+            .args(["--out", &format!("out-{i}.csv")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        cmd
+    };
+    // How long one release takes here, to spread the kills over it.
+    let started = Instant::now();
+    assert!(command(1000).status().unwrap().success());
+    let full = started.elapsed().as_micros() as u64;
+    // A fixed sequence of kill times (a linear congruential sequence) from 0 to 1.2× the
+    // run's duration, so every phase is hit: start-up, reading, releasing, recording,
+    // writing, exit.
+    let mut state: u64 = 12345;
+    let (mut outputs, mut killed) = (0, 0);
+    for i in 0..60 {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let at = (state >> 33) % (full * 6 / 5 + 1);
+        let mut child = command(i).spawn().unwrap();
+        std::thread::sleep(Duration::from_micros(at));
+        if child.try_wait().unwrap().is_none() {
+            let _ = child.kill(); // SIGKILL
+            killed += 1;
+        }
+        let _ = child.wait();
+        outputs += usize::from(dir.join(format!("out-{i}.csv")).exists());
+    }
+    assert!(
+        killed >= 20,
+        "only {killed} of 60 runs were killed before they ended"
+    );
+    // The ledger opens, is intact, and every output that exists has its record.
+    let check = rusqlite::Connection::open(dir.join("b.ledger")).unwrap();
+    let verdict: String = check
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(verdict, "ok");
+    drop(check);
+    let state = show_all(&dir);
+    let commands: Vec<String> = state["releases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["command"].as_str().unwrap().to_string())
+        .collect();
+    for i in 0..60 {
+        let out = format!("out-{i}.csv");
+        if dir.join(&out).exists() {
+            assert!(
+                commands
+                    .iter()
+                    .any(|c| c.ends_with(&format!("--out {out}"))),
+                "{out} exists without its record"
+            );
+        }
+        // No temporary output file is left behind as if it were an output.
+        assert!(!dir.join(format!("{out}.tmp")).exists());
+    }
+    assert!(
+        outputs >= 1,
+        "no run finished: the kill times are too early"
+    );
+}
+
+fn show_all(dir: &Path) -> serde_json::Value {
+    json(
+        &disguise(dir)
+            .args(words("ledger show --ledger b.ledger --format json"))
+            .stdout_ok(),
+    )
+}
+
+#[test]
+fn every_releasing_command_takes_the_ledger() {
+    for command in [
+        "select",
+        "cover",
+        "cut",
+        "features",
+        "itemsets",
+        "hypothesis",
+        "histogram",
+        "assign",
+        "topics",
+    ] {
+        let help = common::help(command);
+        assert!(
+            help.contains("--ledger <FILE>") && help.contains("--dataset <NAME>"),
+            "{command}"
+        );
+    }
+}
