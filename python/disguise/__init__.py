@@ -17,12 +17,19 @@ Three lines from data to a private selection (apricot's convention, with a budge
 Without a seed, all noise comes from the operating system's secure generator. ``seed=S`` is a
 reproducible mode for tests and experiments only: it is insecure, and a warning says so.
 Every error of the library (bad parameters or data) is raised as ``ValueError``.
+
+Every release can be charged to a persistent privacy budget ledger (``Ledger``, the file the
+command line's ``--ledger`` uses): pass ``ledger=`` (and ``dataset=``, to share a data set's
+budget with other programs); a release over the data set's limit raises ``BudgetExceeded``
+and returns nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
+import os
 import math
 import warnings
 from typing import Any, Iterable, Sequence
@@ -33,7 +40,13 @@ from . import _disguise
 
 __version__ = _disguise.__version__
 
+BudgetExceeded = _disguise.BudgetExceeded
+LedgerError = _disguise.LedgerError
+
 __all__ = [
+    "BudgetExceeded",
+    "Ledger",
+    "LedgerError",
     "InsecureSeedWarning",
     "NotPrivateWarning",
     "UsefulnessWarning",
@@ -114,6 +127,141 @@ def _matrix(values: Any, name: str) -> np.ndarray:
     return array
 
 
+class Ledger:
+    """A privacy budget ledger: every release on a data set recorded in an SQLite file that
+    outlives the process, and a release refused when the data set's recorded releases would
+    compose to more than its limit. The same file as the command line's ``--ledger``.
+
+    ``Ledger(path)`` opens an existing ledger (``Ledger.create(path)`` makes a new one);
+    ``timeout`` is how many seconds to wait while another process holds it. Give it to any
+    release as ``ledger=``; the data set is named by ``dataset=`` or, by default, by a
+    SHA-256 of the data passed (which differs from the command line's hash of the files:
+    name a data set to share its budget between programs). Before a release returns, its
+    cost is recorded in one transaction; over the limit it raises ``BudgetExceeded`` (a
+    ``ValueError``) and nothing is recorded or returned.
+
+    The releases of a data set compose by the tightest valid rule at the limit's delta:
+    basic composition always, and zCDP, the optimal or the advanced rule where every
+    recorded release allows it (the accountant of the library; ``docs`` of
+    ``disguise::ledger``).
+
+    >>> import disguise, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "budget.ledger")
+    >>> ledger = disguise.Ledger.create(path)
+    >>> ledger.set_limit("scores", epsilon=1.0)
+    >>> disguise.exponential([1.0, 50.0, 2.0], epsilon=0.6, sensitivity=1.0,
+    ...                      ledger=ledger, dataset="scores")
+    1
+    >>> ledger.remaining("scores")["epsilon"]
+    0.4
+    >>> disguise.exponential([1.0, 50.0, 2.0], epsilon=0.6, sensitivity=1.0,  # doctest: +IGNORE_EXCEPTION_DETAIL
+    ...                      ledger=ledger, dataset="scores")
+    Traceback (most recent call last):
+    BudgetExceeded: budget exceeded on data set scores
+    """
+
+    def __init__(self, path: str | os.PathLike, *, timeout: float = 30.0):
+        self._native = _disguise.Ledger(os.fspath(path), float(timeout))
+
+    @classmethod
+    def create(cls, path: str | os.PathLike, *, timeout: float = 30.0) -> "Ledger":
+        """Creates a new, empty ledger at ``path`` (refused if the file exists)."""
+        ledger = cls.__new__(cls)
+        ledger._native = _disguise.Ledger.create(os.fspath(path), float(timeout))
+        return ledger
+
+    @property
+    def path(self) -> str:
+        """The ledger's file."""
+        return str(self._native.path)
+
+    def set_limit(self, dataset: str, *, epsilon: float, delta: float = 0.0) -> None:
+        """Sets (or changes) the total budget of ``dataset``; every change is kept. With
+        ``delta=0`` only pure epsilon-DP releases fit."""
+        self._native.set_limit(str(dataset), float(epsilon), float(delta))
+
+    def status(self, dataset: str) -> dict:
+        """``limit``, ``releases`` (their number), ``spent`` (the composed epsilon, delta and
+        rule) and ``remaining`` (epsilon and delta left; None without a limit)."""
+        return json.loads(self._native.status(str(dataset)))
+
+    def remaining(self, dataset: str) -> dict | None:
+        """The epsilon and delta left of ``dataset``'s limit (None without a limit)."""
+        return self.status(dataset)["remaining"]
+
+    def releases(self, dataset: str | None = None) -> list[dict]:
+        """The recorded releases, oldest first (of ``dataset``, or all): time, command,
+        mechanism, runs, the per-run epsilon, delta and rule, the per-call costs."""
+        return json.loads(self._native.releases(None if dataset is None else str(dataset)))
+
+    def datasets(self) -> list[str]:
+        """The data sets with a limit or a release."""
+        return list(self._native.datasets())
+
+    def integrity_check(self) -> str:
+        """SQLite's integrity check of the file: ``"ok"`` when intact."""
+        return self._native.integrity_check()
+
+    def __repr__(self) -> str:
+        return f"Ledger({self.path!r})"
+
+    # One file, shared: copies (scikit-learn's clone) refer to the same ledger.
+    def __copy__(self) -> "Ledger":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "Ledger":
+        return self
+
+
+def _feed(h: Any, value: Any) -> None:
+    """Adds ``value`` to a hash, unambiguously (type, length and content)."""
+    if isinstance(value, np.ndarray):
+        array = np.ascontiguousarray(value)
+        h.update(f"a{array.dtype.str}{array.shape}".encode())
+        if array.dtype == object:
+            for x in array.ravel():
+                _feed(h, x)
+        else:
+            h.update(memoryview(array).cast("B"))
+    elif isinstance(value, (list, tuple)):
+        h.update(f"l{len(value)}[".encode())
+        for x in value:
+            _feed(h, x)
+        h.update(b"]")
+    else:
+        text = value if isinstance(value, str) else repr(value)
+        data = text.encode("utf-8", "surrogatepass")
+        h.update(f"s{len(data)}:".encode())
+        h.update(data)
+
+
+def _charge(ledger: Any, dataset: Any, data: Any, command: str) -> dict:
+    """The keyword arguments that charge a native call to ``ledger`` (none without one):
+    the data set named by ``dataset`` or by the SHA-256 of ``data``."""
+    if ledger is None:
+        if dataset is not None:
+            raise ValueError("invalid dataset: it names a data set in a ledger; give ledger=")
+        return {}
+    if not isinstance(ledger, Ledger):
+        raise ValueError(f"invalid ledger: {ledger!r} (a disguise.Ledger)")
+    if dataset is None:
+        h = hashlib.sha256()
+        _feed(h, data)
+        dataset = "sha256:" + h.hexdigest()
+    return {"ledger": ledger._native, "dataset": str(dataset), "command": command}
+
+
+def _call(name: str, **params: Any) -> str:
+    """A call's description for the ledger's audit log."""
+    shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
+    return f"python: disguise.{name}({shown})"
+
+
+def _refuse_non_private(ledger: Any, why: str) -> None:
+    if ledger is not None:
+        raise ValueError(f"invalid ledger: {why}, so a budget ledger cannot account for it")
+
+
 def _positive_int(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"invalid {name}: {value!r} (a positive integer)")
@@ -127,6 +275,8 @@ def exponential(
     sensitivity: float,
     monotone: bool = False,
     seed: int | None = None,
+    ledger: Ledger | None = None,
+    dataset: str | None = None,
 ) -> int:
     """One private choice by the exponential mechanism: the index of the chosen score.
 
@@ -140,10 +290,17 @@ def exponential(
     >>> import disguise
     >>> disguise.exponential([1.0, 50.0, 2.0], epsilon=1.0, sensitivity=1.0)
     1
+
+    ``ledger=`` charges the choice to a budget ledger (``Ledger``), under ``dataset`` (default:
+    a SHA-256 of the scores).
     """
     seed = _warn_seed(seed)
     array = _vector(scores, "scores")
-    return _disguise.exponential(array, float(epsilon), float(sensitivity), bool(monotone), seed)
+    charge = _charge(ledger, dataset, array, _call(
+        "exponential", epsilon=epsilon, sensitivity=sensitivity, monotone=monotone))
+    return _disguise.exponential(
+        array, float(epsilon), float(sensitivity), bool(monotone), seed, **charge
+    )
 
 
 def large_margin(
@@ -154,6 +311,8 @@ def large_margin(
     sensitivity: float,
     variant: str = "mitrovic",
     seed: int | None = None,
+    ledger: Ledger | None = None,
+    dataset: str | None = None,
 ) -> int:
     """One private choice by the large margin mechanism: the index of the chosen score.
 
@@ -166,11 +325,16 @@ def large_margin(
     >>> import disguise
     >>> disguise.large_margin([0.0] * 99 + [5000.0], epsilon=1.0, delta=1e-6, sensitivity=1.0)
     99
+
+    ``ledger=`` charges the choice to a budget ledger (``Ledger``), under ``dataset`` (default:
+    a SHA-256 of the scores).
     """
     seed = _warn_seed(seed)
     array = _vector(scores, "scores")
+    charge = _charge(ledger, dataset, array, _call(
+        "large_margin", epsilon=epsilon, delta=delta, sensitivity=sensitivity, variant=variant))
     return _disguise.large_margin(
-        array, float(epsilon), float(delta), float(sensitivity), str(variant), seed
+        array, float(epsilon), float(delta), float(sensitivity), str(variant), seed, **charge
     )
 
 
@@ -302,6 +466,10 @@ class FacilityLocation(_Selected, _Params):
     the records themselves (apricot's convention): the selection then reveals records and is
     NOT private; a ``NotPrivateWarning`` says so and ``guarantee_["private"]`` is False.
 
+    ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
+    ``dataset`` (default: a SHA-256 of the data given to ``fit``); a fit over the data set's
+    limit raises ``BudgetExceeded`` and leaves the estimator unfitted.
+
     Attributes after ``fit``: ``ranking_`` (selected candidate indices in selection order),
     ``gains_`` (their marginal gains, computed on the private records: NOT covered by the
     guarantee), ``guarantee_`` (epsilon, delta, rule, private), ``usefulness_`` (the paper's
@@ -328,6 +496,8 @@ class FacilityLocation(_Selected, _Params):
         normalizer: float | None = None,
         cost: float = 0.0,
         seed: int | None = None,
+        ledger: Ledger | None = None,
+        dataset: str | None = None,
     ):
         self.n_select = n_select
         self.epsilon = epsilon
@@ -339,6 +509,8 @@ class FacilityLocation(_Selected, _Params):
         self.normalizer = normalizer
         self.cost = cost
         self.seed = seed
+        self.ledger = ledger
+        self.dataset = dataset
 
     def fit(self, X: Any, candidates: Any = None, y: Any = None) -> "FacilityLocation":
         """Selects from ``candidates`` ((m, d), public) to serve the records ``X`` ((n, d));
@@ -348,6 +520,7 @@ class FacilityLocation(_Selected, _Params):
         records = _matrix(X, "X")
         note = None
         if candidates is None:
+            _refuse_non_private(self.ledger, "candidates=None makes the selection NOT private")
             warnings.warn(
                 "candidates=None uses the private records as candidates: the selection then "
                 "reveals records and is NOT differentially private; pass public candidates",
@@ -372,6 +545,7 @@ class FacilityLocation(_Selected, _Params):
             None if self.normalizer is None else float(self.normalizer),
             float(self.cost),
             seed,
+            **_charge(self.ledger, self.dataset, records, f"python: {self!r}.fit"),
         )
         self._set_selection(selection, candidates is not None, note)
         return self
@@ -403,6 +577,10 @@ class MaxCoverage(_Selected, _Params):
     iterable input (otherwise the names seen in the data are used, which reveals that they
     occur, and a ``NotPrivateWarning`` says so); a matrix's columns are public by shape.
 
+    ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
+    ``dataset`` (default: a SHA-256 of the data given to ``fit``); a fit over the data set's
+    limit raises ``BudgetExceeded`` and leaves the estimator unfitted.
+
     Attributes after ``fit``: ``ranking_``, ``gains_`` (people newly covered by each pick, NOT
     covered by the guarantee), ``candidates_`` (the names ``ranking_`` indexes),
     ``guarantee_``, ``usefulness_``, ``report_``.
@@ -423,6 +601,8 @@ class MaxCoverage(_Selected, _Params):
         rule: str = "auto",
         algorithm: str = "greedy",
         seed: int | None = None,
+        ledger: Ledger | None = None,
+        dataset: str | None = None,
     ):
         self.n_select = n_select
         self.epsilon = epsilon
@@ -431,6 +611,8 @@ class MaxCoverage(_Selected, _Params):
         self.rule = rule
         self.algorithm = algorithm
         self.seed = seed
+        self.ledger = ledger
+        self.dataset = dataset
 
     def fit(self, sets: Any, candidates: Sequence | None = None, y: Any = None) -> "MaxCoverage":
         """Selects the candidates that cover the most of ``sets``; returns self."""
@@ -454,6 +636,7 @@ class MaxCoverage(_Selected, _Params):
             if not rows:
                 raise ValueError("invalid sets: empty")
             if candidates is None:
+                _refuse_non_private(self.ledger, "without candidates= the selection is NOT private")
                 warnings.warn(
                     "no candidates= list: the candidates are the names seen in the data, which "
                     "reveals that they occur; the selection is NOT differentially private",
@@ -479,6 +662,7 @@ class MaxCoverage(_Selected, _Params):
             str(self.rule),
             str(self.algorithm),
             seed,
+            **_charge(self.ledger, self.dataset, covers, f"python: {self!r}.fit"),
         )
         self.candidates_ = names
         note = None if private else "candidates taken from the data: NOT private"
@@ -546,6 +730,10 @@ class FeatureSelector(_Selected, _Params):
     (``docs/proofs/mutual-information.md``), and the total (epsilon, delta) is split over the
     rounds by the accountant's best rule.
 
+    ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
+    ``dataset`` (default: a SHA-256 of the data given to ``fit``); a fit over the data set's
+    limit raises ``BudgetExceeded`` and leaves the estimator unfitted.
+
     Attributes after ``fit``: ``ranking_`` (chosen column indices in selection order),
     ``support_`` (a boolean mask), ``gains_`` (NOT private), ``guarantee_``,
     ``usefulness_``, ``report_``, ``n_features_in_`` and, for a DataFrame,
@@ -573,6 +761,8 @@ class FeatureSelector(_Selected, _Params):
         categories: Sequence[Sequence] | None = None,
         classes: Sequence | None = None,
         seed: int | None = None,
+        ledger: Ledger | None = None,
+        dataset: str | None = None,
     ):
         self.n_features = n_features
         self.epsilon = epsilon
@@ -584,6 +774,8 @@ class FeatureSelector(_Selected, _Params):
         self.categories = categories
         self.classes = classes
         self.seed = seed
+        self.ledger = ledger
+        self.dataset = dataset
 
     def fit(self, X: Any, y: Any) -> "FeatureSelector":
         """Chooses the features of ``X`` most informative about ``y``; returns self."""
@@ -621,6 +813,7 @@ class FeatureSelector(_Selected, _Params):
             str(self.algorithm),
             str(self.objective),
             seed,
+            **_charge(self.ledger, self.dataset, [codes, label_codes], f"python: {self!r}.fit"),
         )
         self.n_features_in_ = len(columns)
         if names is not None:
@@ -728,6 +921,10 @@ class ProjectedHistogram(_Params):
     (default: estimated) may be fixed. Attributes after ``fit``: ``attributes_`` (the chosen
     predictors), ``k_``, ``gamma_``, ``guarantee_``, ``usefulness_``, ``report_``.
 
+    ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
+    ``dataset`` (default: a SHA-256 of the data's fields); a fit over the data set's limit
+    raises ``BudgetExceeded`` and leaves the estimator unfitted (sampling is free).
+
     >>> import disguise
     >>> schema = {"target": "sick", "columns": [
     ...     {"name": "smoker", "type": "categorical", "levels": ["no", "yes"]},
@@ -750,6 +947,8 @@ class ProjectedHistogram(_Params):
         gamma: float | None = None,
         threshold_constant: float = 0.5,
         seed: int | None = None,
+        ledger: Ledger | None = None,
+        dataset: str | None = None,
     ):
         self.epsilon = epsilon
         self.schema = schema
@@ -758,6 +957,8 @@ class ProjectedHistogram(_Params):
         self.gamma = gamma
         self.threshold_constant = threshold_constant
         self.seed = seed
+        self.ledger = ledger
+        self.dataset = dataset
 
     def fit(self, data: Any, y: Any = None) -> "ProjectedHistogram":
         """Releases the projected histogram of ``data``; returns self."""
@@ -800,6 +1001,7 @@ class ProjectedHistogram(_Params):
             None if self.gamma is None else float(self.gamma),
             float(self.threshold_constant),
             seed,
+            **_charge(self.ledger, self.dataset, rows, f"python: {self!r}.fit"),
         )
         report = json.loads(self._release.report())
         self.report_ = report
@@ -857,6 +1059,8 @@ def frequent_itemsets(
     items: Sequence | None = None,
     mechanism: str | None = None,
     seed: int | None = None,
+    ledger: Ledger | None = None,
+    dataset: str | None = None,
 ) -> dict:
     """The ``top`` most frequent itemsets of ``size`` items, released privately.
 
@@ -875,6 +1079,9 @@ def frequent_itemsets(
     >>> r = disguise.frequent_itemsets(baskets, size=2, epsilon=1.0, delta=1e-6, items=items)
     >>> r["itemsets"]
     [('bread', 'milk')]
+
+    ``ledger=`` charges the release to a budget ledger (``Ledger``), under ``dataset``
+    (default: a SHA-256 of the transactions).
     """
     seed = _warn_seed(seed)
     rows = [[str(x) for x in t] for t in transactions]
@@ -890,6 +1097,9 @@ def frequent_itemsets(
         _positive_int(top, "top"),
         None if mechanism is None else str(mechanism),
         seed,
+        **_charge(ledger, dataset, rows, _call(
+            "frequent_itemsets", size=size, epsilon=epsilon, delta=delta, top=top,
+            items=items, mechanism=mechanism)),
     )
     report = json.loads(text)
     _warn_if_vacuous(report.get("usefulness"))

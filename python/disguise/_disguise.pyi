@@ -8,12 +8,33 @@ import numpy.typing as npt
 
 __version__: str
 
+class BudgetExceeded(ValueError):
+    """A release refused by the budget ledger: nothing was recorded or released."""
+
+class LedgerError(ValueError):
+    """A budget ledger that cannot be used (missing, foreign, corrupt, newer, locked)."""
+
+class Ledger:
+    def __init__(self, path: str, timeout: float) -> None: ...
+    @staticmethod
+    def create(path: str, timeout: float) -> Ledger: ...
+    @property
+    def path(self) -> str: ...
+    def set_limit(self, dataset: str, epsilon: float, delta: float) -> None: ...
+    def status(self, dataset: str) -> str: ...
+    def releases(self, dataset: str | None) -> str: ...
+    def datasets(self) -> list[str]: ...
+    def integrity_check(self) -> str: ...
+
 def exponential(
     scores: npt.NDArray[np.float64],
     epsilon: float,
     sensitivity: float,
     monotone: bool,
     seed: int | None,
+    ledger: Ledger | None = None,
+    dataset: str | None = None,
+    command: str | None = None,
 ) -> int: ...
 def large_margin(
     scores: npt.NDArray[np.float64],
@@ -22,6 +43,9 @@ def large_margin(
     sensitivity: float,
     variant: str,
     seed: int | None,
+    ledger: Ledger | None = None,
+    dataset: str | None = None,
+    command: str | None = None,
 ) -> int: ...
 class Selection:
     @property
@@ -49,6 +73,9 @@ def facility_location(
     normalizer: float | None,
     cost: float,
     seed: int | None,
+    ledger: Ledger | None = None,
+    dataset: str | None = None,
+    command: str | None = None,
 ) -> Selection: ...
 def max_coverage(
     covers: list[list[int]],
@@ -60,6 +87,9 @@ def max_coverage(
     rule: str,
     algorithm: str,
     seed: int | None,
+    ledger: Ledger | None = None,
+    dataset: str | None = None,
+    command: str | None = None,
 ) -> Selection: ...
 def frequent_itemsets(
     transactions: list[list[str]],
@@ -70,6 +100,9 @@ def frequent_itemsets(
     top: int,
     mechanism: str | None,
     seed: int | None,
+    ledger: Ledger | None = None,
+    dataset: str | None = None,
+    command: str | None = None,
 ) -> str: ...
 
 MAX_NUMERIC_LEVELS: int
@@ -88,6 +121,9 @@ def features(
     algorithm: str,
     objective: str,
     seed: int | None,
+    ledger: Ledger | None = None,
+    dataset: str | None = None,
+    command: str | None = None,
 ) -> Selection: ...
 def histogram_schema(source: str, kind: str) -> str: ...
 
@@ -105,4 +141,7 @@ def histogram_fit(
     gamma: float | None,
     threshold_constant: float,
     seed: int | None,
+    ledger: Ledger | None = None,
+    dataset: str | None = None,
+    command: str | None = None,
 ) -> HistogramRelease: ...

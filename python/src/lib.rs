@@ -5,7 +5,9 @@
 //! which also carries its picks and gains ready for numpy), so the report's fields are defined
 //! once, by the library's `Serialize`.
 //!
-//! Errors of the library become `ValueError` with its message; long runs release the GIL.
+//! Errors of the library become `ValueError` with its message (a refused release
+//! `BudgetExceeded` and an unusable ledger `LedgerError`, both subclasses); long runs release
+//! the GIL.
 
 use disguise::apps::{ItemsetMechanism, Transactions};
 use disguise::data::Codes;
@@ -13,6 +15,7 @@ use disguise::histogram::{
     Discretized, Domain, DomainSource, ProjectedHistogram, Schema, SyntheticRows, Table,
     for_each_synthetic_cell,
 };
+use disguise::ledger::{Spend, Spends};
 use disguise::names::Named;
 use disguise::noise::SecureRng;
 use disguise::objective::Metric;
@@ -30,6 +33,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use serde::Serialize;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
@@ -115,6 +119,171 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+pyo3::create_exception!(
+    _disguise,
+    BudgetExceeded,
+    PyValueError,
+    "A release refused by the budget ledger: the data set's limit would be exceeded. Nothing \
+     was recorded and nothing released."
+);
+pyo3::create_exception!(
+    _disguise,
+    LedgerError,
+    PyValueError,
+    "A budget ledger that cannot be used: missing, not a ledger, corrupt, written by a newer \
+     version, or locked by another process past the timeout. It was not modified."
+);
+
+/// A library error as Python raises it: [`BudgetExceeded`] and [`LedgerError`] for the
+/// ledger's, `ValueError` for every other.
+fn library_error(e: disguise::Error) -> PyErr {
+    match e {
+        disguise::Error::BudgetExceeded { message, .. } => BudgetExceeded::new_err(message),
+        e @ disguise::Error::Ledger { .. } => {
+            let mut text = e.to_string();
+            if let Some(source) = std::error::Error::source(&e) {
+                text.push_str(&format!(": {source}"));
+            }
+            LedgerError::new_err(text)
+        }
+        other => value_error(other),
+    }
+}
+
+/// A privacy budget ledger file (`disguise.Ledger` wraps it): shared by every call given it,
+/// and by other processes through the file.
+#[pyclass(frozen, module = "disguise._disguise", name = "Ledger")]
+struct PyLedger {
+    inner: Arc<disguise::ledger::Ledger>,
+}
+
+#[pymethods]
+impl PyLedger {
+    /// Opens an existing ledger, waiting up to `timeout` seconds for other processes.
+    #[new]
+    #[pyo3(signature = (path, timeout))]
+    fn new(path: std::path::PathBuf, timeout: f64) -> PyResult<Self> {
+        let timeout = timeout_of(timeout)?;
+        let inner = disguise::ledger::Ledger::open_with(&path, timeout).map_err(library_error)?;
+        Ok(Self {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// Creates a new, empty ledger (refused if the file exists).
+    #[staticmethod]
+    #[pyo3(signature = (path, timeout))]
+    fn create(path: std::path::PathBuf, timeout: f64) -> PyResult<Self> {
+        let timeout = timeout_of(timeout)?;
+        let inner = disguise::ledger::Ledger::create(&path)
+            .and_then(|l| l.timeout(timeout))
+            .map_err(library_error)?;
+        Ok(Self {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The file.
+    #[getter]
+    fn path(&self) -> std::path::PathBuf {
+        self.inner.path().to_path_buf()
+    }
+
+    /// Sets the limit of a data set.
+    fn set_limit(&self, py: Python<'_>, dataset: &str, epsilon: f64, delta: f64) -> PyResult<()> {
+        let limit = disguise::ledger::Limit::new(epsilon, delta).map_err(value_error)?;
+        py.detach(|| self.inner.set_limit(dataset, limit))
+            .map_err(library_error)
+    }
+
+    /// A data set's limit, spend and what is left, as JSON.
+    fn status(&self, py: Python<'_>, dataset: &str) -> PyResult<String> {
+        let status = py
+            .detach(|| self.inner.status(dataset))
+            .map_err(library_error)?;
+        json(&status)
+    }
+
+    /// The recorded releases (of one data set, or all), as JSON.
+    #[pyo3(signature = (dataset))]
+    fn releases(&self, py: Python<'_>, dataset: Option<&str>) -> PyResult<String> {
+        let releases = py
+            .detach(|| self.inner.releases(dataset))
+            .map_err(library_error)?;
+        json(&releases)
+    }
+
+    /// The data sets with a limit or a release.
+    fn datasets(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        py.detach(|| self.inner.datasets()).map_err(library_error)
+    }
+
+    /// SQLite's `PRAGMA integrity_check` verdict (`ok` for an intact file).
+    fn integrity_check(&self, py: Python<'_>) -> PyResult<String> {
+        py.detach(|| self.inner.integrity_check())
+            .map_err(library_error)
+    }
+}
+
+/// A timeout in seconds, checked.
+fn timeout_of(seconds: f64) -> PyResult<Duration> {
+    if seconds.is_finite() && (0.0..=1e6).contains(&seconds) {
+        Ok(Duration::from_secs_f64(seconds))
+    } else {
+        Err(value_error(format!(
+            "invalid timeout: {seconds} (seconds, 0 to 10^6)"
+        )))
+    }
+}
+
+/// Where a call's release is charged: a ledger, a data set and the call's description.
+struct Charge {
+    ledger: Arc<disguise::ledger::Ledger>,
+    dataset: String,
+    command: String,
+}
+
+impl Charge {
+    /// The charge of a call given `ledger=` (the Python layer names the data set).
+    fn of(
+        ledger: Option<&Bound<'_, PyLedger>>,
+        dataset: Option<String>,
+        command: Option<String>,
+    ) -> PyResult<Option<Self>> {
+        let Some(ledger) = ledger else {
+            return Ok(None);
+        };
+        let Some(dataset) = dataset else {
+            return Err(value_error(
+                "invalid dataset: a charged call names its data set",
+            ));
+        };
+        disguise::ledger::check_name(&dataset).map_err(value_error)?;
+        Ok(Some(Self {
+            ledger: Arc::clone(&ledger.get().inner),
+            dataset,
+            command: command.unwrap_or_default(),
+        }))
+    }
+
+    /// Records what `result` spends; the result may be returned to Python only after this.
+    fn reserve<T: Spends>(&self, result: &T) -> disguise::Result<()> {
+        if let Some(spend) = result.spend()? {
+            let spend = spend.command(self.command.clone());
+            self.ledger.reserve(&self.dataset, &spend)?;
+        }
+        Ok(())
+    }
+}
+
+/// Records `result` with `charge`, if any: the result is released only when it is.
+fn charged<T: Spends>(charge: &Option<Charge>, result: T) -> disguise::Result<T> {
+    if let Some(charge) = charge {
+        charge.reserve(&result)?;
+    }
+    Ok(result)
+}
+
 /// The OS-seeded secure generator, or the insecure seeded one (the Python layer warns).
 fn generator(seed: Option<u64>) -> PyResult<SecureRng> {
     match seed {
@@ -149,7 +318,7 @@ where
         let (received, back) = py.detach(move || (rx.recv_timeout(SIGNAL_POLL), rx));
         rx = back;
         match received {
-            Ok(Ok(result)) => return result.map_err(value_error),
+            Ok(Ok(result)) => return result.map_err(library_error),
             Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => return Err(internal_error()),
             Err(RecvTimeoutError::Timeout) => py.check_signals()?,
         }
@@ -189,7 +358,7 @@ where
     F: FnOnce() -> disguise::Result<T> + Send,
 {
     match py.detach(|| panic::catch_unwind(AssertUnwindSafe(work))) {
-        Ok(result) => result.map_err(value_error),
+        Ok(result) => result.map_err(library_error),
         Err(_) => Err(internal_error()),
     }
 }
@@ -204,7 +373,8 @@ fn named<T: Named>(name: &str) -> PyResult<T> {
     T::from_name(name).map_err(value_error)
 }
 
-/// One selection by `kind` among `scores`.
+/// One selection by `kind` among `scores`, charged to `charge` if given.
+#[allow(clippy::too_many_arguments)] // the parameters of the Python functions, passed on
 fn select_one(
     py: Python<'_>,
     kind: SelectorKind,
@@ -213,6 +383,7 @@ fn select_one(
     delta: f64,
     sensitivity: f64,
     seed: Option<u64>,
+    charge: Option<Charge>,
 ) -> PyResult<usize> {
     let selector = kind
         .build(
@@ -225,13 +396,31 @@ fn select_one(
         return Err(value_error("invalid scores: there are none to choose from"));
     }
     let mut rng = generator(seed)?;
-    let pick = guarded(py, || selector.select(scores, lambda, &mut rng))?;
+    let cost = selector.cost();
+    let pick = guarded(py, || {
+        let pick = selector.select(scores, lambda, &mut rng)?;
+        if let (Some(charge), Some((epsilon, delta))) = (&charge, cost.epsilon_delta()) {
+            let mut spend = Spend::new(Guarantee {
+                epsilon,
+                delta,
+                rule: Rule::Single,
+            })
+            .mechanism(selector.name())
+            .secure(rng.is_secure());
+            spend.calls = vec![(cost, 1)];
+            charge.reserve(&spend)?;
+        }
+        Ok(pick)
+    })?;
     Ok(pick.index)
 }
 
 /// The exponential mechanism (standard or monotone) on a 1-D float64 array.
 #[pyfunction]
-#[pyo3(signature = (scores, epsilon, sensitivity, monotone, seed))]
+#[pyo3(signature = (
+    scores, epsilon, sensitivity, monotone, seed, ledger=None, dataset=None, command=None
+))]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python function
 fn exponential(
     py: Python<'_>,
     scores: PyReadonlyArray1<'_, f64>,
@@ -239,19 +428,26 @@ fn exponential(
     sensitivity: f64,
     monotone: bool,
     seed: Option<u64>,
+    ledger: Option<&Bound<'_, PyLedger>>,
+    dataset: Option<String>,
+    command: Option<String>,
 ) -> PyResult<usize> {
+    let charge = Charge::of(ledger, dataset, command)?;
     let kind = if monotone {
         SelectorKind::ExponentialMonotone
     } else {
         SelectorKind::Exponential
     };
     let scores = scores.as_slice().map_err(value_error)?;
-    select_one(py, kind, scores, epsilon, 0.0, sensitivity, seed)
+    select_one(py, kind, scores, epsilon, 0.0, sensitivity, seed, charge)
 }
 
 /// The large margin mechanism (`mitrovic` or `chaudhuri`) on a 1-D float64 array.
 #[pyfunction]
-#[pyo3(signature = (scores, epsilon, delta, sensitivity, variant, seed))]
+#[pyo3(signature = (
+    scores, epsilon, delta, sensitivity, variant, seed, ledger=None, dataset=None, command=None
+))]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python function
 fn large_margin(
     py: Python<'_>,
     scores: PyReadonlyArray1<'_, f64>,
@@ -260,7 +456,11 @@ fn large_margin(
     sensitivity: f64,
     variant: &str,
     seed: Option<u64>,
+    ledger: Option<&Bound<'_, PyLedger>>,
+    dataset: Option<String>,
+    command: Option<String>,
 ) -> PyResult<usize> {
+    let charge = Charge::of(ledger, dataset, command)?;
     let kind = match variant {
         "mitrovic" => SelectorKind::LargeMargin,
         "chaudhuri" => SelectorKind::LargeMarginChaudhuri,
@@ -271,7 +471,7 @@ fn large_margin(
         }
     };
     let scores = scores.as_slice().map_err(value_error)?;
-    select_one(py, kind, scores, epsilon, delta, sensitivity, seed)
+    select_one(py, kind, scores, epsilon, delta, sensitivity, seed, charge)
 }
 
 /// The budget plan of `disguise budget --format json`, plus the chosen rule's per-round
@@ -370,7 +570,7 @@ fn privacy(epsilon: Option<f64>, delta: f64, mechanism: &str, rule: &str) -> PyR
 #[pyfunction]
 #[pyo3(signature = (
     points, candidates, k, epsilon, delta, metric, mechanism, rule, algorithm, normalizer, cost,
-    seed
+    seed, ledger=None, dataset=None, command=None
 ))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python constructor
 fn facility_location(
@@ -387,7 +587,11 @@ fn facility_location(
     normalizer: Option<f64>,
     cost: f64,
     seed: Option<u64>,
+    ledger: Option<&Bound<'_, PyLedger>>,
+    dataset: Option<String>,
+    command: Option<String>,
 ) -> PyResult<Selection> {
+    let charge = Charge::of(ledger, dataset, command)?;
     let dims = points.shape()[1];
     if candidates.shape()[1] != dims {
         return Err(value_error(format!(
@@ -416,7 +620,7 @@ fn facility_location(
     let report = run_sized(py, work, move || {
         let prepared = request.prepare(&objective)?;
         let solution = prepared.run_once(&mut rng)?;
-        Ok(prepared.report(&solution))
+        charged(&charge, prepared.report(&solution))
     })?;
     selection(&report)
 }
@@ -424,7 +628,10 @@ fn facility_location(
 /// Private maximum coverage: `covers[i]` lists the candidates (in `0..candidates`) that
 /// cover person i. The report of `MaxCoverage`, as a [`Selection`].
 #[pyfunction]
-#[pyo3(signature = (covers, candidates, k, epsilon, delta, mechanism, rule, algorithm, seed))]
+#[pyo3(signature = (
+    covers, candidates, k, epsilon, delta, mechanism, rule, algorithm, seed, ledger=None,
+    dataset=None, command=None
+))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python constructor
 fn max_coverage(
     py: Python<'_>,
@@ -437,7 +644,11 @@ fn max_coverage(
     rule: &str,
     algorithm: &str,
     seed: Option<u64>,
+    ledger: Option<&Bound<'_, PyLedger>>,
+    dataset: Option<String>,
+    command: Option<String>,
 ) -> PyResult<Selection> {
+    let charge = Charge::of(ledger, dataset, command)?;
     let request = MaxCoverage {
         algorithm: named::<Algorithm>(algorithm)?,
         privacy: privacy(epsilon, delta, mechanism, rule)?,
@@ -446,7 +657,9 @@ fn max_coverage(
     let work = covers.iter().map(|c| c.len() as u128 + 1).sum::<u128>() * k as u128;
     let mut rng = generator(seed)?;
     // The front door itself: validation, the objective, one run and its report.
-    let report = run_sized(py, work, move || request.run(candidates, &covers, &mut rng))?;
+    let report = run_sized(py, work, move || {
+        charged(&charge, request.run(candidates, &covers, &mut rng)?)
+    })?;
     selection(&report)
 }
 
@@ -456,7 +669,7 @@ fn max_coverage(
 #[pyfunction]
 #[pyo3(signature = (
     codes, arities, labels, label_levels, names, k, epsilon, delta, mechanism, rule, algorithm,
-    objective, seed
+    objective, seed, ledger=None, dataset=None, command=None
 ))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 fn features(
@@ -474,7 +687,11 @@ fn features(
     algorithm: &str,
     objective: &str,
     seed: Option<u64>,
+    ledger: Option<&Bound<'_, PyLedger>>,
+    dataset: Option<String>,
+    command: Option<String>,
 ) -> PyResult<Selection> {
+    let charge = Charge::of(ledger, dataset, command)?;
     let request = Features {
         objective: named::<FeatureObjective>(objective)?,
         algorithm: named::<Algorithm>(algorithm)?,
@@ -508,7 +725,9 @@ fn features(
     };
     let mut rng = generator(seed)?;
     let work = n as u128 * names_len as u128 * k as u128;
-    let report = run_sized(py, work, move || request.run(table, &mut rng))?;
+    let report = run_sized(py, work, move || {
+        charged(&charge, request.run(table, &mut rng)?)
+    })?;
     selection(&report)
 }
 
@@ -580,7 +799,10 @@ impl HistogramRelease {
 /// the schema's column order) under `schema_json`: k predictors chosen by PRIVATEKD, the
 /// thresholded Laplace histogram over them and the target.
 #[pyfunction]
-#[pyo3(signature = (schema_json, rows, target, epsilon, k, gamma, threshold_constant, seed))]
+#[pyo3(signature = (
+    schema_json, rows, target, epsilon, k, gamma, threshold_constant, seed, ledger=None,
+    dataset=None, command=None
+))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 fn histogram_fit(
     py: Python<'_>,
@@ -592,7 +814,11 @@ fn histogram_fit(
     gamma: Option<f64>,
     threshold_constant: f64,
     seed: Option<u64>,
+    ledger: Option<&Bound<'_, PyLedger>>,
+    dataset: Option<String>,
+    command: Option<String>,
 ) -> PyResult<HistogramRelease> {
+    let charge = Charge::of(ledger, dataset, command)?;
     let request = Histogram {
         k,
         gamma,
@@ -618,7 +844,9 @@ fn histogram_fit(
     drop(table);
     let target = data.column_index(&target).map_err(value_error)?;
     let mut rng = generator(seed)?;
-    let release = interruptible(py, move || request.run(&data, target, None, &mut rng))?;
+    let release = interruptible(py, move || {
+        charged(&charge, request.run(&data, target, None, &mut rng)?)
+    })?;
     Ok(HistogramRelease { release })
 }
 
@@ -634,7 +862,10 @@ struct ItemsetAnswer {
 /// Private frequent itemsets of `size` items from transactions (lists of item names), over
 /// the public `items` when given. The release, as JSON.
 #[pyfunction]
-#[pyo3(signature = (transactions, items, size, epsilon, delta, top, mechanism, seed))]
+#[pyo3(signature = (
+    transactions, items, size, epsilon, delta, top, mechanism, seed, ledger=None, dataset=None,
+    command=None
+))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python function
 fn frequent_itemsets(
     py: Python<'_>,
@@ -646,7 +877,11 @@ fn frequent_itemsets(
     top: usize,
     mechanism: Option<&str>,
     seed: Option<u64>,
+    ledger: Option<&Bound<'_, PyLedger>>,
+    dataset: Option<String>,
+    command: Option<String>,
 ) -> PyResult<String> {
+    let charge = Charge::of(ledger, dataset, command)?;
     // As the command line: the exponential mechanism when a public item list is given.
     let mechanism = match mechanism {
         Some(name) => named::<ItemsetMechanism>(name)?,
@@ -663,7 +898,14 @@ fn frequent_itemsets(
     drop(transactions);
     let mut rng = generator(seed)?;
     let answer = interruptible(py, move || {
+        let secure = rng.is_secure();
         let release = request.run(&data, &mut rng)?;
+        if let Some(charge) = &charge {
+            let spend = release.spend()?.map(|s| s.secure(secure));
+            if let Some(spend) = spend {
+                charge.reserve(&spend)?;
+            }
+        }
         let usefulness = request.usefulness(&release)?;
         Ok(ItemsetAnswer {
             release,
@@ -687,6 +929,9 @@ fn _disguise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(histogram_fit, m)?)?;
     m.add_class::<HistogramRelease>()?;
     m.add_class::<Selection>()?;
+    m.add_class::<PyLedger>()?;
+    m.add("BudgetExceeded", m.py().get_type::<BudgetExceeded>())?;
+    m.add("LedgerError", m.py().get_type::<LedgerError>())?;
     m.add("MAX_NUMERIC_LEVELS", disguise::task::MAX_NUMERIC_LEVELS)?;
     m.add_function(wrap_pyfunction!(frequent_itemsets, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

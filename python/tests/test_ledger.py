@@ -1,0 +1,151 @@
+"""The privacy budget ledger from Python: ``disguise.Ledger`` and ``ledger=``."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import disguise
+
+
+@pytest.fixture
+def ledger(tmp_path):
+    return disguise.Ledger.create(tmp_path / "budget.ledger")
+
+
+def test_releases_are_charged_until_the_limit_then_refused(ledger):
+    ledger.set_limit("scores", epsilon=1.0)
+    scores = [1.0, 50.0, 2.0]
+    for _ in range(4):
+        disguise.exponential(scores, epsilon=0.25, sensitivity=1.0, ledger=ledger, dataset="scores")
+    with pytest.raises(disguise.BudgetExceeded, match="budget exceeded on data set scores"):
+        disguise.exponential(scores, epsilon=0.25, sensitivity=1.0, ledger=ledger, dataset="scores")
+    # A refusal is a ValueError, as every refusal of the library.
+    assert issubclass(disguise.BudgetExceeded, ValueError)
+    status = ledger.status("scores")
+    assert status["releases"] == 4
+    assert status["spent"]["epsilon"] == 1.0
+    assert status["remaining"] == {"epsilon": 0.0, "delta": 0.0}
+    releases = ledger.releases("scores")
+    assert [r["epsilon"] for r in releases] == [0.25] * 4
+    assert releases[0]["command"].startswith("python: disguise.exponential(epsilon=0.25")
+    assert releases[0]["calls"][0]["count"] == 1
+    assert ledger.datasets() == ["scores"]
+    assert ledger.integrity_check() == "ok"
+
+
+def test_estimators_charge_each_fit_and_a_refused_fit_stays_unfitted(ledger):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    grid = rng.uniform(-2, 2, size=(10, 2))
+    ledger.set_limit("points", epsilon=1.0, delta=1e-6)
+    sel = disguise.FacilityLocation(3, epsilon=0.5, delta=1e-7, ledger=ledger, dataset="points")
+    sel.fit(X, candidates=grid)
+    assert sel.ranking_.shape == (3,)
+    sel.fit(X, candidates=grid)
+    fresh = disguise.FacilityLocation(3, epsilon=0.5, ledger=ledger, dataset="points")
+    with pytest.raises(disguise.BudgetExceeded):
+        fresh.fit(X, candidates=grid)
+    assert not hasattr(fresh, "ranking_")
+    assert ledger.status("points")["releases"] == 2
+    # The records themselves as candidates are not private: refused before anything runs.
+    with pytest.raises(ValueError, match="NOT private"):
+        disguise.FacilityLocation(2, epsilon=0.1, ledger=ledger).fit(X)
+    assert ledger.status("points")["releases"] == 2
+
+
+def test_the_default_data_set_is_a_hash_of_the_data(ledger):
+    X = np.arange(20.0).reshape(10, 2)
+    grid = np.array([[0.0, 0.0], [10.0, 10.0], [5.0, 5.0]])
+    for data in (X, X.copy(), np.asfortranarray(X), X + 1):
+        disguise.FacilityLocation(1, epsilon=0.5, ledger=ledger).fit(data, candidates=grid)
+    names = [r["dataset"] for r in ledger.releases()]
+    assert all(n.startswith("sha256:") and len(n) == 71 for n in names)
+    # Same content, same name (whatever the memory layout); other content, another name.
+    assert names[0] == names[1] == names[2] != names[3]
+    with pytest.raises(ValueError, match="give ledger="):
+        disguise.exponential([1.0, 2.0], epsilon=1.0, sensitivity=1.0, dataset="x")
+
+
+def test_every_front_door_takes_the_ledger(ledger):
+    pd = pytest.importorskip("pandas")
+    ledger.set_limit("all", epsilon=100.0, delta=1e-3)
+    kw = {"ledger": ledger, "dataset": "all"}
+    disguise.large_margin([0.0] * 9 + [500.0], epsilon=1.0, delta=1e-6, sensitivity=1.0, **kw)
+    people = [["a"], ["a", "b"], ["c"]] * 30
+    disguise.MaxCoverage(1, epsilon=1.0, **kw).fit(people, candidates=["a", "b", "c"])
+    y = np.array([0, 1] * 200)
+    X = np.column_stack([y, 1 - y, np.zeros(400, dtype=int)])
+    disguise.FeatureSelector(1, epsilon=1.0, **kw).fit(X, y)
+    schema = {"target": "sick", "columns": [
+        {"name": "smoker", "type": "categorical", "levels": ["no", "yes"]},
+        {"name": "sick", "type": "categorical", "levels": ["no", "yes"]}]}
+    data = pd.DataFrame({"smoker": ["yes", "no"] * 200, "sick": ["yes", "no"] * 200})
+    disguise.ProjectedHistogram(epsilon=1.0, schema=schema, k=1, **kw).fit(data)
+    baskets = [["tea", "cake"]] * 60 + [["bread", "milk"]] * 140
+    disguise.frequent_itemsets(
+        baskets, size=2, epsilon=1.0, delta=1e-6, items=["bread", "cake", "milk", "tea"], **kw
+    )
+    mechanisms = [r["mechanism"] for r in ledger.releases("all")]
+    assert len(mechanisms) == 5, mechanisms
+    assert ledger.status("all")["spent"]["epsilon"] <= 5.0 + 1e-9
+
+
+def test_a_pipeline_clone_shares_the_ledger(ledger):
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    selector = disguise.FeatureSelector(1, epsilon=1.0, ledger=ledger, dataset="t")
+    copy = clone(selector)
+    assert copy.ledger is ledger
+    y = np.array([0, 1] * 100)
+    X = np.column_stack([y, np.zeros(200, dtype=int)])
+    make_pipeline(copy, LogisticRegression()).fit(X, y)
+    assert ledger.status("t")["releases"] == 1
+    assert sklearn is not None
+
+
+def test_threads_racing_for_a_limit_that_allows_five_charge_exactly_five(ledger):
+    ledger.set_limit("race", epsilon=1.25)
+    outcomes = []
+
+    def one():
+        try:
+            disguise.exponential(
+                [1.0, 2.0, 3.0], epsilon=0.25, sensitivity=1.0, ledger=ledger, dataset="race"
+            )
+            outcomes.append("released")
+        except disguise.BudgetExceeded:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=one) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["refused"] * 3 + ["released"] * 5
+    assert ledger.status("race")["releases"] == 5
+
+
+def test_unusable_ledgers_raise_ledger_error_and_are_left_untouched(tmp_path):
+    with pytest.raises(disguise.LedgerError, match="ledger init"):
+        disguise.Ledger(tmp_path / "missing.ledger")
+    assert not (tmp_path / "missing.ledger").exists()
+    text = tmp_path / "notes.txt"
+    text.write_text("not a ledger\n" * 100)
+    with pytest.raises(disguise.LedgerError, match="not a disguise ledger"):
+        disguise.Ledger(text)
+    assert text.read_text() == "not a ledger\n" * 100
+    with pytest.raises(disguise.LedgerError, match="already exists"):
+        disguise.Ledger.create(text)
+    with pytest.raises(ValueError, match="timeout"):
+        disguise.Ledger(text, timeout=-1)
+    ledger = disguise.Ledger.create(tmp_path / "b.ledger")
+    with pytest.raises(ValueError):
+        ledger.set_limit("d", epsilon=0.0)
+    with pytest.raises(ValueError, match="disguise.Ledger"):
+        disguise.exponential([1.0], epsilon=1.0, sensitivity=1.0, ledger="b.ledger")
+    # Reopened, the same file.
+    assert disguise.Ledger(tmp_path / "b.ledger").datasets() == []
