@@ -13,3 +13,6 @@ pub mod gains_and_values {}
 
 #[doc = include_str!("../../../../docs/proofs/mutual-information.md")]
 pub mod mutual_information {}
+
+#[doc = include_str!("../../../../docs/proofs/ledger-composition.md")]
+pub mod ledger_composition {}
