@@ -412,3 +412,25 @@ fn every_releasing_command_takes_the_ledger() {
         );
     }
 }
+
+#[test]
+fn a_distributed_run_is_recorded_once_by_process_0() {
+    let dir = setup("distributed");
+    disguise(&dir)
+        .args(words(SELECT))
+        .args(["--workers", "2"])
+        .assert()
+        .success();
+    assert_eq!(show(&dir)["releases"].as_array().unwrap().len(), 1);
+    // Over several hosts process 0 cannot hash every part: the data set must be named.
+    std::fs::write(dir.join("hosts.txt"), "127.0.0.1:1\n127.0.0.1:2\n").unwrap();
+    let out = disguise(&dir)
+        .args(words(
+            "select --points points.csv --candidates cands.csv --k 1 --epsilon 1 \
+             --ledger b.ledger --hosts hosts.txt --process 0",
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("must name its data set"));
+}

@@ -449,17 +449,33 @@ pub struct Remaining {
 /// # Errors
 /// Overflowing counts, or a damaged record (invalid numbers).
 pub fn total(releases: &[Spend], delta: Delta) -> Result<Option<Guarantee>> {
-    if releases.is_empty() {
-        return Ok(None);
-    }
-    let mut whole = Accountant::new();
-    let mut parts = Accountant::new();
+    let mut costs = Costs::default();
     for release in releases {
+        costs.add(release)?;
+    }
+    costs.compose(delta)
+}
+
+/// The recorded costs of a data set, grouped as the two views of [`total`] see them (the
+/// ledger file reads them with `GROUP BY`, so a reservation does not load every release).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Costs {
+    /// Every run as one call with its own guarantee, with multiplicities.
+    pub whole: Vec<(PrivacyCost, u64)>,
+    /// Every run as its recorded calls (or as one call when it recorded none).
+    pub parts: Vec<(PrivacyCost, u64)>,
+    /// Number of releases.
+    pub releases: u64,
+}
+
+impl Costs {
+    /// Adds one release.
+    pub fn add(&mut self, release: &Spend) -> Result<()> {
         release.validate()?;
         let own = own_cost(&release.guarantee)?;
-        whole.record_many(own, release.runs);
+        self.whole.push((own, release.runs));
         if release.calls.is_empty() {
-            parts.record_many(own, release.runs);
+            self.parts.push((own, release.runs));
         }
         for &(cost, count) in &release.calls {
             let calls = count.checked_mul(release.runs).ok_or_else(|| {
@@ -468,21 +484,57 @@ pub fn total(releases: &[Spend], delta: Delta) -> Result<Option<Guarantee>> {
                     release.runs
                 ))
             })?;
-            parts.record_many(cost, calls);
+            self.parts.push((cost, calls));
         }
+        self.releases += 1;
+        Ok(())
     }
-    let options = ComposeOptions::default();
-    let a = whole.compose(delta, options)?.best;
-    let b = parts.compose(delta, options)?.best;
-    Ok(match (a, b) {
-        (Some(a), Some(b)) if b.epsilon < a.epsilon => Some(b),
-        (Some(a), _) => Some(a),
-        (None, b) => b,
-    })
+
+    /// The smaller-ε composition of the two views at total δ `delta` (`None` without
+    /// releases, or when no rule gives δ ≤ `delta`).
+    pub fn compose(&self, delta: Delta) -> Result<Option<Guarantee>> {
+        if self.releases == 0 {
+            return Ok(None);
+        }
+        let best = |groups: &[(PrivacyCost, u64)]| -> Result<Option<Guarantee>> {
+            let mut accountant = Accountant::new();
+            for &(cost, count) in groups {
+                accountant.record_many(cost, count);
+            }
+            Ok(accountant.compose(delta, ComposeOptions::default())?.best)
+        };
+        let (a, b) = (best(&self.whole)?, best(&self.parts)?);
+        Ok(match (a, b) {
+            (Some(a), Some(b)) if b.epsilon < a.epsilon => Some(b),
+            (Some(a), _) => Some(a),
+            (None, b) => b,
+        })
+    }
+
+    /// The basic composition (Σ runs·ε, Σ runs·δ) of the releases, rounded up (Dwork–Roth
+    /// 2014, Theorem 3.16): what a data set without a limit reports as spent.
+    pub fn basic(&self) -> Option<Guarantee> {
+        use crate::numeric::round::{add_up, count_up, mul_up};
+        if self.releases == 0 {
+            return None;
+        }
+        let (mut epsilon, mut delta) = (0.0, 0.0);
+        for &(cost, runs) in &self.whole {
+            let (e, d) = cost.epsilon_delta().unwrap_or((f64::INFINITY, 1.0));
+            let runs = count_up(runs);
+            epsilon = add_up(epsilon, mul_up(runs, e));
+            delta = add_up(delta, mul_up(runs, d));
+        }
+        Some(Guarantee {
+            epsilon,
+            delta,
+            rule: Rule::Basic,
+        })
+    }
 }
 
 /// A release's own guarantee as one call: pure when δ = 0.
-fn own_cost(g: &Guarantee) -> Result<PrivacyCost> {
+pub(crate) fn own_cost(g: &Guarantee) -> Result<PrivacyCost> {
     let epsilon = Epsilon::new(g.epsilon)?;
     Ok(if g.delta == 0.0 {
         PrivacyCost::Pure { epsilon }
@@ -492,27 +544,6 @@ fn own_cost(g: &Guarantee) -> Result<PrivacyCost> {
             delta: Delta::new(g.delta)?,
         }
     })
-}
-
-/// The basic composition (Σ runs·ε, Σ runs·δ) of `releases`, rounded up (Dwork–Roth 2014,
-/// Theorem 3.16): what a data set without a limit reports as spent.
-fn basic_total(releases: &[Spend]) -> Result<Option<Guarantee>> {
-    use crate::numeric::round::{add_up, count_up, mul_up};
-    if releases.is_empty() {
-        return Ok(None);
-    }
-    let (mut epsilon, mut delta) = (0.0, 0.0);
-    for release in releases {
-        release.validate()?;
-        let runs = count_up(release.runs);
-        epsilon = add_up(epsilon, mul_up(runs, release.guarantee.epsilon));
-        delta = add_up(delta, mul_up(runs, release.guarantee.delta));
-    }
-    Ok(Some(Guarantee {
-        epsilon,
-        delta,
-        rule: Rule::Basic,
-    }))
 }
 
 #[cfg(test)]

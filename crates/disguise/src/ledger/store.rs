@@ -1,6 +1,6 @@
 //! The ledger file: an SQLite database, opened, checked and written in transactions.
 
-use super::{Calls, Limit, Release, Remaining, Spend, Spends, Status, basic_total, total};
+use super::{Calls, Costs, Limit, Release, Remaining, Spend, Spends, Status, own_cost};
 use crate::error::{Error, Result, Source};
 use crate::numeric::display;
 use crate::privacy::{Delta, Guarantee};
@@ -273,22 +273,21 @@ impl Ledger {
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Immediate)
                 .map_err(fail)?;
         let limit = limit_of(&transaction, dataset).map_err(fail)?;
-        let mut recorded = spends_of(&transaction, dataset).map_err(fail)?;
-        let before = recorded.len() as u64;
-        recorded.push(spend.clone());
+        let before = self.costs_of(&transaction, dataset)?;
+        let mut recorded = before.clone();
+        recorded.add(spend)?;
         let spent = match limit {
             Some(limit) => {
-                let spent = total(&recorded, Delta::new(limit.delta)?)?;
+                let spent = recorded.compose(Delta::new(limit.delta)?)?;
                 let within =
                     spent.is_some_and(|g| g.epsilon <= limit.epsilon && g.delta <= limit.delta);
                 if !within {
-                    recorded.pop();
-                    let so_far = total(&recorded, Delta::new(limit.delta)?)?;
-                    return Err(refusal(dataset, spend, limit, so_far, before));
+                    let so_far = before.compose(Delta::new(limit.delta)?)?;
+                    return Err(refusal(dataset, spend, limit, so_far, before.releases));
                 }
                 spent
             }
-            None => basic_total(&recorded)?,
+            None => recorded.basic(),
         };
         transaction
             .execute(
@@ -411,14 +410,14 @@ impl Ledger {
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Deferred)
                 .map_err(|e| self.fail("cannot read", e))?;
         let limit = limit_of(&transaction, dataset).map_err(|e| self.fail("cannot read", e))?;
-        let recorded = spends_of(&transaction, dataset).map_err(|e| self.fail("cannot read", e))?;
+        let recorded = self.costs_of(&transaction, dataset)?;
         drop(transaction);
         let spent = match limit {
-            Some(limit) => total(&recorded, Delta::new(limit.delta)?)?,
-            None => basic_total(&recorded)?,
+            Some(limit) => recorded.compose(Delta::new(limit.delta)?)?,
+            None => recorded.basic(),
         };
         let remaining = limit.map(|limit| match spent {
-            None if recorded.is_empty() => Remaining {
+            None if recorded.releases == 0 => Remaining {
                 epsilon: limit.epsilon,
                 delta: limit.delta,
             },
@@ -434,7 +433,7 @@ impl Ledger {
         Ok(Status {
             dataset: dataset.to_string(),
             limit,
-            releases: recorded.len() as u64,
+            releases: recorded.releases,
             spent,
             remaining,
         })
@@ -450,6 +449,103 @@ impl Ledger {
         connection
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))
             .map_err(|e| self.fail("cannot check", e))
+    }
+
+    /// The recorded costs of `dataset`, grouped in SQL (a reservation reads a few groups, not
+    /// every release).
+    fn costs_of(&self, connection: &Connection, dataset: &str) -> Result<Costs> {
+        let fail = |e| self.fail("cannot read the recorded releases", e);
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        let mut costs = Costs::default();
+        let releases: i64 = connection
+            .query_row(
+                "SELECT COUNT(*) FROM releases WHERE dataset = ?1",
+                [dataset],
+                |r| r.get(0),
+            )
+            .map_err(fail)?;
+        costs.releases = count(releases);
+        // Each run as one call with its own guarantee; and, for the second view, the runs of
+        // the releases that recorded no calls.
+        let own = |sql: &str, into: &mut Vec<(crate::privacy::PrivacyCost, u64)>| -> Result<()> {
+            let mut statement = connection.prepare(sql).map_err(fail)?;
+            let rows = statement
+                .query_map([dataset], |r| {
+                    Ok((
+                        r.get::<_, f64>(0)?,
+                        r.get::<_, f64>(1)?,
+                        r.get::<_, i64>(2)?,
+                    ))
+                })
+                .map_err(fail)?;
+            for row in rows {
+                let (epsilon, delta, runs) = row.map_err(fail)?;
+                let cost = own_cost(&Guarantee {
+                    epsilon,
+                    delta,
+                    rule: crate::privacy::compose::Rule::Basic,
+                })
+                .map_err(|e| self.damaged(e))?;
+                into.push((cost, count(runs)));
+            }
+            Ok(())
+        };
+        own(
+            "SELECT epsilon, delta, SUM(runs) FROM releases WHERE dataset = ?1 \
+             GROUP BY epsilon, delta",
+            &mut costs.whole,
+        )?;
+        own(
+            "SELECT epsilon, delta, SUM(runs) FROM releases WHERE dataset = ?1 AND NOT EXISTS \
+             (SELECT 1 FROM calls WHERE calls.release = releases.id) GROUP BY epsilon, delta",
+            &mut costs.parts,
+        )?;
+        let mut statement = connection
+            .prepare(
+                "SELECT calls.kind, calls.epsilon, calls.delta, SUM(calls.count * releases.runs) \
+                 FROM calls JOIN releases ON releases.id = calls.release \
+                 WHERE releases.dataset = ?1 GROUP BY calls.kind, calls.epsilon, calls.delta",
+            )
+            .map_err(fail)?;
+        let rows = statement
+            .query_map([dataset], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, f64>(1)?,
+                    r.get::<_, f64>(2)?,
+                    r.get::<_, i64>(3)?,
+                ))
+            })
+            .map_err(fail)?;
+        for row in rows {
+            let (kind, epsilon, delta, calls) = row.map_err(fail)?;
+            // A call of a kind this version does not know would be composed wrongly: refuse.
+            let kind = Calls::kind_of(&kind).ok_or_else(|| {
+                self.damaged(Error::parse(format!(
+                    "a recorded call of unknown kind {kind:?}"
+                )))
+            })?;
+            let group = Calls {
+                kind,
+                epsilon,
+                delta,
+                count: count(calls),
+            };
+            let cost = group.cost().map_err(|e| self.damaged(e))?;
+            costs.parts.push((cost, group.count));
+        }
+        Ok(costs)
+    }
+
+    /// A record that this version cannot compose.
+    fn damaged(&self, e: Error) -> Error {
+        Error::Ledger {
+            message: format!(
+                "{}: a recorded release cannot be composed ({e}): the ledger is damaged",
+                self.path.display()
+            ),
+            source: None,
+        }
     }
 
     fn fail(&self, what: &str, e: rusqlite::Error) -> Error {
@@ -528,32 +624,6 @@ fn releases_of(connection: &Connection, dataset: Option<&str>) -> rusqlite::Resu
         }
     }
     Ok(releases)
-}
-
-/// The recorded releases of `dataset` as spends (what [`total`] composes).
-fn spends_of(connection: &Connection, dataset: &str) -> rusqlite::Result<Vec<Spend>> {
-    let releases = releases_of(connection, Some(dataset))?;
-    let mut spends = Vec::with_capacity(releases.len());
-    for r in releases {
-        let rule = <crate::privacy::compose::Rule as crate::names::Named>::from_name(&r.rule)
-            .unwrap_or(crate::privacy::compose::Rule::Basic);
-        let mut spend = Spend::new(Guarantee {
-            epsilon: r.epsilon,
-            delta: r.delta,
-            rule,
-        })
-        .runs(r.runs);
-        // A call group that does not parse is left out: the release then composes by its
-        // own guarantee, which is always recorded.
-        let calls: Option<Vec<_>> = r
-            .calls
-            .iter()
-            .map(|c| c.cost().ok().map(|cost| (cost, c.count)))
-            .collect();
-        spend.calls = calls.unwrap_or_default();
-        spends.push(spend);
-    }
-    Ok(spends)
 }
 
 /// The refusal of a release over the limit: one line.

@@ -28,6 +28,11 @@
 //! Every report carries the end-to-end guarantee, the per-round budget, the composition
 //! rule that set it ([`PrivacyReport`]) and whether the generator was secure. Repeated
 //! trials of one request run in parallel with [`trials`], in constant memory.
+//!
+//! Every report implements `ledger::Spends` (feature `ledger`): wrapped in
+//! `Ledger::charge(dataset, what, || request.run(…))`, a run is recorded in a persistent
+//! privacy budget ledger and its report returned only once the spend is committed (refused,
+//! with `Error::BudgetExceeded`, when the data set's limit would be exceeded).
 
 mod assign;
 mod coverage;
