@@ -40,8 +40,9 @@ use crate::{Common, Context, Report, cell};
 use anyhow::Context as _;
 use disguise::SecureRng;
 use disguise::histogram::{
-    Classifier, ColumnValues, DEFAULT_SEED, DEFAULT_SIGMA, DomainSource, FoldOutcome, KChoice,
-    ProjectionConfig, Schema, SyntheticRows, Table, evaluate_fold_with, simulate_k,
+    Classifier, ColumnType, ColumnValues, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, DomainSource,
+    FoldOutcome, KChoice, ProjectionConfig, Schema, SyntheticRows, Table, bin_count,
+    evaluate_fold_with, simulate_k_with,
 };
 use disguise::learn::{LogisticConfig, PlrConfig, StratifiedKFold};
 use disguise::noise::sample_distinct;
@@ -72,6 +73,11 @@ pub struct Args {
     /// to the noisy counts, what `disguise histogram` writes by default.
     #[arg(long, value_name = "HOW", default_value = "noisy-counts")]
     rows: SyntheticRows,
+    /// Beyond the paper: cut every numeric predictor into B equal bins over its public
+    /// bounds instead of the paper's ⌈1/bw(n, d − 1) − ½⌉ (which gives one bin, i.e. no
+    /// information, for Satellite's 36 predictors). Example: `--bins 4`.
+    #[arg(long, value_name = "B", value_parser = clap::value_parser!(u32).range(1..=1_000))]
+    bins: Option<u32>,
 }
 
 /// The paper's baseline ε (also the ε of PLR/PMLR).
@@ -178,6 +184,21 @@ struct Dataset {
     labels: Vec<u32>,
     classes: usize,
     predictors: usize,
+    schema: Schema,
+}
+
+impl Dataset {
+    /// The predictors a projection of `n` training rows can choose from: those whose
+    /// discretized domain has two values or more (the bandwidth rule may cut a numeric
+    /// predictor into one bin, which carries no information).
+    fn informative(&self, n: usize) -> anyhow::Result<usize> {
+        let domains = Discretized::domains_of(&self.schema, n as u64)?;
+        Ok(domains
+            .iter()
+            .enumerate()
+            .filter(|&(c, d)| c != self.target && d.size() >= 2)
+            .count())
+    }
 }
 
 /// Which parameter an H(M)LR run varies.
@@ -269,7 +290,15 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
     let mut datasets = Vec::new();
     for key in keys {
         let (name, text) = key.schema();
-        let schema = Schema::from_toml_str(text, name)?;
+        let mut schema = Schema::from_toml_str(text, name)?;
+        if let Some(bins) = args.bins {
+            let target = schema.target.clone();
+            for column in &mut schema.columns {
+                if column.kind == ColumnType::Numeric && Some(&column.name) != target.as_ref() {
+                    column.bins = Some(bins as usize);
+                }
+            }
+        }
         let paths = key
             .files()
             .iter()
@@ -296,6 +325,7 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
             labels,
             classes,
             predictors,
+            schema,
         });
     }
 
@@ -303,7 +333,7 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
     let specs: Vec<(usize, usize)> = (0..datasets.len())
         .flat_map(|d| (0..ctx.trials).map(move |r| (d, r)))
         .collect();
-    let (quick, folds, rows) = (args.quick, args.folds, args.rows);
+    let (quick, folds, rows, bins_given) = (args.quick, args.folds, args.rows, args.bins);
     let populations = ctx.run_jobs("folds", &specs, |&(di, repetition), rng| {
         let d = &datasets[di];
         let n = d.table.rows();
@@ -352,15 +382,28 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
         .collect();
     sizes.sort_unstable();
     sizes.dedup();
+    // With no informative predictor (every numeric one in a single bin) there is nothing
+    // to project on: k = 0, the release is the target's histogram alone.
     let simulated = ctx.run_jobs("estimating k", &sizes, |&(di, n), _rng| {
         let d = &datasets[di];
-        Ok(simulate_k(
+        let informative = d.informative(n)?;
+        if informative == 0 {
+            return Ok(0);
+        }
+        // The simulated predictors get the data's bins: --bins, else the paper's rule.
+        let bins = match bins_given {
+            Some(b) => b as usize,
+            None => bin_count(n as u64, d.predictors)?,
+        };
+        Ok(simulate_k_with(
             n as u64,
             d.predictors,
             d.classes,
+            bins,
             DEFAULT_SIGMA,
             DEFAULT_SEED,
-        )?)
+        )?
+        .min(informative))
     })?;
     let estimated_k: BTreeMap<(usize, usize), usize> = sizes.into_iter().zip(simulated).collect();
 
@@ -378,7 +421,10 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
                 gamma: None,
             });
         }
-        for k in 1..=k_max.min(d.predictors) {
+        // The k sweep over the predictors a projection can choose (none on Satellite, whose
+        // 36 predictors the bandwidth rule cuts into one bin each).
+        let n_train = p.rows.len() - p.folds.test_indices(0).len();
+        for k in 1..=k_max.min(d.informative(n_train)?) {
             methods.push(Method::Histogram {
                 sweep: Sweep::K,
                 epsilon: EPSILON,
@@ -405,7 +451,15 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
         }
     }
     let outcomes = ctx.run_jobs("histograms folds", &jobs, |job, rng| {
-        run_job(&datasets, &populations, &estimated_k, rows, job, rng)
+        run_job(
+            &datasets,
+            &populations,
+            &estimated_k,
+            rows,
+            bins_given,
+            job,
+            rng,
+        )
     })?;
 
     // The tidy table of every fold.
@@ -748,6 +802,7 @@ fn run_job(
     populations: &[Population],
     estimated_k: &BTreeMap<(usize, usize), usize>,
     rows: SyntheticRows,
+    bins: Option<u32>,
     job: &Job,
     rng: &mut SecureRng,
 ) -> anyhow::Result<FoldOutcome> {
@@ -770,8 +825,18 @@ fn run_job(
                     .get(&(p.dataset, train.len()))
                     .context("k was not estimated for this training size")?,
             };
-            config.k = KChoice::Given(k);
+            config.k = if k == 0 {
+                // Nothing to project on: the library says so in the release's notes.
+                KChoice::Simulated {
+                    sigma: DEFAULT_SIGMA,
+                    seed: DEFAULT_SEED,
+                }
+            } else {
+                KChoice::Given(k)
+            };
             config.gamma = gamma;
+            // γ's estimate simulates predictors with the data's bins too.
+            config.params.bins = bins.map(|b| b as usize);
             // The paper's synthetic data (⌈h̃ − ½⌉ copies of each released cell) unless
             // --rows records asks for n rows.
             config.rows = rows;

@@ -176,7 +176,7 @@ impl Rows for Remote<'_> {
         true
     }
     fn project(&self, k: usize, epsilon_p: Epsilon, rng: &mut SecureRng) -> Result<Solution> {
-        let ground = predictors(self.domains.len(), self.target)?.len();
+        let ground = predictors(&self.domains, self.target)?.len();
         let totals = DiscernibilityTotals { ground };
         private_kd(
             &Sharded::new(&totals, self.rows, self.link),

@@ -38,11 +38,14 @@ pub fn bandwidth(n: u64, d: usize) -> Result<f64> {
 }
 
 /// The number of bins of a numeric predictor: ⌈1/bw(n, d − 1) − 0.5⌉ for n records with
-/// d − 1 = `predictors` predictor columns (Vinterbo 2012, Section 2.1.1), **but at least 2**.
+/// d − 1 = `predictors` predictor columns (Vinterbo 2012, Section 2.1.1), exactly.
 ///
-/// The floor of 2 is ours: the paper requires |Vᵢ| ≥ 2 for every dimension (Section 2), which
-/// its formula violates for many predictors (Landsat: n = 4435, d − 1 = 36 gives
-/// ⌈1.18 − 0.5⌉ = 1, i.e. a constant column that could never discern anything).
+/// The formula gives **one bin** when there are many predictors for few records (Landsat:
+/// n = 6435, d − 1 = 36 gives ⌈1.195 − 0.5⌉ = 1): the column is then constant, carries no
+/// information, and the projection never considers it (the paper asks |Vᵢ| ≥ 2 of every
+/// attribute it works with, Section 2; a one-bin column is dropped from the candidates, a
+/// decision on public quantities only). A schema's `bins = N` overrides the formula for a
+/// column.
 ///
 /// ```
 /// use disguise::histogram::bin_count;
@@ -50,6 +53,8 @@ pub fn bandwidth(n: u64, d: usize) -> Result<f64> {
 /// assert_eq!(bin_count(32561, 14)?, 2);
 /// // Iris with one predictor: (ln 150/150)^(1/2) = 0.183 → ⌈5.47 − 0.5⌉ = 5.
 /// assert_eq!(bin_count(150, 1)?, 5);
+/// // Landsat: 36 predictors for 6435 records → one bin.
+/// assert_eq!(bin_count(6435, 36)?, 1);
 /// # Ok::<(), disguise::Error>(())
 /// ```
 ///
@@ -57,9 +62,10 @@ pub fn bandwidth(n: u64, d: usize) -> Result<f64> {
 /// As [`bandwidth`].
 pub fn bin_count(n: u64, predictors: usize) -> Result<usize> {
     let bw = bandwidth(n, predictors)?;
+    // bw ≤ 1 (ln n < n), so 1/bw − 0.5 ≥ 0.5 and there is at least one bin; 1/bw ≤ n/ln n,
+    // so the cast cannot overflow for any u64 n.
     let bins = (1.0 / bw - 0.5).ceil();
-    // 1/bw ≤ n/ln n, so the cast cannot overflow for any u64 n.
-    Ok((bins as usize).max(2))
+    Ok((bins as usize).max(1))
 }
 
 /// Equal-width bins over public bounds [lo, hi].
@@ -803,8 +809,8 @@ mod tests {
         assert_eq!(bin_count(1000, 3).unwrap(), 3);
         // n = 10^6, one predictor: (13.8155e-6)^(1/2) = 0.0037169 → 269.04 − 0.5 → 269.
         assert_eq!(bin_count(1_000_000, 1).unwrap(), 269);
-        // Landsat: the paper's formula gives 1 bin; we keep 2.
-        assert_eq!(bin_count(4435, 36).unwrap(), 2);
+        // The paper's formula, exactly: one bin for 36 predictors on 4435 records.
+        assert_eq!(bin_count(4435, 36).unwrap(), 1);
         assert!(bandwidth(1, 3).is_err());
     }
 

@@ -209,6 +209,10 @@ pub struct GammaParams {
     pub samples: usize,
     /// Seed of the simulation.
     pub seed: u64,
+    /// The number of bins s of the simulated predictors: `None` (the default) for the
+    /// paper's [`bin_count`]`(n, d − 1)`; set it when the data's numeric predictors are cut
+    /// into a given number of bins instead (a schema's `bins = N`).
+    pub bins: Option<usize>,
 }
 
 impl Default for GammaParams {
@@ -220,6 +224,7 @@ impl Default for GammaParams {
             p: DEFAULT_P,
             samples: DEFAULT_SAMPLES,
             seed: DEFAULT_SEED,
+            bins: None,
         }
     }
 }
@@ -254,7 +259,10 @@ pub fn estimate_gamma(
     k: usize,
     params: &GammaParams,
 ) -> Result<GammaEstimate> {
-    let bins = bin_count(n, predictors)?;
+    let bins = match params.bins {
+        Some(bins) => bins,
+        None => bin_count(n, predictors)?,
+    };
     let masses = bin_masses(bins, params.samples, params.seed)?;
     let z = class_size(n, q.max(1), k, &masses);
     let epsilon_h = epsilon_h_required(n, z, params.p, params.a)?;
@@ -286,6 +294,21 @@ pub fn estimate_gamma(
 /// # Errors
 /// [`Error::InvalidParameter`] for n < 2, q = 0, no predictor, or n ≥ 2^32.
 pub fn simulated_data(n: u64, predictors: usize, q: usize, seed: u64) -> Result<Discretized> {
+    simulated_data_with(n, predictors, q, bin_count(n, predictors)?, seed)
+}
+
+/// [`simulated_data`] with every predictor cut into `bins` bins instead of the paper's
+/// [`bin_count`]`(n, d − 1)` (for data whose numeric predictors have a given number of bins).
+///
+/// # Errors
+/// As [`simulated_data`], and for `bins` = 0.
+pub fn simulated_data_with(
+    n: u64,
+    predictors: usize,
+    q: usize,
+    bins: usize,
+    seed: u64,
+) -> Result<Discretized> {
     if q == 0 || predictors == 0 || n >= 1 << 32 {
         return Err(Error::param(
             "simulation",
@@ -294,7 +317,6 @@ pub fn simulated_data(n: u64, predictors: usize, q: usize, seed: u64) -> Result<
             ),
         ));
     }
-    let bins = bin_count(n, predictors)?;
     let mut rng = SecureRng::insecure_from_seed(seed);
     let rows = n as usize;
     let mut names = Vec::with_capacity(predictors + 1);
@@ -338,7 +360,22 @@ pub fn simulated_data(n: u64, predictors: usize, q: usize, seed: u64) -> Result<
 /// # Ok::<(), disguise::Error>(())
 /// ```
 pub fn simulate_k(n: u64, predictors: usize, q: usize, sigma: f64, seed: u64) -> Result<usize> {
-    let data = simulated_data(n, predictors, q, seed)?;
+    simulate_k_with(n, predictors, q, bin_count(n, predictors)?, sigma, seed)
+}
+
+/// [`simulate_k`] on predictors cut into `bins` bins ([`simulated_data_with`]).
+///
+/// # Errors
+/// As [`simulate_k`], and for `bins` = 0.
+pub fn simulate_k_with(
+    n: u64,
+    predictors: usize,
+    q: usize,
+    bins: usize,
+    sigma: f64,
+    seed: u64,
+) -> Result<usize> {
+    let data = simulated_data_with(n, predictors, q, bins, seed)?;
     let (objective, _) = super::privatekd::discernibility_for(&data, predictors)?;
     Ok(mda(&objective, sigma)?.elements.len().clamp(1, predictors))
 }

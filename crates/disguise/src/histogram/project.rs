@@ -141,7 +141,8 @@ pub struct ProjectedHistogram {
     pub columns: Vec<String>,
     /// Number of records n (public).
     pub records: usize,
-    /// The number of predictors d − 1 available.
+    /// The number of predictors the projection could choose from: the d − 1 predictors but
+    /// those with a single value (one bin), which carry no information.
     pub predictors: usize,
     /// k.
     pub k: usize,
@@ -356,7 +357,7 @@ pub(crate) fn release<R: Rows>(
             format!("needs at least 2 records, got {n}"),
         ));
     }
-    let predictors = predictors(data.domains().len(), target)?;
+    let predictors = predictors(data.domains(), target)?;
     let d1 = predictors.len();
     let q = usize::try_from(data.domains()[target].size())
         .map_err(|_| Error::param("target", "too many target levels"))?;
@@ -365,11 +366,25 @@ pub(crate) fn release<R: Rows>(
 
     // 1. k (public computations only, except for the split, which runs below).
     let (mut k, mut k_method) = match &config.k {
+        // Every predictor has a single value: there is nothing to project on, and the
+        // release is the target's histogram alone (whatever k was asked, except by a split).
+        KChoice::Simulated { .. } | KChoice::Public { .. } if d1 == 0 => {
+            notes.push(
+                "no predictor has two values or more (a numeric predictor cut into one bin \
+                 by the bandwidth rule carries no information): the release is the target's \
+                 histogram alone; give the numeric columns `bins = N` in the schema for more"
+                    .to_string(),
+            );
+            (0, "no informative predictor".to_string())
+        }
         KChoice::Given(k) => {
             if *k == 0 || *k > d1 {
                 return Err(Error::param(
                     "k",
-                    format!("must be between 1 and the number of predictors {d1}, got {k}"),
+                    format!(
+                        "must be between 1 and the number of predictors with two values or \
+                         more, {d1}, got {k}"
+                    ),
                 ));
             }
             (*k, "given".to_string())
@@ -585,8 +600,12 @@ pub(crate) fn projected_counts(
     Ok(out)
 }
 
-/// The predictor columns of a table of `width` columns: every one but the target.
-pub(crate) fn predictors(width: usize, target: usize) -> Result<Vec<usize>> {
+/// The predictor columns a projection may choose: every column but the target whose domain
+/// has at least two values. A column with a single value (a numeric predictor that the
+/// bandwidth rule cuts into one bin, [`bin_count`](super::bin_count)) discerns nothing and
+/// is left out; which columns those are follows from the public domains alone.
+pub(crate) fn predictors(domains: &[Domain], target: usize) -> Result<Vec<usize>> {
+    let width = domains.len();
     if target >= width {
         return Err(Error::param(
             "target",
@@ -599,7 +618,9 @@ pub(crate) fn predictors(width: usize, target: usize) -> Result<Vec<usize>> {
             "the table has no predictor column besides the target",
         ));
     }
-    Ok((0..width).filter(|&c| c != target).collect())
+    Ok((0..width)
+        .filter(|&c| c != target && domains[c].size() >= 2)
+        .collect())
 }
 
 fn check_same_layout(private: &[Domain], public: &Discretized) -> Result<()> {
