@@ -16,6 +16,7 @@ mod histograms;
 mod margin;
 mod matroid;
 mod nhanes;
+pub mod palette;
 pub mod plot;
 mod uber;
 

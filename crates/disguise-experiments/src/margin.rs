@@ -19,6 +19,7 @@
 //! figures `example1_small_n`, `example1_large_k`, `itemsets_chess`, `itemsets_bms`,
 //! `hypothesis_eps_*`, `hypothesis_margin` (PNG + SVG).
 
+use crate::palette::Algorithm;
 use crate::plot::{GREY, LineChart, Marker, Point, Series, Style};
 use crate::{Common, Context, Report, Summary, cell};
 use anyhow::Context as _;
@@ -81,9 +82,9 @@ impl Method {
 
     fn style(self) -> Style {
         match self {
-            Method::Em => Style::of(1),
-            Method::Lmm => Style::of(2),
-            Method::LmmChaudhuri => Style::of(3).dashed(),
+            Method::Em => Algorithm::Exponential.style(),
+            Method::Lmm => Algorithm::LargeMargin.style(),
+            Method::LmmChaudhuri => Algorithm::LargeMarginChaudhuri.style(),
         }
     }
 
@@ -340,7 +341,7 @@ const ITEMSET_METHODS: [ItemsetMethod; 4] = [
         key: "em",
         label: "EM over all pairs of the item list",
         style: Style {
-            color: crate::plot::PALETTE[1],
+            color: crate::plot::PALETTE[1], // Algorithm::Exponential
             dashed: false,
             marker: Marker::Triangle,
         },
@@ -362,9 +363,9 @@ const ITEMSET_METHODS: [ItemsetMethod; 4] = [
         key: "lmm-chaudhuri",
         label: "LMM (Chaudhuri et al.), no item list",
         style: Style {
-            color: crate::plot::PALETTE[3],
-            dashed: true,
-            marker: Marker::Circle,
+            color: crate::plot::PALETTE[4], // Algorithm::LargeMarginChaudhuri
+            dashed: false,
+            marker: Marker::Square,
         },
         mechanism: ItemsetMechanism::LmmChaudhuri,
         item_list: false,
@@ -373,7 +374,7 @@ const ITEMSET_METHODS: [ItemsetMethod; 4] = [
         key: "lmm-item-list",
         label: "LMM (Mitrovic et al.), item list (EM fallback)",
         style: Style {
-            color: crate::plot::PALETTE[4],
+            color: crate::plot::PALETTE[2], // Algorithm::LargeMargin, a variant: dashed
             dashed: true,
             marker: Marker::Cross,
         },
@@ -688,8 +689,8 @@ fn hypotheses(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()> 
                 Point::new(datasets[d].0.len() as f64, err, 0.0)
             })
             .collect();
-        chart = chart
-            .series(Series::new("non-private ERM", Style::of(0).marker(Marker::Cross)).points(erm));
+        chart =
+            chart.series(Series::new("non-private ERM", Algorithm::NonPrivate.style()).points(erm));
         let mut at_largest = Vec::new();
         for method in Method::ALL {
             let mut points = Vec::new();

@@ -26,7 +26,8 @@
 //! numbers of the authors' `reported_aaai_exp{1,2}.csv`, from the notes) and the figures
 //! `cardinality`, `partition`, `ksub_utility`, `ksub_evaluations`.
 
-use crate::plot::{GREY, LineChart, Marker, Point, Series, Style, Uncertainty};
+use crate::palette::Algorithm;
+use crate::plot::{LineChart, Marker, Point, Series, Style, Uncertainty};
 use crate::{Common, Context, Report, Summary, cell};
 use anyhow::Context as _;
 use disguise::SecureRng;
@@ -140,11 +141,15 @@ impl Method {
     }
     fn style(self) -> Style {
         match self {
-            Method::Greedy => Style::of(0).marker(Marker::Circle),
-            Method::PrivateGreedy => Style::of(1).marker(Marker::Triangle),
-            Method::ContinuousPaperT => Style::of(2).marker(Marker::Square),
-            Method::ContinuousRankSquared => Style::of(3).dashed().marker(Marker::Ring),
-            Method::Random => Style::of(0).color(GREY).dashed().marker(Marker::Cross),
+            Method::Greedy => Algorithm::NonPrivate.style(),
+            Method::PrivateGreedy => Algorithm::Exponential.style(),
+            Method::ContinuousPaperT => Algorithm::ContinuousGreedy.style(),
+            // The same algorithm with another step count: its colour, dashed.
+            Method::ContinuousRankSquared => Algorithm::ContinuousGreedy
+                .style()
+                .dashed()
+                .marker(Marker::Ring),
+            Method::Random => Algorithm::Random.style(),
         }
     }
 }
@@ -384,27 +389,47 @@ const REPORTED: [Method; 4] = [
     Method::Random,
 ];
 
-/// Every method's mean curve, then the published curves (`reported(i)` for the i-th of
-/// [`REPORTED`]) dashed and without markers, in each method's colour.
+/// Two charts with one message each and a common y range: every method's mean curve as
+/// measured here, and the curves the authors published (`reported(i)` for the i-th of
+/// [`REPORTED`]), dashed, in each method's colour.
 fn with_reported(
     chart: LineChart,
+    short: &str,
     rows: &[Row],
     steps: usize,
     reported: impl Fn(usize) -> Vec<Point>,
-) -> LineChart {
-    let mut chart = mean_curves(chart, rows, Method::ALL.map(|m| m.series(steps)));
+) -> (LineChart, LineChart) {
+    let mut published = chart.clone();
+    published.title = format!("Published (Chaturvedi et al.): {short}");
+    let mut measured = mean_curves(chart, rows, Method::ALL.map(|m| m.series(steps)));
+    measured.title = format!("Measured: {}", measured.title);
     for (i, method) in REPORTED.into_iter().enumerate() {
-        let points = reported(i);
         let style = Style {
             marker: Marker::None,
             dashed: true,
             ..method.style()
         };
-        chart = chart.series(
-            Series::new(format!("reported: {}", method.label(steps)), style).points(points),
+        published = published.series(
+            Series::new(format!("reported: {}", method.label(steps)), style).points(reported(i)),
         );
     }
-    chart
+    // One y range for both, so that the two panels can be compared at a glance.
+    let ys = || {
+        measured
+            .series
+            .iter()
+            .chain(&published.series)
+            .flat_map(|s| s.points.iter())
+            .flat_map(|p| [p.y - p.err, p.y + p.err])
+    };
+    let lo = ys().fold(f64::INFINITY, f64::min);
+    let hi = ys().fold(f64::NEG_INFINITY, f64::max);
+    if lo.is_finite() && hi > lo {
+        let pad = 0.05 * (hi - lo);
+        measured = measured.y_range(lo - pad, hi + pad);
+        published = published.y_range(lo - pad, hi + pad);
+    }
+    (measured, published)
 }
 
 fn summarise(method: &'static str, x: usize, outcomes: &[&Outcome], scale: f64) -> Row {
@@ -573,19 +598,21 @@ fn cardinality(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow:
     ctx.csv("cardinality", &header, &body)?;
 
     let chart = LineChart::new(
-        format!("Cardinality: 20 grid + 80 spurious candidates, n = {CARD_N}, ε = {EPSILON}"),
+        format!("cardinality, 20 grid + 80 spurious candidates, ε = {EPSILON}"),
         "k",
         "utility f(S) (max 100), mean ± 95% CI",
     )
     .x_ticks(CARD_KS.iter().map(|&k| k as f64).collect())
     .uncertainty(Uncertainty::Bars);
     // The authors' table holds mean and sd over 400 runs: a 95% bar is 1.96·sd/20.
-    let chart = with_reported(chart, &rows, CARD_STEPS, |i| {
+    let short = format!("cardinality, ε = {EPSILON}");
+    let (chart, published) = with_reported(chart, &short, &rows, CARD_STEPS, |i| {
         let (mean, sd) = (2 * i, 2 * i + 1);
         let at = |(k, v): &(usize, [f64; 8])| Point::new(*k as f64, v[mean], 1.96 * v[sd] / 20.0);
         REPORTED_CARD.iter().map(at).collect()
     });
     ctx.figure("cardinality", &chart)?;
+    ctx.figure("cardinality_reported", &published)?;
     table.push(
         "cardinality (mean utility out of 100; reported by Chaturvedi et al. in brackets):".into(),
     );
@@ -667,17 +694,19 @@ fn partition(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow::R
     let (header, body) = rows_csv(&rows);
     ctx.csv("partition", &header, &body)?;
     let chart = LineChart::new(
-        format!("Partition-matroid trap: {{0}} | {{1, 2}}, capacities 1, ε = {EPSILON}"),
+        format!("partition trap {{0}} | {{1, 2}}, capacities 1, ε = {EPSILON}"),
         "number of pickups n",
         "utility per pickup, mean ± 95% CI",
     )
     .x_ticks(TRAP_NS.iter().map(|&n| n as f64).collect())
     .uncertainty(Uncertainty::Bars);
-    let chart = with_reported(chart, &rows, TRAP_STEPS, |i| {
+    let short = format!("partition-matroid trap, ε = {EPSILON}");
+    let (chart, published) = with_reported(chart, &short, &rows, TRAP_STEPS, |i| {
         let at = |(n, v): &(usize, [f64; 4])| Point::new(*n as f64, v[i], 0.0);
         REPORTED_TRAP.iter().map(at).collect()
     });
     ctx.figure("partition", &chart)?;
+    ctx.figure("partition_reported", &published)?;
     table.push("partition trap (mean utility per pickup; reported in brackets):".into());
     table.push(format!(
         "{:>6}  {:>16}  {:>16}  {:>16}  {:>8}  {:>16}",
@@ -737,10 +766,10 @@ impl KMethod {
     }
     fn style(self) -> Style {
         match self {
-            KMethod::Greedy => Style::of(0),
-            KMethod::Algorithm3 => Style::of(1),
-            KMethod::Algorithm4 => Style::of(2),
-            KMethod::Random => Style::of(0).color(GREY).dashed().marker(Marker::Cross),
+            KMethod::Greedy => Algorithm::NonPrivate.style(),
+            KMethod::Algorithm3 => Algorithm::Exponential.style(),
+            KMethod::Algorithm4 => Algorithm::Subsampled.style(),
+            KMethod::Random => Algorithm::Random.style(),
         }
     }
 }
@@ -929,7 +958,8 @@ fn k_submodular(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow
     .series(
         Series::new(
             "bound k·(m·H_r·ln(r/γ) + r)",
-            Style::of(2).dashed().marker(Marker::None),
+            // Algorithm 4's bound: its colour, dashed, no markers.
+            Algorithm::Subsampled.style().dashed().marker(Marker::None),
         )
         .points(line(&bound)),
     );

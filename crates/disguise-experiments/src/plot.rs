@@ -424,7 +424,18 @@ pub fn tick_label(v: f64) -> String {
     }
     let magnitude = v.abs().log10().floor() as i32;
     if !(-4..6).contains(&magnitude) {
-        return format!("{v:.1e}");
+        // A power of ten as 10ⁿ (the ticks of a log axis), anything else as m·10ⁿ.
+        let mantissa = v / 10f64.powi(magnitude);
+        let power = format!("10{}", superscript(magnitude));
+        return if (mantissa.abs() - 1.0).abs() < 1e-9 {
+            if v < 0.0 {
+                format!("−{power}")
+            } else {
+                power
+            }
+        } else {
+            format!("{}·{power}", tick_label(mantissa))
+        };
     }
     let decimals = (3 - magnitude).clamp(0, 8) as usize;
     let s = format!("{v:.decimals$}");
@@ -433,6 +444,19 @@ pub fn tick_label(v: f64) -> String {
     } else {
         s
     }
+}
+
+/// An integer in superscript digits (−12 → ⁻¹²).
+fn superscript(n: i32) -> String {
+    const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let mut out = String::new();
+    if n < 0 {
+        out.push('⁻');
+    }
+    for d in n.unsigned_abs().to_string().bytes() {
+        out.push(DIGITS[usize::from(d - b'0')]);
+    }
+    out
 }
 
 /// Evenly spaced "nice" ticks (steps of 1, 2 or 5 × 10^m) covering [lo, hi].
@@ -1715,6 +1739,10 @@ mod tests {
         assert_eq!(tick_label(0.01), "0.01");
         assert_eq!(tick_label(10.0), "10");
         assert_eq!(tick_label(-73.95), "-73.95");
+        // Powers of ten as 10ⁿ, not 1.0e50.
+        assert_eq!(tick_label(1e50), "10⁵⁰");
+        assert_eq!(tick_label(1e-7), "10⁻⁷");
+        assert_eq!(tick_label(2.5e8), "2.5·10⁸");
         assert_eq!(
             wrap("a long label here", 7),
             vec!["a long", "label", "here"]

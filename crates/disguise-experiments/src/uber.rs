@@ -18,7 +18,8 @@
 //! `pick_rates.csv` (how often each candidate is chosen at k = 3, ε = 0.1, basic
 //! composition) and the figures `utility_k_*`, `utility_epsilon_*` and `map_*`.
 
-use crate::plot::{GREY, LineChart, Map, Marker, Pick, Series, Style};
+use crate::palette::Algorithm;
+use crate::plot::{LineChart, Map, Pick, Series, Style};
 use crate::{Common, Context, Report, SUMMARY_COLUMNS, Summary, cell, pick_rates, short_name};
 use anyhow::Context as _;
 use disguise::SecureRng;
@@ -111,11 +112,11 @@ impl Method {
     /// Figure style: black for non-private, grey dashed for random, palette for the rest.
     pub(super) fn style(self) -> Style {
         match self {
-            Method::Greedy => Style::of(0),
-            Method::Em => Style::of(1),
-            Method::Lmm => Style::of(2),
-            Method::LmmChaudhuri => Style::of(3).dashed(),
-            Method::Random => Style::of(0).color(GREY).dashed().marker(Marker::Cross),
+            Method::Greedy => Algorithm::NonPrivate.style(),
+            Method::Em => Algorithm::Exponential.style(),
+            Method::Lmm => Algorithm::LargeMargin.style(),
+            Method::LmmChaudhuri => Algorithm::LargeMarginChaudhuri.style(),
+            Method::Random => Algorithm::Random.style(),
         }
     }
 }
