@@ -918,7 +918,10 @@ class ProjectedHistogram(_Params):
     or a 2-D array/list of rows in the schema's column order.
 
     ``k`` (default: chosen by simulation on public quantities, as the paper) and ``gamma``
-    (default: estimated) may be fixed. Attributes after ``fit``: ``attributes_`` (the chosen
+    (default: estimated) may be fixed. ``gamma_rule="surplus"`` (beyond the paper) gives the
+    projection the budget the paper's estimate says it needs and the histogram the rest,
+    instead of splitting all of epsilon in the ratio of the two needs (``"paper"``); it uses
+    public quantities only. Attributes after ``fit``: ``attributes_`` (the chosen
     predictors), ``k_``, ``gamma_``, ``guarantee_``, ``usefulness_``, ``report_``.
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
@@ -949,6 +952,7 @@ class ProjectedHistogram(_Params):
         seed: int | None = None,
         ledger: Ledger | None = None,
         dataset: str | None = None,
+        gamma_rule: str = "paper",
     ):
         self.epsilon = epsilon
         self.schema = schema
@@ -959,6 +963,7 @@ class ProjectedHistogram(_Params):
         self.seed = seed
         self.ledger = ledger
         self.dataset = dataset
+        self.gamma_rule = gamma_rule
 
     def fit(self, data: Any, y: Any = None) -> "ProjectedHistogram":
         """Releases the projected histogram of ``data``; returns self."""
@@ -1002,6 +1007,7 @@ class ProjectedHistogram(_Params):
             float(self.threshold_constant),
             seed,
             **_charge(self.ledger, self.dataset, rows, f"python: {self!r}.fit"),
+            gamma_rule=str(self.gamma_rule),
         )
         report = json.loads(self._release.report())
         self.report_ = report

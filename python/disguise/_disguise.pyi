@@ -144,4 +144,5 @@ def histogram_fit(
     ledger: Ledger | None = None,
     dataset: str | None = None,
     command: str | None = None,
+    gamma_rule: str = "paper",
 ) -> HistogramRelease: ...

@@ -801,7 +801,7 @@ impl HistogramRelease {
 #[pyfunction]
 #[pyo3(signature = (
     schema_json, rows, target, epsilon, k, gamma, threshold_constant, seed, ledger=None,
-    dataset=None, command=None
+    dataset=None, command=None, gamma_rule="paper"
 ))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 fn histogram_fit(
@@ -817,12 +817,14 @@ fn histogram_fit(
     ledger: Option<&Bound<'_, PyLedger>>,
     dataset: Option<String>,
     command: Option<String>,
+    gamma_rule: &str,
 ) -> PyResult<HistogramRelease> {
     let charge = Charge::of(ledger, dataset, command)?;
     let request = Histogram {
         k,
         gamma,
         threshold_constant,
+        gamma_rule: named::<disguise::histogram::GammaRule>(gamma_rule)?,
         // The raw noisy counts are kept: `sample(n)` apportions any n from them.
         rows: SyntheticRows::NoisyCounts,
         ..Histogram::new(epsilon)

@@ -532,6 +532,18 @@ def test_projected_histogram_releases_n_rows_that_keep_the_signal():
     assert by_rows.sample().equals(table)
 
 
+def test_projected_histogram_surplus_gamma_rule_gives_the_histogram_more():
+    data = sick_table()
+    paper = quiet(disguise.ProjectedHistogram(epsilon=4.0, schema=SCHEMA, k=1, seed=4).fit, data)
+    surplus = quiet(disguise.ProjectedHistogram(
+        epsilon=4.0, schema=SCHEMA, k=1, seed=4, gamma_rule="surplus").fit, data)
+    assert surplus.gamma_ > paper.gamma_
+    assert "beyond the paper" in surplus.report_["gamma_method"]
+    assert surplus.guarantee_["epsilon"] <= 4.0 + 1e-12
+    with pytest.raises(ValueError, match="gamma rule"):
+        disguise.ProjectedHistogram(epsilon=1.0, schema=SCHEMA, gamma_rule="best").fit(data)
+
+
 def test_projected_histogram_on_adult_with_the_shipped_schema():
     path = real_data("uci_adult/adult.data")
     pd = pytest.importorskip("pandas")

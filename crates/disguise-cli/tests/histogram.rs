@@ -364,3 +364,91 @@ fn nothing_released_exits_4_with_the_reason() {
     let text = std::fs::read_to_string(dir.join("syn.csv")).unwrap();
     assert_eq!(text.lines().count(), 1, "{text}");
 }
+
+#[test]
+fn the_surplus_gamma_rule_gives_the_histogram_what_the_projection_does_not_need() {
+    let dir = setup("gamma-rule", SCHEMA);
+    let gamma = |rule: &str| {
+        let out = base(&dir)
+            .args(words(
+                "--epsilon 4 --k 1 --out syn.csv --seed 3 --format json",
+            ))
+            .args(["--gamma-rule", rule])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            doc["gamma"].as_f64().unwrap(),
+            doc["gamma_method"].as_str().unwrap().to_string(),
+        )
+    };
+    let (paper, how) = gamma("paper");
+    assert!(!how.contains("surplus"), "{how}");
+    let (surplus, how) = gamma("surplus");
+    assert!(
+        how.contains("surplus to the histogram (beyond the paper)"),
+        "{how}"
+    );
+    assert!(surplus > paper, "{surplus} vs {paper}");
+    // A fixed γ and a rule for estimating it contradict each other.
+    base(&dir)
+        .args(words(
+            "--epsilon 1 --gamma 0.5 --gamma-rule surplus --out s.csv",
+        ))
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn predictors_cut_into_one_bin_leave_the_target_histogram_alone() {
+    // 40 numeric predictors over 60 records: the bandwidth rule gives each one bin.
+    let mut schema = String::from("has_header = true\ntarget = \"y\"\n");
+    let mut csv = String::new();
+    for j in 0..40 {
+        schema.push_str(&format!(
+            "[[columns]]\nname = \"x{j}\"\ntype = \"numeric\"\nbounds = [0, 1]\n"
+        ));
+        csv.push_str(&format!("x{j},"));
+    }
+    schema.push_str("[[columns]]\nname = \"y\"\ntype = \"categorical\"\nlevels = [\"a\", \"b\"]\n");
+    csv.push_str("y\n");
+    for i in 0..60 {
+        for j in 0..40 {
+            csv.push_str(&format!("{},", ((i * 7 + j * 3) % 10) as f64 / 10.0));
+        }
+        csv.push_str(if i % 2 == 0 { "a\n" } else { "b\n" });
+    }
+    let dir = setup("one-bin", &schema);
+    std::fs::write(dir.join("data.csv"), csv).unwrap();
+    let out = base(&dir)
+        .args(words("--epsilon 4 --out syn.csv --seed 1 --format json"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["k"], 0, "{doc}");
+    assert_eq!(doc["predictors"], 0);
+    assert_eq!(doc["columns"], serde_json::json!(["y"]));
+    assert!(
+        doc["notes"]
+            .to_string()
+            .contains("no predictor has two values"),
+        "{doc}"
+    );
+    // Asking for k = 1 of no informative predictor is an error that says why.
+    let out = base(&dir)
+        .args(words("--epsilon 4 --k 1 --out syn2.csv"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("two values or more"));
+}

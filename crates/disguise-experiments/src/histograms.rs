@@ -41,7 +41,7 @@ use anyhow::Context as _;
 use disguise::SecureRng;
 use disguise::histogram::{
     Classifier, ColumnType, ColumnValues, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, DomainSource,
-    FoldOutcome, KChoice, ProjectionConfig, Schema, SyntheticRows, Table, bin_count,
+    FoldOutcome, GammaRule, KChoice, ProjectionConfig, Schema, SyntheticRows, Table, bin_count,
     evaluate_fold_with, simulate_k_with,
 };
 use disguise::learn::{LogisticConfig, PlrConfig, StratifiedKFold};
@@ -78,6 +78,16 @@ pub struct Args {
     /// information, for Satellite's 36 predictors). Example: `--bins 4`.
     #[arg(long, value_name = "B", value_parser = clap::value_parser!(u32).range(1..=1_000))]
     bins: Option<u32>,
+    /// How an estimated γ splits ε: `paper` (Vinterbo's equation (11), default) or
+    /// `surplus` (beyond the paper: the projection gets the ε_p it needs, the histogram the
+    /// rest). Example: `--gamma-rule surplus`.
+    #[arg(long, value_name = "RULE", default_value = "paper", value_parser = parse_gamma_rule)]
+    gamma_rule: GammaRule,
+}
+
+/// A γ rule by name (`paper`, `surplus`).
+fn parse_gamma_rule(text: &str) -> Result<GammaRule, String> {
+    <GammaRule as disguise::names::Named>::from_name(text).map_err(|e| e.to_string())
 }
 
 /// The paper's baseline ε (also the ε of PLR/PMLR).
@@ -334,6 +344,7 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
         .flat_map(|d| (0..ctx.trials).map(move |r| (d, r)))
         .collect();
     let (quick, folds, rows, bins_given) = (args.quick, args.folds, args.rows, args.bins);
+    let gamma_rule = args.gamma_rule;
     let populations = ctx.run_jobs("folds", &specs, |&(di, repetition), rng| {
         let d = &datasets[di];
         let n = d.table.rows();
@@ -456,7 +467,7 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
             &populations,
             &estimated_k,
             rows,
-            bins_given,
+            (bins_given, gamma_rule),
             job,
             rng,
         )
@@ -802,7 +813,7 @@ fn run_job(
     populations: &[Population],
     estimated_k: &BTreeMap<(usize, usize), usize>,
     rows: SyntheticRows,
-    bins: Option<u32>,
+    (bins, gamma_rule): (Option<u32>, GammaRule),
     job: &Job,
     rng: &mut SecureRng,
 ) -> anyhow::Result<FoldOutcome> {
@@ -837,6 +848,7 @@ fn run_job(
             config.gamma = gamma;
             // γ's estimate simulates predictors with the data's bins too.
             config.params.bins = bins.map(|b| b as usize);
+            config.params.rule = gamma_rule;
             // The paper's synthetic data (⌈h̃ − ½⌉ copies of each released cell) unless
             // --rows records asks for n rows.
             config.rows = rows;

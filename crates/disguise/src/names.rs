@@ -128,6 +128,7 @@ mod tests {
         round_trips::<crate::apps::ItemsetMechanism>();
         round_trips::<crate::privacy::budget::CallKind>();
         round_trips::<crate::task::FeatureObjective>();
+        round_trips::<crate::histogram::GammaRule>();
     }
 
     #[test]

@@ -15,7 +15,8 @@ use crate::output::{
 };
 use anyhow::{Context, bail};
 use disguise::histogram::{
-    DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, ProjectedHistogram, Schema, SyntheticRows,
+    DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, GammaRule, ProjectedHistogram, Schema,
+    SyntheticRows,
 };
 use disguise::prelude::*;
 use disguise::task::Histogram;
@@ -69,6 +70,11 @@ pub struct Args {
     /// estimated, Section 2.3.2). Example: `--gamma 0.3`.
     #[arg(long, value_name = "G", allow_negative_numbers = true)]
     gamma: Option<f64>,
+    /// How an estimated γ splits ε: `paper` — Vinterbo's γ = ε_h/(ε_h + ε_p); `surplus`
+    /// (beyond the paper) — the projection gets the ε_p the paper's estimate says it needs,
+    /// the histogram the rest. Both use public quantities only.
+    #[arg(long, value_name = "RULE", value_parser = named::<GammaRule>(), default_value_t, conflicts_with = "gamma")]
+    gamma_rule: GammaRule,
     /// Choose k by MDA on this PUBLIC dataset (same schema) instead of simulated data.
     /// Example: `--public-data census-public.csv`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["k", "k_split"])]
@@ -180,6 +186,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         k_split: args.k_split.clone(),
         sigma: args.sigma,
         gamma: args.gamma,
+        gamma_rule: args.gamma_rule,
         threshold_constant: args.threshold_constant,
         rows: args.rows,
     };

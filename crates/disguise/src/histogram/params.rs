@@ -194,6 +194,60 @@ pub fn class_size(n: u64, q: usize, k: usize, masses: &[f64]) -> f64 {
     collision.powi(k as i32) * n as f64 / q as f64
 }
 
+/// How an estimated γ splits ε between the projection and the histogram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GammaRule {
+    /// The paper's equation (11): γ = ε_h/(ε_h + ε_p), the whole ε split in the ratio of the
+    /// two budgets the tasks need.
+    #[default]
+    Paper,
+    /// **Beyond the paper**: the projection gets the ε_p it needs and the histogram the rest,
+    /// γ = 1 − ε_p/ε, when ε ≥ ε_p + ε_h (else the paper's ratio). The needed budgets are the
+    /// paper's own (Section 2.3.2); the rule only stops equation (11) from handing the
+    /// projection most of a surplus it does not need. Computed from public quantities: no
+    /// privacy cost.
+    Surplus,
+}
+
+impl crate::names::Named for GammaRule {
+    const KIND: &'static str = "gamma rule";
+    const ALL: &'static [Self] = &[GammaRule::Paper, GammaRule::Surplus];
+
+    fn name(self) -> &'static str {
+        match self {
+            GammaRule::Paper => "paper",
+            GammaRule::Surplus => "surplus",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            GammaRule::Paper => "γ = ε_h/(ε_h + ε_p), Vinterbo's equation (11)",
+            GammaRule::Surplus => {
+                "beyond the paper: the projection gets the ε_p it needs, the histogram the rest"
+            }
+        }
+    }
+}
+
+crate::names::named_traits!(GammaRule);
+
+impl GammaRule {
+    /// γ for total budget `epsilon` from the needed budgets of `estimate`.
+    pub fn gamma(self, epsilon: f64, estimate: &GammaEstimate) -> f64 {
+        match self {
+            GammaRule::Surplus
+                if estimate.epsilon_p > 0.0
+                    && epsilon >= estimate.epsilon_p + estimate.epsilon_h =>
+            {
+                1.0 - estimate.epsilon_p / epsilon
+            }
+            _ => estimate.gamma,
+        }
+    }
+}
+
 /// Tuning constants of the γ estimate (defaults: the paper's and `pph`'s).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct GammaParams {
@@ -213,6 +267,8 @@ pub struct GammaParams {
     /// paper's [`bin_count`]`(n, d − 1)`; set it when the data's numeric predictors are cut
     /// into a given number of bins instead (a schema's `bins = N`).
     pub bins: Option<usize>,
+    /// How the estimate splits ε ([`GammaRule::Paper`] by default).
+    pub rule: GammaRule,
 }
 
 impl Default for GammaParams {
@@ -225,6 +281,7 @@ impl Default for GammaParams {
             samples: DEFAULT_SAMPLES,
             seed: DEFAULT_SEED,
             bins: None,
+            rule: GammaRule::Paper,
         }
     }
 }
@@ -407,6 +464,23 @@ fn positive(name: &'static str, x: f64) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_surplus_rule_gives_the_projection_what_it_needs_and_the_histogram_the_rest() {
+        // Adult's shape (one training fold): the paper's γ is 0.159; the needs are tiny.
+        let est = estimate_gamma(43_958, 14, 2, 4, &GammaParams::default()).unwrap();
+        assert!((est.gamma - 0.159).abs() < 0.002, "{est:?}");
+        assert!((est.epsilon_p - 0.0384).abs() < 0.0005, "{est:?}");
+        let g = GammaRule::Surplus.gamma(1.0, &est);
+        assert_eq!(g, 1.0 - est.epsilon_p);
+        assert_eq!(GammaRule::Paper.gamma(1.0, &est), est.gamma);
+        // Too small a budget for both needs: the paper's ratio.
+        assert_eq!(GammaRule::Surplus.gamma(0.01, &est), est.gamma);
+        // Iris's shape: the projection alone needs more than ε = 1.
+        let iris = estimate_gamma(135, 4, 3, 3, &GammaParams::default()).unwrap();
+        assert!(iris.epsilon_p > 1.0);
+        assert_eq!(GammaRule::Surplus.gamma(1.0, &iris), iris.gamma);
+    }
 
     #[test]
     fn gamma_formula_by_hand() {

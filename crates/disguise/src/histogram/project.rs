@@ -439,18 +439,25 @@ pub(crate) fn release<R: Rows>(
             }
             None => {
                 let est = estimate_gamma(n as u64, d1, q, k, &config.params)?;
+                let gamma = config.params.rule.gamma(eps, &est);
+                let rule = if gamma == est.gamma {
+                    String::new()
+                } else {
+                    ", the surplus to the histogram (beyond the paper)".to_string()
+                };
                 let how = if split {
                     format!(
-                        "estimated (ε_h = {:.4}, ε_p = {:.4}, with k = {k}, the largest candidate)",
+                        "estimated (ε_h = {:.4}, ε_p = {:.4}, with k = {k}, the largest \
+                         candidate{rule})",
                         est.epsilon_h, est.epsilon_p
                     )
                 } else {
                     format!(
-                        "estimated (ε_h = {:.4}, ε_p = {:.4})",
+                        "estimated (ε_h = {:.4}, ε_p = {:.4}{rule})",
                         est.epsilon_h, est.epsilon_p
                     )
                 };
-                (est.gamma, how)
+                (gamma, how)
             }
         }
     };

@@ -10,7 +10,7 @@
 
 use crate::error::{Error, Result};
 use crate::histogram::{
-    DEFAULT_A, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, KChoice, ProjectedHistogram,
+    DEFAULT_A, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, GammaRule, KChoice, ProjectedHistogram,
     ProjectionConfig, SyntheticRows, projected_histogram,
 };
 use crate::noise::SecureRng;
@@ -37,6 +37,8 @@ pub struct Histogram {
     pub sigma: f64,
     /// γ ∈ (0, 1], the histogram's share of ε; `None` estimates it.
     pub gamma: Option<f64>,
+    /// How an estimated γ splits ε (the paper's equation (11) by default).
+    pub gamma_rule: GammaRule,
     /// The threshold constant A of τ = A·ln(n)/ε_h.
     pub threshold_constant: f64,
     /// How many synthetic records the release holds (default: n).
@@ -52,6 +54,7 @@ impl Histogram {
             k_split: None,
             sigma: DEFAULT_SIGMA,
             gamma: None,
+            gamma_rule: GammaRule::Paper,
             threshold_constant: DEFAULT_A,
             rows: SyntheticRows::Records,
         }
@@ -122,6 +125,7 @@ impl Histogram {
         config.k = k;
         config.gamma = self.gamma;
         config.params.a = self.threshold_constant;
+        config.params.rule = self.gamma_rule;
         config.rows = self.rows;
         Ok(config)
     }
