@@ -668,16 +668,16 @@ fn hypotheses(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()> 
         "number of hypotheses |H| (log scale)",
         "margin ℓ (size of the top set sampled from), mean",
     )
-    .log_x()
-    .y_range(0.0, 60.0);
+    .log_x();
     for (e, &epsilon) in HYPOTHESIS_EPSILONS.iter().enumerate() {
         let mut chart = LineChart::new(
             format!("Stumps on 1 informative + d noise features, n = {RECORDS}, ε = {epsilon}"),
             "number of hypotheses |H| (log scale)",
             "test error of the chosen stump (exact)",
         )
-        .log_x()
-        .y_range(0.0, 0.55);
+        // Each ε its own y range: at ε = 1 every method is within 0.003 of the ERM, at
+        // ε = 0.02 they span 0.15–0.5; one shared axis would flatten the former.
+        .log_x();
         let erm: Vec<Point> = (0..NOISE_COLUMNS.len())
             .map(|d| {
                 let err = jobs
