@@ -180,10 +180,9 @@ impl Method {
                 .marker(Marker::Ring),
             Method::Random => Algorithm::Random.style(),
             // The same algorithm under basic composition: its colour, dashed, hollow.
-            Method::PrivateGreedyBasic => Algorithm::Exponential
-                .style()
-                .dashed()
-                .marker(Marker::Ring),
+            Method::PrivateGreedyBasic => {
+                Algorithm::Exponential.style().dashed().marker(Marker::Ring)
+            }
             Method::ContinuousPaperTBasic => Algorithm::ContinuousGreedy
                 .style()
                 .dashed()
@@ -227,7 +226,9 @@ fn run_method<C: MatroidBases>(
         Method::PrivateGreedy | Method::PrivateGreedyBasic => {
             greedy(f, constraint, &private()?, rng)?
         }
-        Method::ContinuousPaperT | Method::ContinuousRankSquared | Method::ContinuousPaperTBasic => {
+        Method::ContinuousPaperT
+        | Method::ContinuousRankSquared
+        | Method::ContinuousPaperTBasic => {
             let options = if method != Method::ContinuousRankSquared {
                 ContinuousGreedy::new().with_steps(steps)
             } else {
