@@ -70,19 +70,7 @@ impl FileArg {
         let Some(file) = self.ledger.as_deref().filter(|p| !p.as_os_str().is_empty()) else {
             bail!("missing --ledger FILE (or $DISGUISE_LEDGER): the ledger to use");
         };
-        if !(self.ledger_timeout.is_finite()
-            && self.ledger_timeout >= 0.0
-            && self.ledger_timeout <= 1e6)
-        {
-            bail!(
-                "invalid --ledger-timeout: {} (seconds, 0 to 10^6)",
-                self.ledger_timeout
-            );
-        }
-        Ok(Ledger::open_with(
-            file,
-            std::time::Duration::from_secs_f64(self.ledger_timeout),
-        )?)
+        super::common::ledger::open_ledger(file, self.ledger_timeout)
     }
 }
 

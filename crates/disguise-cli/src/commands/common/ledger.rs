@@ -54,16 +54,7 @@ impl LedgerArgs {
             }
             return Ok(None);
         };
-        if !(self.ledger_timeout.is_finite()
-            && self.ledger_timeout >= 0.0
-            && self.ledger_timeout <= 1e6)
-        {
-            bail!(
-                "invalid --ledger-timeout: {} (seconds, 0 to 10^6)",
-                self.ledger_timeout
-            );
-        }
-        let ledger = Ledger::open_with(file, Duration::from_secs_f64(self.ledger_timeout))?;
+        let ledger = open_ledger(file, self.ledger_timeout)?;
         let dataset = match &self.dataset {
             Some(name) => {
                 disguise::ledger::check_name(name).map_err(|e| flag(e, "--dataset"))?;
@@ -122,6 +113,15 @@ impl Charge {
         }
         Ok(())
     }
+}
+
+/// Opens the ledger `file`, waiting up to `timeout` seconds (`--ledger-timeout`) for another
+/// process holding it.
+pub fn open_ledger(file: &Path, timeout: f64) -> anyhow::Result<Ledger> {
+    if !(timeout.is_finite() && (0.0..=1e6).contains(&timeout)) {
+        bail!("invalid --ledger-timeout: {timeout} (seconds, 0 to 10^6)");
+    }
+    Ok(Ledger::open_with(file, Duration::from_secs_f64(timeout))?)
 }
 
 /// Refuses a non-private run under a ledger before it runs.
