@@ -52,6 +52,8 @@ enum Part {
     Cardinality,
     Partition,
     KSubmodular,
+    /// The greedy-trap gadget where the continuous greedy must win (coverage, r copies).
+    Gadget,
 }
 
 /// Arguments of `disguise experiment matroid`.
@@ -518,7 +520,12 @@ const REPORTED_TRAP: [(usize, [f64; 4]); 10] = [
 /// Runs `disguise experiment matroid`.
 pub fn run(args: Args) -> anyhow::Result<Report> {
     let parts = if args.parts.is_empty() {
-        vec![Part::Cardinality, Part::Partition, Part::KSubmodular]
+        vec![
+            Part::Cardinality,
+            Part::Partition,
+            Part::KSubmodular,
+            Part::Gadget,
+        ]
     } else {
         args.parts.clone()
     };
@@ -535,7 +542,237 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
     if parts.contains(&Part::KSubmodular) {
         k_submodular(&mut ctx, &raw, &mut table)?;
     }
+    if parts.contains(&Part::Gadget) {
+        gadget(&mut ctx, &mut table)?;
+    }
     Ok(ctx.finish(table))
+}
+
+/// People covered by x only, by x and y, … in one copy of the gadget: S (covered by x and
+/// y), E (by y only, a few), T (by z only, one fewer than S).
+const GADGET_S: usize = 100;
+const GADGET_E: usize = 2;
+/// Total ε of the ε sweep (copies fixed at [`GADGET_COPIES`]).
+const GADGET_EPSILONS: [f64; 6] = [0.03, 0.1, 0.3, 1.0, 3.0, 10.0];
+const GADGET_COPIES: usize = 4;
+/// Copies r of the rank sweep (rank 2r; ε fixed at [`GADGET_EPSILON`]).
+const GADGET_RANKS: [usize; 5] = [1, 2, 4, 8, 16];
+const GADGET_EPSILON: f64 = 1.0;
+const GADGET_DELTA: f64 = 1e-6;
+
+/// The methods of the gadget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GMethod {
+    Greedy,
+    PrivateGreedy,
+    Continuous,
+    Random,
+}
+
+impl GMethod {
+    const ALL: [GMethod; 4] = [
+        GMethod::Greedy,
+        GMethod::PrivateGreedy,
+        GMethod::Continuous,
+        GMethod::Random,
+    ];
+    fn key(self) -> &'static str {
+        match self {
+            GMethod::Greedy => "non-private-greedy",
+            GMethod::PrivateGreedy => "private-greedy",
+            GMethod::Continuous => "continuous-greedy",
+            GMethod::Random => "random",
+        }
+    }
+    fn label(self) -> &'static str {
+        match self {
+            GMethod::Greedy => "non-private greedy",
+            GMethod::PrivateGreedy => "private greedy (Mitrovic Alg. 2)",
+            GMethod::Continuous => "private continuous greedy, T = r²",
+            GMethod::Random => "random base",
+        }
+    }
+    fn style(self) -> Style {
+        match self {
+            GMethod::Greedy => Algorithm::NonPrivate.style(),
+            GMethod::PrivateGreedy => Algorithm::Exponential.style(),
+            GMethod::Continuous => Algorithm::ContinuousGreedy.style(),
+            GMethod::Random => Algorithm::Random.style(),
+        }
+    }
+}
+
+/// `copies` copies of the greedy trap on a partition matroid: in copy j, part {xⱼ} and part
+/// {yⱼ, zⱼ}, capacity 1 each; xⱼ covers Sⱼ, yⱼ covers Sⱼ ∪ Eⱼ, zⱼ covers Tⱼ. The greedy takes
+/// yⱼ (the largest), then xⱼ, which adds nothing: |S| + |E| per copy; the optimum {xⱼ, zⱼ}
+/// has 2|S| − 1. Returns the objective, the constraint and OPT.
+fn gadget_instance(
+    copies: usize,
+) -> anyhow::Result<(disguise::objective::Coverage, Partition, f64)> {
+    let mut covers: Vec<Vec<usize>> = Vec::new();
+    for j in 0..copies {
+        let (x, y, z) = (3 * j, 3 * j + 1, 3 * j + 2);
+        covers.extend(std::iter::repeat_n(vec![x, y], GADGET_S));
+        covers.extend(std::iter::repeat_n(vec![y], GADGET_E));
+        covers.extend(std::iter::repeat_n(vec![z], GADGET_S - 1));
+    }
+    let f = disguise::objective::Coverage::new(3 * copies, &covers)?;
+    let groups: Vec<usize> = (0..3 * copies)
+        .map(|e| 2 * (e / 3) + usize::from(e % 3 != 0))
+        .collect();
+    let constraint = Partition::new(groups, vec![1; 2 * copies])?;
+    let opt = (copies * (2 * GADGET_S - 1)) as f64;
+    Ok((f, constraint, opt))
+}
+
+/// One run of `method` on the gadget at total ε `epsilon`: f(S)/OPT.
+fn gadget_run(
+    method: GMethod,
+    f: &disguise::objective::Coverage,
+    constraint: &Partition,
+    opt: f64,
+    epsilon: f64,
+    rng: &mut SecureRng,
+) -> anyhow::Result<f64> {
+    let private = || -> anyhow::Result<Procedure<'static>> {
+        Ok(Procedure::private(
+            Mechanism::Exponential,
+            Budget::total(epsilon, GADGET_DELTA)?,
+        ))
+    };
+    let value = match method {
+        GMethod::Greedy => standard_greedy(f, constraint)?.value,
+        GMethod::PrivateGreedy => greedy(f, constraint, &private()?, rng)?.value,
+        GMethod::Continuous => {
+            continuous_greedy(
+                &f.multilinear()?,
+                constraint,
+                &ContinuousGreedy::new(),
+                &private()?,
+                rng,
+            )?
+            .value
+        }
+        GMethod::Random => f.evaluate(&random_base(constraint, rng)),
+    };
+    Ok(value / opt)
+}
+
+/// The gadget where the theory says the continuous greedy must beat the discrete greedy:
+/// utility as a fraction of OPT against ε (fixed rank) and against the rank (fixed ε).
+fn gadget(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()> {
+    ctx.note(&format!(
+        "matroid/gadget: |S| = {GADGET_S}, |E| = {GADGET_E}, |T| = {} per copy; ε sweep at \
+         {GADGET_COPIES} copies, rank sweep at ε = {GADGET_EPSILON}",
+        GADGET_S - 1
+    ));
+    let sweeps: [(&str, Vec<(usize, f64)>); 2] = [
+        (
+            "epsilon",
+            GADGET_EPSILONS
+                .iter()
+                .map(|&e| (GADGET_COPIES, e))
+                .collect(),
+        ),
+        (
+            "rank",
+            GADGET_RANKS.iter().map(|&r| (r, GADGET_EPSILON)).collect(),
+        ),
+    ];
+    for (sweep, points) in sweeps {
+        let instances: Vec<_> = points
+            .iter()
+            .map(|&(copies, _)| gadget_instance(copies))
+            .collect::<anyhow::Result<_>>()?;
+        let mut jobs = Vec::new();
+        for pi in 0..points.len() {
+            for mi in 0..GMethod::ALL.len() {
+                for t in 0..ctx.trials {
+                    jobs.push((pi, mi, t));
+                }
+            }
+        }
+        let values = ctx.run_jobs(&format!("gadget {sweep}"), &jobs, |&(pi, mi, _), rng| {
+            let (f, c, opt) = &instances[pi];
+            gadget_run(GMethod::ALL[mi], f, c, *opt, points[pi].1, rng)
+        })?;
+        let x_of = |pi: usize| -> f64 {
+            if sweep == "epsilon" {
+                points[pi].1
+            } else {
+                (2 * points[pi].0) as f64
+            }
+        };
+        let mut body = Vec::new();
+        let mut chart = if sweep == "epsilon" {
+            LineChart::new(
+                format!(
+                    "Greedy-trap gadget, rank {}: utility vs ε",
+                    2 * GADGET_COPIES
+                ),
+                "total ε (log scale)",
+                "f(S)/OPT, mean ± 95% CI",
+            )
+            .log_x()
+        } else {
+            LineChart::new(
+                format!("Greedy-trap gadget, ε = {GADGET_EPSILON}: utility vs rank"),
+                "rank r(M) = 2 × copies (log scale)",
+                "f(S)/OPT, mean ± 95% CI",
+            )
+            .log_x()
+        }
+        .x_ticks((0..points.len()).map(x_of).collect())
+        .uncertainty(Uncertainty::Band);
+        for (mi, method) in GMethod::ALL.iter().enumerate() {
+            let mut line = Vec::new();
+            for pi in 0..points.len() {
+                let xs: Vec<f64> = jobs
+                    .iter()
+                    .zip(&values)
+                    .filter(|((p, m, _), _)| *p == pi && *m == mi)
+                    .map(|(_, v)| *v)
+                    .collect();
+                let summary = Summary::of(&xs);
+                line.push(summary.point(x_of(pi)));
+                body.push(vec![
+                    method.key().to_string(),
+                    cell(x_of(pi)),
+                    summary.n.to_string(),
+                    cell(summary.mean),
+                    cell(summary.std),
+                ]);
+            }
+            chart = chart.series(Series::new(method.label(), method.style()).points(line));
+        }
+        ctx.csv(
+            &format!("gadget_{sweep}"),
+            &["method", sweep, "runs", "mean", "sd"],
+            &body,
+        )?;
+        ctx.figure(&format!("gadget_{sweep}"), &chart)?;
+        table.push(format!("gadget, {sweep} sweep (mean f(S)/OPT: greedy, private greedy, continuous greedy, random):"));
+        for pi in 0..points.len() {
+            let mean = |mi: usize| -> f64 {
+                let xs: Vec<f64> = jobs
+                    .iter()
+                    .zip(&values)
+                    .filter(|((p, m, _), _)| *p == pi && *m == mi)
+                    .map(|(_, v)| *v)
+                    .collect();
+                Summary::of(&xs).mean
+            };
+            table.push(format!(
+                "{:>8}  {:.3}  {:.3}  {:.3}  {:.3}",
+                x_of(pi),
+                mean(0),
+                mean(1),
+                mean(2),
+                mean(3)
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn write_reported(ctx: &mut Context) -> anyhow::Result<()> {
