@@ -35,7 +35,10 @@
 //! `--trials 5`; see BENCHMARKS.md): folds and releases are held as coded rows
 //! ([`disguise::learn::CodedMatrix`]), never as dense features.
 
-use crate::plot::{Axis, BoxPlot, DrawResult, Figure, PALETTE, nice_ticks, padded, tick_label};
+use crate::plot::{
+    Axis, BoxPlot, DrawResult, Figure, LineChart, Marker, PALETTE, Point, Series, Style,
+    nice_ticks, padded, tick_label,
+};
 use crate::{Common, Context, Report, cell};
 use anyhow::Context as _;
 use disguise::SecureRng;
@@ -791,6 +794,88 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
                 .collect(),
         },
     )?;
+
+    // One γ figure per data set: the AUC over the γ grid, the paper's estimate and the
+    // surplus rule's γ (beyond the paper) as vertical lines, so the reader sees how close
+    // each lands to the best γ.
+    for (di, d) in datasets.iter().enumerate() {
+        let Some(points) = series.get(&(Sweep::Gamma, di)) else {
+            continue;
+        };
+        let (Some(k), true) = (baselines[di].k, baselines[di].gamma.is_finite()) else {
+            continue;
+        };
+        if k == 0 {
+            continue; // no projection: γ is 1 and there is nothing to split
+        }
+        let n_train = populations
+            .iter()
+            .find(|p| p.dataset == di)
+            .map(|p| p.rows.len() - p.folds.test_indices(0).len())
+            .unwrap_or(0);
+        let mut params = disguise::histogram::GammaParams {
+            bins: bins_given.map(|b| b as usize),
+            ..Default::default()
+        };
+        params.rule = GammaRule::Surplus;
+        let informative = d.informative(n_train)?;
+        let estimate = disguise::histogram::estimate_gamma(
+            n_train as u64,
+            informative,
+            d.classes,
+            k,
+            &params,
+        )?;
+        let surplus = GammaRule::Surplus.gamma(EPSILON, &estimate);
+        let medians: Vec<f64> = points.iter().map(|(_, s)| s.median).collect();
+        let lo = medians.iter().cloned().fold(f64::INFINITY, f64::min);
+        let hi = medians.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let vertical = |x: f64| vec![Point::new(x, lo, 0.0), Point::new(x, hi, 0.0)];
+        let mut ticks: Vec<f64> = gammas.to_vec();
+        ticks.push(1.0);
+        let chart = LineChart::new(
+            format!(
+                "{}: median {cv} AUC vs γ at ε = {EPSILON}, k = {k}",
+                d.key.title()
+            ),
+            "γ (histogram's share of ε)",
+            "median AUC",
+        )
+        .x_ticks(ticks)
+        .series(
+            Series::new(
+                "H(M)LR, median over the folds",
+                Style::of(0).color(d.key.color()).marker(Marker::Circle),
+            )
+            .points(
+                points
+                    .iter()
+                    .map(|(x, s)| Point::new(*x, s.median, 0.0))
+                    .collect(),
+            ),
+        )
+        .series(
+            Series::new(
+                format!("paper's estimate γ = {}", tick_label(baselines[di].gamma)),
+                Style::of(0).dashed().marker(Marker::None),
+            )
+            .points(vertical(baselines[di].gamma)),
+        )
+        .series(
+            Series::new(
+                format!(
+                    "surplus rule γ = {} (beyond the paper)",
+                    tick_label(surplus)
+                ),
+                Style::of(0)
+                    .color(crate::plot::GREY)
+                    .dashed()
+                    .marker(Marker::None),
+            )
+            .points(vertical(surplus)),
+        );
+        ctx.figure(&format!("gamma_{}", d.key.key()), &chart)?;
+    }
     Ok(ctx.finish(table))
 }
 
