@@ -265,7 +265,11 @@ fn adult_and_satellite_quick() {
     let stdout = run(&dir, &args, "2");
     let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(doc["experiment"], "histograms");
-    assert_eq!(doc["files"].as_array().unwrap().len(), 7);
+    // Three CSVs, figures 1 and 2 (PNG + SVG), and the γ figure of Adult (PNG + SVG); none
+    // for Satellite, whose predictors the bandwidth rule cuts into one bin (k = 0: no γ).
+    assert_eq!(doc["files"].as_array().unwrap().len(), 9, "{doc}");
+    assert!(dir.join("histograms_gamma_adult.png").exists());
+    assert!(!dir.join("histograms_gamma_satellite.png").exists());
 
     let fig1 = read_csv(&dir.join("histograms_figure1.csv"));
     let get = |d: &str, m: &str| {
