@@ -438,16 +438,27 @@ const REPORTED: [Method; 4] = [
     Method::Random,
 ];
 
-/// Two charts with one message each and a common y range: every method's mean curve as
-/// measured here, and the curves the authors published (`reported(i)` for the i-th of
-/// [`REPORTED`]), dashed, in each method's colour.
-fn with_reported(
+/// The three figures of an instance, each with one message, saved as `name`,
+/// `name_reported` and `name_accounting`: every method's mean curve as measured here; the
+/// curves the authors published (`reported(i)` for the i-th of [`REPORTED`]), dashed, in each
+/// method's colour, on the same y range; and each private method under the accountant's best
+/// rule beside basic composition.
+fn save_figures(
+    ctx: &mut Context,
+    name: &str,
     chart: LineChart,
     short: &str,
     rows: &[Row],
     steps: usize,
     reported: impl Fn(usize) -> Vec<Point>,
-) -> (LineChart, LineChart) {
+) -> anyhow::Result<()> {
+    let mut accounting = chart.clone();
+    accounting.title = format!("What the accounting adds: {short}");
+    let accounting = mean_curves(
+        accounting,
+        rows,
+        Method::ACCOUNTING.map(|m| m.series(steps)),
+    );
     let mut published = chart.clone();
     published.title = format!("Published (Chaturvedi et al.): {short}");
     let mut measured = mean_curves(chart, rows, Method::ALL.map(|m| m.series(steps)));
@@ -478,7 +489,9 @@ fn with_reported(
         measured = measured.y_range(lo - pad, hi + pad);
         published = published.y_range(lo - pad, hi + pad);
     }
-    (measured, published)
+    ctx.figure(name, &measured)?;
+    ctx.figure(&format!("{name}_reported"), &published)?;
+    ctx.figure(&format!("{name}_accounting"), &accounting)
 }
 
 fn summarise(method: &'static str, x: usize, outcomes: &[&Outcome], scale: f64) -> Row {
@@ -890,25 +903,11 @@ fn cardinality(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow:
     .uncertainty(Uncertainty::Bars);
     // The authors' table holds mean and sd over 400 runs: a 95% bar is 1.96·sd/20.
     let short = format!("cardinality, ε = {EPSILON}");
-    let (chart, published) = with_reported(chart, &short, &rows, CARD_STEPS, |i| {
+    save_figures(ctx, "cardinality", chart, &short, &rows, CARD_STEPS, |i| {
         let (mean, sd) = (2 * i, 2 * i + 1);
         let at = |(k, v): &(usize, [f64; 8])| Point::new(*k as f64, v[mean], 1.96 * v[sd] / 20.0);
         REPORTED_CARD.iter().map(at).collect()
-    });
-    ctx.figure("cardinality", &chart)?;
-    ctx.figure("cardinality_reported", &published)?;
-    let accounting = mean_curves(
-        LineChart::new(
-            format!("What the accounting adds: cardinality, ε = {EPSILON}"),
-            "k",
-            "utility f(S) (max 100), mean ± 95% CI",
-        )
-        .x_ticks(CARD_KS.iter().map(|&k| k as f64).collect())
-        .uncertainty(Uncertainty::Bars),
-        &rows,
-        Method::ACCOUNTING.map(|m| m.series(CARD_STEPS)),
-    );
-    ctx.figure("cardinality_accounting", &accounting)?;
+    })?;
     table.push(
         "cardinality (mean utility out of 100; reported by Chaturvedi et al. in brackets):".into(),
     );
@@ -997,24 +996,10 @@ fn partition(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow::R
     .x_ticks(TRAP_NS.iter().map(|&n| n as f64).collect())
     .uncertainty(Uncertainty::Bars);
     let short = format!("partition-matroid trap, ε = {EPSILON}");
-    let (chart, published) = with_reported(chart, &short, &rows, TRAP_STEPS, |i| {
+    save_figures(ctx, "partition", chart, &short, &rows, TRAP_STEPS, |i| {
         let at = |(n, v): &(usize, [f64; 4])| Point::new(*n as f64, v[i], 0.0);
         REPORTED_TRAP.iter().map(at).collect()
-    });
-    ctx.figure("partition", &chart)?;
-    ctx.figure("partition_reported", &published)?;
-    let accounting = mean_curves(
-        LineChart::new(
-            format!("What the accounting adds: partition trap, ε = {EPSILON}"),
-            "number of pickups n",
-            "utility per pickup, mean ± 95% CI",
-        )
-        .x_ticks(TRAP_NS.iter().map(|&n| n as f64).collect())
-        .uncertainty(Uncertainty::Bars),
-        &rows,
-        Method::ACCOUNTING.map(|m| m.series(TRAP_STEPS)),
-    );
-    ctx.figure("partition_accounting", &accounting)?;
+    })?;
     table.push("partition trap (mean utility per pickup; reported in brackets):".into());
     table.push(format!(
         "{:>6}  {:>16}  {:>16}  {:>16}  {:>8}  {:>16}",
