@@ -763,7 +763,10 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
             };
             panel.lines.push((
                 d.key.color(),
-                points.iter().map(|(x, s)| (*x, s.median)).collect(),
+                points
+                    .iter()
+                    .map(|(x, s)| (*x, s.median, s.q1, s.q3))
+                    .collect(),
             ));
             // The dot: the baseline/estimated value at the ε series' baseline AUC.
             let base = series
@@ -785,7 +788,7 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
         "figure2",
         &SweepChart {
             title: format!(
-                "Vinterbo (2012) Figure 2: median {cv} AUC of H(M)LR as ε, k and γ vary"
+                "Vinterbo (2012) Figure 2: median {cv} AUC of H(M)LR (band: quartiles) as ε, k and γ vary"
             ),
             panels: sweep_panels,
             legend: datasets
@@ -827,32 +830,49 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
             &params,
         )?;
         let surplus = GammaRule::Surplus.gamma(EPSILON, &estimate);
-        let medians: Vec<f64> = points.iter().map(|(_, s)| s.median).collect();
-        let lo = medians.iter().cloned().fold(f64::INFINITY, f64::min);
-        let hi = medians.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        // Mean ± 95 % CI over the folds at each γ of the grid.
+        let means: Vec<Point> = points
+            .iter()
+            .map(|(g, _)| {
+                let aucs: Vec<f64> = jobs
+                    .iter()
+                    .zip(&outcomes)
+                    .filter(|(j, _)| {
+                        populations[j.population].dataset == di
+                            && matches!(j.method, Method::Histogram {
+                                sweep: Sweep::Gamma,
+                                gamma: Some(x),
+                                ..
+                            } if x == *g)
+                    })
+                    .map(|(_, o)| o.auc)
+                    .collect();
+                crate::Summary::of(&aucs).point(*g)
+            })
+            .collect();
+        let lo = means
+            .iter()
+            .map(|p| p.y - p.err)
+            .fold(f64::INFINITY, f64::min);
+        let hi = means
+            .iter()
+            .map(|p| p.y + p.err)
+            .fold(f64::NEG_INFINITY, f64::max);
         let vertical = |x: f64| vec![Point::new(x, lo, 0.0), Point::new(x, hi, 0.0)];
         let mut ticks: Vec<f64> = gammas.to_vec();
         ticks.push(1.0);
         let chart = LineChart::new(
-            format!(
-                "{}: median {cv} AUC vs γ at ε = {EPSILON}, k = {k}",
-                d.key.title()
-            ),
+            format!("{}: {cv} AUC vs γ at ε = {EPSILON}, k = {k}", d.key.title()),
             "γ (histogram's share of ε)",
-            "median AUC",
+            "AUC, mean ± 95% CI over the folds",
         )
         .x_ticks(ticks)
         .series(
             Series::new(
-                "H(M)LR, median over the folds",
+                "H(M)LR, mean over the folds",
                 Style::of(0).color(d.key.color()).marker(Marker::Circle),
             )
-            .points(
-                points
-                    .iter()
-                    .map(|(x, s)| Point::new(*x, s.median, 0.0))
-                    .collect(),
-            ),
+            .points(means),
         )
         .series(
             Series::new(
@@ -1033,7 +1053,8 @@ struct SweepPanel {
     x_label: String,
     log_x: bool,
     ticks: Vec<f64>,
-    lines: Vec<(RGBColor, Vec<(f64, f64)>)>,
+    /// Per data set: (x, median, first quartile, third quartile) over the folds.
+    lines: Vec<(RGBColor, Vec<(f64, f64, f64, f64)>)>,
     dots: Vec<(RGBColor, f64, f64)>,
 }
 
@@ -1057,10 +1078,11 @@ impl Figure for SweepChart {
         let (w, h) = body.dim_in_pixel();
         let (plots, legend) = body.split_vertically(h.saturating_sub(52));
         // One y range for all panels, so that they compare at a glance.
-        let ys = self
-            .panels
-            .iter()
-            .flat_map(|p| p.lines.iter().flat_map(|(_, l)| l.iter().map(|q| q.1)));
+        let ys = self.panels.iter().flat_map(|p| {
+            p.lines
+                .iter()
+                .flat_map(|(_, l)| l.iter().flat_map(|q| [q.1, q.2, q.3]))
+        });
         let (y_lo, y_hi) = padded(ys, 0.06);
         let y_ticks = nice_ticks(y_lo, y_hi, 8);
         let areas = plots.split_evenly((1, self.panels.len().max(1)));
@@ -1098,7 +1120,17 @@ impl Figure for SweepChart {
                 .light_line_style(TRANSPARENT)
                 .draw()?;
             for (color, pts) in &p.lines {
-                let pts: Vec<(f64, f64)> = pts.iter().map(|&(x, y)| (tx(x), y)).collect();
+                // The band between the quartiles over the folds, under the median line.
+                let band: Vec<(f64, f64)> = pts
+                    .iter()
+                    .map(|&(x, _, q1, _)| (tx(x), q1))
+                    .chain(pts.iter().rev().map(|&(x, _, _, q3)| (tx(x), q3)))
+                    .collect();
+                chart.draw_series(std::iter::once(Polygon::new(
+                    band,
+                    color.mix(0.15).filled(),
+                )))?;
+                let pts: Vec<(f64, f64)> = pts.iter().map(|&(x, y, _, _)| (tx(x), y)).collect();
                 chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?;
                 chart.draw_series(pts.iter().map(|&q| Circle::new(q, 3, color.filled())))?;
             }
