@@ -1053,10 +1053,13 @@ struct SweepPanel {
     x_label: String,
     log_x: bool,
     ticks: Vec<f64>,
-    /// Per data set: (x, median, first quartile, third quartile) over the folds.
-    lines: Vec<(RGBColor, Vec<(f64, f64, f64, f64)>)>,
+    /// Per data set: its colour and its points.
+    lines: Vec<(RGBColor, Vec<SweepPoint>)>,
     dots: Vec<(RGBColor, f64, f64)>,
 }
+
+/// One point of a sweep: (x, median, first quartile, third quartile) over the folds.
+type SweepPoint = (f64, f64, f64, f64);
 
 /// Figure 2: three sweep panels sharing the y axis, with a legend strip.
 struct SweepChart {
