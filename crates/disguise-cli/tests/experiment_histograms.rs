@@ -265,11 +265,25 @@ fn adult_and_satellite_quick() {
     let stdout = run(&dir, &args, "2");
     let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(doc["experiment"], "histograms");
-    // Three CSVs, figures 1 and 2 (PNG + SVG), and the γ figure of Adult (PNG + SVG); none
-    // for Satellite, whose predictors the bandwidth rule cuts into one bin (k = 0: no γ).
-    assert_eq!(doc["files"].as_array().unwrap().len(), 9, "{doc}");
+    // Four CSVs, figures 1 and 2, the γ figure of Adult and the accounting figure (PNG +
+    // SVG each); no γ figure for Satellite, whose predictors the bandwidth rule cuts into
+    // one bin (k = 0: no γ).
+    assert_eq!(doc["files"].as_array().unwrap().len(), 12, "{doc}");
     assert!(dir.join("histograms_gamma_adult.png").exists());
     assert!(!dir.join("histograms_gamma_satellite.png").exists());
+    assert!(dir.join("histograms_accounting.png").exists());
+
+    // The best rule never gives a call less than basic composition, and only Adult's
+    // releases (k > 0) are placed on the accounting figure.
+    let accounting = read_csv(&dir.join("histograms_accounting.csv"));
+    assert!(accounting.iter().any(|r| r["what"] == "grid"));
+    for r in &accounting {
+        assert!(num(r, "best_over_basic") >= 1.0 - 1e-12, "{r:?}");
+        if r["what"] == "release" {
+            assert_eq!(r["dataset"], "adult", "{r:?}");
+        }
+    }
+    assert!(accounting.iter().any(|r| r["what"] == "release"));
 
     let fig1 = read_csv(&dir.join("histograms_figure1.csv"));
     let get = |d: &str, m: &str| {

@@ -30,10 +30,12 @@
 //!
 //! Outputs (prefix `histograms_`): `folds.csv` (one row per fold × method × parameter
 //! setting, with what each release chose), `figure1.csv` (box statistics), `figure2.csv`
-//! (medians of the sweeps) and the figures `figure1` and `figure2` (PNG + SVG). The full
-//! run takes about 90 s on 2 cores and peaks at about 75 MB resident (160 MB with
-//! `--trials 5`; see BENCHMARKS.md): folds and releases are held as coded rows
-//! ([`disguise::learn::CodedMatrix`]), never as dense features.
+//! (medians of the sweeps), `accounting.csv` and the figures `figure1`, `figure2`,
+//! `gamma_<dataset>` (AUC over the γ grid with the estimated γ marked) and `accounting`
+//! (what the accountant's best rule would give PRIVATEKD's k calls at δ = 10⁻⁶; at the
+//! paper's δ = 0 it gives nothing), PNG + SVG. The full run takes about 22 s on 2 cores
+//! (127 s and 100 MB resident with `--trials 5`): folds and releases are held as coded
+//! rows ([`disguise::learn::CodedMatrix`]), never as dense features.
 
 use crate::plot::{
     Axis, BoxPlot, DrawResult, Figure, LineChart, Marker, PALETTE, Point, Series, Style,
@@ -51,6 +53,8 @@ use disguise::learn::{LogisticConfig, PlrConfig, StratifiedKFold};
 use disguise::noise::sample_distinct;
 use disguise::numeric::stats::mean;
 use disguise::privacy::Epsilon;
+use disguise::privacy::budget::{BudgetQuery, plan};
+use disguise::privacy::compose::Rule;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::collections::BTreeMap;
@@ -896,7 +900,173 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
         );
         ctx.figure(&format!("gamma_{}", d.key.key()), &chart)?;
     }
+
+    // What the accountant could add: the ε_p of every release of the ε sweep, per data set.
+    let mut releases = Vec::new();
+    for (di, d) in datasets.iter().enumerate() {
+        let Some(k) = baselines[di].k.filter(|&k| k > 0) else {
+            continue;
+        };
+        let mut points = Vec::new();
+        for &epsilon in epsilons {
+            let used = mean(
+                jobs.iter()
+                    .zip(&outcomes)
+                    .filter(|(j, _)| {
+                        populations[j.population].dataset == di
+                            && matches!(j.method, Method::Histogram {
+                                sweep: Sweep::Epsilon,
+                                epsilon: e,
+                                ..
+                            } if e == epsilon)
+                    })
+                    .filter_map(|(_, o)| o.release.as_ref().map(|r| r.epsilon_p)),
+            );
+            if used.is_finite() && used > 0.0 {
+                points.push((epsilon, used));
+            }
+        }
+        releases.push(Releases {
+            title: d.key.title(),
+            key: d.key.key(),
+            color: d.key.color(),
+            k,
+            points,
+        });
+    }
+    if !releases.is_empty() {
+        accounting_figure(&mut ctx, &releases)?;
+    }
     Ok(ctx.finish(table))
+}
+
+/// The δ at which the accounting figure asks what the best rule would add.
+const ACCOUNTING_DELTA: f64 = 1e-6;
+
+/// The releases of one data set's ε sweep: its estimated k and the mean ε_p at each ε.
+struct Releases {
+    title: &'static str,
+    key: &'static str,
+    color: RGBColor,
+    k: usize,
+    points: Vec<(f64, f64)>,
+}
+
+/// The per-call ε₀ the accountant's best rule would give PRIVATEKD's k exponential-mechanism
+/// calls at (ε_p, δ), relative to basic composition's ε_p/k, and that best rule.
+fn best_over_basic(epsilon_p: f64, k: usize, delta: f64) -> anyhow::Result<(f64, Rule)> {
+    let plan = plan(&BudgetQuery::new(epsilon_p, delta, k as u64)?)?;
+    let basic = plan
+        .rules
+        .iter()
+        .find(|r| r.rule == Rule::Basic)
+        .and_then(|r| r.per_round_epsilon)
+        .context("basic composition cannot split this budget")?;
+    let best = plan.best.context("no rule splits this budget")?;
+    Ok((best.per_round_epsilon / basic, best.rule))
+}
+
+/// `histograms_accounting`: the release is pure ε-DP (δ = 0), where nothing beats basic
+/// composition; this figure shows what the accountant's best rule would give PRIVATEKD's k
+/// calls if the user accepted δ = 10⁻⁶, at the ε_p the experiment's releases used, and at
+/// larger k for reference.
+fn accounting_figure(ctx: &mut Context, releases: &[Releases]) -> anyhow::Result<()> {
+    let grid: Vec<f64> = (0..=30)
+        .map(|i| 10f64.powf(-2.0 + f64::from(i) / 10.0))
+        .collect();
+    let mut ks: Vec<usize> = releases.iter().map(|r| r.k).collect();
+    ks.extend([8, 16]);
+    ks.sort_unstable();
+    ks.dedup();
+    let mut rows = Vec::new();
+    let mut chart = LineChart::new(
+        "PRIVATEKD's k calls at δ = 10⁻⁶: best rule against basic composition",
+        "ε_p (the projection's share of ε, log scale)",
+        "per-call ε₀, best rule / basic composition",
+    )
+    .log_x()
+    .x_ticks(vec![0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0]);
+    for (i, &k) in ks.iter().enumerate() {
+        let owners: Vec<&str> = releases
+            .iter()
+            .filter(|r| r.k == k)
+            .map(|r| r.title)
+            .collect();
+        let name = if owners.is_empty() {
+            format!("k = {k} (for reference)")
+        } else {
+            format!("k = {k} (estimated for {})", owners.join(", "))
+        };
+        let mut points = Vec::new();
+        for &epsilon_p in &grid {
+            let (ratio, rule) = best_over_basic(epsilon_p, k, ACCOUNTING_DELTA)?;
+            points.push(Point::new(epsilon_p, ratio, 0.0));
+            rows.push(vec![
+                "grid".to_string(),
+                String::new(),
+                k.to_string(),
+                String::new(),
+                cell(epsilon_p),
+                cell(ACCOUNTING_DELTA),
+                rule.name().to_string(),
+                cell(ratio),
+            ]);
+        }
+        // A data set's k in its colour (its releases lie on it); the references grey,
+        // dashed, told apart by their markers.
+        let style = match releases.iter().find(|r| r.k == k) {
+            Some(r) => Style::of(0).color(r.color).marker(Marker::None),
+            None => Style::of(0)
+                .color(crate::plot::GREY)
+                .dashed()
+                .marker(if i % 2 == 0 {
+                    Marker::Cross
+                } else {
+                    Marker::Triangle
+                }),
+        };
+        chart = chart.series(Series::new(name, style).points(points));
+    }
+    for r in releases {
+        let mut points = Vec::new();
+        for &(epsilon, epsilon_p) in &r.points {
+            let (ratio, rule) = best_over_basic(epsilon_p, r.k, ACCOUNTING_DELTA)?;
+            points.push(Point::new(epsilon_p, ratio, 0.0));
+            rows.push(vec![
+                "release".to_string(),
+                r.key.to_string(),
+                r.k.to_string(),
+                cell(epsilon),
+                cell(epsilon_p),
+                cell(ACCOUNTING_DELTA),
+                rule.name().to_string(),
+                cell(ratio),
+            ]);
+        }
+        points.sort_by(|a, b| a.x.total_cmp(&b.x));
+        chart = chart.series(
+            Series::new(
+                format!("{}: the releases of the ε sweep", r.title),
+                Style::of(0).color(r.color).marker(Marker::Circle),
+            )
+            .points(points),
+        );
+    }
+    ctx.csv(
+        "accounting",
+        &[
+            "what",
+            "dataset",
+            "k",
+            "epsilon",
+            "epsilon_p",
+            "delta",
+            "best_rule",
+            "best_over_basic",
+        ],
+        &rows,
+    )?;
+    ctx.figure("accounting", &chart)
 }
 
 /// The number of records dataset `di` is evaluated on.
