@@ -7,6 +7,11 @@ each line is the median of 21 timed calls, as on the Rust side.
 Prints one JSON line per run:
 {"impl","workload","seconds","selected"}.
 
+With the package built with the `bench` feature (run.sh does so), also the paired
+measurement: the package's call alternated call by call with the Rust front door's, timed in
+Rust by the feature's hook, in this one process ({"impl": "disguise-python-paired", ...,
+"rust_seconds", "ratio"}: the median of the per-pair ratios).
+
 Usage: disguise_python.py WORKLOAD DIR REPS (needs `pip install ./python` in the venv).
 """
 import json
@@ -45,6 +50,37 @@ def median_of(f):
     return sorted(times)[STEADY_CALLS // 2], last
 
 
+PAIRS = 201
+
+
+def paired(workload, python_call, rust_seconds):
+    """The package's call and the same call in Rust (`rust_seconds()`, timed in Rust by the
+    `bench` feature's hook), alternated call by call in this process (the order swapped every
+    pair); emits the medians of both and the median of the per-pair ratios. The VM's speed
+    for a sub-millisecond parallel call switches between two modes every few milliseconds:
+    a pair shares its mode, two processes need not."""
+    warm_up(lambda: (python_call(), rust_seconds()))
+    ratios, ours, theirs = [], [], []
+    for i in range(PAIRS):
+        if i % 2:
+            r = rust_seconds()
+            t = time.perf_counter()
+            python_call()
+            p = time.perf_counter() - t
+        else:
+            t = time.perf_counter()
+            python_call()
+            p = time.perf_counter() - t
+            r = rust_seconds()
+        ours.append(p)
+        theirs.append(r)
+        ratios.append(p / r)
+    med = lambda xs: sorted(xs)[len(xs) // 2]
+    print(json.dumps({"impl": "disguise-python-paired", "workload": workload,
+                      "seconds": med(ours), "rust_seconds": med(theirs),
+                      "ratio": med(ratios), "selected": []}), flush=True)
+
+
 def main():
     workload, d, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
     warnings.simplefilter("ignore")  # the seed, records as candidates: measured, not used
@@ -57,6 +93,12 @@ def main():
             seconds, pick = median_of(
                 lambda: disguise.exponential(scores, epsilon=1.0, sensitivity=1.0, seed=1))
             emit("disguise-python-em", workload, seconds, [pick])
+        if hasattr(disguise._disguise, "_bench_exponential_seconds"):
+            # Seeded on both sides: the exact sampler's work depends on the draw.
+            for _ in range(reps):
+                paired(workload,
+                       lambda: disguise.exponential(scores, epsilon=1.0, sensitivity=1.0, seed=1),
+                       lambda: disguise._disguise._bench_exponential_seconds(scores, 1)[0])
         return
     if workload == "fl_2k_self":
         points = np.fromfile(f"{d}/fl_10k_points.f64", dtype="<f8").reshape(-1, 2)[:2000]
@@ -74,6 +116,15 @@ def main():
     for _ in range(reps):
         seconds, sel = median_of(call)
         emit("disguise-python-front-door", workload, seconds, sel.ranking_)
+    if hasattr(disguise._disguise, "_bench_select_seconds"):
+        # Unseeded on both sides, as users run it: the greedy's work does not depend on the
+        # draw, and the seed's warning is not part of a private release.
+        same = points if cands is None else cands
+        for _ in range(reps):
+            paired(workload,
+                   lambda: disguise.FacilityLocation(k, epsilon=1.0, metric="manhattan",
+                                                     normalizer=0.266).fit(points, candidates=cands),
+                   lambda: disguise._disguise._bench_select_seconds(points, same, k)[0])
 
 
 if __name__ == "__main__":

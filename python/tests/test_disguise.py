@@ -601,3 +601,26 @@ def test_a_cost_per_candidate_defaults_to_the_subsample_greedy():
     greedy = quiet(disguise.FacilityLocation(3, epsilon=5.0, cost=50.0, algorithm="greedy",
                                              seed=2).fit, X, candidates=candidates)
     assert greedy.report_["algorithm"] == "greedy"
+
+
+def test_every_selection_warns_when_its_bound_is_vacuous():
+    # At ε = 0.001 the a-priori bounds of all three selection estimators say nothing: each
+    # fit warns (the warning is read from the report at once, the report itself only when
+    # asked for), and the lazily written report agrees with what the fit returned.
+    X, candidates = clusters()
+    people = [["a"]] * 60 + [["a", "b"]] * 20 + [["b"]] * 10 + [["c"]] * 40
+    Xf, y = informative_table(n=2_000)
+    fits = [
+        lambda s: disguise.FacilityLocation(3, epsilon=0.001, seed=s).fit(X, candidates=candidates),
+        lambda s: disguise.MaxCoverage(2, epsilon=0.001, seed=s).fit(people, candidates=["a", "b", "c"]),
+        lambda s: disguise.FeatureSelector(2, epsilon=0.001, seed=s).fit(Xf, y),
+    ]
+    for fit in fits:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", disguise.InsecureSeedWarning)
+            with pytest.warns(disguise.UsefulnessWarning, match="likely useless release"):
+                sel = fit(3)
+        assert sel.usefulness_["vacuous"] is True
+        assert sel.ranking_.tolist() == sel.report_["selected"]
+        values = sel.report_.get("values", sel.report_.get("covered"))
+        np.testing.assert_allclose(np.cumsum(sel.gains_), values)
