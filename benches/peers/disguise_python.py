@@ -50,7 +50,9 @@ def median_of(f):
     return sorted(times)[STEADY_CALLS // 2], last
 
 
-PAIRS = 201
+PAIRS = 201  # at most, and at least MIN_PAIRS: as many as fit in PAIR_SECONDS
+MIN_PAIRS = 21
+PAIR_SECONDS = 3.0
 
 
 def paired(workload, python_call, rust_seconds):
@@ -61,7 +63,10 @@ def paired(workload, python_call, rust_seconds):
     a pair shares its mode, two processes need not."""
     warm_up(lambda: (python_call(), rust_seconds()))
     ratios, ours, theirs = [], [], []
+    start = time.perf_counter()
     for i in range(PAIRS):
+        if i >= MIN_PAIRS and time.perf_counter() - start > PAIR_SECONDS:
+            break
         if i % 2:
             r = rust_seconds()
             t = time.perf_counter()
