@@ -181,8 +181,10 @@ class Ledger:
         self._native.set_limit(str(dataset), float(epsilon), float(delta))
 
     def status(self, dataset: str) -> dict:
-        """``limit``, ``releases`` (their number), ``spent`` (the composed epsilon, delta and
-        rule) and ``remaining`` (epsilon and delta left; None without a limit)."""
+        """``limit``, ``releases`` (their number), ``unit`` (what its releases protect:
+        ``"record"``, one person's record, or ``"edge"``; None before any), ``spent`` (the
+        composed epsilon, delta and rule) and ``remaining`` (epsilon and delta left; None
+        without a limit)."""
         return json.loads(self._native.status(str(dataset)))
 
     def remaining(self, dataset: str) -> dict | None:
@@ -191,7 +193,8 @@ class Ledger:
 
     def releases(self, dataset: str | None = None) -> list[dict]:
         """The recorded releases, oldest first (of ``dataset``, or all): time, command,
-        mechanism, runs, the per-run epsilon, delta and rule, the per-call costs."""
+        mechanism, runs, the per-run epsilon, delta and rule, the per-call costs, the privacy
+        unit."""
         return json.loads(self._native.releases(None if dataset is None else str(dataset)))
 
     def datasets(self) -> list[str]:

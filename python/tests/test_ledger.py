@@ -30,6 +30,7 @@ def test_releases_are_charged_until_the_limit_then_refused(ledger):
     assert [r["epsilon"] for r in releases] == [0.25] * 4
     assert releases[0]["command"].startswith("python: disguise.exponential(epsilon=0.25")
     assert releases[0]["calls"][0]["count"] == 1
+    assert {r["unit"] for r in releases} == {"record"} and status["unit"] == "record"
     assert ledger.datasets() == ["scores"]
     assert ledger.integrity_check() == "ok"
 

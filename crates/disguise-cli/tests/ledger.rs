@@ -84,7 +84,7 @@ fn releases_are_recorded_until_the_limit_then_refused_with_exit_3_and_nothing_pr
     )
     .unwrap();
     assert!(
-        table.contains("data set pts: limit ε = 0.5, δ = 0; spent ε = 0.5"),
+        table.contains("data set pts (record-level): limit ε = 0.5, δ = 0; spent ε = 0.5"),
         "{table}"
     );
     disguise(&dir)
@@ -433,4 +433,47 @@ fn a_distributed_run_is_recorded_once_by_process_0() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("must name its data set"));
+}
+
+#[test]
+fn a_data_set_holds_one_privacy_unit_and_show_and_export_name_it() {
+    let dir = setup("units");
+    std::fs::write(dir.join("e.txt"), "a b\nb c\nc d\nd a\na c\n").unwrap();
+    std::fs::write(dir.join("v.txt"), "a\nb\nc\nd\n").unwrap();
+    let cut = "cut --edges e.txt --vertices v.txt --k 1 --epsilon 0.5 --ledger b.ledger \
+               --dataset pts --format json -q";
+    disguise(&dir).args(words(cut)).stdout_ok();
+    // `select` protects a person's record, `cut` an edge: not one budget.
+    let refused = disguise(&dir).args(words(SELECT)).output().unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(refused.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("edge-level") && stderr.contains("record-level"),
+        "{stderr}"
+    );
+    let doc = show(&dir);
+    assert_eq!(doc["releases"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["releases"][0]["unit"], "edge");
+    assert_eq!(doc["datasets"][0]["unit"], "edge");
+    let table = String::from_utf8(
+        disguise(&dir)
+            .args(words("ledger show --ledger b.ledger"))
+            .stdout_ok(),
+    )
+    .unwrap();
+    assert!(table.contains("data set pts (edge-level)"), "{table}");
+    // Under its own name the record-level release is recorded.
+    disguise(&dir).args(words(SELECT_OTHER)).stdout_ok();
+    let csv = String::from_utf8(
+        disguise(&dir)
+            .args(words("ledger export --ledger b.ledger"))
+            .stdout_ok(),
+    )
+    .unwrap();
+    let mut lines = csv.lines();
+    assert!(lines.next().unwrap().ends_with(",secure,unit"));
+    let units: Vec<&str> = lines.map(|l| l.rsplit(',').next().unwrap()).collect();
+    assert_eq!(units, ["edge", "record"]);
 }

@@ -81,7 +81,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let charge = args.privacy.ledger.open(&[&args.edges], false)?;
+    let charge = args
+        .privacy
+        .ledger
+        .open(&[&args.edges], false)?
+        .map(|c| c.unit(disguise::task::MaxCut::UNIT));
     let names = read_item_list(&args.vertices)?;
     let bar = spinner(
         &format!("reading {}", args.edges.display()),

@@ -201,7 +201,11 @@ fn status_line(s: &Status) -> String {
         ),
         None => String::new(),
     };
-    format!("data set {}: {limit}; {spent}{left}", s.dataset)
+    let unit = match s.unit {
+        Some(u) => format!(" ({u}-level)"),
+        None => String::new(),
+    };
+    format!("data set {}{unit}: {limit}; {spent}{left}", s.dataset)
 }
 
 fn show(args: ShowArgs) -> anyhow::Result<()> {
@@ -305,6 +309,7 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
             "rule",
             "calls",
             "secure",
+            "unit",
         ])?;
         for r in &releases {
             let calls: Vec<String> = r
@@ -324,6 +329,7 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
                 r.rule.clone(),
                 calls.join(";"),
                 r.secure.to_string(),
+                r.unit.to_string(),
             ])?;
         }
         csv.flush()?;

@@ -55,9 +55,13 @@
 //!
 //! A release's own guarantee may come from a rule that only holds for one run (the
 //! decomposable rule of the private greedy); the first view uses it, the second its calls.
-//! Neighbouring data sets differ in one record for every guarantee the library proves, so
-//! the total is for that relation too. With a limit of δ = 0 only pure releases compose
-//! (basic composition, exactly Σεᵢ): a release with δ > 0 is refused.
+//! Composition is only meaningful for one neighbour relation: every release records the
+//! privacy [`Unit`] its guarantee protects — one person's record for every task but
+//! `MaxCut`, which protects one edge of a graph — and a data set holds releases of one unit
+//! only; a release of another unit is refused ([`Error::InvalidParameter`] naming
+//! `dataset`), since an ε for edges and an ε for people do not add up to a guarantee for
+//! either. With a limit of δ = 0 only pure releases compose (basic composition, exactly
+//! Σεᵢ): a release with δ > 0 is refused.
 //!
 //! A data set without a limit is recorded but never refused. What is left
 //! ([`Status::remaining`]) is the limit minus the composed spend, in ε and δ.
@@ -67,10 +71,12 @@
 //! An SQLite database (compiled in, no system library) with `application_id`
 //! [`APPLICATION_ID`] and `user_version` [`FORMAT`]: tables `limits` (every limit ever set,
 //! the latest per data set in force), `releases` (time, data set, command, mechanism, runs,
-//! the per-run guarantee and rule, whether the generator was secure) and `calls` (a
-//! release's per-call costs). Never the data. A file that is not a ledger, is corrupt
-//! (`PRAGMA quick_check` fails), was written by a newer format, or stays locked past the
-//! timeout gives [`Error::Ledger`] and is not modified.
+//! the per-run guarantee and rule, whether the generator was secure, the privacy unit) and
+//! `calls` (a release's per-call costs). Never the data. A file that is not a ledger, is
+//! corrupt (`PRAGMA quick_check` fails), was written by a newer format, or stays locked past
+//! the timeout gives [`Error::Ledger`] and is not modified. A file of format 1 (without
+//! units) is upgraded in place when opened, in one transaction: its releases get the unit
+//! `record`, except those whose command line ran `cut`, which get `edge`.
 
 mod dataset;
 mod store;
@@ -80,6 +86,7 @@ pub use store::{APPLICATION_ID, DEFAULT_TIMEOUT, FORMAT, Ledger, Receipt};
 
 use crate::error::{Error, Result};
 use crate::maximize::Solution;
+use crate::names::{Named, named_traits};
 use crate::privacy::compose::{Accountant, ComposeOptions, Rule};
 use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost};
 use serde::Serialize;
@@ -105,6 +112,40 @@ impl Limit {
     }
 }
 
+/// What a release's guarantee protects: the difference between neighbouring data sets.
+/// Releases compose into one budget only when they protect the same unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Unit {
+    /// One person's record — a row, a point, a transaction, a person's list — replaced by
+    /// another: every task but `MaxCut`.
+    #[default]
+    Record,
+    /// One edge of a graph replaced by another (`MaxCut`'s edge-level privacy).
+    Edge,
+}
+
+impl Named for Unit {
+    const KIND: &'static str = "unit";
+    const ALL: &'static [Self] = &[Unit::Record, Unit::Edge];
+
+    fn name(self) -> &'static str {
+        match self {
+            Unit::Record => "record",
+            Unit::Edge => "edge",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            Unit::Record => "one person's record: a row, a point, a transaction or a list",
+            Unit::Edge => "one edge of a graph",
+        }
+    }
+}
+
+named_traits!(Unit);
+
 /// What one release spends: the guarantee of one run, how many runs are released together,
 /// and (where known) the mechanism calls the guarantee composes; with the command and
 /// mechanism for the audit log.
@@ -124,6 +165,8 @@ pub struct Spend {
     /// Whether the generator was the operating system's (a seeded run is recorded, and
     /// flagged, since it released something computed from the data).
     pub secure: bool,
+    /// What the guarantee protects.
+    pub unit: Unit,
 }
 
 impl Spend {
@@ -136,6 +179,7 @@ impl Spend {
             command: String::new(),
             mechanism: String::new(),
             secure: true,
+            unit: Unit::Record,
         }
     }
 
@@ -181,6 +225,12 @@ impl Spend {
     /// The same spend, made with a generator that is (not) secure.
     pub fn secure(mut self, secure: bool) -> Self {
         self.secure = secure;
+        self
+    }
+
+    /// The same spend, protecting `unit`.
+    pub fn unit(mut self, unit: Unit) -> Self {
+        self.unit = unit;
         self
     }
 
@@ -261,9 +311,18 @@ macro_rules! greedy_reports {
 greedy_reports!(
     crate::task::SelectReport,
     crate::task::FeaturesReport,
-    crate::task::CoverageReport,
-    crate::task::CutReport
+    crate::task::CoverageReport
 );
+
+impl Spends for crate::task::CutReport {
+    fn spend(&self) -> Result<Option<Spend>> {
+        Ok(self.privacy.spend()?.map(|s| {
+            s.mechanism(self.mechanism)
+                .secure(self.secure_rng)
+                .unit(crate::task::MaxCut::UNIT)
+        }))
+    }
+}
 
 impl Spends for crate::histogram::ProjectedHistogram {
     fn spend(&self) -> Result<Option<Spend>> {
@@ -340,6 +399,8 @@ pub struct Release {
     pub calls: Vec<Calls>,
     /// Whether the generator was secure.
     pub secure: bool,
+    /// What its guarantee protects.
+    pub unit: Unit,
 }
 
 /// A group of equal mechanism calls of a recorded release.
@@ -410,6 +471,8 @@ pub struct Status {
     pub limit: Option<Limit>,
     /// Number of recorded releases.
     pub releases: u64,
+    /// What its releases protect; `None` before any release.
+    pub unit: Option<Unit>,
     /// The composed spend: at the limit's δ, by the tightest rule ([`total`]); without a
     /// limit, basic composition. `None` before any release.
     pub spent: Option<Guarantee>,

@@ -1,7 +1,8 @@
 //! The ledger file: an SQLite database, opened, checked and written in transactions.
 
-use super::{Calls, Costs, Limit, Release, Remaining, Spend, Spends, Status, own_cost};
+use super::{Calls, Costs, Limit, Release, Remaining, Spend, Spends, Status, Unit, own_cost};
 use crate::error::{Error, Result, Source};
+use crate::names::Named;
 use crate::numeric::display;
 use crate::privacy::{Delta, Guarantee};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
@@ -13,8 +14,10 @@ use std::time::Duration;
 pub const APPLICATION_ID: i32 = 0x6447_4c64;
 
 /// The format of the ledger files this version writes (`PRAGMA user_version`); it reads
-/// this format and every older one, and refuses a newer one.
-pub const FORMAT: i32 = 1;
+/// this format and every older one (upgrading format 1 in place: see the
+/// [module documentation](super)), and refuses a newer one. Format 2 added the releases'
+/// privacy unit.
+pub const FORMAT: i32 = 2;
 
 /// How long a ledger waits for another process's transaction before giving up.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,7 +41,8 @@ CREATE TABLE releases (
     epsilon REAL NOT NULL CHECK (epsilon > 0),
     delta REAL NOT NULL CHECK (delta >= 0 AND delta < 1),
     rule TEXT NOT NULL,
-    secure INTEGER NOT NULL
+    secure INTEGER NOT NULL,
+    unit TEXT NOT NULL DEFAULT 'record' CHECK (unit IN ('record', 'edge'))
 ) STRICT;
 CREATE INDEX releases_by_dataset ON releases (dataset, id);
 CREATE TABLE calls (
@@ -158,6 +162,7 @@ impl Ledger {
             timeout,
         };
         ledger.check(timeout)?;
+        ledger.upgrade()?;
         Ok(ledger)
     }
 
@@ -224,6 +229,42 @@ impl Ledger {
         Ok(())
     }
 
+    /// Upgrades a format-1 file to the current format, in one transaction (a no-op when
+    /// another process did it first): releases get their privacy unit, `record`, or `edge`
+    /// for those whose command line ran `cut` (the only edge-level task).
+    fn upgrade(&self) -> Result<()> {
+        let connection = self.lock();
+        let fail = |e| self.fail("cannot upgrade the ledger from format 1", e);
+        let version: i32 = connection
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(fail)?;
+        if version >= FORMAT {
+            return Ok(());
+        }
+        let transaction =
+            rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Immediate)
+                .map_err(fail)?;
+        let version: i32 = transaction
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(fail)?;
+        if version == 1 {
+            // The command line is the program's path (shell-quoted when it has a space),
+            // then the command: `… cut …`.
+            transaction
+                .execute_batch(&format!(
+                    "ALTER TABLE releases ADD COLUMN unit TEXT NOT NULL DEFAULT 'record' \
+                     CHECK (unit IN ('record', 'edge')); \
+                     UPDATE releases SET unit = 'edge' WHERE (CASE \
+                     WHEN substr(command, 1, 1) = '''' \
+                     THEN substr(command, instr(substr(command, 2), '''') + 3) \
+                     ELSE substr(command, instr(command, ' ') + 1) END) || ' ' LIKE 'cut %'; \
+                     PRAGMA user_version = {FORMAT};"
+                ))
+                .map_err(fail)?;
+        }
+        transaction.commit().map_err(fail)
+    }
+
     /// Sets (or changes) the limit of `dataset`. Every limit set is kept in the file; the
     /// latest is in force. A limit below what is already spent refuses every further
     /// release.
@@ -260,8 +301,9 @@ impl Ledger {
     ///
     /// # Errors
     /// [`Error::BudgetExceeded`] (nothing recorded) with one line saying what the release
-    /// costs, what is spent and what is left; an invalid spend or name
-    /// ([`Error::InvalidParameter`], …); [`Error::Ledger`] (locked past the timeout, …).
+    /// costs, what is spent and what is left; [`Error::InvalidParameter`] naming `dataset`
+    /// when the data set's releases protect another [`Unit`], or for an invalid spend or
+    /// name; [`Error::Ledger`] (locked past the timeout, …).
     pub fn reserve(&self, dataset: &str, spend: &Spend) -> Result<Receipt> {
         super::check_name(dataset)?;
         spend.validate()?;
@@ -272,6 +314,21 @@ impl Ledger {
         let transaction =
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Immediate)
                 .map_err(fail)?;
+        if let Some(unit) = self.unit_of(&transaction, dataset)?
+            && unit != spend.unit
+        {
+            return Err(Error::param(
+                "dataset",
+                format!(
+                    "data set {dataset} holds {unit}-level releases (they protect {}); this \
+                     release is {}-level (it protects {}): the two do not compose into one \
+                     budget — record it under another data set name",
+                    unit.help(),
+                    spend.unit,
+                    spend.unit.help(),
+                ),
+            ));
+        }
         let limit = limit_of(&transaction, dataset).map_err(fail)?;
         let before = self.costs_of(&transaction, dataset)?;
         let mut recorded = before.clone();
@@ -293,7 +350,8 @@ impl Ledger {
             .execute(
                 &format!(
                     "INSERT INTO releases (dataset, time, command, mechanism, runs, epsilon, \
-                     delta, rule, secure) VALUES (?1, {NOW}, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                     delta, rule, secure, unit) VALUES (?1, {NOW}, ?2, ?3, ?4, ?5, ?6, ?7, ?8, \
+                     ?9)"
                 ),
                 rusqlite::params![
                     dataset,
@@ -305,6 +363,7 @@ impl Ledger {
                     spend.guarantee.delta,
                     spend.guarantee.rule.name(),
                     spend.secure,
+                    spend.unit.name(),
                 ],
             )
             .map_err(fail)?;
@@ -411,6 +470,7 @@ impl Ledger {
                 .map_err(|e| self.fail("cannot read", e))?;
         let limit = limit_of(&transaction, dataset).map_err(|e| self.fail("cannot read", e))?;
         let recorded = self.costs_of(&transaction, dataset)?;
+        let unit = self.unit_of(&transaction, dataset)?;
         drop(transaction);
         let spent = match limit {
             Some(limit) => recorded.compose(Delta::new(limit.delta)?)?,
@@ -434,6 +494,7 @@ impl Ledger {
             dataset: dataset.to_string(),
             limit,
             releases: recorded.releases,
+            unit,
             spent,
             remaining,
         })
@@ -537,6 +598,18 @@ impl Ledger {
         Ok(costs)
     }
 
+    /// The privacy unit of `dataset`'s releases (`None` before the first).
+    fn unit_of(&self, connection: &Connection, dataset: &str) -> Result<Option<Unit>> {
+        connection
+            .query_row(
+                "SELECT unit FROM releases WHERE dataset = ?1 LIMIT 1",
+                [dataset],
+                |r| unit_named(&r.get::<_, String>(0)?),
+            )
+            .optional()
+            .map_err(|e| self.fail("cannot read the recorded releases", e))
+    }
+
     /// A record that this version cannot compose.
     fn damaged(&self, e: Error) -> Error {
         Error::Ledger {
@@ -551,6 +624,13 @@ impl Ledger {
     fn fail(&self, what: &str, e: rusqlite::Error) -> Error {
         explain(&self.path, what, e, self.timeout)
     }
+}
+
+/// A recorded unit (the table's CHECK admits only these names).
+fn unit_named(text: &str) -> rusqlite::Result<Unit> {
+    Unit::from_name(text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(10, rusqlite::types::Type::Text, Box::new(e))
+    })
 }
 
 /// The limit in force for `dataset`.
@@ -572,8 +652,8 @@ fn limit_of(connection: &Connection, dataset: &str) -> rusqlite::Result<Option<L
 /// The recorded releases of `dataset` (or all), with their calls.
 fn releases_of(connection: &Connection, dataset: Option<&str>) -> rusqlite::Result<Vec<Release>> {
     let mut statement = connection.prepare(
-        "SELECT id, dataset, time, command, mechanism, runs, epsilon, delta, rule, secure \
-         FROM releases WHERE ?1 IS NULL OR dataset = ?1 ORDER BY id",
+        "SELECT id, dataset, time, command, mechanism, runs, epsilon, delta, rule, secure, \
+         unit FROM releases WHERE ?1 IS NULL OR dataset = ?1 ORDER BY id",
     )?;
     let mut releases: Vec<Release> = statement
         .query_map([dataset], |r| {
@@ -589,6 +669,7 @@ fn releases_of(connection: &Connection, dataset: Option<&str>) -> rusqlite::Resu
                 rule: r.get(8)?,
                 calls: Vec::new(),
                 secure: r.get(9)?,
+                unit: unit_named(&r.get::<_, String>(10)?)?,
             })
         })?
         .collect::<rusqlite::Result<_>>()?;

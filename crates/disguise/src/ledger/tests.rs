@@ -358,3 +358,129 @@ impl Sha256Check {
             .collect()
     }
 }
+
+#[test]
+fn releases_of_another_privacy_unit_are_refused_on_a_data_set_and_nothing_is_recorded() {
+    let (_dir, _path, ledger) = fresh();
+    let people = Spend::new(g(0.5, 0.0));
+    let edges = Spend::new(g(0.5, 0.0)).unit(Unit::Edge);
+    ledger.reserve("g", &edges).unwrap();
+    ledger.reserve("g", &edges).unwrap();
+    let err = ledger.reserve("g", &people).unwrap_err();
+    let Error::InvalidParameter { name, reason } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(*name, "dataset");
+    assert!(
+        reason.contains("edge-level") && reason.contains("record-level"),
+        "{reason}"
+    );
+    assert_eq!(ledger.releases(Some("g")).unwrap().len(), 2);
+    let status = ledger.status("g").unwrap();
+    assert_eq!((status.unit, status.releases), (Some(Unit::Edge), 2));
+    // The other way round too, and each unit composes on a data set of its own.
+    ledger.reserve("p", &people).unwrap();
+    assert!(ledger.reserve("p", &edges).is_err());
+    assert_eq!(ledger.status("p").unwrap().unit, Some(Unit::Record));
+    assert_eq!(ledger.status("empty").unwrap().unit, None);
+    let units: Vec<Unit> = ledger
+        .releases(None)
+        .unwrap()
+        .iter()
+        .map(|r| r.unit)
+        .collect();
+    assert_eq!(units, [Unit::Edge, Unit::Edge, Unit::Record]);
+}
+
+#[test]
+fn a_cut_report_spends_at_the_edge_level_and_the_others_at_the_record_level() {
+    use crate::task::{MaxCut, Select, WithPrivacy};
+    let mut rng = crate::SecureRng::insecure_from_seed(1);
+    let edges = [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)];
+    let cut = MaxCut::new(1)
+        .epsilon(1.0)
+        .run(4, &edges, &mut rng)
+        .unwrap();
+    assert_eq!(cut.spend().unwrap().unwrap().unit, Unit::Edge);
+    let points = [[0.0, 0.0], [0.1, 0.0], [5.0, 5.0]];
+    let select = Select::new(1)
+        .epsilon(1.0)
+        .run(&points, &points, &mut rng)
+        .unwrap();
+    assert_eq!(select.spend().unwrap().unwrap().unit, Unit::Record);
+}
+
+/// The tables of format 1, as the first ledger version wrote them.
+const FORMAT_1: &str = "
+CREATE TABLE limits (id INTEGER PRIMARY KEY, dataset TEXT NOT NULL, time TEXT NOT NULL,
+    epsilon REAL NOT NULL CHECK (epsilon > 0),
+    delta REAL NOT NULL CHECK (delta >= 0 AND delta < 1)) STRICT;
+CREATE TABLE releases (id INTEGER PRIMARY KEY AUTOINCREMENT, dataset TEXT NOT NULL,
+    time TEXT NOT NULL, command TEXT NOT NULL, mechanism TEXT NOT NULL,
+    runs INTEGER NOT NULL CHECK (runs >= 1), epsilon REAL NOT NULL CHECK (epsilon > 0),
+    delta REAL NOT NULL CHECK (delta >= 0 AND delta < 1), rule TEXT NOT NULL,
+    secure INTEGER NOT NULL) STRICT;
+CREATE TABLE calls (release INTEGER NOT NULL REFERENCES releases (id), kind TEXT NOT NULL,
+    epsilon REAL NOT NULL CHECK (epsilon > 0),
+    delta REAL NOT NULL CHECK (delta >= 0 AND delta < 1),
+    count INTEGER NOT NULL CHECK (count >= 1)) STRICT;
+";
+
+#[test]
+fn a_format_1_ledger_is_upgraded_in_place_and_its_cut_releases_become_edge_level() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.ledger");
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(&format!(
+            "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 1; {FORMAT_1}"
+        ))
+        .unwrap();
+        for (dataset, command) in [
+            (
+                "g",
+                "/usr/local/bin/disguise cut --edges g.csv --k 3 --ledger b.ledger",
+            ),
+            (
+                "p",
+                "disguise select --points p.csv --candidates c.csv --k 2",
+            ),
+            ("q", "disguise cutlery --k 2"),
+            ("g", "'/opt/my tools/disguise' cut --edges g.csv"),
+        ] {
+            c.execute(
+                "INSERT INTO releases (dataset, time, command, mechanism, runs, epsilon, \
+                 delta, rule, secure) VALUES (?1, 't', ?2, 'em', 1, 0.5, 0, 'basic', 1)",
+                rusqlite::params![dataset, command],
+            )
+            .unwrap();
+        }
+    }
+    let ledger = Ledger::open(&path).unwrap();
+    let units: Vec<(String, Unit)> = ledger
+        .releases(None)
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.dataset, r.unit))
+        .collect();
+    assert_eq!(
+        units,
+        [
+            ("g".into(), Unit::Edge),
+            ("p".into(), Unit::Record),
+            ("q".into(), Unit::Record),
+            ("g".into(), Unit::Edge),
+        ]
+    );
+    let version: i32 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, FORMAT);
+    assert_eq!(ledger.integrity_check().unwrap(), "ok");
+    // Opening again changes nothing; the upgraded file takes new releases with their unit.
+    drop(ledger);
+    let ledger = Ledger::open(&path).unwrap();
+    ledger.reserve("p", &Spend::new(g(0.5, 0.0))).unwrap();
+    assert_eq!(ledger.releases(Some("p")).unwrap().len(), 2);
+}

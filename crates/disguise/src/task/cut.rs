@@ -57,6 +57,11 @@ impl WithPrivacy for MaxCut {
 }
 
 impl MaxCut {
+    /// What its guarantee protects: one edge (see the module documentation), which a
+    /// budget ledger keeps apart from record-level releases.
+    #[cfg(feature = "ledger")]
+    pub const UNIT: crate::ledger::Unit = crate::ledger::Unit::Edge;
+
     /// At most k vertices by the private subsample-greedy with the exponential mechanism;
     /// set the budget with [`WithPrivacy::epsilon`].
     pub fn new(k: usize) -> Self {

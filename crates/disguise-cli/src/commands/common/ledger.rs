@@ -2,7 +2,7 @@
 //! command ([`disguise::ledger`]).
 
 use anyhow::bail;
-use disguise::ledger::{Ledger, Spends};
+use disguise::ledger::{Ledger, Spends, Unit};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -34,6 +34,7 @@ pub struct Charge {
     ledger: Ledger,
     dataset: String,
     command: String,
+    unit: Option<Unit>,
 }
 
 impl LedgerArgs {
@@ -77,6 +78,7 @@ impl LedgerArgs {
             ledger,
             dataset,
             command: command_line(),
+            unit: None,
         }))
     }
 }
@@ -97,6 +99,13 @@ impl LedgerArgs {
 }
 
 impl Charge {
+    /// The same charge for a task whose guarantee protects `unit` (the default: one
+    /// person's record), e.g. `cut`'s edges.
+    pub fn unit(mut self, unit: Unit) -> Self {
+        self.unit = Some(unit);
+        self
+    }
+
     /// Records what `result` spends, `runs` times (the trials released together), made with
     /// a `secure` generator or not, before anything of it is printed or written; an error
     /// (exit code 3 when over the limit) means nothing may be released.
@@ -105,10 +114,13 @@ impl Charge {
             .spend()
             .map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
         if let Some(spend) = spent {
-            let spend = spend
+            let mut spend = spend
                 .runs(runs)
                 .secure(secure)
                 .command(self.command.clone());
+            if let Some(unit) = self.unit {
+                spend = spend.unit(unit);
+            }
             self.ledger.reserve(&self.dataset, &spend)?;
         }
         Ok(())
