@@ -129,6 +129,8 @@ mod tests {
         round_trips::<crate::privacy::budget::CallKind>();
         round_trips::<crate::task::FeatureObjective>();
         round_trips::<crate::histogram::GammaRule>();
+        #[cfg(feature = "ledger")]
+        round_trips::<crate::ledger::Unit>();
     }
 
     #[test]
