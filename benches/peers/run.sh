@@ -3,8 +3,10 @@
 # ours / peers / ours / peers ... in one run, then reporting medians and ratios.
 #
 #   python3 -m venv /tmp/peers-venv && /tmp/peers-venv/bin/pip install apricot-select \
-#       submodlib-py opendp "scikit-learn<1.6" diffprivlib numpy ./python
+#       submodlib-py opendp "scikit-learn<1.6" diffprivlib numpy
 #   PEERS_PYTHON=/tmp/peers-venv/bin/python benches/peers/run.sh [ROUNDS]
+#
+# The script (re)installs ./python into that venv itself, with the `bench` feature.
 #
 # Three contestants per workload, alternated: the Rust binary (`disguise-*`: our best
 # algorithm for the job, and `disguise-rust-front-door`, the private selection through
