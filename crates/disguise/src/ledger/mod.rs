@@ -79,9 +79,11 @@
 //! `record`, except those whose command line ran `cut`, which get `edge`.
 
 mod dataset;
+mod spends;
 mod store;
 
 pub use dataset::{check_name, name_of_files};
+pub use spends::Spends;
 pub use store::{APPLICATION_ID, DEFAULT_TIMEOUT, FORMAT, Ledger, Receipt};
 
 use crate::error::{Error, Result};
@@ -260,118 +262,6 @@ pub(crate) fn non_private() -> Error {
         "max is not private: a budget ledger cannot account for it (choose a private \
          mechanism, or run without the ledger)",
     )
-}
-
-/// What a run returns that a ledger can charge ([`Ledger::charge`]).
-pub trait Spends {
-    /// What the run spent; `None` if it touched no data.
-    ///
-    /// # Errors
-    /// A non-private run ([`Error::InvalidParameter`] naming `mechanism`).
-    fn spend(&self) -> Result<Option<Spend>>;
-}
-
-impl Spends for Solution {
-    fn spend(&self) -> Result<Option<Spend>> {
-        Spend::of(self)
-    }
-}
-
-impl Spends for crate::maximize::Assignment {
-    fn spend(&self) -> Result<Option<Spend>> {
-        Spend::of(&self.solution)
-    }
-}
-
-impl Spends for crate::task::PrivacyReport {
-    fn spend(&self) -> Result<Option<Spend>> {
-        if self.rounds == 0 {
-            return Ok(None);
-        }
-        let Some(guarantee) = self.guarantee else {
-            return Err(non_private());
-        };
-        let mut spend = Spend::new(guarantee);
-        spend.calls = self.calls.clone();
-        Ok(Some(spend))
-    }
-}
-
-/// The greedy tasks' reports: their privacy report, mechanism and generator.
-macro_rules! greedy_reports {
-    ($($report:ty),*) => {$(
-        impl Spends for $report {
-            fn spend(&self) -> Result<Option<Spend>> {
-                Ok(self.privacy.spend()?.map(|s| s.mechanism(self.mechanism).secure(self.secure_rng)))
-            }
-        }
-    )*};
-}
-
-greedy_reports!(
-    crate::task::SelectReport,
-    crate::task::FeaturesReport,
-    crate::task::CoverageReport
-);
-
-impl Spends for crate::task::CutReport {
-    fn spend(&self) -> Result<Option<Spend>> {
-        Ok(self.privacy.spend()?.map(|s| {
-            s.mechanism(self.mechanism)
-                .secure(self.secure_rng)
-                .unit(crate::task::MaxCut::UNIT)
-        }))
-    }
-}
-
-impl Spends for crate::histogram::ProjectedHistogram {
-    fn spend(&self) -> Result<Option<Spend>> {
-        let Some(guarantee) = self.guarantee else {
-            return Err(Error::param(
-                "bounds_from_data",
-                "the release has no guarantee (its domains were taken from the data): a \
-                 budget ledger cannot account for it; give every domain in the schema",
-            ));
-        };
-        Ok(Some(
-            Spend::new(guarantee)
-                .mechanism("projected histogram (PRIVATEKD + thresholded Laplace)")
-                .secure(self.secure_rng),
-        ))
-    }
-}
-
-impl Spends for crate::apps::hypothesis::HypothesisSelection {
-    fn spend(&self) -> Result<Option<Spend>> {
-        match self.guarantee {
-            Some(g) => Ok(Some(Spend::new(g))),
-            None => Err(non_private()),
-        }
-    }
-}
-
-impl Spends for crate::apps::ItemsetRelease {
-    fn spend(&self) -> Result<Option<Spend>> {
-        let rule = if self.count_epsilon.is_some() {
-            Rule::Basic
-        } else {
-            self.selection_guarantee.rule
-        };
-        Ok(Some(
-            Spend::new(Guarantee {
-                epsilon: self.epsilon,
-                delta: self.delta,
-                rule,
-            })
-            .mechanism(self.mechanism),
-        ))
-    }
-}
-
-impl Spends for Spend {
-    fn spend(&self) -> Result<Option<Spend>> {
-        Ok(Some(self.clone()))
-    }
 }
 
 /// A release as the ledger recorded it.
