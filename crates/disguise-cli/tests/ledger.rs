@@ -11,11 +11,12 @@ use std::time::{Duration, Instant};
 const POINTS: &str = "lon,lat\n0,0\n0.1,0\n5,5\n5.1,5\n1,1\n";
 const CANDIDATES: &str = "name,lon,lat\na,0,0\nb,5,5\nc,9,0\n";
 
-/// A directory with points, candidates and an initialised ledger `b.ledger`.
+/// A directory with points, candidates and an initialised ledger `b.ledger` whose data sets
+/// get a default limit of ε = 100 (pure).
 fn setup(test: &str) -> std::path::PathBuf {
     let dir = dir_with(test, &[("points.csv", POINTS), ("cands.csv", CANDIDATES)]);
     disguise(&dir)
-        .args(["ledger", "init", "b.ledger"])
+        .args(["ledger", "init", "b.ledger", "--default-limit", "100"])
         .assert()
         .success();
     dir
@@ -84,7 +85,10 @@ fn releases_are_recorded_until_the_limit_then_refused_with_exit_3_and_nothing_pr
     )
     .unwrap();
     assert!(
-        table.contains("data set pts (record-level): limit ε = 0.5, δ = 0; spent ε = 0.5"),
+        table.contains(
+            "data set pts (record-level): limit ε = 0.5, δ = 0 (basic filter); spent ε = 0.5, \
+             δ = 0 in 2 releases; left ε = 0, δ = 0"
+        ),
         "{table}"
     );
     disguise(&dir)
@@ -94,15 +98,203 @@ fn releases_are_recorded_until_the_limit_then_refused_with_exit_3_and_nothing_pr
     let audit = std::fs::read_to_string(dir.join("audit.csv")).unwrap();
     assert_eq!(audit.lines().count(), 3, "{audit}");
     assert!(audit.starts_with("id,time,dataset,command,mechanism,runs,epsilon,delta,rule"));
-    // Raising the limit admits one more.
+    // A limit with releases can be lowered, not raised, nor given another filter.
+    for change in ["--epsilon 0.75", "--epsilon 0.5 --delta 1e-6 --rule zcdp"] {
+        let out = disguise(&dir)
+            .args(words("ledger limit --ledger b.ledger --dataset pts"))
+            .args(words(change))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{change}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+    disguise(&dir).args(words(SELECT)).assert().code(3);
     disguise(&dir)
         .args(words(
-            "ledger limit --ledger b.ledger --dataset pts --epsilon 0.75",
+            "ledger limit --ledger b.ledger --dataset pts --epsilon 0.4",
         ))
         .assert()
         .success();
-    disguise(&dir).args(words(SELECT)).assert().success();
     disguise(&dir).args(words(SELECT)).assert().code(3);
+}
+
+#[test]
+fn budgets_typed_as_decimals_add_up_exactly_and_print_as_typed() {
+    let dir = setup("exact");
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset car --epsilon 0.3",
+        ))
+        .assert()
+        .success();
+    let select = |epsilon: &str| {
+        disguise(&dir)
+            .args(words(
+                "select --points points.csv --candidates cands.csv --k 1 --ledger b.ledger \
+                 --dataset car -q --format json --epsilon",
+            ))
+            .arg(epsilon)
+            .output()
+            .unwrap()
+    };
+    assert!(select("0.1").status.success());
+    let table = String::from_utf8(
+        disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --dataset car"))
+            .stdout_ok(),
+    )
+    .unwrap();
+    assert!(
+        table.contains("spent ε = 0.1, δ = 0 in 1 release; left ε = 0.2, δ = 0"),
+        "{table}"
+    );
+    assert!(select("0.2").status.success(), "0.1 + 0.2 fits 0.3");
+    let refused = select("0.01");
+    assert_eq!(refused.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("spent ε = 0.3, δ = 0 in 2 releases; left ε = 0, δ = 0"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn names_must_be_given_limited_and_not_alike_to_another() {
+    let dir = dir_with(
+        "names",
+        &[("points.csv", POINTS), ("cands.csv", CANDIDATES)],
+    );
+    disguise(&dir)
+        .args(["ledger", "init", "b.ledger"])
+        .assert()
+        .success();
+    let select = |extra: &str| {
+        disguise(&dir)
+            .args(words(
+                "select --points points.csv --candidates cands.csv --k 1 --epsilon 0.5 -q \
+                 --format json --ledger b.ledger",
+            ))
+            .args(shell_words(extra).into_iter().filter(|w| !w.is_empty()))
+            .output()
+            .unwrap()
+    };
+    // No name: refused before anything is read.
+    let out = select("");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing --dataset"));
+    // A name without a limit (and no default): exit 3, one line naming the command.
+    let out = select("--dataset car");
+    assert_eq!(out.status.code(), Some(3));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("ledger limit --dataset car"), "{stderr}");
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset car --epsilon 1",
+        ))
+        .assert()
+        .success();
+    assert!(select("--dataset car").status.success());
+    // Trimmed; names alike are refused with a suggestion, and create nothing.
+    let padded = disguise(&dir)
+        .args(words(
+            "select --points points.csv --candidates cands.csv --k 1 --epsilon 0.5 -q \
+             --format json --ledger b.ledger",
+        ))
+        .args(["--dataset", " car "])
+        .output()
+        .unwrap();
+    assert!(padded.status.success());
+    for alike in ["Car", "CAR"] {
+        let out = select(&format!("--dataset {alike}"));
+        assert_eq!(out.status.code(), Some(2), "{alike}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("did you mean \"car\""), "{stderr}");
+    }
+    let out = disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset Car --epsilon 5",
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let all = show_all(&dir);
+    assert_eq!(all["datasets"].as_array().unwrap().len(), 1);
+    assert_eq!(all["releases"].as_array().unwrap().len(), 2);
+    // The environment names the ledger.
+    disguise(&dir)
+        .args(words(
+            "select --points points.csv --candidates cands.csv --k 1 --epsilon 0.5 -q \
+             --dataset car",
+        ))
+        .env("DISGUISE_LEDGER", "b.ledger")
+        .assert()
+        .code(3);
+    assert_eq!(show_all(&dir)["releases"].as_array().unwrap().len(), 2);
+    // A default limit is recorded for a new data set at its first release.
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --default --epsilon 2 --delta 1e-6",
+        ))
+        .assert()
+        .success();
+    assert!(select("--dataset adult").status.success());
+    let all = show_all(&dir);
+    assert_eq!(all["default_limit"]["epsilon"], 2.0);
+    let adult = all["datasets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["dataset"] == "adult")
+        .unwrap()
+        .clone();
+    assert_eq!(adult["limit"]["epsilon"], 2.0);
+    assert_eq!(adult["limit"]["filter"], "basic");
+}
+
+#[test]
+fn a_zcdp_limit_admits_more_small_releases_than_basic_composition() {
+    let dir = setup("zcdp");
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset pts --epsilon 1 --delta 1e-6 --rule zcdp",
+        ))
+        .assert()
+        .success();
+    // 1 exponential-mechanism call of ε = 0.1 costs ρ = 0.00125: 19 fit in ρ_L ≈ 0.0244,
+    // against 10 by basic composition.
+    let run = || {
+        disguise(&dir)
+            .args(words(
+                "select --points points.csv --candidates cands.csv --k 1 --epsilon 0.1 \
+                 --ledger b.ledger --dataset pts -q --format json",
+            ))
+            .output()
+            .unwrap()
+    };
+    for i in 0..19 {
+        assert!(run().status.success(), "release {i}");
+    }
+    let out = run();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("zcdp filter") && stderr.contains("ρ = 0.00125"),
+        "{stderr}"
+    );
+    let table = String::from_utf8(
+        disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --dataset pts"))
+            .stdout_ok(),
+    )
+    .unwrap();
+    assert!(table.contains("(zcdp filter: ρ ≤ 0.0243559"), "{table}");
+    assert!(
+        table.contains("spent ρ = 0.02375 in 19 releases"),
+        "{table}"
+    );
 }
 
 #[test]
@@ -122,7 +314,7 @@ fn trials_are_charged_together_and_a_pure_limit_refuses_delta() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert!(out.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("× 5 runs"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("(5 runs)"));
     disguise(&dir)
         .args(words(SELECT))
         .args(["--trials", "4"])
@@ -153,47 +345,19 @@ fn trials_are_charged_together_and_a_pure_limit_refuses_delta() {
 }
 
 #[test]
-fn the_default_data_set_is_the_content_hash_and_the_environment_names_the_ledger() {
-    let dir = setup("hash");
-    let run = |env: bool| {
-        let mut cmd = disguise(&dir);
-        cmd.args(words(
-            "select --points points.csv --candidates cands.csv --k 1 --epsilon 0.5 -q",
-        ));
-        if env {
-            cmd.env("DISGUISE_LEDGER", "b.ledger");
-        } else {
-            cmd.args(["--ledger", "b.ledger"]);
-        }
-        cmd.assert().success();
-    };
-    run(false);
-    run(true);
-    let all = json(
-        &disguise(&dir)
-            .args(words("ledger show --ledger b.ledger --format json"))
-            .stdout_ok(),
-    );
-    let releases = all["releases"].as_array().unwrap();
-    assert_eq!(releases.len(), 2);
-    let name = releases[0]["dataset"].as_str().unwrap();
-    assert!(name.starts_with("sha256:") && name.len() == 71, "{name}");
-    assert_eq!(releases[1]["dataset"], releases[0]["dataset"]);
-    // Without --dataset, `remaining` has one entry per data set (none: no limit).
-    assert!(all["remaining"][name].is_null());
-}
-
-#[test]
 fn unusable_ledgers_and_options_are_refused_with_one_line_and_left_untouched() {
     let dir = setup("bad");
     std::fs::write(dir.join("notes.txt"), "just words\n".repeat(50)).unwrap();
     let cases: &[(&str, &str)] = &[
-        ("--ledger missing.ledger", "ledger init"),
-        ("--ledger notes.txt", "not a disguise ledger"),
+        ("--ledger missing.ledger --dataset d", "ledger init"),
+        ("--ledger notes.txt --dataset d", "not a disguise ledger"),
         ("--ledger b.ledger --dataset ''", "invalid --dataset"),
-        ("--ledger b.ledger --mechanism max", "invalid --mechanism"),
         (
-            "--ledger b.ledger --ledger-timeout -1",
+            "--ledger b.ledger --dataset d --mechanism max",
+            "invalid --mechanism",
+        ),
+        (
+            "--ledger b.ledger --dataset d --ledger-timeout -1",
             "invalid --ledger-timeout",
         ),
     ];
@@ -308,7 +472,7 @@ fn a_release_killed_at_any_moment_leaves_an_intact_ledger_and_no_output_without_
         ],
     );
     disguise(&dir)
-        .args(["ledger", "init", "b.ledger"])
+        .args(["ledger", "init", "b.ledger", "--default-limit", "100"])
         .assert()
         .success();
     let bin = assert_cmd::cargo::cargo_bin("disguise");
@@ -422,7 +586,7 @@ fn a_distributed_run_is_recorded_once_by_process_0() {
         .assert()
         .success();
     assert_eq!(show(&dir)["releases"].as_array().unwrap().len(), 1);
-    // Over several hosts process 0 cannot hash every part: the data set must be named.
+    // Over several hosts as on one: the data set must be named.
     std::fs::write(dir.join("hosts.txt"), "127.0.0.1:1\n127.0.0.1:2\n").unwrap();
     let out = disguise(&dir)
         .args(words(
@@ -432,7 +596,7 @@ fn a_distributed_run_is_recorded_once_by_process_0() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("must name its data set"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing --dataset"));
 }
 
 #[test]

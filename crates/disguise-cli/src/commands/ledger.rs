@@ -1,10 +1,12 @@
 //! `disguise ledger`: create a privacy budget ledger, set a data set's limit, show what is
 //! spent and left, export the audit log ([`disguise::ledger`]).
 
-use crate::output::{Format, check_epsilon, guarantee, print_json, thousands};
+use crate::output::{Format, flagged, print_json, thousands};
 use anyhow::bail;
-use disguise::ledger::{Ledger, Limit, Release, Status};
+use disguise::ledger::{Filter, Ledger, Limit, Release, Status};
+use disguise::numeric::decimal::{rounded, typed};
 use serde::Serialize;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,10 +28,18 @@ Examples:
   # the audit log as CSV
   disguise ledger export --out releases.csv
 
+  # many small releases: the zCDP filter admits more of them than basic composition
+  disguise ledger limit --dataset logs --epsilon 1 --delta 1e-6 --rule zcdp
+
+  # a default limit, recorded for each new data set at its first release
+  disguise ledger init team.ledger --default-limit 1,1e-6
+
 Every command that releases something takes --ledger FILE (or $DISGUISE_LEDGER) and
---dataset NAME (default: the SHA-256 of its input files). Before it prints or writes
-anything it records its cost; if the data set's releases would then compose to more than
-its limit, it releases nothing and exits with code 3.";
+--dataset NAME. Before it reads the data it records its cost; if the data set's limit does
+not admit it (or it has none, and the ledger no default), it releases nothing and exits
+with code 3. The rule (a privacy filter: basic composition, or zCDP for pure and
+exponential-mechanism releases) is fixed with the limit; after the first release a limit
+can be lowered, not raised.";
 
 /// The `ledger` subcommands.
 #[derive(clap::Subcommand)]
@@ -80,6 +90,14 @@ pub struct InitArgs {
     /// The ledger file to create.
     #[arg(value_name = "FILE")]
     file: PathBuf,
+    /// A default limit `EPSILON[,DELTA]`, recorded for each new data set at its first
+    /// release. Without it, a release into a data set without a limit is refused. Example:
+    /// `--default-limit 1,1e-6`.
+    #[arg(long, value_name = "EPSILON[,DELTA]")]
+    default_limit: Option<String>,
+    /// The filter of the default limit.
+    #[arg(long, value_name = "RULE", default_value = "basic", value_parser = super::common::names::named::<Filter>())]
+    default_rule: Filter,
 }
 
 /// Arguments of `disguise ledger limit`.
@@ -87,9 +105,18 @@ pub struct InitArgs {
 pub struct LimitArgs {
     #[command(flatten)]
     file: FileArg,
-    /// The data set (as its releases name it with --dataset, or `sha256:…`).
-    #[arg(long, value_name = "NAME")]
-    dataset: String,
+    /// The data set (as its releases name it with --dataset).
+    #[arg(
+        long,
+        value_name = "NAME",
+        required_unless_present = "default",
+        conflicts_with = "default"
+    )]
+    dataset: Option<String>,
+    /// Set the ledger's default limit instead: the limit each new data set gets at its first
+    /// release.
+    #[arg(long)]
+    default: bool,
     /// Total ε all its releases together may spend. Example: `--epsilon 2`.
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     epsilon: f64,
@@ -102,6 +129,30 @@ pub struct LimitArgs {
         allow_negative_numbers = true
     )]
     delta: f64,
+    /// The privacy filter that stops the releases at the limit, fixed with it: `basic`
+    /// (the releases' ε and δ add up; a release at exactly the limit fits) or `zcdp` (pure
+    /// and exponential-mechanism releases add up ρ = ε²/2 or ε²/8; many more small releases
+    /// fit; needs δ > 0).
+    #[arg(long, value_name = "RULE", default_value = "basic", value_parser = super::common::names::named::<Filter>())]
+    rule: Filter,
+    /// With `--rule zcdp`: the ε of the limit set aside for approximate releases ((ε, δ)-DP
+    /// with δ > 0, the large margin mechanisms), spent by basic composition. Default 0.
+    #[arg(
+        long,
+        value_name = "E",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    approximate_epsilon: f64,
+    /// With `--rule zcdp`: the δ of the limit set aside for approximate releases. Default
+    /// 0, which refuses them.
+    #[arg(
+        long,
+        value_name = "D",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    approximate_delta: f64,
 }
 
 /// Arguments of `disguise ledger show`.
@@ -135,28 +186,128 @@ pub struct ExportArgs {
 /// Runs `disguise ledger …`.
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
-        Command::Init(args) => {
-            Ledger::create(&args.file)?;
-            println!("created the ledger {}", args.file.display());
-            Ok(())
-        }
+        Command::Init(args) => init(args),
         Command::Limit(args) => limit(args),
         Command::Show(args) => show(args),
         Command::Export(args) => export(args),
     }
 }
 
-fn limit(args: LimitArgs) -> anyhow::Result<()> {
-    check_epsilon("--epsilon", args.epsilon)?;
-    if !(0.0..1.0).contains(&args.delta) {
-        bail!("invalid --delta: must be in [0, 1), got {}", args.delta);
+fn init(args: InitArgs) -> anyhow::Result<()> {
+    // The default is checked before the file exists: a refused option leaves nothing.
+    let default = match &args.default_limit {
+        Some(text) => {
+            let (epsilon, delta) = match text.split_once(',') {
+                Some((e, d)) => (e, d),
+                None => (text.as_str(), "0"),
+            };
+            let number = |t: &str| -> anyhow::Result<f64> {
+                t.trim().parse().map_err(|_| {
+                    anyhow::anyhow!(
+                        "invalid --default-limit: {text:?} is not EPSILON[,DELTA] (e.g. 1,1e-6)"
+                    )
+                })
+            };
+            Some(make_limit(
+                "--default-limit",
+                number(epsilon)?,
+                number(delta)?,
+                args.default_rule,
+                0.0,
+                0.0,
+            )?)
+        }
+        None => None,
+    };
+    let ledger = Ledger::create(&args.file)?;
+    if default.is_some() {
+        ledger.set_default_limit(default)?;
     }
-    disguise::ledger::check_name(&args.dataset)
-        .map_err(|e| anyhow::anyhow!("invalid --dataset: {}", reason(e)))?;
+    println!("created the ledger {}", args.file.display());
+    if let Some(limit) = default {
+        println!("default limit for new data sets: {}", limit_words(&limit));
+    }
+    Ok(())
+}
+
+/// A limit from the command line's numbers, with each error naming its flag.
+fn make_limit(
+    flag: &str,
+    epsilon: f64,
+    delta: f64,
+    rule: Filter,
+    approximate_epsilon: f64,
+    approximate_delta: f64,
+) -> anyhow::Result<Limit> {
+    let name = |p: &str| match p {
+        "epsilon" | "delta" if flag != "--epsilon" => flag.to_string(),
+        "rule" => "--rule".to_string(),
+        "approximate" => "--approximate-epsilon/--approximate-delta".to_string(),
+        other => format!("--{other}"),
+    };
+    let named = |e: disguise::Error| match e {
+        disguise::Error::InvalidEpsilon(v) => {
+            anyhow::anyhow!(
+                "invalid {}: ε must be finite and > 0, got {v}",
+                name("epsilon")
+            )
+        }
+        disguise::Error::InvalidDelta(v) => {
+            anyhow::anyhow!("invalid {}: δ must be in [0, 1), got {v}", name("delta"))
+        }
+        other => flagged(other, &name),
+    };
+    let limit = Limit::new(epsilon, delta).map_err(named)?;
+    let limit = limit.with_filter(rule).map_err(named)?;
+    if rule == Filter::Zcdp {
+        limit
+            .approximate(approximate_epsilon, approximate_delta)
+            .map_err(named)
+    } else if approximate_epsilon != 0.0 || approximate_delta != 0.0 {
+        bail!(
+            "invalid --approximate-epsilon/--approximate-delta: only a --rule zcdp limit sets \
+             aside a part for approximate releases"
+        )
+    } else {
+        Ok(limit)
+    }
+}
+
+fn limit(args: LimitArgs) -> anyhow::Result<()> {
+    let limit = make_limit(
+        "--epsilon",
+        args.epsilon,
+        args.delta,
+        args.rule,
+        args.approximate_epsilon,
+        args.approximate_delta,
+    )?;
+    let dataset = match &args.dataset {
+        Some(name) => Some(
+            disguise::ledger::check_name(name)
+                .map_err(|e| anyhow::anyhow!("invalid --dataset: {}", reason(e)))?
+                .to_string(),
+        ),
+        None => None,
+    };
     let ledger = args.file.open()?;
-    ledger.set_limit(&args.dataset, Limit::new(args.epsilon, args.delta)?)?;
-    let status = ledger.status(&args.dataset)?;
-    println!("{}", status_line(&status));
+    let flag = |p: &str| match p {
+        "dataset" => "--dataset".to_string(),
+        "rule" => "--rule".to_string(),
+        other => format!("--{other}"),
+    };
+    match dataset {
+        Some(dataset) => {
+            ledger
+                .set_limit(&dataset, limit)
+                .map_err(|e| flagged(e, &flag))?;
+            println!("{}", status_line(&ledger.status(&dataset)?));
+        }
+        None => {
+            ledger.set_default_limit(Some(limit))?;
+            println!("default limit for new data sets: {}", limit_words(&limit));
+        }
+    }
     Ok(())
 }
 
@@ -168,14 +319,41 @@ fn reason(e: disguise::Error) -> String {
     }
 }
 
+/// A limit in words: ε, δ and its filter (for zCDP, ρ and the part for approximate
+/// releases). Budgets print as typed: the shortest decimal of each number.
+fn limit_words(l: &Limit) -> String {
+    match (l.filter, l.rho) {
+        (Filter::Zcdp, Some(rho)) => {
+            let approximate = if l.approximate_delta > 0.0 || l.approximate_epsilon > 0.0 {
+                format!(
+                    "ε = {}, δ = {} of it for approximate releases",
+                    typed(l.approximate_epsilon),
+                    typed(l.approximate_delta)
+                )
+            } else {
+                "none for approximate releases".to_string()
+            };
+            format!(
+                "ε = {}, δ = {} (zcdp filter: ρ ≤ {} for pure and exponential-mechanism \
+                 releases; {approximate})",
+                typed(l.epsilon),
+                typed(l.delta),
+                rounded(rho, 6, Ordering::Less)
+            )
+        }
+        _ => format!(
+            "ε = {}, δ = {} ({} filter)",
+            typed(l.epsilon),
+            typed(l.delta),
+            l.filter
+        ),
+    }
+}
+
 /// One line per data set: its limit, its spend and what is left.
 fn status_line(s: &Status) -> String {
-    let limit = match s.limit {
-        Some(l) => format!(
-            "limit ε = {}, δ = {}",
-            guarantee(l.epsilon),
-            guarantee(l.delta)
-        ),
+    let limit = match &s.limit {
+        Some(l) => format!("limit {}", limit_words(l)),
         None => "no limit".to_string(),
     };
     let releases = format!(
@@ -184,21 +362,46 @@ fn status_line(s: &Status) -> String {
         if s.releases == 1 { "" } else { "s" }
     );
     let spent = match s.spent {
-        Some(g) => format!(
-            "spent ε = {}, δ = {} by {} composition in {releases}",
-            guarantee(g.epsilon),
-            guarantee(g.delta),
-            g.rule.name()
-        ),
-        None if s.releases == 0 => "nothing spent".to_string(),
-        None => format!("{releases} exceed the limit"),
+        Some(g) => match g.rho {
+            Some(rho) if g.epsilon > 0.0 || g.delta > 0.0 => format!(
+                "spent ρ = {}, and ε = {}, δ = {} by approximate releases, in {releases}",
+                rounded(rho, 6, Ordering::Greater),
+                typed(g.epsilon),
+                typed(g.delta)
+            ),
+            Some(rho) => format!(
+                "spent ρ = {} in {releases}",
+                rounded(rho, 6, Ordering::Greater)
+            ),
+            None => format!(
+                "spent ε = {}, δ = {} in {releases}",
+                typed(g.epsilon),
+                typed(g.delta)
+            ),
+        },
+        None => "nothing spent".to_string(),
     };
     let left = match s.remaining {
-        Some(r) => format!(
-            "; left ε = {}, δ = {}",
-            guarantee(r.epsilon),
-            guarantee(r.delta)
-        ),
+        Some(r) => match (r.rho, r.pure_epsilon) {
+            (Some(rho), Some(pure)) => {
+                let approximate = match &s.limit {
+                    Some(l) if l.approximate_delta > 0.0 || l.approximate_epsilon > 0.0 => {
+                        format!(
+                            "; ε = {}, δ = {} for approximate releases",
+                            typed(r.epsilon),
+                            typed(r.delta)
+                        )
+                    }
+                    _ => String::new(),
+                };
+                format!(
+                    "; left ρ = {} (one pure release of ε ≤ {} fits){approximate}",
+                    rounded(rho, 6, Ordering::Less),
+                    rounded(pure, 6, Ordering::Less)
+                )
+            }
+            _ => format!("; left ε = {}, δ = {}", typed(r.epsilon), typed(r.delta)),
+        },
         None => String::new(),
     };
     let unit = match s.unit {
@@ -210,7 +413,12 @@ fn status_line(s: &Status) -> String {
 
 fn show(args: ShowArgs) -> anyhow::Result<()> {
     let ledger = args.file.open()?;
-    let datasets = match &args.dataset {
+    let flag = |p: &str| format!("--{p}");
+    let dataset = match &args.dataset {
+        Some(d) => Some(ledger.resolve(d).map_err(|e| flagged(e, &flag))?),
+        None => None,
+    };
+    let datasets = match &dataset {
         Some(d) => vec![d.clone()],
         None => ledger.datasets()?,
     };
@@ -218,7 +426,8 @@ fn show(args: ShowArgs) -> anyhow::Result<()> {
         .iter()
         .map(|d| ledger.status(d))
         .collect::<disguise::Result<_>>()?;
-    let releases = ledger.releases(args.dataset.as_deref())?;
+    let releases = ledger.releases(dataset.as_deref())?;
+    let default_limit = ledger.default_limit()?;
     match args.format {
         Format::Json => {
             #[derive(Serialize)]
@@ -233,6 +442,7 @@ fn show(args: ShowArgs) -> anyhow::Result<()> {
                 releases: &'a [Release],
                 remaining: RemainingOut,
                 datasets: &'a [Status],
+                default_limit: Option<Limit>,
             }
             let remaining = match &args.dataset {
                 Some(_) => RemainingOut::One(statuses.first().and_then(|s| s.remaining)),
@@ -248,10 +458,14 @@ fn show(args: ShowArgs) -> anyhow::Result<()> {
                 releases: &releases,
                 remaining,
                 datasets: &statuses,
+                default_limit,
             })
         }
         Format::Table => {
             println!("ledger {}", ledger.path().display());
+            if let Some(limit) = &default_limit {
+                println!("default limit for new data sets: {}", limit_words(limit));
+            }
             if statuses.is_empty() {
                 println!("(no data set: set a limit with `disguise ledger limit`)");
             }
@@ -280,8 +494,8 @@ fn show(args: ShowArgs) -> anyhow::Result<()> {
                         r.time,
                         dataset,
                         thousands(r.runs),
-                        guarantee(r.epsilon),
-                        guarantee(r.delta),
+                        typed(r.epsilon),
+                        typed(r.delta),
                         r.rule,
                         r.command
                     );

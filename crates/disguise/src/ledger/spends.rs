@@ -117,4 +117,3 @@ impl Spends for Spend {
         Ok(Some(self.clone()))
     }
 }
-

@@ -1,11 +1,15 @@
 //! The ledger file: an SQLite database, opened, checked and written in transactions.
 
-use super::{Calls, Costs, Limit, Release, Remaining, Spend, Spends, Status, Unit, own_cost};
+use super::dataset::{did_you_mean, likeness};
+use super::filter::{Filter, Totals, cost_words, is_approximate};
+use super::{Calls, Limit, Release, Spend, Spends, Spent, Status, Unit};
 use crate::error::{Error, Result, Source};
 use crate::names::Named;
+use crate::numeric::decimal::{rounded, typed};
 use crate::numeric::display;
-use crate::privacy::{Delta, Guarantee};
+use crate::privacy::{Delta, Epsilon};
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension, TransactionBehavior};
+use std::cmp::Ordering;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -16,8 +20,8 @@ pub const APPLICATION_ID: i32 = 0x6447_4c64;
 /// The format of the ledger files this version writes (`PRAGMA user_version`); it reads
 /// this format and every older one (upgrading format 1 in place: see the
 /// [module documentation](super)), and refuses a newer one. Format 2 added the releases'
-/// privacy unit.
-pub const FORMAT: i32 = 2;
+/// privacy unit; format 3 the limits' filters and the default limit.
+pub const FORMAT: i32 = 3;
 
 /// How long a ledger waits for another process's transaction before giving up.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -28,9 +32,23 @@ CREATE TABLE limits (
     dataset TEXT NOT NULL,
     time TEXT NOT NULL,
     epsilon REAL NOT NULL CHECK (epsilon > 0),
-    delta REAL NOT NULL CHECK (delta >= 0 AND delta < 1)
+    delta REAL NOT NULL CHECK (delta >= 0 AND delta < 1),
+    filter TEXT NOT NULL DEFAULT 'basic' CHECK (filter IN ('basic', 'zcdp')),
+    approximate_epsilon REAL NOT NULL DEFAULT 0 CHECK (approximate_epsilon >= 0),
+    approximate_delta REAL NOT NULL DEFAULT 0 CHECK (approximate_delta >= 0),
+    rho REAL CHECK (rho > 0)
 ) STRICT;
 CREATE INDEX limits_by_dataset ON limits (dataset, id);
+CREATE TABLE default_limit (
+    id INTEGER PRIMARY KEY,
+    time TEXT NOT NULL,
+    epsilon REAL NOT NULL CHECK (epsilon > 0),
+    delta REAL NOT NULL CHECK (delta >= 0 AND delta < 1),
+    filter TEXT NOT NULL CHECK (filter IN ('basic', 'zcdp')),
+    approximate_epsilon REAL NOT NULL CHECK (approximate_epsilon >= 0),
+    approximate_delta REAL NOT NULL CHECK (approximate_delta >= 0),
+    rho REAL CHECK (rho > 0)
+) STRICT;
 CREATE TABLE releases (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     dataset TEXT NOT NULL,
@@ -72,8 +90,8 @@ pub struct Ledger {
 pub struct Receipt {
     /// The release's number in the ledger.
     pub id: i64,
-    /// The data set's composed spend with this release.
-    pub spent: Option<Guarantee>,
+    /// What the data set's releases have spent with this one, as its filter counts it.
+    pub spent: Spent,
 }
 
 impl Ledger {
@@ -229,12 +247,16 @@ impl Ledger {
         Ok(())
     }
 
-    /// Upgrades a format-1 file to the current format, in one transaction (a no-op when
-    /// another process did it first): releases get their privacy unit, `record`, or `edge`
-    /// for those whose command line ran `cut` (the only edge-level task).
+    /// Upgrades an older file to the current format, in one transaction (a no-op when
+    /// another process did it first). Format 1 → 2: releases get their privacy unit,
+    /// `record`, or `edge` for those whose command line ran `cut` (the only edge-level task
+    /// then). Format 2 → 3: limits get the basic filter, the default limit its table, and
+    /// data sets named by a hash of their content (`sha256:…`) are renamed `unnamed-1`,
+    /// `unnamed-2`, … in the order of their first record, so that the file keeps no hash of
+    /// any data.
     fn upgrade(&self) -> Result<()> {
         let connection = self.lock();
-        let fail = |e| self.fail("cannot upgrade the ledger from format 1", e);
+        let fail = |e| self.fail("cannot upgrade the ledger to the current format", e);
         let version: i32 = connection
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .map_err(fail)?;
@@ -251,39 +273,171 @@ impl Ledger {
             // The command line is the program's path (shell-quoted when it has a space),
             // then the command: `… cut …`.
             transaction
-                .execute_batch(&format!(
+                .execute_batch(
                     "ALTER TABLE releases ADD COLUMN unit TEXT NOT NULL DEFAULT 'record' \
                      CHECK (unit IN ('record', 'edge')); \
                      UPDATE releases SET unit = 'edge' WHERE (CASE \
                      WHEN substr(command, 1, 1) = '''' \
                      THEN substr(command, instr(substr(command, 2), '''') + 3) \
-                     ELSE substr(command, instr(command, ' ') + 1) END) || ' ' LIKE 'cut %'; \
-                     PRAGMA user_version = {FORMAT};"
-                ))
+                     ELSE substr(command, instr(command, ' ') + 1) END) || ' ' LIKE 'cut %';",
+                )
                 .map_err(fail)?;
+        }
+        if version <= 2 {
+            transaction
+                .execute_batch(
+                    "ALTER TABLE limits ADD COLUMN filter TEXT NOT NULL DEFAULT 'basic' \
+                     CHECK (filter IN ('basic', 'zcdp')); \
+                     ALTER TABLE limits ADD COLUMN approximate_epsilon REAL NOT NULL \
+                     DEFAULT 0 CHECK (approximate_epsilon >= 0); \
+                     ALTER TABLE limits ADD COLUMN approximate_delta REAL NOT NULL \
+                     DEFAULT 0 CHECK (approximate_delta >= 0); \
+                     ALTER TABLE limits ADD COLUMN rho REAL CHECK (rho > 0); \
+                     CREATE TABLE default_limit (id INTEGER PRIMARY KEY, time TEXT NOT NULL, \
+                     epsilon REAL NOT NULL CHECK (epsilon > 0), \
+                     delta REAL NOT NULL CHECK (delta >= 0 AND delta < 1), \
+                     filter TEXT NOT NULL CHECK (filter IN ('basic', 'zcdp')), \
+                     approximate_epsilon REAL NOT NULL CHECK (approximate_epsilon >= 0), \
+                     approximate_delta REAL NOT NULL CHECK (approximate_delta >= 0), \
+                     rho REAL CHECK (rho > 0)) STRICT;",
+                )
+                .map_err(fail)?;
+            let hashed: Vec<String> = {
+                let mut statement = transaction
+                    .prepare(
+                        "SELECT dataset FROM (SELECT dataset, time FROM releases UNION ALL \
+                         SELECT dataset, time FROM limits) WHERE dataset LIKE 'sha256:%' \
+                         GROUP BY dataset ORDER BY MIN(time), dataset",
+                    )
+                    .map_err(fail)?;
+                statement
+                    .query_map([], |r| r.get(0))
+                    .map_err(fail)?
+                    .collect::<rusqlite::Result<_>>()
+                    .map_err(fail)?
+            };
+            let mut number = 0;
+            for old in hashed {
+                // A free name: `unnamed-N` not already taken by a user.
+                let new = loop {
+                    number += 1;
+                    let candidate = format!("unnamed-{number}");
+                    let taken: bool = transaction
+                        .query_row(
+                            "SELECT EXISTS (SELECT 1 FROM releases WHERE dataset = ?1) \
+                             OR EXISTS (SELECT 1 FROM limits WHERE dataset = ?1)",
+                            [&candidate],
+                            |r| r.get(0),
+                        )
+                        .map_err(fail)?;
+                    if !taken {
+                        break candidate;
+                    }
+                };
+                for table in ["releases", "limits"] {
+                    transaction
+                        .execute(
+                            &format!("UPDATE {table} SET dataset = ?1 WHERE dataset = ?2"),
+                            [&new, &old],
+                        )
+                        .map_err(fail)?;
+                }
+            }
+        }
+        transaction
+            .execute_batch(&format!("PRAGMA user_version = {FORMAT};"))
+            .map_err(fail)?;
+        transaction.commit().map_err(fail)
+    }
+
+    /// Sets the limit of `dataset` (its name trimmed). Every limit set is kept in the file;
+    /// the latest is in force. Before the data set's first release the limit may change
+    /// freely; after it, only downwards and with the same filter, since a budget or a filter
+    /// chosen after seeing outputs is not a privacy filter's (a limit below what is spent
+    /// refuses every further release). A new name alike to an existing one (case, white
+    /// space) is refused.
+    ///
+    /// # Errors
+    /// An invalid name or limit, a name alike to another, or a change the releases forbid
+    /// ([`Error::InvalidParameter`]); [`Error::Ledger`].
+    pub fn set_limit(&self, dataset: &str, limit: Limit) -> Result<()> {
+        let dataset = super::check_name(dataset)?;
+        limit.validate()?;
+        let connection = self.lock();
+        let fail = |e| self.fail("cannot set the limit", e);
+        let transaction =
+            rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Immediate)
+                .map_err(fail)?;
+        self.check_alike(&transaction, dataset)?;
+        let releases: i64 = transaction
+            .query_row(
+                "SELECT COUNT(*) FROM releases WHERE dataset = ?1",
+                [dataset],
+                |r| r.get(0),
+            )
+            .map_err(fail)?;
+        if releases > 0
+            && let Some(current) = limit_of(&transaction, dataset).map_err(fail)?
+        {
+            if current.filter != limit.filter {
+                return Err(Error::param(
+                    "rule",
+                    format!(
+                        "data set {dataset} has releases under the {} filter, fixed by its \
+                         first release: a filter chosen after seeing outputs is not a \
+                         privacy filter",
+                        current.filter
+                    ),
+                ));
+            }
+            if !current.covers(&limit) {
+                return Err(Error::param(
+                    "epsilon",
+                    format!(
+                        "data set {dataset} has releases under the limit ε = {}, δ = {}: it \
+                         can be lowered, not raised (a budget raised after seeing outputs \
+                         is no guarantee for them)",
+                        typed(current.epsilon),
+                        typed(current.delta)
+                    ),
+                ));
+            }
+        }
+        insert_limit(&transaction, "limits", Some(dataset), &limit).map_err(fail)?;
+        transaction.commit().map_err(fail)
+    }
+
+    /// Sets the ledger's default limit: the limit a data set without one gets at its first
+    /// release (recorded then as that data set's own); `None` removes it, so that a release
+    /// into a data set without a limit is refused.
+    ///
+    /// # Errors
+    /// An invalid limit; [`Error::Ledger`].
+    pub fn set_default_limit(&self, limit: Option<Limit>) -> Result<()> {
+        if let Some(limit) = &limit {
+            limit.validate()?;
+        }
+        let connection = self.lock();
+        let fail = |e| self.fail("cannot set the default limit", e);
+        let transaction =
+            rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Immediate)
+                .map_err(fail)?;
+        transaction
+            .execute("DELETE FROM default_limit", [])
+            .map_err(fail)?;
+        if let Some(limit) = &limit {
+            insert_limit(&transaction, "default_limit", None, limit).map_err(fail)?;
         }
         transaction.commit().map_err(fail)
     }
 
-    /// Sets (or changes) the limit of `dataset`. Every limit set is kept in the file; the
-    /// latest is in force. A limit below what is already spent refuses every further
-    /// release.
+    /// The ledger's default limit, if any.
     ///
     /// # Errors
-    /// An invalid name ([`Error::InvalidParameter`]) or [`Error::Ledger`].
-    pub fn set_limit(&self, dataset: &str, limit: Limit) -> Result<()> {
-        super::check_name(dataset)?;
-        Limit::new(limit.epsilon, limit.delta)?;
+    /// [`Error::Ledger`].
+    pub fn default_limit(&self) -> Result<Option<Limit>> {
         let connection = self.lock();
-        connection
-            .execute(
-                &format!(
-                    "INSERT INTO limits (dataset, time, epsilon, delta) VALUES (?1, {NOW}, ?2, ?3)"
-                ),
-                rusqlite::params![dataset, limit.epsilon, limit.delta],
-            )
-            .map_err(|e| self.fail("cannot set the limit", e))?;
-        Ok(())
+        read_limit(&connection, "default_limit", None).map_err(|e| self.fail("cannot read", e))
     }
 
     /// The limit in force for `dataset`, if any.
@@ -292,20 +446,21 @@ impl Ledger {
     /// [`Error::Ledger`].
     pub fn limit(&self, dataset: &str) -> Result<Option<Limit>> {
         let connection = self.lock();
-        limit_of(&connection, dataset).map_err(|e| self.fail("cannot read", e))
+        limit_of(&connection, dataset.trim()).map_err(|e| self.fail("cannot read", e))
     }
 
-    /// Records `spend` on `dataset` if the data set's limit allows it, in one transaction
-    /// (see the [module documentation](super)); the caller releases its output only after
-    /// this returns `Ok`.
+    /// Records `spend` on `dataset` (its name trimmed) if the data set's limit admits it, in
+    /// one transaction (see the [module documentation](super)). Call it before the data is
+    /// read, and release only after it returns `Ok`.
     ///
     /// # Errors
     /// [`Error::BudgetExceeded`] (nothing recorded) with one line saying what the release
-    /// costs, what is spent and what is left; [`Error::InvalidParameter`] naming `dataset`
-    /// when the data set's releases protect another [`Unit`], or for an invalid spend or
-    /// name; [`Error::Ledger`] (locked past the timeout, …).
+    /// costs, what is spent and what is left — also for a data set without a limit when the
+    /// ledger has no default; [`Error::InvalidParameter`] naming `dataset` when the data
+    /// set's releases protect another [`Unit`], for a name alike to an existing one, or for
+    /// an invalid spend or name; [`Error::Ledger`] (locked past the timeout, …).
     pub fn reserve(&self, dataset: &str, spend: &Spend) -> Result<Receipt> {
-        super::check_name(dataset)?;
+        let dataset = super::check_name(dataset)?;
         spend.validate()?;
         let connection = self.lock();
         let fail = |e| self.fail("cannot record the release", e);
@@ -314,6 +469,7 @@ impl Ledger {
         let transaction =
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Immediate)
                 .map_err(fail)?;
+        self.check_alike(&transaction, dataset)?;
         if let Some(unit) = self.unit_of(&transaction, dataset)?
             && unit != spend.unit
         {
@@ -321,31 +477,44 @@ impl Ledger {
                 "dataset",
                 format!(
                     "data set {dataset} holds {unit}-level releases (they protect {}); this \
-                     release is {}-level (it protects {}): the two do not compose into one \
-                     budget — record it under another data set name",
+                     release is {}-level (it protects {}): an ε for one and an ε for the \
+                     other do not add up to a guarantee for either, so they cannot share a \
+                     budget",
                     unit.help(),
                     spend.unit,
                     spend.unit.help(),
                 ),
             ));
         }
-        let limit = limit_of(&transaction, dataset).map_err(fail)?;
-        let before = self.costs_of(&transaction, dataset)?;
-        let mut recorded = before.clone();
-        recorded.add(spend)?;
-        let spent = match limit {
-            Some(limit) => {
-                let spent = recorded.compose(Delta::new(limit.delta)?)?;
-                let within =
-                    spent.is_some_and(|g| g.epsilon <= limit.epsilon && g.delta <= limit.delta);
-                if !within {
-                    let so_far = before.compose(Delta::new(limit.delta)?)?;
-                    return Err(refusal(dataset, spend, limit, so_far, before.releases));
+        let limit = match limit_of(&transaction, dataset).map_err(fail)? {
+            Some(limit) => limit,
+            None => match read_limit(&transaction, "default_limit", None).map_err(fail)? {
+                // The default becomes the data set's own, recorded with this release.
+                Some(default) => {
+                    insert_limit(&transaction, "limits", Some(dataset), &default).map_err(fail)?;
+                    default
                 }
-                spent
-            }
-            None => recorded.basic(),
+                None => {
+                    return Err(Error::BudgetExceeded {
+                        dataset: dataset.to_string(),
+                        message: format!(
+                            "data set {dataset} has no limit in the ledger {}: set one \
+                             (`disguise ledger limit --dataset {dataset} --epsilon E`, or \
+                             Ledger.set_limit), or give the ledger a default limit; nothing \
+                             was released",
+                            self.path.display()
+                        ),
+                    });
+                }
+            },
         };
+        limit.validate().map_err(|e| self.damaged(e))?;
+        let before = self.totals_of(&transaction, dataset)?;
+        let mut after = before.clone();
+        after.add_spend(spend)?;
+        if !after.within(&limit) {
+            return Err(refusal(dataset, spend, &limit, &before));
+        }
         transaction
             .execute(
                 &format!(
@@ -388,7 +557,67 @@ impl Ledger {
                 .map_err(fail)?;
         }
         transaction.commit().map_err(fail)?;
-        Ok(Receipt { id, spent })
+        Ok(Receipt {
+            id,
+            spent: after.spent(Some(&limit)),
+        })
+    }
+
+    /// The data set `name` (trimmed) as the ledger holds it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `dataset` when no data set has that name, with the
+    /// name alike to it (case, white space) if there is one; [`Error::Ledger`].
+    pub fn resolve(&self, name: &str) -> Result<String> {
+        let name = super::check_name(name)?;
+        let connection = self.lock();
+        self.check_alike(&connection, name)?;
+        let known: bool = connection
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM releases WHERE dataset = ?1) \
+                 OR EXISTS (SELECT 1 FROM limits WHERE dataset = ?1)",
+                [name],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.fail("cannot read the data sets", e))?;
+        if !known {
+            return Err(Error::param(
+                "dataset",
+                format!("no data set {name:?} in the ledger {}", self.path.display()),
+            ));
+        }
+        Ok(name.to_string())
+    }
+
+    /// Refuses `dataset` when it does not exist but a name alike to it (case, white space)
+    /// does.
+    fn check_alike(&self, connection: &Connection, dataset: &str) -> Result<()> {
+        let fail = |e| self.fail("cannot read the data sets", e);
+        let exists: bool = connection
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM releases WHERE dataset = ?1) \
+                 OR EXISTS (SELECT 1 FROM limits WHERE dataset = ?1)",
+                [dataset],
+                |r| r.get(0),
+            )
+            .map_err(fail)?;
+        if exists {
+            return Ok(());
+        }
+        let key = likeness(dataset);
+        let mut statement = connection
+            .prepare("SELECT dataset FROM limits UNION SELECT dataset FROM releases ORDER BY 1")
+            .map_err(fail)?;
+        let names = statement
+            .query_map([], |r| r.get::<_, String>(0))
+            .map_err(fail)?;
+        for name in names {
+            let name = name.map_err(fail)?;
+            if likeness(&name) == key {
+                return Err(did_you_mean(dataset, &name));
+            }
+        }
+        Ok(())
     }
 
     /// Runs `release` (which computes a result in memory and releases nothing), then
@@ -458,45 +687,28 @@ impl Ledger {
         read().map_err(|e| self.fail("cannot read", e))
     }
 
-    /// The state of `dataset`: its limit, its releases' composed spend and what is left.
+    /// The state of `dataset`: its limit, what its releases spent and what is left.
     ///
     /// # Errors
     /// [`Error::Ledger`].
     pub fn status(&self, dataset: &str) -> Result<Status> {
+        let dataset = dataset.trim();
         let connection = self.lock();
         // One read transaction: the limit and the releases of the same moment.
         let transaction =
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Deferred)
                 .map_err(|e| self.fail("cannot read", e))?;
         let limit = limit_of(&transaction, dataset).map_err(|e| self.fail("cannot read", e))?;
-        let recorded = self.costs_of(&transaction, dataset)?;
+        let totals = self.totals_of(&transaction, dataset)?;
         let unit = self.unit_of(&transaction, dataset)?;
         drop(transaction);
-        let spent = match limit {
-            Some(limit) => recorded.compose(Delta::new(limit.delta)?)?,
-            None => recorded.basic(),
-        };
-        let remaining = limit.map(|limit| match spent {
-            None if recorded.releases == 0 => Remaining {
-                epsilon: limit.epsilon,
-                delta: limit.delta,
-            },
-            None => Remaining {
-                epsilon: 0.0,
-                delta: 0.0,
-            },
-            Some(g) => Remaining {
-                epsilon: (limit.epsilon - g.epsilon).max(0.0),
-                delta: (limit.delta - g.delta).max(0.0),
-            },
-        });
         Ok(Status {
             dataset: dataset.to_string(),
             limit,
-            releases: recorded.releases,
+            releases: totals.releases,
             unit,
-            spent,
-            remaining,
+            spent: (totals.releases > 0).then(|| totals.spent(limit.as_ref())),
+            remaining: limit.map(|l| totals.remaining(&l)),
         })
     }
 
@@ -512,12 +724,12 @@ impl Ledger {
             .map_err(|e| self.fail("cannot check", e))
     }
 
-    /// The recorded costs of `dataset`, grouped in SQL (a reservation reads a few groups, not
-    /// every release).
-    fn costs_of(&self, connection: &Connection, dataset: &str) -> Result<Costs> {
+    /// The exact totals of `dataset`'s releases, from costs grouped in SQL (a reservation
+    /// reads a few groups, not every release).
+    fn totals_of(&self, connection: &Connection, dataset: &str) -> Result<Totals> {
         let fail = |e| self.fail("cannot read the recorded releases", e);
         let count = |n: i64| u64::try_from(n).unwrap_or(0);
-        let mut costs = Costs::default();
+        let mut totals = Totals::default();
         let releases: i64 = connection
             .query_row(
                 "SELECT COUNT(*) FROM releases WHERE dataset = ?1",
@@ -525,11 +737,15 @@ impl Ledger {
                 |r| r.get(0),
             )
             .map_err(fail)?;
-        costs.releases = count(releases);
-        // Each run as one call with its own guarantee; and, for the second view, the runs of
-        // the releases that recorded no calls.
-        let own = |sql: &str, into: &mut Vec<(crate::privacy::PrivacyCost, u64)>| -> Result<()> {
-            let mut statement = connection.prepare(sql).map_err(fail)?;
+        totals.releases = count(releases);
+        // (ε, δ, runs) groups of the releases that `which` selects.
+        let own = |which: &str| -> Result<Vec<(f64, f64, u64)>> {
+            let mut statement = connection
+                .prepare(&format!(
+                    "SELECT epsilon, delta, SUM(runs) FROM releases WHERE dataset = ?1 {which} \
+                     GROUP BY epsilon, delta"
+                ))
+                .map_err(fail)?;
             let rows = statement
                 .query_map([dataset], |r| {
                     Ok((
@@ -539,34 +755,58 @@ impl Ledger {
                     ))
                 })
                 .map_err(fail)?;
+            let mut out = Vec::new();
             for row in rows {
                 let (epsilon, delta, runs) = row.map_err(fail)?;
-                let cost = own_cost(&Guarantee {
-                    epsilon,
-                    delta,
-                    rule: crate::privacy::compose::Rule::Basic,
-                })
-                .map_err(|e| self.damaged(e))?;
-                into.push((cost, count(runs)));
+                Epsilon::new(epsilon).map_err(|e| self.damaged(e))?;
+                Delta::new(delta).map_err(|e| self.damaged(e))?;
+                out.push((epsilon, delta, count(runs)));
             }
-            Ok(())
+            Ok(out)
         };
-        own(
-            "SELECT epsilon, delta, SUM(runs) FROM releases WHERE dataset = ?1 \
-             GROUP BY epsilon, delta",
-            &mut costs.whole,
-        )?;
-        own(
-            "SELECT epsilon, delta, SUM(runs) FROM releases WHERE dataset = ?1 AND NOT EXISTS \
-             (SELECT 1 FROM calls WHERE calls.release = releases.id) GROUP BY epsilon, delta",
-            &mut costs.parts,
-        )?;
+        // Which releases each view takes by their own guarantee (the others by their
+        // calls; see `Totals`).
+        let no_calls = "NOT EXISTS (SELECT 1 FROM calls WHERE calls.release = releases.id)";
+        let approximate = "EXISTS (SELECT 1 FROM calls WHERE calls.release = releases.id AND \
+                           calls.kind = 'approximate')";
+        for (epsilon, delta, runs) in own("")? {
+            totals.add_own(epsilon, delta, runs);
+        }
+        for (epsilon, delta, runs) in
+            own(&format!("AND (delta = 0 OR {no_calls} OR {approximate})"))?
+        {
+            totals.add_pure_own(epsilon, delta, runs);
+        }
+        for (epsilon, delta, runs) in own(&format!("AND ({no_calls} OR {approximate})"))? {
+            totals.add_zcdp_own(epsilon, delta, runs);
+        }
+        for (kind, cost, count) in self.calls_of(connection, dataset, "")? {
+            debug_assert_ne!(kind, "approximate");
+            totals.add_zcdp_call(cost, count);
+        }
+        for (_, cost, count) in self.calls_of(connection, dataset, "AND releases.delta > 0")? {
+            totals.add_pure_call(cost, count);
+        }
+        Ok(totals)
+    }
+
+    /// The calls of `dataset`'s releases without an approximate call that `which` also
+    /// selects, grouped by cost: (kind, cost, calls × runs).
+    fn calls_of(
+        &self,
+        connection: &Connection,
+        dataset: &str,
+        which: &str,
+    ) -> Result<Vec<(&'static str, crate::privacy::PrivacyCost, u64)>> {
+        let fail = |e| self.fail("cannot read the recorded releases", e);
         let mut statement = connection
-            .prepare(
+            .prepare(&format!(
                 "SELECT calls.kind, calls.epsilon, calls.delta, SUM(calls.count * releases.runs) \
                  FROM calls JOIN releases ON releases.id = calls.release \
-                 WHERE releases.dataset = ?1 GROUP BY calls.kind, calls.epsilon, calls.delta",
-            )
+                 WHERE releases.dataset = ?1 {which} AND NOT EXISTS (SELECT 1 FROM calls AS a \
+                 WHERE a.release = releases.id AND a.kind = 'approximate') \
+                 GROUP BY calls.kind, calls.epsilon, calls.delta"
+            ))
             .map_err(fail)?;
         let rows = statement
             .query_map([dataset], |r| {
@@ -578,9 +818,10 @@ impl Ledger {
                 ))
             })
             .map_err(fail)?;
+        let mut out = Vec::new();
         for row in rows {
             let (kind, epsilon, delta, calls) = row.map_err(fail)?;
-            // A call of a kind this version does not know would be composed wrongly: refuse.
+            // A call of a kind this version does not know would be counted wrongly: refuse.
             let kind = Calls::kind_of(&kind).ok_or_else(|| {
                 self.damaged(Error::parse(format!(
                     "a recorded call of unknown kind {kind:?}"
@@ -590,12 +831,12 @@ impl Ledger {
                 kind,
                 epsilon,
                 delta,
-                count: count(calls),
+                count: u64::try_from(calls).unwrap_or(0),
             };
             let cost = group.cost().map_err(|e| self.damaged(e))?;
-            costs.parts.push((cost, group.count));
+            out.push((kind, cost, group.count));
         }
-        Ok(costs)
+        Ok(out)
     }
 
     /// The privacy unit of `dataset`'s releases (`None` before the first).
@@ -635,18 +876,76 @@ fn unit_named(text: &str) -> rusqlite::Result<Unit> {
 
 /// The limit in force for `dataset`.
 fn limit_of(connection: &Connection, dataset: &str) -> rusqlite::Result<Option<Limit>> {
+    read_limit(connection, "limits", Some(dataset))
+}
+
+/// The latest limit of `table`: `limits` for `dataset`, or `default_limit` (`None`).
+fn read_limit(
+    connection: &Connection,
+    table: &str,
+    dataset: Option<&str>,
+) -> rusqlite::Result<Option<Limit>> {
+    let which = if dataset.is_some() {
+        "dataset = ?1"
+    } else {
+        "?1 IS NULL"
+    };
     connection
         .query_row(
-            "SELECT epsilon, delta FROM limits WHERE dataset = ?1 ORDER BY id DESC LIMIT 1",
+            &format!(
+                "SELECT epsilon, delta, filter, approximate_epsilon, approximate_delta, rho \
+                 FROM {table} WHERE {which} ORDER BY id DESC LIMIT 1"
+            ),
             [dataset],
             |r| {
+                let name: String = r.get(2)?;
+                let filter = Filter::from_name(&name).map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(
+                        2,
+                        rusqlite::types::Type::Text,
+                        Box::new(e),
+                    )
+                })?;
                 Ok(Limit {
                     epsilon: r.get(0)?,
                     delta: r.get(1)?,
+                    filter,
+                    approximate_epsilon: r.get(3)?,
+                    approximate_delta: r.get(4)?,
+                    rho: r.get(5)?,
                 })
             },
         )
         .optional()
+}
+
+/// Inserts `limit` into `table`: `limits` for `dataset`, or `default_limit` (`None`).
+fn insert_limit(
+    connection: &Connection,
+    table: &str,
+    dataset: Option<&str>,
+    limit: &Limit,
+) -> rusqlite::Result<()> {
+    let sql = format!(
+        "INSERT INTO {table} ({}time, epsilon, delta, filter, approximate_epsilon, \
+         approximate_delta, rho) VALUES ({}{NOW}, ?1, ?2, ?3, ?4, ?5, ?6)",
+        if dataset.is_some() { "dataset, " } else { "" },
+        if dataset.is_some() { "?7, " } else { "" },
+    );
+    let filter = limit.filter.name();
+    let mut params: Vec<&dyn rusqlite::ToSql> = vec![
+        &limit.epsilon,
+        &limit.delta,
+        &filter,
+        &limit.approximate_epsilon,
+        &limit.approximate_delta,
+        &limit.rho,
+    ];
+    if let Some(d) = &dataset {
+        params.push(d);
+    }
+    connection.execute(&sql, params.as_slice())?;
+    Ok(())
 }
 
 /// The recorded releases of `dataset` (or all), with their calls.
@@ -708,57 +1007,75 @@ fn releases_of(connection: &Connection, dataset: Option<&str>) -> rusqlite::Resu
 }
 
 /// The refusal of a release over the limit: one line.
-fn refusal(
-    dataset: &str,
-    spend: &Spend,
-    limit: Limit,
-    so_far: Option<Guarantee>,
-    releases: u64,
-) -> Error {
-    let g = display::guarantee;
-    let runs = if spend.runs > 1 {
-        format!(" × {} runs", display::thousands(spend.runs))
-    } else {
-        String::new()
-    };
-    let (spent, left) = match so_far {
-        Some(s) => (
+fn refusal(dataset: &str, spend: &Spend, limit: &Limit, before: &Totals) -> Error {
+    let spent = before.spent(Some(limit));
+    let left = before.remaining(limit);
+    let releases = before.releases;
+    let in_releases = format!(
+        "in {releases} release{}",
+        if releases == 1 { "" } else { "s" }
+    );
+    let (spent, left) = match limit.filter {
+        Filter::Basic if releases == 0 => (
+            "nothing spent yet".to_string(),
             format!(
-                "spent ε = {}, δ = {} in {releases} release{} ({} composition)",
-                g(s.epsilon),
-                g(s.delta),
-                if releases == 1 { "" } else { "s" },
-                s.rule.name()
+                "left ε = {}, δ = {}",
+                typed(left.epsilon),
+                typed(left.delta)
+            ),
+        ),
+        Filter::Basic => (
+            format!(
+                "spent ε = {}, δ = {} {in_releases}",
+                typed(spent.epsilon),
+                typed(spent.delta)
             ),
             format!(
                 "left ε = {}, δ = {}",
-                g((limit.epsilon - s.epsilon).max(0.0)),
-                g((limit.delta - s.delta).max(0.0))
+                typed(left.epsilon),
+                typed(left.delta)
             ),
         ),
-        None if releases == 0 => (
-            "nothing spent yet".to_string(),
-            format!("left ε = {}, δ = {}", g(limit.epsilon), g(limit.delta)),
-        ),
-        None => (
-            format!("{releases} releases already exceed it"),
-            "nothing left".to_string(),
+        Filter::Zcdp => (
+            format!(
+                "spent ρ = {} and, by approximate releases, ε = {}, δ = {} {in_releases}",
+                rounded(spent.rho.unwrap_or(0.0), 6, Ordering::Greater),
+                typed(spent.epsilon),
+                typed(spent.delta)
+            ),
+            format!(
+                "left ρ = {} (one pure release of ε ≤ {} fits), and ε = {}, δ = {} for \
+                 approximate releases",
+                rounded(left.rho.unwrap_or(0.0), 6, Ordering::Less),
+                rounded(left.pure_epsilon.unwrap_or(0.0), 6, Ordering::Less),
+                typed(left.epsilon),
+                typed(left.delta)
+            ),
         ),
     };
-    let pure = if limit.delta == 0.0 && spend.guarantee.delta > 0.0 {
+    let why = if limit.delta == 0.0 && spend.guarantee.delta > 0.0 {
         " (the limit is pure ε-DP: a release with δ > 0 cannot fit)"
+    } else if limit.filter == Filter::Zcdp
+        && spend.calls.iter().any(|(c, _)| is_approximate(c))
+        && limit.approximate_delta == 0.0
+    {
+        " (the limit sets aside nothing for approximate releases)"
     } else {
         ""
+    };
+    let rho = match limit.rho {
+        Some(rho) => format!(", ρ ≤ {}", rounded(rho, 6, Ordering::Less)),
+        None => String::new(),
     };
     Error::BudgetExceeded {
         dataset: dataset.to_string(),
         message: format!(
-            "budget exceeded on data set {dataset}: this release costs ε = {}, δ = {}{runs}, \
-             over the limit ε = {}, δ = {}{pure}; {spent}; {left}",
-            g(spend.guarantee.epsilon),
-            g(spend.guarantee.delta),
-            g(limit.epsilon),
-            g(limit.delta),
+            "budget exceeded on data set {dataset}: this release costs {}, over the limit \
+             ε = {}, δ = {} ({} filter{rho}){why}; {spent}; {left}",
+            cost_words(spend, limit),
+            typed(limit.epsilon),
+            typed(limit.delta),
+            limit.filter,
         ),
     }
 }

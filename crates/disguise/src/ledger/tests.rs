@@ -1,5 +1,6 @@
+use super::filter::Totals;
 use super::*;
-use crate::privacy::compose::{Accountant, Rule};
+use crate::privacy::compose::Rule;
 use std::path::PathBuf;
 
 fn fresh() -> (tempfile::TempDir, PathBuf, Ledger) {
@@ -21,6 +22,18 @@ fn eps(e: f64) -> Epsilon {
     Epsilon::new(e).unwrap()
 }
 
+/// A release of one exponential-mechanism call at ε.
+fn em(epsilon: f64) -> Spend {
+    let mut spend = Spend::new(g(epsilon, 0.0));
+    spend.calls = vec![(
+        PrivacyCost::BoundedRange {
+            epsilon: eps(epsilon),
+        },
+        1,
+    )];
+    spend
+}
+
 #[test]
 fn a_limit_admits_releases_until_it_is_spent_and_nothing_is_recorded_when_refused() {
     let (_dir, _path, ledger) = fresh();
@@ -37,32 +50,61 @@ fn a_limit_admits_releases_until_it_is_spent_and_nothing_is_recorded_when_refuse
     };
     assert_eq!(dataset, "d");
     assert!(
-        message.contains("spent ε = 1") && message.contains("left ε = 0"),
+        message.contains("spent ε = 1, δ = 0 in 4 releases")
+            && message.contains("left ε = 0, δ = 0")
+            && message.contains("basic filter"),
         "{message}"
     );
     assert_eq!(ledger.releases(Some("d")).unwrap().len(), 4);
     let status = ledger.status("d").unwrap();
     assert_eq!(status.releases, 4);
-    assert_eq!(status.spent.unwrap().rule, Rule::Basic);
+    let spent = status.spent.unwrap();
+    assert_eq!(
+        (spent.filter, spent.epsilon, spent.rho),
+        (Filter::Basic, 1.0, None)
+    );
     assert_eq!(status.remaining.unwrap().epsilon, 0.0);
-    // Another data set has its own budget; one without a limit is never refused.
-    for _ in 0..10 {
-        ledger.reserve("other", &spend).unwrap();
-    }
-    let other = ledger.status("other").unwrap();
-    assert!(other.limit.is_none() && other.remaining.is_none());
-    assert!((other.spent.unwrap().epsilon - 2.5).abs() < 1e-12);
-    assert_eq!(ledger.datasets().unwrap(), ["d", "other"]);
 }
 
 #[test]
-fn a_pure_limit_composes_pure_releases_exactly_and_refuses_any_delta() {
+fn costs_that_add_up_exactly_to_the_limit_fit_and_what_is_left_prints_as_typed() {
     let (_dir, _path, ledger) = fresh();
     ledger
-        .set_limit("d", Limit::new(0.5, 0.0).unwrap())
+        .set_limit("car", Limit::new(0.3, 0.0).unwrap())
         .unwrap();
-    ledger.reserve("d", &Spend::new(g(0.5, 0.0))).unwrap();
-    assert_eq!(ledger.status("d").unwrap().spent.unwrap().epsilon, 0.5);
+    ledger.reserve("car", &Spend::new(g(0.1, 0.0))).unwrap();
+    assert_eq!(
+        ledger.status("car").unwrap().remaining.unwrap().epsilon,
+        0.2
+    );
+    ledger.reserve("car", &Spend::new(g(0.2, 0.0))).unwrap();
+    let status = ledger.status("car").unwrap();
+    assert_eq!(status.spent.unwrap().epsilon, 0.3);
+    assert_eq!(status.remaining.unwrap().epsilon, 0.0);
+    assert!(ledger.reserve("car", &Spend::new(g(1e-9, 0.0))).is_err());
+    // 3 × 0.5 + 0.4 + 0.1 against 2, with δ typed too.
+    ledger
+        .set_limit("nursery", Limit::new(2.0, 3e-6).unwrap())
+        .unwrap();
+    for (e, d) in [(0.5, 1e-6), (0.5, 1e-6), (0.5, 0.0), (0.4, 1e-6)] {
+        ledger.reserve("nursery", &Spend::new(g(e, d))).unwrap();
+    }
+    let left = ledger.status("nursery").unwrap().remaining.unwrap();
+    assert_eq!((left.epsilon, left.delta), (0.1, 0.0));
+    ledger.reserve("nursery", &Spend::new(g(0.1, 0.0))).unwrap();
+    // The releases' runs multiply exactly too: 3 runs of 0.1.
+    ledger
+        .set_limit("runs", Limit::new(0.3, 0.0).unwrap())
+        .unwrap();
+    ledger
+        .reserve("runs", &Spend::new(g(0.1, 0.0)).runs(3))
+        .unwrap();
+    assert!(ledger.reserve("runs", &Spend::new(g(0.1, 0.0))).is_err());
+}
+
+#[test]
+fn a_pure_limit_adds_pure_releases_exactly_and_refuses_any_delta() {
+    let (_dir, _path, ledger) = fresh();
     ledger
         .set_limit("e", Limit::new(10.0, 0.0).unwrap())
         .unwrap();
@@ -72,125 +114,344 @@ fn a_pure_limit_composes_pure_releases_exactly_and_refuses_any_delta() {
         .to_string();
     assert!(err.contains("pure"), "{err}");
     assert!(ledger.releases(Some("e")).unwrap().is_empty());
+    assert!(Limit::zcdp(1.0, 0.0).is_err());
 }
 
 #[test]
-fn composition_in_the_ledger_is_the_accountants_for_the_same_costs() {
-    // Releases of one call each, of every kind; the ledger's spend must be the accountant's
-    // best for the same sequence of costs at the limit's δ.
-    let costs = [
-        PrivacyCost::BoundedRange { epsilon: eps(0.1) },
-        PrivacyCost::BoundedRange { epsilon: eps(0.1) },
-        PrivacyCost::Pure { epsilon: eps(0.05) },
-        PrivacyCost::BoundedRange { epsilon: eps(0.2) },
-    ];
-    for delta in [0.0, 1e-6] {
-        let (_dir, _path, ledger) = fresh();
-        ledger
-            .set_limit("d", Limit::new(100.0, delta).unwrap())
-            .unwrap();
-        let mut accountant = Accountant::new();
-        for (i, &cost) in costs.iter().enumerate() {
-            let (e, d) = cost.epsilon_delta().unwrap();
-            let mut spend = Spend::new(g(e, d));
-            spend.calls = vec![(cost, 1)];
-            let receipt = ledger.reserve("d", &spend).unwrap();
-            accountant.record(cost);
-            let best = accountant
-                .compose(Delta::new(delta).unwrap(), ComposeOptions::default())
-                .unwrap()
-                .best
-                .unwrap();
-            assert_eq!(
-                receipt.spent,
-                Some(best),
-                "after release {i} at δ = {delta}"
-            );
-            assert_eq!(ledger.status("d").unwrap().spent, Some(best));
-        }
-    }
-    // Approximate calls (the large margin mechanisms) compose by the advanced rule at best.
+fn a_release_into_a_data_set_without_a_limit_is_refused_unless_the_ledger_has_a_default() {
+    let (_dir, _path, ledger) = fresh();
+    let err = ledger.reserve("adult", &em(0.5)).unwrap_err();
+    let Error::BudgetExceeded { message, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert!(
+        message.contains("no limit") && message.contains("ledger limit --dataset adult"),
+        "{message}"
+    );
+    assert!(ledger.releases(None).unwrap().is_empty());
+    assert!(ledger.datasets().unwrap().is_empty());
+    // A default limit is recorded as the data set's own at its first release.
+    let default = Limit::new(1.0, 0.0).unwrap();
+    ledger.set_default_limit(Some(default)).unwrap();
+    assert_eq!(ledger.default_limit().unwrap(), Some(default));
+    ledger.reserve("adult", &em(0.5)).unwrap();
+    assert_eq!(ledger.limit("adult").unwrap(), Some(default));
+    // Changing the default later does not change a data set's recorded limit.
+    ledger
+        .set_default_limit(Some(Limit::new(5.0, 0.0).unwrap()))
+        .unwrap();
+    ledger.reserve("adult", &em(0.5)).unwrap();
+    assert!(ledger.reserve("adult", &em(0.5)).is_err());
+    ledger.set_default_limit(None).unwrap();
+    assert!(ledger.reserve("census", &em(0.5)).is_err());
+}
+
+#[test]
+fn names_are_trimmed_and_names_alike_to_another_are_refused_with_a_suggestion() {
     let (_dir, _path, ledger) = fresh();
     ledger
-        .set_limit("d", Limit::new(100.0, 1e-3).unwrap())
+        .set_limit(" car ", Limit::new(1.0, 0.0).unwrap())
         .unwrap();
-    let lmm = PrivacyCost::Approximate {
-        epsilon: eps(0.1),
-        delta: Delta::new(1e-6).unwrap(),
-    };
-    let mut accountant = Accountant::new();
-    for _ in 0..50 {
-        let mut spend = Spend::new(g(0.1, 1e-6));
-        spend.calls = vec![(lmm, 1)];
-        ledger.reserve("d", &spend).unwrap();
-        accountant.record(lmm);
+    assert_eq!(ledger.datasets().unwrap(), ["car"]);
+    ledger.reserve("car\t", &em(0.5)).unwrap();
+    for alike in ["Car", "CAR", "c ar", " Car"] {
+        let err = ledger.reserve(alike, &em(0.5)).unwrap_err();
+        let Error::InvalidParameter { name, reason } = &err else {
+            panic!("{alike}: {err:?}");
+        };
+        assert_eq!(*name, "dataset");
+        assert!(reason.contains("did you mean \"car\""), "{reason}");
+        assert!(
+            ledger
+                .set_limit(alike, Limit::new(9.0, 0.0).unwrap())
+                .is_err()
+        );
+        assert!(
+            ledger
+                .resolve(alike)
+                .unwrap_err()
+                .to_string()
+                .contains("did you mean")
+        );
     }
-    let best = accountant
-        .compose(Delta::new(1e-3).unwrap(), ComposeOptions::default())
-        .unwrap()
-        .best;
-    assert_eq!(ledger.status("d").unwrap().spent, best);
-    assert_eq!(best.unwrap().rule, Rule::Advanced);
-}
-
-#[test]
-fn runs_of_a_greedy_release_compose_over_all_their_calls() {
-    // 20 runs of a 5-round exponential-mechanism greedy at ε₀ = 0.1: by zCDP over the 100
-    // calls (ρ = 100·0.1²/8), far below basic composition of the runs' guarantees (20·0.5).
-    let em = PrivacyCost::BoundedRange { epsilon: eps(0.1) };
-    let mut spend = Spend::new(g(0.5, 0.0)).runs(20);
-    spend.calls = vec![(em, 5)];
-    let spent = total(&[spend.clone()], Delta::new(1e-6).unwrap())
-        .unwrap()
-        .unwrap();
-    let mut accountant = Accountant::new();
-    accountant.record_many(em, 100);
-    let expected = accountant
-        .compose(Delta::new(1e-6).unwrap(), ComposeOptions::default())
-        .unwrap()
-        .best
-        .unwrap();
-    assert_eq!(spent, expected);
-    assert!(spent.epsilon < 3.0, "{spent:?}");
-    // Without its calls the same release composes by its guarantees (pure: zCDP ε²/2).
-    spend.calls.clear();
-    let coarse = total(&[spend], Delta::new(1e-6).unwrap()).unwrap().unwrap();
-    assert!(coarse.epsilon > spent.epsilon);
-    assert!(coarse.epsilon <= 10.0);
-}
-
-#[test]
-fn a_real_selection_is_charged_its_guarantee_and_its_calls() {
-    use crate::task::{Select, WithPrivacy};
-    let (_dir, _path, ledger) = fresh();
-    let points = [[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
-    let candidates = [[0.0, 0.0], [5.0, 5.0], [9.0, 0.0]];
-    let request = Select::new(2).epsilon(1.0).delta(1e-6);
-    let mut rng = crate::SecureRng::insecure_from_seed(3);
-    let report = ledger
-        .charge("p", "test", || request.run(&points, &candidates, &mut rng))
-        .unwrap();
-    let releases = ledger.releases(Some("p")).unwrap();
-    assert_eq!(releases.len(), 1);
-    let r = &releases[0];
-    let g = report.privacy.guarantee.unwrap();
-    assert_eq!(
-        (r.epsilon, r.delta, r.rule.as_str()),
-        (g.epsilon, g.delta, g.rule.name())
+    assert_eq!(ledger.resolve(" car").unwrap(), "car");
+    assert!(
+        ledger
+            .resolve("cars")
+            .unwrap_err()
+            .to_string()
+            .contains("no data set")
     );
-    assert_eq!(r.command, "test");
-    assert!(!r.secure, "a seeded run is recorded as insecure");
-    assert_eq!(r.calls.len(), 1);
-    assert_eq!(r.calls[0].count, 2);
-    assert_eq!(r.calls[0].kind, "bounded_range");
-    assert_eq!(Some(r.calls[0].epsilon), report.privacy.per_round_epsilon);
-    // The argmax is refused, and not recorded.
-    let argmax = Select::new(2).mechanism(crate::task::MechanismChoice::Argmax);
-    let err = ledger
-        .charge("p", "test", || argmax.run(&points, &candidates, &mut rng))
-        .unwrap_err();
-    assert!(err.to_string().contains("not private"), "{err}");
+    assert_eq!(ledger.datasets().unwrap(), ["car"]);
     assert_eq!(ledger.releases(None).unwrap().len(), 1);
+}
+
+#[test]
+fn a_limit_is_fixed_by_the_first_release_it_can_be_lowered_not_raised_nor_refiltered() {
+    let (_dir, _path, ledger) = fresh();
+    // Before any release it may change freely.
+    ledger
+        .set_limit("d", Limit::new(1.0, 0.0).unwrap())
+        .unwrap();
+    ledger
+        .set_limit("d", Limit::zcdp(2.0, 1e-6).unwrap())
+        .unwrap();
+    ledger
+        .set_limit("d", Limit::new(1.0, 1e-6).unwrap())
+        .unwrap();
+    ledger.reserve("d", &em(0.25)).unwrap();
+    let raised = ledger
+        .set_limit("d", Limit::new(1.5, 1e-6).unwrap())
+        .unwrap_err();
+    assert!(
+        raised.to_string().contains("lowered, not raised"),
+        "{raised}"
+    );
+    let refiltered = ledger
+        .set_limit("d", Limit::zcdp(1.0, 1e-6).unwrap())
+        .unwrap_err();
+    assert!(refiltered.to_string().contains("filter"), "{refiltered}");
+    ledger
+        .set_limit("d", Limit::new(0.5, 1e-6).unwrap())
+        .unwrap();
+    ledger.reserve("d", &em(0.25)).unwrap();
+    assert!(ledger.reserve("d", &em(0.25)).is_err());
+    assert_eq!(ledger.limit("d").unwrap().unwrap().epsilon, 0.5);
+}
+
+#[test]
+fn the_zcdp_filter_admits_many_small_releases_and_counts_their_calls_exactly() {
+    let (_dir, _path, ledger) = fresh();
+    let limit = Limit::zcdp(1.0, 1e-6).unwrap();
+    let rho = limit.rho.unwrap();
+    // ρ_L is the largest ρ whose conversion is at most ε_L.
+    let conversion = crate::privacy::compose::zcdp_to_dp(rho, Delta::new(1e-6).unwrap()).unwrap();
+    assert!(conversion <= 1.0, "{conversion}");
+    let above =
+        crate::privacy::compose::zcdp_to_dp(rho * (1.0 + 1e-9), Delta::new(1e-6).unwrap()).unwrap();
+    assert!(above > 1.0 - 1e-9, "{above}");
+    ledger.set_limit("logs", limit).unwrap();
+    // Exponential-mechanism calls of ε = 0.05 cost 0.05²/8 each: ⌊ρ_L / 0.0003125⌋ fit, far
+    // more than the 20 that basic composition of ε = 1 would admit.
+    let each = 0.05f64 * 0.05 / 8.0;
+    let fit = (rho / each).floor() as usize;
+    assert!(fit > 60, "{fit}");
+    for i in 0..fit {
+        ledger
+            .reserve("logs", &em(0.05))
+            .unwrap_or_else(|e| panic!("{i}: {e}"));
+    }
+    let err = ledger.reserve("logs", &em(0.05)).unwrap_err().to_string();
+    assert!(err.contains("zcdp filter") && err.contains("ρ ="), "{err}");
+    let status = ledger.status("logs").unwrap();
+    let spent = status.spent.unwrap();
+    assert_eq!(spent.filter, Filter::Zcdp);
+    assert!((spent.rho.unwrap() - fit as f64 * each).abs() < 1e-15);
+    // A release's recorded calls are what it costs, not its own guarantee: 5 calls of 0.01
+    // cost 5·0.01²/8, although the release's own ε is 0.05.
+    let (_dir, _path, ledger) = fresh();
+    ledger.set_limit("d", limit).unwrap();
+    let mut greedy = Spend::new(g(0.05, 0.0));
+    greedy.calls = vec![(PrivacyCost::BoundedRange { epsilon: eps(0.01) }, 5)];
+    let receipt = ledger.reserve("d", &greedy.clone().runs(4)).unwrap();
+    assert!((receipt.spent.rho.unwrap() - 20.0 * 0.0001 / 8.0).abs() < 1e-18);
+    // Without recorded calls, a pure release costs ε²/2.
+    let receipt = ledger.reserve("d", &Spend::new(g(0.1, 0.0))).unwrap();
+    assert!((receipt.spent.rho.unwrap() - 0.00025 - 0.005).abs() < 1e-15);
+}
+
+#[test]
+fn approximate_releases_under_zcdp_spend_their_own_part_by_basic_composition() {
+    let lmm = |epsilon: f64, delta: f64| {
+        let mut spend = Spend::new(g(epsilon, delta));
+        spend.calls = vec![(
+            PrivacyCost::Approximate {
+                epsilon: eps(epsilon),
+                delta: Delta::new(delta).unwrap(),
+            },
+            1,
+        )];
+        spend
+    };
+    let (_dir, _path, ledger) = fresh();
+    ledger
+        .set_limit("none", Limit::zcdp(1.0, 1e-6).unwrap())
+        .unwrap();
+    let err = ledger
+        .reserve("none", &lmm(0.1, 1e-8))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("sets aside nothing for approximate"), "{err}");
+    let limit = Limit::zcdp(1.0, 1e-6)
+        .unwrap()
+        .approximate(0.5, 5e-7)
+        .unwrap();
+    // The part for pure releases is what is left: ρ_L converts to (0.5, 5·10⁻⁷).
+    assert!(limit.rho.unwrap() < Limit::zcdp(0.5, 5e-7).unwrap().rho.unwrap() * (1.0 + 1e-12));
+    ledger.set_limit("part", limit).unwrap();
+    for _ in 0..5 {
+        ledger.reserve("part", &lmm(0.1, 1e-7)).unwrap();
+    }
+    let left = ledger.status("part").unwrap().remaining.unwrap();
+    assert_eq!((left.epsilon, left.delta), (0.0, 0.0));
+    assert!(ledger.reserve("part", &lmm(0.01, 1e-9)).is_err());
+    // The pure part is untouched.
+    ledger.reserve("part", &em(0.2)).unwrap();
+    assert!(
+        Limit::zcdp(1.0, 1e-6)
+            .unwrap()
+            .approximate(1.0, 0.0)
+            .is_err()
+    );
+    assert!(
+        Limit::new(1.0, 1e-6)
+            .unwrap()
+            .approximate(0.5, 1e-7)
+            .is_err()
+    );
+}
+
+#[test]
+fn the_ledger_decides_as_the_filter_does_on_an_adaptive_sequence() {
+    // The next ε is chosen from the previous release's output (here: a coin of the
+    // sequence's own generator standing in for an output); every decision of the file is
+    // the filter's on the exact totals.
+    use rand_core::Rng;
+    for limit in [
+        Limit::new(1.0, 1e-6).unwrap(),
+        Limit::zcdp(1.0, 1e-6).unwrap(),
+    ] {
+        let (_dir, _path, ledger) = fresh();
+        ledger.set_limit("d", limit).unwrap();
+        let mut rng = crate::SecureRng::insecure_from_seed(11);
+        let mut totals = Totals::default();
+        let mut epsilon = 0.1;
+        for _ in 0..200 {
+            let spend = em(epsilon);
+            let mut after = totals.clone();
+            after.add_spend(&spend).unwrap();
+            let admitted = ledger.reserve("d", &spend).is_ok();
+            assert_eq!(admitted, after.within(&limit), "{limit:?} at ε = {epsilon}");
+            if admitted {
+                totals = after;
+            }
+            epsilon = [0.01, 0.05, 0.1, 0.3][(rng.next_u64() % 4) as usize];
+        }
+        assert_eq!(ledger.status("d").unwrap().releases, totals.releases);
+    }
+}
+
+/// The exact privacy of a whole adaptive interaction stopped by a filter: one person's bit x
+/// is released again and again by randomized response (ε-DP, P[output = x] = e^ε/(1+e^ε));
+/// the analyst picks the next ε from the last output (large after a 1, small after a 0),
+/// falls back to the other value when the filter refuses, and stops when both are refused.
+/// Transcripts are merged by the counts of (ε, output), which fix their privacy loss
+/// L = Σ ±εᵢ and the filter's state; the result is, over all transcripts, the largest
+/// |L| reached and the hockey-stick divergences Σ max(0, P_x − e^ε_L·P_x′) both ways.
+fn adaptive_audit(
+    small: f64,
+    large: f64,
+    admit: &dyn Fn(&Totals, &Spend) -> bool,
+    epsilon_l: f64,
+) -> (f64, f64, f64) {
+    use std::collections::HashMap;
+    // State: (small ones, small zeros, large ones, large zeros, last output) → (P₁, P₀).
+    type State = (u32, u32, u32, u32, bool);
+    let mut layer: HashMap<State, (f64, f64)> = HashMap::new();
+    layer.insert((0, 0, 0, 0, false), (1.0, 1.0));
+    let (mut max_loss, mut delta_10, mut delta_01) = (0.0f64, 0.0f64, 0.0f64);
+    // The filter's totals depend on the number of releases of each size only.
+    let mut cache: HashMap<(u32, u32), Totals> = HashMap::new();
+    let mut totals_of = |s: &State| {
+        cache
+            .entry((s.0 + s.1, s.2 + s.3))
+            .or_insert_with(|| {
+                let mut t = Totals::default();
+                for (count, e) in [(s.0 + s.1, small), (s.2 + s.3, large)] {
+                    for _ in 0..count {
+                        t.add_spend(&Spend::new(g(e, 0.0))).unwrap();
+                    }
+                }
+                t
+            })
+            .clone()
+    };
+    while !layer.is_empty() {
+        let mut next: HashMap<State, (f64, f64)> = HashMap::new();
+        for (state, (p1, p0)) in layer {
+            let totals = totals_of(&state);
+            let preferred = if state.4 { large } else { small };
+            let other = if state.4 { small } else { large };
+            let choice = [preferred, other]
+                .into_iter()
+                .find(|&e| admit(&totals, &Spend::new(g(e, 0.0))));
+            let Some(e) = choice else {
+                let loss = f64::from(state.0) * small - f64::from(state.1) * small
+                    + f64::from(state.2) * large
+                    - f64::from(state.3) * large;
+                max_loss = max_loss.max(loss.abs());
+                delta_10 += (p1 - epsilon_l.exp() * p0).max(0.0);
+                delta_01 += (p0 - epsilon_l.exp() * p1).max(0.0);
+                continue;
+            };
+            let keep = e.exp() / (1.0 + e.exp());
+            for output in [true, false] {
+                // Under x = 1 the output is 1 with probability `keep`; under x = 0, 1 − keep.
+                let (q1, q0) = if output {
+                    (keep, 1.0 - keep)
+                } else {
+                    (1.0 - keep, keep)
+                };
+                let mut s = state;
+                match (e == small, output) {
+                    (true, true) => s.0 += 1,
+                    (true, false) => s.1 += 1,
+                    (false, true) => s.2 += 1,
+                    (false, false) => s.3 += 1,
+                }
+                s.4 = output;
+                let entry = next.entry(s).or_insert((0.0, 0.0));
+                entry.0 += p1 * q1;
+                entry.1 += p0 * q0;
+            }
+        }
+        layer = next;
+    }
+    (max_loss, delta_10, delta_01)
+}
+
+#[test]
+fn an_adaptive_interaction_stopped_by_either_filter_keeps_its_guarantee_and_the_audit_catches_planted_errors()
+ {
+    let filter = |limit: Limit| {
+        move |t: &Totals, s: &Spend| {
+            let mut after = t.clone();
+            after.add_spend(s).unwrap();
+            after.within(&limit)
+        }
+    };
+    // Basic, pure: every transcript's privacy loss is at most ε_L.
+    let basic = Limit::new(1.0, 0.0).unwrap();
+    let (loss, d10, d01) = adaptive_audit(0.1, 0.3, &filter(basic), 1.0);
+    assert!(loss <= 1.0 + 1e-12 && loss > 0.99, "{loss}");
+    assert!(d10 <= 1e-12 && d01 <= 1e-12, "{d10} {d01}");
+    // Planted: a filter that checks the totals before the new release, not after.
+    let before = |t: &Totals, _: &Spend| t.within(&basic);
+    let (loss, _, _) = adaptive_audit(0.1, 0.3, &before, 1.0);
+    assert!(loss > 1.1, "the off-by-one filter was not caught: {loss}");
+    // zCDP: the hockey-stick divergence at ε_L stays below δ_L.
+    let zcdp = Limit::zcdp(1.0, 1e-3).unwrap();
+    let (loss, d10, d01) = adaptive_audit(0.05, 0.2, &filter(zcdp), 1.0);
+    assert!(loss > 1.0, "the zCDP filter admits more than basic: {loss}");
+    assert!(d10 <= 1e-3 && d01 <= 1e-3, "{d10} {d01}");
+    // Planted: ρ_L taken as if the limit were one pure release (ε_L²/2).
+    let mut wrong = zcdp;
+    wrong.rho = Some(0.5);
+    let (_, d10, d01) = adaptive_audit(0.1, 0.3, &filter(wrong), 1.0);
+    assert!(
+        d10.max(d01) > 1e-3,
+        "the wrong ρ_L was not caught: {d10} {d01}"
+    );
 }
 
 #[test]
@@ -243,6 +504,9 @@ fn files_that_are_not_ledgers_are_refused_and_left_untouched() {
 #[test]
 fn a_corrupted_ledger_is_refused_and_not_modified() {
     let (dir, path, ledger) = fresh();
+    ledger
+        .set_default_limit(Some(Limit::new(100.0, 0.0).unwrap()))
+        .unwrap();
     for i in 0..200 {
         ledger
             .reserve(
@@ -297,6 +561,9 @@ fn a_ledger_locked_by_another_writer_times_out_with_a_clear_error() {
 #[test]
 fn names_and_spends_are_validated() {
     let (_dir, _path, ledger) = fresh();
+    ledger
+        .set_default_limit(Some(Limit::new(100.0, 0.5).unwrap()))
+        .unwrap();
     assert!(ledger.reserve("", &Spend::new(g(0.1, 0.0))).is_err());
     assert!(ledger.reserve("a\nb", &Spend::new(g(0.1, 0.0))).is_err());
     assert!(
@@ -316,47 +583,40 @@ fn names_and_spends_are_validated() {
 }
 
 #[test]
-fn the_default_name_is_the_content_hash_of_the_files() {
-    let dir = tempfile::tempdir().unwrap();
-    let a = dir.path().join("a.csv");
-    let b = dir.path().join("b.csv");
-    std::fs::write(&a, "x\n1\n").unwrap();
-    std::fs::write(&b, "x\n1\n").unwrap();
-    let name_a = name_of_files(&[a.as_path()]).unwrap();
-    // The SHA-256 of 8 length bytes (4, little-endian) then the content, computed apart.
-    let mut expected = Sha256Check::default();
-    expected.update(&4u64.to_le_bytes());
-    expected.update(b"x\n1\n");
-    assert_eq!(name_a, format!("sha256:{}", expected.hex()));
-    assert_eq!(name_a, name_of_files(&[b.as_path()]).unwrap());
-    // Where one file ends matters: a|b differs from one file holding both.
-    let ab = dir.path().join("ab.csv");
-    std::fs::write(&ab, "x\n1\nx\n1\n").unwrap();
-    assert_ne!(
-        name_of_files(&[a.as_path(), b.as_path()]).unwrap(),
-        name_of_files(&[ab.as_path()]).unwrap()
+fn a_real_selection_is_charged_its_guarantee_and_its_calls() {
+    use crate::task::{Select, WithPrivacy};
+    let (_dir, _path, ledger) = fresh();
+    ledger
+        .set_limit("p", Limit::new(2.0, 1e-6).unwrap())
+        .unwrap();
+    let points = [[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
+    let candidates = [[0.0, 0.0], [5.0, 5.0], [9.0, 0.0]];
+    let request = Select::new(2).epsilon(1.0).delta(1e-6);
+    let mut rng = crate::SecureRng::insecure_from_seed(3);
+    let report = ledger
+        .charge("p", "test", || request.run(&points, &candidates, &mut rng))
+        .unwrap();
+    let releases = ledger.releases(Some("p")).unwrap();
+    assert_eq!(releases.len(), 1);
+    let r = &releases[0];
+    let g = report.privacy.guarantee.unwrap();
+    assert_eq!(
+        (r.epsilon, r.delta, r.rule.as_str()),
+        (g.epsilon, g.delta, g.rule.name())
     );
-    std::fs::write(&b, "x\n2\n").unwrap();
-    assert_ne!(name_a, name_of_files(&[b.as_path()]).unwrap());
-    assert!(name_of_files(&[dir.path()]).is_err());
-    assert!(name_of_files(&[]).is_err());
-}
-
-/// SHA-256 through the `sha2` crate's one-shot API, to check the streaming one.
-#[derive(Default)]
-struct Sha256Check(Vec<u8>);
-
-impl Sha256Check {
-    fn update(&mut self, bytes: &[u8]) {
-        self.0.extend_from_slice(bytes);
-    }
-    fn hex(&self) -> String {
-        use sha2::Digest;
-        sha2::Sha256::digest(&self.0)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    }
+    assert_eq!(r.command, "test");
+    assert!(!r.secure, "a seeded run is recorded as insecure");
+    assert_eq!(r.calls.len(), 1);
+    assert_eq!(r.calls[0].count, 2);
+    assert_eq!(r.calls[0].kind, "bounded_range");
+    assert_eq!(Some(r.calls[0].epsilon), report.privacy.per_round_epsilon);
+    // The argmax is refused, and not recorded.
+    let argmax = Select::new(2).mechanism(crate::task::MechanismChoice::Argmax);
+    let err = ledger
+        .charge("p", "test", || argmax.run(&points, &candidates, &mut rng))
+        .unwrap_err();
+    assert!(err.to_string().contains("not private"), "{err}");
+    assert_eq!(ledger.releases(None).unwrap().len(), 1);
 }
 
 #[test]
@@ -364,6 +624,9 @@ fn releases_of_another_privacy_unit_are_refused_on_a_data_set_and_nothing_is_rec
     let (_dir, _path, ledger) = fresh();
     let people = Spend::new(g(0.5, 0.0));
     let edges = Spend::new(g(0.5, 0.0)).unit(Unit::Edge);
+    ledger
+        .set_default_limit(Some(Limit::new(100.0, 0.0).unwrap()))
+        .unwrap();
     ledger.reserve("g", &edges).unwrap();
     ledger.reserve("g", &edges).unwrap();
     let err = ledger.reserve("g", &people).unwrap_err();
@@ -481,6 +744,9 @@ fn a_format_1_ledger_is_upgraded_in_place_and_its_cut_releases_become_edge_level
     // Opening again changes nothing; the upgraded file takes new releases with their unit.
     drop(ledger);
     let ledger = Ledger::open(&path).unwrap();
+    ledger
+        .set_limit("p", Limit::new(1.0, 0.0).unwrap())
+        .unwrap();
     ledger.reserve("p", &Spend::new(g(0.5, 0.0))).unwrap();
     assert_eq!(ledger.releases(Some("p")).unwrap().len(), 2);
 }

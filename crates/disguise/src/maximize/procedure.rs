@@ -127,10 +127,11 @@ impl Budget {
     /// assert!(Budget::per_round(-1.0, 0.0, 0.0).is_err());
     /// ```
     pub fn per_round(epsilon0: f64, delta0: f64, delta: f64) -> Result<Self> {
+        // Spent at most as typed (see `Epsilon::total`).
         Ok(Budget::PerRound {
-            epsilon0: Epsilon::new(epsilon0)?,
-            delta0: Delta::new(delta0)?,
-            delta: Delta::new(delta)?,
+            epsilon0: Epsilon::new(crate::numeric::decimal::at_most_typed(epsilon0))?,
+            delta0: Delta::total(delta0)?,
+            delta: Delta::total(delta)?,
         })
     }
 
@@ -142,9 +143,10 @@ impl Budget {
     /// assert!(Budget::total(1.0, 1.0).is_err());
     /// ```
     pub fn total(epsilon: f64, delta: f64) -> Result<Self> {
+        // Spent at most as typed (see `Epsilon::total`).
         Ok(Budget::Total {
-            epsilon: Epsilon::new(epsilon)?,
-            delta: Delta::new(delta)?,
+            epsilon: Epsilon::new(crate::numeric::decimal::at_most_typed(epsilon))?,
+            delta: Delta::total(delta)?,
         })
     }
 
@@ -158,8 +160,8 @@ impl Budget {
     /// ```
     pub fn total_by_rule(epsilon: f64, delta: f64, rule: Rule) -> Result<Self> {
         Ok(Budget::TotalByRule {
-            epsilon: Epsilon::new(epsilon)?,
-            delta: Delta::new(delta)?,
+            epsilon: Epsilon::new(crate::numeric::decimal::at_most_typed(epsilon))?,
+            delta: Delta::total(delta)?,
             rule,
         })
     }

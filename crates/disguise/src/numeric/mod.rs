@@ -4,6 +4,7 @@
 //! ([`display`]: significant digits rounded towards the safe side, `10,000`, `1.5 MB`).
 
 pub(crate) mod bits;
+pub mod decimal;
 pub mod display;
 pub(crate) mod round;
 pub mod stats;

@@ -159,8 +159,10 @@ impl BudgetQuery {
     /// assert!(BudgetQuery::new(1.0, 1e-6, 0).is_err());
     /// ```
     pub fn new(epsilon: f64, delta: f64, rounds: u64) -> Result<Self> {
-        let epsilon = Epsilon::new(epsilon)?;
-        let delta = Delta::new(delta)?;
+        // Planned at most as typed (see `Epsilon::total`): the composed total then prints
+        // as the budget asked for, never above it.
+        let epsilon = Epsilon::new(crate::numeric::decimal::at_most_typed(epsilon))?;
+        let delta = Delta::total(delta)?;
         check_rounds(rounds)?;
         Ok(Self {
             epsilon,
@@ -691,8 +693,13 @@ mod tests {
             kind_choice in 0usize..3,
             decomposable in proptest::bool::ANY,
         ) {
-            let eps = 10f64.powf(log_eps);
-            let del = match delta_choice { 0 => 0.0, 1 => 0.5, _ => 10f64.powf(log_delta) };
+            // As typed: at most 15 significant digits (see `numeric::decimal::tidy_up`).
+            let eps: f64 = format!("{:.11e}", 10f64.powf(log_eps)).parse().unwrap();
+            let del = match delta_choice {
+                0 => 0.0,
+                1 => 0.5,
+                _ => format!("{:.11e}", 10f64.powf(log_delta)).parse().unwrap(),
+            };
             let k = if max_rounds { u64::MAX } else { 10f64.powf(log_rounds) as u64 };
             let kind = [CallKind::BoundedRange, CallKind::Pure, CallKind::Approximate][kind_choice];
             let q = BudgetQuery::new(eps, del, k).unwrap().with_kind(kind)
@@ -812,7 +819,7 @@ mod tests {
                                 )
                                 .unwrap();
                                 c.get(r.rule).map(|g| {
-                                    assert!(g.delta <= del);
+                                    assert!(g.delta <= del, "{:?} {} > {del}", r.rule, g.delta);
                                     g.epsilon
                                 })
                             };

@@ -39,7 +39,9 @@ impl Epsilon {
         }
     }
     /// Validates a total budget ε a user asks a task to spend: [`Epsilon::new`], and at
-    /// most [`MAX_EPSILON`].
+    /// most [`MAX_EPSILON`]. The value returned is the one to spend: the largest double not
+    /// above the decimal typed ([`crate::numeric::decimal::at_most_typed`]), so that a run
+    /// asked for ε = 0.1 spends at most 0.1 — not the double nearest 0.1, a hair above.
     ///
     /// ```
     /// use disguise::privacy::Epsilon;
@@ -59,7 +61,7 @@ impl Epsilon {
                 ),
             ));
         }
-        Ok(epsilon)
+        Ok(Self(crate::numeric::decimal::at_most_typed(epsilon.0)))
     }
 
     /// The value.
@@ -94,6 +96,17 @@ impl Delta {
         } else {
             Err(Error::InvalidDelta(value))
         }
+    }
+    /// Validates a total δ a user asks a task to spend, and returns the value to spend: the
+    /// largest double not above the decimal typed (see [`Epsilon::total`]).
+    ///
+    /// ```
+    /// use disguise::privacy::Delta;
+    /// assert!(Delta::total(1e-6)?.get() <= 1e-6);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    pub fn total(value: f64) -> Result<Self> {
+        Self::new(value).map(|d| Self(crate::numeric::decimal::at_most_typed(d.0)))
     }
     /// δ = 0 (pure differential privacy).
     pub const ZERO: Delta = Delta(0.0);

@@ -121,7 +121,7 @@ impl Histogram {
                 seed: DEFAULT_SEED,
             },
         };
-        let mut config = ProjectionConfig::new(Epsilon::new(self.epsilon)?);
+        let mut config = ProjectionConfig::new(Epsilon::total(self.epsilon)?);
         config.k = k;
         config.gamma = self.gamma;
         config.params.a = self.threshold_constant;

@@ -15,8 +15,8 @@ pub struct LedgerArgs {
     /// command exits with code 3. Default: $DISGUISE_LEDGER, else no ledger.
     #[arg(long, value_name = "FILE", env = "DISGUISE_LEDGER", hide_env = true)]
     pub ledger: Option<PathBuf>,
-    /// The data set's name in the ledger (one budget per name). Default: the SHA-256 of
-    /// the input files' content (`sha256:…`). Example: `--dataset adult`.
+    /// The data set's name in the ledger (one budget per name; required with a ledger).
+    /// Example: `--dataset adult`.
     #[arg(long, value_name = "NAME")]
     pub dataset: Option<String>,
     /// Seconds to wait while another process holds the ledger.
@@ -44,36 +44,27 @@ impl LedgerArgs {
     }
 
     /// Opens the ledger (before any data is read for the run: a ledger that cannot be used
-    /// fails first) and names the data set: `--dataset`, else the content hash of the
-    /// private inputs `inputs` (files, folders or patterns of parts). `None` without a
-    /// ledger. `named_only` refuses the content hash (a run on several machines, where
-    /// process 0 does not hold every part).
-    pub fn open(&self, inputs: &[&Path], named_only: bool) -> anyhow::Result<Option<Charge>> {
+    /// fails first) and checks the data set's name, which a release under a ledger must
+    /// give (a name derived from the input would give the same data a new, unlimited budget
+    /// whenever a byte of the file changed). `None` without a ledger.
+    pub fn open(&self, _inputs: &[&Path], _named_only: bool) -> anyhow::Result<Option<Charge>> {
         let Some(file) = self.file() else {
             if self.dataset.is_some() {
                 bail!("invalid --dataset: it names a data set in a ledger; give --ledger FILE");
             }
             return Ok(None);
         };
-        let ledger = open_ledger(file, self.ledger_timeout)?;
-        let dataset = match &self.dataset {
-            Some(name) => {
-                disguise::ledger::check_name(name).map_err(|e| flag(e, "--dataset"))?;
-                name.clone()
-            }
-            None if named_only => bail!(
-                "invalid --dataset: a run on several hosts must name its data set for the \
-                 ledger (process 0 does not hold every part to hash), e.g. --dataset adult"
-            ),
-            None => {
-                let mut files: Vec<PathBuf> = Vec::new();
-                for input in inputs {
-                    files.extend_from_slice(disguise::data::Parts::resolve(input)?.files());
-                }
-                let files: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-                disguise::ledger::name_of_files(&files).map_err(|e| flag(e, "--dataset"))?
-            }
+        let Some(name) = &self.dataset else {
+            bail!(
+                "missing --dataset NAME: a release under a ledger names its data set, one \
+                 budget per name (e.g. --dataset adult; set its limit with `disguise ledger \
+                 limit`)"
+            );
         };
+        let dataset = disguise::ledger::check_name(name)
+            .map_err(|e| flag(e, "--dataset"))?
+            .to_string();
+        let ledger = open_ledger(file, self.ledger_timeout)?;
         Ok(Some(Charge {
             ledger,
             dataset,
@@ -85,7 +76,7 @@ impl LedgerArgs {
 
 impl LedgerArgs {
     /// [`LedgerArgs::open`] for a run that may be distributed: only process 0 records (the
-    /// others release nothing), and a run over several hosts must name its data set.
+    /// others release nothing).
     pub fn open_on(
         &self,
         inputs: &[&Path],

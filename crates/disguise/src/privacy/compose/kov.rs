@@ -36,7 +36,11 @@ pub fn kov_delta(rounds: u64, epsilon0: Epsilon, epsilon: f64) -> Result<f64> {
             format!("must be finite and ≥ 0, got {epsilon}"),
         ));
     }
-    Ok(kov_delta_core(rounds, epsilon0.get(), epsilon))
+    Ok(crate::numeric::decimal::tidy_up(kov_delta_core(
+        rounds,
+        epsilon0.get(),
+        epsilon,
+    )))
 }
 
 /// The optimal composition (Kairouz–Oh–Viswanath 2015) of `rounds` ε₀-DP calls: the

@@ -78,7 +78,9 @@
 //!
 //! # Conservative rounding
 //!
-//! A reported ε (and δ) is never smaller than the exact value of the rule's formula.
+//! A reported ε (and δ) is never smaller than the exact value of the rule's formula, and is
+//! a double whose shortest decimal — what is printed, and what a budget ledger adds up — is
+//! at or above that value ([`crate::numeric::decimal::tidy_up`]).
 //! Additions, multiplications, divisions and square roots are rounded upward exactly
 //! (error-free transformations with `mul_add`, then `next_up` when the rounded result is
 //! below the exact one); results of `ln`, `exp` and friends (accurate to about one ulp) are
@@ -108,6 +110,7 @@
 use super::{Delta, Epsilon, Guarantee, PrivacyCost};
 use crate::error::{Error, Result};
 use crate::names::{Named, named_traits};
+use crate::numeric::decimal::{tidy_up, tidy_up_at_most};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -237,9 +240,11 @@ fn check_positive_delta(delta: Delta, rule: &str) -> Result<f64> {
     }
 }
 
+/// A composed ε as reported: finite, and a double whose shortest decimal is at or above the
+/// bound ([`tidy_up`]).
 fn finite(v: f64) -> Result<f64> {
     if v.is_finite() {
-        Ok(v)
+        Ok(tidy_up(v))
     } else {
         Err(Error::Overflow(format!(
             "the composed privacy loss is not a finite number ({v})"
@@ -477,7 +482,9 @@ impl Accountant {
                 "nothing to compose: no call recorded",
             ));
         }
-        let target = delta.get();
+        // The target read as the decimal typed: a reported δ (a decimal at or above the
+        // rule's) then never exceeds it.
+        let target = crate::numeric::decimal::at_most_typed(delta.get());
         let mut out = Composition {
             calls,
             target_delta: target,
@@ -535,9 +542,11 @@ impl Accountant {
         // Every rule is asked in turn; the best is the smallest ε among those that apply.
         for rule in RULES {
             match rule.apply(&recorded, target, &options)? {
+                // Reported as decimals at or above the proven bounds, the shortest within a
+                // relative 2⁻⁵⁰ (so a total a hair below the budget asked prints as asked).
                 Applied::Guarantee { epsilon, delta } => out.guarantees.push(Guarantee {
                     epsilon: finite(epsilon)?,
-                    delta,
+                    delta: tidy_up_at_most(delta, target),
                     rule: rule.rule(),
                 }),
                 Applied::Inapplicable(reason) => out.inapplicable.push(Inapplicable {
@@ -1072,7 +1081,7 @@ mod tests {
         let c =
             compose_homogeneous(approx(0.1, 1e-8), 10, d(1e-6), ComposeOptions::default()).unwrap();
         let b = c.get(Rule::Basic).unwrap();
-        close(b.epsilon, 1.0, 1e-15);
+        close(b.epsilon, 1.0, 2e-15); // rounded up, then to a decimal at or above it
         close(b.delta, 1e-7, 1e-21);
         assert!(b.delta >= 1e-7);
         let a = c.get(Rule::Advanced).unwrap();
