@@ -823,6 +823,9 @@ pub struct ItemsetRelease {
     pub occurring: usize,
     /// Transactions cut to B items — **NOT PRIVATE** (a diagnostic).
     pub truncated: usize,
+    /// Whether the generator was keyed by the operating system (a seeded run is
+    /// reproducible by anyone and protects no one, whatever the guarantee says).
+    pub secure_rng: bool,
 }
 
 /// The budget of an itemset release, computed from public parameters only: the per-round
@@ -1159,6 +1162,7 @@ pub fn mine_itemsets_with_budget(
         delta: budget.selection.delta,
         occurring: counts.len(),
         truncated: counts.truncated_transactions(),
+        secure_rng: rng.is_secure(),
     })
 }
 
