@@ -1081,8 +1081,10 @@ def frequent_itemsets(
     itemsets that occur, and may release nothing when no clear margin exists. Returns the
     release as a dict: ``itemsets`` (the released itemsets as tuples of item names, None for a
     round that released nothing), ``picks`` (per round: the itemset, margin, and the true and
-    noisy frequencies — the true ones are NOT private), the guarantee (``epsilon``,
-    ``delta``) and ``usefulness``.
+    noisy frequencies — the true ones are NOT private, nor are the diagnostics ``occurring``
+    and ``truncated``), ``items`` (the public ``items`` list, in canonical order, or without
+    one only the items of the released itemsets: never an item read from the transactions),
+    the guarantee (``epsilon``, ``delta``) and ``usefulness``.
 
     >>> import disguise
     >>> baskets = [["tea", "cake"]] * 600 + [["bread", "milk"]] * 1400

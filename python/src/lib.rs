@@ -872,13 +872,34 @@ fn histogram_fit(
     Ok(HistogramRelease { release })
 }
 
-/// The itemsets release with its a-priori utility.
+/// The itemsets release with its a-priori utility and the items it may name.
 #[derive(Serialize)]
 struct ItemsetAnswer {
     #[serde(flatten)]
     release: disguise::apps::ItemsetRelease,
+    /// The public item list (canonical order, once each), or without one the items of the
+    /// released itemsets: never the items read from the transactions, which would give
+    /// away one person's rare item.
     items: Vec<String>,
     usefulness: disguise::task::Usefulness,
+}
+
+/// The items an itemset release may name: the public list when there is one, else those of
+/// its released itemsets, in the canonical item order.
+fn released_items(data: &Transactions, release: &disguise::apps::ItemsetRelease) -> Vec<String> {
+    if data.has_public_items() {
+        return data.items().to_vec();
+    }
+    let mut items: Vec<String> = release
+        .picks
+        .iter()
+        .filter_map(|p| p.itemset.as_ref())
+        .flatten()
+        .cloned()
+        .collect();
+    items.sort_unstable_by(|a, b| disguise::apps::item_order(a, b));
+    items.dedup();
+    items
 }
 
 /// Private frequent itemsets of `size` items from transactions (lists of item names), over
@@ -920,18 +941,11 @@ fn frequent_itemsets(
     drop(transactions);
     let mut rng = generator(seed)?;
     let answer = interruptible(py, move || {
-        let secure = rng.is_secure();
-        let release = request.run(&data, &mut rng)?;
-        if let Some(charge) = &charge {
-            let spend = release.spend()?.map(|s| s.secure(secure));
-            if let Some(spend) = spend {
-                charge.reserve(&spend)?;
-            }
-        }
+        let release = charged(&charge, request.run(&data, &mut rng)?)?;
         let usefulness = request.usefulness(&release)?;
         Ok(ItemsetAnswer {
+            items: released_items(&data, &release),
             release,
-            items: data.items().to_vec(),
             usefulness,
         })
     })?;

@@ -330,6 +330,21 @@ def test_frequent_itemsets_with_and_without_an_item_list():
         disguise.frequent_itemsets(baskets, size=1, epsilon=-1.0, delta=1e-6)
 
 
+def test_frequent_itemsets_never_return_an_item_only_the_data_holds():
+    # One person's rare item must not come back in the result, with or without a public
+    # item list (the list drops it; without one, only released itemsets name items).
+    baskets = [["bread", "milk"]] * 1400 + [["tea", "cake"]] * 600 + [["bread", "insulin"]]
+    listed = quiet(disguise.frequent_itemsets, baskets, size=2, epsilon=1.0, delta=1e-6,
+                   items=["tea", "bread", "milk", "cake", "tea"], seed=1)
+    assert listed["items"] == ["bread", "cake", "milk", "tea"]
+    unlisted = quiet(disguise.frequent_itemsets, baskets, size=2, epsilon=1.0, delta=1e-6,
+                     seed=1)
+    assert unlisted["itemsets"] == [("bread", "milk")]
+    assert unlisted["items"] == ["bread", "milk"]
+    for report in (listed, unlisted):
+        assert "insulin" not in json.dumps(report)
+
+
 def test_no_panic_reaches_python_on_extreme_values():
     # Huge and tiny magnitudes, many candidates: errors are ValueError, never a crash.
     for scores in [[1e308, -1e308], [5e-324, 0.0], list(range(10_000))]:

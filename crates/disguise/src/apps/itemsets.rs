@@ -281,7 +281,9 @@ impl Transactions {
         self.len() == 0
     }
 
-    /// Item names in canonical order (id = position).
+    /// Item names in canonical order (id = position): the public list, or without one the
+    /// items seen in the data — **NOT PRIVATE** then (a rare item is one person's), never to
+    /// be released beside a result.
     pub fn items(&self) -> &[String] {
         &self.items
     }
