@@ -411,6 +411,15 @@ class _Selected:
     ``report_``, ``guarantee_`` and ``usefulness_`` parsed from the report when first read."""
 
     def _set_selection(self, selection: Any, private: bool, note: str | None = None) -> None:
+        if not selection.private:
+            # The argmax: whatever epsilon says, the choice is the data's exact best.
+            warnings.warn(
+                f"mechanism={self.mechanism!r} is the non-private argmax: epsilon is ignored "
+                "and the selection is NOT differentially private",
+                NotPrivateWarning,
+                stacklevel=3,
+            )
+            private, note = False, note or "mechanism max (the argmax): NOT private"
         self._selection, self._private, self._note = selection, private, note
         self.__dict__.pop("_report", None)
         self.ranking_ = selection.selected
@@ -469,7 +478,8 @@ class FacilityLocation(_Selected, _Params):
 
     The candidates must be public (fixed without looking at the records). Omitting them uses
     the records themselves (apricot's convention): the selection then reveals records and is
-    NOT private; a ``NotPrivateWarning`` says so and ``guarantee_["private"]`` is False.
+    NOT private; a ``NotPrivateWarning`` says so and ``guarantee_["private"]`` is False. So
+    does ``mechanism="max"``, the non-private greedy (a baseline that ignores epsilon).
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
     ``dataset`` (default: a SHA-256 of the data given to ``fit``); a fit over the data set's
@@ -581,6 +591,7 @@ class MaxCoverage(_Selected, _Params):
     sensitivity 1. The candidates must be public: give their list with ``candidates=`` for
     iterable input (otherwise the names seen in the data are used, which reveals that they
     occur, and a ``NotPrivateWarning`` says so); a matrix's columns are public by shape.
+    ``mechanism="max"``, the non-private greedy (a baseline that ignores epsilon), warns too.
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
     ``dataset`` (default: a SHA-256 of the data given to ``fit``); a fit over the data set's
@@ -733,7 +744,8 @@ class FeatureSelector(_Selected, _Params):
     Privacy: each row is one person's record, neighbouring tables differ in one record and n
     is public; each round is one selection at the objective's proven sensitivity
     (``docs/proofs/mutual-information.md``), and the total (epsilon, delta) is split over the
-    rounds by the accountant's best rule.
+    rounds by the accountant's best rule. ``mechanism="max"``, the non-private greedy (a
+    baseline that ignores epsilon), issues a ``NotPrivateWarning``.
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
     ``dataset`` (default: a SHA-256 of the data given to ``fit``); a fit over the data set's

@@ -217,6 +217,36 @@ def test_records_as_candidates_is_said_not_private():
         assert sel.fit_transform(X).shape == (3, 2)
 
 
+@pytest.mark.parametrize("estimator", ["FacilityLocation", "MaxCoverage", "FeatureSelector"])
+def test_the_argmax_warns_that_it_is_not_private(estimator, tmp_path):
+    # mechanism="max" ignores epsilon: every estimator says so, as for any non-private path,
+    # and a ledger refuses it before anything is recorded.
+    X, candidates = clusters(n=300)
+    people = [["a"]] * 60 + [["a", "b"]] * 20 + [["c"]] * 40
+    Xf, y = informative_table(n=500)
+    fit = {
+        "FacilityLocation": lambda **kw: disguise.FacilityLocation(2, epsilon=1.0, **kw).fit(
+            X, candidates=candidates),
+        "MaxCoverage": lambda **kw: disguise.MaxCoverage(1, epsilon=1.0, **kw).fit(
+            people, candidates=["a", "b", "c"]),
+        "FeatureSelector": lambda **kw: disguise.FeatureSelector(2, epsilon=1.0, **kw).fit(Xf, y),
+    }[estimator]
+    for name in ["max", " ArgMax"]:
+        with pytest.warns(disguise.NotPrivateWarning, match="non-private argmax: epsilon is ignored"):
+            sel = fit(mechanism=name)
+        assert sel.guarantee_["private"] is False
+        assert "NOT private" in sel.guarantee_["note"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", disguise.NotPrivateWarning)  # a private one does not
+        warnings.simplefilter("ignore", disguise.UsefulnessWarning)
+        assert fit().guarantee_["private"] is True
+    ledger = disguise.Ledger.create(tmp_path / "budget.ledger")
+    ledger.set_limit("d", epsilon=10.0)
+    with pytest.raises(ValueError, match="max is not private"):
+        fit(mechanism="max", ledger=ledger, dataset="d")
+    assert ledger.releases() == []
+
+
 def test_the_seed_gives_the_command_lines_selection(tmp_path):
     binary = Path(os.environ.get("DISGUISE_BIN", ROOT / "target" / "debug" / "disguise"))
     if not binary.exists():
