@@ -738,8 +738,9 @@ class FeatureSelector(_Selected, _Params):
 
     Attributes after ``fit``: ``ranking_`` (chosen column indices in selection order),
     ``support_`` (a boolean mask), ``gains_`` (NOT private), ``guarantee_``,
-    ``usefulness_``, ``report_``, ``n_features_in_`` and, for a DataFrame,
-    ``feature_names_in_``.
+    ``usefulness_``, ``report_``, ``n_features_in_``, for a DataFrame ``feature_names_in_``,
+    and ``classes_`` only when ``classes`` gives the label's levels (levels read from the
+    data are not kept: a rare one would reveal that someone has it).
 
     >>> import numpy as np, disguise
     >>> rng = np.random.default_rng(0)
@@ -820,7 +821,10 @@ class FeatureSelector(_Selected, _Params):
         self.n_features_in_ = len(columns)
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.classes_ = np.asarray(label_levels)
+        if self.classes is not None:
+            self.classes_ = np.asarray(label_levels)
+        else:
+            self.__dict__.pop("classes_", None)
         self._set_selection(selection, True)
         self.support_ = np.zeros(len(columns), dtype=bool)
         self.support_[self.ranking_] = True

@@ -468,6 +468,24 @@ def test_the_seed_gives_the_command_lines_feature_selection(tmp_path):
     assert sel.report_["values"] == cli["values"]
 
 
+def test_feature_selector_keeps_no_label_level_read_from_the_data():
+    # One person's rare label: its name is in no attribute and not in the report, unless
+    # the levels were given publicly.
+    X, y = informative_table(n=1000)
+    labels = np.where(y == 1, "yes", "no").astype(object)
+    labels[17] = "rare-diagnosis"
+    sel = quiet(disguise.FeatureSelector(1, epsilon=1.0).fit, X, labels)
+    assert not hasattr(sel, "classes_")
+    assert "rare-diagnosis" not in json.dumps(sel.report_)
+    public = quiet(disguise.FeatureSelector(1, epsilon=1.0,
+                                            classes=["no", "rare-diagnosis", "yes"]).fit, X, labels)
+    assert public.classes_.tolist() == ["no", "rare-diagnosis", "yes"]
+    # A refit without public levels drops the previous fit's.
+    public.set_params(classes=None)
+    quiet(public.fit, X, labels)
+    assert not hasattr(public, "classes_")
+
+
 @pytest.mark.parametrize(
     "X, y, params, needle",
     [
