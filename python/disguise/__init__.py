@@ -19,14 +19,14 @@ reproducible mode for tests and experiments only: it is insecure, and a warning 
 Every error of the library (bad parameters or data) is raised as ``ValueError``.
 
 Every release can be charged to a persistent privacy budget ledger (``Ledger``, the file the
-command line's ``--ledger`` uses): pass ``ledger=`` (and ``dataset=``, to share a data set's
-budget with other programs); a release over the data set's limit raises ``BudgetExceeded``
-and returns nothing.
+command line's ``--ledger`` uses): pass ``ledger=`` and ``dataset=`` (required with a ledger:
+the name of the data set whose budget the release spends, the same for every release on the
+same records); a release over the data set's limit raises ``BudgetExceeded`` and returns
+nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
 import os
@@ -134,11 +134,11 @@ class Ledger:
 
     ``Ledger(path)`` opens an existing ledger (``Ledger.create(path)`` makes a new one);
     ``timeout`` is how many seconds to wait while another process holds it. Give it to any
-    release as ``ledger=``; the data set is named by ``dataset=`` or, by default, by a
-    SHA-256 of the data passed (which differs from the command line's hash of the files:
-    name a data set to share its budget between programs). Before a release returns, its
-    cost is recorded in one transaction; over the limit it raises ``BudgetExceeded`` (a
-    ``ValueError``) and nothing is recorded or returned.
+    release as ``ledger=``, with ``dataset=`` naming the data set whose budget it spends
+    (required: one name for every release on the same records — every fold of a
+    cross-validation, every program — so that they all count against one limit). Before a
+    release returns, its cost is recorded in one transaction; over the limit it raises
+    ``BudgetExceeded`` (a ``ValueError``) and nothing is recorded or returned.
 
     The releases of a data set compose by the tightest valid rule at the limit's delta:
     basic composition always, and zCDP, the optimal or the advanced rule where every
@@ -216,33 +216,12 @@ class Ledger:
         return self
 
 
-def _feed(h: Any, value: Any) -> None:
-    """Adds ``value`` to a hash, unambiguously (type, length and content)."""
-    if isinstance(value, np.ndarray):
-        array = np.ascontiguousarray(value)
-        h.update(f"a{array.dtype.str}{array.shape}".encode())
-        if array.dtype == object:
-            for x in array.ravel():
-                _feed(h, x)
-        else:
-            h.update(memoryview(array).cast("B"))
-    elif isinstance(value, (list, tuple)):
-        h.update(f"l{len(value)}[".encode())
-        for x in value:
-            _feed(h, x)
-        h.update(b"]")
-    else:
-        text = value if isinstance(value, str) else repr(value)
-        data = text.encode("utf-8", "surrogatepass")
-        h.update(f"s{len(data)}:".encode())
-        h.update(data)
-
-
-def _charge(ledger: Any, dataset: Any, data: Any, command: Callable[[], str]) -> dict:
-    """The keyword arguments that charge a native call to ``ledger`` (none without one):
-    the data set named by ``dataset`` or by the SHA-256 of ``data``. ``command`` describes
-    the call for the audit log; it is called only with a ledger (an estimator's repr costs
-    about 20 µs, a tenth of a small selection)."""
+def _charge(ledger: Any, dataset: Any, command: Callable[[], str]) -> dict:
+    """The keyword arguments that charge a native call to ``ledger`` (none without one),
+    under the data set ``dataset`` names — required with a ledger: a name derived from the
+    data would give every resample (a cross-validation's folds) a budget of its own.
+    ``command`` describes the call for the audit log; it is called only with a ledger (an
+    estimator's repr costs about 20 µs, a tenth of a small selection)."""
     if ledger is None:
         if dataset is not None:
             raise ValueError("invalid dataset: it names a data set in a ledger; give ledger=")
@@ -250,10 +229,13 @@ def _charge(ledger: Any, dataset: Any, data: Any, command: Callable[[], str]) ->
     if not isinstance(ledger, Ledger):
         raise ValueError(f"invalid ledger: {ledger!r} (a disguise.Ledger)")
     if dataset is None:
-        h = hashlib.sha256()
-        _feed(h, data)
-        dataset = "sha256:" + h.hexdigest()
-    return {"ledger": ledger._native, "dataset": str(dataset), "command": command()}
+        raise ValueError(
+            "invalid dataset: required with ledger= (the data set whose budget this release "
+            'spends, e.g. dataset="adult"; the same name for every release on the same records)'
+        )
+    if not isinstance(dataset, str):
+        raise ValueError(f"invalid dataset: {dataset!r} (a name, as a str)")
+    return {"ledger": ledger._native, "dataset": dataset, "command": command()}
 
 
 def _call(name: str, **params: Any) -> str:
@@ -296,12 +278,12 @@ def exponential(
     >>> disguise.exponential([1.0, 50.0, 2.0], epsilon=1.0, sensitivity=1.0)
     1
 
-    ``ledger=`` charges the choice to a budget ledger (``Ledger``), under ``dataset`` (default:
-    a SHA-256 of the scores).
+    ``ledger=`` charges the choice to a budget ledger (``Ledger``), under the data set named
+    by ``dataset`` (required with a ledger).
     """
     seed = _warn_seed(seed)
     array = _vector(scores, "scores")
-    charge = _charge(ledger, dataset, array, lambda: _call(
+    charge = _charge(ledger, dataset, lambda: _call(
         "exponential", epsilon=epsilon, sensitivity=sensitivity, monotone=monotone))
     return _disguise.exponential(
         array, float(epsilon), float(sensitivity), bool(monotone), seed, **charge
@@ -331,12 +313,12 @@ def large_margin(
     >>> disguise.large_margin([0.0] * 99 + [5000.0], epsilon=1.0, delta=1e-6, sensitivity=1.0)
     99
 
-    ``ledger=`` charges the choice to a budget ledger (``Ledger``), under ``dataset`` (default:
-    a SHA-256 of the scores).
+    ``ledger=`` charges the choice to a budget ledger (``Ledger``), under the data set named
+    by ``dataset`` (required with a ledger).
     """
     seed = _warn_seed(seed)
     array = _vector(scores, "scores")
-    charge = _charge(ledger, dataset, array, lambda: _call(
+    charge = _charge(ledger, dataset, lambda: _call(
         "large_margin", epsilon=epsilon, delta=delta, sensitivity=sensitivity, variant=variant))
     return _disguise.large_margin(
         array, float(epsilon), float(delta), float(sensitivity), str(variant), seed, **charge
@@ -411,6 +393,15 @@ class _Selected:
     ``report_``, ``guarantee_`` and ``usefulness_`` parsed from the report when first read."""
 
     def _set_selection(self, selection: Any, private: bool, note: str | None = None) -> None:
+        if not selection.private:
+            # The argmax: whatever epsilon says, the choice is the data's exact best.
+            warnings.warn(
+                f"mechanism={self.mechanism!r} is the non-private argmax: epsilon is ignored "
+                "and the selection is NOT differentially private",
+                NotPrivateWarning,
+                stacklevel=3,
+            )
+            private, note = False, note or "mechanism max (the argmax): NOT private"
         self._selection, self._private, self._note = selection, private, note
         self.__dict__.pop("_report", None)
         self.ranking_ = selection.selected
@@ -469,11 +460,13 @@ class FacilityLocation(_Selected, _Params):
 
     The candidates must be public (fixed without looking at the records). Omitting them uses
     the records themselves (apricot's convention): the selection then reveals records and is
-    NOT private; a ``NotPrivateWarning`` says so and ``guarantee_["private"]`` is False.
+    NOT private; a ``NotPrivateWarning`` says so and ``guarantee_["private"]`` is False. So
+    does ``mechanism="max"``, the non-private greedy (a baseline that ignores epsilon).
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
-    ``dataset`` (default: a SHA-256 of the data given to ``fit``); a fit over the data set's
-    limit raises ``BudgetExceeded`` and leaves the estimator unfitted.
+    the data set named by ``dataset`` (required with a ledger: one name for every fit on the
+    same records, e.g. every fold of a cross-validation); a fit over the data set's limit
+    raises ``BudgetExceeded`` and leaves the estimator unfitted.
 
     Attributes after ``fit``: ``ranking_`` (selected candidate indices in selection order),
     ``gains_`` (their marginal gains, computed on the private records: NOT covered by the
@@ -550,7 +543,7 @@ class FacilityLocation(_Selected, _Params):
             None if self.normalizer is None else float(self.normalizer),
             float(self.cost),
             seed,
-            **_charge(self.ledger, self.dataset, records, lambda: f"python: {self!r}.fit"),
+            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
         )
         self._set_selection(selection, candidates is not None, note)
         return self
@@ -581,10 +574,12 @@ class MaxCoverage(_Selected, _Params):
     sensitivity 1. The candidates must be public: give their list with ``candidates=`` for
     iterable input (otherwise the names seen in the data are used, which reveals that they
     occur, and a ``NotPrivateWarning`` says so); a matrix's columns are public by shape.
+    ``mechanism="max"``, the non-private greedy (a baseline that ignores epsilon), warns too.
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
-    ``dataset`` (default: a SHA-256 of the data given to ``fit``); a fit over the data set's
-    limit raises ``BudgetExceeded`` and leaves the estimator unfitted.
+    the data set named by ``dataset`` (required with a ledger: one name for every fit on the
+    same records, e.g. every fold of a cross-validation); a fit over the data set's limit
+    raises ``BudgetExceeded`` and leaves the estimator unfitted.
 
     Attributes after ``fit``: ``ranking_``, ``gains_`` (people newly covered by each pick, NOT
     covered by the guarantee), ``candidates_`` (the names ``ranking_`` indexes),
@@ -667,7 +662,7 @@ class MaxCoverage(_Selected, _Params):
             str(self.rule),
             str(self.algorithm),
             seed,
-            **_charge(self.ledger, self.dataset, covers, lambda: f"python: {self!r}.fit"),
+            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
         )
         self.candidates_ = names
         note = None if private else "candidates taken from the data: NOT private"
@@ -733,16 +728,19 @@ class FeatureSelector(_Selected, _Params):
     Privacy: each row is one person's record, neighbouring tables differ in one record and n
     is public; each round is one selection at the objective's proven sensitivity
     (``docs/proofs/mutual-information.md``), and the total (epsilon, delta) is split over the
-    rounds by the accountant's best rule.
+    rounds by the accountant's best rule. ``mechanism="max"``, the non-private greedy (a
+    baseline that ignores epsilon), issues a ``NotPrivateWarning``.
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
-    ``dataset`` (default: a SHA-256 of the data given to ``fit``); a fit over the data set's
-    limit raises ``BudgetExceeded`` and leaves the estimator unfitted.
+    the data set named by ``dataset`` (required with a ledger: one name for every fit on the
+    same records, e.g. every fold of a cross-validation); a fit over the data set's limit
+    raises ``BudgetExceeded`` and leaves the estimator unfitted.
 
     Attributes after ``fit``: ``ranking_`` (chosen column indices in selection order),
     ``support_`` (a boolean mask), ``gains_`` (NOT private), ``guarantee_``,
-    ``usefulness_``, ``report_``, ``n_features_in_`` and, for a DataFrame,
-    ``feature_names_in_``.
+    ``usefulness_``, ``report_``, ``n_features_in_``, for a DataFrame ``feature_names_in_``,
+    and ``classes_`` only when ``classes`` gives the label's levels (levels read from the
+    data are not kept: a rare one would reveal that someone has it).
 
     >>> import numpy as np, disguise
     >>> rng = np.random.default_rng(0)
@@ -818,12 +816,15 @@ class FeatureSelector(_Selected, _Params):
             str(self.algorithm),
             str(self.objective),
             seed,
-            **_charge(self.ledger, self.dataset, [codes, label_codes], lambda: f"python: {self!r}.fit"),
+            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
         )
         self.n_features_in_ = len(columns)
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
-        self.classes_ = np.asarray(label_levels)
+        if self.classes is not None:
+            self.classes_ = np.asarray(label_levels)
+        else:
+            self.__dict__.pop("classes_", None)
         self._set_selection(selection, True)
         self.support_ = np.zeros(len(columns), dtype=bool)
         self.support_[self.ranking_] = True
@@ -930,8 +931,8 @@ class ProjectedHistogram(_Params):
     predictors), ``k_``, ``gamma_``, ``guarantee_``, ``usefulness_``, ``report_``.
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
-    ``dataset`` (default: a SHA-256 of the data's fields); a fit over the data set's limit
-    raises ``BudgetExceeded`` and leaves the estimator unfitted (sampling is free).
+    the data set named by ``dataset`` (required with a ledger); a fit over the data set's
+    limit raises ``BudgetExceeded`` and leaves the estimator unfitted (sampling is free).
 
     >>> import disguise
     >>> schema = {"target": "sick", "columns": [
@@ -1011,7 +1012,7 @@ class ProjectedHistogram(_Params):
             None if self.gamma is None else float(self.gamma),
             float(self.threshold_constant),
             seed,
-            **_charge(self.ledger, self.dataset, rows, lambda: f"python: {self!r}.fit"),
+            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
             gamma_rule=str(self.gamma_rule),
         )
         report = json.loads(self._release.report())
@@ -1081,8 +1082,10 @@ def frequent_itemsets(
     itemsets that occur, and may release nothing when no clear margin exists. Returns the
     release as a dict: ``itemsets`` (the released itemsets as tuples of item names, None for a
     round that released nothing), ``picks`` (per round: the itemset, margin, and the true and
-    noisy frequencies — the true ones are NOT private), the guarantee (``epsilon``,
-    ``delta``) and ``usefulness``.
+    noisy frequencies — the true ones are NOT private, nor are the diagnostics ``occurring``
+    and ``truncated``), ``items`` (the public ``items`` list, in canonical order, or without
+    one only the items of the released itemsets: never an item read from the transactions),
+    the guarantee (``epsilon``, ``delta``) and ``usefulness``.
 
     >>> import disguise
     >>> baskets = [["tea", "cake"]] * 600 + [["bread", "milk"]] * 1400
@@ -1091,8 +1094,8 @@ def frequent_itemsets(
     >>> r["itemsets"]
     [('bread', 'milk')]
 
-    ``ledger=`` charges the release to a budget ledger (``Ledger``), under ``dataset``
-    (default: a SHA-256 of the transactions).
+    ``ledger=`` charges the release to a budget ledger (``Ledger``), under the data set
+    named by ``dataset`` (required with a ledger).
     """
     seed = _warn_seed(seed)
     rows = [[str(x) for x in t] for t in transactions]
@@ -1108,7 +1111,7 @@ def frequent_itemsets(
         _positive_int(top, "top"),
         None if mechanism is None else str(mechanism),
         seed,
-        **_charge(ledger, dataset, rows, lambda: _call(
+        **_charge(ledger, dataset, lambda: _call(
             "frequent_itemsets", size=size, epsilon=epsilon, delta=delta, top=top,
             items=items, mechanism=mechanism)),
     )

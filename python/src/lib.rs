@@ -41,14 +41,15 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
-/// What a selection's report gives Python at once — the picks, their gains and the
-/// likely-useless warning — with the whole report kept as it is and written as JSON only
-/// when asked for (`report_`): writing and reading it back on every fit cost about 1% of a
-/// 0.25 ms run.
+/// What a selection's report gives Python at once — the picks, their gains, whether a
+/// guarantee covers them and the likely-useless warning — with the whole report kept as it
+/// is and written as JSON only when asked for (`report_`): writing and reading it back on
+/// every fit cost about 1% of a 0.25 ms run.
 #[pyclass(frozen, module = "disguise._disguise")]
 struct Selection {
     selected: Vec<i64>,
     gains: Vec<f64>,
+    private: bool,
     warning: Option<String>,
     report: Box<dyn Fn() -> serde_json::Result<String> + Send + Sync>,
     json: std::sync::OnceLock<String>,
@@ -66,6 +67,12 @@ impl Selection {
     #[getter]
     fn gains<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
         PyArray1::from_slice(py, &self.gains)
+    }
+
+    /// Whether the run has a privacy guarantee (false for the non-private argmax).
+    #[getter]
+    fn private(&self) -> bool {
+        self.private
     }
 
     /// The "likely useless release" warning, when the a-priori bound is vacuous.
@@ -93,6 +100,8 @@ trait SelectionReport: Serialize + Send + Sync + 'static {
     fn values(&self) -> &[f64];
     /// The a-priori utility bound.
     fn usefulness(&self) -> Option<&Usefulness>;
+    /// The end-to-end guarantee (`None` for the non-private argmax).
+    fn guarantee(&self) -> Option<Guarantee>;
 }
 
 macro_rules! selection_report {
@@ -106,6 +115,9 @@ macro_rules! selection_report {
             }
             fn usefulness(&self) -> Option<&Usefulness> {
                 self.usefulness.as_ref()
+            }
+            fn guarantee(&self) -> Option<Guarantee> {
+                self.privacy.guarantee
             }
         }
     )*};
@@ -128,6 +140,7 @@ fn selection<T: SelectionReport>(report: T) -> Selection {
     Selection {
         selected: report.selected().iter().map(|&i| i as i64).collect(),
         gains,
+        private: report.guarantee().is_some(),
         warning,
         report: Box::new(move || serde_json::to_string(&report)),
         json: std::sync::OnceLock::new(),
@@ -575,12 +588,26 @@ fn budget(
     })
 }
 
-/// The privacy options of a greedy task from their names.
-fn privacy(epsilon: Option<f64>, delta: f64, mechanism: &str, rule: &str) -> PyResult<Privacy> {
+/// The privacy options of a greedy task from their names; the non-private argmax is refused
+/// before anything runs when the call is `charged` to a ledger, which cannot account for it.
+fn privacy(
+    epsilon: Option<f64>,
+    delta: f64,
+    mechanism: &str,
+    rule: &str,
+    charged: bool,
+) -> PyResult<Privacy> {
+    let mechanism = named::<MechanismChoice>(mechanism)?;
+    if charged && mechanism.mechanism().is_none() {
+        return Err(value_error(
+            "invalid mechanism: max is not private: a budget ledger cannot account for it \
+             (choose a private mechanism, or run without the ledger)",
+        ));
+    }
     Ok(Privacy {
         epsilon,
         delta,
-        mechanism: named::<MechanismChoice>(mechanism)?,
+        mechanism,
         composition: named::<Composition>(rule)?,
     })
 }
@@ -624,7 +651,7 @@ fn facility_location(
         normalizer,
         algorithm: named::<Algorithm>(algorithm)?,
         cost,
-        privacy: privacy(epsilon, delta, mechanism, rule)?,
+        privacy: privacy(epsilon, delta, mechanism, rule, charge.is_some())?,
         ..Select::new(k)
     };
     request.validate().map_err(value_error)?;
@@ -671,7 +698,7 @@ fn max_coverage(
     let charge = Charge::of(ledger, dataset, command)?;
     let request = MaxCoverage {
         algorithm: named::<Algorithm>(algorithm)?,
-        privacy: privacy(epsilon, delta, mechanism, rule)?,
+        privacy: privacy(epsilon, delta, mechanism, rule, charge.is_some())?,
         ..MaxCoverage::new(k)
     };
     let work = covers.iter().map(|c| c.len() as u128 + 1).sum::<u128>() * k as u128;
@@ -715,7 +742,7 @@ fn features(
     let request = Features {
         objective: named::<FeatureObjective>(objective)?,
         algorithm: named::<Algorithm>(algorithm)?,
-        privacy: privacy(epsilon, delta, mechanism, rule)?,
+        privacy: privacy(epsilon, delta, mechanism, rule, charge.is_some())?,
         ..Features::new(k)
     };
     request.validate().map_err(value_error)?;
@@ -872,13 +899,34 @@ fn histogram_fit(
     Ok(HistogramRelease { release })
 }
 
-/// The itemsets release with its a-priori utility.
+/// The itemsets release with its a-priori utility and the items it may name.
 #[derive(Serialize)]
 struct ItemsetAnswer {
     #[serde(flatten)]
     release: disguise::apps::ItemsetRelease,
+    /// The public item list (canonical order, once each), or without one the items of the
+    /// released itemsets: never the items read from the transactions, which would give
+    /// away one person's rare item.
     items: Vec<String>,
     usefulness: disguise::task::Usefulness,
+}
+
+/// The items an itemset release may name: the public list when there is one, else those of
+/// its released itemsets, in the canonical item order.
+fn released_items(data: &Transactions, release: &disguise::apps::ItemsetRelease) -> Vec<String> {
+    if data.has_public_items() {
+        return data.items().to_vec();
+    }
+    let mut items: Vec<String> = release
+        .picks
+        .iter()
+        .filter_map(|p| p.itemset.as_ref())
+        .flatten()
+        .cloned()
+        .collect();
+    items.sort_unstable_by(|a, b| disguise::apps::item_order(a, b));
+    items.dedup();
+    items
 }
 
 /// Private frequent itemsets of `size` items from transactions (lists of item names), over
@@ -920,18 +968,11 @@ fn frequent_itemsets(
     drop(transactions);
     let mut rng = generator(seed)?;
     let answer = interruptible(py, move || {
-        let secure = rng.is_secure();
-        let release = request.run(&data, &mut rng)?;
-        if let Some(charge) = &charge {
-            let spend = release.spend()?.map(|s| s.secure(secure));
-            if let Some(spend) = spend {
-                charge.reserve(&spend)?;
-            }
-        }
+        let release = charged(&charge, request.run(&data, &mut rng)?)?;
         let usefulness = request.usefulness(&release)?;
         Ok(ItemsetAnswer {
+            items: released_items(&data, &release),
             release,
-            items: data.items().to_vec(),
             usefulness,
         })
     })?;

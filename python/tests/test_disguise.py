@@ -217,6 +217,36 @@ def test_records_as_candidates_is_said_not_private():
         assert sel.fit_transform(X).shape == (3, 2)
 
 
+@pytest.mark.parametrize("estimator", ["FacilityLocation", "MaxCoverage", "FeatureSelector"])
+def test_the_argmax_warns_that_it_is_not_private(estimator, tmp_path):
+    # mechanism="max" ignores epsilon: every estimator says so, as for any non-private path,
+    # and a ledger refuses it before anything is recorded.
+    X, candidates = clusters(n=300)
+    people = [["a"]] * 60 + [["a", "b"]] * 20 + [["c"]] * 40
+    Xf, y = informative_table(n=500)
+    fit = {
+        "FacilityLocation": lambda **kw: disguise.FacilityLocation(2, epsilon=1.0, **kw).fit(
+            X, candidates=candidates),
+        "MaxCoverage": lambda **kw: disguise.MaxCoverage(1, epsilon=1.0, **kw).fit(
+            people, candidates=["a", "b", "c"]),
+        "FeatureSelector": lambda **kw: disguise.FeatureSelector(2, epsilon=1.0, **kw).fit(Xf, y),
+    }[estimator]
+    for name in ["max", " ArgMax"]:
+        with pytest.warns(disguise.NotPrivateWarning, match="non-private argmax: epsilon is ignored"):
+            sel = fit(mechanism=name)
+        assert sel.guarantee_["private"] is False
+        assert "NOT private" in sel.guarantee_["note"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", disguise.NotPrivateWarning)  # a private one does not
+        warnings.simplefilter("ignore", disguise.UsefulnessWarning)
+        assert fit().guarantee_["private"] is True
+    ledger = disguise.Ledger.create(tmp_path / "budget.ledger")
+    ledger.set_limit("d", epsilon=10.0)
+    with pytest.raises(ValueError, match="max is not private"):
+        fit(mechanism="max", ledger=ledger, dataset="d")
+    assert ledger.releases() == []
+
+
 def test_the_seed_gives_the_command_lines_selection(tmp_path):
     binary = Path(os.environ.get("DISGUISE_BIN", ROOT / "target" / "debug" / "disguise"))
     if not binary.exists():
@@ -330,6 +360,21 @@ def test_frequent_itemsets_with_and_without_an_item_list():
         disguise.frequent_itemsets(baskets, size=1, epsilon=-1.0, delta=1e-6)
 
 
+def test_frequent_itemsets_never_return_an_item_only_the_data_holds():
+    # One person's rare item must not come back in the result, with or without a public
+    # item list (the list drops it; without one, only released itemsets name items).
+    baskets = [["bread", "milk"]] * 1400 + [["tea", "cake"]] * 600 + [["bread", "insulin"]]
+    listed = quiet(disguise.frequent_itemsets, baskets, size=2, epsilon=1.0, delta=1e-6,
+                   items=["tea", "bread", "milk", "cake", "tea"], seed=1)
+    assert listed["items"] == ["bread", "cake", "milk", "tea"]
+    unlisted = quiet(disguise.frequent_itemsets, baskets, size=2, epsilon=1.0, delta=1e-6,
+                     seed=1)
+    assert unlisted["itemsets"] == [("bread", "milk")]
+    assert unlisted["items"] == ["bread", "milk"]
+    for report in (listed, unlisted):
+        assert "insulin" not in json.dumps(report)
+
+
 def test_no_panic_reaches_python_on_extreme_values():
     # Huge and tiny magnitudes, many candidates: errors are ValueError, never a crash.
     for scores in [[1e308, -1e308], [5e-324, 0.0], list(range(10_000))]:
@@ -421,6 +466,24 @@ def test_the_seed_gives_the_command_lines_feature_selection(tmp_path):
     sel = quiet(disguise.FeatureSelector(3, epsilon=0.3, seed=11).fit, X, y)
     assert sel.ranking_.tolist() == cli["selected"]
     assert sel.report_["values"] == cli["values"]
+
+
+def test_feature_selector_keeps_no_label_level_read_from_the_data():
+    # One person's rare label: its name is in no attribute and not in the report, unless
+    # the levels were given publicly.
+    X, y = informative_table(n=1000)
+    labels = np.where(y == 1, "yes", "no").astype(object)
+    labels[17] = "rare-diagnosis"
+    sel = quiet(disguise.FeatureSelector(1, epsilon=1.0).fit, X, labels)
+    assert not hasattr(sel, "classes_")
+    assert "rare-diagnosis" not in json.dumps(sel.report_)
+    public = quiet(disguise.FeatureSelector(1, epsilon=1.0,
+                                            classes=["no", "rare-diagnosis", "yes"]).fit, X, labels)
+    assert public.classes_.tolist() == ["no", "rare-diagnosis", "yes"]
+    # A refit without public levels drops the previous fit's.
+    public.set_params(classes=None)
+    quiet(public.fit, X, labels)
+    assert not hasattr(public, "classes_")
 
 
 @pytest.mark.parametrize(

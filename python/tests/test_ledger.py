@@ -55,17 +55,79 @@ def test_estimators_charge_each_fit_and_a_refused_fit_stays_unfitted(ledger):
     assert ledger.status("points")["releases"] == 2
 
 
-def test_the_default_data_set_is_a_hash_of_the_data(ledger):
-    X = np.arange(20.0).reshape(10, 2)
-    grid = np.array([[0.0, 0.0], [10.0, 10.0], [5.0, 5.0]])
-    for data in (X, X.copy(), np.asfortranarray(X), X + 1):
-        disguise.FacilityLocation(1, epsilon=0.5, ledger=ledger).fit(data, candidates=grid)
-    names = [r["dataset"] for r in ledger.releases()]
-    assert all(n.startswith("sha256:") and len(n) == 71 for n in names)
-    # Same content, same name (whatever the memory layout); other content, another name.
-    assert names[0] == names[1] == names[2] != names[3]
+def _releases():
+    """One call of every release of the package, on small data, taking ledger= and dataset=."""
+    rng = np.random.default_rng(0)
+    X, grid = rng.normal(size=(100, 2)), rng.uniform(-2, 2, size=(5, 2))
+    people = [["a"], ["a", "b"], ["c"]] * 30
+    y = np.array([0, 1] * 100)
+    table = np.column_stack([y, 1 - y, np.zeros(200, dtype=int)])
+    schema = {"target": "sick", "columns": [
+        {"name": "smoker", "type": "categorical", "levels": ["no", "yes"]},
+        {"name": "sick", "type": "categorical", "levels": ["no", "yes"]}]}
+    rows = {"smoker": ["yes", "no"] * 100, "sick": ["yes", "no"] * 100}
+    baskets = [["tea", "cake"]] * 60 + [["bread", "milk"]] * 140
+    return {
+        "exponential": lambda **kw: disguise.exponential(
+            [1.0, 50.0], epsilon=1.0, sensitivity=1.0, **kw),
+        "large_margin": lambda **kw: disguise.large_margin(
+            [0.0] * 9 + [500.0], epsilon=1.0, delta=1e-6, sensitivity=1.0, **kw),
+        "FacilityLocation": lambda **kw: disguise.FacilityLocation(1, epsilon=1.0, **kw).fit(
+            X, candidates=grid),
+        "MaxCoverage": lambda **kw: disguise.MaxCoverage(1, epsilon=1.0, **kw).fit(
+            people, candidates=["a", "b", "c"]),
+        "FeatureSelector": lambda **kw: disguise.FeatureSelector(1, epsilon=1.0, **kw).fit(
+            table, y),
+        "ProjectedHistogram": lambda **kw: disguise.ProjectedHistogram(
+            epsilon=1.0, schema=schema, k=1, **kw).fit(rows),
+        "frequent_itemsets": lambda **kw: disguise.frequent_itemsets(
+            baskets, size=2, epsilon=1.0, delta=1e-6, items=["bread", "cake", "milk", "tea"],
+            **kw),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_releases()))
+def test_a_release_charged_to_a_ledger_must_name_its_data_set(ledger, name):
+    # No name derived from the data: each resample of the records would get a budget of its
+    # own. Refused before anything runs or is recorded.
+    release = _releases()[name]
+    with pytest.raises(ValueError, match="invalid dataset: required with ledger="):
+        release(ledger=ledger)
+    with pytest.raises(ValueError, match="invalid dataset: 7 "):
+        release(ledger=ledger, dataset=7)
+    assert ledger.releases() == [] and ledger.datasets() == []
+    ledger.set_limit("d", epsilon=10.0, delta=1e-3)
+    release(ledger=ledger, dataset="d")
+    assert [r["dataset"] for r in ledger.releases()] == ["d"]
     with pytest.raises(ValueError, match="give ledger="):
-        disguise.exponential([1.0, 2.0], epsilon=1.0, sensitivity=1.0, dataset="x")
+        release(dataset="d")
+
+
+def test_every_fold_of_a_cross_validation_is_charged_to_the_one_data_set(ledger):
+    pytest.importorskip("sklearn")
+    from sklearn.base import clone
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import make_pipeline
+
+    ledger.set_limit("x", epsilon=10.0)
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 500)
+    X = np.column_stack([np.where(rng.random(500) < 0.1, 1 - y, y), rng.integers(0, 3, 500)])
+    selector = disguise.FeatureSelector(1, epsilon=1.0, ledger=ledger, dataset="x")
+    copy = clone(selector)
+    assert copy.ledger is ledger and copy.dataset == "x"
+    scores = cross_val_score(make_pipeline(selector, LogisticRegression()), X, y, cv=5,
+                             error_score="raise")
+    assert len(scores) == 5
+    assert ledger.datasets() == ["x"]
+    assert ledger.status("x")["releases"] == 5
+    # Without a name no fold runs: none gets a budget of its own.
+    unnamed = make_pipeline(disguise.FeatureSelector(1, epsilon=1.0, ledger=ledger),
+                            LogisticRegression())
+    with pytest.raises(ValueError, match="dataset"):
+        cross_val_score(unnamed, X, y, cv=5, error_score="raise")
+    assert ledger.datasets() == ["x"] and ledger.status("x")["releases"] == 5
 
 
 def test_every_front_door_takes_the_ledger(ledger):
@@ -98,6 +160,7 @@ def test_a_pipeline_clone_shares_the_ledger(ledger):
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
 
+    ledger.set_limit("t", epsilon=1.0)
     selector = disguise.FeatureSelector(1, epsilon=1.0, ledger=ledger, dataset="t")
     copy = clone(selector)
     assert copy.ledger is ledger

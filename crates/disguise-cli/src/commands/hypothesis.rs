@@ -98,7 +98,6 @@ struct Report<'a> {
     selection: &'a HypothesisSelection,
     test_accuracy: Option<f64>,
     private_domains: bool,
-    secure_rng: bool,
     /// The exponential mechanism's a-priori utility bound (for em).
     #[serde(skip_serializing_if = "Option::is_none")]
     usefulness: Option<Usefulness>,
@@ -262,7 +261,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             selection: &selection,
             test_accuracy,
             private_domains,
-            secure_rng: secure,
             usefulness,
         }),
         Format::Table => {

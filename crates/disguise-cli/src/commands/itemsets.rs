@@ -138,7 +138,6 @@ struct Report<'a> {
     #[serde(flatten)]
     release: &'a ItemsetRelease,
     delta_target: f64,
-    secure_rng: bool,
     /// Item occurrences dropped for not being in --items (NOT private).
     dropped_items: u64,
     /// The a-priori utility: the large margin mechanisms' condition, or the exponential
@@ -235,7 +234,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Format::Json => print_json(&Report {
             release: &release,
             delta_target: args.delta.value,
-            secure_rng: secure,
             dropped_items: transactions.dropped_items(),
             usefulness,
         })?,

@@ -537,6 +537,9 @@ pub struct HypothesisSelection {
     pub best_training_accuracy: f64,
     /// The guarantee (`None` for the non-private `max`).
     pub guarantee: Option<Guarantee>,
+    /// Whether the generator was keyed by the operating system (a seeded run is
+    /// reproducible by anyone and protects no one, whatever the guarantee says).
+    pub secure_rng: bool,
 }
 
 /// Selects a stump privately from `class` given its correct-count `scores` (from
@@ -580,6 +583,7 @@ pub fn select_hypothesis(
         training_accuracy: scores[pick.index] / denom,
         best_training_accuracy: best / denom,
         guarantee,
+        secure_rng: rng.is_secure(),
     })
 }
 

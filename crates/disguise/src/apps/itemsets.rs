@@ -281,7 +281,9 @@ impl Transactions {
         self.len() == 0
     }
 
-    /// Item names in canonical order (id = position).
+    /// Item names in canonical order (id = position): the public list, or without one the
+    /// items seen in the data — **NOT PRIVATE** then (a rare item is one person's), never to
+    /// be released beside a result.
     pub fn items(&self) -> &[String] {
         &self.items
     }
@@ -823,6 +825,9 @@ pub struct ItemsetRelease {
     pub occurring: usize,
     /// Transactions cut to B items — **NOT PRIVATE** (a diagnostic).
     pub truncated: usize,
+    /// Whether the generator was keyed by the operating system (a seeded run is
+    /// reproducible by anyone and protects no one, whatever the guarantee says).
+    pub secure_rng: bool,
 }
 
 /// The budget of an itemset release, computed from public parameters only: the per-round
@@ -1159,6 +1164,7 @@ pub fn mine_itemsets_with_budget(
         delta: budget.selection.delta,
         occurring: counts.len(),
         truncated: counts.truncated_transactions(),
+        secure_rng: rng.is_secure(),
     })
 }
 

@@ -35,7 +35,7 @@ impl Spends for crate::task::PrivacyReport {
         let Some(guarantee) = self.guarantee else {
             return Err(non_private());
         };
-        let mut spend = Spend::new(guarantee);
+        let mut spend = Spend::new(guarantee).secure(self.secure_rng);
         spend.calls = self.calls.clone();
         Ok(Some(spend))
     }
@@ -88,7 +88,7 @@ impl Spends for crate::histogram::ProjectedHistogram {
 impl Spends for crate::apps::hypothesis::HypothesisSelection {
     fn spend(&self) -> Result<Option<Spend>> {
         match self.guarantee {
-            Some(g) => Ok(Some(Spend::new(g))),
+            Some(g) => Ok(Some(Spend::new(g).secure(self.secure_rng))),
             None => Err(non_private()),
         }
     }
@@ -107,7 +107,8 @@ impl Spends for crate::apps::ItemsetRelease {
                 delta: self.delta,
                 rule,
             })
-            .mechanism(self.mechanism),
+            .mechanism(self.mechanism)
+            .secure(self.secure_rng),
         ))
     }
 }

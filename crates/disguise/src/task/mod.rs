@@ -421,6 +421,11 @@ pub struct PrivacyReport {
     /// composes across runs.
     #[serde(skip)]
     pub calls: Vec<(crate::privacy::PrivacyCost, u64)>,
+    /// Whether the generator was keyed by the operating system ([`Solution::secure_rng`]):
+    /// what a budget ledger records. Not serialised: every report that holds this one
+    /// states it as its own `secure_rng`.
+    #[serde(skip)]
+    pub secure_rng: bool,
 }
 
 impl PrivacyReport {
@@ -434,6 +439,7 @@ impl PrivacyReport {
             rounds: solution.planned_rounds,
             guarantee: solution.guarantee,
             calls: solution.calls.clone(),
+            secure_rng: solution.secure_rng,
         }
     }
 }
