@@ -140,10 +140,13 @@ class Ledger:
     release returns, its cost is recorded in one transaction; over the limit it raises
     ``BudgetExceeded`` (a ``ValueError``) and nothing is recorded or returned.
 
-    The releases of a data set compose by the tightest valid rule at the limit's delta:
-    basic composition always, and zCDP, the optimal or the advanced rule where every
-    recorded release allows it (the accountant of the library; ``docs`` of
-    ``disguise::ledger``).
+    A limit is stopped by a privacy filter fixed with it (``rule=``): ``"basic"`` (the
+    default; the releases' epsilons and deltas add up, and one release at exactly the limit
+    fits) or ``"zcdp"`` (pure and exponential-mechanism releases add up rho = eps**2/2 or
+    eps**2/8; many more small releases fit; needs delta > 0). Budgets are exact decimals:
+    releases of 0.1 and 0.2 fit a limit of 0.3. A data set without a limit takes none
+    (``BudgetExceeded``) unless the ledger has a default limit (``set_default_limit``).
+    After its first release a limit can be lowered, not raised.
 
     >>> import disguise, os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "budget.ledger")
@@ -175,20 +178,68 @@ class Ledger:
         """The ledger's file."""
         return str(self._native.path)
 
-    def set_limit(self, dataset: str, *, epsilon: float, delta: float = 0.0) -> None:
-        """Sets (or changes) the total budget of ``dataset``; every change is kept. With
-        ``delta=0`` only pure epsilon-DP releases fit."""
-        self._native.set_limit(str(dataset), float(epsilon), float(delta))
+    def set_limit(
+        self,
+        dataset: str,
+        *,
+        epsilon: float,
+        delta: float = 0.0,
+        rule: str = "basic",
+        approximate_epsilon: float = 0.0,
+        approximate_delta: float = 0.0,
+    ) -> None:
+        """Sets the total budget of ``dataset`` and the filter that stops its releases there
+        (``rule``: ``"basic"`` or ``"zcdp"``); every change is kept. With ``delta=0`` only
+        pure epsilon-DP releases fit. Under ``"zcdp"``, ``approximate_epsilon`` and
+        ``approximate_delta`` set aside a part of the limit for approximate releases (the
+        large margin mechanisms; none by default). After the data set's first release the
+        limit can only be lowered, with the same rule."""
+        self._native.set_limit(
+            str(dataset),
+            float(epsilon),
+            float(delta),
+            str(rule),
+            float(approximate_epsilon),
+            float(approximate_delta),
+        )
+
+    def set_default_limit(
+        self,
+        *,
+        epsilon: float | None,
+        delta: float = 0.0,
+        rule: str = "basic",
+        approximate_epsilon: float = 0.0,
+        approximate_delta: float = 0.0,
+    ) -> None:
+        """Sets the limit a new data set gets at its first release (recorded as its own);
+        ``epsilon=None`` removes it, so that a release into a data set without a limit is
+        refused."""
+        self._native.set_default_limit(
+            None if epsilon is None else float(epsilon),
+            float(delta),
+            str(rule),
+            float(approximate_epsilon),
+            float(approximate_delta),
+        )
+
+    def default_limit(self) -> dict | None:
+        """The default limit of new data sets (None without one)."""
+        return json.loads(self._native.default_limit())
 
     def status(self, dataset: str) -> dict:
-        """``limit``, ``releases`` (their number), ``unit`` (what its releases protect:
-        ``"record"``, one person's record, or ``"edge"``; None before any), ``spent`` (the
-        composed epsilon, delta and rule) and ``remaining`` (epsilon and delta left; None
-        without a limit)."""
+        """``limit`` (epsilon, delta, ``filter`` and, for zCDP, ``rho`` and the part for
+        approximate releases), ``releases`` (their number), ``unit`` (what its releases
+        protect: ``"record"``, one person's record, or ``"edge"``; None before any),
+        ``spent`` (as the filter counts: epsilon and delta, and for zCDP rho) and
+        ``remaining`` (None without a limit; see ``remaining``)."""
         return json.loads(self._native.status(str(dataset)))
 
     def remaining(self, dataset: str) -> dict | None:
-        """The epsilon and delta left of ``dataset``'s limit (None without a limit)."""
+        """What is left of ``dataset``'s limit (None without a limit), as decimals that can be
+        spent in full: under ``"basic"``, ``epsilon`` and ``delta``; under ``"zcdp"``,
+        ``rho``, ``pure_epsilon`` (the largest pure release that still fits) and the
+        ``epsilon`` and ``delta`` left for approximate releases."""
         return self.status(dataset)["remaining"]
 
     def releases(self, dataset: str | None = None) -> list[dict]:

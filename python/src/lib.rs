@@ -222,11 +222,55 @@ impl PyLedger {
         self.inner.path().to_path_buf()
     }
 
-    /// Sets the limit of a data set.
-    fn set_limit(&self, py: Python<'_>, dataset: &str, epsilon: f64, delta: f64) -> PyResult<()> {
-        let limit = disguise::ledger::Limit::new(epsilon, delta).map_err(value_error)?;
+    /// Sets the limit of a data set, with its filter (`basic` or `zcdp`) and, for zCDP, the
+    /// part for approximate releases.
+    #[pyo3(signature = (dataset, epsilon, delta, rule, approximate_epsilon, approximate_delta))]
+    fn set_limit(
+        &self,
+        py: Python<'_>,
+        dataset: &str,
+        epsilon: f64,
+        delta: f64,
+        rule: &str,
+        approximate_epsilon: f64,
+        approximate_delta: f64,
+    ) -> PyResult<()> {
+        let limit = make_limit(epsilon, delta, rule, approximate_epsilon, approximate_delta)?;
         py.detach(|| self.inner.set_limit(dataset, limit))
             .map_err(library_error)
+    }
+
+    /// Sets (or removes, with no epsilon) the default limit of new data sets.
+    #[pyo3(signature = (epsilon, delta, rule, approximate_epsilon, approximate_delta))]
+    fn set_default_limit(
+        &self,
+        py: Python<'_>,
+        epsilon: Option<f64>,
+        delta: f64,
+        rule: &str,
+        approximate_epsilon: f64,
+        approximate_delta: f64,
+    ) -> PyResult<()> {
+        let limit = match epsilon {
+            Some(e) => Some(make_limit(
+                e,
+                delta,
+                rule,
+                approximate_epsilon,
+                approximate_delta,
+            )?),
+            None => None,
+        };
+        py.detach(|| self.inner.set_default_limit(limit))
+            .map_err(library_error)
+    }
+
+    /// The default limit of new data sets, as JSON (`null` without one).
+    fn default_limit(&self, py: Python<'_>) -> PyResult<String> {
+        let limit = py
+            .detach(|| self.inner.default_limit())
+            .map_err(library_error)?;
+        json(&limit)
     }
 
     /// A data set's limit, spend and what is left, as JSON.
@@ -255,6 +299,33 @@ impl PyLedger {
     fn integrity_check(&self, py: Python<'_>) -> PyResult<String> {
         py.detach(|| self.inner.integrity_check())
             .map_err(library_error)
+    }
+}
+
+/// A limit from Python's arguments (each checked by the library).
+fn make_limit(
+    epsilon: f64,
+    delta: f64,
+    rule: &str,
+    approximate_epsilon: f64,
+    approximate_delta: f64,
+) -> PyResult<disguise::ledger::Limit> {
+    use disguise::names::Named;
+    let filter = disguise::ledger::Filter::from_name(rule).map_err(value_error)?;
+    let limit = disguise::ledger::Limit::new(epsilon, delta)
+        .and_then(|l| l.with_filter(filter))
+        .map_err(value_error)?;
+    if filter == disguise::ledger::Filter::Zcdp {
+        limit
+            .approximate(approximate_epsilon, approximate_delta)
+            .map_err(value_error)
+    } else if approximate_epsilon != 0.0 || approximate_delta != 0.0 {
+        Err(value_error(
+            "invalid approximate: only a rule=\"zcdp\" limit sets aside a part for \
+             approximate releases",
+        ))
+    } else {
+        Ok(limit)
     }
 }
 

@@ -25,7 +25,13 @@ def test_releases_are_charged_until_the_limit_then_refused(ledger):
     status = ledger.status("scores")
     assert status["releases"] == 4
     assert status["spent"]["epsilon"] == 1.0
-    assert status["remaining"] == {"epsilon": 0.0, "delta": 0.0}
+    assert status["remaining"] == {
+        "epsilon": 0.0,
+        "delta": 0.0,
+        "rho": None,
+        "pure_epsilon": None,
+    }
+    assert status["limit"]["filter"] == "basic"
     releases = ledger.releases("scores")
     assert [r["epsilon"] for r in releases] == [0.25] * 4
     assert releases[0]["command"].startswith("python: disguise.exponential(epsilon=0.25")
@@ -213,3 +219,54 @@ def test_unusable_ledgers_raise_ledger_error_and_are_left_untouched(tmp_path):
         disguise.exponential([1.0], epsilon=1.0, sensitivity=1.0, ledger="b.ledger")
     # Reopened, the same file.
     assert disguise.Ledger(tmp_path / "b.ledger").datasets() == []
+
+
+def test_budgets_typed_as_decimals_add_up_exactly(ledger):
+    ledger.set_limit("car", epsilon=0.3)
+    scores = [1.0, 50.0, 2.0]
+    disguise.exponential(scores, epsilon=0.1, sensitivity=1.0, ledger=ledger, dataset="car")
+    assert ledger.remaining("car")["epsilon"] == 0.2
+    disguise.exponential(scores, epsilon=0.2, sensitivity=1.0, ledger=ledger, dataset="car")
+    assert ledger.remaining("car")["epsilon"] == 0.0
+    assert ledger.status("car")["spent"]["epsilon"] == 0.3
+    with pytest.raises(disguise.BudgetExceeded):
+        disguise.exponential(scores, epsilon=0.01, sensitivity=1.0, ledger=ledger, dataset="car")
+
+
+def test_a_data_set_without_a_limit_takes_nothing_unless_the_ledger_has_a_default(ledger):
+    scores = [1.0, 50.0, 2.0]
+    with pytest.raises(disguise.BudgetExceeded, match="no limit"):
+        disguise.exponential(scores, epsilon=0.1, sensitivity=1.0, ledger=ledger, dataset="x")
+    assert ledger.releases() == []
+    ledger.set_default_limit(epsilon=0.5)
+    assert ledger.default_limit()["epsilon"] == 0.5
+    disguise.exponential(scores, epsilon=0.5, sensitivity=1.0, ledger=ledger, dataset="x")
+    assert ledger.status("x")["limit"]["epsilon"] == 0.5
+    # Names alike to an existing one are refused, not given a budget of their own.
+    with pytest.raises(ValueError, match="did you mean"):
+        disguise.exponential(scores, epsilon=0.1, sensitivity=1.0, ledger=ledger, dataset=" X")
+    ledger.set_default_limit(epsilon=None)
+    assert ledger.default_limit() is None
+
+
+def test_a_zcdp_limit_admits_many_small_releases(ledger):
+    ledger.set_limit("logs", epsilon=1.0, delta=1e-6, rule="zcdp")
+    limit = ledger.status("logs")["limit"]
+    assert limit["filter"] == "zcdp" and 0.024 < limit["rho"] < 0.025
+    scores = [1.0, 50.0, 2.0]
+    # One exponential-mechanism call of 0.1 costs rho = 0.1**2 / 8: 19 fit, not 10.
+    for _ in range(19):
+        disguise.exponential(scores, epsilon=0.1, sensitivity=1.0, ledger=ledger, dataset="logs")
+    with pytest.raises(disguise.BudgetExceeded, match="zcdp filter"):
+        disguise.exponential(scores, epsilon=0.1, sensitivity=1.0, ledger=ledger, dataset="logs")
+    left = ledger.remaining("logs")
+    assert 0 < left["rho"] < 0.1**2 / 8 and left["pure_epsilon"] < 0.1
+    # The rule is fixed by the first release; the limit can be lowered, not raised.
+    with pytest.raises(ValueError, match="filter"):
+        ledger.set_limit("logs", epsilon=1.0, delta=1e-6)
+    with pytest.raises(ValueError, match="lowered, not raised"):
+        ledger.set_limit("logs", epsilon=2.0, delta=1e-6, rule="zcdp")
+    with pytest.raises(ValueError, match="delta"):
+        ledger.set_limit("pure", epsilon=1.0, rule="zcdp")
+    with pytest.raises(ValueError, match="rule"):
+        ledger.set_limit("pure", epsilon=1.0, rule="advanced")

@@ -433,21 +433,25 @@ fn an_adaptive_interaction_stopped_by_either_filter_keeps_its_guarantee_and_the_
     // Basic, pure: every transcript's privacy loss is at most ε_L.
     let basic = Limit::new(1.0, 0.0).unwrap();
     let (loss, d10, d01) = adaptive_audit(0.1, 0.3, &filter(basic), 1.0);
+    eprintln!("basic: largest loss {loss}, hockey-stick {d10:e} / {d01:e}");
     assert!(loss <= 1.0 + 1e-12 && loss > 0.99, "{loss}");
     assert!(d10 <= 1e-12 && d01 <= 1e-12, "{d10} {d01}");
     // Planted: a filter that checks the totals before the new release, not after.
     let before = |t: &Totals, _: &Spend| t.within(&basic);
     let (loss, _, _) = adaptive_audit(0.1, 0.3, &before, 1.0);
+    eprintln!("basic, off by one: largest loss {loss}");
     assert!(loss > 1.1, "the off-by-one filter was not caught: {loss}");
     // zCDP: the hockey-stick divergence at ε_L stays below δ_L.
     let zcdp = Limit::zcdp(1.0, 1e-3).unwrap();
     let (loss, d10, d01) = adaptive_audit(0.05, 0.2, &filter(zcdp), 1.0);
+    eprintln!("zcdp: largest loss {loss}, hockey-stick {d10:e} / {d01:e}");
     assert!(loss > 1.0, "the zCDP filter admits more than basic: {loss}");
     assert!(d10 <= 1e-3 && d01 <= 1e-3, "{d10} {d01}");
     // Planted: ρ_L taken as if the limit were one pure release (ε_L²/2).
     let mut wrong = zcdp;
     wrong.rho = Some(0.5);
     let (_, d10, d01) = adaptive_audit(0.1, 0.3, &filter(wrong), 1.0);
+    eprintln!("zcdp with ρ_L = ε²/2: hockey-stick {d10:e} / {d01:e}");
     assert!(
         d10.max(d01) > 1e-3,
         "the wrong ρ_L was not caught: {d10} {d01}"

@@ -93,8 +93,8 @@ impl Hypothesis {
         Ok(HypothesisQuery {
             mechanism: self.mechanism,
             // The argmax spends nothing; its ε is a placeholder the selector ignores.
-            epsilon: Epsilon::new(self.epsilon.unwrap_or(1.0))?,
-            delta: Delta::new(self.delta)?,
+            epsilon: Epsilon::total(self.epsilon.unwrap_or(1.0))?,
+            delta: Delta::total(self.delta)?,
         })
     }
 

@@ -171,7 +171,7 @@ impl Itemsets {
         rng: &mut SecureRng,
     ) -> Result<ItemsetRelease> {
         self.validate(transactions.has_public_items())?;
-        let query = ItemsetQuery::new(Epsilon::new(self.epsilon)?, Delta::new(self.delta)?)
+        let query = ItemsetQuery::new(Epsilon::total(self.epsilon)?, Delta::total(self.delta)?)
             .top(self.top)
             .mechanism(self.mechanism)
             .max_margin(self.max_margin)
