@@ -196,11 +196,13 @@ class Ledger:
         limit can only be lowered, with the same rule."""
         self._native.set_limit(
             str(dataset),
-            float(epsilon),
-            float(delta),
-            str(rule),
-            float(approximate_epsilon),
-            float(approximate_delta),
+            (
+                float(epsilon),
+                float(delta),
+                str(rule),
+                float(approximate_epsilon),
+                float(approximate_delta),
+            ),
         )
 
     def set_default_limit(
@@ -216,11 +218,15 @@ class Ledger:
         ``epsilon=None`` removes it, so that a release into a data set without a limit is
         refused."""
         self._native.set_default_limit(
-            None if epsilon is None else float(epsilon),
-            float(delta),
-            str(rule),
-            float(approximate_epsilon),
-            float(approximate_delta),
+            None
+            if epsilon is None
+            else (
+                float(epsilon),
+                float(delta),
+                str(rule),
+                float(approximate_epsilon),
+                float(approximate_delta),
+            )
         )
 
     def default_limit(self) -> dict | None:

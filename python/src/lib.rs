@@ -222,45 +222,19 @@ impl PyLedger {
         self.inner.path().to_path_buf()
     }
 
-    /// Sets the limit of a data set, with its filter (`basic` or `zcdp`) and, for zCDP, the
-    /// part for approximate releases.
-    #[pyo3(signature = (dataset, epsilon, delta, rule, approximate_epsilon, approximate_delta))]
-    fn set_limit(
-        &self,
-        py: Python<'_>,
-        dataset: &str,
-        epsilon: f64,
-        delta: f64,
-        rule: &str,
-        approximate_epsilon: f64,
-        approximate_delta: f64,
-    ) -> PyResult<()> {
-        let limit = make_limit(epsilon, delta, rule, approximate_epsilon, approximate_delta)?;
+    /// Sets the limit of a data set: (ε, δ, filter `basic` or `zcdp`, and for zCDP the ε and
+    /// δ set aside for approximate releases).
+    #[pyo3(signature = (dataset, limit))]
+    fn set_limit(&self, py: Python<'_>, dataset: &str, limit: LimitTuple) -> PyResult<()> {
+        let limit = make_limit(limit)?;
         py.detach(|| self.inner.set_limit(dataset, limit))
             .map_err(library_error)
     }
 
-    /// Sets (or removes, with no epsilon) the default limit of new data sets.
-    #[pyo3(signature = (epsilon, delta, rule, approximate_epsilon, approximate_delta))]
-    fn set_default_limit(
-        &self,
-        py: Python<'_>,
-        epsilon: Option<f64>,
-        delta: f64,
-        rule: &str,
-        approximate_epsilon: f64,
-        approximate_delta: f64,
-    ) -> PyResult<()> {
-        let limit = match epsilon {
-            Some(e) => Some(make_limit(
-                e,
-                delta,
-                rule,
-                approximate_epsilon,
-                approximate_delta,
-            )?),
-            None => None,
-        };
+    /// Sets (or removes, with `None`) the default limit of new data sets.
+    #[pyo3(signature = (limit))]
+    fn set_default_limit(&self, py: Python<'_>, limit: Option<LimitTuple>) -> PyResult<()> {
+        let limit = limit.map(make_limit).transpose()?;
         py.detach(|| self.inner.set_default_limit(limit))
             .map_err(library_error)
     }
@@ -302,16 +276,15 @@ impl PyLedger {
     }
 }
 
+/// A limit as Python passes it: (ε, δ, filter, approximate ε, approximate δ).
+type LimitTuple = (f64, f64, String, f64, f64);
+
 /// A limit from Python's arguments (each checked by the library).
 fn make_limit(
-    epsilon: f64,
-    delta: f64,
-    rule: &str,
-    approximate_epsilon: f64,
-    approximate_delta: f64,
+    (epsilon, delta, rule, approximate_epsilon, approximate_delta): LimitTuple,
 ) -> PyResult<disguise::ledger::Limit> {
     use disguise::names::Named;
-    let filter = disguise::ledger::Filter::from_name(rule).map_err(value_error)?;
+    let filter = disguise::ledger::Filter::from_name(&rule).map_err(value_error)?;
     let limit = disguise::ledger::Limit::new(epsilon, delta)
         .and_then(|l| l.with_filter(filter))
         .map_err(value_error)?;
