@@ -174,6 +174,11 @@ impl Ledger {
         connection
             .busy_timeout(timeout)
             .map_err(|e| explain(path, "cannot open", e, timeout))?;
+        // What is deleted or overwritten (a name changed by an upgrade) is zeroed, not left
+        // in free pages.
+        connection
+            .pragma_update(None, "secure_delete", true)
+            .map_err(|e| explain(path, "cannot open", e, timeout))?;
         let ledger = Self {
             path: path.to_path_buf(),
             connection: Mutex::new(connection),

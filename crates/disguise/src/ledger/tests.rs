@@ -754,3 +754,70 @@ fn a_format_1_ledger_is_upgraded_in_place_and_its_cut_releases_become_edge_level
     ledger.reserve("p", &Spend::new(g(0.5, 0.0))).unwrap();
     assert_eq!(ledger.releases(Some("p")).unwrap().len(), 2);
 }
+
+#[test]
+fn a_format_2_ledger_gets_basic_filters_and_loses_its_content_hash_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.ledger");
+    let hash_a = format!("sha256:{}", "a".repeat(64));
+    let hash_b = format!("sha256:{}", "b".repeat(64));
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(&format!(
+            "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 1; {FORMAT_1}"
+        ))
+        .unwrap();
+        c.execute_batch(
+            "ALTER TABLE releases ADD COLUMN unit TEXT NOT NULL DEFAULT 'record' \
+             CHECK (unit IN ('record', 'edge')); PRAGMA user_version = 2;",
+        )
+        .unwrap();
+        c.execute(
+            "INSERT INTO limits (dataset, time, epsilon, delta) VALUES ('adult', 't0', 1, 0)",
+            [],
+        )
+        .unwrap();
+        // A user's own name `unnamed-1` is kept: the renamed data sets take free names.
+        for (dataset, time) in [
+            (hash_b.as_str(), "t1"),
+            ("adult", "t2"),
+            (hash_a.as_str(), "t3"),
+            ("unnamed-1", "t4"),
+            (hash_b.as_str(), "t5"),
+        ] {
+            c.execute(
+                "INSERT INTO releases (dataset, time, command, mechanism, runs, epsilon, \
+                 delta, rule, secure) VALUES (?1, ?2, 'disguise select', 'em', 1, 0.25, 0, \
+                 'single', 1)",
+                rusqlite::params![dataset, time],
+            )
+            .unwrap();
+        }
+    }
+    let ledger = Ledger::open(&path).unwrap();
+    assert_eq!(
+        ledger.datasets().unwrap(),
+        ["adult", "unnamed-1", "unnamed-2", "unnamed-3"]
+    );
+    let names: Vec<String> = ledger
+        .releases(None)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.dataset)
+        .collect();
+    assert_eq!(
+        names,
+        ["unnamed-2", "adult", "unnamed-3", "unnamed-1", "unnamed-2"]
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(
+        !bytes.windows(7).any(|w| w == b"sha256:"),
+        "a content hash is left in the file"
+    );
+    let limit = ledger.limit("adult").unwrap().unwrap();
+    assert_eq!((limit.filter, limit.epsilon), (Filter::Basic, 1.0));
+    assert_eq!(ledger.default_limit().unwrap(), None);
+    ledger.reserve("adult", &em(0.5)).unwrap();
+    assert!(ledger.reserve("adult", &em(0.5)).is_err());
+    assert_eq!(ledger.integrity_check().unwrap(), "ok");
+}
