@@ -218,6 +218,30 @@ impl Spend {
         self
     }
 
+    /// The same release, charged for neighbours that differ in up to `size` of its records
+    /// (group privacy: [`Guarantee::group`] and [`PrivacyCost::group`]): e.g. one edge of a
+    /// friendship graph, which sits in two people's friend lists.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `delta` when a call's δ would reach 1.
+    pub fn group(mut self, size: u32) -> Result<Self> {
+        self.guarantee = self.guarantee.group(size);
+        Delta::new(self.guarantee.delta)?;
+        self.calls = self
+            .calls
+            .into_iter()
+            .map(|(cost, count)| {
+                cost.group(size).map(|c| (c, count)).ok_or_else(|| {
+                    Error::param(
+                        "delta",
+                        "group privacy takes a call's δ to 1: nothing is protected",
+                    )
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok(self)
+    }
+
     /// Checks the numbers a ledger stores.
     fn validate(&self) -> Result<()> {
         Epsilon::new(self.guarantee.epsilon)?;

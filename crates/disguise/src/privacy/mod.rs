@@ -170,7 +170,46 @@ pub enum PrivacyCost {
     NonPrivate,
 }
 
+/// k·e^{(k−1)ε}·δ, the δ of group privacy for groups of k, rounded up.
+fn group_delta(k: u32, epsilon: f64, delta: f64) -> f64 {
+    use crate::numeric::round::{mul_up, nudge_up};
+    let k = f64::from(k);
+    let grow = nudge_up(mul_up(k - 1.0, epsilon).exp(), 4);
+    mul_up(k, mul_up(grow, delta))
+}
+
 impl PrivacyCost {
+    /// The cost of the same call for neighbours that differ in up to `size` records (group
+    /// privacy): an ε-bounded-range call is kε-bounded-range (its privacy loss over a path
+    /// of k neighbours is a sum of k losses, each within a range of ε), an ε-DP call kε-DP
+    /// (Dwork and Roth 2014, Theorem 2.2), an (ε, δ)-DP call (kε, k·e^{(k−1)ε}·δ)-DP (Vadhan
+    /// 2017, Lemma 2.2). Rounded up; `None` when a cost leaves its domain (δ ≥ 1).
+    ///
+    /// ```
+    /// use disguise::privacy::{Epsilon, PrivacyCost};
+    /// let em = PrivacyCost::BoundedRange { epsilon: Epsilon::new(0.25)? };
+    /// assert_eq!(em.group(2), Some(PrivacyCost::BoundedRange { epsilon: Epsilon::new(0.5)? }));
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    pub fn group(self, size: u32) -> Option<PrivacyCost> {
+        let k = size.max(1);
+        let times =
+            |e: Epsilon| Epsilon::new(crate::numeric::round::mul_up(f64::from(k), e.get())).ok();
+        Some(match self {
+            PrivacyCost::BoundedRange { epsilon } => PrivacyCost::BoundedRange {
+                epsilon: times(epsilon)?,
+            },
+            PrivacyCost::Pure { epsilon } => PrivacyCost::Pure {
+                epsilon: times(epsilon)?,
+            },
+            PrivacyCost::Approximate { epsilon, delta } => PrivacyCost::Approximate {
+                epsilon: times(epsilon)?,
+                delta: Delta::new(group_delta(k, epsilon.get(), delta.get())).ok()?,
+            },
+            PrivacyCost::NonPrivate => PrivacyCost::NonPrivate,
+        })
+    }
+
     /// (ε, δ) of the call alone; `None` for a non-private call.
     pub fn epsilon_delta(&self) -> Option<(f64, f64)> {
         match *self {
@@ -210,14 +249,17 @@ impl Guarantee {
     /// assert!(edge.delta >= 2.0 * 0.5f64.exp() * 1e-6);
     /// ```
     pub fn group(self, size: u32) -> Guarantee {
-        let k = f64::from(size.max(1));
-        let epsilon = crate::numeric::round::mul_up(k, self.epsilon);
+        use crate::numeric::decimal::{Exact, carrier_up, shortest, tidy_up};
+        let k = size.max(1);
+        // The decimals the guarantee prints as are its bounds (`numeric::decimal`): k times
+        // them, exactly, reported as a decimal at or above.
+        let epsilon = carrier_up(&(shortest(self.epsilon) * Exact::from_integer(k.into())));
         let delta = if self.delta == 0.0 {
             0.0
         } else {
-            let grow = crate::numeric::round::nudge_up(((k - 1.0) * self.epsilon).exp(), 4);
-            crate::numeric::round::mul_up(k, crate::numeric::round::mul_up(grow, self.delta))
-                .min(1.0)
+            // A double above each decimal bound (within half a gap of the double below it).
+            let (e, d) = (self.epsilon.next_up(), self.delta.next_up());
+            tidy_up(group_delta(k, e, d)).min(1.0)
         };
         Guarantee {
             epsilon,
