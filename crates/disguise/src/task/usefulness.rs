@@ -108,7 +108,8 @@ impl Usefulness {
     /// ```
     /// use disguise::task::Usefulness;
     /// let u = Usefulness::subsample_non_monotone(5_000.0, &[2.0; 3], 100, 0.3);
-    /// assert!(u.bound.starts_with("E[f(S)] ≥ 0.233·OPT"));
+    /// // (1/e)(1 − 1/e) = 0.23254…, printed rounded down.
+    /// assert!(u.bound.starts_with("E[f(S)] ≥ 0.232·OPT"));
     /// ```
     pub fn subsample_non_monotone(f_max: f64, lambdas: &[f64], m: usize, epsilon0: f64) -> Self {
         Self::subsample_or_greedy(f_max, lambdas, m, epsilon0, true, false)
@@ -237,15 +238,16 @@ impl Usefulness {
         } else {
             format!("mean λ = {lambda:.4}")
         };
+        let (c_text, additive_text) = (down(c, 3), up(additive, 4));
         let bound = format!(
-            "{lhs} ≥ {c:.3}·OPT − {additive:.4} ({formula} for {lambda_text}, k = {k}, \
+            "{lhs} ≥ {c_text}·OPT − {additive_text} ({formula} for {lambda_text}, k = {k}, \
              m = {m}, ε₀ = {epsilon0:.4}; {theorem}); f is at most {f_max}"
         );
         let vacuous = additive.is_nan() || additive >= c * f_max;
         let advice = vacuous.then(|| {
             format!(
-                "the privacy term {additive:.4} is at least {c:.3}·{f_max}; a larger ε, fewer \
-                 picks k or fewer candidates would help"
+                "the privacy term {additive_text} is at least {c_text}·{f_max}; a larger ε, \
+                 fewer picks k or fewer candidates would help"
             )
         });
         Self {
@@ -269,6 +271,19 @@ impl Usefulness {
             advice: None,
         }
     }
+}
+
+/// `x` with `decimals` decimals, rounded down: a factor of OPT in a lower bound
+/// ((1/e)(1 − 1/e) = 0.23254… prints as 0.232, never 0.233).
+fn down(x: f64, decimals: i32) -> String {
+    let scale = 10f64.powi(decimals);
+    format!("{:.*}", decimals as usize, (x * scale).floor() / scale)
+}
+
+/// `x` with `decimals` decimals, rounded up: a term subtracted in a lower bound.
+fn up(x: f64, decimals: i32) -> String {
+    let scale = 10f64.powi(decimals);
+    format!("{:.*}", decimals as usize, (x * scale).ceil() / scale)
 }
 
 /// The failure probability β of the high-probability bounds stated.
