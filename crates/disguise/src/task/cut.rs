@@ -193,6 +193,8 @@ impl PreparedCut<'_> {
             m: self.objective.ground_size(),
             counts: false,
             monotone: false,
+            // Every edge adds w ≥ 0 or nothing: f ≥ 0 on every set, for every graph.
+            non_negative: true,
         }
         .usefulness(solution)
     }

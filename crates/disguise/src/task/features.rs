@@ -413,6 +413,7 @@ impl PreparedFeatures {
             m: self.names.len(),
             counts: false,
             monotone: true,
+            non_negative: true,
         }
         .usefulness(solution)
     }

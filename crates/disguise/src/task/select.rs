@@ -69,8 +69,10 @@ pub struct Select {
     pub continuous: ContinuousOptions,
     /// A public cost per chosen candidate, in units of points served: the objective is then
     /// f(S) − cost·|S| ([`Penalized`]), non-monotone for cost > 0, so that only candidates
-    /// worth their cost are chosen. The subsample algorithm carries a guarantee for it
-    /// (Mitrovic et al. 2017, Theorem 4.1); the greedy does not. 0 (the default): none.
+    /// worth their cost are chosen. No utility guarantee applies then: the greedy has none
+    /// for a non-monotone objective, and the subsample algorithm's (Mitrovic et al. 2017,
+    /// Theorem 4.1) needs f ≥ 0, which public quantities cannot ensure
+    /// ([`Usefulness::subsample_not_non_negative`]). 0 (the default): none.
     pub cost: f64,
     /// The budget, mechanism and composition rule.
     pub privacy: Privacy,
@@ -580,9 +582,10 @@ impl<'o> Prepared<'o> {
 
     /// The greedy's a-priori utility for a run, from public quantities only (n, k, the
     /// number of candidates, ε₀ and the constraint's shape): Mitrovic et al. 2017,
-    /// Theorems 3.2, 3.5 and 4.1 for the exponential mechanism, the G₁ condition for the
-    /// large margin mechanisms, the continuous greedy's bound stated. `None` for report
-    /// noisy max and the argmax.
+    /// Theorems 3.2, 3.5 and 4.1 for the exponential mechanism (with a cost, no guarantee:
+    /// [`Usefulness::subsample_not_non_negative`]), the G₁ condition for the large margin
+    /// mechanisms, the continuous greedy's bound stated. `None` for report noisy max and the
+    /// argmax.
     pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
         let lambdas = vec![1.0; self.k];
         GreedyRun {
@@ -598,6 +601,9 @@ impl<'o> Prepared<'o> {
             m: self.objective.ground_size(),
             counts: true,
             monotone: self.request.cost <= 0.0,
+            // f − cost·|S| is not provably ≥ 0 for a positive cost
+            // (`Usefulness::subsample_not_non_negative`); facility location alone is.
+            non_negative: self.request.cost <= 0.0,
         }
         .usefulness(solution)
     }
@@ -913,6 +919,41 @@ mod tests {
         assert_eq!(report.privacy.per_round_epsilon, Some(0.5));
         assert_eq!(report.privacy.composition, Some("basic"));
         assert_eq!(report.normalizer, 5.0);
+    }
+
+    #[test]
+    fn a_cost_gets_no_guarantee_from_theorem_4_1() {
+        // f − cost·|S| can be negative, and Theorem 4.1's proof needs f ≥ 0: no bound, at
+        // any ε, even where the privacy term would be small.
+        let (points, candidates) = data();
+        let usefulness = |cost: f64| {
+            Select::new(2)
+                .epsilon(50.0)
+                .cost(cost)
+                .algorithm(Algorithm::Subsample)
+                .run(&points, &candidates, &mut SecureRng::insecure_from_seed(2))
+                .unwrap()
+                .usefulness
+                .unwrap()
+        };
+        let u = usefulness(0.5);
+        assert!(u.vacuous, "{u:?}");
+        assert!(u.bound.starts_with("no guarantee"), "{}", u.bound);
+        assert!(u.bound.contains("needs f ≥ 0"), "{}", u.bound);
+        // The greedy has no guarantee on a non-monotone objective, and the advice does not
+        // point to the subsample greedy, which has none with a cost either.
+        let greedy = Select::new(2)
+            .epsilon(50.0)
+            .cost(0.5)
+            .run(&points, &candidates, &mut SecureRng::insecure_from_seed(2))
+            .unwrap()
+            .usefulness
+            .unwrap();
+        assert!(greedy.vacuous && greedy.bound.contains("no approximation guarantee"));
+        assert!(greedy.advice.unwrap().starts_with("without a cost"));
+        // Without a cost the objective is monotone and non-negative: the monotone form.
+        let u = usefulness(0.0);
+        assert!(u.bound.starts_with("E[f(S)] ≥ 0.468·OPT"), "{}", u.bound);
     }
 
     #[test]

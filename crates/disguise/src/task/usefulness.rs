@@ -103,7 +103,9 @@ impl Usefulness {
     }
 
     /// The subsample-greedy on a possibly non-monotone objective (Mitrovic et al. 2017,
-    /// Theorem 4.1): E[f(S)] ≥ (1/e)(1 − 1/e)·OPT − 2·(Σᵢ λᵢ)·ln m/ε₀.
+    /// Theorem 4.1): E[f(S)] ≥ (1/e)(1 − 1/e)·OPT − 2·(Σᵢ λᵢ)·ln m/ε₀, for an objective
+    /// that is non-negative on every set (the theorem's proof needs it; see
+    /// [`Usefulness::subsample_not_non_negative`]), e.g. a cut.
     ///
     /// ```
     /// use disguise::task::Usefulness;
@@ -271,6 +273,44 @@ impl Usefulness {
             advice: None,
         }
     }
+
+    /// The non-monotone subsample-greedy on an objective that public quantities do not
+    /// prove non-negative (facility location minus a cost per pick): no guarantee.
+    ///
+    /// Theorem 4.1 of Mitrovic et al. (2017) is stated for any submodular f, but its proof
+    /// needs f ≥ 0: Claim 4.3 applies the lemma of Feige, Mirrokni and Vondrák,
+    /// E[g(T′)] ≥ (1 − p)·g(∅) + p·g(T), to g(T) = f(S* ∪ T) and drops the term p·g(T), so
+    /// it needs f(S* ∪ S_i) ≥ 0 for the optimal S* and every partial solution S_i (sets
+    /// of up to 2k elements). For f(S) = g(S) − c·|S| with facility location g and c > 0,
+    /// that does not follow from the public quantities (n, the candidates, the normaliser
+    /// m, k, c): the points may all lie farther than m from every candidate, and then
+    /// g ≡ 0 and f(S) = −c·|S| < 0 for every non-empty S. Only points confined to a public
+    /// region within distance D < m of every candidate would give each similarity a floor
+    /// 1 − D/m, and f ≥ 0 on sets of up to 2k elements when n·(1 − D/m) ≥ 2k·c; the
+    /// points of `select` have no such region (with haversine, D = πR ≈ 20,015 km, so m
+    /// would have to exceed half the Earth's circumference, which no one uses, and the
+    /// library does not claim this case).
+    ///
+    /// ```
+    /// use disguise::task::Usefulness;
+    /// let u = Usefulness::subsample_not_non_negative();
+    /// assert!(u.vacuous && u.bound.starts_with("no guarantee"));
+    /// ```
+    pub fn subsample_not_non_negative() -> Self {
+        Self {
+            bound: "no guarantee: Theorem 4.1 of Mitrovic et al. 2017 needs f ≥ 0 (its proof \
+                    drops f(S* ∪ S_i) ≥ 0 in Claim 4.3), and f(S) − cost·|S| is negative \
+                    whenever no point is within the normaliser of the chosen candidates, which \
+                    the public quantities cannot rule out"
+                .to_string(),
+            vacuous: true,
+            advice: Some(
+                "without a cost the objective is monotone and non-negative, and the greedy's \
+                 (1 − 1/e)·OPT bound applies (Theorem 3.2)"
+                    .to_string(),
+            ),
+        }
+    }
 }
 
 /// `x` with `decimals` decimals, rounded down: a factor of OPT in a lower bound
@@ -429,6 +469,9 @@ pub(crate) struct GreedyRun<'a> {
     pub counts: bool,
     /// Whether the objective is monotone (the greedy's guarantees need it).
     pub monotone: bool,
+    /// Whether f ≥ 0 on every set follows from public quantities (the non-monotone
+    /// Theorem 4.1 needs it; see [`Usefulness::subsample_not_non_negative`]).
+    pub non_negative: bool,
 }
 
 impl GreedyRun<'_> {
@@ -464,9 +507,15 @@ impl GreedyRun<'_> {
         }
         if !self.monotone {
             return Some(match self.algorithm {
-                Algorithm::Subsample => {
+                Algorithm::Subsample if self.non_negative => {
                     Usefulness::subsample_non_monotone(self.f_max, self.lambdas, self.m, epsilon0)
                 }
+                Algorithm::Subsample => Usefulness::subsample_not_non_negative(),
+                // Neither algorithm has a guarantee: advise what has one.
+                _ if !self.non_negative => Usefulness {
+                    advice: Usefulness::subsample_not_non_negative().advice,
+                    ..Usefulness::greedy_non_monotone()
+                },
                 _ => Usefulness::greedy_non_monotone(),
             });
         }
