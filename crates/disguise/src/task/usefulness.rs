@@ -193,7 +193,7 @@ impl Usefulness {
         Self::approximation(c, additive, &form, lambdas, m, epsilon0, f_max)
     }
 
-    /// The private k-submodular greedy (Rafiey & Yoshida 2020, Algorithms 3 and 4) with the
+    /// The private k-submodular greedy (Rafiey & Yoshida 2020, Algorithm 3) with the
     /// exponential mechanism over the `pairs` (element, type) pairs, r = `lambdas.len()`
     /// rounds on a matroid: with probability ≥ 1 − β (β = 5%, a union bound over the
     /// r rounds), f ≥ ½·OPT − (Σᵢ λᵢ/ε₀)·ln(pairs·r/β). The paper's Theorem 5.3 states
@@ -203,18 +203,101 @@ impl Usefulness {
     /// ```
     /// use disguise::task::Usefulness;
     /// // 30 points, 2 picks among 2 types × 40 locations at ε₀ = 0.05: A ≈ 258 > 15.
-    /// assert!(Usefulness::k_submodular(30.0, &[1.0; 2], 80, 0.05).vacuous);
+    /// let u = Usefulness::k_submodular(30.0, &[1.0; 2], 80, 0.05);
+    /// assert!(u.vacuous);
+    /// assert!(u.bound.starts_with("with probability ≥ 95%"));
     /// ```
     pub fn k_submodular(f_max: f64, lambdas: &[f64], pairs: usize, epsilon0: f64) -> Self {
+        let form = Form {
+            lhs: &format!("with probability ≥ {}, f(S)", percent(1.0 - FAILURE)),
+            formula: "λ·k·ln(m·k/β)/ε₀ over m (element, type) pairs (β = 5%)",
+            theorem: "Rafiey and Yoshida 2020, Theorem 5.3",
+        };
+        Self::k_submodular_bound(f_max, lambdas, pairs, epsilon0, &form)
+    }
+
+    /// The subsampled private k-submodular greedy (Rafiey & Yoshida 2020, Algorithm 4) at
+    /// failure probability γ = `failure`, as [`Usefulness::k_submodular`] but with
+    /// probability ≥ 1 − β − γ: the bound of Algorithm 3 needs the exponential mechanism to
+    /// be near its best in every round (probability ≥ 1 − β) *and* every round's sample to
+    /// meet the optimal solution (Lemma D.1, probability ≥ 1 − γ), and a union bound gives
+    /// the sum (Theorem 5.6): 85% at the default γ = 10%, not 95%.
+    ///
+    /// The step of Theorem 5.6's proof that links the sample to the exchange partner of the
+    /// chosen element is proven (`docs/proofs/utility-bounds.md`, §3) when every feasible
+    /// element can replace every element of an optimal base: a `cardinality` constraint
+    /// (`uniform` = true: [`Cardinality`](crate::constraint::Cardinality),
+    /// [`Uniform`](crate::constraint::Uniform)). For other matroids the partner Lemma 5.2
+    /// gives may lie outside the sample, and no proof is known here: the result is then
+    /// "no guarantee", flagged vacuous.
+    ///
+    /// ```
+    /// use disguise::task::Usefulness;
+    /// let u = Usefulness::k_submodular_subsample(10_000.0, &[1.0; 2], 80, 1.0, 0.1, true);
+    /// assert!(u.bound.starts_with("with probability ≥ 85%"));
+    /// assert!(!u.vacuous);
+    /// let u = Usefulness::k_submodular_subsample(10_000.0, &[1.0; 2], 80, 1.0, 0.1, false);
+    /// assert!(u.vacuous && u.bound.starts_with("no guarantee"));
+    /// ```
+    pub fn k_submodular_subsample(
+        f_max: f64,
+        lambdas: &[f64],
+        pairs: usize,
+        epsilon0: f64,
+        failure: f64,
+        uniform: bool,
+    ) -> Self {
+        if !uniform {
+            return Self {
+                bound: "no guarantee: the subsampled k-submodular greedy's bound (Rafiey and \
+                        Yoshida 2020, Theorem 5.6) needs the exchange partner of each chosen \
+                        element (Lemma 5.2) to be in that round's sample, which is proven only \
+                        for a cardinality constraint"
+                    .to_string(),
+                vacuous: true,
+                advice: Some(
+                    "the greedy (Algorithm 3) has a proven bound on every matroid: \
+                     ½·OPT minus its privacy term, with probability ≥ 95%"
+                        .to_string(),
+                ),
+            };
+        }
+        let probability = 1.0 - FAILURE - failure;
+        // NaN (an invalid γ) included.
+        if probability.is_nan() || probability <= 0.0 {
+            return Self {
+                bound: format!(
+                    "no guarantee: Theorem 5.6 of Rafiey and Yoshida 2020 holds with probability \
+                     ≥ 1 − β − γ, which is not positive for β = 5%, γ = {}",
+                    percent(failure)
+                ),
+                vacuous: true,
+                advice: Some("a smaller failure probability γ would help".to_string()),
+            };
+        }
+        let form = Form {
+            lhs: &format!("with probability ≥ {}, f(S)", percent(probability)),
+            formula: &format!(
+                "λ·k·ln(m·k/β)/ε₀ over m (element, type) pairs (β = 5%; probability \
+                 1 − β − γ, γ = {})",
+                percent(failure)
+            ),
+            theorem: "Rafiey and Yoshida 2020, Theorem 5.6",
+        };
+        Self::k_submodular_bound(f_max, lambdas, pairs, epsilon0, &form)
+    }
+
+    fn k_submodular_bound(
+        f_max: f64,
+        lambdas: &[f64],
+        pairs: usize,
+        epsilon0: f64,
+        form: &Form<'_>,
+    ) -> Self {
         let r = lambdas.len().max(1) as f64;
         let additive =
             lambdas.iter().sum::<f64>() * (pairs.max(1) as f64 * r / FAILURE).ln() / epsilon0;
-        let form = Form {
-            lhs: "with probability ≥ 95%, f(S)",
-            formula: "λ·k·ln(m·k/β)/ε₀ over m (element, type) pairs",
-            theorem: "Rafiey and Yoshida 2020, Theorem 5.3",
-        };
-        Self::approximation(0.5, additive, &form, lambdas, pairs, epsilon0, f_max)
+        Self::approximation(0.5, additive, form, lambdas, pairs, epsilon0, f_max)
     }
 
     /// E[f(S)] ≥ c·OPT − `additive`, vacuous when `additive` ≥ c·`f_max` (even the best
@@ -324,6 +407,14 @@ fn down(x: f64, decimals: i32) -> String {
 fn up(x: f64, decimals: i32) -> String {
     let scale = 10f64.powi(decimals);
     format!("{:.*}", decimals as usize, (x * scale).ceil() / scale)
+}
+
+/// A probability as a percentage, rounded down to at most two decimals (a lower bound stays
+/// one); float noise below 10⁻⁸ (1 − 0.05 − 0.1 = 0.8499999999999999) is not a digit.
+fn percent(p: f64) -> String {
+    let hundredths = (p * 10_000.0 + 1e-4).floor() / 100.0;
+    let text = format!("{hundredths:.2}");
+    format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
 /// The failure probability β of the high-probability bounds stated.
