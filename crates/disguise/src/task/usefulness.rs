@@ -342,18 +342,102 @@ impl Usefulness {
         }
     }
 
-    /// The private continuous greedy (Rafiey & Yoshida 2020, Theorem 3.3): its bound,
-    /// (1 − 1/e)·OPT − O(r²·λ·ln m/ε), has no explicit constant, so no a-priori check is
-    /// made; said as such rather than left out.
-    pub fn continuous_greedy(rank: usize, m: usize, epsilon0: f64) -> Self {
-        Self {
-            bound: format!(
-                "E[f(S)] ≥ (1 − 1/e)·OPT − O(r²·λ·ln m/ε₀) for r = {rank}, m = {m}, \
-                 ε₀ = {epsilon0:.4} (Rafiey and Yoshida 2020, Theorem 3.3): the paper gives no \
-                 explicit constant, so whether it is vacuous is not checked"
+    /// The private continuous greedy (Rafiey & Yoshida 2020, Algorithm 1 and Theorem 3.3)
+    /// with the constants written out (`docs/proofs/utility-bounds.md`, §4): on a monotone
+    /// submodular f ≥ 0 with f(∅) = 0, a matroid of rank r and T steps,
+    ///
+    /// E[f(S)] ≥ c_T·(1 − r(r − 1)/(2T) − 2r·ρ)·OPT − c_T·(a + 2r·τ),
+    ///
+    /// with c_T = 1 − (1 − 1/T)^T (→ 1 − 1/e), a the exponential mechanism's expected loss
+    /// per step ((2s/ε₀)·(ln|𝓑| + 1) over the |𝓑| bases with score sensitivity s, or
+    /// r·(2K/ε₀)·(ln|V| + 1) for r sequential picks with coordinate sensitivity K), τ the
+    /// gradient's deterministic error per coordinate (fixed-point rounding) and
+    /// ρ = √(ln(2|V|)/(2m)) for a gradient estimated from m samples (0 for a closed form).
+    /// The paper states (1 − 1/e)·OPT − O(·) without constants; the discretisation term
+    /// r(r − 1)/(2T) is relative to OPT because a single element's value is at most OPT.
+    /// Vacuous when the factor of OPT is not positive or the additive term is at least that
+    /// factor times the largest value. With bases sampled at random
+    /// ([`Directions::Sampled`](crate::maximize::Directions::Sampled)) the mechanism is
+    /// near the best *sampled* base only, so there is no bound against OPT.
+    pub(crate) fn continuous_greedy(run: &ContinuousRun) -> Self {
+        let r = run.rank as f64;
+        let t = run.steps.max(1) as f64;
+        let v = run.candidates.max(1) as f64;
+        let per_step = match run.directions {
+            ContinuousDirections::Bases { ln_bases } => {
+                2.0 * run.sensitivity / run.epsilon0 * (ln_bases + 1.0)
+            }
+            ContinuousDirections::Sequential => {
+                r * 2.0 * run.sensitivity / run.epsilon0 * (v.ln() + 1.0)
+            }
+            ContinuousDirections::Sampled => {
+                return Self {
+                    bound: "no guarantee against OPT: with sampled bases each step is near the \
+                            best base of its sample only (Rafiey and Yoshida 2020, Algorithm 2 \
+                            without its covering)"
+                        .to_string(),
+                    vacuous: true,
+                    advice: Some(
+                        "directions bases (cardinality or partition) or sequential carry a bound \
+                         against OPT"
+                            .to_string(),
+                    ),
+                };
+            }
+        };
+        let rho = run
+            .gradient_samples
+            .map_or(0.0, |m| ((2.0 * v).ln() / (2.0 * m.max(1) as f64)).sqrt());
+        let c_t = 1.0 - (1.0 - 1.0 / t).powf(t);
+        let factor = 1.0 - r * (r - 1.0) / (2.0 * t) - 2.0 * r * rho;
+        let c = c_t * factor;
+        let additive = c_t * (per_step + 2.0 * r * run.gradient_error);
+        let sampling = if run.gradient_samples.is_some() {
+            format!(" − 2r·ρ, ρ = {rho:.4}")
+        } else {
+            String::new()
+        };
+        let directions = match run.directions {
+            ContinuousDirections::Bases { ln_bases } => format!(
+                "a = (2s/ε₀)·(ln|𝓑| + 1) over the bases, s = {}, ln|𝓑| = {ln_bases:.4}",
+                run.sensitivity
             ),
-            vacuous: false,
-            advice: None,
+            _ => format!(
+                "a = r·(2K/ε₀)·(ln|V| + 1) for r sequential picks, K = {}",
+                run.sensitivity
+            ),
+        };
+        let (c_text, additive_text) = (down(c, 3), up(additive, 4));
+        let bound = format!(
+            "E[f(S)] ≥ {c_text}·OPT − {additive_text} (c_T·(1 − r(r − 1)/(2T){sampling}) and \
+             c_T·(a + 2r·τ), c_T = 1 − (1 − 1/T)^T, {directions}, τ = {:.3e}, for T = {}, \
+             r = {}, |V| = {}, ε₀ = {:.4}; Rafiey and Yoshida 2020, Theorem 3.3, constants in \
+             docs/proofs/utility-bounds.md); f is at most {}",
+            run.gradient_error, run.steps, run.rank, run.candidates, run.epsilon0, run.f_max
+        );
+        if c.is_nan() || c <= 0.0 {
+            return Self {
+                bound,
+                vacuous: true,
+                advice: Some(
+                    "the factor of OPT is not positive: more steps T (the discretisation term \
+                     is r(r − 1)/(2T)), or more gradient samples, would help"
+                        .to_string(),
+                ),
+            };
+        }
+        let vacuous = additive.is_nan() || additive >= c * run.f_max;
+        let advice = vacuous.then(|| {
+            format!(
+                "the privacy term {additive_text} is at least {c_text}·{}; a larger ε, fewer \
+                 steps T or a smaller rank would help",
+                run.f_max
+            )
+        });
+        Self {
+            bound,
+            vacuous,
+            advice,
         }
     }
 
@@ -394,6 +478,43 @@ impl Usefulness {
             ),
         }
     }
+}
+
+/// A private continuous greedy run as its utility bound reads it ([`Usefulness::continuous_greedy`]):
+/// public parameters and the calibration the mechanism used, never the data.
+pub(crate) struct ContinuousRun {
+    /// The largest value the objective can take (n for facility location).
+    pub f_max: f64,
+    /// r, the rank of the matroid.
+    pub rank: usize,
+    /// T.
+    pub steps: usize,
+    /// |V|.
+    pub candidates: usize,
+    /// How each step's base was chosen.
+    pub directions: ContinuousDirections,
+    /// ε₀ of each selector call.
+    pub epsilon0: f64,
+    /// The sensitivity each call was calibrated to: s of a base's score, or K of one
+    /// coordinate for sequential picks.
+    pub sensitivity: f64,
+    /// The gradient's deterministic error per coordinate.
+    pub gradient_error: f64,
+    /// The samples per estimated gradient (`None`: a closed form).
+    pub gradient_samples: Option<usize>,
+}
+
+/// The direction rule of a continuous greedy run, as its bound needs it.
+pub(crate) enum ContinuousDirections {
+    /// The exponential mechanism over all |𝓑| bases.
+    Bases {
+        /// ln|𝓑|.
+        ln_bases: f64,
+    },
+    /// r exponential-mechanism picks of single elements per step.
+    Sequential,
+    /// The exponential mechanism over bases drawn at random.
+    Sampled,
 }
 
 /// `x` with `decimals` decimals, rounded down: a factor of OPT in a lower bound
@@ -567,7 +688,9 @@ pub(crate) struct GreedyRun<'a> {
 
 impl GreedyRun<'_> {
     /// The bound for this run's per-round budget; `None` where none applies (the argmax,
-    /// report noisy max, or the large margin mechanisms on scores that are not counts).
+    /// report noisy max, or the large margin mechanisms on scores that are not counts) and
+    /// for the continuous greedy, whose bound needs its own parameters
+    /// ([`Usefulness::continuous_greedy`]).
     pub fn usefulness(&self, solution: &crate::maximize::Solution) -> Option<Usefulness> {
         use super::{Algorithm, MechanismChoice};
         let split = solution.budget_split.as_ref()?;
@@ -620,9 +743,7 @@ impl GreedyRun<'_> {
             (Algorithm::Greedy, p) => {
                 Usefulness::greedy_matroids(self.f_max, self.lambdas, self.m, epsilon0, p)
             }
-            (Algorithm::ContinuousGreedy, _) => {
-                Usefulness::continuous_greedy(self.lambdas.len(), self.m, epsilon0)
-            }
+            (Algorithm::ContinuousGreedy, _) => return None,
         })
     }
 }
