@@ -409,7 +409,7 @@ impl GradientOracle for FacilityMultilinear<'_> {
         "closed-form"
     }
 
-    /// n·2^-22: every record's term is rounded once (see [`exact_gradient`]).
+    /// n·2^-22: every record's term is rounded once to the grid.
     fn error_bound(&self) -> ErrorBound {
         exact_error(self.f.num_records(), (-FRACTION_BITS as f64).exp2())
     }
@@ -573,7 +573,7 @@ impl GradientOracle for CoverageMultilinear<'_> {
         "closed-form"
     }
 
-    /// n times the grid: every record's term is rounded once (see [`exact_gradient`]).
+    /// n times the grid: every record's term is rounded once to the grid.
     fn error_bound(&self) -> ErrorBound {
         exact_error(self.f.num_records(), self.unit)
     }
