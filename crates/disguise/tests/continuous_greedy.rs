@@ -124,6 +124,51 @@ fn sampled_gradient_is_within_its_hoeffding_bound() {
     }
 }
 
+/// Every part of `bound` is at least the same part of `error`.
+fn assert_within(error: disguise::objective::ErrorBound, bound: disguise::objective::ErrorBound) {
+    assert!(error.absolute <= bound.absolute, "{error:?} vs {bound:?}");
+    assert!(error.per_range <= bound.per_range, "{error:?} vs {bound:?}");
+    assert!(
+        error.failure_probability <= bound.failure_probability,
+        "{error:?} vs {bound:?}"
+    );
+}
+
+#[test]
+fn every_gradient_is_within_its_oracles_a_priori_bound() {
+    // The usefulness bound of a run reads `error_bound` before any gradient: it must cover
+    // each gradient's own error, for the closed forms (n·unit, certain) and the estimator
+    // (its grid, and the Hoeffding part at its γ).
+    let mut rng = SecureRng::insecure_from_seed(17);
+    let f = random_facility(12, 6, &mut rng);
+    let coverage = Coverage::weighted(
+        6,
+        &[vec![0, 1], vec![2], vec![1, 3, 5], vec![4]],
+        &[1.5, 0.25, 3.0, 2.0],
+        3.0,
+    )
+    .unwrap();
+    let closed = f.multilinear().unwrap();
+    let covered = coverage.multilinear().unwrap();
+    let sampled = SampledGradient::new(&f, 50).unwrap();
+    assert_eq!(closed.error_bound().absolute, 12.0 * 2f64.powi(-22));
+    for _ in 0..5 {
+        let x = random_point(6, &mut rng);
+        assert_within(
+            closed.gradient(&x, &mut rng).unwrap().error,
+            closed.error_bound(),
+        );
+        assert_within(
+            covered.gradient(&x, &mut rng).unwrap().error,
+            covered.error_bound(),
+        );
+        assert_within(
+            sampled.gradient(&x, &mut rng).unwrap().error,
+            sampled.error_bound(),
+        );
+    }
+}
+
 #[test]
 fn sampled_gradient_is_unbiased_for_elements_inside_the_sample() {
     // At x = (1, 1, …, 1) every sample is R = V: the estimator must use f(V) − f(V ∖ {v}).

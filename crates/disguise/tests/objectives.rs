@@ -366,7 +366,7 @@ fn facility_location_sensitivity_is_one() {
 #[test]
 fn coverage_and_cut_sensitivities_hold_and_are_attained() {
     let mut rng = SecureRng::insecure_from_seed(12);
-    let (mut worst_cov, mut worst_cut): (f64, f64) = (0.0, 0.0);
+    let (mut worst_cov, mut worst_cut, mut worst_cut_value): (f64, f64, f64) = (0.0, 0.0, 0.0);
     for _ in 0..300 {
         let n = 1 + below(&mut rng, 20);
         let m = 1 + below(&mut rng, 6);
@@ -412,18 +412,40 @@ fn coverage_and_cut_sensitivities_hold_and_are_attained() {
         let set: Vec<usize> = (0..below(&mut rng, vertices))
             .map(|_| below(&mut rng, vertices))
             .collect();
+        // A gain on its own moves by up to 2·w_max; the values f(S) and f(S ∪ {v}) whose
+        // difference a greedy round scores move by at most w_max.
         let change = max_gain_change(&g, &g2, &set);
-        assert!(change <= g.sensitivity(set.len()).get());
+        assert!(change <= g.gain_sensitivity(set.len()).get());
         worst_cut = worst_cut.max(change);
+        let values = max_value_change(&g, &g2, &set);
+        assert!(values <= g.sensitivity(set.len()).get(), "{values}");
+        worst_cut_value = worst_cut_value.max(values);
     }
     assert!(worst_cov > 0.9 * 2.5, "{worst_cov}");
-    // Replace-one for a cut can approach 2·w_max (one edge at v into S swapped for one out).
+    // Replace-one for a cut's gain can approach 2·w_max (one edge at v into S swapped for one
+    // out), its values w_max: both bounds are attained, so neither check above is vacuous.
     assert!(worst_cut > 2.5, "{worst_cut}");
-    // The extreme case exactly: edge {0,1} with 1 ∈ S becomes edge {0,2} with 2 ∉ S.
+    assert!(worst_cut_value > 0.9 * 2.5, "{worst_cut_value}");
+    // The extreme case exactly: edge {0,1} with 1 ∈ S becomes edge {0,2} with 2 ∉ S. The
+    // gain of 0 moves by 2, every value by at most 1.
     let a = GraphCut::new(3, &[(0, 1)]).unwrap();
     let b = GraphCut::new(3, &[(0, 2)]).unwrap();
     assert_eq!(max_gain_change(&a, &b, &[1]), 2.0);
-    assert_eq!(a.sensitivity(1).get(), 2.0);
+    assert_eq!(max_value_change(&a, &b, &[1]), 1.0);
+    assert_eq!(a.sensitivity(1).get(), 1.0);
+    assert_eq!(a.gain_sensitivity(1).get(), 2.0);
+}
+
+/// The largest |f_D(T) − f_D′(T)| over T = `set` and T = `set` ∪ {v} for every v: the values
+/// whose differences a greedy round at `set` scores.
+fn max_value_change<F: SetFunction>(d: &F, d2: &F, set: &[usize]) -> f64 {
+    let mut worst = (d.evaluate(set) - d2.evaluate(set)).abs();
+    for v in 0..d.ground_size() {
+        let mut t = set.to_vec();
+        t.push(v);
+        worst = worst.max((d.evaluate(&t) - d2.evaluate(&t)).abs());
+    }
+    worst
 }
 
 /// A random table: `n` records, `m` features of arity `arity`, labels of `classes` values,

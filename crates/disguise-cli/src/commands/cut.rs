@@ -18,9 +18,10 @@ Examples:
   # 20 accounts that split a who-messaged-whom graph most: one edge per line
   disguise cut --edges messages.txt --vertices accounts.txt --k 20 --epsilon 1
 
-Privacy unit: one edge (one line of --edges), replace-one: each edge moves any vertex's gain
-by at most 1, so a replaced edge moves it by at most 2 (λ = 2). Protecting everything about one
-vertex (all its edges) is not bounded: its degree is not.
+Privacy unit: one edge (one line of --edges), replace-one: a replaced edge moves the size of any
+cut by at most 1, and every round scores gains at one set (cut sizes shifted by a common
+amount), so each selection is calibrated to λ = 1. Protecting everything about one vertex (all
+its edges) is not bounded: its degree is not.
 
 The default algorithm is the subsample-greedy, the paper's private algorithm with a guarantee
 for a non-monotone objective ((1/e)(1 − 1/e)·OPT minus its privacy term, Theorem 4.1); it may
@@ -102,6 +103,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .flat_map(|(u, list)| list.iter().filter(move |&&v| u < v).map(move |&v| (u, v)))
         .collect();
     let dropped = graph.dropped + graph.self_loops;
+    // The lines read are the records (public); the edges left after merging are not.
+    let records = usize::try_from(graph.edges).unwrap_or(usize::MAX);
     drop(graph);
     let objective = request
         .objective(names.len(), &edges)
@@ -110,7 +113,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     drop(edges);
     let prepared = request
         .prepare(&objective, n_edges)
-        .map_err(|e| flagged(e, &flag_of))?;
+        .map_err(|e| flagged(e, &flag_of))?
+        .with_records(records);
     let utility = |v: f64| prepared.utility(v);
     let labels = Labels::new(&names, &utility);
     let preamble = |first: &Solution| {

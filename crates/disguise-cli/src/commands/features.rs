@@ -53,7 +53,10 @@ evaluation and are NOT covered by the guarantee, which protects the chosen featu
 
 Utility: mutual information is reported in bits with utility I(Y; X_S)/H(Y) (the share of the
 label's entropy explained under the naive Bayes model); discernibility with utility F(S)/F_max
-(the share of record pairs with different labels that the chosen features tell apart).";
+(the share of record pairs with different labels that the chosen features tell apart). H(Y) and
+F_max are computed from the data, like the values. The a-priori bound uses neither: it takes
+the largest possible value from n and the number of label levels (log2 of the levels in bits,
+or the most pairs n records in that many classes can have).";
 
 /// Arguments of `disguise features`.
 #[derive(clap::Args)]
@@ -446,12 +449,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         let unit = match args.objective {
             FeatureObjective::MutualInformation => format!(
-                "values in bits, utility = I/H(label) with H = {} bits",
+                "values in bits, utility = I/H(label) with H = {} bits, from the data (not \
+                 private)",
                 fixed(scale, 6)
             ),
-            FeatureObjective::Discernibility => {
-                format!("utility = F/F_max with F_max = {}", fixed(scale, 6))
-            }
+            FeatureObjective::Discernibility => format!(
+                "utility = F/F_max with F_max = {}, from the data (not private)",
+                fixed(scale, 6)
+            ),
         };
         println!("objective {} ({unit})", first.objective);
         println!(

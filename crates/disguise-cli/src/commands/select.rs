@@ -62,8 +62,9 @@ pub struct Args {
     constraint: Option<String>,
     /// A PUBLIC cost per chosen location, in points served: maximise f(S) − C·|S|, so a
     /// location is worth choosing only if it serves more than C points' worth. The objective
-    /// is then non-monotone: use `--algorithm subsample`, which has a guarantee for it
-    /// (Mitrovic et al. 2017, Theorem 4.1). Example: `--cost 250`.
+    /// is then non-monotone and may be negative, so no utility theorem applies: the default
+    /// subsample-greedy's (Mitrovic et al. 2017, Theorem 4.1) needs f ≥ 0, and the report
+    /// says "no guarantee". Example: `--cost 250`.
     #[arg(
         long,
         value_name = "C",
@@ -315,8 +316,9 @@ impl Args {
             constraint: self.constraint.clone(),
             metric: self.places.metric,
             normalizer: self.places.normalizer,
-            // A cost makes the objective non-monotone: the subsample-greedy is the algorithm
-            // with a guarantee for it (it takes a cardinality constraint only).
+            // A cost makes the objective non-monotone: the subsample-greedy is the paper's
+            // algorithm for it (it takes a cardinality constraint only), although its
+            // guarantee needs f ≥ 0, which a cost does not keep.
             algorithm: self
                 .privacy
                 .algorithm_or(if self.cost > 0.0 && self.constraint.is_none() {

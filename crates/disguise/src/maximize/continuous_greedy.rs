@@ -115,6 +115,15 @@ impl ContinuousGreedy {
             .unwrap_or_else(|| rank.saturating_mul(rank).max(1))
     }
 
+    /// The direction rule a run uses: `Auto` resolved by `exact_bases` (whether the
+    /// matroid's bases are a product of uniform matroids, [`MatroidBases::uniform_blocks`]).
+    ///
+    /// # Errors
+    /// [`Directions::Bases`] without exact bases, `sampled:0`.
+    pub fn resolved_directions(&self, exact_bases: bool) -> Result<Directions> {
+        resolve_directions(self.directions, exact_bases)
+    }
+
     /// The number of selector calls a run makes on a matroid of rank r with this direction
     /// rule (`Auto` resolved by `exact_bases`): T, or T·r for [`Directions::Sequential`];
     /// 0 when r = 0 (nothing to choose, no data touched).
@@ -216,13 +225,20 @@ fn resolve_directions(directions: Directions, exact_bases: bool) -> Result<Direc
 /// continuous greedy (max-weight base each step).
 ///
 /// # Utility
-/// With exact gradients, C = all bases (no covering loss) and probability ≥ 1 − β
-/// (reconstruction note §3.2, derived from CCPV 2011):
-/// F(x_T) ≥ (1 − (1 − 1/T)^T)·OPT − (2s/ε₀)·ln(|𝓑|·T/β) − r²Δ₁/(2T), with
-/// ln|𝓑| ≤ r·ln(e|V|/r) and Δ₁ = max_v f({v}) − f(∅); then E[f(S)] ≥ F(x_T) (swap rounding).
-/// A sampled gradient within τ per coordinate adds 2rτ per step. [`Directions::Sampled`] is
-/// relative to the best of its sampled bases; [`Directions::Sequential`] loses
-/// r·(2K/ε₀)·ln(|V|·r·T/β) per step instead of the first error term.
+/// For a monotone submodular f with f(∅) = 0 and OPT = max over independent sets, with
+/// c_T = 1 − (1 − 1/T)^T (`docs/proofs/utility-bounds.md` §4, the paper's Theorem 3.3 with
+/// its constants written out; CCPV 2011 for the continuous greedy, Chekuri–Vondrák–Zenklusen
+/// 2010 for E[f(S)] ≥ F(x_T)):
+///
+/// E[f(S)] ≥ c_T·(1 − r(r − 1)/(2T) − 2rρ)·OPT − c_T·(a + 2rτ),
+///
+/// where a is the expected loss of one step's direction — (2s/ε₀)·(ln|𝓑| + 1) for
+/// [`Directions::Bases`] (C = all bases, no covering loss), r·(2K/ε₀)·(ln|V| + 1) for
+/// [`Directions::Sequential`] —, τ the gradient's deterministic error per coordinate
+/// ([`GradientOracle::error_bound`]) and ρ = √(ln(2|V|)/(2m)) for m sampled gradient sets
+/// (0 for a closed form). [`Directions::Sampled`] is relative to the best of its sampled
+/// bases and has no bound against OPT. The task layer states this bound for every run
+/// (`Usefulness`).
 ///
 /// # Runtime
 /// T gradients (closed form: one pass over the data each; sampled: m·|V| gains each), T

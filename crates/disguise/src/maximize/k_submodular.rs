@@ -123,8 +123,13 @@ where
 /// As [`k_submodular_greedy`]: the accountant composes r(M) calls.
 ///
 /// # Utility
-/// With probability ≥ 1 − γ − β: f(x) ≥ ½·OPT − O(λ·r·ln|V|/ε₀) (Theorem 5.6, as the paper
-/// claims it; the reconstruction note flags a step of its proof it could not recover).
+/// With probability ≥ 1 − β − γ (not 1 − β: the samples fail with probability ≤ γ, the
+/// mechanism with probability ≤ β, and a union bound adds them),
+/// f(x) ≥ ½·OPT − (Σⱼ λⱼ/ε₀)·ln(k·|V|·r/β) (Theorem 5.6), proven for a cardinality
+/// constraint (a uniform matroid, where any sampled element of the optimal solution can be
+/// exchanged for the chosen one: `docs/proofs/utility-bounds.md` §3). For other matroids
+/// the step of the paper's proof that links Lemma 5.2's exchange partner to the sample is
+/// not recovered, and no bound is claimed.
 ///
 /// # Runtime
 /// Σ_j k·m_j ≤ k·(|V|·H_r·ln(r/γ) + r) = O(k·|V|·ln r·ln(r/γ)) gain evaluations, with H_r

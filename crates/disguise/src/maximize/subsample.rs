@@ -30,8 +30,10 @@ use crate::objective::SetFunction;
 /// Algorithms 1 and 2).
 ///
 /// # Utility
-/// For any submodular f (monotone or not) with the exponential mechanism:
-/// E[f(S)] ≥ (1/e)(1 − 1/e)·OPT − 2λk·ln|V|/ε₀, and for monotone f
+/// For any submodular f ≥ 0 (monotone or not) with the exponential mechanism:
+/// E[f(S)] ≥ (1/e)(1 − 1/e)·OPT − 2λk·ln|V|/ε₀ — the theorem's statement omits f ≥ 0, but
+/// its proof (Claim 4.3) needs f(T) ≥ 0 for sets of up to 2k elements
+/// (`docs/proofs/utility-bounds.md` §2) —, and for monotone f
 /// E[f(S)] ≥ (1 − e^{−(1−1/e)})·OPT − 2λk·ln|V|/ε₀ ≈ 0.468·OPT − … (Theorem 4.1). With
 /// argmax the error term vanishes (Corollary 4.2); with the large margin mechanism it becomes
 /// Σᵢ 4λ·ln ℓᵢ/ε₀ on a high-probability event (Theorem 5.5).

@@ -27,12 +27,21 @@ const MAX_EDGES: usize = 1 << 27;
 /// ```
 ///
 /// # Sensitivity
-/// λ = 2·w_max in every round, for replace-one neighbouring graphs (one edge replaced by
-/// another, the number of edges public). The gain of v is
-/// Σ_{e ∋ v} w_e·(1 − 2·[e's other end ∈ S]): each edge at v adds a term in [−w_max, w_max]
-/// and edges not at v add nothing, so replacing one edge changes every gain by at most
-/// 2·w_max (by at most w_max when only adding or removing an edge). Not decomposable: the
-/// per-edge functions are not monotone.
+/// Neighbouring graphs replace one edge by another (the number of edges public); each edge
+/// has a weight in [0, w_max]. A **value** moves by at most w_max:
+/// f_D(S) − f_D′(S) = w₁·[e₁ crosses S] − w₂·[e₂ crosses S] ∈ [−w_max, w_max] for the
+/// replaced edge e₁ and its replacement e₂ (one term alone when an edge is only added or
+/// removed). A **gain** of v, Σ_{e ∋ v} w_e·(1 − 2·[e's other end ∈ S]), can move by
+/// 2·w_max (e₁ at v with its other end outside S swapped for e₂ at v with its other end in
+/// S). A greedy round's scores are gains at one set S, f(S ∪ {v}) − f(S): shifted values
+/// with the common shift f(S), and every selector depends only on score differences, so
+/// the values' bound is enough (`docs/proofs/gains-and-values.md`, Lemma 2 and the cut's
+/// section):
+///
+/// * [`SetFunction::sensitivity`] = w_max, the λ each round's selector is calibrated to;
+/// * [`SetFunction::gain_sensitivity`] = 2·w_max, for a gain taken on its own.
+///
+/// Not decomposable: the per-edge functions are not monotone.
 ///
 /// # Exactness
 /// Weights are rounded down to multiples of the power of two g = 2^(⌊log₂ w_max⌋ − 24) (as in
@@ -64,7 +73,7 @@ pub struct GraphCutState {
 }
 
 impl GraphCut {
-    /// Unit-weight cut: `edges` are pairs of vertices `< num_vertices`; λ = 2.
+    /// Unit-weight cut: `edges` are pairs of vertices `< num_vertices`; λ = 1 (gain bound 2).
     pub fn new(num_vertices: usize, edges: &[(usize, usize)]) -> Result<Self> {
         let weighted: Vec<(usize, usize, f64)> = edges.iter().map(|&(u, v)| (u, v, 1.0)).collect();
         Self::weighted(num_vertices, &weighted, 1.0)
@@ -189,14 +198,15 @@ impl SetFunction for GraphCut {
         state.total as f64 * self.grid
     }
 
-    /// λ = 2·w_max in every round (see *Sensitivity* on the type).
+    /// λ = w_max in every round: a value bound, enough for gains at one set (see
+    /// *Sensitivity* on the type).
     fn sensitivity(&self, _round: usize) -> Sensitivity {
-        Sensitivity::new(2.0 * self.w_max).expect("w_max validated finite and > 0")
+        Sensitivity::new(self.w_max).expect("w_max validated finite and > 0")
     }
 
-    /// The same λ: it is a bound on every single marginal gain (see *Sensitivity*).
-    fn gain_sensitivity(&self, round: usize) -> Sensitivity {
-        self.sensitivity(round)
+    /// 2·w_max: one gain on its own (see *Sensitivity*).
+    fn gain_sensitivity(&self, _round: usize) -> Sensitivity {
+        Sensitivity::new(2.0 * self.w_max).expect("w_max validated finite and ≤ 2^900")
     }
 
     /// Neither monotone nor decomposable.

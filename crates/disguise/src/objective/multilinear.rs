@@ -130,6 +130,11 @@ pub trait GradientOracle: Sync {
 
     /// `closed-form` or `sampled`.
     fn method(&self) -> &'static str;
+
+    /// A bound that every [`Gradient::error`] of this oracle satisfies (each of its parts
+    /// at least as large), from public quantities only, before any gradient is computed:
+    /// what an a-priori utility bound may use.
+    fn error_bound(&self) -> ErrorBound;
 }
 
 /// Objectives with a closed-form multilinear extension (an extension trait: the closed form is
@@ -182,12 +187,17 @@ fn exact_gradient(units: Vec<i64>, unit: f64, sensitivity_units: u128, n: usize)
         unit,
         samples: 1,
         sensitivity_units,
-        error: ErrorBound {
-            absolute: n as f64 * unit,
-            per_range: 0.0,
-            failure_probability: 0.0,
-        },
+        error: exact_error(n, unit),
         evaluations: m as u64,
+    }
+}
+
+/// The error of a closed form over `n` records rounded to the grid `unit`: n·unit, certain.
+fn exact_error(n: usize, unit: f64) -> ErrorBound {
+    ErrorBound {
+        absolute: n as f64 * unit,
+        per_range: 0.0,
+        failure_probability: 0.0,
     }
 }
 
@@ -398,6 +408,11 @@ impl GradientOracle for FacilityMultilinear<'_> {
     fn method(&self) -> &'static str {
         "closed-form"
     }
+
+    /// n·2^-22: every record's term is rounded once to the grid.
+    fn error_bound(&self) -> ErrorBound {
+        exact_error(self.f.num_records(), (-FRACTION_BITS as f64).exp2())
+    }
 }
 
 impl ClosedForm for FacilityLocation {
@@ -556,6 +571,11 @@ impl GradientOracle for CoverageMultilinear<'_> {
 
     fn method(&self) -> &'static str {
         "closed-form"
+    }
+
+    /// n times the grid: every record's term is rounded once to the grid.
+    fn error_bound(&self) -> ErrorBound {
+        exact_error(self.f.num_records(), self.unit)
     }
 }
 
@@ -863,6 +883,20 @@ impl<F: SetFunction + ?Sized> GradientOracle for SampledGradient<'_, F> {
 
     fn method(&self) -> &'static str {
         "sampled"
+    }
+
+    /// The grid 2^(⌊log₂ Λ⌋ − 30) ≤ Λ·2^-30 (Λ the largest gain bound; each sample's gain
+    /// is floored to it once), and the Hoeffding part at this estimator's γ.
+    fn error_bound(&self) -> ErrorBound {
+        let n = self.f.ground_size();
+        let lambda_max = (0..=n)
+            .map(|s| self.f.gain_sensitivity(s).get())
+            .fold(0.0f64, f64::max);
+        ErrorBound {
+            absolute: lambda_max * (-30f64).exp2(),
+            per_range: hoeffding_tolerance(self.samples, n, self.failure),
+            failure_probability: self.failure,
+        }
     }
 }
 

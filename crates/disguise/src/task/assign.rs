@@ -335,8 +335,11 @@ impl<F: KSubmodularFunction> PreparedAssign<'_, F> {
     }
 
     /// The a-priori utility of a run with the exponential mechanism, from public quantities
-    /// only (n, the planned rounds, the (element, type) pairs and ε₀):
-    /// [`Usefulness::k_submodular`]. `None` for the other mechanisms.
+    /// only (n, the planned rounds, the (element, type) pairs, ε₀ and, for the subsample
+    /// algorithm, γ and the constraint's kind): [`Usefulness::k_submodular`] for
+    /// Algorithm 3 (probability 1 − β), [`Usefulness::k_submodular_subsample`] for
+    /// Algorithm 4 (probability 1 − β − γ, proven for a cardinality constraint). `None`
+    /// for the other mechanisms.
     pub fn usefulness(&self, run: &Assignment) -> Option<Usefulness> {
         if self.mechanism != MechanismChoice::Exponential {
             return None;
@@ -346,9 +349,21 @@ impl<F: KSubmodularFunction> PreparedAssign<'_, F> {
             .map(|r| self.objective.sensitivity(r).get())
             .collect();
         let pairs = self.objective.ground_size() * self.objective.types();
-        Some(Usefulness::k_submodular(
-            self.f_max, &lambdas, pairs, epsilon0,
-        ))
+        Some(match self.algorithm {
+            Algorithm::Subsample => Usefulness::k_submodular_subsample(
+                self.f_max,
+                &lambdas,
+                pairs,
+                epsilon0,
+                self.failure,
+                // Every feasible element can replace any element of an optimal base.
+                matches!(
+                    self.constraint,
+                    Matroid::Cardinality(_) | Matroid::Uniform(_)
+                ),
+            ),
+            _ => Usefulness::k_submodular(self.f_max, &lambdas, pairs, epsilon0),
+        })
     }
 
     /// What a run spent and its guarantee.
@@ -380,6 +395,31 @@ mod tests {
         picks.sort();
         assert_eq!(picks, [(0, 0), (1, 1)]);
         assert!(prepared.privacy(&run).guarantee.unwrap().epsilon <= 50.0);
+    }
+
+    #[test]
+    fn the_subsample_bound_holds_with_probability_one_minus_beta_minus_gamma() {
+        let points: Vec<[f64; 2]> = (0..40).map(|i| [f64::from(i % 5), 0.0]).collect();
+        let types: Vec<usize> = (0..40).map(|i| i % 2).collect();
+        let candidates: Vec<[f64; 2]> = (0..8).map(|i| [f64::from(i), 0.1]).collect();
+        let bound = |algorithm, failure| {
+            let request = Assign {
+                algorithm,
+                failure,
+                ..Assign::new(["a", "b"], 2).epsilon(4.0)
+            };
+            let objective = request.objective(&points, &types, &candidates).unwrap();
+            let prepared = request.prepare(&objective).unwrap();
+            let run = prepared.run(&mut SecureRng::insecure_from_seed(5)).unwrap();
+            prepared.usefulness(&run).unwrap().bound
+        };
+        // Algorithm 3: β = 5%. Algorithm 4: β + γ, at the default γ = 10% and at 1.5%.
+        assert!(bound(Algorithm::Greedy, None).starts_with("with probability ≥ 95%,"));
+        let default = bound(Algorithm::Subsample, None);
+        assert!(default.starts_with("with probability ≥ 85%,"), "{default}");
+        assert!(default.contains("Theorem 5.6"), "{default}");
+        let small = bound(Algorithm::Subsample, Some(0.015));
+        assert!(small.starts_with("with probability ≥ 93.5%,"), "{small}");
     }
 
     #[test]

@@ -250,6 +250,7 @@ impl PreparedCoverage<'_> {
             m: self.objective.ground_size(),
             counts: true,
             monotone: true,
+            non_negative: true,
         }
         .usefulness(solution)
     }

@@ -8,11 +8,15 @@
 //! it has no approximation guarantee here and its report says so.
 //!
 //! Privacy: one record is one edge (edge-level privacy); neighbouring graphs differ in one
-//! edge replaced by another (or, after repeated edges are merged, one edge removed and one
-//! added). Each edge at v moves v's gain by at most 1, so every gain moves by at most
-//! λ = 2 (the cut's sensitivity) and the run is as private as the composition rule in the
-//! report proves. The vertex list is public. Protecting everything about one vertex (all its
-//! edges) is not bounded: its degree is not.
+//! edge replaced by another (or, after repeated edges are merged, one edge removed, one
+//! added, or both). The vertex list and the number of records are public. A cut's value
+//! f(S) moves by at most 1 between such graphs (the replaced edge stops counting, its
+//! replacement starts), while a gain can move by 2; every round scores the gains at one set
+//! S, values shifted by the common f(S), and the selectors depend only on score
+//! differences, so each round's selector is calibrated to λ = 1 (`docs/proofs/
+//! gains-and-values.md`, *The cut*; [`GraphCut`]'s *Sensitivity*) and the run is as private
+//! as the composition rule in the report proves. Protecting everything about one vertex
+//! (all its edges) is not bounded: its degree is not.
 
 use super::usefulness::GreedyRun;
 use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
@@ -127,6 +131,7 @@ impl MaxCut {
             request: self.clone(),
             objective,
             edges,
+            records: edges,
             constraint,
             procedure,
         })
@@ -154,7 +159,10 @@ impl MaxCut {
 pub struct PreparedCut<'o> {
     request: MaxCut,
     objective: &'o GraphCut,
+    /// The edges of the graph (what utilities divide by).
     edges: usize,
+    /// The records the graph was read from (public): the most the cut can hold.
+    records: usize,
     constraint: Intersection,
     procedure: Procedure<'static>,
 }
@@ -173,26 +181,41 @@ impl Runnable for PreparedCut<'_> {
 }
 
 impl PreparedCut<'_> {
+    /// Sets the number of records the graph was read from, when it is not the number of
+    /// edges (e.g. the lines of an edge list, before repeated edges were merged and edges
+    /// to unknown vertices dropped): public under the replace-one relation, so the
+    /// usefulness bound's largest value, `records`·w_max, costs no privacy, where the number
+    /// of edges left after merging is a statistic of the data.
+    pub fn with_records(mut self, records: usize) -> Self {
+        self.records = records;
+        self
+    }
+
     /// The share of edges cut by a value: f(S)/|E|.
     pub fn utility(&self, value: f64) -> f64 {
         value / self.edges.max(1) as f64
     }
 
-    /// The a-priori utility of a run, from public quantities only (|E|, k, |V|, ε₀):
-    /// Theorem 4.1 for the subsample-greedy, no guarantee for the greedy.
+    /// The a-priori utility of a run, from public quantities only (the number of records,
+    /// k, |V|, ε₀): Theorem 4.1 for the subsample-greedy (a cut is ≥ 0 on every set, as the
+    /// theorem needs), at the λ each round's selector is calibrated to; no guarantee for
+    /// the greedy.
     pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
         let lambdas: Vec<f64> = (0..self.request.k)
-            .map(|r| self.objective.gain_sensitivity(r).get())
+            .map(|r| self.objective.sensitivity(r).get())
             .collect();
         GreedyRun {
             mechanism: self.request.privacy.mechanism,
             algorithm: self.request.algorithm,
             matroids: 0,
             lambdas: &lambdas,
-            f_max: self.edges as f64,
+            // Unit weights (`MaxCut::objective`): each record adds at most 1.
+            f_max: self.records as f64,
             m: self.objective.ground_size(),
             counts: false,
             monotone: false,
+            // Every edge adds w ≥ 0 or nothing: f ≥ 0 on every set, for every graph.
+            non_negative: true,
         }
         .usefulness(solution)
     }
@@ -279,11 +302,12 @@ mod tests {
             .run(22, &two_stars(), &mut SecureRng::insecure_from_seed(3))
             .unwrap();
         assert!(report.privacy.guarantee.unwrap().epsilon <= 2.0 + 1e-12);
-        // Every round saw λ = 2.
+        // Every round's selector was calibrated to the value bound λ = 1.
+        assert!(report.privacy.rounds > 0);
         let u = report.usefulness.unwrap();
         assert!(u.bound.contains("Theorem 4.1, non-monotone"), "{}", u.bound);
-        assert!(u.bound.contains("λ = 2"), "{}", u.bound);
-        // 20 edges cannot carry a privacy term of 2·2·2·ln 22/ε₀ with ε₀ ≤ 1.
+        assert!(u.bound.contains("λ = 1"), "{}", u.bound);
+        // 20 edges cannot carry a privacy term of 2·1·2·ln 22/ε₀ with ε₀ ≤ 1.
         assert!(u.vacuous);
         let greedy = MaxCut {
             algorithm: Algorithm::Greedy,
@@ -294,6 +318,39 @@ mod tests {
             .unwrap();
         let u = report.usefulness.unwrap();
         assert!(u.vacuous && u.bound.contains("no approximation guarantee"));
+    }
+
+    #[test]
+    fn each_round_is_calibrated_to_the_value_bound() {
+        let run = |algorithm| {
+            let request = MaxCut {
+                algorithm,
+                ..MaxCut::new(3).epsilon(2.0)
+            };
+            let objective = request.objective(22, &two_stars()).unwrap();
+            let prepared = request.prepare(&objective, 20).unwrap();
+            prepared.run(&mut SecureRng::insecure_from_seed(4)).unwrap()
+        };
+        for algorithm in [Algorithm::Subsample, Algorithm::Greedy] {
+            let s = run(algorithm);
+            assert!(!s.rounds.is_empty());
+            for round in &s.rounds {
+                assert_eq!(round.sensitivity.get(), 1.0, "{algorithm}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_bound_holds_at_most_the_public_records() {
+        // 20 distinct edges read from 25 lines (repeats merged): the bound says f ≤ 25, the
+        // public number of records, not 20, which is a statistic of the data.
+        let request = MaxCut::new(2).epsilon(2.0);
+        let objective = request.objective(22, &two_stars()).unwrap();
+        let prepared = request.prepare(&objective, 20).unwrap().with_records(25);
+        let s = prepared.run(&mut SecureRng::insecure_from_seed(4)).unwrap();
+        let u = prepared.usefulness(&s).unwrap();
+        assert!(u.bound.ends_with("f is at most 25"), "{}", u.bound);
+        assert_eq!(prepared.utility(10.0), 0.5);
     }
 
     #[test]

@@ -196,7 +196,8 @@ impl Features {
                 (Model::Discernibility(f), max)
             }
         };
-        self.prepare_model(table.names, model, scale, records, procedure)
+        let levels = table.label_levels;
+        self.prepare_model(table.names, model, scale, records, levels, procedure)
     }
 
     /// The checks that need the objective, and the prepared request.
@@ -206,6 +207,7 @@ impl Features {
         model: Model,
         scale: f64,
         records: usize,
+        label_levels: u32,
         procedure: Procedure<'static>,
     ) -> Result<PreparedFeatures> {
         let d = names.len();
@@ -233,11 +235,13 @@ impl Features {
                 ),
             ));
         }
+        let max_value = self.objective.max_value(records, label_levels);
         Ok(PreparedFeatures {
             request: self.clone(),
             names,
             model,
             scale,
+            max_value,
             records,
             procedure,
         })
@@ -316,7 +320,7 @@ impl Features {
         let records = label_counts.iter().sum::<u64>() as usize;
         let scale = entropy_of_counts(label_counts);
         let model = Model::MutualInformation(f);
-        self.prepare_model(c.names, model, scale, records, procedure)
+        self.prepare_model(c.names, model, scale, records, c.label_levels, procedure)
             .map(Some)
     }
 }
@@ -332,7 +336,10 @@ pub struct PreparedFeatures {
     request: Features,
     names: Vec<String>,
     model: Model,
+    /// What utilities divide by (from the data: evaluation only).
     scale: f64,
+    /// The largest value the objective can take, from public quantities only.
+    max_value: f64,
     records: usize,
     procedure: Procedure<'static>,
 }
@@ -360,9 +367,19 @@ impl PreparedFeatures {
     }
 
     /// What a utility divides values by: H(label) in bits for mutual information, the most
-    /// discernible pairs for discernibility.
+    /// discernible pairs for discernibility. Computed from the data, like the utilities:
+    /// for evaluation, not covered by the guarantee, and never part of the usefulness bound
+    /// ([`PreparedFeatures::max_value`] is).
     pub fn scale(&self) -> f64 {
         self.scale
+    }
+
+    /// The largest value the objective can take on any table of this many records and
+    /// label levels — public quantities only, so the usefulness bound that uses it costs
+    /// no privacy: log₂ min(L, n) bits for mutual information, 2·t(n, L)/n for
+    /// discernibility (see [`FeatureObjective::max_value`]).
+    pub fn max_value(&self) -> f64 {
+        self.max_value
     }
 
     /// The utility of an objective value (0 when there is nothing to explain).
@@ -377,9 +394,10 @@ impl PreparedFeatures {
     /// The greedy's a-priori utility for a run, from public quantities only: the
     /// objective's per-round sensitivities, the number of features and ε₀
     /// ([`Usefulness::greedy_rounds`]); the objective is at most
-    /// [`PreparedFeatures::scale`]; for the large margin mechanisms, whether round 1's gap
-    /// can clear G₁ at all ([`Usefulness::margin_of_gains`]). `None` for report noisy max
-    /// and the argmax.
+    /// [`PreparedFeatures::max_value`] (n and the number of label levels, not the label's
+    /// distribution); for the large margin mechanisms, whether round 1's gap can clear G₁
+    /// at all ([`Usefulness::margin_of_gains`]). `None` for report noisy max and the
+    /// argmax.
     pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
         let rounds = 0..solution.planned_rounds;
         let lambdas: Vec<f64> = match &self.model {
@@ -391,10 +409,11 @@ impl PreparedFeatures {
             algorithm: self.request.algorithm,
             matroids: 0,
             lambdas: &lambdas,
-            f_max: self.scale,
+            f_max: self.max_value,
             m: self.names.len(),
             counts: false,
             monotone: true,
+            non_negative: true,
         }
         .usefulness(solution)
     }
@@ -468,6 +487,54 @@ pub struct FeaturesReport {
     /// What the paper's analysis promises for this run's public parameters, and whether
     /// that is vacuous (`None` where no bound applies).
     pub usefulness: Option<Usefulness>,
+}
+
+impl FeatureObjective {
+    /// The largest value this objective can take on any table of n = `records` records whose
+    /// label has L = `label_levels` levels: a bound from public quantities (n, and the label's levels,
+    /// which the request takes as given like every column's categories), never from the data.
+    ///
+    /// * Mutual information: I(Y; X_S) ≤ H(Y) under the naive Bayes model (conditional entropy
+    ///   is non-negative), and the entropy of a distribution on at most min(L, n) labels with
+    ///   positive count is at most log₂ min(L, n) bits (attained by balanced labels and a
+    ///   feature that copies them). H(Y) of the data would be tighter, but it is a statistic of
+    ///   the private labels: printing it in the bound would release it.
+    /// * Discernibility: F(S) = 2·|π(S) ∩ π(f)|/n ≤ 2·P/n, with P the unordered pairs with
+    ///   different labels. Records with labels in L classes form a complete L-partite graph on
+    ///   n vertices, whose edge count is at most the Turán number
+    ///   t(n, L) = C(n, 2) − Σ_classes C(size, 2) at balanced class sizes (⌊n/L⌋ or ⌈n/L⌉;
+    ///   Turán's theorem), attained by balanced labels and a key feature. So F ≤ 2·t(n, L)/n
+    ///   ≤ n(1 − 1/L).
+    ///
+    /// ```
+    /// use disguise::task::FeatureObjective;
+    /// assert_eq!(FeatureObjective::MutualInformation.max_value(1000, 4), 2.0);
+    /// // 300 records in 3 balanced classes: C(300, 2) − 3·C(100, 2) = 30,000 pairs, F = 200.
+    /// assert_eq!(FeatureObjective::Discernibility.max_value(300, 3), 200.0);
+    /// ```
+    pub fn max_value(self, records: usize, label_levels: u32) -> f64 {
+        let n = records as u64;
+        let classes = u64::from(label_levels).min(n);
+        match self {
+            FeatureObjective::MutualInformation => {
+                if classes <= 1 {
+                    0.0
+                } else {
+                    (classes as f64).log2()
+                }
+            }
+            FeatureObjective::Discernibility => {
+                if classes <= 1 {
+                    return 0.0;
+                }
+                let pairs = |m: u64| u128::from(m) * u128::from(m.saturating_sub(1)) / 2;
+                let (size, larger) = (n / classes, n % classes);
+                let within = u128::from(larger) * pairs(size + 1)
+                    + u128::from(classes - larger) * pairs(size);
+                2.0 * (pairs(n) - within) as f64 / n as f64
+            }
+        }
+    }
 }
 
 /// Entropy of the label in bits (from its counts).
@@ -557,6 +624,88 @@ mod tests {
                 .to_string()
                 .contains("facility location")
         );
+    }
+
+    #[test]
+    fn the_usefulness_bound_reads_no_statistic_of_the_labels() {
+        // Two tables with the same n, label levels and feature arities: balanced labels, and
+        // labels where one class holds 90% of the records. H(label) and the discernible pairs
+        // differ; the usefulness bound must not, since it is printed as a function of
+        // public quantities.
+        let with_labels = |labels: Vec<u32>| FeatureTable {
+            names: vec!["copy".into(), "noise".into()],
+            columns: vec![
+                labels.clone().into(),
+                (0..300).map(|i| i % 2).collect::<Vec<u32>>().into(),
+            ],
+            arities: vec![3, 2],
+            labels: labels.into(),
+            label_levels: 3,
+        };
+        let balanced: Vec<u32> = (0..300).map(|i| i % 3).collect();
+        let skewed: Vec<u32> = (0..300)
+            .map(|i| if i % 10 == 0 { 1 + i % 2 } else { 0 })
+            .collect();
+        for (objective, max) in [
+            (FeatureObjective::MutualInformation, 3f64.log2()),
+            // C(300, 2) − 3·C(100, 2) = 30,000 pairs: F ≤ 2·30,000/300.
+            (FeatureObjective::Discernibility, 200.0),
+        ] {
+            let request = Features::new(1).objective(objective).epsilon(1.0);
+            let prepared =
+                |labels: &Vec<u32>| request.prepare(with_labels(labels.clone())).unwrap();
+            let (a, b) = (prepared(&balanced), prepared(&skewed));
+            assert_ne!(a.scale(), b.scale(), "{objective}: the data differ");
+            assert_eq!(a.max_value(), max, "{objective}");
+            assert_eq!(b.max_value(), max, "{objective}");
+            let bound = |p: &PreparedFeatures| {
+                let s = p.run(&mut SecureRng::insecure_from_seed(1)).unwrap();
+                p.usefulness(&s).unwrap()
+            };
+            let (ua, ub) = (bound(&a), bound(&b));
+            assert_eq!(ua, ub, "{objective}");
+            assert!(
+                ua.bound.ends_with(&format!("f is at most {max}")),
+                "{}",
+                ua.bound
+            );
+        }
+    }
+
+    #[test]
+    fn the_largest_values_are_attained_and_not_exceeded() {
+        // Turán: n = 7 records in L = 3 classes: sizes 3, 2, 2, so C(7, 2) − 3 − 1 − 1 = 16
+        // pairs with different labels, F = 32/7; and never more than n(1 − 1/L).
+        let d = FeatureObjective::Discernibility;
+        assert_eq!(d.max_value(7, 3), 32.0 / 7.0);
+        for n in 1..40 {
+            for l in 0..6 {
+                let bound = if l == 0 {
+                    0.0
+                } else {
+                    n as f64 * (1.0 - 1.0 / f64::from(l))
+                };
+                assert!(d.max_value(n, l) <= bound + 1e-12, "{n} {l}");
+            }
+        }
+        assert_eq!(d.max_value(5, 1), 0.0);
+        let mi = FeatureObjective::MutualInformation;
+        assert_eq!(mi.max_value(2, 8), 1.0); // two records carry at most one bit
+        assert_eq!(mi.max_value(100, 1), 0.0);
+        // A key feature on balanced labels attains both.
+        let y: Vec<u32> = (0..7).map(|i| i % 3).collect();
+        let table = FeatureTable {
+            names: vec!["key".into()],
+            columns: vec![y.clone().into()],
+            arities: vec![3],
+            labels: y.into(),
+            label_levels: 3,
+        };
+        let f = Features::new(1)
+            .objective(FeatureObjective::Discernibility)
+            .epsilon(1.0);
+        let p = f.prepare(table).unwrap();
+        assert_eq!(p.scale(), p.max_value());
     }
 
     #[test]

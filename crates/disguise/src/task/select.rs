@@ -11,7 +11,7 @@
 //! computed from the points (the default, the diameter of the candidates' bounding box,
 //! is public).
 
-use super::usefulness::GreedyRun;
+use super::usefulness::{ContinuousDirections, ContinuousRun, GreedyRun};
 use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
@@ -23,8 +23,8 @@ use crate::noise::SecureRng;
 use crate::numeric::display::thousands;
 use crate::objective::penalized::MAX_COST;
 use crate::objective::{
-    ClosedForm, FacilityLocation, FacilityMultilinear, Metric, Normalizer, Penalized,
-    SampledGradient, SetFunction,
+    ClosedForm, FacilityLocation, FacilityMultilinear, GradientOracle, Metric, Normalizer,
+    Penalized, SampledGradient, SetFunction,
 };
 use crate::privacy::Guarantee;
 use serde::Serialize;
@@ -69,8 +69,10 @@ pub struct Select {
     pub continuous: ContinuousOptions,
     /// A public cost per chosen candidate, in units of points served: the objective is then
     /// f(S) − cost·|S| ([`Penalized`]), non-monotone for cost > 0, so that only candidates
-    /// worth their cost are chosen. The subsample algorithm carries a guarantee for it
-    /// (Mitrovic et al. 2017, Theorem 4.1); the greedy does not. 0 (the default): none.
+    /// worth their cost are chosen. No utility guarantee applies then: the greedy has none
+    /// for a non-monotone objective, and the subsample algorithm's (Mitrovic et al. 2017,
+    /// Theorem 4.1) needs f ≥ 0, which public quantities cannot ensure
+    /// ([`Usefulness::subsample_not_non_negative`]). 0 (the default): none.
     pub cost: f64,
     /// The budget, mechanism and composition rule.
     pub privacy: Privacy,
@@ -580,10 +582,20 @@ impl<'o> Prepared<'o> {
 
     /// The greedy's a-priori utility for a run, from public quantities only (n, k, the
     /// number of candidates, ε₀ and the constraint's shape): Mitrovic et al. 2017,
-    /// Theorems 3.2, 3.5 and 4.1 for the exponential mechanism, the G₁ condition for the
-    /// large margin mechanisms, the continuous greedy's bound stated. `None` for report
-    /// noisy max and the argmax.
+    /// Theorems 3.2, 3.5 and 4.1 for the exponential mechanism (with a cost, no guarantee:
+    /// [`Usefulness::subsample_not_non_negative`]), the G₁ condition for the large margin
+    /// mechanisms; for the continuous greedy its explicit bound
+    /// (`docs/proofs/utility-bounds.md` §4) from T, r, the bases, ε₀, the calibration of
+    /// the run's calls and the gradient's accuracy. `None` for report noisy max and the
+    /// argmax.
     pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
+        if let Some(continuous) = &self.continuous {
+            if self.request.privacy.mechanism != super::MechanismChoice::Exponential {
+                return None;
+            }
+            let run = continuous.bound_parameters(self.records, solution)?;
+            return Some(Usefulness::continuous_greedy(&run));
+        }
         let lambdas = vec![1.0; self.k];
         GreedyRun {
             mechanism: self.request.privacy.mechanism,
@@ -598,6 +610,9 @@ impl<'o> Prepared<'o> {
             m: self.objective.ground_size(),
             counts: true,
             monotone: self.request.cost <= 0.0,
+            // f − cost·|S| is not provably ≥ 0 for a positive cost
+            // (`Usefulness::subsample_not_non_negative`); facility location alone is.
+            non_negative: self.request.cost <= 0.0,
         }
         .usefulness(solution)
     }
@@ -717,6 +732,46 @@ impl<'o> Continuous<'o> {
         })
     }
 
+    /// What the continuous greedy's bound reads of a run: the public parameters, ε₀ of the
+    /// budget split, the largest sensitivity the run's calls were calibrated to and the
+    /// gradient's a-priori accuracy. `None` without a split or without a call (rank 0).
+    fn bound_parameters(&self, records: usize, solution: &Solution) -> Option<ContinuousRun> {
+        use crate::maximize::MatroidBases;
+        let blocks = self.matroid.uniform_blocks();
+        let directions = match self.options.resolved_directions(blocks.is_some()).ok()? {
+            Directions::Bases => ContinuousDirections::Bases {
+                ln_bases: blocks
+                    .iter()
+                    .flatten()
+                    .map(|b| ln_binomial(b.elements.len(), b.size))
+                    .sum(),
+            },
+            Directions::Sequential => ContinuousDirections::Sequential,
+            _ => ContinuousDirections::Sampled,
+        };
+        let sensitivity = solution
+            .rounds
+            .iter()
+            .map(|r| r.sensitivity.get())
+            .reduce(f64::max)?;
+        let (gradient_error, gradient_samples) = match &self.gradient {
+            Gradient::Closed(g) => (g.error_bound().absolute, None),
+            Gradient::Sampled(g) => (g.error_bound().absolute, Some(g.samples())),
+        };
+        let rank = self.matroid.rank_bound();
+        Some(ContinuousRun {
+            f_max: records as f64,
+            rank,
+            steps: self.options.steps_for(rank),
+            candidates: self.matroid.ground_size(),
+            directions,
+            epsilon0: solution.budget_split.as_ref()?.per_round_epsilon,
+            sensitivity,
+            gradient_error,
+            gradient_samples,
+        })
+    }
+
     fn run(&self, procedure: &Procedure<'_>, rng: &mut SecureRng) -> Result<Solution> {
         match &self.gradient {
             Gradient::Closed(g) => {
@@ -727,6 +782,12 @@ impl<'o> Continuous<'o> {
             }
         }
     }
+}
+
+/// ln C(n, k), summed term by term (k ≤ n; 0 when k ≥ n or k = 0).
+fn ln_binomial(n: usize, k: usize) -> f64 {
+    let k = k.min(n - k.min(n));
+    (1..=k).map(|i| ((n - k + i) as f64 / i as f64).ln()).sum()
 }
 
 /// Refuses, before anything runs, a number of steps or of sampled bases whose records would
@@ -913,6 +974,117 @@ mod tests {
         assert_eq!(report.privacy.per_round_epsilon, Some(0.5));
         assert_eq!(report.privacy.composition, Some("basic"));
         assert_eq!(report.normalizer, 5.0);
+    }
+
+    #[test]
+    fn a_cost_gets_no_guarantee_from_theorem_4_1() {
+        // f − cost·|S| can be negative, and Theorem 4.1's proof needs f ≥ 0: no bound, at
+        // any ε, even where the privacy term would be small.
+        let (points, candidates) = data();
+        let usefulness = |cost: f64| {
+            Select::new(2)
+                .epsilon(50.0)
+                .cost(cost)
+                .algorithm(Algorithm::Subsample)
+                .run(&points, &candidates, &mut SecureRng::insecure_from_seed(2))
+                .unwrap()
+                .usefulness
+                .unwrap()
+        };
+        let u = usefulness(0.5);
+        assert!(u.vacuous, "{u:?}");
+        assert!(u.bound.starts_with("no guarantee"), "{}", u.bound);
+        assert!(u.bound.contains("needs f ≥ 0"), "{}", u.bound);
+        // The greedy has no guarantee on a non-monotone objective, and the advice does not
+        // point to the subsample greedy, which has none with a cost either.
+        let greedy = Select::new(2)
+            .epsilon(50.0)
+            .cost(0.5)
+            .run(&points, &candidates, &mut SecureRng::insecure_from_seed(2))
+            .unwrap()
+            .usefulness
+            .unwrap();
+        assert!(greedy.vacuous && greedy.bound.contains("no approximation guarantee"));
+        assert!(greedy.advice.unwrap().starts_with("without a cost"));
+        // Without a cost the objective is monotone and non-negative: the monotone form.
+        let u = usefulness(0.0);
+        assert!(u.bound.starts_with("E[f(S)] ≥ 0.468·OPT"), "{}", u.bound);
+    }
+
+    #[test]
+    fn the_continuous_greedy_checks_its_explicit_bound() {
+        let (points, candidates) = data();
+        let run = |epsilon: f64, continuous: ContinuousOptions| {
+            Select::new(2)
+                .epsilon(epsilon)
+                .algorithm(Algorithm::ContinuousGreedy)
+                .continuous(continuous)
+                .run(&points, &candidates, &mut SecureRng::insecure_from_seed(6))
+                .unwrap()
+                .usefulness
+                .unwrap()
+        };
+        let bases = ContinuousOptions {
+            steps: Some(4),
+            directions: Directions::Bases,
+            gradient_samples: None,
+        };
+        // 40 points, r = 2, T = 4, 5 candidates (C(5, 2) = 10 bases): c_T = 1 − (3/4)⁴,
+        // c = c_T·(1 − 2/8) = 0.5127, printed rounded down; at ε = 0.1 (ε₀ = 0.025) the
+        // privacy term is c_T·(2·2/0.025)·(ln 10 + 1) ≈ 361 > 40·c.
+        let u = run(0.1, bases);
+        let c_t = 1.0 - 0.75f64.powi(4);
+        let factor = |c: f64| format!("E[f(S)] ≥ {:.3}·OPT", (c * 1000.0).floor() / 1000.0);
+        assert!(u.vacuous, "{u:?}");
+        assert!(u.bound.starts_with(&factor(c_t * 0.75)), "{}", u.bound);
+        assert!(
+            u.bound.starts_with("E[f(S)] ≥ 0.512·OPT − 361.2"),
+            "{}",
+            u.bound
+        );
+        // At ε = 400 (ε₀ = 100): ≈ 0.09, far below 40·c.
+        assert!(!run(400.0, bases).vacuous);
+        // Sequential picks: a bound of their own.
+        let sequential = ContinuousOptions {
+            directions: Directions::Sequential,
+            ..bases
+        };
+        let u = run(400.0, sequential);
+        assert!(!u.vacuous && u.bound.contains("sequential"), "{}", u.bound);
+        // T = 1 step at r = 2: the discretisation term r(r − 1)/(2T) = 1 leaves nothing.
+        let one = ContinuousOptions {
+            steps: Some(1),
+            ..bases
+        };
+        let u = run(400.0, one);
+        assert!(
+            u.vacuous && u.bound.starts_with("E[f(S)] ≥ 0.000·OPT"),
+            "{}",
+            u.bound
+        );
+        // Sampled bases: near the best sampled base only, no bound against OPT.
+        let sampled = ContinuousOptions {
+            directions: Directions::Sampled { count: 3 },
+            ..bases
+        };
+        let u = run(400.0, sampled);
+        assert!(
+            u.vacuous && u.bound.starts_with("no guarantee"),
+            "{}",
+            u.bound
+        );
+        // A sampled gradient pays 2r·ρ of OPT, ρ = √(ln(2·5)/(2m)).
+        let estimated = ContinuousOptions {
+            gradient_samples: Some(1000),
+            ..bases
+        };
+        let u = run(400.0, estimated);
+        let rho = (10f64.ln() / 2000.0).sqrt();
+        assert!(
+            u.bound.starts_with(&factor(c_t * (0.75 - 4.0 * rho))),
+            "{}",
+            u.bound
+        );
     }
 
     #[test]

@@ -103,12 +103,15 @@ impl Usefulness {
     }
 
     /// The subsample-greedy on a possibly non-monotone objective (Mitrovic et al. 2017,
-    /// Theorem 4.1): E[f(S)] ≥ (1/e)(1 − 1/e)·OPT − 2·(Σᵢ λᵢ)·ln m/ε₀.
+    /// Theorem 4.1): E[f(S)] ≥ (1/e)(1 − 1/e)·OPT − 2·(Σᵢ λᵢ)·ln m/ε₀, for an objective
+    /// that is non-negative on every set (the theorem's proof needs it; see
+    /// [`Usefulness::subsample_not_non_negative`]), e.g. a cut.
     ///
     /// ```
     /// use disguise::task::Usefulness;
     /// let u = Usefulness::subsample_non_monotone(5_000.0, &[2.0; 3], 100, 0.3);
-    /// assert!(u.bound.starts_with("E[f(S)] ≥ 0.233·OPT"));
+    /// // (1/e)(1 − 1/e) = 0.23254…, printed rounded down.
+    /// assert!(u.bound.starts_with("E[f(S)] ≥ 0.232·OPT"));
     /// ```
     pub fn subsample_non_monotone(f_max: f64, lambdas: &[f64], m: usize, epsilon0: f64) -> Self {
         Self::subsample_or_greedy(f_max, lambdas, m, epsilon0, true, false)
@@ -190,7 +193,7 @@ impl Usefulness {
         Self::approximation(c, additive, &form, lambdas, m, epsilon0, f_max)
     }
 
-    /// The private k-submodular greedy (Rafiey & Yoshida 2020, Algorithms 3 and 4) with the
+    /// The private k-submodular greedy (Rafiey & Yoshida 2020, Algorithm 3) with the
     /// exponential mechanism over the `pairs` (element, type) pairs, r = `lambdas.len()`
     /// rounds on a matroid: with probability ≥ 1 − β (β = 5%, a union bound over the
     /// r rounds), f ≥ ½·OPT − (Σᵢ λᵢ/ε₀)·ln(pairs·r/β). The paper's Theorem 5.3 states
@@ -200,18 +203,101 @@ impl Usefulness {
     /// ```
     /// use disguise::task::Usefulness;
     /// // 30 points, 2 picks among 2 types × 40 locations at ε₀ = 0.05: A ≈ 258 > 15.
-    /// assert!(Usefulness::k_submodular(30.0, &[1.0; 2], 80, 0.05).vacuous);
+    /// let u = Usefulness::k_submodular(30.0, &[1.0; 2], 80, 0.05);
+    /// assert!(u.vacuous);
+    /// assert!(u.bound.starts_with("with probability ≥ 95%"));
     /// ```
     pub fn k_submodular(f_max: f64, lambdas: &[f64], pairs: usize, epsilon0: f64) -> Self {
+        let form = Form {
+            lhs: &format!("with probability ≥ {}, f(S)", percent(1.0 - FAILURE)),
+            formula: "λ·k·ln(m·k/β)/ε₀ over m (element, type) pairs (β = 5%)",
+            theorem: "Rafiey and Yoshida 2020, Theorem 5.3",
+        };
+        Self::k_submodular_bound(f_max, lambdas, pairs, epsilon0, &form)
+    }
+
+    /// The subsampled private k-submodular greedy (Rafiey & Yoshida 2020, Algorithm 4) at
+    /// failure probability γ = `failure`, as [`Usefulness::k_submodular`] but with
+    /// probability ≥ 1 − β − γ: the bound of Algorithm 3 needs the exponential mechanism to
+    /// be near its best in every round (probability ≥ 1 − β) *and* every round's sample to
+    /// meet the optimal solution (Lemma D.1, probability ≥ 1 − γ), and a union bound gives
+    /// the sum (Theorem 5.6): 85% at the default γ = 10%, not 95%.
+    ///
+    /// The step of Theorem 5.6's proof that links the sample to the exchange partner of the
+    /// chosen element is proven (`docs/proofs/utility-bounds.md`, §3) when every feasible
+    /// element can replace every element of an optimal base: a `cardinality` constraint
+    /// (`uniform` = true: [`Cardinality`](crate::constraint::Cardinality),
+    /// [`Uniform`](crate::constraint::Uniform)). For other matroids the partner Lemma 5.2
+    /// gives may lie outside the sample, and no proof is known here: the result is then
+    /// "no guarantee", flagged vacuous.
+    ///
+    /// ```
+    /// use disguise::task::Usefulness;
+    /// let u = Usefulness::k_submodular_subsample(10_000.0, &[1.0; 2], 80, 1.0, 0.1, true);
+    /// assert!(u.bound.starts_with("with probability ≥ 85%"));
+    /// assert!(!u.vacuous);
+    /// let u = Usefulness::k_submodular_subsample(10_000.0, &[1.0; 2], 80, 1.0, 0.1, false);
+    /// assert!(u.vacuous && u.bound.starts_with("no guarantee"));
+    /// ```
+    pub fn k_submodular_subsample(
+        f_max: f64,
+        lambdas: &[f64],
+        pairs: usize,
+        epsilon0: f64,
+        failure: f64,
+        uniform: bool,
+    ) -> Self {
+        if !uniform {
+            return Self {
+                bound: "no guarantee: the subsampled k-submodular greedy's bound (Rafiey and \
+                        Yoshida 2020, Theorem 5.6) needs the exchange partner of each chosen \
+                        element (Lemma 5.2) to be in that round's sample, which is proven only \
+                        for a cardinality constraint"
+                    .to_string(),
+                vacuous: true,
+                advice: Some(
+                    "the greedy (Algorithm 3) has a proven bound on every matroid: \
+                     ½·OPT minus its privacy term, with probability ≥ 95%"
+                        .to_string(),
+                ),
+            };
+        }
+        let probability = 1.0 - FAILURE - failure;
+        // NaN (an invalid γ) included.
+        if probability.is_nan() || probability <= 0.0 {
+            return Self {
+                bound: format!(
+                    "no guarantee: Theorem 5.6 of Rafiey and Yoshida 2020 holds with probability \
+                     ≥ 1 − β − γ, which is not positive for β = 5%, γ = {}",
+                    percent(failure)
+                ),
+                vacuous: true,
+                advice: Some("a smaller failure probability γ would help".to_string()),
+            };
+        }
+        let form = Form {
+            lhs: &format!("with probability ≥ {}, f(S)", percent(probability)),
+            formula: &format!(
+                "λ·k·ln(m·k/β)/ε₀ over m (element, type) pairs (β = 5%; probability \
+                 1 − β − γ, γ = {})",
+                percent(failure)
+            ),
+            theorem: "Rafiey and Yoshida 2020, Theorem 5.6",
+        };
+        Self::k_submodular_bound(f_max, lambdas, pairs, epsilon0, &form)
+    }
+
+    fn k_submodular_bound(
+        f_max: f64,
+        lambdas: &[f64],
+        pairs: usize,
+        epsilon0: f64,
+        form: &Form<'_>,
+    ) -> Self {
         let r = lambdas.len().max(1) as f64;
         let additive =
             lambdas.iter().sum::<f64>() * (pairs.max(1) as f64 * r / FAILURE).ln() / epsilon0;
-        let form = Form {
-            lhs: "with probability ≥ 95%, f(S)",
-            formula: "λ·k·ln(m·k/β)/ε₀ over m (element, type) pairs",
-            theorem: "Rafiey and Yoshida 2020, Theorem 5.3",
-        };
-        Self::approximation(0.5, additive, &form, lambdas, pairs, epsilon0, f_max)
+        Self::approximation(0.5, additive, form, lambdas, pairs, epsilon0, f_max)
     }
 
     /// E[f(S)] ≥ c·OPT − `additive`, vacuous when `additive` ≥ c·`f_max` (even the best
@@ -237,15 +323,16 @@ impl Usefulness {
         } else {
             format!("mean λ = {lambda:.4}")
         };
+        let (c_text, additive_text) = (down(c, 3), up(additive, 4));
         let bound = format!(
-            "{lhs} ≥ {c:.3}·OPT − {additive:.4} ({formula} for {lambda_text}, k = {k}, \
+            "{lhs} ≥ {c_text}·OPT − {additive_text} ({formula} for {lambda_text}, k = {k}, \
              m = {m}, ε₀ = {epsilon0:.4}; {theorem}); f is at most {f_max}"
         );
         let vacuous = additive.is_nan() || additive >= c * f_max;
         let advice = vacuous.then(|| {
             format!(
-                "the privacy term {additive:.4} is at least {c:.3}·{f_max}; a larger ε, fewer \
-                 picks k or fewer candidates would help"
+                "the privacy term {additive_text} is at least {c_text}·{f_max}; a larger ε, \
+                 fewer picks k or fewer candidates would help"
             )
         });
         Self {
@@ -255,20 +342,200 @@ impl Usefulness {
         }
     }
 
-    /// The private continuous greedy (Rafiey & Yoshida 2020, Theorem 3.3): its bound,
-    /// (1 − 1/e)·OPT − O(r²·λ·ln m/ε), has no explicit constant, so no a-priori check is
-    /// made; said as such rather than left out.
-    pub fn continuous_greedy(rank: usize, m: usize, epsilon0: f64) -> Self {
-        Self {
-            bound: format!(
-                "E[f(S)] ≥ (1 − 1/e)·OPT − O(r²·λ·ln m/ε₀) for r = {rank}, m = {m}, \
-                 ε₀ = {epsilon0:.4} (Rafiey and Yoshida 2020, Theorem 3.3): the paper gives no \
-                 explicit constant, so whether it is vacuous is not checked"
+    /// The private continuous greedy (Rafiey & Yoshida 2020, Algorithm 1 and Theorem 3.3)
+    /// with the constants written out (`docs/proofs/utility-bounds.md`, §4): on a monotone
+    /// submodular f ≥ 0 with f(∅) = 0, a matroid of rank r and T steps,
+    ///
+    /// E[f(S)] ≥ c_T·(1 − r(r − 1)/(2T) − 2r·ρ)·OPT − c_T·(a + 2r·τ),
+    ///
+    /// with c_T = 1 − (1 − 1/T)^T (→ 1 − 1/e), a the exponential mechanism's expected loss
+    /// per step ((2s/ε₀)·(ln|𝓑| + 1) over the |𝓑| bases with score sensitivity s, or
+    /// r·(2K/ε₀)·(ln|V| + 1) for r sequential picks with coordinate sensitivity K), τ the
+    /// gradient's deterministic error per coordinate (fixed-point rounding) and
+    /// ρ = √(ln(2|V|)/(2m)) for a gradient estimated from m samples (0 for a closed form).
+    /// The paper states (1 − 1/e)·OPT − O(·) without constants; the discretisation term
+    /// r(r − 1)/(2T) is relative to OPT because a single element's value is at most OPT.
+    /// Vacuous when the factor of OPT is not positive or the additive term is at least that
+    /// factor times the largest value. With bases sampled at random
+    /// ([`Directions::Sampled`](crate::maximize::Directions::Sampled)) the mechanism is
+    /// near the best *sampled* base only, so there is no bound against OPT.
+    pub(crate) fn continuous_greedy(run: &ContinuousRun) -> Self {
+        let r = run.rank as f64;
+        let t = run.steps.max(1) as f64;
+        let v = run.candidates.max(1) as f64;
+        let per_step = match run.directions {
+            ContinuousDirections::Bases { ln_bases } => {
+                2.0 * run.sensitivity / run.epsilon0 * (ln_bases + 1.0)
+            }
+            ContinuousDirections::Sequential => {
+                r * 2.0 * run.sensitivity / run.epsilon0 * (v.ln() + 1.0)
+            }
+            ContinuousDirections::Sampled => {
+                return Self {
+                    bound: "no guarantee against OPT: with sampled bases each step is near the \
+                            best base of its sample only (Rafiey and Yoshida 2020, Algorithm 2 \
+                            without its covering)"
+                        .to_string(),
+                    vacuous: true,
+                    advice: Some(
+                        "directions bases (cardinality or partition) or sequential carry a bound \
+                         against OPT"
+                            .to_string(),
+                    ),
+                };
+            }
+        };
+        let rho = run
+            .gradient_samples
+            .map_or(0.0, |m| ((2.0 * v).ln() / (2.0 * m.max(1) as f64)).sqrt());
+        let c_t = 1.0 - (1.0 - 1.0 / t).powf(t);
+        let factor = 1.0 - r * (r - 1.0) / (2.0 * t) - 2.0 * r * rho;
+        let c = c_t * factor;
+        let additive = c_t * (per_step + 2.0 * r * run.gradient_error);
+        let sampling = if run.gradient_samples.is_some() {
+            format!(" − 2r·ρ, ρ = {rho:.4}")
+        } else {
+            String::new()
+        };
+        let directions = match run.directions {
+            ContinuousDirections::Bases { ln_bases } => format!(
+                "a = (2s/ε₀)·(ln|𝓑| + 1) over the bases, s = {}, ln|𝓑| = {ln_bases:.4}",
+                run.sensitivity
             ),
-            vacuous: false,
-            advice: None,
+            _ => format!(
+                "a = r·(2K/ε₀)·(ln|V| + 1) for r sequential picks, K = {}",
+                run.sensitivity
+            ),
+        };
+        let (c_text, additive_text) = (down(c, 3), up(additive, 4));
+        let bound = format!(
+            "E[f(S)] ≥ {c_text}·OPT − {additive_text} (c_T·(1 − r(r − 1)/(2T){sampling}) and \
+             c_T·(a + 2r·τ), c_T = 1 − (1 − 1/T)^T, {directions}, τ = {:.3e}, for T = {}, \
+             r = {}, |V| = {}, ε₀ = {:.4}; Rafiey and Yoshida 2020, Theorem 3.3, constants in \
+             docs/proofs/utility-bounds.md); f is at most {}",
+            run.gradient_error, run.steps, run.rank, run.candidates, run.epsilon0, run.f_max
+        );
+        if c.is_nan() || c <= 0.0 {
+            return Self {
+                bound,
+                vacuous: true,
+                advice: Some(
+                    "the factor of OPT is not positive: more steps T (the discretisation term \
+                     is r(r − 1)/(2T)), or more gradient samples, would help"
+                        .to_string(),
+                ),
+            };
+        }
+        let vacuous = additive.is_nan() || additive >= c * run.f_max;
+        let advice = vacuous.then(|| {
+            format!(
+                "the privacy term {additive_text} is at least {c_text}·{}; a larger ε, fewer \
+                 steps T or a smaller rank would help",
+                run.f_max
+            )
+        });
+        Self {
+            bound,
+            vacuous,
+            advice,
         }
     }
+
+    /// The non-monotone subsample-greedy on an objective that public quantities do not
+    /// prove non-negative (facility location minus a cost per pick): no guarantee.
+    ///
+    /// Theorem 4.1 of Mitrovic et al. (2017) is stated for any submodular f, but its proof
+    /// needs f ≥ 0: Claim 4.3 applies the lemma of Feige, Mirrokni and Vondrák,
+    /// E[g(T′)] ≥ (1 − p)·g(∅) + p·g(T), to g(T) = f(S* ∪ T) and drops the term p·g(T), so
+    /// it needs f(S* ∪ S_i) ≥ 0 for the optimal S* and every partial solution S_i (sets
+    /// of up to 2k elements). For f(S) = g(S) − c·|S| with facility location g and c > 0,
+    /// that does not follow from the public quantities (n, the candidates, the normaliser
+    /// m, k, c): the points may all lie farther than m from every candidate, and then
+    /// g ≡ 0 and f(S) = −c·|S| < 0 for every non-empty S. Only points confined to a public
+    /// region within distance D < m of every candidate would give each similarity a floor
+    /// 1 − D/m, and f ≥ 0 on sets of up to 2k elements when n·(1 − D/m) ≥ 2k·c; the
+    /// points of `select` have no such region (with haversine, D = πR ≈ 20,015 km, so m
+    /// would have to exceed half the Earth's circumference, which no one uses, and the
+    /// library does not claim this case).
+    ///
+    /// ```
+    /// use disguise::task::Usefulness;
+    /// let u = Usefulness::subsample_not_non_negative();
+    /// assert!(u.vacuous && u.bound.starts_with("no guarantee"));
+    /// ```
+    pub fn subsample_not_non_negative() -> Self {
+        Self {
+            bound: "no guarantee: Theorem 4.1 of Mitrovic et al. 2017 needs f ≥ 0 (its proof \
+                    drops f(S* ∪ S_i) ≥ 0 in Claim 4.3), and f(S) − cost·|S| is negative \
+                    whenever no point is within the normaliser of the chosen candidates, which \
+                    the public quantities cannot rule out"
+                .to_string(),
+            vacuous: true,
+            advice: Some(
+                "without a cost the objective is monotone and non-negative, and the greedy's \
+                 (1 − 1/e)·OPT bound applies (Theorem 3.2)"
+                    .to_string(),
+            ),
+        }
+    }
+}
+
+/// A private continuous greedy run as its utility bound reads it ([`Usefulness::continuous_greedy`]):
+/// public parameters and the calibration the mechanism used, never the data.
+pub(crate) struct ContinuousRun {
+    /// The largest value the objective can take (n for facility location).
+    pub f_max: f64,
+    /// r, the rank of the matroid.
+    pub rank: usize,
+    /// T.
+    pub steps: usize,
+    /// |V|.
+    pub candidates: usize,
+    /// How each step's base was chosen.
+    pub directions: ContinuousDirections,
+    /// ε₀ of each selector call.
+    pub epsilon0: f64,
+    /// The sensitivity each call was calibrated to: s of a base's score, or K of one
+    /// coordinate for sequential picks.
+    pub sensitivity: f64,
+    /// The gradient's deterministic error per coordinate.
+    pub gradient_error: f64,
+    /// The samples per estimated gradient (`None`: a closed form).
+    pub gradient_samples: Option<usize>,
+}
+
+/// The direction rule of a continuous greedy run, as its bound needs it.
+pub(crate) enum ContinuousDirections {
+    /// The exponential mechanism over all |𝓑| bases.
+    Bases {
+        /// ln|𝓑|.
+        ln_bases: f64,
+    },
+    /// r exponential-mechanism picks of single elements per step.
+    Sequential,
+    /// The exponential mechanism over bases drawn at random.
+    Sampled,
+}
+
+/// `x` with `decimals` decimals, rounded down: a factor of OPT in a lower bound
+/// ((1/e)(1 − 1/e) = 0.23254… prints as 0.232, never 0.233).
+fn down(x: f64, decimals: i32) -> String {
+    let scale = 10f64.powi(decimals);
+    format!("{:.*}", decimals as usize, (x * scale).floor() / scale)
+}
+
+/// `x` with `decimals` decimals, rounded up: a term subtracted in a lower bound.
+fn up(x: f64, decimals: i32) -> String {
+    let scale = 10f64.powi(decimals);
+    format!("{:.*}", decimals as usize, (x * scale).ceil() / scale)
+}
+
+/// A probability as a percentage, rounded down to at most two decimals (a lower bound stays
+/// one); float noise below 10⁻⁸ (1 − 0.05 − 0.1 = 0.8499999999999999) is not a digit.
+fn percent(p: f64) -> String {
+    let hundredths = (p * 10_000.0 + 1e-4).floor() / 100.0;
+    let text = format!("{hundredths:.2}");
+    format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
 /// The failure probability β of the high-probability bounds stated.
@@ -414,11 +681,16 @@ pub(crate) struct GreedyRun<'a> {
     pub counts: bool,
     /// Whether the objective is monotone (the greedy's guarantees need it).
     pub monotone: bool,
+    /// Whether f ≥ 0 on every set follows from public quantities (the non-monotone
+    /// Theorem 4.1 needs it; see [`Usefulness::subsample_not_non_negative`]).
+    pub non_negative: bool,
 }
 
 impl GreedyRun<'_> {
     /// The bound for this run's per-round budget; `None` where none applies (the argmax,
-    /// report noisy max, or the large margin mechanisms on scores that are not counts).
+    /// report noisy max, or the large margin mechanisms on scores that are not counts) and
+    /// for the continuous greedy, whose bound needs its own parameters
+    /// ([`Usefulness::continuous_greedy`]).
     pub fn usefulness(&self, solution: &crate::maximize::Solution) -> Option<Usefulness> {
         use super::{Algorithm, MechanismChoice};
         let split = solution.budget_split.as_ref()?;
@@ -449,9 +721,15 @@ impl GreedyRun<'_> {
         }
         if !self.monotone {
             return Some(match self.algorithm {
-                Algorithm::Subsample => {
+                Algorithm::Subsample if self.non_negative => {
                     Usefulness::subsample_non_monotone(self.f_max, self.lambdas, self.m, epsilon0)
                 }
+                Algorithm::Subsample => Usefulness::subsample_not_non_negative(),
+                // Neither algorithm has a guarantee: advise what has one.
+                _ if !self.non_negative => Usefulness {
+                    advice: Usefulness::subsample_not_non_negative().advice,
+                    ..Usefulness::greedy_non_monotone()
+                },
                 _ => Usefulness::greedy_non_monotone(),
             });
         }
@@ -465,9 +743,7 @@ impl GreedyRun<'_> {
             (Algorithm::Greedy, p) => {
                 Usefulness::greedy_matroids(self.f_max, self.lambdas, self.m, epsilon0, p)
             }
-            (Algorithm::ContinuousGreedy, _) => {
-                Usefulness::continuous_greedy(self.lambdas.len(), self.m, epsilon0)
-            }
+            (Algorithm::ContinuousGreedy, _) => return None,
         })
     }
 }
