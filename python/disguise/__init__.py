@@ -137,8 +137,9 @@ class Ledger:
     release as ``ledger=``, with ``dataset=`` naming the data set whose budget it spends
     (required: one name for every release on the same records — every fold of a
     cross-validation, every program — so that they all count against one limit). Before a
-    release returns, its cost is recorded in one transaction; over the limit it raises
-    ``BudgetExceeded`` (a ``ValueError``) and nothing is recorded or returned.
+    release reads its data, its planned cost is recorded in one transaction; over the limit
+    it raises ``BudgetExceeded`` (a ``ValueError``) and nothing is recorded, run or returned.
+    A run that fails after its reservation stays charged.
 
     A limit is stopped by a privacy filter fixed with it (``rule=``): ``"basic"`` (the
     default; the releases' epsilons and deltas add up, and one release at exactly the limit
@@ -513,7 +514,9 @@ class FacilityLocation(_Selected, _Params):
 
     ``cost`` (public, in records served) maximises f(S) - cost * |S| instead: only candidates
     worth their cost are chosen; the objective is then non-monotone and the default algorithm
-    is the subsample-greedy, which has a guarantee for it (Theorem 4.1).
+    is the subsample-greedy (Algorithm 4). Its utility theorem (Theorem 4.1) needs f >= 0,
+    which f - cost * |S| is not, so no utility bound is claimed (a ``UsefulnessWarning`` says
+    so); the privacy guarantee is unaffected.
 
     The candidates must be public (fixed without looking at the records). Omitting them uses
     the records themselves (apricot's convention): the selection then reveals records and is
@@ -595,7 +598,7 @@ class FacilityLocation(_Selected, _Params):
             str(self.metric),
             str(self.mechanism),
             str(self.rule),
-            # By default the algorithm with a guarantee: subsample for f − cost·|S|.
+            # By default the subsample greedy for f − cost·|S| (the command line's choice).
             str(self.algorithm or ("subsample" if self.cost > 0 else "greedy")),
             None if self.normalizer is None else float(self.normalizer),
             float(self.cost),

@@ -29,8 +29,8 @@ use disguise::privacy::{Delta, Epsilon, Sensitivity};
 use disguise::select::SelectorKind;
 use disguise::task::{
     Algorithm, Composition, CoverageReport, FeatureObjective, FeatureTable, Features,
-    FeaturesReport, Histogram, Itemsets, MaxCoverage, MechanismChoice, Privacy, Runnable, Select,
-    SelectReport, Usefulness,
+    FeaturesReport, Histogram, Itemsets, MaxCoverage, MechanismChoice, Privacy, PrivacyReport,
+    Runnable, Select, SelectReport, Usefulness,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -343,22 +343,61 @@ impl Charge {
         }))
     }
 
-    /// Records what `result` spends; the result may be returned to Python only after this.
-    fn reserve<T: Spends>(&self, result: &T) -> disguise::Result<()> {
-        if let Some(spend) = result.spend()? {
-            let spend = spend.command(self.command.clone());
+    /// Records what a request plans to spend (its plan from public parameters), before it
+    /// reads the data; a run that then fails stays charged.
+    fn reserve(&self, plan: &PrivacyReport, mechanism: &str, secure: bool) -> disguise::Result<()> {
+        if let Some(spend) = plan.spend()? {
+            let spend = spend
+                .command(self.command.clone())
+                .mechanism(mechanism)
+                .secure(secure);
             self.ledger.reserve(&self.dataset, &spend)?;
         }
         Ok(())
     }
 }
 
-/// Records `result` with `charge`, if any: the result is released only when it is.
-fn charged<T: Spends>(charge: &Option<Charge>, result: T) -> disguise::Result<T> {
-    if let Some(charge) = charge {
-        charge.reserve(&result)?;
+/// Reserves what the request plans to spend (`plan`) with `charge`, if any, before the data
+/// is read; returns the planned guarantee, which the run is then held to ([`within`]).
+fn reserve(
+    charge: &Option<Charge>,
+    mechanism: &str,
+    seed: Option<u64>,
+    plan: impl FnOnce() -> disguise::Result<PrivacyReport>,
+) -> disguise::Result<Option<Option<Guarantee>>> {
+    let Some(charge) = charge else {
+        return Ok(None);
+    };
+    let plan = plan()?;
+    charge.reserve(&plan, mechanism, seed.is_none())?;
+    Ok(Some(plan.guarantee))
+}
+
+/// Checks that a run's guarantee is within what was reserved for it (the library plans each
+/// run by the same accounting; beyond it would be a bug, and nothing is returned).
+fn within(reserved: Option<Option<Guarantee>>, actual: Option<Guarantee>) -> disguise::Result<()> {
+    use disguise::numeric::decimal::shortest;
+    let Some(planned) = reserved else {
+        return Ok(());
+    };
+    let fits = match (planned, actual) {
+        (Some(p), Some(a)) => {
+            shortest(a.epsilon) <= shortest(p.epsilon) && shortest(a.delta) <= shortest(p.delta)
+        }
+        (_, None) => true,
+        (None, Some(_)) => false,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(disguise::Error::param(
+            "ledger",
+            format!(
+                "internal error: the run's guarantee {actual:?} exceeds what was reserved \
+                 ({planned:?}); nothing was returned (please report this)"
+            ),
+        ))
     }
-    Ok(result)
 }
 
 /// The OS-seeded secure generator, or the insecure seeded one (the Python layer warns).
@@ -462,10 +501,11 @@ fn select_one(
     seed: Option<u64>,
     charge: Option<Charge>,
 ) -> PyResult<usize> {
+    // Spent at most as typed (`numeric::decimal`).
     let selector = kind
         .build(
-            Epsilon::new(epsilon).map_err(value_error)?,
-            Delta::new(delta).map_err(value_error)?,
+            Epsilon::total(epsilon).map_err(value_error)?,
+            Delta::total(delta).map_err(value_error)?,
         )
         .map_err(value_error)?;
     let lambda = Sensitivity::new(sensitivity).map_err(value_error)?;
@@ -474,21 +514,23 @@ fn select_one(
     }
     let mut rng = generator(seed)?;
     let cost = selector.cost();
-    let pick = guarded(py, || {
-        let pick = selector.select(scores, lambda, &mut rng)?;
-        if let (Some(charge), Some((epsilon, delta))) = (&charge, cost.epsilon_delta()) {
-            let mut spend = Spend::new(Guarantee {
-                epsilon,
-                delta,
-                rule: Rule::Single,
-            })
-            .mechanism(selector.name())
-            .secure(rng.is_secure());
-            spend.calls = vec![(cost, 1)];
-            charge.reserve(&spend)?;
-        }
-        Ok(pick)
-    })?;
+    // Charged before the scores are looked at: one call of the selector.
+    if let (Some(charge), Some((epsilon, delta))) = (&charge, cost.epsilon_delta()) {
+        let mut spend = Spend::new(Guarantee {
+            epsilon: disguise::numeric::decimal::tidy_up(epsilon),
+            delta: disguise::numeric::decimal::tidy_up(delta),
+            rule: Rule::Single,
+        })
+        .mechanism(selector.name())
+        .secure(rng.is_secure())
+        .command(charge.command.clone());
+        spend.calls = vec![(cost, 1)];
+        charge
+            .ledger
+            .reserve(&charge.dataset, &spend)
+            .map_err(library_error)?;
+    }
+    let pick = guarded(py, || selector.select(scores, lambda, &mut rng))?;
     Ok(pick.index)
 }
 
@@ -699,6 +741,10 @@ fn facility_location(
         ..Select::new(k)
     };
     request.validate().map_err(value_error)?;
+    let reserved = reserve(&charge, mechanism, seed, || {
+        request.plan(candidates.shape()[0])
+    })
+    .map_err(library_error)?;
     let objective = request
         .objective_vectors(
             dims,
@@ -711,7 +757,9 @@ fn facility_location(
     let report = run_sized(py, work, move || {
         let prepared = request.prepare(&objective)?;
         let solution = prepared.run_once(&mut rng)?;
-        charged(&charge, prepared.report(&solution))
+        let report = prepared.report(&solution);
+        within(reserved, report.privacy.guarantee)?;
+        Ok(report)
     })?;
     Ok(selection(report))
 }
@@ -745,11 +793,15 @@ fn max_coverage(
         privacy: privacy(epsilon, delta, mechanism, rule, charge.is_some())?,
         ..MaxCoverage::new(k)
     };
+    let reserved =
+        reserve(&charge, mechanism, seed, || request.plan(candidates)).map_err(library_error)?;
     let work = covers.iter().map(|c| c.len() as u128 + 1).sum::<u128>() * k as u128;
     let mut rng = generator(seed)?;
     // The front door itself: validation, the objective, one run and its report.
     let report = run_sized(py, work, move || {
-        charged(&charge, request.run(candidates, &covers, &mut rng)?)
+        let report = request.run(candidates, &covers, &mut rng)?;
+        within(reserved, report.privacy.guarantee)?;
+        Ok(report)
     })?;
     Ok(selection(report))
 }
@@ -790,6 +842,8 @@ fn features(
         ..Features::new(k)
     };
     request.validate().map_err(value_error)?;
+    let reserved =
+        reserve(&charge, mechanism, seed, || request.plan(names.len())).map_err(library_error)?;
     let n = labels.len();
     let flat = codes.as_slice().map_err(value_error)?;
     if codes.shape()[1] != n || names.len() != codes.shape()[0] || arities.len() != names.len() {
@@ -817,7 +871,9 @@ fn features(
     let mut rng = generator(seed)?;
     let work = n as u128 * names_len as u128 * k as u128;
     let report = run_sized(py, work, move || {
-        charged(&charge, request.run(table, &mut rng)?)
+        let report = request.run(table, &mut rng)?;
+        within(reserved, report.privacy.guarantee)?;
+        Ok(report)
     })?;
     Ok(selection(report))
 }
@@ -921,6 +977,13 @@ fn histogram_fit(
         ..Histogram::new(epsilon)
     };
     request.validate().map_err(value_error)?;
+    let reserved = reserve(
+        &charge,
+        "projected histogram (PRIVATEKD + thresholded Laplace)",
+        seed,
+        || request.plan(),
+    )
+    .map_err(library_error)?;
     let schema: Schema = serde_json::from_str(schema_json).map_err(value_error)?;
     let target = match (target.as_ref(), schema.target.as_ref()) {
         (Some(t), _) | (None, Some(t)) => t.clone(),
@@ -938,7 +1001,9 @@ fn histogram_fit(
     let target = data.column_index(&target).map_err(value_error)?;
     let mut rng = generator(seed)?;
     let release = interruptible(py, move || {
-        charged(&charge, request.run(&data, target, None, &mut rng)?)
+        let release = request.run(&data, target, None, &mut rng)?;
+        within(reserved, release.guarantee)?;
+        Ok(release)
     })?;
     Ok(HistogramRelease { release })
 }
@@ -1008,11 +1073,23 @@ fn frequent_itemsets(
         ..Itemsets::new(size, epsilon, delta)
     };
     request.validate(items.is_some()).map_err(value_error)?;
+    let reserved = reserve(&charge, mechanism.name(), seed, || {
+        request.plan(items.is_some())
+    })
+    .map_err(library_error)?;
     let data = Transactions::from_rows(&transactions, items.as_deref()).map_err(value_error)?;
     drop(transactions);
     let mut rng = generator(seed)?;
     let answer = interruptible(py, move || {
-        let release = charged(&charge, request.run(&data, &mut rng)?)?;
+        let release = request.run(&data, &mut rng)?;
+        within(
+            reserved,
+            Some(Guarantee {
+                epsilon: release.epsilon,
+                delta: release.delta,
+                rule: release.selection_guarantee.rule,
+            }),
+        )?;
         let usefulness = request.usefulness(&release)?;
         Ok(ItemsetAnswer {
             items: released_items(&data, &release),

@@ -47,11 +47,16 @@ fn a_friendship_graph_from_the_command_line() {
         .collect();
     names.sort();
     assert_eq!(names, ["u0", "u1", "u2"], "{doc}");
-    // One friendship is two records: twice the guarantee.
+    // One friendship is in two friend lists: the guarantee is stated per edge, twice the
+    // friend lists' (ε₀ per round is the friend lists' split of --epsilon 30).
     let g = doc["guarantee"]["epsilon"].as_f64().unwrap();
-    let edge = doc["edge_guarantee"]["epsilon"].as_f64().unwrap();
-    assert!((edge - 2.0 * g).abs() < 1e-9, "{doc}");
-    assert!(doc["privacy_unit"].as_str().unwrap().contains("two lists"));
+    assert_eq!(g, 60.0, "{doc}");
+    assert!(
+        doc["privacy_unit"]
+            .as_str()
+            .unwrap()
+            .contains("two friend lists")
+    );
     // The table says the same in words.
     let table = disguise(&dir)
         .args(words(
@@ -61,7 +66,8 @@ fn a_friendship_graph_from_the_command_line() {
         .stdout_ok();
     let table = String::from_utf8(table).unwrap();
     assert!(
-        table.contains("one friendship (two friend lists)"),
+        table.contains("privacy unit: one friendship")
+            && table.contains("neighbouring graphs differ in one friendship"),
         "{table}"
     );
 }

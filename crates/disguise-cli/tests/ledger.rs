@@ -641,3 +641,84 @@ fn a_data_set_holds_one_privacy_unit_and_show_and_export_name_it() {
     let units: Vec<&str> = lines.map(|l| l.rsplit(',').next().unwrap()).collect();
     assert_eq!(units, ["edge", "record"]);
 }
+
+#[test]
+fn the_cost_is_reserved_before_the_data_is_read_and_a_failed_run_stays_charged() {
+    let dir = setup("before");
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset pts --epsilon 0.5",
+        ))
+        .assert()
+        .success();
+    std::fs::write(dir.join("bad.csv"), "lon,lat\n0,0\nnot a number,1\n").unwrap();
+    let select = |points: &str| {
+        disguise(&dir)
+            .args(words(
+                "select --candidates cands.csv --k 1 --epsilon 0.25 --ledger b.ledger \
+                 --dataset pts -q --format json --points",
+            ))
+            .arg(points)
+            .output()
+            .unwrap()
+    };
+    // A run that fails on its data after the reservation stays charged.
+    let out = select("bad.csv");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(show(&dir)["releases"].as_array().unwrap().len(), 1);
+    assert!(select("points.csv").status.success());
+    // Now the budget is spent: refused before the points are opened (the file is missing).
+    let out = select("missing.csv");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(show(&dir)["releases"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn coverage_of_a_friendship_graph_is_charged_per_edge_and_shares_a_budget_with_cut() {
+    let dir = setup("friends");
+    std::fs::write(dir.join("e.txt"), "a b\nb c\nc d\nd a\na c\n").unwrap();
+    std::fs::write(dir.join("v.txt"), "a\nb\nc\nd\n").unwrap();
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset graph --epsilon 1.5",
+        ))
+        .assert()
+        .success();
+    let cover = "cover --edges e.txt --candidates v.txt --k 1 --epsilon 0.5 --ledger b.ledger \
+                 --dataset graph --format json -q";
+    disguise(&dir).args(words(cover)).stdout_ok();
+    let graph = json(
+        &disguise(&dir)
+            .args(words(
+                "ledger show --ledger b.ledger --dataset graph --format json",
+            ))
+            .stdout_ok(),
+    );
+    let release = &graph["releases"][0];
+    // One friendship is in two friend lists: (2ε, 2e^ε·δ) by group privacy, at edge level.
+    assert_eq!(release["unit"], "edge");
+    assert_eq!(release["epsilon"], 1.0);
+    assert_eq!(release["calls"][0]["epsilon"], 1.0);
+    // `cut` on the same graph spends from the same budget: 1 + 0.5 = 1.5 fits exactly.
+    let cut = "cut --edges e.txt --vertices v.txt --k 1 --epsilon 0.5 --ledger b.ledger \
+               --dataset graph --format json -q";
+    disguise(&dir).args(words(cut)).stdout_ok();
+    let refused = disguise(&dir).args(words(cut)).output().unwrap();
+    assert_eq!(refused.status.code(), Some(3));
+    // A record-level release is refused on the graph's data set, without advice to rename it.
+    let sets = "cover --sets e.txt --candidates v.txt --k 1 --epsilon 0.1 --ledger b.ledger \
+                --dataset graph --format json -q";
+    let out = disguise(&dir).args(words(sets)).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("edge-level") && !stderr.contains("another data set name"),
+        "{stderr}"
+    );
+}

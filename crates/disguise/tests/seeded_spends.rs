@@ -1,7 +1,7 @@
 //! What a budget ledger records of a run's generator: a seeded run (reproducible by anyone,
 //! so protecting no one) is recorded as not secure, an OS-keyed one as secure — for every
-//! report the library charges through [`Ledger::charge`] that carries no flag of its own
-//! elsewhere (hypothesis selection, itemsets, a greedy run's privacy report).
+//! report the library charges through [`Ledger::charge`], which takes the flag from the
+//! generator it runs with (hypothesis selection, itemsets, a greedy run's privacy report).
 
 use disguise::apps::Transactions;
 use disguise::apps::hypothesis::{
@@ -23,8 +23,12 @@ fn recorded_secure<T: Spends>(release: impl Fn(&mut SecureRng) -> Result<T>) -> 
         SecureRng::insecure_from_seed(7),
         SecureRng::from_os().unwrap(),
     ];
+    // The plan: what the same release spends (its parameters are public).
+    let planned = release(&mut SecureRng::insecure_from_seed(1)).unwrap();
     for mut rng in runs {
-        ledger.charge("data", "test", || release(&mut rng)).unwrap();
+        ledger
+            .charge("data", "test", &planned, &mut rng, |rng| release(rng))
+            .unwrap();
     }
     ledger
         .releases(Some("data"))

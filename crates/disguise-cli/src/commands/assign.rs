@@ -106,6 +106,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let quiet = args.privacy.quiet;
     let (candidates, names) = places.read_candidates(quiet)?;
     let m = candidates.len();
+    // Charged before a point is read, from the public candidates and options.
+    let reserved = args.privacy.reserve(charge.as_ref(), || request.plan(m))?;
     // A point's type must be one of --types.
     let known_type = |t: &str| {
         if args.types.iter().any(|x| x == t) {
@@ -190,7 +192,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let max_picks = prepared.max_picks();
     let outcome = run_and_print(
         &args.privacy,
-        charge.as_ref(),
+        reserved.as_ref(),
         max_picks,
         &labels,
         &preamble,

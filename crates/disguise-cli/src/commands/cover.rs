@@ -3,16 +3,15 @@
 //! shell over [`disguise::task::MaxCoverage`]: read the sets or the edge list, run, print.
 
 use super::common::cluster::ClusterArgs;
-use super::common::ledger::Charge;
+use super::common::ledger::{Charge, Reserved};
 use super::common::names::named_among;
 use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
-use crate::output::{flag_of, flagged, guarantee, spinner, thousands};
+use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::bail;
 use disguise::apps::{TransactionFormat, Transactions, read_item_list};
 use disguise::data::read_edge_list;
 use disguise::maximize::Solution;
-use disguise::privacy::Guarantee;
-use disguise::task::{Algorithm, CoverageReport, MaxCoverage, PrivacyReport, Runnable, Usefulness};
+use disguise::task::{Algorithm, CoverageReport, MaxCoverage, Runnable, Usefulness};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -84,9 +83,6 @@ struct Head {
     /// Set members (--sets) or edges (--edges) left out for naming no candidate.
     dropped: u64,
     privacy_unit: &'static str,
-    /// With --edges: the guarantee for one friendship (two records).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    edge_guarantee: Option<Guarantee>,
     /// The greedy's a-priori utility bound (exponential mechanism).
     #[serde(skip_serializing_if = "Option::is_none")]
     usefulness: Option<Usefulness>,
@@ -101,8 +97,9 @@ struct Input {
 }
 
 const SETS_UNIT: &str = "one person's set (one line of --sets), replace-one";
-const EDGES_UNIT: &str = "one person's friend list (replace-one); one friendship changes two \
-                          lists: see edge_guarantee";
+const EDGES_UNIT: &str = "one friendship (an edge of the graph, replace-one); it sits in two \
+                          friend lists, so the guarantee is group privacy of size 2 of the \
+                          friend lists': (2ε, 2e^ε·δ)";
 
 fn read(args: &Args) -> anyhow::Result<Input> {
     let candidates = read_item_list(&args.candidates)?;
@@ -178,6 +175,8 @@ fn run_distributed(
     }
     let candidates = std::sync::Arc::new(read_item_list(&args.candidates)?);
     let m = candidates.len();
+    // Process 0 charges before any process reads a person or any choice crosses the network.
+    let reserved = args.privacy.reserve(charge, || request.plan(m))?;
     // What the workers left out, added up by all and kept by process 0's first worker.
     let dropped = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let kept = std::sync::Arc::clone(&dropped);
@@ -242,7 +241,7 @@ fn run_distributed(
         kind: if args.sets.is_some() { "sets" } else { "edges" },
         candidates: m,
     };
-    print(args, charge, &shown, run, &judge)
+    print(args, reserved.as_ref(), &shown, run, &judge)
 }
 
 /// What the output shows of a run's input, one process or many (some known only after the
@@ -259,16 +258,22 @@ struct Shown<'a> {
 /// Runs the trials and prints them, as a table or JSON.
 fn print(
     args: &Args,
-    charge: Option<&Charge>,
+    reserved: Option<&Reserved>,
     shown: &Shown<'_>,
     run: impl Fn(&mut disguise::SecureRng) -> disguise::Result<Solution> + Sync,
     judge: &(dyn Fn(&Solution) -> Option<Usefulness> + Sync),
 ) -> anyhow::Result<()> {
-    let labels = Labels::new(shown.names, shown.utility);
     let edges = shown.kind == "edges";
     let unit = if edges { EDGES_UNIT } else { SETS_UNIT };
-    let edge_guarantee =
-        |privacy: &PrivacyReport| privacy.guarantee.filter(|_| edges).map(|g| g.group(2));
+    // A friendship is in two friend lists: the guarantee is stated (and charged) per edge.
+    let labels = if edges {
+        Labels::new(shown.names, shown.utility).unit(
+            2,
+            "neighbouring graphs differ in one friendship: group privacy of size 2",
+        )
+    } else {
+        Labels::new(shown.names, shown.utility)
+    };
     let preamble = |first: &Solution| {
         let what = if edges {
             "people (friend lists)"
@@ -286,17 +291,10 @@ fn print(
             first.algorithm, args.privacy.mechanism, args.k
         );
         println!("privacy unit: {unit}");
-        if let Some(g) = edge_guarantee(&PrivacyReport::of(first)) {
-            println!(
-                "one friendship (two friend lists): ({}, {})-DP by group privacy",
-                guarantee(g.epsilon),
-                guarantee(g.delta)
-            );
-        }
     };
     let outcome = run_and_print(
         &args.privacy,
-        charge,
+        reserved,
         args.k,
         &labels,
         &preamble,
@@ -313,7 +311,6 @@ fn print(
         k: args.k,
         dropped: (shown.dropped)(),
         privacy_unit: unit,
-        edge_guarantee: edge_guarantee(&PrivacyReport::of(first)),
         usefulness: judge(first),
     };
     let note = "utility = share of people covered; coverage is computed on the private \
@@ -333,11 +330,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     let private = args.sets.as_ref().or(args.edges.as_ref());
     let inputs: Vec<&std::path::Path> = private.iter().map(|p| p.as_path()).collect();
-    let charge = (args.privacy.ledger).open_on(&inputs, &args.cluster)?;
+    // A friendship is in two friend lists: a release on --edges is charged for one edge
+    // (group privacy of size 2), at the edge level, as `cut` is.
+    let charge = (args.privacy.ledger)
+        .open_on(&inputs, &args.cluster)?
+        .map(|c| {
+            if args.edges.is_some() {
+                c.unit(disguise::ledger::Unit::Edge).group(2)
+            } else {
+                c
+            }
+        });
     let charge = charge.as_ref();
     if let Some(cluster) = args.cluster.cluster()? {
         return run_distributed(&args, request, cluster, charge);
     }
+    // Charged before a person is read, from the public candidates and options.
+    let m = read_item_list(&args.candidates)?.len();
+    let reserved = args.privacy.reserve(charge, || request.plan(m))?;
     let input = read(&args)?;
     let m = input.names.len();
     let objective = request
@@ -358,7 +368,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         candidates: m,
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    print(&args, charge, &shown, run, &|s: &Solution| {
+    print(&args, reserved.as_ref(), &shown, run, &|s: &Solution| {
         prepared.usefulness(s)
     })
 }

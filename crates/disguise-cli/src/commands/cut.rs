@@ -88,6 +88,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .open(&[&args.edges], false)?
         .map(|c| c.unit(disguise::task::MaxCut::UNIT));
     let names = read_item_list(&args.vertices)?;
+    // Charged before an edge is read, from the public vertices and options.
+    let reserved = args
+        .privacy
+        .reserve(charge.as_ref(), || request.plan(names.len()))?;
     let bar = spinner(
         &format!("reading {}", args.edges.display()),
         args.privacy.quiet,
@@ -135,7 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let judge = |s: &Solution| prepared.usefulness(s);
     let outcome = run_and_print(
         &args.privacy,
-        charge.as_ref(),
+        reserved.as_ref(),
         args.k,
         &labels,
         &preamble,

@@ -261,6 +261,34 @@ fn prepare(args: &Args) -> anyhow::Result<Prepared> {
     Ok(prepared)
 }
 
+/// The number of candidate features — every column but the label and the excluded ones —
+/// from the schema or the table's header (public: no record is read).
+fn feature_count(args: &Args) -> anyhow::Result<usize> {
+    if let Some(path) = &args.schema {
+        let columns = schema_columns(args, path)?;
+        return Ok((0..columns.excluded.len())
+            .filter(|&c| c != columns.label && !columns.excluded[c])
+            .count());
+    }
+    let Some(label_arg) = &args.label else {
+        bail!("--label is required (the label column), or a --schema with a `target`");
+    };
+    let header = disguise::data::read_header_with_layout(&args.data, args.layout.layout())?;
+    let label = header.find(label_arg)?;
+    let mut excluded = vec![false; header.names().len()];
+    for name in args
+        .exclude
+        .iter()
+        .map(|n| n.trim())
+        .filter(|n| !n.is_empty())
+    {
+        excluded[header.find(name).context("in --exclude")?] = true;
+    }
+    Ok((0..excluded.len())
+        .filter(|&c| c != label && !excluded[c])
+        .count())
+}
+
 /// The schema, the label's column and the excluded columns: --label (default: the
 /// schema's `target`) and --exclude resolved against the schema's columns.
 struct SchemaColumns {
@@ -412,6 +440,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         parse_bins(spec)?;
     }
     let charge = (args.privacy.ledger).open_on(&[&args.data], &args.cluster)?;
+    // Charged before a record is read, from the public columns and options.
+    let reserved = match &charge {
+        Some(_) => {
+            let features = feature_count(&args)?;
+            args.privacy
+                .reserve(charge.as_ref(), || request.plan(features))?
+        }
+        None => None,
+    };
 
     let (prepared, label_name, label_levels) = match args.cluster.cluster()? {
         Some(cluster) => match prepare_distributed(&args, &request, &cluster)? {
@@ -468,7 +505,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let judge = |s: &Solution| prepared.usefulness(s);
     let outcome = run_and_print(
         &args.privacy,
-        charge.as_ref(),
+        reserved.as_ref(),
         k,
         &labels,
         &preamble,

@@ -6,7 +6,7 @@
 //!  --target income --epsilon 1 --out synthetic.csv`
 
 use super::common::cluster::ClusterArgs;
-use super::common::ledger::{Charge, LedgerArgs};
+use super::common::ledger::{LedgerArgs, Reserved};
 use super::common::names::named;
 use super::common::{note_clipped, warn_if_vacuous};
 use crate::output::{
@@ -201,6 +201,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
              ledger cannot account for it (complete the schema's domains, or drop --ledger)"
         );
     }
+    // Charged before a record is read (in every process of a cluster: by process 0 alone),
+    // from the options alone.
+    let reserved = match charge {
+        Some(charge) => {
+            let plan = request.plan().map_err(|e| flagged(e, &flag_of))?;
+            Some(charge.reserve(
+                &plan,
+                "projected histogram (PRIVATEKD + thresholded Laplace)",
+                1,
+                args.seed.is_none(),
+            )?)
+        }
+        None => None,
+    };
+    let reserved = reserved.as_ref();
     let cluster = args.cluster.cluster()?;
     // Only process 0 writes: the others may run where --out's folder does not exist.
     if cluster.as_ref().is_none_or(|c| c.process() == 0) {
@@ -223,7 +238,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let target = schema.column_index(&target_name)?;
     let files = data_files(&args.data)?;
     if let Some(cluster) = cluster {
-        return run_distributed(&args, charge, &request, cluster, schema, target, files);
+        return run_distributed(&args, reserved, &request, cluster, schema, target, files);
     }
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     // Straight into compact codes: only the schema's columns, each value binned as it is
@@ -253,7 +268,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut rng = generator(args.seed)?;
     let release = request.run(&data, target, public, &mut rng)?;
-    print_release(&args, charge, &release, clipped)
+    print_release(&args, reserved, &release, clipped)
 }
 
 /// The files of every --data: each a file, or the parts in a folder or matched by a glob.
@@ -280,7 +295,7 @@ fn generator(seed: Option<u64>) -> anyhow::Result<SecureRng> {
 /// run on the concatenated files; nothing in the others.
 fn run_distributed(
     args: &Args,
-    charge: Option<&Charge>,
+    reserved: Option<&Reserved>,
     request: &Histogram,
     cluster: disguise::cluster::Cluster,
     schema: Schema,
@@ -308,7 +323,7 @@ fn run_distributed(
     };
     let release = request.run_distributed(&cluster, files, &schema, target, public, &mut rng)?;
     match release {
-        Some(release) => print_release(args, charge, &release, Default::default()),
+        Some(release) => print_release(args, reserved, &release, Default::default()),
         None => Ok(()),
     }
 }
@@ -316,13 +331,12 @@ fn run_distributed(
 /// Writes the synthetic data to --out and prints the release's summary.
 fn print_release(
     args: &Args,
-    charge: Option<&Charge>,
+    reserved: Option<&Reserved>,
     release: &ProjectedHistogram,
     clipped: std::collections::BTreeMap<String, u64>,
 ) -> anyhow::Result<()> {
-    // Recorded before anything is written or printed.
-    if let Some(charge) = charge {
-        charge.reserve(release, 1, release.secure_rng)?;
+    if let Some(reserved) = reserved {
+        reserved.check(release.guarantee)?;
     }
     warn_if_vacuous(&release.usefulness);
     let written = write_release(release, args)?;

@@ -211,6 +211,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     };
     let label = schema.column_index(&label_name)?;
+    // Charged before a record is read, from the options alone.
+    let reserved = args.run.reserve(
+        charge.as_ref(),
+        disguise::names::Named::name(args.mechanism),
+        || request.plan(),
+    )?;
     let source = if args.bounds_from_data {
         eprintln!(
             "warning: --bounds-from-data takes bounds and levels from the data; they reveal \
@@ -229,9 +235,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
     let (class, selection) = request.run(&table, label, &labels, &mut rng)?;
-    // Recorded before anything of the selection is printed.
-    if let Some(charge) = &charge {
-        charge.reserve(&selection, 1, secure)?;
+    if let Some(reserved) = &reserved {
+        reserved.check(selection.guarantee)?;
     }
     let description = class.describe(selection.index, &pos, &neg);
 

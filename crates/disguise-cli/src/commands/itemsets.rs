@@ -166,6 +166,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .validate(args.items.is_some())
         .map_err(|e| flagged(e, &flag_of))?;
     let charge = args.run.ledger.open(&[&args.transactions], false)?;
+    // Charged before a transaction is read, from the options alone.
+    let reserved = args
+        .run
+        .reserve(charge.as_ref(), request.mechanism.name(), || {
+            request.plan(args.items.is_some())
+        })?;
     let format = match args.input_format {
         Some(f) => f,
         None if args
@@ -214,9 +220,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.run.seed)?;
     let secure = rng.is_secure();
     let release = request.release(&transactions, &counts, &mut rng)?;
-    // Recorded before anything of the release (or a diagnostic on the data) is printed.
-    if let Some(charge) = &charge {
-        charge.reserve(&release, 1, secure)?;
+    if let Some(reserved) = &reserved {
+        reserved.check(Some(disguise::privacy::Guarantee {
+            epsilon: release.epsilon,
+            delta: release.delta,
+            rule: release.selection_guarantee.rule,
+        }))?;
     }
     let usefulness = request.usefulness(&release)?;
     warn_if_vacuous(&usefulness);

@@ -137,6 +137,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let quiet = args.privacy.quiet;
     let (candidates, names) = args.candidates(quiet)?;
     let m = candidates.len();
+    // Charged before a point is read, from the public candidates and options.
+    let reserved = args.privacy.reserve(charge, || request.plan(m))?;
     // One file, a folder or a pattern of CSV or Parquet parts (all of them, in one process).
     let bar = spinner(
         &format!("reading points {}", places.points.display()),
@@ -179,7 +181,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let judge = |s: &Solution| prepared.usefulness(s);
-    let outcome = run_and_print(&args.privacy, charge, k, &labels, &preamble, &judge, run)?;
+    let outcome = run_and_print(
+        &args.privacy,
+        reserved.as_ref(),
+        k,
+        &labels,
+        &preamble,
+        &judge,
+        run,
+    )?;
     let head = |first: &Solution| {
         let single = prepared.report(first);
         Head {
@@ -218,6 +228,8 @@ fn run_distributed(
     let places = &args.places;
     let (candidates, names) = args.candidates(true)?;
     let m = candidates.len();
+    // Process 0 charges before any process reads a point or any choice crosses the network.
+    let reserved = args.privacy.reserve(charge, || request.plan(m))?;
     let load = places.loader()?;
     if cluster.process() != 0 {
         // This process serves its share; the generator is process 0's alone.
@@ -265,7 +277,15 @@ fn run_distributed(
         Ok(solution)
     };
     let judge = |_: &Solution| report.get().and_then(|r| r.usefulness.clone());
-    let outcome = run_and_print(&args.privacy, charge, k, &labels, &preamble, &judge, run)?;
+    let outcome = run_and_print(
+        &args.privacy,
+        reserved.as_ref(),
+        k,
+        &labels,
+        &preamble,
+        &judge,
+        run,
+    )?;
     let head = |_: &Solution| {
         let r = report.get().expect("reported");
         Head {

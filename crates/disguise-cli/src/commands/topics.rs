@@ -101,6 +101,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let charge = args.privacy.ledger.open(&[&args.reach], false)?;
     let quiet = args.privacy.quiet;
     let names = read_item_list(&args.candidates)?;
+    // Charged before a reach list is read, from the public candidates and options.
+    let reserved = args
+        .privacy
+        .reserve(charge.as_ref(), || request.plan(names.len()))?;
     let bar = spinner(&format!("reading {}", args.reach.display()), quiet);
     let lines = Transactions::read(&args.reach, &TransactionFormat::Fimi, None);
     bar.finish_and_clear();
@@ -140,7 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let prepared = request
             .prepare_reach(&objective, people, true)
             .map_err(|e| flagged(e, &flag_of))?;
-        return report(&args, charge.as_ref(), &prepared, &names, people, dropped);
+        return report(&args, reserved.as_ref(), &prepared, &names, people, dropped);
     }
     let objective = request
         .reach_objective(m, &reach)
@@ -149,13 +153,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let prepared = request
         .prepare_reach(&objective, people, false)
         .map_err(|e| flagged(e, &flag_of))?;
-    report(&args, charge.as_ref(), &prepared, &names, people, dropped)
+    report(&args, reserved.as_ref(), &prepared, &names, people, dropped)
 }
 
 /// Runs the trials of a prepared request and prints them.
 fn report<F: KSubmodularFunction>(
     args: &Args,
-    charge: Option<&super::common::ledger::Charge>,
+    reserved: Option<&super::common::ledger::Reserved>,
     prepared: &PreparedAssign<'_, F>,
     names: &[String],
     people: usize,
@@ -187,7 +191,7 @@ fn report<F: KSubmodularFunction>(
     let max_picks = prepared.max_picks();
     let outcome = run_and_print(
         &args.privacy,
-        charge,
+        reserved,
         max_picks,
         &labels,
         &preamble,

@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::histogram::{ColumnType, ColumnValues, Table};
 use crate::noise::SecureRng;
 use crate::privacy::compose::{Accountant, ComposeOptions};
-use crate::privacy::{Delta, Epsilon, Guarantee, Sensitivity};
+use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost, Sensitivity};
 use crate::select::SelectorKind;
 use crate::task::MechanismChoice;
 use serde::Serialize;
@@ -542,6 +542,25 @@ pub struct HypothesisSelection {
     pub secure_rng: bool,
 }
 
+/// What the one selection of `query` spends — its cost and guarantee — computed from the
+/// query alone, before any record is read (what a budget ledger reserves first); `None`
+/// guarantee for the non-private `max`.
+///
+/// # Errors
+/// A selector the query cannot build (δ = 0 with a large margin mechanism).
+pub fn hypothesis_spend(query: &HypothesisQuery) -> Result<(PrivacyCost, Option<Guarantee>)> {
+    let selector = SelectorKind::from(query.mechanism).build(query.epsilon, query.delta)?;
+    one_call(selector.cost(), query.delta)
+}
+
+/// One call of cost `cost`, composed by the accountant at δ `delta`.
+fn one_call(cost: PrivacyCost, delta: Delta) -> Result<(PrivacyCost, Option<Guarantee>)> {
+    let mut accountant = Accountant::new();
+    accountant.record(cost);
+    let guarantee = accountant.compose(delta, ComposeOptions::default())?.best;
+    Ok((cost, guarantee))
+}
+
 /// Selects a stump privately from `class` given its correct-count `scores` (from
 /// [`StumpClass::correct_counts`]) on `n` records.
 ///
@@ -568,11 +587,7 @@ pub fn select_hypothesis(
     }
     let selector = SelectorKind::from(query.mechanism).build(query.epsilon, query.delta)?;
     let pick = selector.select(scores, Sensitivity::new(1.0)?, rng)?;
-    let mut accountant = Accountant::new();
-    accountant.record(selector.cost());
-    let guarantee = accountant
-        .compose(query.delta, ComposeOptions::default())?
-        .best;
+    let (_, guarantee) = one_call(selector.cost(), query.delta)?;
     let best = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let denom = n.max(1) as f64;
     Ok(HypothesisSelection {

@@ -927,8 +927,9 @@ impl ItemsetBudget {
             count_scale = Some(laplace_scale_for(l1 as f64, eps_c)?);
             count_epsilon = Some(eps_c);
         }
+        // Reported as a decimal at or above the sum (`numeric::decimal`).
         let epsilon = match count_epsilon {
-            Some(e) => add_up(selection.epsilon, e),
+            Some(e) => crate::numeric::decimal::tidy_up(add_up(selection.epsilon, e)),
             None => selection.epsilon,
         };
         Ok(Self {
@@ -940,6 +941,45 @@ impl ItemsetBudget {
             count_scale,
             epsilon,
         })
+    }
+
+    /// What a release of `top` itemsets with this budget spends, as a task's privacy report:
+    /// its guarantee and the calls it composes (the `top` selections, and the noisy counts'
+    /// one pure ε_c call) — computed from public parameters only, so that a budget ledger
+    /// can reserve it before any transaction is read.
+    pub fn planned(&self, top: usize, lmm: bool) -> crate::task::PrivacyReport {
+        let selection = if lmm {
+            PrivacyCost::Approximate {
+                epsilon: self.epsilon0,
+                delta: self.delta0,
+            }
+        } else {
+            PrivacyCost::BoundedRange {
+                epsilon: self.epsilon0,
+            }
+        };
+        let mut calls = vec![(selection, top as u64)];
+        if let Some(epsilon) = self.count_epsilon.and_then(|e| Epsilon::new(e).ok()) {
+            calls.push((PrivacyCost::Pure { epsilon }, 1));
+        }
+        let rule = if self.count_epsilon.is_some() {
+            crate::privacy::compose::Rule::Basic
+        } else {
+            self.selection.rule
+        };
+        crate::task::PrivacyReport {
+            per_round_epsilon: Some(self.epsilon0.get()),
+            per_round_delta: Some(self.delta0.get()),
+            composition: Some(self.split_rule),
+            rounds: top,
+            guarantee: Some(Guarantee {
+                epsilon: self.epsilon,
+                delta: self.selection.delta,
+                rule,
+            }),
+            calls,
+            secure_rng: true,
+        }
     }
 
     /// ε₀ of each selection round.

@@ -625,9 +625,12 @@ impl Ledger {
         Ok(())
     }
 
-    /// Runs `release` (which computes a result in memory and releases nothing), then
-    /// records what the result spends ([`Ledger::reserve`]); the result is returned — for
-    /// the caller to release — only once its spend is committed.
+    /// Reserves what a request plans to spend — `planned`, its plan from public parameters
+    /// (e.g. [`Select::plan`](crate::task::Select::plan)) — **before** the data is read, then
+    /// runs `release` with the generator `rng` (recorded as secure or not) and returns its
+    /// result. A run that fails after the reservation stays charged. The result is held to
+    /// its plan: a run that reports a guarantee beyond what was reserved (a bug) returns an
+    /// error, not its result.
     ///
     /// ```
     /// use disguise::ledger::{Ledger, Limit};
@@ -638,32 +641,59 @@ impl Ledger {
     /// let ledger = Ledger::create(&dir.path().join("budget.ledger"))?;
     /// ledger.set_limit("pickups", Limit::new(1.0, 0.0)?)?;
     /// let request = Select::new(2).epsilon(1.0);
+    /// let plan = request.plan(candidates.len())?;
     /// let mut rng = SecureRng::from_os()?;
-    /// let report = ledger.charge("pickups", "select k=2", || request.run(&points, &candidates, &mut rng))?;
+    /// let run = |rng: &mut SecureRng| request.run(&points, &candidates, rng);
+    /// let report = ledger.charge("pickups", "select k=2", &plan, &mut rng, run)?;
     /// assert_eq!(report.selected.len(), 2);
-    /// // The budget is spent: the next run is refused and its result never returned.
-    /// assert!(ledger.charge("pickups", "select k=2", || request.run(&points, &candidates, &mut rng)).is_err());
+    /// // The budget is spent: the next run is refused before it reads anything.
+    /// let refused = ledger.charge("pickups", "select k=2", &plan, &mut rng, |_| -> disguise::Result<disguise::task::SelectReport> {
+    ///     unreachable!("never run")
+    /// });
+    /// assert!(matches!(refused, Err(disguise::Error::BudgetExceeded { .. })));
     /// # Ok::<(), disguise::Error>(())
     /// ```
     ///
     /// # Errors
-    /// The run's errors, then those of [`Ledger::reserve`] (a non-private result is
-    /// refused).
-    pub fn charge<T: Spends>(
+    /// Those of [`Ledger::reserve`] (nothing runs; a non-private plan is refused), then the
+    /// run's, then [`Error::InvalidParameter`] naming `ledger` for a run beyond its plan.
+    pub fn charge<P: Spends, T: Spends>(
         &self,
         dataset: &str,
         command: &str,
-        release: impl FnOnce() -> Result<T>,
+        planned: &P,
+        rng: &mut crate::noise::SecureRng,
+        release: impl FnOnce(&mut crate::noise::SecureRng) -> Result<T>,
     ) -> Result<T> {
         super::check_name(dataset)?;
-        let result = release()?;
-        if let Some(spend) = result.spend()? {
-            let spend = if spend.command.is_empty() {
-                spend.command(command)
-            } else {
-                spend
-            };
+        let planned = planned.spend()?;
+        if let Some(spend) = &planned {
+            let mut spend = spend.clone().secure(rng.is_secure());
+            if spend.command.is_empty() {
+                spend = spend.command(command);
+            }
             self.reserve(dataset, &spend)?;
+        }
+        let result = release(rng)?;
+        if let Some(actual) = result.spend()? {
+            use crate::numeric::decimal::shortest;
+            let fits = planned.as_ref().is_some_and(|p| {
+                shortest(actual.guarantee.epsilon)
+                    * crate::numeric::decimal::Exact::from_integer(actual.runs.into())
+                    <= shortest(p.guarantee.epsilon)
+                        * crate::numeric::decimal::Exact::from_integer(p.runs.into())
+                    && shortest(actual.guarantee.delta) <= shortest(p.guarantee.delta)
+            });
+            if !fits {
+                return Err(Error::param(
+                    "ledger",
+                    format!(
+                        "the run's guarantee (ε = {}, δ = {}) exceeds what was reserved for \
+                         it; its result is not returned (a bug: please report it)",
+                        actual.guarantee.epsilon, actual.guarantee.delta
+                    ),
+                ));
+            }
         }
         Ok(result)
     }

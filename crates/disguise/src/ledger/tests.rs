@@ -597,8 +597,11 @@ fn a_real_selection_is_charged_its_guarantee_and_its_calls() {
     let candidates = [[0.0, 0.0], [5.0, 5.0], [9.0, 0.0]];
     let request = Select::new(2).epsilon(1.0).delta(1e-6);
     let mut rng = crate::SecureRng::insecure_from_seed(3);
+    let plan = request.plan(candidates.len()).unwrap();
     let report = ledger
-        .charge("p", "test", || request.run(&points, &candidates, &mut rng))
+        .charge("p", "test", &plan, &mut rng, |rng| {
+            request.run(&points, &candidates, rng)
+        })
         .unwrap();
     let releases = ledger.releases(Some("p")).unwrap();
     assert_eq!(releases.len(), 1);
@@ -614,10 +617,19 @@ fn a_real_selection_is_charged_its_guarantee_and_its_calls() {
     assert_eq!(r.calls[0].count, 2);
     assert_eq!(r.calls[0].kind, "bounded_range");
     assert_eq!(Some(r.calls[0].epsilon), report.privacy.per_round_epsilon);
-    // The argmax is refused, and not recorded.
+    // The argmax is refused before it runs, and not recorded.
     let argmax = Select::new(2).mechanism(crate::task::MechanismChoice::Argmax);
+    let plan = argmax.plan(candidates.len()).unwrap();
     let err = ledger
-        .charge("p", "test", || argmax.run(&points, &candidates, &mut rng))
+        .charge(
+            "p",
+            "test",
+            &plan,
+            &mut rng,
+            |_| -> crate::Result<crate::task::SelectReport> {
+                unreachable!("refused before it runs")
+            },
+        )
         .unwrap_err();
     assert!(err.to_string().contains("not private"), "{err}");
     assert_eq!(ledger.releases(None).unwrap().len(), 1);

@@ -1,7 +1,7 @@
 //! The one generic loop behind every greedy-type algorithm: candidates → bulk gains →
 //! selector → insert.
 
-use super::{Round, Solution};
+use super::{Procedure, Round, Solution};
 use crate::constraint::Independence;
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
@@ -9,7 +9,7 @@ use crate::noise::bernoulli::uniform_below;
 use crate::objective::SetFunction;
 use crate::privacy::budget::BestBudget;
 use crate::privacy::compose::{ComposeOptions, DecomposableGreedy, compose_homogeneous};
-use crate::privacy::{Delta, PrivacyCost};
+use crate::privacy::{Delta, Guarantee, PrivacyCost};
 use crate::select::Selector;
 
 /// Which candidates the selector sees in a round.
@@ -246,9 +246,8 @@ fn subsample(
 
 /// Fills in the solution's guarantees: the accountant's composition of `planned_rounds`
 /// calls of cost `cost` (the stopping time is an output, so the analysis covers the worst
-/// case), at total δ `delta` — raised, for approximate calls, to the δ they spend themselves
-/// (k·δ₀), so that basic composition always applies. A non-private run, or one with no
-/// planned call, gets none.
+/// case), at total δ `delta` ([`composed`]). A non-private run, or one with no planned call,
+/// gets none.
 ///
 /// `decomposable_greedy` is true only for [`super::greedy`] with the standard exponential
 /// mechanism on an objective that declares itself decomposable; the accountant then gets the
@@ -260,15 +259,41 @@ pub(super) fn account(
     delta: Delta,
     decomposable_greedy: bool,
 ) -> Result<()> {
-    if matches!(cost, PrivacyCost::NonPrivate) || solution.planned_rounds == 0 {
+    let same_lambda = solution
+        .rounds
+        .windows(2)
+        .all(|w| w[0].sensitivity == w[1].sensitivity);
+    let Some(c) = composed(
+        cost,
+        solution.planned_rounds,
+        delta,
+        decomposable_greedy && same_lambda,
+    )?
+    else {
         return Ok(());
+    };
+    solution.guarantees = c.guarantees;
+    solution.guarantee = c.best;
+    solution.calls = c.calls;
+    Ok(())
+}
+
+/// The guarantees of `rounds` calls of cost `cost` at total δ `delta` — raised, for
+/// approximate calls, to the δ they spend themselves (k·δ₀), so that basic composition
+/// always applies — with the decomposable rule's evidence when `decomposable`; `None` for a
+/// non-private cost or no call. What [`account`] gives a run, and [`planned`] a run before
+/// it starts: one derivation for both.
+fn composed(
+    cost: PrivacyCost,
+    planned_rounds: usize,
+    delta: Delta,
+    decomposable: bool,
+) -> Result<Option<Composed>> {
+    if matches!(cost, PrivacyCost::NonPrivate) || planned_rounds == 0 {
+        return Ok(None);
     }
-    let rounds = u64::try_from(solution.planned_rounds).map_err(|_| {
-        Error::Overflow(format!(
-            "{} rounds do not fit in u64",
-            solution.planned_rounds
-        ))
-    })?;
+    let rounds = u64::try_from(planned_rounds)
+        .map_err(|_| Error::Overflow(format!("{planned_rounds} rounds do not fit in u64")))?;
     let delta = match cost {
         PrivacyCost::Approximate { delta: delta0, .. } => {
             // k·δ₀ rounded up, so the reported δ is never below what the calls spend.
@@ -281,19 +306,66 @@ pub(super) fn account(
         }
         _ => delta,
     };
-    let same_lambda = solution
-        .rounds
-        .windows(2)
-        .all(|w| w[0].sensitivity == w[1].sensitivity);
     let decomposable = match cost {
-        PrivacyCost::BoundedRange { epsilon } if decomposable_greedy && same_lambda => {
+        PrivacyCost::BoundedRange { epsilon } if decomposable => {
             Some(DecomposableGreedy::new(epsilon, rounds))
         }
         _ => None,
     };
     let composition = compose_homogeneous(cost, rounds, delta, ComposeOptions { decomposable })?;
-    solution.guarantees = composition.guarantees;
-    solution.guarantee = composition.best;
-    solution.calls = vec![(cost, rounds)];
-    Ok(())
+    Ok(Some(Composed {
+        guarantees: composition.guarantees,
+        best: composition.best,
+        calls: vec![(cost, rounds)],
+    }))
+}
+
+/// A composition of a run's planned calls.
+struct Composed {
+    guarantees: Vec<Guarantee>,
+    best: Option<Guarantee>,
+    calls: Vec<(PrivacyCost, u64)>,
+}
+
+/// What a run of `rounds` planned selector calls with `procedure` will spend, computed
+/// before it runs — from public parameters only: the procedure, the number of calls the
+/// algorithm plans, and whether the decomposable rule applies (the standard exponential
+/// mechanism in Algorithms 1 or 2 on a decomposable objective with one λ in every round) —
+/// by the same budget split and accounting the run uses. What a budget ledger reserves
+/// before the data is read.
+///
+/// ```
+/// use disguise::maximize::{Budget, Mechanism, Procedure, planned};
+/// let procedure = Procedure::private(Mechanism::Exponential, Budget::total(1.0, 0.0)?);
+/// let plan = planned(&procedure, 4, false)?;
+/// assert_eq!(plan.guarantee.unwrap().epsilon, 1.0);
+/// assert_eq!(plan.calls[0].1, 4);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// As the procedure's resolution (a budget no rule can split, …).
+pub fn planned(procedure: &Procedure<'_>, rounds: usize, decomposable: bool) -> Result<Planned> {
+    let resolved = procedure.resolve(rounds, decomposable)?;
+    let cost = resolved.selector.get().cost();
+    let c = composed(cost, rounds, resolved.delta, resolved.decomposable)?;
+    Ok(Planned {
+        rounds,
+        split: resolved.split,
+        guarantee: c.as_ref().and_then(|c| c.best),
+        calls: c.map(|c| c.calls).unwrap_or_default(),
+    })
+}
+
+/// What a run will spend, planned before it starts ([`planned`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Planned {
+    /// The selector calls the guarantee covers.
+    pub rounds: usize,
+    /// How a total budget is split over the rounds, if it is.
+    pub split: Option<BestBudget>,
+    /// The end-to-end guarantee (`None` for the non-private argmax).
+    pub guarantee: Option<Guarantee>,
+    /// The calls it composes.
+    pub calls: Vec<(PrivacyCost, u64)>,
 }

@@ -49,6 +49,7 @@ pub use baselines::{lazy_greedy, random_greedy, stochastic_greedy};
 pub use continuous_greedy::{
     ContinuousGreedy, ContinuousGreedyRun, Directions, continuous_greedy, continuous_greedy_run,
 };
+pub use driver::{Planned, planned};
 pub use exhaustive::{EXHAUSTIVE_LIMIT, exhaustive};
 pub use greedy::{greedy, standard_greedy};
 pub use k_submodular::{

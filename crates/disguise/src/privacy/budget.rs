@@ -217,9 +217,9 @@ pub struct BestBudget {
 pub struct BudgetPlan {
     /// Number of rounds k.
     pub rounds: u64,
-    /// Total ε.
+    /// Total ε, as asked (each rule's per-round ε₀ composes to at most it).
     pub epsilon: f64,
-    /// Total δ.
+    /// Total δ, as asked.
     pub delta: f64,
     /// Kind of call in every round.
     pub kind: CallKind,
@@ -659,8 +659,9 @@ pub fn plan(query: &BudgetQuery) -> Result<BudgetPlan> {
 
     Ok(BudgetPlan {
         rounds: k,
-        epsilon: eps,
-        delta,
+        // The budget asked for, as typed (it is planned at most as typed).
+        epsilon: crate::numeric::decimal::tidy_up(eps),
+        delta: crate::numeric::decimal::tidy_up(delta),
         kind: query.kind,
         decomposable: query.decomposable,
         rules,

@@ -16,3 +16,6 @@ pub mod mutual_information {}
 
 #[doc = include_str!("../../../../docs/proofs/ledger-composition.md")]
 pub mod ledger_composition {}
+
+#[doc = include_str!("../../../../docs/proofs/utility-bounds.md")]
+pub mod utility_bounds {}

@@ -273,18 +273,39 @@ impl Assign {
     }
 
     /// Everything a run needs; `f_max` is the most the objective can reach (for its bound).
+    /// What a run will spend among `candidates` public candidates, planned before any record
+    /// is read (the k-submodular greedy's planned rounds — the constraint's rank — and the
+    /// accountant, [`crate::maximize::planned`]): the report's privacy, which a budget
+    /// ledger reserves first.
+    ///
+    /// # Errors
+    /// As [`Assign::validate`]; a constraint file that cannot be read.
+    pub fn plan(&self, candidates: usize) -> Result<PrivacyReport> {
+        let (procedure, _) = self.validate()?;
+        let constraint = self.matroid(candidates)?;
+        Ok(PrivacyReport::planned(&crate::maximize::planned(
+            &procedure,
+            constraint.rank_bound(),
+            false,
+        )?))
+    }
+
+    /// The matroid over `m` candidates: the constraint file's, or the cardinality k's.
+    fn matroid(&self, m: usize) -> Result<Matroid> {
+        Ok(match (&self.constraint, self.k) {
+            (Some(spec), _) => Matroid::from_spec(spec, m)?,
+            (None, Some(k)) => Matroid::Cardinality(Cardinality::new(m, k)),
+            (None, None) => return Err(Error::param("k", "k or a constraint is required")),
+        })
+    }
+
     fn prepare_with<'o, F: KSubmodularFunction>(
         &self,
         objective: &'o F,
         f_max: f64,
     ) -> Result<PreparedAssign<'o, F>> {
         let (procedure, failure) = self.validate()?;
-        let m = objective.ground_size();
-        let constraint = match (&self.constraint, self.k) {
-            (Some(spec), _) => Matroid::from_spec(spec, m)?,
-            (None, Some(k)) => Matroid::Cardinality(Cardinality::new(m, k)),
-            (None, None) => return Err(Error::param("k", "k or a constraint is required")),
-        };
+        let constraint = self.matroid(objective.ground_size())?;
         Ok(PreparedAssign {
             objective,
             constraint,

@@ -14,9 +14,9 @@
 
 use super::usefulness::GreedyRun;
 use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
-use crate::constraint::{Cardinality, Intersection, Matroid};
+use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
-use crate::maximize::{Procedure, Solution, greedy, subsample_greedy};
+use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
 use crate::names::Named;
 use crate::noise::SecureRng;
 use crate::objective::{Coverage, SetFunction};
@@ -100,6 +100,35 @@ impl MaxCoverage {
             ));
         }
         Coverage::new(candidates, covers)
+    }
+
+    /// What a run will spend among `candidates` public candidates, planned before any record
+    /// is read ([`crate::maximize::planned`]; coverage is decomposable with one λ in every
+    /// round, so the greedy may use the decomposable rule): the report's privacy, which a
+    /// budget ledger reserves first.
+    ///
+    /// # Errors
+    /// As [`MaxCoverage::validate`]; k larger than the candidates.
+    pub fn plan(&self, candidates: usize) -> Result<PrivacyReport> {
+        let procedure = self.validate()?;
+        if self.k > candidates {
+            return Err(Error::param(
+                "k",
+                format!(
+                    "{} is larger than the number of candidates ({candidates})",
+                    self.k
+                ),
+            ));
+        }
+        let plan = match self.algorithm {
+            Algorithm::Subsample => planned(&procedure, self.k, false)?,
+            _ => planned(
+                &procedure,
+                Cardinality::new(candidates, self.k).rank_bound(),
+                true,
+            )?,
+        };
+        Ok(PrivacyReport::planned(&plan))
     }
 
     /// Everything a run needs that does not change between trials.

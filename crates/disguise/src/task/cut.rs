@@ -20,9 +20,9 @@
 
 use super::usefulness::GreedyRun;
 use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
-use crate::constraint::{Cardinality, Intersection, Matroid};
+use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
-use crate::maximize::{Procedure, Solution, greedy, subsample_greedy};
+use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
 use crate::names::Named;
 use crate::noise::SecureRng;
 use crate::objective::{GraphCut, SetFunction};
@@ -114,6 +114,30 @@ impl MaxCut {
             return Err(Error::param("edges", "there are no edges"));
         }
         GraphCut::new(vertices, edges)
+    }
+
+    /// What a run will spend among `vertices` public vertices, planned before any edge is
+    /// read ([`crate::maximize::planned`]; the cut is not decomposable): the report's privacy,
+    /// which a budget ledger reserves first.
+    ///
+    /// # Errors
+    /// As [`MaxCut::validate`]; k larger than the vertices.
+    pub fn plan(&self, vertices: usize) -> Result<PrivacyReport> {
+        let procedure = self.validate()?;
+        if self.k > vertices {
+            return Err(Error::param(
+                "k",
+                format!(
+                    "{} is larger than the number of vertices ({vertices})",
+                    self.k
+                ),
+            ));
+        }
+        let rounds = match self.algorithm {
+            Algorithm::Subsample => self.k,
+            _ => Cardinality::new(vertices, self.k).rank_bound(),
+        };
+        Ok(PrivacyReport::planned(&planned(&procedure, rounds, false)?))
     }
 
     /// Everything a run needs that does not change between trials; `edges` is the number

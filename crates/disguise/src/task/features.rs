@@ -12,10 +12,10 @@
 
 use super::usefulness::GreedyRun;
 use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
-use crate::constraint::Cardinality;
+use crate::constraint::{Cardinality, Independence};
 use crate::data::Codes;
 use crate::error::{Error, Result};
-use crate::maximize::{Procedure, Solution, greedy, subsample_greedy};
+use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
 use crate::names::{Named, named_traits};
 use crate::noise::SecureRng;
 use crate::objective::{Discernibility, MutualInformation, SetFunction};
@@ -163,6 +163,31 @@ impl Features {
             ));
         }
         Ok(procedure)
+    }
+
+    /// What a run will spend choosing among `features` columns (public: the table's
+    /// header), planned before any record is read ([`crate::maximize::planned`]; neither
+    /// objective is decomposable): the report's privacy, which a budget ledger reserves
+    /// first.
+    ///
+    /// # Errors
+    /// As [`Features::validate`]; k larger than the features.
+    pub fn plan(&self, features: usize) -> Result<PrivacyReport> {
+        let procedure = self.validate()?;
+        if self.k > features {
+            return Err(Error::param(
+                "k",
+                format!(
+                    "{} is larger than the number of features ({features})",
+                    self.k
+                ),
+            ));
+        }
+        let rounds = match self.algorithm {
+            Algorithm::Subsample => self.k,
+            _ => Cardinality::new(features, self.k).rank_bound(),
+        };
+        Ok(PrivacyReport::planned(&planned(&procedure, rounds, false)?))
     }
 
     /// Builds the objective on `table` and checks that k fits it. The table's columns move

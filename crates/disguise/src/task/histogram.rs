@@ -60,6 +60,32 @@ impl Histogram {
         }
     }
 
+    /// What the release will spend, planned from the request alone before any record is
+    /// read: ε, pure (ε_p + ε_h ≤ ε: the projection's calls and the thresholded Laplace
+    /// histogram compose by basic composition to at most the ε asked, spent at most as
+    /// typed) — what a budget ledger reserves first. A release whose domains come from the
+    /// data has no guarantee and is refused under a ledger before this.
+    ///
+    /// # Errors
+    /// As [`Histogram::validate`].
+    pub fn plan(&self) -> Result<super::PrivacyReport> {
+        self.validate()?;
+        let epsilon = crate::numeric::decimal::tidy_up(Epsilon::total(self.epsilon)?.get());
+        Ok(super::PrivacyReport {
+            per_round_epsilon: None,
+            per_round_delta: None,
+            composition: None,
+            rounds: 1,
+            guarantee: Some(crate::privacy::Guarantee {
+                epsilon,
+                delta: 0.0,
+                rule: crate::privacy::compose::Rule::Basic,
+            }),
+            calls: Vec::new(),
+            secure_rng: true,
+        })
+    }
+
     /// Validates every option that needs no data.
     ///
     /// # Errors

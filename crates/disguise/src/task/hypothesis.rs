@@ -10,8 +10,8 @@
 
 use super::{Composition, MechanismChoice, Privacy};
 use crate::apps::hypothesis::{
-    HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, StumpClass, select_hypothesis,
-    table_columns,
+    HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, StumpClass, hypothesis_spend,
+    select_hypothesis, table_columns,
 };
 use crate::error::{Error, Result};
 use crate::histogram::Table;
@@ -95,6 +95,27 @@ impl Hypothesis {
             // The argmax spends nothing; its ε is a placeholder the selector ignores.
             epsilon: Epsilon::total(self.epsilon.unwrap_or(1.0))?,
             delta: Delta::total(self.delta)?,
+        })
+    }
+
+    /// What the selection will spend, planned from the request alone before any record is
+    /// read (one call of the mechanism: [`hypothesis_spend`]): what a budget ledger reserves
+    /// first.
+    ///
+    /// # Errors
+    /// As [`Hypothesis::validate`].
+    pub fn plan(&self) -> Result<super::PrivacyReport> {
+        let query = self.validate()?;
+        let (cost, guarantee) = hypothesis_spend(&query)?;
+        let private = guarantee.is_some();
+        Ok(super::PrivacyReport {
+            per_round_epsilon: private.then(|| query.epsilon.get()),
+            per_round_delta: private.then(|| cost.epsilon_delta().map_or(0.0, |(_, d)| d)),
+            composition: None,
+            rounds: 1,
+            guarantee,
+            calls: if private { vec![(cost, 1)] } else { Vec::new() },
+            secure_rng: true,
         })
     }
 

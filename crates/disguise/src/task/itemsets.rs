@@ -10,7 +10,7 @@
 //! the caps are public.
 
 use crate::apps::{
-    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetCounts,
+    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetBudget, ItemsetCounts,
     ItemsetMechanism, ItemsetQuery, ItemsetRelease, MAX_MARGIN_LIMIT, MAX_TOP, Transactions,
     mine_itemsets,
 };
@@ -171,12 +171,30 @@ impl Itemsets {
         rng: &mut SecureRng,
     ) -> Result<ItemsetRelease> {
         self.validate(transactions.has_public_items())?;
-        let query = ItemsetQuery::new(Epsilon::total(self.epsilon)?, Delta::total(self.delta)?)
-            .top(self.top)
-            .mechanism(self.mechanism)
-            .max_margin(self.max_margin)
-            .count_share(self.count_share);
-        mine_itemsets(transactions, counts, &query, rng)
+        mine_itemsets(transactions, counts, &self.query()?, rng)
+    }
+
+    /// The query of [`mine_itemsets`] (the budget spent at most as typed).
+    fn query(&self) -> Result<ItemsetQuery> {
+        Ok(
+            ItemsetQuery::new(Epsilon::total(self.epsilon)?, Delta::total(self.delta)?)
+                .top(self.top)
+                .mechanism(self.mechanism)
+                .max_margin(self.max_margin)
+                .count_share(self.count_share),
+        )
+    }
+
+    /// What a release will spend, planned from the options alone before any transaction is
+    /// read ([`ItemsetBudget`]: the T selections and the noisy counts): what a budget ledger
+    /// reserves first. `item_list` says whether a public item list will be given.
+    ///
+    /// # Errors
+    /// As [`Itemsets::validate`]; a budget no rule can split.
+    pub fn plan(&self, item_list: bool) -> Result<super::PrivacyReport> {
+        self.validate(item_list)?;
+        let budget = ItemsetBudget::new(&self.query()?, self.size, self.max_length)?;
+        Ok(budget.planned(self.top, self.mechanism != ItemsetMechanism::Em))
     }
 
     /// The a-priori utility of a release, from public quantities only (n, the size of the

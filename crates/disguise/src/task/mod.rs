@@ -429,6 +429,37 @@ pub struct PrivacyReport {
 }
 
 impl PrivacyReport {
+    /// The report a run will have, planned before it starts ([`crate::maximize::planned`]),
+    /// for a secure generator (a front end running seeded says so when it reserves).
+    pub fn planned(plan: &crate::maximize::Planned) -> Self {
+        Self {
+            per_round_epsilon: plan.split.map(|b| b.per_round_epsilon),
+            per_round_delta: plan.split.map(|b| b.per_round_delta),
+            composition: plan.split.map(|b| b.rule.name()),
+            rounds: plan.rounds,
+            guarantee: plan.guarantee,
+            calls: plan.calls.clone(),
+            secure_rng: true,
+        }
+    }
+
+    /// The same report stated for neighbours that differ in up to `size` of the task's
+    /// records (group privacy: [`Guarantee::group`], and each call's cost
+    /// [`crate::privacy::PrivacyCost::group`]); the per-round budget is unchanged. E.g. 2
+    /// for one friendship of a graph given as friend lists, which sits in two of them.
+    pub fn group(mut self, size: u32) -> Self {
+        if size <= 1 {
+            return self;
+        }
+        self.guarantee = self.guarantee.map(|g| g.group(size));
+        self.calls = self
+            .calls
+            .into_iter()
+            .filter_map(|(cost, n)| cost.group(size).map(|c| (c, n)))
+            .collect();
+        self
+    }
+
     /// The report of one run.
     pub fn of(solution: &Solution) -> Self {
         let split = solution.budget_split;

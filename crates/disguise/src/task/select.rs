@@ -16,7 +16,8 @@ use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{
-    ContinuousGreedy, Directions, Procedure, Solution, continuous_greedy, greedy, subsample_greedy,
+    ContinuousGreedy, Directions, Procedure, Solution, continuous_greedy, greedy, planned,
+    subsample_greedy,
 };
 use crate::names::Named;
 use crate::noise::SecureRng;
@@ -236,6 +237,19 @@ impl Select {
                      (their intersection is not a matroid)",
                 ));
             }
+            if !matches!(
+                self.privacy.mechanism,
+                super::MechanismChoice::Exponential | super::MechanismChoice::Argmax
+            ) {
+                return Err(Error::param(
+                    "mechanism",
+                    format!(
+                        "the continuous greedy chooses among bases with the exponential \
+                         mechanism; {} is not supported",
+                        self.privacy.mechanism
+                    ),
+                ));
+            }
         }
         Ok(procedure)
     }
@@ -330,14 +344,7 @@ impl Select {
         objective: &'o FacilityLocation,
         procedure: Procedure<'static>,
     ) -> Result<Prepared<'o>> {
-        let m = objective.ground_size();
-        let mut parts = Vec::new();
-        if let Some(spec) = &self.constraint {
-            parts.push(Matroid::from_spec(spec, m)?);
-        }
-        if let Some(k) = self.k {
-            parts.push(Matroid::from(Cardinality::new(m, k)));
-        }
+        let parts = self.matroids(objective.ground_size())?;
         let continuous = if self.algorithm == Algorithm::ContinuousGreedy {
             // validate() made sure there is exactly one matroid.
             let Some(matroid) = parts.first().cloned() else {
@@ -362,6 +369,80 @@ impl Select {
             procedure,
             continuous,
         })
+    }
+
+    /// The matroids whose intersection constrains the picks among `m` candidates: the
+    /// constraint file's and the cardinality k's.
+    fn matroids(&self, m: usize) -> Result<Vec<Matroid>> {
+        let mut parts = Vec::new();
+        if let Some(spec) = &self.constraint {
+            parts.push(Matroid::from_spec(spec, m)?);
+        }
+        if let Some(k) = self.k {
+            parts.push(Matroid::from(Cardinality::new(m, k)));
+        }
+        Ok(parts)
+    }
+
+    /// What a run will spend among `candidates` public candidates, planned before any record
+    /// is read — by the algorithm's own count of calls and the accountant
+    /// ([`crate::maximize::planned`]): the report's privacy, which a budget ledger reserves
+    /// first. Facility location is 1-decomposable with λ = 1 in every round, so the greedy
+    /// may use the decomposable rule (not with a cost: f − cost·|S| is not decomposable).
+    ///
+    /// ```
+    /// use disguise::prelude::*;
+    /// # let points = [[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
+    /// # let candidates = [[0.0, 0.0], [5.0, 5.0], [9.0, 0.0]];
+    /// let request = Select::new(2).epsilon(1.0);
+    /// let plan = request.plan(candidates.len())?;
+    /// let report = request.run(&points, &candidates, &mut SecureRng::from_os()?)?;
+    /// assert_eq!(plan.guarantee, report.privacy.guarantee);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Select::validate`]; k larger than the candidates; a constraint file that cannot
+    /// be read.
+    pub fn plan(&self, candidates: usize) -> Result<PrivacyReport> {
+        let procedure = self.validate()?;
+        if let Some(k) = self.k
+            && k > candidates
+        {
+            return Err(Error::param(
+                "k",
+                format!("{k} is larger than the number of candidates ({candidates})"),
+            ));
+        }
+        let parts = self.matroids(candidates)?;
+        let plan = match self.algorithm {
+            Algorithm::ContinuousGreedy => {
+                let Some(matroid) = parts.first() else {
+                    return Err(Error::param("k", "k or a constraint is required"));
+                };
+                let options = ContinuousGreedy {
+                    steps: self.continuous.steps,
+                    directions: self.continuous.directions,
+                };
+                let calls = options.planned_calls(
+                    matroid.rank_bound(),
+                    crate::maximize::MatroidBases::uniform_blocks(matroid).is_some(),
+                )?;
+                planned(&procedure, calls, false)?
+            }
+            Algorithm::Subsample => {
+                let k = match self.k {
+                    Some(k) => k,
+                    None => Intersection::new(parts)?.rank_bound(),
+                };
+                planned(&procedure, k, false)?
+            }
+            Algorithm::Greedy => {
+                let rounds = Intersection::new(parts)?.rank_bound();
+                planned(&procedure, rounds, self.cost == 0.0)?
+            }
+        };
+        Ok(PrivacyReport::planned(&plan))
     }
 
     /// One private selection: validates, builds the objective, runs once and reports.

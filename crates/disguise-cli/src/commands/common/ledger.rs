@@ -3,6 +3,8 @@
 
 use anyhow::bail;
 use disguise::ledger::{Ledger, Spends, Unit};
+use disguise::privacy::Guarantee;
+use disguise::task::PrivacyReport;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -35,6 +37,7 @@ pub struct Charge {
     dataset: String,
     command: String,
     unit: Option<Unit>,
+    group: Option<u32>,
 }
 
 impl LedgerArgs {
@@ -70,6 +73,7 @@ impl LedgerArgs {
             dataset,
             command: command_line(),
             unit: None,
+            group: None,
         }))
     }
 }
@@ -97,22 +101,74 @@ impl Charge {
         self
     }
 
-    /// Records what `result` spends, `runs` times (the trials released together), made with
-    /// a `secure` generator or not, before anything of it is printed or written; an error
-    /// (exit code 3 when over the limit) means nothing may be released.
-    pub fn reserve<T: Spends>(&self, result: &T, runs: u64, secure: bool) -> anyhow::Result<()> {
-        let spent = result
+    /// Records what the request plans to spend (its report's privacy, from public
+    /// parameters: the library's `plan`), `runs` times (the trials released together), made
+    /// with a `secure` generator or not — **before the data is read**; an error (exit code 3
+    /// when over the limit) means nothing may be read or released. A run that fails after
+    /// this stays charged.
+    pub fn reserve(
+        &self,
+        plan: &PrivacyReport,
+        mechanism: &str,
+        runs: u64,
+        secure: bool,
+    ) -> anyhow::Result<Reserved> {
+        let spent = plan
             .spend()
             .map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
         if let Some(spend) = spent {
             let mut spend = spend
                 .runs(runs)
                 .secure(secure)
+                .mechanism(mechanism)
                 .command(self.command.clone());
             if let Some(unit) = self.unit {
                 spend = spend.unit(unit);
             }
+            if let Some(size) = self.group {
+                spend = spend
+                    .group(size)
+                    .map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
+            }
             self.ledger.reserve(&self.dataset, &spend)?;
+        }
+        Ok(Reserved {
+            planned: plan.guarantee,
+        })
+    }
+
+    /// The same charge for neighbours that differ in up to `size` of the task's records
+    /// (group privacy), e.g. 2 for one edge of a friendship graph given as friend lists.
+    pub fn group(mut self, size: u32) -> Self {
+        self.group = Some(size);
+        self
+    }
+}
+
+/// A reservation made before the data was read: what the run may report.
+pub struct Reserved {
+    planned: Option<Guarantee>,
+}
+
+impl Reserved {
+    /// Checks that a run's guarantee is within what was reserved (the library plans each
+    /// run by the same accounting; a run beyond its plan would be a bug, and releases
+    /// nothing).
+    pub fn check(&self, actual: Option<Guarantee>) -> anyhow::Result<()> {
+        let within = match (self.planned, actual) {
+            (Some(p), Some(a)) => {
+                use disguise::numeric::decimal::shortest;
+                shortest(a.epsilon) <= shortest(p.epsilon) && shortest(a.delta) <= shortest(p.delta)
+            }
+            (_, None) => true,
+            (None, Some(_)) => false,
+        };
+        if !within {
+            bail!(
+                "internal error: the run's guarantee {actual:?} exceeds what was reserved \
+                 ({:?}); nothing was released (please report this)",
+                self.planned
+            );
         }
         Ok(())
     }
@@ -128,8 +184,8 @@ pub fn open_ledger(file: &Path, timeout: f64) -> anyhow::Result<Ledger> {
 }
 
 /// Refuses a non-private run under a ledger before it runs.
-pub fn refuse_non_private(charge: Option<&Charge>, private: bool) -> anyhow::Result<()> {
-    if charge.is_some() && !private {
+pub fn refuse_non_private(ledger: bool, private: bool) -> anyhow::Result<()> {
+    if ledger && !private {
         bail!(
             "invalid --mechanism: max is not private, so a budget ledger cannot account for \
              it (choose a private mechanism, or drop --ledger)"

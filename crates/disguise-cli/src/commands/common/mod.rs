@@ -88,6 +88,29 @@ pub fn note_clipped(clipped: &[(String, u64)]) {
     }
 }
 
+impl RunArgs {
+    /// Reserves in the ledger (if any) what a single release of `mechanism` plans to spend
+    /// (`plan`: the task's plan from public parameters), before the data is read
+    /// ([`ledger::Charge::reserve`]).
+    pub fn reserve(
+        &self,
+        charge: Option<&ledger::Charge>,
+        mechanism: &str,
+        plan: impl FnOnce() -> disguise::Result<disguise::task::PrivacyReport>,
+    ) -> anyhow::Result<Option<ledger::Reserved>> {
+        let Some(charge) = charge else {
+            return Ok(None);
+        };
+        let plan = plan().map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
+        Ok(Some(charge.reserve(
+            &plan,
+            mechanism,
+            1,
+            self.seed.is_none(),
+        )?))
+    }
+}
+
 /// `--delta`: the δ of a whole release, 0 by default (pure ε-DP).
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct DeltaArg {

@@ -3,8 +3,8 @@
 
 use super::names::named;
 use crate::output::{
-    CsvOut, RowFormat, budget, fixed, guarantee, input, print_json, progress_bar, rng_from_seed,
-    spinner, thousands,
+    CsvOut, RowFormat, budget, fixed, flag_of, flagged, guarantee, input, print_json, progress_bar,
+    rng_from_seed, spinner, thousands,
 };
 use crate::trials::{Kept, PerPick, PerTrial, TrialPicks};
 use anyhow::bail;
@@ -76,6 +76,28 @@ impl PrivacyArgs {
         self.algorithm.unwrap_or(default)
     }
 
+    /// Reserves in the ledger (if any) what the request plans to spend for all the trials,
+    /// before the data is read ([`super::ledger::Charge::reserve`]); `plan` is the task's
+    /// plan from public parameters.
+    pub fn reserve(
+        &self,
+        charge: Option<&super::ledger::Charge>,
+        plan: impl FnOnce() -> disguise::Result<disguise::task::PrivacyReport>,
+    ) -> anyhow::Result<Option<super::ledger::Reserved>> {
+        let Some(charge) = charge else {
+            return Ok(None);
+        };
+        super::ledger::refuse_non_private(true, self.mechanism != MechanismChoice::Argmax)?;
+        let plan = plan().map_err(|e| flagged(e, &flag_of))?;
+        let reserved = charge.reserve(
+            &plan,
+            disguise::names::Named::name(self.mechanism),
+            self.trials.unwrap_or(1),
+            self.seed.is_none(),
+        )?;
+        Ok(Some(reserved))
+    }
+
     /// The library's privacy options.
     pub fn privacy(&self) -> Privacy {
         Privacy {
@@ -125,6 +147,11 @@ pub struct Labels<'a> {
     pub types: Option<&'a [String]>,
     /// The utility of an objective value (e.g. f(S)/n).
     pub utility: &'a dyn Fn(f64) -> f64,
+    /// The records one unit of privacy spans (group privacy): 1, or 2 for a friendship of a
+    /// graph given as friend lists.
+    pub group: u32,
+    /// What neighbouring data sets differ in, as the guarantee line says it.
+    pub neighbours: &'a str,
 }
 
 impl<'a> Labels<'a> {
@@ -134,6 +161,18 @@ impl<'a> Labels<'a> {
             names,
             types: None,
             utility,
+            group: 1,
+            neighbours: "neighbouring datasets differ in one record",
+        }
+    }
+
+    /// The same, with the guarantee stated for neighbours that differ in one unit of `group`
+    /// records, described by `neighbours`.
+    pub fn unit(self, group: u32, neighbours: &'a str) -> Self {
+        Self {
+            group,
+            neighbours,
+            ..self
         }
     }
 
@@ -177,13 +216,13 @@ pub struct Outcome<T> {
 /// one of `--seed`, keyed after those checks. `preamble` prints the table's opening lines
 /// from the first trial (the budget line and a blank line follow it); `picks` bounds the
 /// picks of one trial; `usefulness` judges the first trial's a-priori utility, and a
-/// vacuous bound is warned of on stderr before any result. With a budget ledger (`charge`)
-/// the trials' cost is recorded once the first trial is done, before anything of any trial
-/// is printed (a refusal prints nothing). The caller prints the JSON document and the
-/// table's closing lines from the returned [`Outcome`].
+/// vacuous bound is warned of on stderr before any result. With a budget ledger the
+/// trials' cost was reserved by the caller before the data was read (`reserved`); the first
+/// trial's guarantee is checked against it before anything is printed. The caller prints
+/// the JSON document and the table's closing lines from the returned [`Outcome`].
 pub fn run_and_print<T, F>(
     args: &PrivacyArgs,
-    charge: Option<&super::ledger::Charge>,
+    reserved: Option<&super::ledger::Reserved>,
     picks: usize,
     labels: &Labels<'_>,
     preamble: &dyn Fn(&T),
@@ -194,7 +233,10 @@ where
     T: Trial + Clone,
     F: Fn(&mut SecureRng) -> disguise::Result<T> + Sync,
 {
-    super::ledger::refuse_non_private(charge, args.mechanism != MechanismChoice::Argmax)?;
+    super::ledger::refuse_non_private(
+        reserved.is_some(),
+        args.mechanism != MechanismChoice::Argmax,
+    )?;
     let count = args.trials.unwrap_or(1);
     let per_trial = args.trials.is_some();
     let bar = if per_trial {
@@ -223,15 +265,16 @@ where
         let utility = (labels.utility)(s.value);
         finals.push(utility);
         if t == 0 {
-            // Recorded before anything of any trial is released: all the trials at once.
-            if let Some(charge) = charge {
-                charge.reserve(s, count, s.secure_rng)?;
+            // Reserved before the data was read, for all the trials; a run beyond its plan
+            // would release nothing.
+            if let Some(reserved) = reserved {
+                reserved.check(s.guarantee)?;
             }
             // Said before any result, in every format (it depends on public quantities only).
             if let Some(u) = usefulness(&trial) {
                 bar.suspend(|| super::warn_if_vacuous(&u));
             }
-            let privacy = PrivacyReport::of(s);
+            let privacy = PrivacyReport::of(s).group(labels.group);
             if args.format == RowFormat::Table {
                 bar.suspend(|| {
                     preamble(&trial);
@@ -369,11 +412,16 @@ pub fn budget_line(report: &PrivacyReport, args: &PrivacyArgs) -> String {
 }
 
 /// The guarantee line(s) of the table output.
-pub fn guarantee_line(report: &PrivacyReport, trials: Option<u64>, secure: bool) -> String {
+pub fn guarantee_line(
+    report: &PrivacyReport,
+    trials: Option<u64>,
+    secure: bool,
+    neighbours: &str,
+) -> String {
     let mut line = match report.guarantee {
         Some(g) => format!(
             "guarantee: ({}, {})-differentially private, proved by {} composition \
-                 (neighbouring datasets differ in one record)",
+                 ({neighbours})",
             guarantee(g.epsilon),
             guarantee(g.delta),
             g.rule
@@ -486,7 +534,10 @@ pub fn print_closing<H: Serialize, T: Trial>(
             let secure = outcome.first.solution().secure_rng;
             println!();
             println!("{note}");
-            println!("{}", guarantee_line(&outcome.privacy, args.trials, secure));
+            println!(
+                "{}",
+                guarantee_line(&outcome.privacy, args.trials, secure, labels.neighbours)
+            );
             Ok(())
         }
     }

@@ -7,13 +7,17 @@ use super::{check_rounds, finite, round::*};
 use crate::error::Result;
 use crate::privacy::Epsilon;
 
-/// Basic composition of `rounds` calls of ε₀: ε = k·ε₀ (rounded up).
+/// Basic composition of `rounds` calls of ε₀: ε = k·ε₀ (rounded up, then reported as a
+/// decimal at or above it: [`crate::numeric::decimal::tidy_up`]).
 ///
 /// δ composes the same way (Σδᵢ); for pure calls it is 0.
 ///
 /// ```
 /// use disguise::privacy::{compose, Epsilon};
-/// assert_eq!(compose::basic(10, Epsilon::new(0.1)?)?, 1.0000000000000002);
+/// // ε₀ = 0.1 as typed is spent at the double just below 0.1: ten calls are at most 1.
+/// assert_eq!(compose::basic(10, Epsilon::total(0.1)?)?, 1.0);
+/// // The double nearest 0.1 is a hair above it: ten calls are a hair above 1.
+/// assert!(compose::basic(10, Epsilon::new(0.1)?)? > 1.0);
 /// # Ok::<(), disguise::Error>(())
 /// ```
 pub fn basic(rounds: u64, epsilon0: Epsilon) -> Result<f64> {
