@@ -654,8 +654,8 @@ fn hypotheses(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()> 
                 Some(method) => MechanismChoice::from_name(method.key())?,
                 None => MechanismChoice::Argmax,
             },
-            epsilon: Epsilon::new(HYPOTHESIS_EPSILONS[job.epsilon])?,
-            delta: Delta::new(DELTA)?,
+            epsilon: Epsilon::total(HYPOTHESIS_EPSILONS[job.epsilon])?,
+            delta: Delta::total(DELTA)?,
         };
         let s = select_hypothesis(class, scores, RECORDS, &query, rng)
             .context("hypothesis selection")?;

@@ -164,13 +164,10 @@ pub(super) fn procedure(
     let budget = match composition {
         Composition::Best => Budget::total(epsilon, delta)?,
         Composition::Basic => {
-            let query = BudgetQuery {
-                epsilon: Epsilon::new(epsilon)?,
-                delta: Delta::new(delta)?,
-                rounds: k as u64,
-                kind: mechanism.call_kind(),
-                decomposable,
-            };
+            // Planned at most as typed, as every budget of the library.
+            let query = BudgetQuery::new(epsilon, delta, k as u64)?
+                .with_kind(mechanism.call_kind())
+                .with_decomposable(decomposable);
             let basic = plan(&query)?
                 .rules
                 .into_iter()
@@ -180,7 +177,7 @@ pub(super) fn procedure(
                 epsilon0: Epsilon::new(basic.per_round_epsilon.unwrap_or(0.0))?,
                 delta0: Delta::new(basic.per_round_delta.unwrap_or(0.0))?,
                 // Pure mechanisms are reported as pure ε-DP, as in the paper.
-                delta: Delta::new(if mechanism.needs_delta() { delta } else { 0.0 })?,
+                delta: Delta::total(if mechanism.needs_delta() { delta } else { 0.0 })?,
             }
         }
     };

@@ -482,9 +482,10 @@ impl Accountant {
                 "nothing to compose: no call recorded",
             ));
         }
-        // The target read as the decimal typed: a reported δ (a decimal at or above the
-        // rule's) then never exceeds it.
-        let target = crate::numeric::decimal::at_most_typed(delta.get());
+        // Not snapped again: a budget's δ is already at most the decimal typed
+        // (`Delta::total`), and snapping is not idempotent (each pass would move it a double
+        // further down, and the guarantee would print below what was asked).
+        let target = delta.get();
         let mut out = Composition {
             calls,
             target_delta: target,
