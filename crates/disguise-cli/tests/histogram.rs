@@ -328,7 +328,8 @@ fn values_outside_the_bounds_are_counted_not_clamped_silently() {
     );
     assert!(stderr.contains("age 3"), "{stderr}");
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["clipped"]["age"], 3, "{doc}");
+    assert_eq!(doc["clipped_not_private"]["age"], 3, "{doc}");
+    assert!(doc.get("clipped").is_none(), "{doc}");
 }
 
 /// Too few records for the budget: τ is far above n, no cell passes, and the command says

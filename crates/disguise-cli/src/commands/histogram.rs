@@ -125,8 +125,12 @@ struct Report<'a> {
     #[serde(flatten)]
     release: &'a ProjectedHistogram,
     neighbouring: &'static str,
-    /// Values clamped into the edge bins per numeric column (NOT private, a diagnostic).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    /// Values clamped into the edge bins per numeric column: exact counts from the data, a
+    /// diagnostic for the data's owner, NOT private (the key says so to a program reading it).
+    #[serde(
+        rename = "clipped_not_private",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
     clipped: std::collections::BTreeMap<String, u64>,
 }
 

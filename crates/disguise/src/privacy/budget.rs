@@ -715,7 +715,8 @@ mod tests {
                 }
                 let decomposable_evidence = (r.rule == Rule::Decomposable)
                     .then(|| DecomposableGreedy::new(e(e0), k));
-                let c = compose_homogeneous(kind.cost(e(e0), d(d0)), k, d(del),
+                // At the planned δ (the typed δ read at most as typed), as every release.
+                let c = compose_homogeneous(kind.cost(e(e0), d(d0)), k, q.delta,
                     ComposeOptions { decomposable: decomposable_evidence }).unwrap();
                 let g = c.get(r.rule).unwrap();
                 proptest::prop_assert!(g.epsilon <= eps && g.delta <= del,
@@ -815,7 +816,7 @@ mod tests {
                                 let c = compose_homogeneous(
                                     cost,
                                     k,
-                                    d(del),
+                                    q.delta,
                                     ComposeOptions { decomposable },
                                 )
                                 .unwrap();
