@@ -61,6 +61,10 @@ enum Command {
     /// Private k-topic influence maximization: choose seeds and a topic for each so that the
     /// most people are reached (k-submodular greedy)
     Topics(commands::topics::Args),
+    /// Distributed runs: make the key that authenticates and encrypts the links between
+    /// processes.
+    #[command(subcommand)]
+    Cluster(commands::cluster::Command),
 }
 
 /// Exit code of an internal error (a panic): `EX_SOFTWARE` of sysexits.h.
@@ -137,8 +141,18 @@ fn main() -> ExitCode {
     if std::env::var_os("DISGUISE_TEST_INTERNAL_ERROR").is_some() {
         panic!("deliberate panic (DISGUISE_TEST_INTERNAL_ERROR is set)");
     }
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    use clap::{CommandFactory, FromArgMatches};
+    let command = Cli::command();
+    let cli = match command
+        .clone()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)))
+    {
+        Ok((cli, matches)) => {
+            // What a distributed run's processes must agree on.
+            commands::common::cluster::remember_request(&command, &matches);
+            cli
+        }
         Err(err) => return usage_error(err),
     };
     let result = match cli.command {
@@ -158,6 +172,7 @@ fn main() -> ExitCode {
         Command::Assign(args) => commands::assign::run(args),
         Command::Topics(args) => commands::topics::run(args),
         Command::Ledger(command) => commands::ledger::run(command),
+        Command::Cluster(command) => commands::cluster::run(command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

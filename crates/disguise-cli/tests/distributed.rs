@@ -624,3 +624,437 @@ fn a_peer_killed_mid_release_leaves_no_output() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// Starts process i with `per_process[i]` (and the host file, --process i, --workers 1), the
+/// others before process 0, and waits for all: their outputs in process order.
+fn run_each(dir: &Path, per_process: &[Vec<String>], hosts: &Path) -> Vec<Output> {
+    let mut children: Vec<(usize, Child)> = Vec::new();
+    for i in (0..per_process.len()).rev() {
+        let args: Vec<&str> = per_process[i].iter().map(String::as_str).collect();
+        // A --timeout of the test's own replaces the default of `start`.
+        let child = if args.contains(&"--timeout") {
+            Command::new(binary())
+                .current_dir(dir)
+                .args(&args)
+                .args([
+                    "--hosts",
+                    &hosts.to_string_lossy(),
+                    "--process",
+                    &i.to_string(),
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("start disguise")
+        } else {
+            start(dir, &args, hosts, i, 1)
+        };
+        children.push((i, child));
+    }
+    let mut outs: Vec<(usize, Output)> = children
+        .into_iter()
+        .map(|(i, c)| (i, c.wait_with_output().expect("process")))
+        .collect();
+    outs.sort_by_key(|(i, _)| *i);
+    outs.into_iter().map(|(_, o)| o).collect()
+}
+
+fn owned(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+/// Both processes stop with exit code 2 and one error line holding `needle`, before any
+/// selection (nothing on stdout), well within the timeout.
+fn both_refuse(outs: &[Output], needle: &str, case: &str) {
+    for (i, out) in outs.iter().enumerate() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{case}: process {i}: {stderr}");
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(errors.len(), 1, "{case}: process {i}: {stderr}");
+        assert!(errors[0].contains(needle), "{case}: process {i}: {stderr}");
+        assert!(out.stdout.is_empty(), "{case}: process {i} printed");
+    }
+}
+
+fn copy_parts(from: &Path, to: &Path, keep: impl Fn(&str) -> bool) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if keep(&name) {
+            std::fs::copy(entry.path(), to.join(&name)).unwrap();
+        }
+    }
+}
+
+/// The four ways an operator's processes may read the records other than exactly once — a
+/// local folder each, the same data cut into other parts, a stray file, a missing part — are
+/// refused by both processes before any record is read, naming the part.
+#[test]
+fn every_process_must_list_the_same_parts() {
+    let dir = dir_with("listings", &[]);
+    generate(&dir, "csv", 400, 4, "csv");
+    generate(&dir, "csv8", 400, 8, "csv");
+    let points = dir.join("csv/points");
+    let mut names: Vec<String> = std::fs::read_dir(&points)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 4, "{names:?}");
+    copy_parts(&points, &dir.join("even"), |n| {
+        n == names[0] || n == names[2]
+    });
+    copy_parts(&points, &dir.join("odd"), |n| {
+        n == names[1] || n == names[3]
+    });
+    copy_parts(&points, &dir.join("stray"), |_| true);
+    std::fs::write(dir.join("stray/README.txt"), "these are the points\n").unwrap();
+    copy_parts(&points, &dir.join("backup"), |_| true);
+    std::fs::copy(
+        points.join(&names[1]),
+        dir.join(format!("backup/{}.bak", names[1])),
+    )
+    .unwrap();
+    copy_parts(&points, &dir.join("missing"), |n| n != names[3]);
+    let cases = [
+        (
+            "even",
+            "odd",
+            format!(
+                "part {} is in process 1's listing but not in process 0's",
+                names[1]
+            ),
+        ),
+        // The same records cut into 8 parts: the first part already differs in size.
+        (
+            "csv/points",
+            "csv8/points",
+            format!("part {} has another size on process 1", names[0]),
+        ),
+        (
+            "csv/points",
+            "stray",
+            "part README.txt is in process 1's listing".into(),
+        ),
+        (
+            "csv/points",
+            "backup",
+            format!("part {}.bak is in process 1's listing", names[1]),
+        ),
+        (
+            "csv/points",
+            "missing",
+            format!(
+                "part {} is in process 0's listing but not in process 1's",
+                names[3]
+            ),
+        ),
+    ];
+    for (mine, theirs, needle) in cases {
+        let host_file = hosts(&dir, 2);
+        let started = Instant::now();
+        let per = [
+            owned(&select_args(mine, "")),
+            owned(&select_args(theirs, "")),
+        ];
+        let outs = run_each(&dir, &per, &host_file);
+        // Process 0 names the first part of process 1's listing it lacks (or its own part
+        // that process 1 lacks); process 1 names a differing part from its own side.
+        let case = format!("{mine} / {theirs}");
+        both_refuse(&outs, "--points: part ", &case);
+        let lead = String::from_utf8_lossy(&outs[0].stderr);
+        assert!(lead.contains(&needle), "{case}: {lead}");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{mine} / {theirs}"
+        );
+    }
+    // The same data under another path is the same input: accepted.
+    copy_parts(&points, &dir.join("copy"), |_| true);
+    let host_file = hosts(&dir, 2);
+    let per = [
+        owned(&select_args("csv/points", "")),
+        owned(&select_args("copy", "")),
+    ];
+    let outs = run_each(&dir, &per, &host_file);
+    assert!(
+        outs.iter().all(|o| o.status.success()),
+        "{}",
+        String::from_utf8_lossy(&outs[0].stderr)
+    );
+}
+
+/// Another candidate order, another --normalizer, another command: every process stops at
+/// once with exit code 2 and one line naming what differs — and no number from the data.
+#[test]
+fn every_process_must_run_the_same_request() {
+    let dir = dir_with("requests", &[]);
+    generate(&dir, "csv", 400, 2, "csv");
+    let candidates = std::fs::read_to_string(dir.join("csv/candidates.csv")).unwrap();
+    let mut lines: Vec<&str> = candidates.lines().collect();
+    lines[1..].reverse();
+    std::fs::write(dir.join("reordered.csv"), lines.join("\n") + "\n").unwrap();
+    std::fs::copy(dir.join("csv/candidates.csv"), dir.join("same.csv")).unwrap();
+    std::fs::write(dir.join("sets.dat"), "a b\nb\nc a\n").unwrap();
+    std::fs::write(dir.join("names.txt"), "a b c\n").unwrap();
+    let select = owned(&select_args("csv/points", ""));
+    let with = |from: &str, to: &str| -> Vec<String> {
+        select
+            .iter()
+            .map(|a| if a == from { to.to_string() } else { a.clone() })
+            .collect()
+    };
+    let mut normalizer = select.clone();
+    normalizer.extend(owned(&["--normalizer", "2"]));
+    let cover = owned(&words(
+        "cover --sets sets.dat --candidates names.txt --k 1 --epsilon 1 --seed 1 --format json",
+    ));
+    let cases = [
+        (
+            with("csv/candidates.csv", "reordered.csv"),
+            "another --candidates",
+        ),
+        (normalizer, "another request"),
+        (cover, "another command"),
+    ];
+    let digits = regex_free_numbers;
+    for (theirs, needle) in cases {
+        let host_file = hosts(&dir, 2);
+        let started = Instant::now();
+        let outs = run_each(&dir, &[select.clone(), theirs.clone()], &host_file);
+        both_refuse(&outs, needle, &theirs.join(" "));
+        for out in &outs {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let error = stderr
+                .lines()
+                .find(|l| l.starts_with("error:"))
+                .unwrap_or_default();
+            assert!(
+                digits(error).iter().all(|n| *n <= 1),
+                "a number in: {error}"
+            );
+        }
+        assert!(started.elapsed() < Duration::from_secs(20));
+    }
+    // Another path to the same candidates is the same request.
+    let host_file = hosts(&dir, 2);
+    let outs = run_each(
+        &dir,
+        &[select.clone(), with("csv/candidates.csv", "same.csv")],
+        &host_file,
+    );
+    assert!(
+        outs.iter().all(|o| o.status.success()),
+        "{}",
+        String::from_utf8_lossy(&outs[1].stderr)
+    );
+}
+
+/// The numbers in `text` (runs of digits).
+fn regex_free_numbers(text: &str) -> Vec<u64> {
+    text.split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .filter_map(|s| s.parse().ok())
+        .collect()
+}
+
+/// With a key, the result is the keyless one bit for bit; a port scan and a stranger sending
+/// garbage during the set-up are dropped with a warning and the run goes on; a process with
+/// another key is refused.
+#[test]
+fn a_keyed_cluster_drops_strangers_and_gives_the_same_result() {
+    let dir = dir_with("keyed", &[]);
+    generate(&dir, "csv", 400, 2, "csv");
+    disguise(&dir)
+        .args(words("cluster key --out k.key"))
+        .assert()
+        .success();
+    disguise(&dir)
+        .args(words("cluster key --out other.key"))
+        .assert()
+        .success();
+    let again = disguise(&dir)
+        .args(words("cluster key --out k.key"))
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("never overwritten"));
+    let plain = owned(&select_args("csv/points", ""));
+    let expected = cluster_stdout(&dir, &plain, 2, 1);
+    let keyed = owned(&select_args(
+        "csv/points",
+        "--cluster-key k.key --timeout 30",
+    ));
+
+    // Process 0 alone first: strangers knock while it waits for process 1.
+    let host_file = hosts(&dir, 2);
+    let address = std::fs::read_to_string(&host_file)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let args: Vec<&str> = keyed.iter().map(String::as_str).collect();
+    let spawn = |i: usize| {
+        Command::new(binary())
+            .current_dir(&dir)
+            .args(&args)
+            .args([
+                "--hosts",
+                &host_file.to_string_lossy(),
+                "--process",
+                &i.to_string(),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start disguise")
+    };
+    let lead = spawn(0);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let scan = loop {
+        match std::net::TcpStream::connect(&address) {
+            Ok(s) => break s,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("process 0 never listened: {e}"),
+        }
+    };
+    drop(scan); // connect and close, as a port scan or a health check
+    let mut stranger = std::net::TcpStream::connect(&address).unwrap();
+    use std::io::Write;
+    let _ = stranger.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    drop(stranger);
+    let peer = spawn(1).wait_with_output().unwrap();
+    let lead = lead.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&lead.stderr);
+    assert!(lead.status.success(), "{stderr}");
+    assert!(
+        peer.status.success(),
+        "{}",
+        String::from_utf8_lossy(&peer.stderr)
+    );
+    assert_eq!(lead.stdout, expected, "the keyed run is the keyless one");
+    assert!(
+        stderr.matches("warning: dropped a connection from").count() >= 2,
+        "{stderr}"
+    );
+
+    // Another key: the intruder is refused at once, process 0 waits for the real one.
+    let host_file = hosts(&dir, 2);
+    let other = owned(&select_args(
+        "csv/points",
+        "--cluster-key other.key --timeout 3",
+    ));
+    let mine = owned(&select_args(
+        "csv/points",
+        "--cluster-key k.key --timeout 3",
+    ));
+    let outs = run_each(&dir, &[mine, other], &host_file);
+    let intruder = String::from_utf8_lossy(&outs[1].stderr);
+    assert_eq!(outs[1].status.code(), Some(2), "{intruder}");
+    assert!(intruder.contains("same --cluster-key"), "{intruder}");
+    let lead = String::from_utf8_lossy(&outs[0].stderr);
+    assert!(
+        lead.contains("warning: dropped a connection") && lead.contains("did not connect"),
+        "{lead}"
+    );
+    assert!(outs[0].stdout.is_empty());
+}
+
+/// Without a key every host must be this machine; a host that does not resolve fails at once
+/// with its name.
+#[test]
+fn hosts_beyond_this_machine_need_a_key_and_must_resolve() {
+    let dir = dir_with(
+        "remote",
+        &[
+            ("remote.txt", "127.0.0.1:1\n192.0.2.1:4000\n"),
+            ("unknown.txt", "127.0.0.1:1\nno-such-host.invalid:4000\n"),
+        ],
+    );
+    generate(&dir, "csv", 100, 1, "csv");
+    let started = Instant::now();
+    let out = disguise(&dir)
+        .args(select_args("csv/points", "--hosts remote.txt --process 0"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("192.0.2.1:4000 (process 1) is not this machine"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("disguise cluster key --out"), "{stderr}");
+    let out = disguise(&dir)
+        .args(select_args("csv/points", "--hosts unknown.txt --process 0"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("cannot resolve no-such-host.invalid:4000"),
+        "{stderr}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+/// A process stopped mid-run: the other's timeout names it; resumed after the other has
+/// ended, it exits at once.
+#[cfg(unix)]
+#[test]
+fn the_timeout_names_the_silent_process_and_a_late_one_exits_at_once() {
+    let dir = dir_with("silent", &[]);
+    generate_with(&dir, "big", 1_000_000, 2, "parquet", 100);
+    let args = select_args("big/points", "");
+    let mut args: Vec<&str> = args
+        .into_iter()
+        .filter(|a| *a != "csv/candidates.csv")
+        .collect();
+    let at = args.iter().position(|a| *a == "--candidates").unwrap();
+    args.insert(at + 1, "big/candidates.csv");
+    let args: Vec<String> = owned(&args)
+        .into_iter()
+        .map(|a| if a == "4" { "40".into() } else { a })
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let host_file = hosts(&dir, 2);
+    let mut args0 = args.clone();
+    args0.extend(["--timeout", "3"]);
+    let peer = start(&dir, &args, &host_file, 1, 1);
+    let lead = Command::new(binary())
+        .current_dir(&dir)
+        .args(&args0)
+        .args([
+            "--hosts",
+            &host_file.to_string_lossy(),
+            "--process",
+            "0",
+            "--workers",
+            "1",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let pid = peer.id().to_string();
+    Command::new("kill").args(["-STOP", &pid]).status().unwrap();
+    let lead = lead.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&lead.stderr);
+    assert_eq!(lead.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("heard nothing from process 1"), "{stderr}");
+    Command::new("kill").args(["-CONT", &pid]).status().unwrap();
+    let resumed = Instant::now();
+    let peer = peer.wait_with_output().unwrap();
+    assert!(
+        resumed.elapsed() < Duration::from_secs(10),
+        "the late process lingered"
+    );
+    assert_eq!(
+        peer.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&peer.stderr)
+    );
+}

@@ -342,7 +342,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         });
     let charge = charge.as_ref();
-    if let Some(cluster) = args.cluster.cluster()? {
+    let flag = if args.sets.is_some() {
+        "--sets"
+    } else {
+        "--edges"
+    };
+    let listed: Vec<(&str, &std::path::Path)> = inputs.iter().map(|p| (flag, *p)).collect();
+    if let Some(cluster) = args.cluster.cluster(&listed)? {
         return run_distributed(&args, request, cluster, charge);
     }
     // Charged before a person is read, from the public candidates and options.

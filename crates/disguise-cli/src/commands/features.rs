@@ -450,24 +450,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => None,
     };
 
-    let (prepared, label_name, label_levels) = match args.cluster.cluster()? {
-        Some(cluster) => match prepare_distributed(&args, &request, &cluster)? {
-            Some(prepared) => prepared,
-            // Not process 0: this process served its share.
-            None => return Ok(()),
-        },
-        None => {
-            let bar = spinner(
-                &format!("reading {}", args.data.display()),
-                args.privacy.quiet,
-            );
-            let p = prepare(&args);
-            bar.finish_and_clear();
-            let p = p?;
-            let prepared = request.prepare(p.table).map_err(|e| flagged(e, &flag_of))?;
-            (prepared, p.label_name, p.label_levels)
-        }
-    };
+    let (prepared, label_name, label_levels) =
+        match args.cluster.cluster(&[("--data", &args.data)])? {
+            Some(cluster) => match prepare_distributed(&args, &request, &cluster)? {
+                Some(prepared) => prepared,
+                // Not process 0: this process served its share.
+                None => return Ok(()),
+            },
+            None => {
+                let bar = spinner(
+                    &format!("reading {}", args.data.display()),
+                    args.privacy.quiet,
+                );
+                let p = prepare(&args);
+                bar.finish_and_clear();
+                let p = p?;
+                let prepared = request.prepare(p.table).map_err(|e| flagged(e, &flag_of))?;
+                (prepared, p.label_name, p.label_levels)
+            }
+        };
     let records = prepared.records();
     let k = args.k;
     let scale = prepared.scale();

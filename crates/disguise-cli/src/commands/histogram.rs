@@ -220,7 +220,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => None,
     };
     let reserved = reserved.as_ref();
-    let cluster = args.cluster.cluster()?;
+    let inputs: Vec<(&str, &Path)> = args.data.iter().map(|p| ("--data", p.as_path())).collect();
+    let cluster = args.cluster.cluster(&inputs)?;
     // Only process 0 writes: the others may run where --out's folder does not exist.
     if cluster.as_ref().is_none_or(|c| c.process() == 0) {
         check_out(&args)?;

@@ -2,6 +2,7 @@
 
 pub mod assign;
 pub mod budget;
+pub mod cluster;
 pub mod common;
 pub mod cover;
 pub mod cut;

@@ -41,13 +41,17 @@
 //! every other process, which then return [`Error::Cluster`]; a peer that stops answering
 //! without closing its connection is given up after the same timeout per exchange.
 
+mod agreement;
 mod discernibility;
 mod features;
 mod histogram;
 mod network;
+mod secure;
 mod sharded;
 mod table;
 
+pub use agreement::Agreement;
+pub use secure::ClusterKey;
 pub use sharded::{Aggregate, Comm, Sharded, ShardedState, Summable};
 pub(crate) use sharded::{Link, Msg, Serve};
 pub use table::read_share;
@@ -67,12 +71,27 @@ use std::time::Duration;
 /// assert_eq!((two.processes(), two.peers(), two.process()), (2, 4, 1));
 /// # Ok::<(), disguise::Error>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Cluster {
     workers: usize,
     hosts: Vec<String>,
     process: usize,
     timeout: Duration,
+    key: Option<ClusterKey>,
+    agreement: Agreement,
+    warn: std::sync::Arc<dyn Fn(&str) + Send + Sync>,
+}
+
+impl std::fmt::Debug for Cluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cluster")
+            .field("workers", &self.workers)
+            .field("hosts", &self.hosts)
+            .field("process", &self.process)
+            .field("timeout", &self.timeout)
+            .field("keyed", &self.key.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// The most worker threads per process and the most processes: far above any real cluster,
@@ -94,6 +113,9 @@ impl Cluster {
             hosts: Vec::new(),
             process: 0,
             timeout: Duration::from_secs(60),
+            key: None,
+            agreement: Agreement::new(),
+            warn: std::sync::Arc::new(|_| {}),
         })
     }
 
@@ -146,6 +168,9 @@ impl Cluster {
             hosts,
             process,
             timeout: Duration::from_secs(60),
+            key: None,
+            agreement: Agreement::new(),
+            warn: std::sync::Arc::new(|_| {}),
         })
     }
 
@@ -172,6 +197,29 @@ impl Cluster {
     /// exchange (so it must exceed the longest round of one worker). Default 60 s.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
+        self
+    }
+
+    /// Secures every link between processes with `key`: mutually authenticated and
+    /// encrypted (see [`ClusterKey`]). Without a key, every host must be this machine
+    /// (loopback addresses), and the links are in the clear.
+    pub fn key(mut self, key: ClusterKey) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    /// What this process runs and reads ([`Agreement`]): checked against every peer's in the
+    /// handshake, before any record is read; any difference stops every process with one
+    /// line naming the first field or part that differs.
+    pub fn agreement(mut self, agreement: Agreement) -> Self {
+        self.agreement = agreement;
+        self
+    }
+
+    /// Where to report a connection dropped during the set-up (a port scan, a stranger, a
+    /// peer with another key): the set-up goes on without it. Default: nowhere.
+    pub fn on_dropped(mut self, warn: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.warn = std::sync::Arc::new(warn);
         self
     }
 

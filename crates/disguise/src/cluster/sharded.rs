@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -68,6 +68,9 @@ pub(crate) enum Msg {
     },
     /// The run is over.
     Done,
+    /// Worker `0` has reached this exchange: sent to every other worker with its messages,
+    /// so that a timeout can name the workers not heard from.
+    Here(u64),
     /// Answers: gains and a value in units, or nothing to say.
     Units(Vec<i64>),
     /// A worker's counts ([`Comm::all_sum`]).
@@ -357,10 +360,19 @@ struct Wire<'w> {
     /// epoch may arrive before this one is complete.
     inbox: Rc<RefCell<Vec<(u64, Msg)>>>,
     timeout: Duration,
+    /// Worker threads per process (to name a silent worker's process).
+    workers: usize,
+    /// The first peer process whose stream ended, plus one (0 while none).
+    closed: Arc<AtomicUsize>,
 }
 
 impl<'w> Wire<'w> {
-    fn new(worker: &'w mut Worker, timeout: Duration) -> Self {
+    fn new(
+        worker: &'w mut Worker,
+        timeout: Duration,
+        workers: usize,
+        closed: Arc<AtomicUsize>,
+    ) -> Self {
         let mut input = InputHandle::new();
         let probe = ProbeHandle::new();
         let inbox = Rc::new(RefCell::new(Vec::new()));
@@ -381,6 +393,8 @@ impl<'w> Wire<'w> {
             probe,
             inbox,
             timeout,
+            workers: workers.max(1),
+            closed,
         }
     }
 
@@ -388,6 +402,10 @@ impl<'w> Wire<'w> {
     /// messages of this epoch; returns the ones addressed here.
     fn exchange(&mut self, out: Vec<(u64, Msg)>) -> Result<Vec<Msg>> {
         let now = *self.input.time();
+        let me = self.worker.index() as u64;
+        for to in (0..self.worker.peers() as u64).filter(|&w| w != me) {
+            self.input.send((to, now, Msg::Here(me)));
+        }
         for (to, m) in out {
             self.input.send((to, now, m));
         }
@@ -396,11 +414,39 @@ impl<'w> Wire<'w> {
         let start = Instant::now();
         while self.probe.less_than(&next) {
             self.worker.step_or_park(Some(Duration::from_millis(50)));
+            let closed = self.closed.load(Ordering::SeqCst);
+            if closed != 0 {
+                // What the peer sent before its end is already here: a moment to take it in.
+                let grace = Instant::now();
+                while self.probe.less_than(&next) && grace.elapsed() < Duration::from_millis(500) {
+                    self.worker.step_or_park(Some(Duration::from_millis(10)));
+                }
+                if self.probe.less_than(&next) {
+                    return Err(Error::Cluster(format!(
+                        "process {} closed its connection (it ended, died or was killed); \
+                         nothing was released",
+                        closed - 1
+                    )));
+                }
+            }
             if start.elapsed() > self.timeout {
+                let heard: Vec<u64> = (self.inbox.borrow().iter())
+                    .filter_map(|(e, m)| match m {
+                        Msg::Here(w) if *e == now => Some(*w),
+                        _ => None,
+                    })
+                    .collect();
+                let silent: Vec<String> = (0..self.worker.peers() as u64)
+                    .filter(|w| *w != me && !heard.contains(w))
+                    .map(|w| format!("process {} (worker {w})", w as usize / self.workers))
+                    .collect();
                 return Err(Error::Cluster(format!(
-                    "worker {} heard nothing from its peers for {} s (a peer stopped or is \
-                     slower than --timeout)",
-                    self.worker.index(),
+                    "heard nothing from {} for {} s: stopped, or slower than --timeout",
+                    if silent.is_empty() {
+                        "a peer".to_string()
+                    } else {
+                        silent.join(", ")
+                    },
                     self.timeout.as_secs_f64()
                 )));
             }
@@ -408,7 +454,11 @@ impl<'w> Wire<'w> {
         let mut inbox = self.inbox.borrow_mut();
         let (this, later): (Vec<_>, Vec<_>) = inbox.drain(..).partition(|(e, _)| *e == now);
         *inbox = later;
-        Ok(this.into_iter().map(|(_, m)| m).collect())
+        Ok(this
+            .into_iter()
+            .map(|(_, m)| m)
+            .filter(|m| !matches!(m, Msg::Here(_)))
+            .collect())
     }
 
     /// `msg` to every worker.
@@ -657,6 +707,7 @@ fn work<S, B>(
     worker: &mut Worker,
     place: Place,
     timeout: Duration,
+    closed: &Arc<AtomicUsize>,
     build: &B,
     desk: &Mutex<Option<Desk>>,
 ) -> Result<()>
@@ -665,7 +716,7 @@ where
     B: Fn(&mut Comm<'_>) -> Result<S>,
 {
     let mut comm = Comm {
-        wire: Wire::new(worker, timeout),
+        wire: Wire::new(worker, timeout, place.workers, Arc::clone(closed)),
         place,
     };
     let built = build(&mut comm);
@@ -837,7 +888,7 @@ impl Cluster {
     {
         let timeout = self.timeout;
         let process = self.process;
-        let (builders, network) = self.connect()?;
+        let (builders, network, closed) = self.connect()?;
         let (to_wire, commands) = channel::<Msg>();
         let (to_caller, answers) = channel::<Result<Msg>>();
         let desk = Arc::new(Mutex::new(Some((commands, to_caller))));
@@ -845,7 +896,7 @@ impl Cluster {
         // in timely's clean-up after our part returned, and its join then says nothing useful.
         let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
         let guards = self.execute(builders, Arc::clone(&errors), move |worker, place| {
-            work(worker, place, timeout, &build, &desk)
+            work(worker, place, timeout, &closed, &build, &desk)
         })?;
         let outcome = if process == 0 {
             // Worker 0 first says how many records there are in all (or fails).
@@ -926,23 +977,42 @@ impl Cluster {
 
     /// The communication of a run: timely's allocators, and the network threads' guard
     /// (`None` in one process).
-    fn connect(&self) -> Result<(Vec<AllocatorBuilder>, Option<NetworkGuard>)> {
+    #[allow(clippy::type_complexity)]
+    fn connect(
+        &self,
+    ) -> Result<(
+        Vec<AllocatorBuilder>,
+        Option<NetworkGuard>,
+        Arc<AtomicUsize>,
+    )> {
+        let closed = Arc::new(AtomicUsize::new(0));
         if self.hosts.is_empty() {
             let (builders, _) = timely::CommunicationConfig::Process(self.workers)
                 .try_build()
                 .map_err(Error::Cluster)?;
-            return Ok((builders, None));
+            return Ok((builders, None, closed));
         }
         use timely::communication::allocator::ProcessBuilder;
         use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
-        let sockets = network::connect(&self.hosts, self.process, self.workers, self.timeout)?;
+        let warn = |line: &str| (self.warn)(line);
+        let sockets = network::Setup {
+            hosts: &self.hosts,
+            me: self.process,
+            workers: self.workers,
+            timeout: self.timeout,
+            key: self.key.as_ref(),
+            agreement: &self.agreement,
+            warn: &warn,
+            closed: &closed,
+        }
+        .connect()?;
         let hooks = timely::communication::Hooks::default();
         let local = ProcessBuilder::new_typed_vector(self.workers, hooks.refill.clone(), None);
         let (builders, guard) =
             initialize_networking_from_sockets(local, sockets, self.process, self.workers, hooks)
                 .map_err(|e| Error::Cluster(format!("starting the network: {e}")))?;
         let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
-        Ok((builders, Some(Box::new(guard))))
+        Ok((builders, Some(Box::new(guard)), closed))
     }
 
     /// Adds up, exactly, the vectors of counts that `count` makes on every worker from its
@@ -963,13 +1033,13 @@ impl Cluster {
         B: Fn(Place) -> Result<Vec<u64>> + Send + Sync + 'static,
     {
         let timeout = self.timeout;
-        let (builders, network) = self.connect()?;
+        let (builders, network, closed) = self.connect()?;
         let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
         let total: Arc<Mutex<Option<Vec<u64>>>> = Arc::default();
         let kept = Arc::clone(&total);
         let guards = self.execute(builders, Arc::clone(&errors), move |worker, place| {
             let mut comm = Comm {
-                wire: Wire::new(worker, timeout),
+                wire: Wire::new(worker, timeout, place.workers, Arc::clone(&closed)),
                 place,
             };
             let sum = comm.all_sum(count(place))?;
