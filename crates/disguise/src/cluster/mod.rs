@@ -24,11 +24,18 @@
 //! worker 0 alone). The partition of the records is not private information the output
 //! depends on: the output is a function of the summed gains and worker 0's generator only.
 //!
-//! Trust model: a worker sees its own shard, the candidate lists of each round and the
-//! choices (which are the output anyway). Only worker 0 sees the summed gains, as the single
-//! process sees them; the workers are trusted to compute their contributions honestly (as a
-//! single process is trusted to read its file), and the links between them carry per-candidate
-//! aggregates in the clear: run them on a private network or a tunnel. For feature selection
+//! The union is the one agreed on: before any record is read, every pair of processes
+//! compares the request (command, options, public files) and the listing of each private
+//! input ([`Agreement`]), and any difference stops the run, so that every part is read by
+//! exactly one process and every process answers the same question.
+//!
+//! Trust model (the threat model is in `docs/SCALING.md`): a worker sees its own shard, the
+//! candidate lists of each round and the choices (which are the output anyway). Only worker 0
+//! sees the summed gains, as the single process sees them; the workers are trusted to compute
+//! their contributions honestly (as a single process is trusted to read its file). With a
+//! [`ClusterKey`] every link is mutually authenticated and encrypted, so nobody outside the
+//! cluster can join it, read what crosses it or alter it; without one, every host must be this
+//! machine and the links are in the clear on loopback. For feature selection
 //! and histograms, aggregates of groups of records travel too (a class's label counts, a cell's
 //! count before noise, the contingency counts): a worker sees the summed counts of the classes
 //! and cells it owns, as the single process sees all of them, and draws the histogram noise of
