@@ -997,6 +997,12 @@ fn hosts_beyond_this_machine_need_a_key_and_must_resolve() {
         "{stderr}"
     );
     assert!(started.elapsed() < Duration::from_secs(20));
+    // A key in the environment is unused by a one-process run, which still works.
+    disguise(&dir)
+        .env("DISGUISE_CLUSTER_KEY", dir.join("absent.key"))
+        .args(select_args("csv/points", ""))
+        .assert()
+        .success();
 }
 
 /// A process stopped mid-run: the other's timeout names it; resumed after the other has

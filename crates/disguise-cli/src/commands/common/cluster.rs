@@ -99,13 +99,9 @@ pub struct ClusterArgs {
     pub timeout: f64,
     /// The cluster's key (made by `disguise cluster key`, copied to every machine): every
     /// link between processes is then mutually authenticated and encrypted. Required when a
-    /// host is not this machine. Example: `--cluster-key cluster.key`.
-    #[arg(
-        long,
-        value_name = "FILE",
-        env = "DISGUISE_CLUSTER_KEY",
-        requires = "hosts"
-    )]
+    /// host is not this machine; unused without --hosts (so the variable may stay set).
+    /// Example: `--cluster-key cluster.key`.
+    #[arg(long, value_name = "FILE", env = "DISGUISE_CLUSTER_KEY")]
     pub cluster_key: Option<PathBuf>,
 }
 
