@@ -19,8 +19,9 @@
 use super::discernibility::{DiscernibilityPart, DiscernibilityTotals};
 use super::{Cluster, Comm, Link, Msg, Serve, Sharded};
 use crate::error::{Error, Result};
+use crate::histogram::discretize::predictors;
 use crate::histogram::privatekd::{DiscernibilityCodes, SplitChoice};
-use crate::histogram::project::{ProjectionConfig, Rows, predictors, projected_counts, release};
+use crate::histogram::project::{ProjectionConfig, Rows, projected_counts, release};
 use crate::histogram::sparse::{BlockKey, Blocks};
 use crate::histogram::{
     Discretized, Domain, MixedRadix, ProjectedHistogram, Schema, SparseLaplace,

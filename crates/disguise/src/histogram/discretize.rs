@@ -797,6 +797,29 @@ impl Discretized {
     }
 }
 
+/// The predictor columns a projection may choose: every column but the target whose domain
+/// has at least two values. A column with a single value (a numeric predictor that the
+/// bandwidth rule cuts into one bin, [`bin_count`]) discerns nothing and
+/// is left out; which columns those are follows from the public domains alone.
+pub(crate) fn predictors(domains: &[Domain], target: usize) -> Result<Vec<usize>> {
+    let width = domains.len();
+    if target >= width {
+        return Err(Error::param(
+            "target",
+            format!("column {target} does not exist ({width} columns)"),
+        ));
+    }
+    if width < 2 {
+        return Err(Error::param(
+            "target",
+            "the table has no predictor column besides the target",
+        ));
+    }
+    Ok((0..width)
+        .filter(|&c| c != target && domains[c].size() >= 2)
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

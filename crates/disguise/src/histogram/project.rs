@@ -2,7 +2,7 @@
 //! onto k predictors plus the target, then the thresholded histogram with ε_h = γε of the
 //! projected data.
 
-use super::discretize::{Discretized, Domain};
+use super::discretize::{Discretized, Domain, predictors};
 use super::encode::MixedRadix;
 use super::params::{DEFAULT_SEED, GammaParams, estimate_gamma, public_k, simulate_k};
 use super::privatekd::{
@@ -605,29 +605,6 @@ pub(crate) fn projected_counts(
         }
     }
     Ok(out)
-}
-
-/// The predictor columns a projection may choose: every column but the target whose domain
-/// has at least two values. A column with a single value (a numeric predictor that the
-/// bandwidth rule cuts into one bin, [`bin_count`](super::bin_count)) discerns nothing and
-/// is left out; which columns those are follows from the public domains alone.
-pub(crate) fn predictors(domains: &[Domain], target: usize) -> Result<Vec<usize>> {
-    let width = domains.len();
-    if target >= width {
-        return Err(Error::param(
-            "target",
-            format!("column {target} does not exist ({width} columns)"),
-        ));
-    }
-    if width < 2 {
-        return Err(Error::param(
-            "target",
-            "the table has no predictor column besides the target",
-        ));
-    }
-    Ok((0..width)
-        .filter(|&c| c != target && domains[c].size() >= 2)
-        .collect())
 }
 
 fn check_same_layout(private: &[Domain], public: &Discretized) -> Result<()> {
