@@ -61,6 +61,12 @@ __all__ = [
 ]
 
 
+def __dir__() -> list[str]:
+    # What `dir(disguise)` and completion show: the public names, not the helpers and the
+    # modules this file imports (np, os, json, math, inspect, typing's names).
+    return sorted(__all__ + ["__version__"])
+
+
 class InsecureSeedWarning(UserWarning):
     """A ``seed=`` was given: the run is reproducible by anyone and protects no one."""
 

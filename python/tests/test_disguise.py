@@ -687,3 +687,12 @@ def test_every_selection_warns_when_its_bound_is_vacuous():
         assert sel.ranking_.tolist() == sel.report_["selected"]
         values = sel.report_.get("values", sel.report_.get("covered"))
         np.testing.assert_allclose(np.cumsum(sel.gains_), values)
+
+
+def test_the_namespace_shows_the_public_names_only():
+    shown = set(dir(disguise))
+    assert not shown & {"np", "os", "json", "math", "inspect", "warnings", "Any", "Callable"}
+    assert set(disguise.__all__) <= shown and "__version__" in shown
+    for name in disguise.__all__:
+        assert getattr(disguise, name) is not None
+    assert not any(n.startswith("_") and n != "__version__" for n in shown)
