@@ -32,6 +32,22 @@ struct Listing {
     parts: Vec<(String, u64, Option<String>)>,
 }
 
+/// The SHA-256 of a file's content, read in blocks of 1 MiB.
+fn sha256_of(path: &std::path::Path) -> Result<String> {
+    let io = |e| Error::io_with(format!("cannot read {}", path.display()), e);
+    let mut hasher = Sha256::new();
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(hex(hasher.finalize()))
+}
+
 fn hex(digest: impl AsRef<[u8]>) -> String {
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -48,6 +64,17 @@ impl Agreement {
         self.request
             .push((name.to_string(), hex(Sha256::digest(value))));
         self
+    }
+
+    /// Adds a request field whose value is the content of the public file `path` (read
+    /// once, in blocks; only its hash is kept and exchanged).
+    ///
+    /// # Errors
+    /// If the file cannot be read.
+    pub fn file(mut self, name: &str, path: &std::path::Path) -> Result<Self> {
+        let digest = sha256_of(path)?;
+        self.request.push((name.to_string(), digest));
+        Ok(self)
     }
 
     /// Adds the listing of a private input named `name` (its option, say `--points`): the
@@ -67,17 +94,7 @@ impl Agreement {
                 .unwrap_or_default();
             // A pipe or device can be read only once: its content is not hashed.
             let hash = if parts.is_single() && meta.is_file() {
-                let mut hasher = Sha256::new();
-                let mut f = std::fs::File::open(file).map_err(io)?;
-                let mut buf = vec![0u8; 1 << 20];
-                loop {
-                    let n = f.read(&mut buf).map_err(io)?;
-                    if n == 0 {
-                        break;
-                    }
-                    hasher.update(&buf[..n]);
-                }
-                Some(hex(hasher.finalize()))
+                Some(sha256_of(file)?)
             } else {
                 None
             };

@@ -27,24 +27,36 @@ const NOT_THE_REQUEST: &[&str] = &[
     "data",
 ];
 
-/// The request of this invocation, as (field, bytes) in the order of its options: set once
-/// by `main` from the parsed command line.
-static REQUEST: OnceLock<Vec<(String, Vec<u8>)>> = OnceLock::new();
+/// One option of the request: its name, its values, and whether they name files.
+struct Field {
+    name: String,
+    values: Vec<std::ffi::OsString>,
+    files: bool,
+}
+
+/// The request of this invocation, in the order of its options: set once by `main` from the
+/// parsed command line, read only by a distributed run.
+static REQUEST: OnceLock<Vec<Field>> = OnceLock::new();
 
 /// Records the request of `matches` (the whole command line, parsed): the subcommand's name,
-/// then every option outside [`NOT_THE_REQUEST`], defaults included; a file option by its
-/// content (another path to the same public file is the same request).
+/// then every option outside [`NOT_THE_REQUEST`], defaults included. Nothing is read here: a
+/// file option's content is hashed only when a distributed run builds its agreement.
 pub fn remember_request(command: &clap::Command, matches: &clap::ArgMatches) {
-    let mut fields = vec![("command".to_string(), Vec::new())];
+    let mut name = String::new();
     let mut at = (command, matches);
-    while let Some((name, sub)) = at.1.subcommand() {
-        fields[0].1.extend_from_slice(name.as_bytes());
-        fields[0].1.push(b' ');
-        let Some(def) = at.0.find_subcommand(name) else {
+    while let Some((sub_name, sub)) = at.1.subcommand() {
+        name.push_str(sub_name);
+        name.push(' ');
+        let Some(def) = at.0.find_subcommand(sub_name) else {
             break;
         };
         at = (def, sub);
     }
+    let mut fields = vec![Field {
+        name: "command".into(),
+        values: vec![name.into()],
+        files: false,
+    }];
     let (def, matches) = at;
     for arg in def.get_arguments() {
         let id = arg.get_id().as_str();
@@ -54,25 +66,39 @@ pub fn remember_request(command: &clap::Command, matches: &clap::ArgMatches) {
         let Ok(Some(values)) = matches.try_get_raw(id) else {
             continue;
         };
-        // File options are named FILE in --help (a convention of every command here).
-        let is_path = arg
-            .get_value_names()
-            .is_some_and(|names| names.iter().any(|n| n.as_str() == "FILE"));
-        let mut bytes = Vec::new();
-        for value in values {
-            let path = Path::new(value);
-            match std::fs::read(path) {
-                Ok(content) if is_path && path.is_file() => bytes.extend_from_slice(&content),
-                _ => bytes.extend_from_slice(value.as_encoded_bytes()),
-            }
-            bytes.push(0);
-        }
-        let name = arg
-            .get_long()
-            .map_or_else(|| id.to_string(), |l| format!("--{l}"));
-        fields.push((name, bytes));
+        fields.push(Field {
+            name: arg
+                .get_long()
+                .map_or_else(|| id.to_string(), |l| format!("--{l}")),
+            values: values.map(|v| v.to_os_string()).collect(),
+            // File options are named FILE in --help (a convention of every command here).
+            files: arg
+                .get_value_names()
+                .is_some_and(|names| names.iter().any(|n| n.as_str() == "FILE")),
+        });
     }
     let _ = REQUEST.set(fields);
+}
+
+/// The agreement of this process: the remembered request — a regular file by its content
+/// (another path to the same public file is the same request), anything else by its text —
+/// and the listings of the private `inputs`.
+fn agreement(inputs: &[(&str, &Path)]) -> anyhow::Result<Agreement> {
+    let mut agreement = Agreement::new();
+    for field in REQUEST.get().map(Vec::as_slice).unwrap_or_default() {
+        for value in &field.values {
+            let path = Path::new(value);
+            agreement = if field.files && path.is_file() {
+                agreement.file(&field.name, path)?
+            } else {
+                agreement.field(&field.name, value.as_encoded_bytes())
+            };
+        }
+    }
+    for (name, path) in inputs {
+        agreement = agreement.input(name, &disguise::data::Parts::resolve(path)?)?;
+    }
+    Ok(agreement)
 }
 
 /// Where a run's records are spread: threads of this process and processes of a host file.
@@ -131,15 +157,8 @@ impl ClusterArgs {
         })?;
         let mut cluster = cluster.timeout(timeout);
         if self.hosts.is_some() {
-            let mut agreement = Agreement::new();
-            for (name, bytes) in REQUEST.get().map(Vec::as_slice).unwrap_or_default() {
-                agreement = agreement.field(name, bytes);
-            }
-            for (name, path) in inputs {
-                agreement = agreement.input(name, &disguise::data::Parts::resolve(path)?)?;
-            }
             cluster = cluster
-                .agreement(agreement)
+                .agreement(agreement(inputs)?)
                 .on_dropped(|line| eprintln!("warning: {line}"));
             if let Some(path) = &self.cluster_key {
                 let key = ClusterKey::read(path).map_err(|e| match e {
