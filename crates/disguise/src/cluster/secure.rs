@@ -38,7 +38,7 @@ const MAX_PLAIN: usize = MAX_MESSAGE - TAG;
 /// let key = ClusterKey::read(&path)?;
 /// assert!(ClusterKey::generate()?.write_new(&path).is_err()); // never overwritten
 /// # let _ = key;
-/// # Ok::<(), disguise::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
 pub struct ClusterKey([u8; 32]);
