@@ -403,7 +403,10 @@ impl<'w> Wire<'w> {
     fn exchange(&mut self, out: Vec<(u64, Msg)>) -> Result<Vec<Msg>> {
         let now = *self.input.time();
         let me = self.worker.index() as u64;
-        for to in (0..self.worker.peers() as u64).filter(|&w| w != me) {
+        // Worker 0 announces itself to every worker and every worker to worker 0: linear in
+        // the workers (not quadratic), and enough for worker 0 to name any silent worker and
+        // for the others to tell whether worker 0 is the silent one.
+        for to in self.watched() {
             self.input.send((to, now, Msg::Here(me)));
         }
         for (to, m) in out {
@@ -436,17 +439,17 @@ impl<'w> Wire<'w> {
                         _ => None,
                     })
                     .collect();
-                let silent: Vec<String> = (0..self.worker.peers() as u64)
-                    .filter(|w| *w != me && !heard.contains(w))
+                let silent: Vec<String> = (self.watched())
+                    .filter(|w| !heard.contains(w))
                     .map(|w| format!("process {} (worker {w})", w as usize / self.workers))
                     .collect();
+                let who = if silent.is_empty() {
+                    "another worker (process 0's message names it)".to_string()
+                } else {
+                    silent.join(", ")
+                };
                 return Err(Error::Cluster(format!(
-                    "heard nothing from {} for {} s: stopped, or slower than --timeout",
-                    if silent.is_empty() {
-                        "a peer".to_string()
-                    } else {
-                        silent.join(", ")
-                    },
+                    "heard nothing from {who} for {} s: stopped, or slower than --timeout",
                     self.timeout.as_secs_f64()
                 )));
             }
@@ -459,6 +462,14 @@ impl<'w> Wire<'w> {
             .map(|(_, m)| m)
             .filter(|m| !matches!(m, Msg::Here(_)))
             .collect())
+    }
+
+    /// The workers this one announces itself to and listens for in each exchange: every
+    /// other worker for worker 0, worker 0 for the others.
+    fn watched(&self) -> impl Iterator<Item = u64> + use<> {
+        let (me, peers) = (self.worker.index() as u64, self.worker.peers() as u64);
+        let range = if me == 0 { 1..peers } else { 0..1 };
+        range.filter(move |&w| w != me)
     }
 
     /// `msg` to every worker.
