@@ -311,26 +311,7 @@ pub fn decimal_string(r: &Exact, digits: u32, rounding: Ordering) -> String {
     } else {
         significant
     };
-    let sign = if negative { "-" } else { "" };
-    if (-4..6).contains(&exponent) {
-        let point = exponent + 1;
-        let body = if point <= 0 {
-            format!("0.{}{significant}", "0".repeat((-point) as usize))
-        } else if point as usize >= significant.len() {
-            format!(
-                "{significant}{}",
-                "0".repeat(point as usize - significant.len())
-            )
-        } else {
-            let (int, frac) = significant.split_at(point as usize);
-            format!("{int}.{frac}")
-        };
-        format!("{sign}{body}")
-    } else {
-        let (lead, rest) = significant.split_at(1);
-        let dot = if rest.is_empty() { "" } else { "." };
-        format!("{sign}{lead}{dot}{rest}e{exponent}")
-    }
+    super::display::lay_out(negative, significant, exponent)
 }
 
 #[cfg(test)]

@@ -119,26 +119,7 @@ pub fn round_sig(x: f64, digits: usize, rounding: Rounding) -> String {
     }
     let all = m.to_string();
     let significant = all.trim_end_matches('0');
-    let sign = if negative { "-" } else { "" };
-    if (-4..6).contains(&exponent) {
-        let point = exponent + 1; // digits before the decimal point
-        let body = if point <= 0 {
-            format!("0.{}{significant}", "0".repeat((-point) as usize))
-        } else if point as usize >= significant.len() {
-            format!(
-                "{significant}{}",
-                "0".repeat(point as usize - significant.len())
-            )
-        } else {
-            let (int, frac) = significant.split_at(point as usize);
-            format!("{int}.{frac}")
-        };
-        format!("{sign}{body}")
-    } else {
-        let (lead, rest) = significant.split_at(1);
-        let dot = if rest.is_empty() { "" } else { "." };
-        format!("{sign}{lead}{dot}{rest}e{exponent}")
-    }
+    lay_out(negative, significant, i64::from(exponent))
 }
 
 /// 10000 → "10,000".
@@ -167,6 +148,31 @@ pub fn bytes(n: u128) -> String {
         format!("{n} B")
     } else {
         format!("{} {}", sig(value, 3), UNITS[unit])
+    }
+}
+
+/// Significant digits `significant` (no trailing zeros) times 10^(exponent − its length + 1),
+/// written as people read it: plainly from 10⁻⁴ to below 10⁶, else as `d.ddde±x`.
+pub(crate) fn lay_out(negative: bool, significant: &str, exponent: i64) -> String {
+    let sign = if negative { "-" } else { "" };
+    if (-4..6).contains(&exponent) {
+        let point = exponent + 1; // digits before the decimal point
+        let body = if point <= 0 {
+            format!("0.{}{significant}", "0".repeat((-point) as usize))
+        } else if point as usize >= significant.len() {
+            format!(
+                "{significant}{}",
+                "0".repeat(point as usize - significant.len())
+            )
+        } else {
+            let (int, frac) = significant.split_at(point as usize);
+            format!("{int}.{frac}")
+        };
+        format!("{sign}{body}")
+    } else {
+        let (lead, rest) = significant.split_at(1);
+        let dot = if rest.is_empty() { "" } else { "." };
+        format!("{sign}{lead}{dot}{rest}e{exponent}")
     }
 }
 
