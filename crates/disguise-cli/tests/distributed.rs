@@ -29,8 +29,13 @@ fn hosts(dir: &Path, processes: usize) -> PathBuf {
     path
 }
 
-/// Starts process `i` of the host file with `args`.
+/// Starts process `i` of the host file with `args` (and `--timeout 30` unless they give one).
 fn start(dir: &Path, args: &[&str], hosts: &Path, i: usize, workers: usize) -> Child {
+    let timeout: &[&str] = if args.contains(&"--timeout") {
+        &[]
+    } else {
+        &["--timeout", "30"]
+    };
     Command::new(binary())
         .current_dir(dir)
         .args(args)
@@ -40,7 +45,8 @@ fn start(dir: &Path, args: &[&str], hosts: &Path, i: usize, workers: usize) -> C
             "--process",
             &i.to_string(),
         ])
-        .args(["--workers", &workers.to_string(), "--timeout", "30"])
+        .args(["--workers", &workers.to_string()])
+        .args(timeout)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -631,24 +637,7 @@ fn run_each(dir: &Path, per_process: &[Vec<String>], hosts: &Path) -> Vec<Output
     let mut children: Vec<(usize, Child)> = Vec::new();
     for i in (0..per_process.len()).rev() {
         let args: Vec<&str> = per_process[i].iter().map(String::as_str).collect();
-        // A --timeout of the test's own replaces the default of `start`.
-        let child = if args.contains(&"--timeout") {
-            Command::new(binary())
-                .current_dir(dir)
-                .args(&args)
-                .args([
-                    "--hosts",
-                    &hosts.to_string_lossy(),
-                    "--process",
-                    &i.to_string(),
-                ])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("start disguise")
-        } else {
-            start(dir, &args, hosts, i, 1)
-        };
+        let child = start(dir, &args, hosts, i, 1);
         children.push((i, child));
     }
     let mut outs: Vec<(usize, Output)> = children
@@ -896,21 +885,7 @@ fn a_keyed_cluster_drops_strangers_and_gives_the_same_result() {
         .unwrap()
         .to_string();
     let args: Vec<&str> = keyed.iter().map(String::as_str).collect();
-    let spawn = |i: usize| {
-        Command::new(binary())
-            .current_dir(&dir)
-            .args(&args)
-            .args([
-                "--hosts",
-                &host_file.to_string_lossy(),
-                "--process",
-                &i.to_string(),
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start disguise")
-    };
+    let spawn = |i: usize| start(&dir, &args, &host_file, i, 1);
     let lead = spawn(0);
     let deadline = Instant::now() + Duration::from_secs(20);
     let scan = loop {
@@ -1028,21 +1003,7 @@ fn the_timeout_names_the_silent_process_and_a_late_one_exits_at_once() {
     let mut args0 = args.clone();
     args0.extend(["--timeout", "3"]);
     let peer = start(&dir, &args, &host_file, 1, 1);
-    let lead = Command::new(binary())
-        .current_dir(&dir)
-        .args(&args0)
-        .args([
-            "--hosts",
-            &host_file.to_string_lossy(),
-            "--process",
-            "0",
-            "--workers",
-            "1",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let lead = start(&dir, &args0, &host_file, 0, 1);
     std::thread::sleep(Duration::from_millis(1500));
     let pid = peer.id().to_string();
     Command::new("kill").args(["-STOP", &pid]).status().unwrap();
