@@ -90,15 +90,7 @@ impl MaxCoverage {
     /// # Errors
     /// `k` larger than the number of candidates; a candidate out of range; no records.
     pub fn objective(&self, candidates: usize, covers: &[Vec<usize>]) -> Result<Coverage> {
-        if self.k > candidates {
-            return Err(Error::param(
-                "k",
-                format!(
-                    "{} is larger than the number of candidates ({candidates})",
-                    self.k
-                ),
-            ));
-        }
+        super::k_fits(self.k, candidates, "candidates")?;
         Coverage::new(candidates, covers)
     }
 
@@ -111,15 +103,7 @@ impl MaxCoverage {
     /// As [`MaxCoverage::validate`]; k larger than the candidates.
     pub fn plan(&self, candidates: usize) -> Result<PrivacyReport> {
         let procedure = self.validate()?;
-        if self.k > candidates {
-            return Err(Error::param(
-                "k",
-                format!(
-                    "{} is larger than the number of candidates ({candidates})",
-                    self.k
-                ),
-            ));
-        }
+        super::k_fits(self.k, candidates, "candidates")?;
         let plan = match self.algorithm {
             Algorithm::Subsample => planned(&procedure, self.k, false)?,
             _ => planned(

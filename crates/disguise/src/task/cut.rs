@@ -101,15 +101,7 @@ impl MaxCut {
     /// # Errors
     /// `k` larger than the number of vertices; a vertex out of range; no edge.
     pub fn objective(&self, vertices: usize, edges: &[(usize, usize)]) -> Result<GraphCut> {
-        if self.k > vertices {
-            return Err(Error::param(
-                "k",
-                format!(
-                    "{} is larger than the number of vertices ({vertices})",
-                    self.k
-                ),
-            ));
-        }
+        super::k_fits(self.k, vertices, "vertices")?;
         if edges.is_empty() {
             return Err(Error::param("edges", "there are no edges"));
         }
@@ -124,15 +116,7 @@ impl MaxCut {
     /// As [`MaxCut::validate`]; k larger than the vertices.
     pub fn plan(&self, vertices: usize) -> Result<PrivacyReport> {
         let procedure = self.validate()?;
-        if self.k > vertices {
-            return Err(Error::param(
-                "k",
-                format!(
-                    "{} is larger than the number of vertices ({vertices})",
-                    self.k
-                ),
-            ));
-        }
+        super::k_fits(self.k, vertices, "vertices")?;
         let rounds = match self.algorithm {
             Algorithm::Subsample => self.k,
             _ => Cardinality::new(vertices, self.k).rank_bound(),

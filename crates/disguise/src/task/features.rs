@@ -174,15 +174,7 @@ impl Features {
     /// As [`Features::validate`]; k larger than the features.
     pub fn plan(&self, features: usize) -> Result<PrivacyReport> {
         let procedure = self.validate()?;
-        if self.k > features {
-            return Err(Error::param(
-                "k",
-                format!(
-                    "{} is larger than the number of features ({features})",
-                    self.k
-                ),
-            ));
-        }
+        super::k_fits(self.k, features, "features")?;
         let rounds = match self.algorithm {
             Algorithm::Subsample => self.k,
             _ => Cardinality::new(features, self.k).rank_bound(),

@@ -536,6 +536,18 @@ where
     Ok(())
 }
 
+/// Refuses a `k` above the number of things to choose from (`what`: "candidates", …), the one
+/// wording of that error for every task.
+pub(crate) fn k_fits(k: usize, n: usize, what: &str) -> Result<()> {
+    if k > n {
+        return Err(Error::param(
+            "k",
+            format!("{k} is larger than the number of {what} ({n})"),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

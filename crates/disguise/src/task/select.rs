@@ -302,13 +302,8 @@ impl Select {
         candidates: &[f64],
     ) -> Result<FacilityLocation> {
         let m = candidates.len().checked_div(dims).unwrap_or(0);
-        if let Some(k) = self.k
-            && k > m
-        {
-            return Err(Error::param(
-                "k",
-                format!("{k} is larger than the number of candidates ({m})"),
-            ));
+        if let Some(k) = self.k {
+            super::k_fits(k, m, "candidates")?;
         }
         let normalizer = match self.normalizer {
             Some(v) => Normalizer::Fixed(v),
