@@ -28,9 +28,8 @@ use disguise::privacy::compose::{ComposeOptions, Rule, compose_homogeneous};
 use disguise::privacy::{Delta, Epsilon, Sensitivity};
 use disguise::select::SelectorKind;
 use disguise::task::{
-    Algorithm, Composition, CoverageReport, FeatureObjective, FeatureTable, Features,
-    FeaturesReport, Histogram, Itemsets, MaxCoverage, MechanismChoice, Privacy, PrivacyReport,
-    Runnable, Select, SelectReport, Usefulness,
+    Algorithm, Composition, FeatureObjective, FeatureTable, Features, Histogram, Itemsets,
+    MaxCoverage, MechanismChoice, Privacy, PrivacyReport, Report, Runnable, Select,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -92,55 +91,23 @@ impl Selection {
     }
 }
 
-/// A selection report's fields that [`Selection`] gives at once.
-trait SelectionReport: Serialize + Send + Sync + 'static {
-    /// The picks, in selection order.
-    fn selected(&self) -> &[usize];
-    /// Cumulative objective values (for coverage, people covered).
-    fn values(&self) -> &[f64];
-    /// The a-priori utility bound.
-    fn usefulness(&self) -> Option<&Usefulness>;
-    /// The end-to-end guarantee (`None` for the non-private argmax).
-    fn guarantee(&self) -> Option<Guarantee>;
-}
-
-macro_rules! selection_report {
-    ($($report:ty => $values:ident),*) => {$(
-        impl SelectionReport for $report {
-            fn selected(&self) -> &[usize] {
-                &self.selected
-            }
-            fn values(&self) -> &[f64] {
-                &self.$values
-            }
-            fn usefulness(&self) -> Option<&Usefulness> {
-                self.usefulness.as_ref()
-            }
-            fn guarantee(&self) -> Option<Guarantee> {
-                self.privacy.guarantee
-            }
-        }
-    )*};
-}
-
-selection_report!(SelectReport => values, CoverageReport => covered, FeaturesReport => values);
-
-/// A selection report as a [`Selection`].
-fn selection<T: SelectionReport>(report: T) -> Selection {
-    let values = report.values();
+/// A task's report as a [`Selection`]: the picks, their gains and the warning are read
+/// from it, and the whole report is kept to be written as JSON when asked for.
+fn selection<P: Serialize + Send + Sync + 'static>(report: Report<P>) -> Selection {
+    let values = &report.choice.values;
     let gains = std::iter::once(0.0)
         .chain(values.iter().copied())
         .zip(values)
         .map(|(before, after)| after - before)
         .collect();
-    let warning = report.usefulness().filter(|u| u.vacuous).map(|u| {
+    let warning = report.usefulness.as_ref().filter(|u| u.vacuous).map(|u| {
         let advice = u.advice.as_deref().unwrap_or("a larger epsilon would help");
         format!("likely useless release: {}; {advice}", u.bound)
     });
     Selection {
-        selected: report.selected().iter().map(|&i| i as i64).collect(),
+        selected: report.choice.selected.iter().map(|&i| i as i64).collect(),
         gains,
-        private: report.guarantee().is_some(),
+        private: report.privacy.guarantee.is_some(),
         warning,
         report: Box::new(move || serde_json::to_string(&report)),
         json: std::sync::OnceLock::new(),

@@ -7,7 +7,6 @@
 
 mod commands;
 mod output;
-mod trials;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -37,7 +37,7 @@ fn non_private_assign_picks_the_greedy_assignment() {
     assert_eq!(doc["names"], serde_json::json!(["A", "D", "C"]));
     assert_eq!(doc["values"], serde_json::json!([3.0, 5.0, 6.0]));
     assert_eq!(doc["points_per_type"], serde_json::json!([4, 3]));
-    assert_eq!(doc["evaluations"], 2 * (4 + 3 + 2));
+    assert_eq!(doc["gain_evaluations"], 2 * (4 + 3 + 2));
     assert!(doc["guarantee"].is_null());
 }
 
@@ -88,7 +88,7 @@ fn assign_trials_and_csv() {
         "selected",
         "types",
         "utility",
-        "evaluations",
+        "gain_evaluations",
         "final_utility",
     ] {
         assert_eq!(doc[key].as_array().map(Vec::len), Some(4), "{key}: {doc}");

@@ -45,7 +45,7 @@ fn seeds_and_topics_that_reach_the_most_people() {
         .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["objective"], "topic-coverage", "{doc}");
-    assert_eq!(doc["people"], 300);
+    assert_eq!(doc["records"], 300);
     // zed:news on 28 lines, bob:cooking on 24.
     assert_eq!(doc["dropped"], 28 + 24);
     assert_eq!(doc["names"], serde_json::json!(["ann", "bob"]), "{doc}");

@@ -9,8 +9,7 @@ use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::Context;
 use disguise::data::{quote, read_columns_with_checks};
 use disguise::maximize::Assignment;
-use disguise::task::{Algorithm, Assign, Runnable, Usefulness};
-use serde::Serialize;
+use disguise::task::{Algorithm, Assign, AssignReport, Runnable};
 
 /// The algorithms of this command.
 const DISCRETE: &[Algorithm] = &[Algorithm::Greedy, Algorithm::Subsample];
@@ -68,23 +67,6 @@ pub struct Args {
     privacy: PrivacyArgs,
 }
 
-/// The fields of `assign`'s JSON report before the picks ([`print_closing`]).
-#[derive(Serialize)]
-struct Head<'a> {
-    objective: &'static str,
-    algorithm: &'static str,
-    mechanism: &'static str,
-    constraint: &'static str,
-    metric: &'static str,
-    normalizer: f64,
-    points: usize,
-    points_per_type: Vec<usize>,
-    candidates: usize,
-    type_names: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usefulness: Option<Usefulness>,
-}
-
 /// Runs `disguise assign`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Assign {
@@ -102,7 +84,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     let charge = args.privacy.ledger.open(&[&args.places.points], false)?;
     let places = &args.places;
-    let metric = places.metric;
     let quiet = args.privacy.quiet;
     let (candidates, names) = places.read_candidates(quiet)?;
     let m = candidates.len();
@@ -133,7 +114,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.type_column
         )
     })?;
-    let k = args.types.len();
     let mut record_types = Vec::with_capacity(labels.len());
     for label in labels {
         let t = args.types.iter().position(|t| t == label);
@@ -147,72 +127,50 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let objective = request
         .objective(&points, &record_types, &candidates)
         .map_err(|e| flagged(e, &flag_of))?;
-    let resolved_m = objective
-        .parts()
-        .first()
-        .and_then(|f| f.normalizer())
-        .unwrap_or(f64::NAN);
-    let n = points.len();
     drop(points);
-    let mut per_type = vec![0usize; k];
-    for &t in &record_types {
-        per_type[t] += 1;
-    }
     let prepared = request
         .prepare(&objective)
         .map_err(|e| flagged(e, &flag_of))?;
-    let scale = n as f64;
-    let utility = |v: f64| v / scale;
+    let utility = |v: f64| prepared.utility(v);
     let labels = Labels::new(&names, &utility).typed(&args.types);
-    let preamble = |first: &Assignment| {
+    let preamble = |r: &AssignReport| {
+        let t = &r.task;
+        let per_type = t.points_per_type.as_deref().unwrap_or(&[]);
         println!(
-            "k-type facility location: {} points ({}) of {k} types ({}), {} candidates ({})",
-            thousands(n as u64),
+            "k-type facility location: {} points ({}) of {} types ({}), {} candidates ({})",
+            thousands(t.records as u64),
             places.points.display(),
-            args.types
+            t.type_names.len(),
+            t.type_names
                 .iter()
-                .zip(&per_type)
+                .zip(per_type)
                 .map(|(t, c)| format!("{t}: {}", thousands(*c as u64)))
                 .collect::<Vec<_>>()
                 .join(", "),
-            thousands(m as u64),
+            thousands(t.candidates as u64),
             places.candidates.display()
         );
-        println!("{}", places.metric_line(resolved_m));
+        println!("{}", places.metric_line(t.normalizer.unwrap_or(f64::NAN)));
         println!(
             "algorithm {}, mechanism {}, constraint {}, {} gain evaluations",
-            first.solution.algorithm,
-            disguise::names::Named::name(args.privacy.mechanism),
-            first.solution.constraint,
-            thousands(first.solution.gain_evaluations)
+            t.algorithm,
+            t.mechanism,
+            t.constraint,
+            thousands(r.choice.gain_evaluations)
         );
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    let judge = |a: &Assignment| prepared.usefulness(a);
-    let max_picks = prepared.max_picks();
+    let report = |a: &Assignment| prepared.report(a);
     let outcome = run_and_print(
         &args.privacy,
         reserved.as_ref(),
-        max_picks,
+        prepared.max_picks(),
         &labels,
         &preamble,
-        &judge,
+        &report,
         run,
     )?;
-    let head = |first: &Assignment| Head {
-        objective: first.solution.objective,
-        algorithm: first.solution.algorithm,
-        mechanism: disguise::names::Named::name(args.privacy.mechanism),
-        constraint: first.solution.constraint,
-        metric: metric.name(),
-        normalizer: resolved_m,
-        points: n,
-        points_per_type: per_type.clone(),
-        candidates: m,
-        type_names: &args.types,
-        usefulness: prepared.usefulness(first),
-    };
     let note = "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
                 of its own type; values are computed on the private points (evaluation only)";
-    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
+    print_closing(&args.privacy, outcome, &labels, note)
 }

@@ -11,8 +11,7 @@ use anyhow::bail;
 use disguise::apps::{TransactionFormat, Transactions, read_item_list};
 use disguise::data::read_edge_list;
 use disguise::maximize::Solution;
-use disguise::task::{Algorithm, CoverageReport, MaxCoverage, Runnable, Usefulness};
-use serde::Serialize;
+use disguise::task::{Algorithm, CoverageInput, CoverageReport, MaxCoverage, Runnable};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -70,36 +69,12 @@ pub struct Args {
     cluster: ClusterArgs,
 }
 
-/// The fields of `cover`'s JSON report before the picks ([`print_closing`]).
-#[derive(Serialize)]
-struct Head {
-    objective: &'static str,
-    algorithm: &'static str,
-    mechanism: &'static str,
-    input: &'static str,
-    records: usize,
-    candidates: usize,
-    k: usize,
-    /// Set members (--sets) or edges (--edges) left out for naming no candidate.
-    dropped: u64,
-    privacy_unit: &'static str,
-    /// The greedy's a-priori utility bound (exponential mechanism).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usefulness: Option<Usefulness>,
-}
-
 /// What was read: one record per person, the candidates' names, and what was left out.
 struct Input {
     covers: Vec<Vec<usize>>,
     names: Vec<String>,
     dropped: u64,
-    kind: &'static str,
 }
-
-const SETS_UNIT: &str = "one person's set (one line of --sets), replace-one";
-const EDGES_UNIT: &str = "one friendship (an edge of the graph, replace-one); it sits in two \
-                          friend lists, so the guarantee is group privacy of size 2 of the \
-                          friend lists': (2ε, 2e^ε·δ)";
 
 fn read(args: &Args) -> anyhow::Result<Input> {
     let candidates = read_item_list(&args.candidates)?;
@@ -113,7 +88,6 @@ fn read(args: &Args) -> anyhow::Result<Input> {
             covers,
             names: candidates,
             dropped,
-            kind: "sets",
         });
     }
     let Some(path) = &args.edges else {
@@ -127,7 +101,6 @@ fn read(args: &Args) -> anyhow::Result<Input> {
         covers: graph.lists,
         names: candidates,
         dropped: graph.dropped + graph.self_loops,
-        kind: "edges",
     })
 }
 
@@ -223,7 +196,7 @@ fn run_distributed(
     }
     let names = read_item_list(&args.candidates)?;
     let report = std::sync::OnceLock::new();
-    let records = || report.get().map_or(0, |r: &CoverageReport| r.records);
+    let records = || report.get().map_or(0, |r: &CoverageReport| r.task.records);
     let utility = |v: f64| v / records().max(1) as f64;
     let run = |child: &mut disguise::SecureRng| {
         let (solution, r) = request
@@ -232,65 +205,48 @@ fn run_distributed(
         let _ = report.set(r);
         Ok(solution)
     };
-    let judge = |_: &Solution| report.get().and_then(|r| r.usefulness.clone());
-    let shown = Shown {
-        names: &names,
-        utility: &utility,
-        records: &records,
-        dropped: &|| dropped.load(std::sync::atomic::Ordering::Relaxed),
-        kind: if args.sets.is_some() { "sets" } else { "edges" },
-        candidates: m,
+    let reported = |_: &Solution| {
+        let mut r: CoverageReport = report.get().expect("reported").clone();
+        r.task.dropped = Some(dropped.load(std::sync::atomic::Ordering::Relaxed));
+        r
     };
-    print(args, reserved.as_ref(), &shown, run, &judge)
+    print(args, reserved.as_ref(), &names, &utility, &reported, run)
 }
 
-/// What the output shows of a run's input, one process or many (some known only after the
-/// run).
-struct Shown<'a> {
-    names: &'a [String],
-    utility: &'a dyn Fn(f64) -> f64,
-    records: &'a dyn Fn() -> usize,
-    dropped: &'a dyn Fn() -> u64,
-    kind: &'static str,
-    candidates: usize,
-}
-
-/// Runs the trials and prints them, as a table or JSON.
+/// Runs the trials and prints them, as a table or JSON: `report` is the task's report of a
+/// run, `utility` the task's utility of a value.
 fn print(
     args: &Args,
     reserved: Option<&Reserved>,
-    shown: &Shown<'_>,
+    names: &[String],
+    utility: &dyn Fn(f64) -> f64,
+    report: &dyn Fn(&Solution) -> CoverageReport,
     run: impl Fn(&mut disguise::SecureRng) -> disguise::Result<Solution> + Sync,
-    judge: &(dyn Fn(&Solution) -> Option<Usefulness> + Sync),
 ) -> anyhow::Result<()> {
-    let edges = shown.kind == "edges";
-    let unit = if edges { EDGES_UNIT } else { SETS_UNIT };
-    // A friendship is in two friend lists: the guarantee is stated (and charged) per edge.
-    let labels = if edges {
-        Labels::new(shown.names, shown.utility).unit(
-            2,
-            "neighbouring graphs differ in one friendship: group privacy of size 2",
-        )
-    } else {
-        Labels::new(shown.names, shown.utility)
+    let labels = Labels::new(names, utility);
+    let labels = match args.input() {
+        CoverageInput::Edges => {
+            labels.unit("neighbouring graphs differ in one friendship: group privacy of size 2")
+        }
+        CoverageInput::Sets => labels,
     };
-    let preamble = |first: &Solution| {
-        let what = if edges {
-            "people (friend lists)"
-        } else {
-            "people (sets)"
+    let preamble = |r: &CoverageReport| {
+        let t = &r.task;
+        let what = match t.input {
+            CoverageInput::Edges => "people (friend lists)",
+            CoverageInput::Sets => "people (sets)",
         };
         println!(
             "maximum coverage: {} {what}, {} candidates; {} left out (not in --candidates)",
-            thousands((shown.records)() as u64),
-            thousands(shown.candidates as u64),
-            thousands((shown.dropped)())
+            thousands(t.records as u64),
+            thousands(t.candidates as u64),
+            thousands(t.dropped.unwrap_or(0))
         );
         println!(
             "algorithm {}, mechanism {}, k = {}",
-            first.algorithm, args.privacy.mechanism, args.k
+            t.algorithm, t.mechanism, t.k
         );
-        println!("privacy unit: {unit}");
+        println!("privacy unit: {}", t.privacy_unit);
     };
     let outcome = run_and_print(
         &args.privacy,
@@ -298,24 +254,23 @@ fn print(
         args.k,
         &labels,
         &preamble,
-        judge,
+        report,
         run,
     )?;
-    let head = |first: &Solution| Head {
-        objective: "coverage",
-        algorithm: first.algorithm,
-        mechanism: disguise::names::Named::name(args.privacy.mechanism),
-        input: shown.kind,
-        records: (shown.records)(),
-        candidates: shown.candidates,
-        k: args.k,
-        dropped: (shown.dropped)(),
-        privacy_unit: unit,
-        usefulness: judge(first),
-    };
     let note = "utility = share of people covered; coverage is computed on the private \
                 records (evaluation only, not part of the release)";
-    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
+    print_closing(&args.privacy, outcome, &labels, note)
+}
+
+impl Args {
+    /// What the records are: sets, or friend lists given as edges.
+    fn input(&self) -> CoverageInput {
+        if self.edges.is_some() {
+            CoverageInput::Edges
+        } else {
+            CoverageInput::Sets
+        }
+    }
 }
 
 /// Runs `disguise cover`.
@@ -324,22 +279,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         k: args.k,
         algorithm: args.privacy.algorithm_or(Algorithm::Greedy),
         privacy: args.privacy.privacy(),
+        input: args.input(),
     };
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     let private = args.sets.as_ref().or(args.edges.as_ref());
     let inputs: Vec<&std::path::Path> = private.iter().map(|p| p.as_path()).collect();
-    // A friendship is in two friend lists: a release on --edges is charged for one edge
-    // (group privacy of size 2), at the edge level, as `cut` is.
+    // A release on --edges protects one friendship: the task's plan states it (group
+    // privacy of size 2) and it is charged at the edge level, as `cut` is.
     let charge = (args.privacy.ledger)
         .open_on(&inputs, &args.cluster)?
-        .map(|c| {
-            if args.edges.is_some() {
-                c.unit(disguise::ledger::Unit::Edge).group(2)
-            } else {
-                c
-            }
+        .map(|c| match args.input() {
+            CoverageInput::Edges => c.unit(disguise::ledger::Unit::Edge),
+            CoverageInput::Sets => c,
         });
     let charge = charge.as_ref();
     let flag = if args.sets.is_some() {
@@ -359,22 +312,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let objective = request
         .objective(m, &input.covers)
         .map_err(|e| flagged(e, &flag_of))?;
-    let n = input.covers.len();
     drop(input.covers);
     let prepared = request
         .prepare(&objective)
         .map_err(|e| flagged(e, &flag_of))?;
     let utility = |v: f64| prepared.utility(v);
-    let shown = Shown {
-        names: &input.names,
-        utility: &utility,
-        records: &|| n,
-        dropped: &|| input.dropped,
-        kind: input.kind,
-        candidates: m,
+    let report = |s: &Solution| {
+        let mut r = prepared.report(s);
+        r.task.dropped = Some(input.dropped);
+        r
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    print(&args, reserved.as_ref(), &shown, run, &|s: &Solution| {
-        prepared.usefulness(s)
-    })
+    print(
+        &args,
+        reserved.as_ref(),
+        &input.names,
+        &utility,
+        &report,
+        run,
+    )
 }

@@ -9,8 +9,7 @@ use crate::output::{flag_of, flagged, spinner, thousands};
 use disguise::apps::read_item_list;
 use disguise::data::read_edge_list;
 use disguise::maximize::Solution;
-use disguise::task::{Algorithm, MaxCut, Runnable, Usefulness};
-use serde::Serialize;
+use disguise::task::{Algorithm, CutReport, MaxCut, Runnable};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -52,25 +51,6 @@ pub struct Args {
     #[command(flatten)]
     privacy: PrivacyArgs,
 }
-
-/// The fields of `cut`'s JSON report before the picks ([`print_closing`]).
-#[derive(Serialize)]
-struct Head {
-    objective: &'static str,
-    algorithm: &'static str,
-    mechanism: &'static str,
-    vertices: usize,
-    edges: usize,
-    k: usize,
-    /// Edges left out for naming a vertex not in --vertices, and self-loops.
-    dropped: u64,
-    privacy_unit: &'static str,
-    /// The a-priori utility bound for this run.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usefulness: Option<Usefulness>,
-}
-
-const UNIT: &str = "one edge (one line of --edges), replace-one";
 
 /// Runs `disguise cut`.
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -121,43 +101,37 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_records(records);
     let utility = |v: f64| prepared.utility(v);
     let labels = Labels::new(&names, &utility);
-    let preamble = |first: &Solution| {
+    let preamble = |r: &CutReport| {
+        let t = &r.task;
         println!(
             "maximum cut: {} vertices, {} edges; {} left out (not in --vertices, or \
              self-loops)",
-            thousands(names.len() as u64),
-            thousands(n_edges as u64),
+            thousands(t.vertices as u64),
+            thousands(t.edges as u64),
             thousands(dropped)
         );
         println!(
             "algorithm {}, mechanism {}, at most k = {}",
-            first.algorithm, args.privacy.mechanism, args.k
+            t.algorithm, t.mechanism, t.k
         );
-        println!("privacy unit: {UNIT}");
+        println!("privacy unit: {}", t.privacy_unit);
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    let judge = |s: &Solution| prepared.usefulness(s);
+    let report = |s: &Solution| {
+        let mut r = prepared.report(s);
+        r.task.dropped = Some(dropped);
+        r
+    };
     let outcome = run_and_print(
         &args.privacy,
         reserved.as_ref(),
         args.k,
         &labels,
         &preamble,
-        &judge,
+        &report,
         run,
     )?;
-    let head = |first: &Solution| Head {
-        objective: "graph-cut",
-        algorithm: first.algorithm,
-        mechanism: disguise::names::Named::name(args.privacy.mechanism),
-        vertices: names.len(),
-        edges: n_edges,
-        k: args.k,
-        dropped,
-        privacy_unit: UNIT,
-        usefulness: prepared.usefulness(first),
-    };
     let note = "utility = share of edges cut; cut sizes are computed on the private edges \
                 (evaluation only, not part of the release)";
-    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
+    print_closing(&args.privacy, outcome, &labels, note)
 }

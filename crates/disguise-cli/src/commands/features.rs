@@ -11,12 +11,10 @@ use anyhow::{Context, bail};
 use disguise::data::{Codes, TablePlan, read_table_with_layout};
 use disguise::histogram::{Discretized, DomainSource, Schema};
 use disguise::maximize::Solution;
-use disguise::names::Named;
 use disguise::task::MAX_NUMERIC_LEVELS;
 use disguise::task::{
-    Algorithm, FeatureObjective, FeatureTable, Features, PreparedFeatures, Runnable, Usefulness,
+    Algorithm, FeatureObjective, FeatureTable, Features, FeaturesReport, PreparedFeatures, Runnable,
 };
-use serde::Serialize;
 use std::path::PathBuf;
 
 /// The algorithms of this command.
@@ -136,24 +134,6 @@ fn parse_bins(spec: &str) -> anyhow::Result<BinSpec> {
         max,
         bins,
     })
-}
-
-/// The fields of `features`' JSON report before the picks ([`print_closing`]).
-#[derive(Serialize)]
-struct Head<'a> {
-    objective: &'static str,
-    algorithm: &'static str,
-    mechanism: &'static str,
-    label: &'a str,
-    /// The label's levels (read from the data).
-    label_levels: &'a [String],
-    records: usize,
-    /// The candidate features, in column order; `selected` indexes into it.
-    features: &'a [String],
-    k: usize,
-    /// The greedy's a-priori utility bound (exponential mechanism).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usefulness: Option<Usefulness>,
 }
 
 /// The prepared table: the feature columns and the label as compact codes.
@@ -469,19 +449,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 (prepared, p.label_name, p.label_levels)
             }
         };
-    let records = prepared.records();
-    let k = args.k;
     let scale = prepared.scale();
     let util = |v: f64| prepared.utility(v);
     let names = prepared.names();
     let labels = Labels::new(names, &util);
-    let preamble = |first: &Solution| {
+    let preamble = |r: &FeaturesReport| {
+        let t = &r.task;
         println!(
             "feature selection: {} records ({}), {} features, label '{}' with levels {} (read \
              from the data)",
-            thousands(records as u64),
+            thousands(t.records as u64),
             args.data.display(),
-            names.len(),
+            t.features.len(),
             label_name,
             label_levels.join(", ")
         );
@@ -496,37 +475,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 fixed(scale, 6)
             ),
         };
-        println!("objective {} ({unit})", first.objective);
+        println!("objective {} ({unit})", t.objective);
         println!(
-            "algorithm {}, mechanism {}, k = {k}",
-            first.algorithm, args.privacy.mechanism
+            "algorithm {}, mechanism {}, k = {}",
+            t.algorithm, t.mechanism, t.k
         );
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    let judge = |s: &Solution| prepared.usefulness(s);
+    let report = |s: &Solution| {
+        let mut r = prepared.report(s);
+        r.task.label = Some(label_name.clone());
+        r.task.label_levels = Some(label_levels.clone());
+        r
+    };
     let outcome = run_and_print(
         &args.privacy,
         reserved.as_ref(),
-        k,
+        args.k,
         &labels,
         &preamble,
-        &judge,
+        &report,
         run,
     )?;
-    let head = |first: &Solution| Head {
-        objective: first.objective,
-        algorithm: first.algorithm,
-        mechanism: args.privacy.mechanism.name(),
-        label: &label_name,
-        label_levels: &label_levels,
-        records,
-        features: names,
-        k,
-        usefulness: prepared.usefulness(first),
-    };
     let note = "values and utilities are computed on the private data (evaluation only, not \
                 part of the release)";
-    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
+    print_closing(&args.privacy, outcome, &labels, note)
 }
 
 #[cfg(test)]

@@ -9,8 +9,7 @@ use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
-use disguise::task::{Algorithm, ContinuousOptions, Runnable, Select, SelectReport, Usefulness};
-use serde::Serialize;
+use disguise::task::{Algorithm, ContinuousOptions, Runnable, Select, SelectReport};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -101,27 +100,6 @@ pub struct ContinuousArgs {
     pub gradient_samples: Option<usize>,
 }
 
-/// The fields of `select`'s JSON report before the picks ([`print_closing`]).
-#[derive(Serialize)]
-struct Head {
-    objective: &'static str,
-    algorithm: &'static str,
-    mechanism: &'static str,
-    constraint: &'static str,
-    metric: &'static str,
-    normalizer: f64,
-    normalizer_source: disguise::task::NormalizerSource,
-    points: usize,
-    candidates: usize,
-    k: usize,
-    /// The cost per chosen location (absent when 0).
-    #[serde(skip_serializing_if = "is_zero")]
-    cost: f64,
-    /// The a-priori utility bound for this run (`None` where none applies).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usefulness: Option<Usefulness>,
-}
-
 /// Runs `disguise select`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     // Everything that needs no data is validated first, in the library.
@@ -154,61 +132,46 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let prepared = request
         .prepare(&objective)
         .map_err(|e| flagged(e, &flag_of))?;
-    let n = objective.num_records();
-    let k = prepared.k();
-    let resolved_m = objective.normalizer().unwrap_or(f64::NAN);
     let utility = |v: f64| prepared.utility(v);
     let labels = Labels::new(&names, &utility);
-    let preamble = |first: &Solution| {
-        println!(
-            "facility location: {} points ({}), {} candidates ({})",
-            thousands(n as u64),
-            places.points.display(),
-            thousands(m as u64),
-            places.candidates.display()
-        );
-        println!("{}", places.metric_line(resolved_m));
-        println!(
-            "algorithm {}, mechanism {}, constraint {}, k = {k}",
-            first.algorithm, args.privacy.mechanism, first.constraint
-        );
-        if args.cost > 0.0 {
-            println!(
-                "cost per location: {} points served (objective f(S) − cost·|S|, non-monotone)",
-                args.cost
-            );
-        }
-    };
+    let preamble = |r: &SelectReport| print_preamble(places, r, "");
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    let judge = |s: &Solution| prepared.usefulness(s);
+    let report = |s: &Solution| prepared.report(s);
     let outcome = run_and_print(
         &args.privacy,
         reserved.as_ref(),
-        k,
+        prepared.k(),
         &labels,
         &preamble,
-        &judge,
+        &report,
         run,
     )?;
-    let head = |first: &Solution| {
-        let single = prepared.report(first);
-        Head {
-            objective: single.objective,
-            algorithm: single.algorithm,
-            mechanism: single.mechanism,
-            constraint: single.constraint,
-            metric: single.metric,
-            normalizer: single.normalizer,
-            normalizer_source: single.normalizer_source,
-            points: single.points,
-            candidates: single.candidates,
-            k,
-            cost: single.cost,
-            usefulness: prepared.usefulness(first),
-        }
-    };
     let note = if args.cost > 0.0 { NOTE_COST } else { NOTE };
-    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
+    print_closing(&args.privacy, outcome, &labels, note)
+}
+
+/// The table's opening lines: the data, the metric, the algorithm and any cost; `layout`
+/// says how a distributed run's points were spread.
+fn print_preamble(places: &PlacesArgs, r: &SelectReport, layout: &str) {
+    let t = &r.task;
+    println!(
+        "facility location: {} points ({}{layout}), {} candidates ({})",
+        thousands(t.points as u64),
+        places.points.display(),
+        thousands(t.candidates as u64),
+        places.candidates.display()
+    );
+    println!("{}", places.metric_line(t.normalizer));
+    println!(
+        "algorithm {}, mechanism {}, constraint {}, k = {}",
+        t.algorithm, t.mechanism, t.constraint, t.k
+    );
+    if t.cost > 0.0 {
+        println!(
+            "cost per location: {} points served (objective f(S) − cost·|S|, non-monotone)",
+            t.cost
+        );
+    }
 }
 
 /// `disguise select` with `--workers` or `--hosts`: every process reads the public candidates
@@ -241,34 +204,16 @@ fn run_distributed(
     let records = || {
         report
             .get()
-            .map_or(f64::NAN, |r: &SelectReport| r.points as f64)
+            .map_or(f64::NAN, |r: &SelectReport| r.task.points as f64)
     };
     let utility = |v: f64| v / records();
     let labels = Labels::new(&names, &utility);
-    let k = args.k.unwrap_or(0);
-    let preamble = |first: &Solution| {
-        let r = report.get().expect("reported before printing");
-        println!(
-            "facility location: {} points ({}; {} processes × {} workers), {} candidates ({})",
-            thousands(r.points as u64),
-            places.points.display(),
-            cluster.processes(),
-            cluster.workers(),
-            thousands(m as u64),
-            places.candidates.display()
-        );
-        println!("{}", places.metric_line(r.normalizer));
-        println!(
-            "algorithm {}, mechanism {}, constraint {}, k = {}",
-            first.algorithm, args.privacy.mechanism, first.constraint, r.k
-        );
-        if args.cost > 0.0 {
-            println!(
-                "cost per location: {} points served (objective f(S) − cost·|S|, non-monotone)",
-                args.cost
-            );
-        }
-    };
+    let layout = format!(
+        "; {} processes × {} workers",
+        cluster.processes(),
+        cluster.workers()
+    );
+    let preamble = |r: &SelectReport| print_preamble(places, r, &layout);
     let run = |child: &mut disguise::SecureRng| {
         let (solution, r) = request
             .distributed_trial(&cluster, load.clone(), &candidates, child)?
@@ -276,39 +221,17 @@ fn run_distributed(
         let _ = report.set(r);
         Ok(solution)
     };
-    let judge = |_: &Solution| report.get().and_then(|r| r.usefulness.clone());
+    let reported = |_: &Solution| report.get().expect("reported").clone();
     let outcome = run_and_print(
         &args.privacy,
         reserved.as_ref(),
-        k,
+        args.k.unwrap_or(0),
         &labels,
         &preamble,
-        &judge,
+        &reported,
         run,
     )?;
-    let head = |_: &Solution| {
-        let r = report.get().expect("reported");
-        Head {
-            objective: r.objective,
-            algorithm: r.algorithm,
-            mechanism: r.mechanism,
-            constraint: r.constraint,
-            metric: r.metric,
-            normalizer: r.normalizer,
-            normalizer_source: r.normalizer_source,
-            points: r.points,
-            candidates: r.candidates,
-            k: r.k,
-            cost: r.cost,
-            usefulness: r.usefulness.clone(),
-        }
-    };
-    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, NOTE)
-}
-
-/// Whether a cost is absent (serde's `skip_serializing_if` takes a reference).
-fn is_zero(cost: &f64) -> bool {
-    *cost == 0.0
+    print_closing(&args.privacy, outcome, &labels, NOTE)
 }
 
 impl Args {

@@ -9,8 +9,7 @@ use crate::output::{flag_of, flagged, spinner, thousands};
 use disguise::apps::{TransactionFormat, Transactions, read_item_list};
 use disguise::maximize::Assignment;
 use disguise::objective::KSubmodularFunction;
-use disguise::task::{Algorithm, Assign, PreparedAssign, Runnable, Usefulness};
-use serde::Serialize;
+use disguise::task::{Algorithm, Assign, AssignReport, PreparedAssign, Runnable};
 use std::path::PathBuf;
 
 /// The algorithms of this command.
@@ -67,22 +66,6 @@ pub struct Args {
     failure: Option<f64>,
     #[command(flatten)]
     privacy: PrivacyArgs,
-}
-
-/// The fields of `topics`' JSON report before the picks ([`print_closing`]).
-#[derive(Serialize)]
-struct Head<'a> {
-    objective: &'static str,
-    algorithm: &'static str,
-    mechanism: &'static str,
-    constraint: &'static str,
-    people: usize,
-    candidates: usize,
-    type_names: &'a [String],
-    /// Pairs left out for naming a seed not in --candidates or a topic not in --types.
-    dropped: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usefulness: Option<Usefulness>,
 }
 
 /// Runs `disguise topics`.
@@ -144,7 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let prepared = request
             .prepare_reach(&objective, people, true)
             .map_err(|e| flagged(e, &flag_of))?;
-        return report(&args, reserved.as_ref(), &prepared, &names, people, dropped);
+        return report(&args, reserved.as_ref(), &prepared, &names, dropped);
     }
     let objective = request
         .reach_objective(m, &reach)
@@ -153,7 +136,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let prepared = request
         .prepare_reach(&objective, people, false)
         .map_err(|e| flagged(e, &flag_of))?;
-    report(&args, reserved.as_ref(), &prepared, &names, people, dropped)
+    report(&args, reserved.as_ref(), &prepared, &names, dropped)
 }
 
 /// Runs the trials of a prepared request and prints them.
@@ -162,54 +145,41 @@ fn report<F: KSubmodularFunction>(
     reserved: Option<&super::common::ledger::Reserved>,
     prepared: &PreparedAssign<'_, F>,
     names: &[String],
-    people: usize,
     dropped: u64,
 ) -> anyhow::Result<()> {
-    let m = names.len();
-    let counted = if args.per_topic { args.types.len() } else { 1 };
-    let scale = (people * counted) as f64;
-    let utility = |v: f64| v / scale;
+    let utility = |v: f64| prepared.utility(v);
     let labels = Labels::new(names, &utility).typed(&args.types);
-    let preamble = |first: &Assignment| {
+    let preamble = |r: &AssignReport| {
+        let t = &r.task;
         println!(
             "k-topic influence: {} people, {} seeds, topics {}; {} pairs left out (not in \
              --candidates or --types)",
-            thousands(people as u64),
-            thousands(m as u64),
-            args.types.join(", "),
+            thousands(t.records as u64),
+            thousands(t.candidates as u64),
+            t.type_names.join(", "),
             thousands(dropped)
         );
         println!(
             "algorithm {}, mechanism {}, constraint {}",
-            first.solution.algorithm,
-            disguise::names::Named::name(args.privacy.mechanism),
-            first.solution.constraint,
+            t.algorithm, t.mechanism, t.constraint,
         );
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    let judge = |a: &Assignment| prepared.usefulness(a);
-    let max_picks = prepared.max_picks();
+    let report = |a: &Assignment| {
+        let mut r = prepared.report(a);
+        r.task.dropped = Some(dropped);
+        r
+    };
     let outcome = run_and_print(
         &args.privacy,
         reserved,
-        max_picks,
+        prepared.max_picks(),
         &labels,
         &preamble,
-        &judge,
+        &report,
         run,
     )?;
-    let head = |first: &Assignment| Head {
-        objective: first.solution.objective,
-        algorithm: first.solution.algorithm,
-        mechanism: disguise::names::Named::name(args.privacy.mechanism),
-        constraint: first.solution.constraint,
-        people,
-        candidates: m,
-        type_names: &args.types,
-        dropped,
-        usefulness: prepared.usefulness(first),
-    };
-    let note = "utility = share of people reached (of people × topics with --per-topic); computed on the private records \
-                (evaluation only, not part of the release)";
-    print_closing(&args.privacy, outcome.as_ref(), &head, &labels, note)
+    let note = "utility = share of people reached (of people × topics with --per-topic); \
+                computed on the private records (evaluation only, not part of the release)";
+    print_closing(&args.privacy, outcome, &labels, note)
 }

@@ -977,6 +977,7 @@ impl ItemsetBudget {
                 delta: self.selection.delta,
                 rule,
             }),
+            guarantees: Vec::new(),
             calls,
             secure_rng: true,
         }

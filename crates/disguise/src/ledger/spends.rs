@@ -41,29 +41,19 @@ impl Spends for crate::task::PrivacyReport {
     }
 }
 
-/// The greedy tasks' reports: their privacy report, mechanism and generator.
-macro_rules! greedy_reports {
-    ($($report:ty),*) => {$(
-        impl Spends for $report {
-            fn spend(&self) -> Result<Option<Spend>> {
-                Ok(self.privacy.spend()?.map(|s| s.mechanism(self.mechanism).secure(self.secure_rng)))
-            }
-        }
-    )*};
-}
-
-greedy_reports!(
-    crate::task::SelectReport,
-    crate::task::FeaturesReport,
-    crate::task::CoverageReport
-);
-
-impl Spends for crate::task::CutReport {
+/// The selection tasks' reports: their privacy report, mechanism, generator and the unit
+/// their guarantee protects.
+impl<P: crate::task::Params, C> Spends for crate::task::Report<P, C> {
     fn spend(&self) -> Result<Option<Spend>> {
+        let unit = if self.task.protects_edge() {
+            crate::ledger::Unit::Edge
+        } else {
+            crate::ledger::Unit::Record
+        };
         Ok(self.privacy.spend()?.map(|s| {
-            s.mechanism(self.mechanism)
+            s.mechanism(self.task.mechanism())
                 .secure(self.secure_rng)
-                .unit(crate::task::MaxCut::UNIT)
+                .unit(unit)
         }))
     }
 }

@@ -645,7 +645,7 @@ impl Ledger {
     /// let mut rng = SecureRng::from_os()?;
     /// let run = |rng: &mut SecureRng| request.run(&points, &candidates, rng);
     /// let report = ledger.charge("pickups", "select k=2", &plan, &mut rng, run)?;
-    /// assert_eq!(report.selected.len(), 2);
+    /// assert_eq!(report.choice.selected.len(), 2);
     /// // The budget is spent: the next run is refused before it reads anything.
     /// let refused = ledger.charge("pickups", "select k=2", &plan, &mut rng, |_| -> disguise::Result<disguise::task::SelectReport> {
     ///     unreachable!("never run")

@@ -9,6 +9,7 @@
 //! the run is as private as the composition rule in the report proves. The candidates, the
 //! type labels, the constraint and the normaliser are public.
 
+use super::Report;
 use super::select::location_normalizer;
 use super::{
     Algorithm, MechanismChoice, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy,
@@ -16,11 +17,13 @@ use super::{
 use crate::constraint::{Cardinality, Independence, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{Assignment, Procedure, k_submodular_greedy, k_submodular_subsample_greedy};
+use crate::names::Named;
 use crate::noise::SecureRng;
 use crate::objective::{
     Coverage, FacilityLocation, KSubmodularFunction, Metric, Normalizer, Separable, TopicCoverage,
     ad_allocation, k_type_facility_location,
 };
+use serde::Serialize;
 
 /// The default failure probability γ of the subsample greedy.
 pub const DEFAULT_FAILURE: f64 = 0.1;
@@ -252,8 +255,18 @@ impl Assign {
         &self,
         objective: &'o Separable<FacilityLocation>,
     ) -> Result<PreparedAssign<'o>> {
-        let n: usize = objective.parts().iter().map(|f| f.num_records()).sum();
-        self.prepare_with(objective, n as f64)
+        let per_type: Vec<usize> = objective.parts().iter().map(|f| f.num_records()).collect();
+        let n: usize = per_type.iter().sum();
+        let mut prepared = self.prepare_with(objective, n as f64)?;
+        prepared.records = n;
+        prepared.facility = Some(Facility {
+            metric: self.metric.name(),
+            normalizer: (objective.parts().first())
+                .and_then(|f| f.normalizer())
+                .unwrap_or(f64::NAN),
+            points_per_type: per_type,
+        });
+        Ok(prepared)
     }
 
     /// [`Assign::prepare`] for an objective over the (candidate, type) pairs that reach
@@ -269,7 +282,9 @@ impl Assign {
         per_type: bool,
     ) -> Result<PreparedAssign<'o, F>> {
         let counted = if per_type { self.types.len() } else { 1 };
-        self.prepare_with(objective, (people * counted) as f64)
+        let mut prepared = self.prepare_with(objective, (people * counted) as f64)?;
+        prepared.records = people;
+        Ok(prepared)
     }
 
     /// Everything a run needs; `f_max` is the most the objective can reach (for its bound).
@@ -314,8 +329,18 @@ impl Assign {
             algorithm: self.algorithm,
             mechanism: self.privacy.mechanism,
             f_max,
+            types: self.types.clone(),
+            records: 0,
+            facility: None,
         })
     }
+}
+
+/// What a k-type facility location's report adds to a k-submodular one's.
+struct Facility {
+    metric: &'static str,
+    normalizer: f64,
+    points_per_type: Vec<usize>,
 }
 
 /// An [`Assign`] ready to run any number of trials on one objective (k-type facility
@@ -328,6 +353,10 @@ pub struct PreparedAssign<'o, F: KSubmodularFunction = Separable<FacilityLocatio
     algorithm: Algorithm,
     mechanism: MechanismChoice,
     f_max: f64,
+    types: Vec<String>,
+    /// The points (facility location) or people (reach) the objective counts.
+    records: usize,
+    facility: Option<Facility>,
 }
 
 impl<F: KSubmodularFunction> Runnable for PreparedAssign<'_, F> {
@@ -390,6 +419,86 @@ impl<F: KSubmodularFunction> PreparedAssign<'_, F> {
     /// What a run spent and its guarantee.
     pub fn privacy(&self, run: &Assignment) -> PrivacyReport {
         PrivacyReport::of(&run.solution)
+    }
+
+    /// The utility of an objective value: its share of the most the objective can reach
+    /// (f/n for k-type facility location, the share of people — or of people × topics —
+    /// reached).
+    pub fn utility(&self, value: f64) -> f64 {
+        value / self.f_max.max(1.0)
+    }
+
+    /// The task's public parameters as a report states them.
+    pub fn params(&self, run: &Assignment) -> AssignParams {
+        let facility = self.facility.as_ref();
+        AssignParams {
+            objective: run.solution.objective,
+            algorithm: run.solution.algorithm,
+            mechanism: self.mechanism.name(),
+            constraint: run.solution.constraint,
+            metric: facility.map(|f| f.metric),
+            normalizer: facility.map(|f| f.normalizer),
+            records: self.records,
+            points_per_type: facility.map(|f| f.points_per_type.clone()),
+            candidates: self.objective.ground_size(),
+            type_names: self.types.clone(),
+            dropped: None,
+        }
+    }
+
+    /// The report of one run: each pick with its type.
+    pub fn report(&self, run: &Assignment) -> AssignReport {
+        Report::of(
+            self.params(run),
+            self.usefulness(run),
+            run,
+            &|v| self.utility(v),
+            self.privacy(run),
+        )
+    }
+}
+
+/// The report of one [`Assign`] run ([`Report`] with [`AssignParams`]): each pick with its
+/// type. Values and utilities are computed on the private records for evaluation: they are
+/// NOT covered by the guarantee, which protects the choice only.
+pub type AssignReport = Report<AssignParams>;
+
+/// The public parameters of an [`Assign`] run as its [`Report`] states them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AssignParams {
+    /// The objective.
+    pub objective: &'static str,
+    /// The algorithm that ran.
+    pub algorithm: &'static str,
+    /// The selection of every round.
+    pub mechanism: &'static str,
+    /// The constraint.
+    pub constraint: &'static str,
+    /// The metric (k-type facility location).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metric: Option<&'static str>,
+    /// The normaliser m used (k-type facility location).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub normalizer: Option<f64>,
+    /// The records: points (facility location) or people (reach).
+    pub records: usize,
+    /// The points of each type (k-type facility location; a count from the data, as the
+    /// number of records is).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points_per_type: Option<Vec<usize>>,
+    /// The number of candidates.
+    pub candidates: usize,
+    /// The type labels; `types` index into it.
+    pub type_names: Vec<String>,
+    /// Pairs the front end left out while reading, for naming a candidate or type not in
+    /// the public lists (a count from the data: NOT private; absent when not counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<u64>,
+}
+
+impl super::Params for AssignParams {
+    fn mechanism(&self) -> &'static str {
+        self.mechanism
     }
 }
 

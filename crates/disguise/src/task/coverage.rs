@@ -13,7 +13,7 @@
 //! lists, so it costs twice the guarantee (group privacy of size 2).
 
 use super::usefulness::GreedyRun;
-use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
+use super::{Algorithm, Privacy, PrivacyReport, Report, Runnable, Usefulness, WithPrivacy};
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
@@ -35,7 +35,7 @@ use serde::Serialize;
 /// let report = MaxCoverage::new(1)
 ///     .epsilon(5.0)
 ///     .run(3, &covers, &mut SecureRng::insecure_from_seed(1))?;
-/// assert_eq!(report.selected.len(), 1);
+/// assert_eq!(report.choice.selected.len(), 1);
 /// assert!(report.privacy.guarantee.unwrap().epsilon <= 5.0);
 /// # Ok::<(), disguise::Error>(())
 /// ```
@@ -47,6 +47,45 @@ pub struct MaxCoverage {
     pub algorithm: Algorithm,
     /// The budget, mechanism and composition rule.
     pub privacy: Privacy,
+    /// What one record is, and so what the guarantee protects.
+    pub input: CoverageInput,
+}
+
+/// What the records of a [`MaxCoverage`] are, which sets the neighbour relation its
+/// guarantee is stated for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CoverageInput {
+    /// One set per person (the candidates that cover them): neighbours differ in one
+    /// person's set (replace-one); the guarantee is the run's.
+    #[default]
+    Sets,
+    /// The friend lists of a graph given as its edges: neighbours differ in one friendship,
+    /// which sits in two friend lists, so the guarantee is group privacy of size 2 of the
+    /// run's, (2ε, 2e^ε·δ) ([`PrivacyReport::group`]).
+    Edges,
+}
+
+impl CoverageInput {
+    /// The records one unit of privacy spans (group privacy).
+    pub fn group(self) -> u32 {
+        match self {
+            CoverageInput::Sets => 1,
+            CoverageInput::Edges => 2,
+        }
+    }
+
+    /// What neighbouring inputs differ in, as a report says it.
+    pub fn unit(self) -> &'static str {
+        match self {
+            CoverageInput::Sets => "one person's set (one line of the sets), replace-one",
+            CoverageInput::Edges => {
+                "one friendship (an edge of the graph, replace-one); it sits in two friend \
+                 lists, so the guarantee is group privacy of size 2 of the friend lists': \
+                 (2ε, 2e^ε·δ)"
+            }
+        }
+    }
 }
 
 impl WithPrivacy for MaxCoverage {
@@ -63,6 +102,7 @@ impl MaxCoverage {
             k,
             algorithm: Algorithm::Greedy,
             privacy: Privacy::default(),
+            input: CoverageInput::Sets,
         }
     }
 
@@ -112,7 +152,7 @@ impl MaxCoverage {
                 true,
             )?,
         };
-        Ok(PrivacyReport::planned(&plan))
+        Ok(PrivacyReport::planned(&plan).group(self.input.group()))
     }
 
     /// Everything a run needs that does not change between trials.
@@ -268,53 +308,72 @@ impl PreparedCoverage<'_> {
         .usefulness(solution)
     }
 
-    /// The report of one run.
-    pub fn report(&self, solution: &Solution) -> CoverageReport {
-        CoverageReport {
+    /// The task's public parameters as a report states them.
+    pub fn params(&self, solution: &Solution) -> CoverageParams {
+        CoverageParams {
+            objective: "coverage",
             algorithm: solution.algorithm,
             mechanism: self.request.privacy.mechanism.name(),
+            input: self.request.input,
             records: self.records,
             candidates: self.objective.ground_size(),
             k: self.request.k,
-            selected: solution.elements.clone(),
-            covered: solution.values.clone(),
-            utility: solution.values.iter().map(|&v| self.utility(v)).collect(),
-            privacy: PrivacyReport::of(solution),
-            secure_rng: solution.secure_rng,
-            usefulness: self.usefulness(solution),
+            dropped: None,
+            privacy_unit: self.request.input.unit(),
         }
+    }
+
+    /// The report of one run, its guarantee stated for the input's neighbours
+    /// ([`CoverageInput`]).
+    pub fn report(&self, solution: &Solution) -> CoverageReport {
+        Report::of(
+            self.params(solution),
+            self.usefulness(solution),
+            solution,
+            &|v| self.utility(v),
+            PrivacyReport::of(solution).group(self.request.input.group()),
+        )
     }
 }
 
-/// The result of one [`MaxCoverage`] run. The coverage counts are computed on the private
+/// The report of one [`MaxCoverage`] run ([`Report`] with [`CoverageParams`]): the values
+/// are the people covered after each pick, the utility their share. Computed on the private
 /// records for evaluation: they are NOT covered by the guarantee, which protects the
 /// selection only.
+pub type CoverageReport = Report<CoverageParams>;
+
+/// The public parameters of a [`MaxCoverage`] run as its [`Report`] states them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CoverageReport {
+pub struct CoverageParams {
+    /// The objective (`coverage`).
+    pub objective: &'static str,
     /// The algorithm that ran.
     pub algorithm: &'static str,
     /// The selection of every round.
     pub mechanism: &'static str,
+    /// What the records are.
+    pub input: CoverageInput,
     /// The number of people (records).
     pub records: usize,
     /// The number of candidates.
     pub candidates: usize,
     /// The number of picks.
     pub k: usize,
-    /// The chosen candidates, in the order they were picked.
-    pub selected: Vec<usize>,
-    /// People covered after each pick (not private).
-    pub covered: Vec<f64>,
-    /// Share of people covered after each pick (not private).
-    pub utility: Vec<f64>,
-    /// What the run spent and the end-to-end guarantee.
-    #[serde(flatten)]
-    pub privacy: PrivacyReport,
-    /// Whether the generator was keyed by the operating system.
-    pub secure_rng: bool,
-    /// What the paper's analysis promises for this run's public parameters, and whether
-    /// that is vacuous (`None` where no bound applies).
-    pub usefulness: Option<Usefulness>,
+    /// Set members or edges the front end left out while reading, for naming no candidate
+    /// (a count from the data: NOT private; absent when not counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<u64>,
+    /// What neighbouring inputs differ in.
+    pub privacy_unit: &'static str,
+}
+
+impl super::Params for CoverageParams {
+    fn mechanism(&self) -> &'static str {
+        self.mechanism
+    }
+    fn protects_edge(&self) -> bool {
+        self.input == CoverageInput::Edges
+    }
 }
 
 #[cfg(test)]
@@ -335,15 +394,15 @@ mod tests {
             .run(3, &covers, &mut SecureRng::insecure_from_seed(1))
             .unwrap();
         // Greedy: 0 (60), then 2 (25 new) beats 1 (10 new).
-        assert_eq!(report.selected, [0, 2]);
-        assert_eq!(report.covered, [60.0, 85.0]);
+        assert_eq!(report.choice.selected, [0, 2]);
+        assert_eq!(report.choice.values, [60.0, 85.0]);
         assert!(report.privacy.guarantee.is_none());
         let private = MaxCoverage::new(2).epsilon(20.0);
         let report = private
             .run(3, &covers, &mut SecureRng::insecure_from_seed(1))
             .unwrap();
         assert!(report.privacy.guarantee.unwrap().epsilon <= 20.0);
-        assert_eq!(report.utility.len(), 2);
+        assert_eq!(report.choice.utility.len(), 2);
     }
 
     #[test]

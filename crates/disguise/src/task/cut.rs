@@ -19,7 +19,7 @@
 //! (all its edges) is not bounded: its degree is not.
 
 use super::usefulness::GreedyRun;
-use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
+use super::{Algorithm, Privacy, PrivacyReport, Report, Runnable, Usefulness, WithPrivacy};
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
@@ -39,7 +39,7 @@ use serde::Serialize;
 /// let report = MaxCut::new(1)
 ///     .epsilon(5.0)
 ///     .run(21, &edges, &mut SecureRng::insecure_from_seed(1))?;
-/// assert!(report.selected.len() <= 1);
+/// assert!(report.choice.selected.len() <= 1);
 /// assert!(report.privacy.guarantee.unwrap().epsilon <= 5.0);
 /// # Ok::<(), disguise::Error>(())
 /// ```
@@ -228,28 +228,42 @@ impl PreparedCut<'_> {
         .usefulness(solution)
     }
 
-    /// The report of one run.
-    pub fn report(&self, solution: &Solution) -> CutReport {
-        CutReport {
+    /// The task's public parameters as a report states them.
+    pub fn params(&self, solution: &Solution) -> CutParams {
+        CutParams {
+            objective: solution.objective,
             algorithm: solution.algorithm,
             mechanism: self.request.privacy.mechanism.name(),
             vertices: self.objective.ground_size(),
             edges: self.edges,
             k: self.request.k,
-            selected: solution.elements.clone(),
-            cut: solution.values.clone(),
-            utility: solution.values.iter().map(|&v| self.utility(v)).collect(),
-            privacy: PrivacyReport::of(solution),
-            secure_rng: solution.secure_rng,
-            usefulness: self.usefulness(solution),
+            dropped: None,
+            privacy_unit: "one edge (one line of the edge list), replace-one",
         }
+    }
+
+    /// The report of one run.
+    pub fn report(&self, solution: &Solution) -> CutReport {
+        Report::of(
+            self.params(solution),
+            self.usefulness(solution),
+            solution,
+            &|v| self.utility(v),
+            PrivacyReport::of(solution),
+        )
     }
 }
 
-/// The result of one [`MaxCut`] run. The cut sizes are computed on the private edges for
+/// The report of one [`MaxCut`] run ([`Report`] with [`CutParams`]): the values are the
+/// edges cut after each pick, the utility their share. Computed on the private edges for
 /// evaluation: they are NOT covered by the guarantee, which protects the choice only.
+pub type CutReport = Report<CutParams>;
+
+/// The public parameters of a [`MaxCut`] run as its [`Report`] states them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CutReport {
+pub struct CutParams {
+    /// The objective (`graph-cut`).
+    pub objective: &'static str,
     /// The algorithm that ran.
     pub algorithm: &'static str,
     /// The selection of every round.
@@ -260,19 +274,21 @@ pub struct CutReport {
     pub edges: usize,
     /// The most picks.
     pub k: usize,
-    /// The chosen vertices, in the order they were picked.
-    pub selected: Vec<usize>,
-    /// Edges cut after each pick (not private).
-    pub cut: Vec<f64>,
-    /// Share of edges cut after each pick (not private).
-    pub utility: Vec<f64>,
-    /// What the run spent and the end-to-end guarantee.
-    #[serde(flatten)]
-    pub privacy: PrivacyReport,
-    /// Whether the generator was keyed by the operating system.
-    pub secure_rng: bool,
-    /// What the paper's analysis promises for this run's public parameters.
-    pub usefulness: Option<Usefulness>,
+    /// Edges the front end left out while reading, for naming a vertex not in the list, and
+    /// self-loops (a count from the data: NOT private; absent when not counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<u64>,
+    /// What neighbouring graphs differ in: one edge (edge-level privacy).
+    pub privacy_unit: &'static str,
+}
+
+impl super::Params for CutParams {
+    fn mechanism(&self) -> &'static str {
+        self.mechanism
+    }
+    fn protects_edge(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
@@ -296,10 +312,10 @@ mod tests {
         let report = request
             .run(22, &two_stars(), &mut SecureRng::insecure_from_seed(1))
             .unwrap();
-        assert_eq!(report.selected.len(), 2);
-        assert!(report.selected.contains(&0) && report.selected.contains(&1));
-        assert_eq!(report.cut, [10.0, 20.0]);
-        assert_eq!(report.utility, [0.5, 1.0]);
+        assert_eq!(report.choice.selected.len(), 2);
+        assert!(report.choice.selected.contains(&0) && report.choice.selected.contains(&1));
+        assert_eq!(report.choice.values, [10.0, 20.0]);
+        assert_eq!(report.choice.utility, [0.5, 1.0]);
         assert!(report.privacy.guarantee.is_none());
     }
 

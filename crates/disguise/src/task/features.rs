@@ -11,7 +11,7 @@
 //! itself is sensitive, declare the domains publicly before coding the table.
 
 use super::usefulness::GreedyRun;
-use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
+use super::{Algorithm, Privacy, PrivacyReport, Report, Runnable, Usefulness, WithPrivacy};
 use crate::constraint::{Cardinality, Independence};
 use crate::data::Codes;
 use crate::error::{Error, Result};
@@ -107,7 +107,7 @@ pub struct FeatureTable {
 ///     label_levels: 2,
 /// };
 /// let report = Features::new(1).epsilon(5.0).run(table, &mut SecureRng::insecure_from_seed(1))?;
-/// assert_eq!(report.selected.len(), 1);
+/// assert_eq!(report.choice.selected.len(), 1);
 /// assert!(report.privacy.guarantee.unwrap().epsilon <= 5.0);
 /// # Ok::<(), disguise::Error>(())
 /// ```
@@ -448,62 +448,67 @@ impl PreparedFeatures {
         }
     }
 
-    /// The report of one run.
-    pub fn report(&self, solution: &Solution) -> FeaturesReport {
-        FeaturesReport {
+    /// The task's public parameters as a report states them (the label's name and levels
+    /// are the front end's to add: the table holds codes only).
+    pub fn params(&self, solution: &Solution) -> FeaturesParams {
+        FeaturesParams {
             objective: solution.objective,
             algorithm: solution.algorithm,
             mechanism: self.request.privacy.mechanism.name(),
+            label: None,
+            label_levels: None,
+            records: self.records,
             features: self.names.clone(),
             k: self.request.k,
-            selected: solution.elements.clone(),
-            names: solution
-                .elements
-                .iter()
-                .map(|&j| self.names[j].clone())
-                .collect(),
-            values: solution.values.clone(),
-            utility: solution.values.iter().map(|&v| self.utility(v)).collect(),
-            final_utility: self.utility(solution.value),
-            privacy: PrivacyReport::of(solution),
-            secure_rng: solution.secure_rng,
-            usefulness: self.usefulness(solution),
         }
+    }
+
+    /// The report of one run, its picks named by the features' names.
+    pub fn report(&self, solution: &Solution) -> FeaturesReport {
+        Report::of(
+            self.params(solution),
+            self.usefulness(solution),
+            solution,
+            &|v| self.utility(v),
+            PrivacyReport::of(solution),
+        )
+        .named(&self.names)
     }
 }
 
-/// The result of one [`Features`] run. Values and utilities are computed on the private data
-/// for evaluation: they are NOT covered by the guarantee, which protects the selection only.
+/// The report of one [`Features`] run ([`Report`] with [`FeaturesParams`]): the values are
+/// the objective after each pick, the utility I/H(label) or F/F_max. Computed on the private
+/// data for evaluation: they are NOT covered by the guarantee, which protects the selection
+/// only.
+pub type FeaturesReport = Report<FeaturesParams>;
+
+/// The public parameters of a [`Features`] run as its [`Report`] states them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FeaturesReport {
+pub struct FeaturesParams {
     /// The objective.
     pub objective: &'static str,
     /// The algorithm that ran.
     pub algorithm: &'static str,
     /// The selection of every round.
     pub mechanism: &'static str,
+    /// The label column's name, when the front end knows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The label's levels, when the front end knows them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_levels: Option<Vec<String>>,
+    /// The number of records.
+    pub records: usize,
     /// The candidate features, in column order; `selected` indexes into it.
     pub features: Vec<String>,
     /// The number of features chosen.
     pub k: usize,
-    /// The chosen features (indices), in the order they were picked.
-    pub selected: Vec<usize>,
-    /// Their names.
-    pub names: Vec<String>,
-    /// The objective after each pick (not private).
-    pub values: Vec<f64>,
-    /// The utility after each pick (not private): I/H(label), or F/F_max.
-    pub utility: Vec<f64>,
-    /// The utility of the final selection (not private).
-    pub final_utility: f64,
-    /// What the run spent and the end-to-end guarantee.
-    #[serde(flatten)]
-    pub privacy: PrivacyReport,
-    /// Whether the generator was keyed by the operating system.
-    pub secure_rng: bool,
-    /// What the paper's analysis promises for this run's public parameters, and whether
-    /// that is vacuous (`None` where no bound applies).
-    pub usefulness: Option<Usefulness>,
+}
+
+impl super::Params for FeaturesParams {
+    fn mechanism(&self) -> &'static str {
+        self.mechanism
+    }
 }
 
 impl FeatureObjective {
@@ -599,20 +604,20 @@ mod tests {
             .epsilon(50.0)
             .run(table(), &mut SecureRng::insecure_from_seed(2))
             .unwrap();
-        assert_eq!(report.names, ["copy", "half"]);
+        assert_eq!(report.choice.names.unwrap(), ["copy", "half"]);
         // The exact copy explains all of H(label).
         assert!(
-            (report.utility[0] - 1.0).abs() < 1e-9,
+            (report.choice.utility[0] - 1.0).abs() < 1e-9,
             "{:?}",
-            report.utility
+            report.choice.utility
         );
         let report = Features::new(1)
             .objective(FeatureObjective::Discernibility)
             .epsilon(50.0)
             .run(table(), &mut SecureRng::insecure_from_seed(2))
             .unwrap();
-        assert_eq!(report.names, ["copy"]);
-        assert_eq!(report.final_utility, 1.0);
+        assert_eq!(report.choice.names.unwrap(), ["copy"]);
+        assert_eq!(report.choice.final_utility, 1.0);
     }
 
     #[test]

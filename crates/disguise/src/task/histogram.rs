@@ -81,6 +81,7 @@ impl Histogram {
                 delta: 0.0,
                 rule: crate::privacy::compose::Rule::Basic,
             }),
+            guarantees: Vec::new(),
             calls: Vec::new(),
             secure_rng: true,
         })

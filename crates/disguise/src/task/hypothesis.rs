@@ -114,6 +114,7 @@ impl Hypothesis {
             composition: None,
             rounds: 1,
             guarantee,
+            guarantees: Vec::new(),
             calls: if private { vec![(cost, 1)] } else { Vec::new() },
             secure_rng: true,
         })

@@ -8,7 +8,7 @@
 //! | choose k features informative about a label (mutual information, discernibility) | [`Features`] | [`FeaturesReport`] |
 //! | choose k candidates that cover the most people (maximum coverage) | [`MaxCoverage`] | [`CoverageReport`] |
 //! | choose at most k vertices that cut the most private edges (maximum cut, non-monotone) | [`MaxCut`] | [`CutReport`] |
-//! | choose locations and a type for each (k-type facility location, k-submodular greedy), or seeds and a topic for each (k-topic influence, ad allocation) | [`Assign`] | [`Assignment`](crate::maximize::Assignment) + [`PrivacyReport`] |
+//! | choose locations and a type for each (k-type facility location, k-submodular greedy), or seeds and a topic for each (k-topic influence, ad allocation) | [`Assign`] | [`AssignReport`] |
 //! | release a projected histogram and synthetic data for classifiers | [`Histogram`] | [`ProjectedHistogram`](crate::histogram::ProjectedHistogram) |
 //! | choose the decision stump that best predicts a binary label | [`Hypothesis`] | [`HypothesisSelection`](crate::apps::hypothesis::HypothesisSelection) |
 //! | release the T most frequent itemsets of size r from transactions | [`Itemsets`] | [`ItemsetRelease`](crate::apps::ItemsetRelease) |
@@ -20,13 +20,16 @@
 //! # let points = [[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]];
 //! # let candidates = [[0.0, 0.0], [5.0, 5.0], [9.0, 0.0]];
 //! let report = Select::new(2).epsilon(1.0).run(&points, &candidates, &mut SecureRng::from_os()?)?;
-//! assert_eq!(report.selected.len(), 2);
-//! println!("{:?}, ε = {}", report.selected, report.privacy.guarantee.unwrap().epsilon);
+//! assert_eq!(report.choice.selected.len(), 2);
+//! println!("{:?}, ε = {}", report.choice.selected, report.privacy.guarantee.unwrap().epsilon);
 //! # Ok::<(), disguise::Error>(())
 //! ```
 //!
-//! Every report carries the end-to-end guarantee, the per-round budget, the composition
-//! rule that set it ([`PrivacyReport`]) and whether the generator was secure. Repeated
+//! The selection tasks' reports are one type, [`Report`]: the task's public parameters
+//! (defaults resolved), the a-priori usefulness, the choice (one run's [`Picks`], or every
+//! trial's [`Trials`]), the privacy spent and whether the generator was secure; the command
+//! line prints it and Python returns it as it is. Every report carries the end-to-end
+//! guarantee, the per-round budget and the composition rule that set it ([`PrivacyReport`]). Repeated
 //! trials of one request run in parallel with [`trials`], in constant memory.
 //!
 //! Every report implements `ledger::Spends` (feature `ledger`): wrapped in
@@ -41,20 +44,24 @@ mod features;
 mod histogram;
 mod hypothesis;
 mod itemsets;
+mod report;
 mod select;
 mod usefulness;
 
-pub use assign::{Assign, DEFAULT_FAILURE, PreparedAssign};
-pub use coverage::{CoverageReport, MaxCoverage, PreparedCoverage};
-pub use cut::{CutReport, MaxCut, PreparedCut};
+pub use assign::{Assign, AssignParams, AssignReport, DEFAULT_FAILURE, PreparedAssign};
+pub use coverage::{CoverageInput, CoverageParams, CoverageReport, MaxCoverage, PreparedCoverage};
+pub use cut::{CutParams, CutReport, MaxCut, PreparedCut};
 pub use features::{
-    FeatureObjective, FeatureTable, Features, FeaturesReport, MAX_NUMERIC_LEVELS, PreparedFeatures,
+    FeatureObjective, FeatureTable, Features, FeaturesParams, FeaturesReport, MAX_NUMERIC_LEVELS,
+    PreparedFeatures,
 };
 pub use histogram::Histogram;
 pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis};
 pub use itemsets::Itemsets;
+pub use report::{Params, Picked, Picks, Report, Trials};
 pub use select::{
-    ContinuousOptions, NormalizerSource, Prepared, Select, SelectReport, default_normalizer,
+    ContinuousOptions, NormalizerSource, Prepared, Select, SelectParams, SelectReport,
+    default_normalizer,
 };
 pub use usefulness::Usefulness;
 
@@ -417,6 +424,10 @@ pub struct PrivacyReport {
     pub rounds: usize,
     /// The end-to-end guarantee (the best rule the accountant could apply).
     pub guarantee: Option<Guarantee>,
+    /// The end-to-end guarantee under every composition rule that applies to the run (the
+    /// accountant keeps the tightest as [`PrivacyReport::guarantee`]); empty for a plan.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub guarantees: Vec<Guarantee>,
     /// The calls the guarantee composes ([`Solution::calls`]): what a budget ledger
     /// composes across runs.
     #[serde(skip)]
@@ -438,6 +449,7 @@ impl PrivacyReport {
             composition: plan.split.map(|b| b.rule.name()),
             rounds: plan.rounds,
             guarantee: plan.guarantee,
+            guarantees: Vec::new(),
             calls: plan.calls.clone(),
             secure_rng: true,
         }
@@ -452,6 +464,7 @@ impl PrivacyReport {
             return self;
         }
         self.guarantee = self.guarantee.map(|g| g.group(size));
+        self.guarantees = self.guarantees.iter().map(|g| g.group(size)).collect();
         self.calls = self
             .calls
             .into_iter()
@@ -469,6 +482,7 @@ impl PrivacyReport {
             composition: split.map(|b| b.rule.name()),
             rounds: solution.planned_rounds,
             guarantee: solution.guarantee,
+            guarantees: solution.guarantees.clone(),
             calls: solution.calls.clone(),
             secure_rng: solution.secure_rng,
         }

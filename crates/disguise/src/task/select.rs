@@ -12,7 +12,7 @@
 //! is public).
 
 use super::usefulness::{ContinuousDirections, ContinuousRun, GreedyRun};
-use super::{Algorithm, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy};
+use super::{Algorithm, Privacy, PrivacyReport, Report, Runnable, Usefulness, WithPrivacy};
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{
@@ -27,7 +27,6 @@ use crate::objective::{
     ClosedForm, FacilityLocation, FacilityMultilinear, GradientOracle, Metric, Normalizer,
     Penalized, SampledGradient, SetFunction,
 };
-use crate::privacy::Guarantee;
 use serde::Serialize;
 
 /// A private facility-location selection: k (or a matroid constraint), the metric and
@@ -693,16 +692,16 @@ impl<'o> Prepared<'o> {
         .usefulness(solution)
     }
 
-    /// The report of one run.
-    pub fn report(&self, solution: &Solution) -> SelectReport {
-        SelectReport {
+    /// The task's public parameters as a report states them, `algorithm` and `constraint`
+    /// as the run names them.
+    pub fn params(&self, solution: &Solution) -> SelectParams {
+        SelectParams {
             objective: solution.objective,
             algorithm: solution.algorithm,
             mechanism: self.request.privacy.mechanism.name(),
             constraint: solution.constraint,
             metric: self.request.metric.name(),
             normalizer: self.objective.normalizer().unwrap_or(f64::NAN),
-            cost: self.request.cost,
             normalizer_source: if self.request.normalizer.is_some() {
                 NormalizerSource::Given
             } else {
@@ -711,24 +710,31 @@ impl<'o> Prepared<'o> {
             points: self.records,
             candidates: self.objective.ground_size(),
             k: self.k,
-            selected: solution.elements.clone(),
-            values: solution.values.clone(),
-            utility: solution.values.iter().map(|&v| self.utility(v)).collect(),
-            final_utility: self.utility(solution.value),
-            gain_evaluations: solution.gain_evaluations,
-            privacy: PrivacyReport::of(solution),
-            guarantees: solution.guarantees.clone(),
-            secure_rng: solution.secure_rng,
-            usefulness: self.usefulness(solution),
+            cost: self.request.cost,
         }
+    }
+
+    /// The report of one run.
+    pub fn report(&self, solution: &Solution) -> SelectReport {
+        Report::of(
+            self.params(solution),
+            self.usefulness(solution),
+            solution,
+            &|v| self.utility(v),
+            PrivacyReport::of(solution),
+        )
     }
 }
 
-/// The result of one [`Select`] run. The values and utilities are computed on the private
-/// points for evaluation: they are NOT covered by the privacy guarantee, which protects the
-/// selection only.
+/// The report of one [`Select`] run ([`Report`] with [`SelectParams`]). The values and
+/// utilities (f(S)/n) are computed on the private points for evaluation: they are NOT
+/// covered by the privacy guarantee, which protects the selection only.
+pub type SelectReport = Report<SelectParams>;
+
+/// The public parameters of a [`Select`] run, defaults resolved, as its [`Report`] states
+/// them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SelectReport {
+pub struct SelectParams {
     /// The objective (`facility-location`).
     pub objective: &'static str,
     /// The algorithm that ran.
@@ -741,8 +747,6 @@ pub struct SelectReport {
     pub metric: &'static str,
     /// The normaliser m used.
     pub normalizer: f64,
-    /// The public cost per chosen candidate (0: none); values are f(S) − cost·|S|.
-    pub cost: f64,
     /// Where m came from.
     pub normalizer_source: NormalizerSource,
     /// The number of points (records).
@@ -751,27 +755,20 @@ pub struct SelectReport {
     pub candidates: usize,
     /// The number of picks planned (k, or the constraint's rank).
     pub k: usize,
-    /// The chosen candidates (indices), in the order they were picked.
-    pub selected: Vec<usize>,
-    /// f(S) after each pick (not private).
-    pub values: Vec<f64>,
-    /// f(S)/n after each pick (not private).
-    pub utility: Vec<f64>,
-    /// f(S)/n of the final selection (not private).
-    pub final_utility: f64,
-    /// Marginal gains evaluated.
-    pub gain_evaluations: u64,
-    /// What the run spent and the end-to-end guarantee.
-    #[serde(flatten)]
-    pub privacy: PrivacyReport,
-    /// The end-to-end guarantee under every composition rule that applies to the run: the
-    /// accountant keeps the tightest ([`PrivacyReport::guarantee`]).
-    pub guarantees: Vec<Guarantee>,
-    /// Whether the generator was keyed by the operating system (a seeded run is not private).
-    pub secure_rng: bool,
-    /// What the paper's analysis promises for this run's public parameters, and whether
-    /// that is vacuous (`None` where no bound applies).
-    pub usefulness: Option<Usefulness>,
+    /// The public cost per chosen candidate (absent when 0): values are f(S) − cost·|S|.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub cost: f64,
+}
+
+impl super::Params for SelectParams {
+    fn mechanism(&self) -> &'static str {
+        self.mechanism
+    }
+}
+
+/// Whether a cost is absent (serde's `skip_serializing_if` takes a reference).
+fn is_zero(cost: &f64) -> bool {
+    *cost == 0.0
 }
 
 /// The continuous greedy, prepared once: the matroid, the options and the precomputed closed
@@ -942,16 +939,16 @@ mod tests {
             &mut SecureRng::insecure_from_seed(3).fork(),
         )
         .unwrap();
-        assert_eq!(report.selected, by_hand.elements);
-        assert_eq!(report.values, by_hand.values);
+        assert_eq!(report.choice.selected, by_hand.elements);
+        assert_eq!(report.choice.values, by_hand.values);
         assert_eq!(report.privacy.guarantee, by_hand.guarantee);
-        assert_eq!(report.k, 3);
-        assert_eq!(report.points, 40);
+        assert_eq!(report.task.k, 3);
+        assert_eq!(report.task.points, 40);
         assert_eq!(
-            report.normalizer_source,
+            report.task.normalizer_source,
             NormalizerSource::CandidateBoundingBox
         );
-        assert_eq!(report.final_utility, by_hand.value / 40.0);
+        assert_eq!(report.choice.final_utility, by_hand.value / 40.0);
         assert!(report.privacy.guarantee.unwrap().epsilon <= 2.0);
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["mechanism"], "em");
@@ -1049,7 +1046,7 @@ mod tests {
         let report = prepared.report(&prepared.run(&mut SecureRng::insecure_from_seed(1)).unwrap());
         assert_eq!(report.privacy.per_round_epsilon, Some(0.5));
         assert_eq!(report.privacy.composition, Some("basic"));
-        assert_eq!(report.normalizer, 5.0);
+        assert_eq!(report.task.normalizer, 5.0);
     }
 
     #[test]
@@ -1177,7 +1174,7 @@ mod tests {
         let report = request
             .run(&points, &candidates, &mut SecureRng::insecure_from_seed(4))
             .unwrap();
-        assert_eq!(report.selected.len(), 2);
+        assert_eq!(report.choice.selected.len(), 2);
         assert_eq!(report.privacy.rounds, 3);
         let err = Select::new(2)
             .epsilon(1.0)

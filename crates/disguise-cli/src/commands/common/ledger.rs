@@ -37,7 +37,6 @@ pub struct Charge {
     dataset: String,
     command: String,
     unit: Option<Unit>,
-    group: Option<u32>,
 }
 
 impl LedgerArgs {
@@ -73,7 +72,6 @@ impl LedgerArgs {
             dataset,
             command: command_line(),
             unit: None,
-            group: None,
         }))
     }
 }
@@ -125,23 +123,11 @@ impl Charge {
             if let Some(unit) = self.unit {
                 spend = spend.unit(unit);
             }
-            if let Some(size) = self.group {
-                spend = spend
-                    .group(size)
-                    .map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
-            }
             self.ledger.reserve(&self.dataset, &spend)?;
         }
         Ok(Reserved {
             planned: plan.guarantee,
         })
-    }
-
-    /// The same charge for neighbours that differ in up to `size` of the task's records
-    /// (group privacy), e.g. 2 for one edge of a friendship graph given as friend lists.
-    pub fn group(mut self, size: u32) -> Self {
-        self.group = Some(size);
-        self
     }
 }
 

@@ -3,15 +3,15 @@
 
 use super::names::named;
 use crate::output::{
-    CsvOut, RowFormat, budget, fixed, flag_of, flagged, guarantee, input, print_json, progress_bar,
-    rng_from_seed, spinner, thousands,
+    CsvOut, RowFormat, budget, check_memory, fixed, flag_of, flagged, guarantee, input, print_json,
+    progress_bar, rng_from_seed, spinner, thousands,
 };
-use crate::trials::{Kept, PerPick, PerTrial, TrialPicks};
 use anyhow::bail;
 use disguise::SecureRng;
-use disguise::maximize::Solution;
-use disguise::numeric::stats::{MeanStd, mean_std};
-use disguise::task::{Algorithm, Composition, MechanismChoice, Privacy, PrivacyReport, trials};
+use disguise::numeric::stats::MeanStd;
+use disguise::task::{
+    Algorithm, Composition, MechanismChoice, Picked, Privacy, PrivacyReport, Report, Trials, trials,
+};
 use serde::Serialize;
 
 /// The privacy options shared by `select` and `features`.
@@ -109,35 +109,6 @@ impl PrivacyArgs {
     }
 }
 
-/// One trial's result as the shared printer sees it: a [`Solution`] and, for k-submodular
-/// runs, the type of each pick.
-pub trait Trial: Send {
-    /// Whether each pick has a type (a k-type assignment).
-    const TYPED: bool = false;
-    /// The run.
-    fn solution(&self) -> &Solution;
-    /// The type of each pick (empty unless the run assigns types).
-    fn types(&self) -> &[usize] {
-        &[]
-    }
-}
-
-impl Trial for Solution {
-    fn solution(&self) -> &Solution {
-        self
-    }
-}
-
-impl Trial for disguise::maximize::Assignment {
-    const TYPED: bool = true;
-    fn solution(&self) -> &Solution {
-        &self.solution
-    }
-    fn types(&self) -> &[usize] {
-        &self.types
-    }
-}
-
 /// How the shared printer labels picks: element names, type names (k-submodular runs) and
 /// the utility of an objective value.
 pub struct Labels<'a> {
@@ -145,11 +116,8 @@ pub struct Labels<'a> {
     pub names: &'a [String],
     /// Name of every type; `None` for runs without types.
     pub types: Option<&'a [String]>,
-    /// The utility of an objective value (e.g. f(S)/n).
+    /// The utility of an objective value (e.g. f(S)/n): the task's.
     pub utility: &'a dyn Fn(f64) -> f64,
-    /// The records one unit of privacy spans (group privacy): 1, or 2 for a friendship of a
-    /// graph given as friend lists.
-    pub group: u32,
     /// What neighbouring data sets differ in, as the guarantee line says it.
     pub neighbours: &'a str,
 }
@@ -161,19 +129,14 @@ impl<'a> Labels<'a> {
             names,
             types: None,
             utility,
-            group: 1,
             neighbours: "neighbouring datasets differ in one record",
         }
     }
 
-    /// The same, with the guarantee stated for neighbours that differ in one unit of `group`
-    /// records, described by `neighbours`.
-    pub fn unit(self, group: u32, neighbours: &'a str) -> Self {
-        Self {
-            group,
-            neighbours,
-            ..self
-        }
+    /// The same, with the guarantee line saying neighbours differ as `neighbours` says (the
+    /// task's report states the guarantee for them).
+    pub fn unit(self, neighbours: &'a str) -> Self {
+        Self { neighbours, ..self }
     }
 
     /// The same, each pick with one of `types`.
@@ -185,52 +148,46 @@ impl<'a> Labels<'a> {
     }
 
     /// "name" or "name (type)" of pick `i` of a trial.
-    fn pick(&self, element: usize, types: &[usize], i: usize) -> String {
-        match (self.types, types.get(i)) {
+    fn pick(&self, element: usize, types: Option<&[usize]>, i: usize) -> String {
+        match (self.types, types.and_then(|t| t.get(i))) {
             (Some(names), Some(&t)) => format!("{} ({})", self.names[element], names[t]),
             _ => self.names[element].clone(),
         }
     }
 }
 
-/// What the trials left for the caller to print: the first trial (the single run without
-/// `--trials`), its privacy report, the mean and standard deviation of the final utility,
-/// and — for `--format json` only — every trial's picks.
-pub struct Outcome<T> {
-    /// The first trial.
-    pub first: T,
-    /// Its privacy report (the same for every trial: it depends on the options only).
-    pub privacy: PrivacyReport,
-    /// Mean final utility over the trials.
-    pub mean: f64,
-    /// Sample standard deviation of the final utility.
-    pub std: f64,
-    /// Every trial's picks (JSON output only; empty otherwise).
-    pub kept: Kept,
+/// What the trials left for the caller to print: the task's report of the first trial (the
+/// single run without `--trials`) and — for `--format json` with `--trials` — every trial's
+/// picks.
+pub struct Outcome<P> {
+    /// The task's report of the first trial.
+    pub first: Report<P>,
+    /// Every trial's picks (JSON output with `--trials` only).
+    pub trials: Option<Trials>,
 }
 
 /// Runs the trials (one without `--trials`) in parallel and prints them as they finish:
 /// table rows and CSV rows are written per trial and nothing per trial is kept, so any
 /// `--trials` runs in constant memory; for JSON every trial's picks are kept compactly, after
-/// checking that they fit ([`Kept::for_trials`]). The generator is the OS's, or the seeded
-/// one of `--seed`, keyed after those checks. `preamble` prints the table's opening lines
-/// from the first trial (the budget line and a blank line follow it); `picks` bounds the
-/// picks of one trial; `usefulness` judges the first trial's a-priori utility, and a
-/// vacuous bound is warned of on stderr before any result. With a budget ledger the
-/// trials' cost was reserved by the caller before the data was read (`reserved`); the first
-/// trial's guarantee is checked against it before anything is printed. The caller prints
-/// the JSON document and the table's closing lines from the returned [`Outcome`].
-pub fn run_and_print<T, F>(
+/// checking that they fit ([`Trials::bytes`]). The generator is the OS's, or the seeded one
+/// of `--seed`, keyed after those checks. `report` is the task's report of one run;
+/// `preamble` prints the table's opening lines from the first trial's (the budget line and a
+/// blank line follow it); `picks` bounds the picks of one trial. A vacuous a-priori bound is
+/// warned of on stderr before any result. With a budget ledger the trials' cost was reserved
+/// by the caller before the data was read (`reserved`); the first trial's guarantee is
+/// checked against it before anything is printed. The caller prints the JSON document and
+/// the table's closing lines from the returned [`Outcome`] ([`print_closing`]).
+pub fn run_and_print<T, P, F>(
     args: &PrivacyArgs,
     reserved: Option<&super::ledger::Reserved>,
     picks: usize,
     labels: &Labels<'_>,
-    preamble: &dyn Fn(&T),
-    usefulness: &dyn Fn(&T) -> Option<disguise::task::Usefulness>,
+    preamble: &dyn Fn(&Report<P>),
+    report: &dyn Fn(&T) -> Report<P>,
     run: F,
-) -> anyhow::Result<Option<Outcome<T>>>
+) -> anyhow::Result<Option<Outcome<P>>>
 where
-    T: Trial + Clone,
+    T: Picked,
     F: Fn(&mut SecureRng) -> disguise::Result<T> + Sync,
 {
     super::ledger::refuse_non_private(
@@ -244,22 +201,28 @@ where
     } else {
         spinner("selecting", args.quiet)
     };
-    let mut kept = match args.format {
-        RowFormat::Json => Kept::for_trials(
-            count,
-            picks,
-            labels.types.is_some(),
-            &format!("--trials {count}"),
-        )?,
-        _ => Kept::default(),
+    let typed = labels.types.is_some();
+    let mut kept = match (args.format, args.trials) {
+        (RowFormat::Json, Some(count)) => {
+            check_memory(
+                &format!(
+                    "--trials {count} with --format json (every trial's picks are kept to print \
+                     one document)"
+                ),
+                Trials::bytes(count, picks, typed),
+                "use --format csv, which prints one row per pick as the trials run, or fewer \
+                 trials",
+            )?;
+            Some(Trials::with_capacity(count, typed)?)
+        }
+        _ => None,
     };
     // Keyed only now, after every check: the warning of a seeded run is the last thing
     // printed before the results, never before an error.
     let mut rng = rng_from_seed(args.seed)?;
-    let mut first: Option<(T, PrivacyReport)> = None;
+    let mut first: Option<Report<P>> = None;
     let mut finals = MeanStd::default();
     let mut csv: Option<CsvOut> = None;
-    let typed = labels.types.is_some();
     trials::<T, F, _, anyhow::Error>(count, &mut rng, &|| bar.inc(1), run, |t, trial: T| {
         let s = trial.solution();
         let utility = (labels.utility)(s.value);
@@ -270,15 +233,15 @@ where
             if let Some(reserved) = reserved {
                 reserved.check(s.guarantee)?;
             }
+            let r = report(&trial);
             // Said before any result, in every format (it depends on public quantities only).
-            if let Some(u) = usefulness(&trial) {
-                bar.suspend(|| super::warn_if_vacuous(&u));
+            if let Some(u) = &r.usefulness {
+                bar.suspend(|| super::warn_if_vacuous(u));
             }
-            let privacy = PrivacyReport::of(s).group(labels.group);
             if args.format == RowFormat::Table {
                 bar.suspend(|| {
-                    preamble(&trial);
-                    println!("{}", budget_line(&privacy, args));
+                    preamble(&r);
+                    println!("{}", budget_line(&r.privacy, args));
                     println!();
                     if per_trial {
                         let chosen = if typed { "chosen (type)" } else { "chosen" };
@@ -304,19 +267,17 @@ where
                 ]);
                 csv = Some(bar.suspend(|| CsvOut::new(&header))?);
             }
-            first = Some((trial.clone(), privacy));
+            first = Some(r);
         }
         match args.format {
-            RowFormat::Json => kept.push(TrialPicks {
-                elements: &s.elements,
-                values: &s.values,
-                types: trial.types(),
-                utility,
-                evaluations: s.gain_evaluations,
-            })?,
+            RowFormat::Json => {
+                if let Some(kept) = kept.as_mut() {
+                    kept.push(&trial, labels.utility)?;
+                }
+            }
             RowFormat::Csv => {
-                let (_, privacy) = first.as_ref().expect("trial 0 came first");
-                let cells = guarantee_cells(privacy);
+                let r = first.as_ref().expect("trial 0 came first");
+                let cells = guarantee_cells(&r.privacy);
                 let out = csv.as_mut().expect("the CSV starts at trial 0");
                 for (i, (&v, &value)) in s.elements.iter().zip(&s.values).enumerate() {
                     let mut row = vec![
@@ -325,7 +286,9 @@ where
                         v.to_string(),
                         labels.names[v].clone(),
                     ];
-                    if let (Some(names), Some(&ty)) = (labels.types, trial.types().get(i)) {
+                    if let (Some(names), Some(&ty)) =
+                        (labels.types, trial.types().and_then(|t| t.get(i)))
+                    {
                         row.push(names[ty].clone());
                     }
                     row.push(format!("{value:?}"));
@@ -355,27 +318,21 @@ where
         Ok(())
     })?;
     bar.finish_and_clear();
-    let Some((first, privacy)) = first else {
+    let Some(first) = first else {
         bail!("no trial was run");
     };
     if let Some(out) = csv {
         out.finish()?;
         return Ok(None);
     }
-    let (mean, std) = if args.format == RowFormat::Json {
-        // The two-pass formula on the kept values (the same bits as before streaming).
-        mean_std(kept.finals())
-    } else {
-        (finals.mean(), finals.std())
-    };
     if args.format == RowFormat::Table {
         if let Some(trials) = args.trials {
             println!();
             println!(
                 "final utility over {} trials: mean {}, standard deviation {}",
                 thousands(trials),
-                fixed(mean, 6),
-                fixed(std, 6)
+                fixed(finals.mean(), 6),
+                fixed(finals.std(), 6)
             );
         } else {
             print_picks_table(&first, labels);
@@ -383,10 +340,7 @@ where
     }
     Ok(Some(Outcome {
         first,
-        privacy,
-        mean,
-        std,
-        kept,
+        trials: kept.map(|t| t.named(labels.names)),
     }))
 }
 
@@ -459,10 +413,10 @@ pub fn guarantee_cells(report: &PrivacyReport) -> [String; 4] {
 
 /// The table of one run: one line per pick (with its type for k-submodular runs) and the
 /// objective value and utility after it.
-pub fn print_picks_table<T: Trial>(trial: &T, labels: &Labels<'_>) {
-    let s = trial.solution();
-    let width = s
-        .elements
+pub fn print_picks_table<P>(report: &Report<P>, labels: &Labels<'_>) {
+    let c = &report.choice;
+    let width = c
+        .selected
         .iter()
         .map(|&v| labels.names[v].chars().count())
         .max()
@@ -491,8 +445,9 @@ pub fn print_picks_table<T: Trial>(trial: &T, labels: &Labels<'_>) {
         "value",
         "utility"
     );
-    for (i, (&v, &value)) in s.elements.iter().zip(&s.values).enumerate() {
-        let ty = match (type_names, trial.types().get(i)) {
+    let picks = c.selected.iter().zip(&c.values).zip(&c.utility);
+    for (i, ((&v, &value), &utility)) in picks.enumerate() {
+        let ty = match (type_names, c.types.as_ref().and_then(|t| t.get(i))) {
             (Some(names), Some(&t)) => type_cell(&names[t]),
             _ => type_cell(""),
         };
@@ -501,116 +456,42 @@ pub fn print_picks_table<T: Trial>(trial: &T, labels: &Labels<'_>) {
             i + 1,
             labels.names[v],
             fixed(value, 4),
-            fixed((labels.utility)(value), 6)
+            fixed(utility, 6)
         );
     }
-    if s.elements.is_empty() {
+    if c.selected.is_empty() {
         println!("(nothing was chosen)");
     }
 }
 
-/// The end of a picks command's output, after [`run_and_print`]: the JSON document (the
-/// `head` built from the first trial, then the picks of [`print_picks_json`]) or the
-/// table's closing lines (`note` on what the values are, then the guarantee); nothing for
-/// CSV, which was written while the trials ran.
-pub fn print_closing<H: Serialize, T: Trial>(
+/// The end of a picks command's output, after [`run_and_print`]: the task's report as JSON
+/// (the first trial's, with every trial's picks under `--trials`) or the table's closing
+/// lines (`note` on what the values are, then the guarantee); nothing for CSV, which was
+/// written while the trials ran.
+pub fn print_closing<P: Serialize>(
     args: &PrivacyArgs,
-    outcome: Option<&Outcome<T>>,
-    head: &dyn Fn(&T) -> H,
+    outcome: Option<Outcome<P>>,
     labels: &Labels<'_>,
     note: &str,
 ) -> anyhow::Result<()> {
-    let Some(outcome) = outcome else {
+    let Some(Outcome { first, trials }) = outcome else {
         return Ok(()); // CSV: written while the trials ran
     };
     match args.format {
-        RowFormat::Json => {
-            let head = head(&outcome.first);
-            let (names, utility) = (labels.names, labels.utility);
-            print_picks_json(&head, outcome, names, utility, args.trials, T::TYPED)
-        }
+        RowFormat::Json => match trials {
+            Some(trials) => print_json(&first.with_trials(trials)),
+            None => print_json(&first.named(labels.names)),
+        },
         RowFormat::Csv => Ok(()),
         RowFormat::Table => {
-            let secure = outcome.first.solution().secure_rng;
             println!();
             println!("{note}");
+            let (privacy, secure) = (&first.privacy, first.secure_rng);
             println!(
                 "{}",
-                guarantee_line(&outcome.privacy, args.trials, secure, labels.neighbours)
+                guarantee_line(privacy, args.trials, secure, labels.neighbours)
             );
             Ok(())
         }
     }
-}
-
-/// Prints the JSON report of a selection: `head` (the command's own fields, first), then the
-/// picks of the single run or of every trial (`selected`, for typed runs each pick's
-/// `types`, `names`, `values`, `utility`, for typed runs the gain `evaluations`, and for
-/// trials the final utilities with their mean and standard deviation), the privacy report
-/// and whether the generator was secure.
-pub fn print_picks_json<H: Serialize, T: Trial>(
-    head: &H,
-    outcome: &Outcome<T>,
-    names: &[String],
-    utility: &dyn Fn(f64) -> f64,
-    trials: Option<u64>,
-    typed: bool,
-) -> anyhow::Result<()> {
-    #[derive(Serialize)]
-    struct Document<'a, H> {
-        #[serde(flatten)]
-        head: &'a H,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        trials: Option<u64>,
-        /// Indices (single run) or one list per trial.
-        selected: PerPick<'a>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        types: Option<PerPick<'a>>,
-        names: PerPick<'a>,
-        values: PerPick<'a>,
-        utility: PerPick<'a>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        evaluations: Option<PerTrial<'a>>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        final_utility: Option<&'a [f64]>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        mean_utility: Option<f64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        std_utility: Option<f64>,
-        #[serde(flatten)]
-        privacy: &'a PrivacyReport,
-        secure_rng: bool,
-    }
-    let per_trial = trials.is_some();
-    let kept = &outcome.kept;
-    let element = |j: usize| serde_json::json!(kept.element(j));
-    let kind = |j: usize| serde_json::json!(kept.kind(j));
-    let name = |j: usize| serde_json::json!(names[kept.element(j)]);
-    let value = |j: usize| serde_json::json!(kept.value(j));
-    let util = |j: usize| serde_json::json!(utility(kept.value(j)));
-    let evaluations = |t: usize| serde_json::json!(kept.evaluations(t));
-    let per_pick = |cell| PerPick {
-        kept,
-        per_trial,
-        cell,
-    };
-    print_json(&Document {
-        head,
-        trials,
-        selected: per_pick(&element),
-        types: typed.then(|| per_pick(&kind)),
-        names: per_pick(&name),
-        values: per_pick(&value),
-        utility: per_pick(&util),
-        evaluations: typed.then_some(PerTrial {
-            kept,
-            per_trial,
-            cell: &evaluations,
-        }),
-        final_utility: per_trial.then(|| kept.finals()),
-        mean_utility: per_trial.then_some(outcome.mean),
-        std_utility: per_trial.then_some(outcome.std),
-        privacy: &outcome.privacy,
-        secure_rng: outcome.first.solution().secure_rng,
-    })
 }

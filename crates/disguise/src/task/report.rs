@@ -1,0 +1,385 @@
+//! [`Report`]: the one answer every selection task gives — its public parameters with the
+//! defaults resolved, the choice of one run ([`Picks`]) or of many trials ([`Trials`]), the
+//! a-priori usefulness, what the run spent and whether the generator was secure. The command
+//! line prints it and the Python package returns it: neither holds a schema of its own.
+//!
+//! The values and utilities in a report are computed on the private data for evaluation:
+//! they are NOT covered by the guarantee, which protects the choice only.
+
+use super::{PrivacyReport, Usefulness};
+use crate::error::{Error, Result};
+use crate::maximize::{Assignment, Solution};
+use crate::numeric::stats::mean_std;
+use serde::Serialize;
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+
+/// A selection task's report: `P` is the task's public parameters ([`SelectParams`](super::SelectParams),
+/// [`CoverageParams`](super::CoverageParams), …), `C` the choice: [`Picks`] for one run,
+/// [`Trials`] for many. Serialised flat: the parameters, `usefulness`, the choice's fields,
+/// the privacy report's fields and `secure_rng`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report<P, C = Picks> {
+    /// The task's public parameters, defaults resolved.
+    #[serde(flatten)]
+    pub task: P,
+    /// What the paper's analysis promises for these public parameters, and whether that is
+    /// vacuous (`None` where no bound applies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usefulness: Option<Usefulness>,
+    /// What was chosen, with its (non-private) values.
+    #[serde(flatten)]
+    pub choice: C,
+    /// What the run spent and the end-to-end guarantee (of each trial, for [`Trials`]).
+    #[serde(flatten)]
+    pub privacy: PrivacyReport,
+    /// Whether the generator was keyed by the operating system (a seeded run is not private).
+    pub secure_rng: bool,
+}
+
+impl<P> Report<P> {
+    /// The report of one run: `task` the task's parameters, `utility` the task's utility of
+    /// an objective value (e.g. f(S)/n).
+    pub fn of<R: Picked>(
+        task: P,
+        usefulness: Option<Usefulness>,
+        run: &R,
+        utility: &dyn Fn(f64) -> f64,
+        privacy: PrivacyReport,
+    ) -> Self {
+        Self {
+            task,
+            usefulness,
+            choice: Picks::of(run, utility),
+            privacy,
+            secure_rng: run.solution().secure_rng,
+        }
+    }
+
+    /// The same report with the chosen elements named (`names[i]` of element i).
+    pub fn named(mut self, names: &[String]) -> Self {
+        self.choice.names = Some(
+            self.choice
+                .selected
+                .iter()
+                .map(|&i| names[i].clone())
+                .collect(),
+        );
+        self
+    }
+
+    /// The report of many trials: this (the first trial's) parameters, usefulness and
+    /// privacy, with the picks of every trial.
+    pub fn with_trials(self, trials: Trials) -> Report<P, Trials> {
+        Report {
+            task: self.task,
+            usefulness: self.usefulness,
+            choice: trials,
+            privacy: self.privacy,
+            secure_rng: self.secure_rng,
+        }
+    }
+}
+
+/// What a task's public parameters say that is read across tasks (e.g. by a budget
+/// ledger).
+pub trait Params: Serialize {
+    /// The selection of every round ([`MechanismChoice`](super::MechanismChoice) name).
+    fn mechanism(&self) -> &'static str;
+    /// Whether the guarantee protects one edge of a graph (edge-level privacy) rather than
+    /// one person's record.
+    fn protects_edge(&self) -> bool {
+        false
+    }
+}
+
+/// One run of a selection as a report takes it: a [`Solution`], and for a k-submodular run
+/// ([`Assignment`]) the type of each pick.
+pub trait Picked: Send {
+    /// The run.
+    fn solution(&self) -> &Solution;
+    /// The type of each pick, `None` for runs without types.
+    fn types(&self) -> Option<&[usize]> {
+        None
+    }
+}
+
+impl Picked for Solution {
+    fn solution(&self) -> &Solution {
+        self
+    }
+}
+
+impl Picked for Assignment {
+    fn solution(&self) -> &Solution {
+        &self.solution
+    }
+    fn types(&self) -> Option<&[usize]> {
+        Some(&self.types)
+    }
+}
+
+/// The choice of one run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Picks {
+    /// The chosen elements (indices), in the order they were picked.
+    pub selected: Vec<usize>,
+    /// The type of each pick (k-submodular runs only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub types: Option<Vec<usize>>,
+    /// The name of each pick, when the front end knows the elements' names
+    /// ([`Report::named`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub names: Option<Vec<String>>,
+    /// The objective value after each pick (not private).
+    pub values: Vec<f64>,
+    /// The utility after each pick (not private).
+    pub utility: Vec<f64>,
+    /// The utility of the final choice (not private).
+    pub final_utility: f64,
+    /// Marginal gains evaluated.
+    pub gain_evaluations: u64,
+}
+
+impl Picks {
+    /// The picks of `run`, valued by `utility`.
+    pub fn of<R: Picked + ?Sized>(run: &R, utility: &dyn Fn(f64) -> f64) -> Self {
+        let s = run.solution();
+        Self {
+            selected: s.elements.clone(),
+            types: run.types().map(<[usize]>::to_vec),
+            names: None,
+            values: s.values.clone(),
+            utility: s.values.iter().map(|&v| utility(v)).collect(),
+            final_utility: utility(s.value),
+            gain_evaluations: s.gain_evaluations,
+        }
+    }
+}
+
+/// The choices of many trials, kept compactly (flat arrays, 8 bytes per number) for a
+/// report that can only be written once every trial is done; serialised without building
+/// the document in memory. Each field of [`Picks`] becomes one list per trial, followed by
+/// the mean and sample standard deviation of the final utility.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trials {
+    ends: Vec<usize>,
+    elements: Vec<usize>,
+    values: Vec<f64>,
+    utilities: Vec<f64>,
+    types: Vec<usize>,
+    typed: bool,
+    finals: Vec<f64>,
+    evaluations: Vec<u64>,
+    names: Option<Vec<String>>,
+}
+
+impl Trials {
+    /// The bytes [`Trials::with_capacity`] may need for `trials` trials of at most `picks`
+    /// picks each: for a front end to check against the memory available first.
+    pub fn bytes(trials: u64, picks: usize, typed: bool) -> u128 {
+        // Per trial: end offset, final utility, evaluations; per pick: element, value,
+        // utility and a type.
+        let per_pick: u128 = if typed { 32 } else { 24 };
+        u128::from(trials) * (24 + per_pick * picks as u128)
+    }
+
+    /// Room for `trials` trials, whose picks have types if `typed`.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] when the memory cannot be had.
+    pub fn with_capacity(trials: u64, typed: bool) -> Result<Self> {
+        let oom = |_| Error::OutOfMemory(format!("not enough memory to keep {trials} trials"));
+        let n = usize::try_from(trials).map_err(|_| oom(()))?;
+        let mut kept = Self {
+            typed,
+            ..Self::default()
+        };
+        kept.ends.try_reserve_exact(n).map_err(|_| oom(()))?;
+        kept.finals.try_reserve_exact(n).map_err(|_| oom(()))?;
+        kept.evaluations.try_reserve_exact(n).map_err(|_| oom(()))?;
+        Ok(kept)
+    }
+
+    /// Adds the next trial, valued by `utility`.
+    ///
+    /// # Errors
+    /// [`Error::OutOfMemory`] when the memory cannot be had.
+    pub fn push<R: Picked + ?Sized>(
+        &mut self,
+        run: &R,
+        utility: &dyn Fn(f64) -> f64,
+    ) -> Result<()> {
+        let s = run.solution();
+        let oom = |_| Error::OutOfMemory("not enough memory to keep every trial's picks".into());
+        let n = s.elements.len();
+        self.elements.try_reserve(n).map_err(oom)?;
+        self.values.try_reserve(n).map_err(oom)?;
+        self.utilities.try_reserve(n).map_err(oom)?;
+        self.elements.extend_from_slice(&s.elements);
+        self.values.extend_from_slice(&s.values);
+        self.utilities.extend(s.values.iter().map(|&v| utility(v)));
+        if self.typed {
+            let types = run.types().unwrap_or(&[]);
+            self.types.try_reserve(types.len()).map_err(oom)?;
+            self.types.extend_from_slice(types);
+        }
+        self.ends.push(self.elements.len());
+        self.finals.push(utility(s.value));
+        self.evaluations.push(s.gain_evaluations);
+        Ok(())
+    }
+
+    /// The same trials with the chosen elements named (`names[i]` of element i).
+    pub fn named(mut self, names: &[String]) -> Self {
+        self.names = Some(names.to_vec());
+        self
+    }
+
+    /// The number of trials kept.
+    pub fn count(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The final utility of every trial.
+    pub fn finals(&self) -> &[f64] {
+        &self.finals
+    }
+
+    /// The mean and sample standard deviation of the final utility (two-pass).
+    pub fn mean_std(&self) -> (f64, f64) {
+        mean_std(&self.finals)
+    }
+
+    /// The positions of trial `t`'s picks in the flat arrays.
+    fn picks(&self, t: usize) -> std::ops::Range<usize> {
+        let start = if t == 0 { 0 } else { self.ends[t - 1] };
+        start..self.ends[t]
+    }
+}
+
+impl Serialize for Trials {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let (mean, std) = self.mean_std();
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("trials", &self.count())?;
+        map.serialize_entry("selected", &PerTrial(self, |j| self.elements[j]))?;
+        if self.typed {
+            map.serialize_entry("types", &PerTrial(self, |j| self.types[j]))?;
+        }
+        if let Some(names) = &self.names {
+            map.serialize_entry("names", &PerTrial(self, |j| &names[self.elements[j]]))?;
+        }
+        map.serialize_entry("values", &PerTrial(self, |j| self.values[j]))?;
+        map.serialize_entry("utility", &PerTrial(self, |j| self.utilities[j]))?;
+        map.serialize_entry("final_utility", &self.finals)?;
+        map.serialize_entry("gain_evaluations", &self.evaluations)?;
+        map.serialize_entry("mean_utility", &mean)?;
+        map.serialize_entry("std_utility", &std)?;
+        map.end()
+    }
+}
+
+/// One list per trial of `cell` of each of its picks (a flat position).
+struct PerTrial<'a, F>(&'a Trials, F);
+
+impl<T: Serialize, F: Fn(usize) -> T> Serialize for PerTrial<'_, F> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let trials = self.0;
+        let mut outer = serializer.serialize_seq(Some(trials.count()))?;
+        for t in 0..trials.count() {
+            outer.serialize_element(&OneTrial(trials.picks(t), &self.1))?;
+        }
+        outer.end()
+    }
+}
+
+/// The list of `cell` of the picks in one range.
+struct OneTrial<'f, F>(std::ops::Range<usize>, &'f F);
+
+impl<T: Serialize, F: Fn(usize) -> T> Serialize for OneTrial<'_, F> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for j in self.0.clone() {
+            seq.serialize_element(&(self.1)(j))?;
+        }
+        seq.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SecureRng;
+    use crate::task::{MaxCoverage, Runnable, WithPrivacy};
+
+    /// Three people covered by candidate 0, one by candidate 1.
+    fn covers() -> Vec<Vec<usize>> {
+        vec![vec![0], vec![0], vec![0], vec![1]]
+    }
+
+    #[test]
+    fn one_run_reports_its_parameters_picks_and_privacy_flat() {
+        let report = MaxCoverage::new(2)
+            .epsilon(1.0)
+            .run(2, &covers(), &mut SecureRng::insecure_from_seed(1))
+            .unwrap()
+            .named(&["a".to_string(), "b".to_string()]);
+        let json = serde_json::to_value(&report).unwrap();
+        for key in [
+            "objective",
+            "algorithm",
+            "mechanism",
+            "records",
+            "k",
+            "selected",
+            "names",
+            "values",
+            "utility",
+            "final_utility",
+            "gain_evaluations",
+            "guarantee",
+            "secure_rng",
+        ] {
+            assert!(json.get(key).is_some(), "{key} missing from {json}");
+        }
+        assert_eq!(json["records"], 4);
+        assert_eq!(json["secure_rng"], false);
+        let names = json["names"].as_array().unwrap();
+        assert_eq!(names.len(), 2);
+        // Untyped runs say nothing of types.
+        assert!(json.get("types").is_none());
+    }
+
+    #[test]
+    fn trials_nest_each_field_per_trial_and_summarise_the_final_utility() {
+        let request = MaxCoverage::new(1).epsilon(1.0);
+        let objective = request.objective(2, &covers()).unwrap();
+        let prepared = request.prepare(&objective).unwrap();
+        let mut rng = SecureRng::insecure_from_seed(3);
+        let runs: Vec<Solution> = (0..3).map(|_| prepared.run(&mut rng).unwrap()).collect();
+        let utility = |v: f64| prepared.utility(v);
+        let mut trials = Trials::with_capacity(3, false).unwrap();
+        for run in &runs {
+            trials.push(run, &utility).unwrap();
+        }
+        let names = ["a".to_string(), "b".to_string()];
+        let report = prepared.report(&runs[0]).with_trials(trials.named(&names));
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["trials"], 3);
+        let selected = json["selected"].as_array().unwrap();
+        assert_eq!(selected.len(), 3);
+        for (t, run) in runs.iter().enumerate() {
+            assert_eq!(selected[t], serde_json::json!(run.elements));
+            let name = &names[run.elements[0]];
+            assert_eq!(json["names"][t], serde_json::json!([name]));
+            assert_eq!(json["final_utility"][t], utility(run.value));
+        }
+        let finals: Vec<f64> = runs.iter().map(|r| utility(r.value)).collect();
+        let (mean, std) = mean_std(&finals);
+        assert_eq!(json["mean_utility"], mean);
+        assert_eq!(json["std_utility"], std);
+        // The memory a count needs grows with it, so a front end can refuse it first.
+        assert!(Trials::bytes(1_000_000, 5, false) > Trials::bytes(1_000, 5, false));
+        assert!(Trials::bytes(10, 5, true) > Trials::bytes(10, 5, false));
+    }
+}
