@@ -604,8 +604,8 @@ class FacilityLocation(_Selected, _Params):
             str(self.metric),
             str(self.mechanism),
             str(self.rule),
-            # By default the subsample greedy for f − cost·|S| (the command line's choice).
-            str(self.algorithm or ("subsample" if self.cost > 0 else "greedy")),
+            # "auto": the library chooses (the subsample greedy for f − cost·|S|).
+            str(self.algorithm or "auto"),
             None if self.normalizer is None else float(self.normalizer),
             float(self.cost),
             seed,
@@ -665,7 +665,7 @@ class MaxCoverage(_Selected, _Params):
         delta: float = 0.0,
         mechanism: str = "exponential",
         rule: str = "auto",
-        algorithm: str = "greedy",
+        algorithm: str = "auto",
         seed: int | None = None,
         ledger: Ledger | None = None,
         dataset: str | None = None,
@@ -826,7 +826,7 @@ class FeatureSelector(_Selected, _Params):
         mechanism: str = "exponential",
         objective: str = "mutual-information",
         rule: str = "auto",
-        algorithm: str = "greedy",
+        algorithm: str = "auto",
         categories: Sequence[Sequence] | None = None,
         classes: Sequence | None = None,
         seed: int | None = None,

@@ -975,36 +975,6 @@ fn histogram_fit(
     Ok(HistogramRelease { release })
 }
 
-/// The itemsets release with its a-priori utility and the items it may name.
-#[derive(Serialize)]
-struct ItemsetAnswer {
-    #[serde(flatten)]
-    release: disguise::apps::ItemsetRelease,
-    /// The public item list (canonical order, once each), or without one the items of the
-    /// released itemsets: never the items read from the transactions, which would give
-    /// away one person's rare item.
-    items: Vec<String>,
-    usefulness: disguise::task::Usefulness,
-}
-
-/// The items an itemset release may name: the public list when there is one, else those of
-/// its released itemsets, in the canonical item order.
-fn released_items(data: &Transactions, release: &disguise::apps::ItemsetRelease) -> Vec<String> {
-    if data.has_public_items() {
-        return data.items().to_vec();
-    }
-    let mut items: Vec<String> = release
-        .picks
-        .iter()
-        .filter_map(|p| p.itemset.as_ref())
-        .flatten()
-        .cloned()
-        .collect();
-    items.sort_unstable_by(|a, b| disguise::apps::item_order(a, b));
-    items.dedup();
-    items
-}
-
 /// Private frequent itemsets of `size` items from transactions (lists of item names), over
 /// the public `items` when given. The release, as JSON.
 #[pyfunction]
@@ -1028,18 +998,13 @@ fn frequent_itemsets(
     command: Option<String>,
 ) -> PyResult<String> {
     let charge = Charge::of(ledger, dataset, command)?;
-    // As the command line: the exponential mechanism when a public item list is given.
-    let mechanism = match mechanism {
-        Some(name) => named::<ItemsetMechanism>(name)?,
-        None if items.is_some() => ItemsetMechanism::Em,
-        None => ItemsetMechanism::Lmm,
-    };
     let request = Itemsets {
         top,
-        mechanism,
+        mechanism: mechanism.map(named::<ItemsetMechanism>).transpose()?,
         ..Itemsets::new(size, epsilon, delta)
     };
     request.validate(items.is_some()).map_err(value_error)?;
+    let mechanism = request.chosen_mechanism(items.is_some());
     let reserved = reserve(&charge, mechanism.name(), seed, || {
         request.plan(items.is_some())
     })
@@ -1057,12 +1022,7 @@ fn frequent_itemsets(
                 rule: release.selection_guarantee.rule,
             }),
         )?;
-        let usefulness = request.usefulness(&release)?;
-        Ok(ItemsetAnswer {
-            items: released_items(&data, &release),
-            release,
-            usefulness,
-        })
+        request.report(&data, release)
     })?;
     json(&answer)
 }

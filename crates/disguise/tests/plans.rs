@@ -173,7 +173,7 @@ fn hypotheses_itemsets_and_histograms_spend_at_most_their_plan() {
     ] {
         for count_share in [0.0, 0.1] {
             let mut request = Itemsets::new(2, 1.0, delta);
-            request.mechanism = mechanism;
+            request.mechanism = Some(mechanism);
             request.count_share = count_share;
             request.top = 2;
             let t = Transactions::from_rows(&rows, list).unwrap();

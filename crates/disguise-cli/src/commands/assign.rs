@@ -11,9 +11,6 @@ use disguise::data::{quote, read_columns_with_checks};
 use disguise::maximize::Assignment;
 use disguise::task::{Algorithm, Assign, AssignReport, Runnable};
 
-/// The algorithms of this command.
-const DISCRETE: &[Algorithm] = &[Algorithm::Greedy, Algorithm::Subsample];
-
 const EXAMPLES: &str = "\
 Examples:
   # 6 waiting spots, each staffed in the morning or the evening shift; each pickup (with a
@@ -41,7 +38,7 @@ label is an error (naming it), so clean the data first.";
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
 // The continuous greedy does not apply here: --help does not offer it.
-#[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
+#[command(mut_arg("algorithm", |a| a.value_parser(named_among(Algorithm::DISCRETE))))]
 pub struct Args {
     #[command(flatten)]
     places: PlacesArgs,
@@ -75,7 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         constraint: args.constraint.clone(),
         metric: args.places.metric,
         normalizer: args.places.normalizer,
-        algorithm: args.privacy.algorithm_or(Algorithm::Greedy),
+        algorithm: args.privacy.algorithm,
         failure: args.failure,
         privacy: args.privacy.privacy(),
     };

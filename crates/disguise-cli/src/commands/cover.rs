@@ -31,13 +31,10 @@ person of a graph (all their friendships) is not bounded: their degree is not.
 Coverage counts are computed on the private records for evaluation: they are NOT covered by
 the guarantee, which protects the chosen candidates only.";
 
-/// The algorithms of this command.
-const DISCRETE: &[Algorithm] = &[Algorithm::Greedy, Algorithm::Subsample];
-
 /// Arguments of `disguise cover`.
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
-#[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
+#[command(mut_arg("algorithm", |a| a.value_parser(named_among(Algorithm::DISCRETE))))]
 pub struct Args {
     /// One person per line: the candidates (names separated by spaces) that cover that
     /// person, as in FIMI transaction files; a blank line is a person nobody covers. A
@@ -277,7 +274,7 @@ impl Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let request = MaxCoverage {
         k: args.k,
-        algorithm: args.privacy.algorithm_or(Algorithm::Greedy),
+        algorithm: args.privacy.algorithm,
         privacy: args.privacy.privacy(),
         input: args.input(),
     };

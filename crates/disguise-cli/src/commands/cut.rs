@@ -27,13 +27,10 @@ for a non-monotone objective ((1/e)(1 − 1/e)·OPT minus its privacy term, Theo
 choose fewer than k vertices. Cut sizes are computed on the private edges for evaluation: they
 are NOT covered by the guarantee, which protects the chosen vertices only.";
 
-/// The algorithms of this command.
-const DISCRETE: &[Algorithm] = &[Algorithm::Subsample, Algorithm::Greedy];
-
 /// Arguments of `disguise cut`.
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
-#[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
+#[command(mut_arg("algorithm", |a| a.value_parser(named_among(Algorithm::DISCRETE))))]
 pub struct Args {
     /// An undirected graph, one edge per line (two vertex names separated by white space or
     /// a comma; `#` starts a comment line); repeated edges count once, self-loops never cross
@@ -56,7 +53,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let request = MaxCut {
         k: args.k,
-        algorithm: args.privacy.algorithm_or(Algorithm::Subsample),
+        algorithm: args.privacy.algorithm,
         privacy: args.privacy.privacy(),
     };
     // Everything that needs no data is validated first, in the library.

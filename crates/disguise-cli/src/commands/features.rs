@@ -17,9 +17,6 @@ use disguise::task::{
 };
 use std::path::PathBuf;
 
-/// The algorithms of this command.
-const DISCRETE: &[Algorithm] = &[Algorithm::Greedy, Algorithm::Subsample];
-
 const EXAMPLES: &str = "\
 Examples:
   # the 5 features most informative about `diabetes` (mutual information), (ε, δ) = (1, 1e-6)
@@ -60,7 +57,7 @@ or the most pairs n records in that many classes can have).";
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
 // The continuous greedy does not apply here: --help does not offer it.
-#[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
+#[command(mut_arg("algorithm", |a| a.value_parser(named_among(Algorithm::DISCRETE))))]
 pub struct Args {
     /// CSV file with a header row (or the layout the --schema declares): one record per row.
     /// With --schema also Parquet, and a folder or glob of parts. Example: `--data
@@ -410,7 +407,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Features {
         k: args.k,
         objective: args.objective,
-        algorithm: args.privacy.algorithm_or(Algorithm::Greedy),
+        algorithm: args.privacy.algorithm,
         privacy: args.privacy.privacy(),
     };
     args.privacy.check_trials()?;

@@ -6,11 +6,9 @@ use super::common::names::named;
 use super::common::{DeltaArg, LayoutArgs, RunArgs, warn_if_vacuous};
 use crate::output::{Format, flag_of, flagged, guarantee, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
-use disguise::apps::hypothesis::{HypothesisSelection, table_columns, table_labels};
+use disguise::apps::hypothesis::{table_columns, table_labels};
 use disguise::histogram::{ColumnSpec, DomainSource, Schema, Table};
-use disguise::names::Named;
-use disguise::task::{Hypothesis, MechanismChoice, Usefulness};
-use serde::Serialize;
+use disguise::task::{Hypothesis, MechanismChoice};
 use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
@@ -85,22 +83,6 @@ pub struct Args {
     test: Option<PathBuf>,
     #[command(flatten)]
     run: RunArgs,
-}
-
-/// The JSON document.
-#[derive(Serialize)]
-struct Report<'a> {
-    mechanism: &'a str,
-    records: usize,
-    thresholds: usize,
-    hypothesis: String,
-    #[serde(flatten)]
-    selection: &'a HypothesisSelection,
-    test_accuracy: Option<f64>,
-    private_domains: bool,
-    /// The exponential mechanism's a-priori utility bound (for em).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usefulness: Option<Usefulness>,
 }
 
 /// Parses `LO:HI`.
@@ -238,36 +220,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(reserved) = &reserved {
         reserved.check(selection.guarantee)?;
     }
-    let description = class.describe(selection.index, &pos, &neg);
-
-    let test_accuracy = match &args.test {
-        Some(path) => {
-            let test = Table::read(&[path.as_path()], table.schema(), DomainSource::Schema)
-                .with_context(|| format!("cannot read the test data {}", path.display()))?;
-            let (test_labels, _, _) = table_labels(&test, label, Some(&pos))
-                .or_else(|_| table_labels(&test, label, args.positive.as_deref()))?;
-            let test_columns = table_columns(&test, label);
-            Some(1.0 - class.error_rate(selection.index, &test_columns, &test_labels))
-        }
-        None => None,
-    };
     let private_domains = table.is_private();
-    let usefulness = request.usefulness(selection.hypotheses, labels.len())?;
-    if let Some(u) = &usefulness {
+    let mut report = request.report(
+        &class,
+        selection,
+        labels.len(),
+        private_domains,
+        [&pos, &neg],
+    )?;
+    if let Some(path) = &args.test {
+        let test = Table::read(&[path.as_path()], table.schema(), DomainSource::Schema)
+            .with_context(|| format!("cannot read the test data {}", path.display()))?;
+        let (test_labels, _, _) = table_labels(&test, label, Some(&pos))
+            .or_else(|_| table_labels(&test, label, args.positive.as_deref()))?;
+        let test_columns = table_columns(&test, label);
+        let index = report.selection.index;
+        report.test_accuracy = Some(1.0 - class.error_rate(index, &test_columns, &test_labels));
+    }
+    if let Some(u) = &report.usefulness {
         warn_if_vacuous(u);
     }
-
+    let (selection, description) = (&report.selection, &report.hypothesis);
     match args.run.format {
-        Format::Json => print_json(&Report {
-            mechanism: args.mechanism.name(),
-            records: labels.len(),
-            thresholds: args.thresholds,
-            hypothesis: description,
-            selection: &selection,
-            test_accuracy,
-            private_domains,
-            usefulness,
-        }),
+        Format::Json => print_json(&report),
         Format::Table => {
             println!(
                 "{} records, {} hypotheses (decision stumps, {} thresholds per numeric column), \
@@ -285,11 +260,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 "NOT PRIVATE (evaluation): training accuracy {:.4}, best in the class {:.4}",
                 selection.training_accuracy, selection.best_training_accuracy
             );
-            if let (Some(acc), Some(path)) = (test_accuracy, &args.test) {
+            if let (Some(acc), Some(path)) = (report.test_accuracy, &args.test) {
                 println!("test accuracy {acc:.4} on {}", path.display());
             }
             match selection.guarantee {
-                Some(g) if private_domains => {
+                Some(g) if report.private_domains => {
                     let mut line = format!(
                         "guarantee: ({}, {})-differentially private ({} composition; \
                          neighbouring datasets differ in one record)",

@@ -12,8 +12,7 @@ use disguise::apps::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetMechanism,
     ItemsetOutcome, ItemsetRelease, TransactionFormat, Transactions, read_item_list,
 };
-use disguise::task::{Itemsets, Usefulness};
-use serde::Serialize;
+use disguise::task::Itemsets;
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -132,29 +131,12 @@ pub struct Args {
     run: RunArgs,
 }
 
-/// The JSON document.
-#[derive(Serialize)]
-struct Report<'a> {
-    #[serde(flatten)]
-    release: &'a ItemsetRelease,
-    delta_target: f64,
-    /// Item occurrences dropped for not being in --items (NOT private).
-    dropped_items: u64,
-    /// The a-priori utility: the large margin mechanisms' condition, or the exponential
-    /// mechanism's error bound.
-    usefulness: Usefulness,
-}
-
 /// Runs `disguise itemsets`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Itemsets {
         size: args.size,
         top: args.top,
-        mechanism: args.mechanism.unwrap_or(if args.items.is_some() {
-            ItemsetMechanism::Em
-        } else {
-            ItemsetMechanism::Lmm
-        }),
+        mechanism: args.mechanism,
         epsilon: args.epsilon,
         delta: args.delta.value,
         max_margin: args.max_margin,
@@ -167,11 +149,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map_err(|e| flagged(e, &flag_of))?;
     let charge = args.run.ledger.open(&[&args.transactions], false)?;
     // Charged before a transaction is read, from the options alone.
-    let reserved = args
-        .run
-        .reserve(charge.as_ref(), request.mechanism.name(), || {
-            request.plan(args.items.is_some())
-        })?;
+    let reserved = args.run.reserve(
+        charge.as_ref(),
+        request.chosen_mechanism(args.items.is_some()).name(),
+        || request.plan(args.items.is_some()),
+    )?;
     let format = match args.input_format {
         Some(f) => f,
         None if args
@@ -227,8 +209,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             rule: release.selection_guarantee.rule,
         }))?;
     }
-    let usefulness = request.usefulness(&release)?;
-    warn_if_vacuous(&usefulness);
+    let report = request.report(&transactions, release)?;
+    warn_if_vacuous(&report.usefulness);
+    let release = &report.release;
     if release.truncated > 0 {
         eprintln!(
             "warning: {} of {} transactions are longer than --max-length {} and were cut to \
@@ -240,13 +223,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     match args.run.format {
-        Format::Json => print_json(&Report {
-            release: &release,
-            delta_target: args.delta.value,
-            dropped_items: transactions.dropped_items(),
-            usefulness,
-        })?,
-        Format::Table => print_table(&release, &args, secure),
+        Format::Json => print_json(&report)?,
+        Format::Table => print_table(release, &args, secure),
     }
     if release.picks.iter().all(|p| p.itemset.is_none()) {
         let help = if args.items.is_some() {

@@ -9,7 +9,7 @@ use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
-use disguise::task::{Algorithm, ContinuousOptions, Runnable, Select, SelectReport};
+use disguise::task::{ContinuousOptions, Runnable, Select, SelectReport};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -259,16 +259,7 @@ impl Args {
             constraint: self.constraint.clone(),
             metric: self.places.metric,
             normalizer: self.places.normalizer,
-            // A cost makes the objective non-monotone: the subsample-greedy is the paper's
-            // algorithm for it (it takes a cardinality constraint only), although its
-            // guarantee needs f ≥ 0, which a cost does not keep.
-            algorithm: self
-                .privacy
-                .algorithm_or(if self.cost > 0.0 && self.constraint.is_none() {
-                    Algorithm::Subsample
-                } else {
-                    Algorithm::Greedy
-                }),
+            algorithm: self.privacy.algorithm,
             continuous: ContinuousOptions {
                 steps: c.steps,
                 directions,

@@ -12,9 +12,6 @@ use disguise::objective::KSubmodularFunction;
 use disguise::task::{Algorithm, Assign, AssignReport, PreparedAssign, Runnable};
 use std::path::PathBuf;
 
-/// The algorithms of this command.
-const DISCRETE: &[Algorithm] = &[Algorithm::Greedy, Algorithm::Subsample];
-
 const EXAMPLES: &str = "\
 Examples:
   # 10 accounts to seed, each with the news or the sport campaign: one person per line,
@@ -36,7 +33,7 @@ they are NOT covered by the guarantee, which protects the chosen pairs only.";
 /// Arguments of `disguise topics`.
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
-#[command(mut_arg("algorithm", |a| a.value_parser(named_among(DISCRETE))))]
+#[command(mut_arg("algorithm", |a| a.value_parser(named_among(Algorithm::DISCRETE))))]
 pub struct Args {
     /// One person per line: the `seed:topic` pairs that reach them, separated by spaces; a
     /// blank line is a person nobody reaches. Example: `--reach reach.txt`.
@@ -73,7 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Assign {
         k: args.k,
         constraint: args.constraint.clone(),
-        algorithm: args.privacy.algorithm_or(Algorithm::Greedy),
+        algorithm: args.privacy.algorithm,
         failure: args.failure,
         privacy: args.privacy.privacy(),
         ..Assign::new(args.types.clone(), 1)

@@ -57,7 +57,8 @@ pub struct Assign {
     pub metric: Metric,
     /// The public normaliser m; `None`: the diameter of the candidates' bounding box.
     pub normalizer: Option<f64>,
-    /// Greedy (Algorithm 3) or subsample (Algorithm 4).
+    /// Greedy (Algorithm 3), subsample (Algorithm 4) or auto (the greedy,
+    /// [`Assign::chosen_algorithm`]).
     pub algorithm: Algorithm,
     /// γ of the subsample greedy (default [`DEFAULT_FAILURE`]); refused with the greedy.
     pub failure: Option<f64>,
@@ -81,10 +82,15 @@ impl Assign {
             constraint: None,
             metric: Metric::Manhattan,
             normalizer: None,
-            algorithm: Algorithm::Greedy,
+            algorithm: Algorithm::Auto,
             failure: None,
             privacy: Privacy::default(),
         }
+    }
+
+    /// The algorithm that runs: the one asked for, or the greedy for [`Algorithm::Auto`].
+    pub fn chosen_algorithm(&self) -> Algorithm {
+        self.algorithm.or(Algorithm::Greedy)
     }
 
     /// Validates every option that needs no data; returns the procedure and γ.
@@ -94,7 +100,7 @@ impl Assign {
     /// `normalizer`, `epsilon`, `delta`, `composition`).
     pub fn validate(&self) -> Result<(Procedure<'static>, f64)> {
         let procedure = self.privacy.procedure()?;
-        let failure = match (self.algorithm, self.failure) {
+        let failure = match (self.chosen_algorithm(), self.failure) {
             (Algorithm::ContinuousGreedy, _) => {
                 return Err(Error::param(
                     "algorithm",
@@ -326,7 +332,7 @@ impl Assign {
             constraint,
             procedure,
             failure,
-            algorithm: self.algorithm,
+            algorithm: self.chosen_algorithm(),
             mechanism: self.privacy.mechanism,
             f_max,
             types: self.types.clone(),

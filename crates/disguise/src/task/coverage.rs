@@ -43,7 +43,7 @@ use serde::Serialize;
 pub struct MaxCoverage {
     /// The number of candidates to choose (≥ 1).
     pub k: usize,
-    /// Greedy or subsample.
+    /// Greedy, subsample or auto (the greedy, [`MaxCoverage::chosen_algorithm`]).
     pub algorithm: Algorithm,
     /// The budget, mechanism and composition rule.
     pub privacy: Privacy,
@@ -100,10 +100,15 @@ impl MaxCoverage {
     pub fn new(k: usize) -> Self {
         Self {
             k,
-            algorithm: Algorithm::Greedy,
+            algorithm: Algorithm::Auto,
             privacy: Privacy::default(),
             input: CoverageInput::Sets,
         }
+    }
+
+    /// The algorithm that runs: the one asked for, or the greedy for [`Algorithm::Auto`].
+    pub fn chosen_algorithm(&self) -> Algorithm {
+        self.algorithm.or(Algorithm::Greedy)
     }
 
     /// Validates every option that needs no data and builds the procedure.
@@ -115,7 +120,7 @@ impl MaxCoverage {
         if self.k == 0 {
             return Err(Error::param("k", "must be at least 1"));
         }
-        if self.algorithm == Algorithm::ContinuousGreedy {
+        if self.chosen_algorithm() == Algorithm::ContinuousGreedy {
             return Err(Error::param(
                 "algorithm",
                 "continuous-greedy is available for facility location (select) only",
@@ -144,7 +149,7 @@ impl MaxCoverage {
     pub fn plan(&self, candidates: usize) -> Result<PrivacyReport> {
         let procedure = self.validate()?;
         super::k_fits(self.k, candidates, "candidates")?;
-        let plan = match self.algorithm {
+        let plan = match self.chosen_algorithm() {
             Algorithm::Subsample => planned(&procedure, self.k, false)?,
             _ => planned(
                 &procedure,
@@ -279,7 +284,7 @@ impl Runnable for PreparedCoverage<'_> {
 impl PreparedCoverage<'_> {
     /// The algorithm on `f`: this objective, or the sum of every worker's.
     fn run_on<F: SetFunction + ?Sized>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
-        match self.request.algorithm {
+        match self.request.chosen_algorithm() {
             Algorithm::Subsample => subsample_greedy(f, self.request.k, &self.procedure, rng),
             _ => greedy(f, &self.constraint, &self.procedure, rng),
         }
@@ -296,7 +301,7 @@ impl PreparedCoverage<'_> {
         let lambdas = vec![1.0; self.request.k];
         GreedyRun {
             mechanism: self.request.privacy.mechanism,
-            algorithm: self.request.algorithm,
+            algorithm: self.request.chosen_algorithm(),
             matroids: 0,
             lambdas: &lambdas,
             f_max: self.records as f64,

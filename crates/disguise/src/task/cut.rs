@@ -48,7 +48,7 @@ pub struct MaxCut {
     /// The most vertices to choose (≥ 1); the subsample-greedy may choose fewer (a dummy
     /// pick adds nothing).
     pub k: usize,
-    /// Subsample (default) or greedy.
+    /// Subsample, greedy or auto (the subsample-greedy, [`MaxCut::chosen_algorithm`]).
     pub algorithm: Algorithm,
     /// The budget, mechanism and composition rule.
     pub privacy: Privacy,
@@ -71,9 +71,15 @@ impl MaxCut {
     pub fn new(k: usize) -> Self {
         Self {
             k,
-            algorithm: Algorithm::Subsample,
+            algorithm: Algorithm::Auto,
             privacy: Privacy::default(),
         }
+    }
+
+    /// The algorithm that runs: the one asked for, or for [`Algorithm::Auto`] the
+    /// subsample-greedy, whose Theorem 4.1 holds for a non-monotone f ≥ 0 such as a cut.
+    pub fn chosen_algorithm(&self) -> Algorithm {
+        self.algorithm.or(Algorithm::Subsample)
     }
 
     /// Validates every option that needs no data and builds the procedure.
@@ -85,7 +91,7 @@ impl MaxCut {
         if self.k == 0 {
             return Err(Error::param("k", "must be at least 1"));
         }
-        if self.algorithm == Algorithm::ContinuousGreedy {
+        if self.chosen_algorithm() == Algorithm::ContinuousGreedy {
             return Err(Error::param(
                 "algorithm",
                 "continuous-greedy needs a monotone objective on a matroid; the cut is \
@@ -117,7 +123,7 @@ impl MaxCut {
     pub fn plan(&self, vertices: usize) -> Result<PrivacyReport> {
         let procedure = self.validate()?;
         super::k_fits(self.k, vertices, "vertices")?;
-        let rounds = match self.algorithm {
+        let rounds = match self.chosen_algorithm() {
             Algorithm::Subsample => self.k,
             _ => Cardinality::new(vertices, self.k).rank_bound(),
         };
@@ -179,7 +185,7 @@ impl Runnable for PreparedCut<'_> {
     type Output = Solution;
 
     fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
-        match self.request.algorithm {
+        match self.request.chosen_algorithm() {
             Algorithm::Subsample => {
                 subsample_greedy(self.objective, self.request.k, &self.procedure, rng)
             }
@@ -214,7 +220,7 @@ impl PreparedCut<'_> {
             .collect();
         GreedyRun {
             mechanism: self.request.privacy.mechanism,
-            algorithm: self.request.algorithm,
+            algorithm: self.request.chosen_algorithm(),
             matroids: 0,
             lambdas: &lambdas,
             // Unit weights (`MaxCut::objective`): each record adds at most 1.
@@ -301,6 +307,16 @@ mod tests {
         let mut edges: Vec<(usize, usize)> = (2..12).map(|v| (0, v)).collect();
         edges.extend((12..22).map(|v| (1, v)));
         edges
+    }
+
+    #[test]
+    fn auto_is_the_subsample_greedy_whose_theorem_holds_for_a_cut() {
+        assert_eq!(MaxCut::new(2).chosen_algorithm(), Algorithm::Subsample);
+        let greedy = MaxCut {
+            algorithm: Algorithm::Greedy,
+            ..MaxCut::new(2)
+        };
+        assert_eq!(greedy.chosen_algorithm(), Algorithm::Greedy);
     }
 
     #[test]

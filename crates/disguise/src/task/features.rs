@@ -117,7 +117,8 @@ pub struct Features {
     pub k: usize,
     /// The objective.
     pub objective: FeatureObjective,
-    /// The greedy algorithm (greedy or subsample).
+    /// The greedy algorithm: greedy, subsample or auto (the greedy,
+    /// [`Features::chosen_algorithm`]).
     pub algorithm: Algorithm,
     /// The budget, mechanism and composition rule.
     pub privacy: Privacy,
@@ -136,7 +137,7 @@ impl Features {
         Self {
             k,
             objective: FeatureObjective::default(),
-            algorithm: Algorithm::Greedy,
+            algorithm: Algorithm::Auto,
             privacy: Privacy::default(),
         }
     }
@@ -145,6 +146,11 @@ impl Features {
     pub fn objective(mut self, objective: FeatureObjective) -> Self {
         self.objective = objective;
         self
+    }
+
+    /// The algorithm that runs: the one asked for, or the greedy for [`Algorithm::Auto`].
+    pub fn chosen_algorithm(&self) -> Algorithm {
+        self.algorithm.or(Algorithm::Greedy)
     }
 
     /// Validates every option that needs no data and builds the selection procedure.
@@ -156,7 +162,7 @@ impl Features {
         if self.k == 0 {
             return Err(Error::param("k", "must be at least 1"));
         }
-        if self.algorithm == Algorithm::ContinuousGreedy {
+        if self.chosen_algorithm() == Algorithm::ContinuousGreedy {
             return Err(Error::param(
                 "algorithm",
                 "continuous-greedy is available for facility location (select) only",
@@ -175,7 +181,7 @@ impl Features {
     pub fn plan(&self, features: usize) -> Result<PrivacyReport> {
         let procedure = self.validate()?;
         super::k_fits(self.k, features, "features")?;
-        let rounds = match self.algorithm {
+        let rounds = match self.chosen_algorithm() {
             Algorithm::Subsample => self.k,
             _ => Cardinality::new(features, self.k).rank_bound(),
         };
@@ -423,7 +429,7 @@ impl PreparedFeatures {
         };
         GreedyRun {
             mechanism: self.request.privacy.mechanism,
-            algorithm: self.request.algorithm,
+            algorithm: self.request.chosen_algorithm(),
             matroids: 0,
             lambdas: &lambdas,
             f_max: self.max_value,
@@ -437,7 +443,7 @@ impl PreparedFeatures {
 
     fn run_on<F: SetFunction>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
         let k = self.request.k;
-        match self.request.algorithm {
+        match self.request.chosen_algorithm() {
             Algorithm::Subsample => subsample_greedy(f, k, &self.procedure, rng),
             _ => greedy(
                 f,

@@ -15,10 +15,12 @@ use crate::apps::hypothesis::{
 };
 use crate::error::{Error, Result};
 use crate::histogram::Table;
+use crate::names::Named;
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
 use crate::select::MarginVariant;
 use crate::task::Usefulness;
+use serde::Serialize;
 
 /// A private hypothesis selection: the mechanism, the budget and the threshold grid.
 ///
@@ -177,6 +179,58 @@ impl Hypothesis {
         };
         Usefulness::large_margin(variant, epsilon, self.delta, 1.0, n).map(Some)
     }
+
+    /// The report of a selection made by [`Hypothesis::run`] on `records` records: the
+    /// chosen stump described with the label's classes `positive` and `negative`, whether
+    /// the table's domains were public (`private_domains`: otherwise there is no guarantee)
+    /// and the a-priori usefulness.
+    ///
+    /// # Errors
+    /// As [`Hypothesis::usefulness`].
+    pub fn report(
+        &self,
+        class: &StumpClass,
+        selection: HypothesisSelection,
+        records: usize,
+        private_domains: bool,
+        [positive, negative]: [&str; 2],
+    ) -> Result<HypothesisReport> {
+        Ok(HypothesisReport {
+            mechanism: self.mechanism.name(),
+            records,
+            thresholds: self.thresholds,
+            hypothesis: class.describe(selection.index, positive, negative),
+            usefulness: self.usefulness(selection.hypotheses, records)?,
+            selection,
+            test_accuracy: None,
+            private_domains,
+        })
+    }
+}
+
+/// The report of a [`Hypothesis`] selection. The accuracies are computed on the private
+/// records for evaluation: they are NOT covered by the guarantee, which protects the choice
+/// only; without public domains (`private_domains` false) there is no guarantee at all.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HypothesisReport {
+    /// The selection mechanism.
+    pub mechanism: &'static str,
+    /// The number of records.
+    pub records: usize,
+    /// Thresholds per numeric column.
+    pub thresholds: usize,
+    /// The chosen stump, in words.
+    pub hypothesis: String,
+    /// The selection and its guarantee.
+    #[serde(flatten)]
+    pub selection: HypothesisSelection,
+    /// Accuracy on a held-out test set, when the front end has one (NOT private).
+    pub test_accuracy: Option<f64>,
+    /// Whether the domains (bounds, levels) were public, as the guarantee needs.
+    pub private_domains: bool,
+    /// The a-priori utility (for em and the large margin mechanisms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usefulness: Option<Usefulness>,
 }
 
 #[cfg(test)]

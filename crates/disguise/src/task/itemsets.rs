@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
 use crate::task::Usefulness;
+use serde::Serialize;
 
 /// A private frequent-itemset release: the size r, T, the mechanism, the total budget and
 /// the public caps. Build it with [`Itemsets::new`] (and struct update for the rest:
@@ -44,8 +45,8 @@ pub struct Itemsets {
     pub size: usize,
     /// The number T of itemsets released, one per round (1 ..= [`MAX_TOP`]).
     pub top: usize,
-    /// The selection mechanism.
-    pub mechanism: ItemsetMechanism,
+    /// The selection mechanism; `None`: the task chooses ([`Itemsets::chosen_mechanism`]).
+    pub mechanism: Option<ItemsetMechanism>,
     /// The total ε of the release.
     pub epsilon: f64,
     /// The total δ (> 0 for the large margin mechanisms).
@@ -61,13 +62,13 @@ pub struct Itemsets {
 }
 
 impl Itemsets {
-    /// The top itemset of size `size` with the large margin mechanism, budget (ε, δ), the
-    /// default caps and 10% of ε for its noisy frequency.
+    /// The top itemset of size `size` with the mechanism the task chooses, budget (ε, δ),
+    /// the default caps and 10% of ε for its noisy frequency.
     pub fn new(size: usize, epsilon: f64, delta: f64) -> Self {
         Self {
             size,
             top: 1,
-            mechanism: ItemsetMechanism::Lmm,
+            mechanism: None,
             epsilon,
             delta,
             max_margin: DEFAULT_MAX_MARGIN,
@@ -75,6 +76,18 @@ impl Itemsets {
             max_length: DEFAULT_MAX_LENGTH,
             max_candidates: DEFAULT_MAX_CANDIDATES,
         }
+    }
+
+    /// The mechanism that runs: the one asked for, else with a public item list the
+    /// exponential mechanism over its whole universe (fixed before the data is seen, so it
+    /// needs no δ), and without one the large margin mechanism over the itemsets that occur
+    /// (the only choice there).
+    pub fn chosen_mechanism(&self, item_list: bool) -> ItemsetMechanism {
+        self.mechanism.unwrap_or(if item_list {
+            ItemsetMechanism::Em
+        } else {
+            ItemsetMechanism::Lmm
+        })
     }
 
     /// Validates every option; `item_list` says whether the transactions will come with a
@@ -120,16 +133,14 @@ impl Itemsets {
                 format!("must be in [0, 1), got {}", self.count_share),
             ));
         }
-        if self.mechanism != ItemsetMechanism::Em && self.delta <= 0.0 {
+        let mechanism = self.chosen_mechanism(item_list);
+        if mechanism != ItemsetMechanism::Em && self.delta <= 0.0 {
             return Err(Error::param(
                 "delta",
-                format!(
-                    "the mechanism {} needs δ > 0, e.g. 1e-6",
-                    self.mechanism.name()
-                ),
+                format!("the mechanism {} needs δ > 0, e.g. 1e-6", mechanism.name()),
             ));
         }
-        if self.mechanism == ItemsetMechanism::Em && !item_list {
+        if mechanism == ItemsetMechanism::Em && !item_list {
             return Err(Error::param(
                 "items",
                 "missing: the exponential mechanism (em) needs a public item list, its universe \
@@ -170,16 +181,17 @@ impl Itemsets {
         counts: &ItemsetCounts,
         rng: &mut SecureRng,
     ) -> Result<ItemsetRelease> {
-        self.validate(transactions.has_public_items())?;
-        mine_itemsets(transactions, counts, &self.query()?, rng)
+        let item_list = transactions.has_public_items();
+        self.validate(item_list)?;
+        mine_itemsets(transactions, counts, &self.query(item_list)?, rng)
     }
 
     /// The query of [`mine_itemsets`] (the budget spent at most as typed).
-    fn query(&self) -> Result<ItemsetQuery> {
+    fn query(&self, item_list: bool) -> Result<ItemsetQuery> {
         Ok(
             ItemsetQuery::new(Epsilon::total(self.epsilon)?, Delta::total(self.delta)?)
                 .top(self.top)
-                .mechanism(self.mechanism)
+                .mechanism(self.chosen_mechanism(item_list))
                 .max_margin(self.max_margin)
                 .count_share(self.count_share),
         )
@@ -193,8 +205,9 @@ impl Itemsets {
     /// As [`Itemsets::validate`]; a budget no rule can split.
     pub fn plan(&self, item_list: bool) -> Result<super::PrivacyReport> {
         self.validate(item_list)?;
-        let budget = ItemsetBudget::new(&self.query()?, self.size, self.max_length)?;
-        Ok(budget.planned(self.top, self.mechanism != ItemsetMechanism::Em))
+        let budget = ItemsetBudget::new(&self.query(item_list)?, self.size, self.max_length)?;
+        let lmm = self.chosen_mechanism(item_list) != ItemsetMechanism::Em;
+        Ok(budget.planned(self.top, lmm))
     }
 
     /// The a-priori utility of a release, from public quantities only (n, the size of the
@@ -208,7 +221,9 @@ impl Itemsets {
     /// returned).
     pub fn usefulness(&self, release: &ItemsetRelease) -> Result<Usefulness> {
         let (epsilon0, n) = (release.per_round_epsilon, release.transactions);
-        let Some(variant) = self.mechanism.variant() else {
+        // A release over a public item list states its universe.
+        let mechanism = self.chosen_mechanism(release.universe_items.is_some());
+        let Some(variant) = mechanism.variant() else {
             let items = release.universe_items.unwrap_or(0);
             // C(items, r) as a float: only its logarithm enters the bound.
             let universe = (0..self.size).fold(1.0f64, |c, i| {
@@ -230,9 +245,89 @@ impl Itemsets {
     }
 }
 
+impl Itemsets {
+    /// The report of `release` (made by this request from `transactions`): the release,
+    /// the total δ asked for, the items it may name and the a-priori usefulness.
+    ///
+    /// # Errors
+    /// As [`Itemsets::usefulness`].
+    pub fn report(
+        &self,
+        transactions: &Transactions,
+        release: ItemsetRelease,
+    ) -> Result<ItemsetsReport> {
+        Ok(ItemsetsReport {
+            usefulness: self.usefulness(&release)?,
+            items: released_items(transactions, &release),
+            delta_target: self.delta,
+            dropped_items: transactions.dropped_items(),
+            release,
+        })
+    }
+}
+
+/// The items a release may name: the public list when there is one, else those of its
+/// released itemsets, in the canonical item order — never the items read from the
+/// transactions, which would give away one person's rare item.
+fn released_items(data: &Transactions, release: &ItemsetRelease) -> Vec<String> {
+    if data.has_public_items() {
+        return data.items().to_vec();
+    }
+    let mut items: Vec<String> = release
+        .picks
+        .iter()
+        .filter_map(|p| p.itemset.as_ref())
+        .flatten()
+        .cloned()
+        .collect();
+    items.sort_unstable_by(|a, b| crate::apps::item_order(a, b));
+    items.dedup();
+    items
+}
+
+/// The report of an [`Itemsets`] release. True counts and frequencies in it are computed on
+/// the private transactions for evaluation: they are NOT covered by the guarantee.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ItemsetsReport {
+    /// The release and its guarantee.
+    #[serde(flatten)]
+    pub release: ItemsetRelease,
+    /// The total δ asked for.
+    pub delta_target: f64,
+    /// Item occurrences dropped for not being in the public item list (a count from the
+    /// data: NOT private).
+    pub dropped_items: u64,
+    /// The items the release may name ([`Itemsets::report`]).
+    pub items: Vec<String>,
+    /// The a-priori utility: the large margin mechanisms' condition, or the exponential
+    /// mechanism's error bound.
+    pub usefulness: Usefulness,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_public_item_list_means_the_exponential_mechanism_unless_another_is_asked() {
+        let default = Itemsets::new(2, 1.0, 0.0);
+        assert_eq!(default.chosen_mechanism(true), ItemsetMechanism::Em);
+        assert_eq!(default.chosen_mechanism(false), ItemsetMechanism::Lmm);
+        // Without a list, lmm needs δ > 0: the default is validated as it will run.
+        assert!(default.validate(true).is_ok());
+        assert!(
+            default
+                .validate(false)
+                .unwrap_err()
+                .to_string()
+                .contains("δ > 0")
+        );
+        let asked = Itemsets {
+            mechanism: Some(ItemsetMechanism::Lmm),
+            ..Itemsets::new(2, 1.0, 1e-6)
+        };
+        assert_eq!(asked.chosen_mechanism(true), ItemsetMechanism::Lmm);
+    }
 
     #[test]
     fn options_are_refused_with_their_names() {
@@ -283,7 +378,7 @@ mod tests {
             ),
             (
                 Itemsets {
-                    mechanism: ItemsetMechanism::Em,
+                    mechanism: Some(ItemsetMechanism::Em),
                     ..ok.clone()
                 },
                 "needs a public item list",
@@ -302,7 +397,7 @@ mod tests {
         }
         assert!(
             Itemsets {
-                mechanism: ItemsetMechanism::Em,
+                mechanism: Some(ItemsetMechanism::Em),
                 ..ok
             }
             .validate(true)

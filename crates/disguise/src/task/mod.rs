@@ -10,8 +10,8 @@
 //! | choose at most k vertices that cut the most private edges (maximum cut, non-monotone) | [`MaxCut`] | [`CutReport`] |
 //! | choose locations and a type for each (k-type facility location, k-submodular greedy), or seeds and a topic for each (k-topic influence, ad allocation) | [`Assign`] | [`AssignReport`] |
 //! | release a projected histogram and synthetic data for classifiers | [`Histogram`] | [`ProjectedHistogram`](crate::histogram::ProjectedHistogram) |
-//! | choose the decision stump that best predicts a binary label | [`Hypothesis`] | [`HypothesisSelection`](crate::apps::hypothesis::HypothesisSelection) |
-//! | release the T most frequent itemsets of size r from transactions | [`Itemsets`] | [`ItemsetRelease`](crate::apps::ItemsetRelease) |
+//! | choose the decision stump that best predicts a binary label | [`Hypothesis`] | [`HypothesisReport`] |
+//! | release the T most frequent itemsets of size r from transactions | [`Itemsets`] | [`ItemsetsReport`] |
 //!
 //! A private facility-location selection in three lines:
 //!
@@ -56,8 +56,8 @@ pub use features::{
     PreparedFeatures,
 };
 pub use histogram::Histogram;
-pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis};
-pub use itemsets::Itemsets;
+pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis, HypothesisReport};
+pub use itemsets::{Itemsets, ItemsetsReport};
 pub use report::{Params, Picked, Picks, Report, Trials};
 pub use select::{
     ContinuousOptions, NormalizerSource, Prepared, Select, SelectParams, SelectReport,
@@ -213,9 +213,13 @@ impl Named for Composition {
 /// The greedy algorithm of a selection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Algorithm {
+    /// The algorithm with a utility guarantee for the task's objective, chosen by the task:
+    /// the greedy for a monotone objective, the subsample-greedy (Theorem 4.1) for a
+    /// non-monotone one (a cut; facility location minus a cost without a matroid).
+    #[default]
+    Auto,
     /// Private greedy over all remaining candidates (Mitrovic et al. 2017, Algorithms 1–2;
     /// any constraint).
-    #[default]
     Greedy,
     /// Subsample-greedy (Algorithm 4): |V|/k random candidates per round, linear time;
     /// cardinality constraint only.
@@ -228,6 +232,7 @@ pub enum Algorithm {
 impl Named for Algorithm {
     const KIND: &'static str = "algorithm";
     const ALL: &'static [Self] = &[
+        Algorithm::Auto,
         Algorithm::Greedy,
         Algorithm::Subsample,
         Algorithm::ContinuousGreedy,
@@ -235,6 +240,7 @@ impl Named for Algorithm {
 
     fn name(self) -> &'static str {
         match self {
+            Algorithm::Auto => "auto",
             Algorithm::Greedy => "greedy",
             Algorithm::Subsample => "subsample",
             Algorithm::ContinuousGreedy => "continuous-greedy",
@@ -250,6 +256,10 @@ impl Named for Algorithm {
 
     fn help(self) -> &'static str {
         match self {
+            Algorithm::Auto => {
+                "The one with a utility guarantee for the objective: greedy, or subsample for \
+                 a non-monotone one (cut; select with a cost and no constraint)"
+            }
             Algorithm::Greedy => {
                 "Private greedy over all remaining candidates (Algorithms 1–2; any constraint)"
             }
@@ -262,6 +272,22 @@ impl Named for Algorithm {
                  multilinear extension, each an exponential mechanism over the matroid's \
                  bases, then swap rounding; one matroid, mechanism em or max"
             }
+        }
+    }
+}
+
+impl Algorithm {
+    /// The algorithms of the discrete tasks (every selection task but [`Select`], which adds
+    /// the continuous greedy).
+    pub const DISCRETE: &'static [Algorithm] =
+        &[Algorithm::Auto, Algorithm::Greedy, Algorithm::Subsample];
+
+    /// This algorithm, or `default` (the task's choice for its objective) for
+    /// [`Algorithm::Auto`].
+    pub fn or(self, default: Algorithm) -> Algorithm {
+        match self {
+            Algorithm::Auto => default,
+            chosen => chosen,
         }
     }
 }

@@ -63,7 +63,7 @@ pub struct Select {
     /// The public distance m at which a candidate stops serving a point (similarity
     /// 1 − min(1, d/m)); `None`: the diameter of the candidates' bounding box.
     pub normalizer: Option<f64>,
-    /// The greedy algorithm.
+    /// The algorithm, or auto: the task chooses ([`Select::chosen_algorithm`]).
     pub algorithm: Algorithm,
     /// Options of [`Algorithm::ContinuousGreedy`].
     pub continuous: ContinuousOptions,
@@ -116,7 +116,7 @@ impl Select {
             constraint: None,
             metric: Metric::Manhattan,
             normalizer: None,
-            algorithm: Algorithm::Greedy,
+            algorithm: Algorithm::Auto,
             continuous: ContinuousOptions::default(),
             cost: 0.0,
             privacy: Privacy::default(),
@@ -168,6 +168,19 @@ impl Select {
         self
     }
 
+    /// The algorithm that runs: the one asked for, or for [`Algorithm::Auto`] the one with a
+    /// guarantee for this objective — the greedy, or with a cost and no matroid the
+    /// subsample-greedy, the paper's algorithm for a non-monotone objective (its guarantee
+    /// needs f ≥ 0, which a cost does not keep: the report says so).
+    pub fn chosen_algorithm(&self) -> Algorithm {
+        self.algorithm
+            .or(if self.cost > 0.0 && self.constraint.is_none() {
+                Algorithm::Subsample
+            } else {
+                Algorithm::Greedy
+            })
+    }
+
     /// Validates every option that needs no data and builds the selection procedure.
     ///
     /// # Errors
@@ -185,7 +198,7 @@ impl Select {
                 "required (the number of candidates to choose), e.g. 5",
             ));
         }
-        if self.algorithm == Algorithm::Subsample && self.constraint.is_some() {
+        if self.chosen_algorithm() == Algorithm::Subsample && self.constraint.is_some() {
             return Err(Error::param(
                 "algorithm",
                 "subsample supports only a cardinality constraint (k), not a matroid constraint",
@@ -208,14 +221,14 @@ impl Select {
                 ),
             ));
         }
-        if self.cost > 0.0 && self.algorithm == Algorithm::ContinuousGreedy {
+        if self.cost > 0.0 && self.chosen_algorithm() == Algorithm::ContinuousGreedy {
             return Err(Error::param(
                 "cost",
                 "the continuous greedy needs a monotone objective; with a cost use subsample",
             ));
         }
         let c = &self.continuous;
-        if self.algorithm != Algorithm::ContinuousGreedy {
+        if self.chosen_algorithm() != Algorithm::ContinuousGreedy {
             if *c != ContinuousOptions::default() {
                 return Err(Error::param(
                     "steps",
@@ -339,7 +352,7 @@ impl Select {
         procedure: Procedure<'static>,
     ) -> Result<Prepared<'o>> {
         let parts = self.matroids(objective.ground_size())?;
-        let continuous = if self.algorithm == Algorithm::ContinuousGreedy {
+        let continuous = if self.chosen_algorithm() == Algorithm::ContinuousGreedy {
             // validate() made sure there is exactly one matroid.
             let Some(matroid) = parts.first().cloned() else {
                 return Err(Error::param("k", "k or a constraint is required"));
@@ -409,7 +422,7 @@ impl Select {
             ));
         }
         let parts = self.matroids(candidates)?;
-        let plan = match self.algorithm {
+        let plan = match self.chosen_algorithm() {
             Algorithm::ContinuousGreedy => {
                 let Some(matroid) = parts.first() else {
                     return Err(Error::param("k", "k or a constraint is required"));
@@ -431,7 +444,8 @@ impl Select {
                 };
                 planned(&procedure, k, false)?
             }
-            Algorithm::Greedy => {
+            // Never Auto here (chosen): the greedy's arm, for an exhaustive match.
+            Algorithm::Greedy | Algorithm::Auto => {
                 let rounds = Intersection::new(parts)?.rank_bound();
                 planned(&procedure, rounds, self.cost == 0.0)?
             }
@@ -523,7 +537,7 @@ impl Select {
         L: Fn(crate::cluster::Place) -> Result<Vec<[f64; 2]>> + Send + Sync + 'static,
     {
         let procedure = self.validate()?;
-        if self.algorithm == Algorithm::ContinuousGreedy {
+        if self.chosen_algorithm() == Algorithm::ContinuousGreedy {
             return Err(Error::param(
                 "algorithm",
                 "the continuous greedy runs in one process only: its multilinear extension is \
@@ -629,12 +643,12 @@ impl<'o> Prepared<'o> {
     fn run_on<F: SetFunction + ?Sized>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
         if self.request.cost > 0.0 {
             let f = Penalized::new(f, self.request.cost)?;
-            return match self.request.algorithm {
+            return match self.request.chosen_algorithm() {
                 Algorithm::Subsample => subsample_greedy(&f, self.k, &self.procedure, rng),
                 _ => greedy(&f, &self.constraint, &self.procedure, rng),
             };
         }
-        match self.request.algorithm {
+        match self.request.chosen_algorithm() {
             Algorithm::Subsample => subsample_greedy(f, self.k, &self.procedure, rng),
             _ => greedy(f, &self.constraint, &self.procedure, rng),
         }
@@ -674,7 +688,7 @@ impl<'o> Prepared<'o> {
         let lambdas = vec![1.0; self.k];
         GreedyRun {
             mechanism: self.request.privacy.mechanism,
-            algorithm: self.request.algorithm,
+            algorithm: self.request.chosen_algorithm(),
             matroids: if self.request.constraint.is_some() {
                 self.constraint.parts().len()
             } else {
@@ -1073,6 +1087,7 @@ mod tests {
         let greedy = Select::new(2)
             .epsilon(50.0)
             .cost(0.5)
+            .algorithm(Algorithm::Greedy)
             .run(&points, &candidates, &mut SecureRng::insecure_from_seed(2))
             .unwrap()
             .usefulness
@@ -1082,6 +1097,26 @@ mod tests {
         // Without a cost the objective is monotone and non-negative: the monotone form.
         let u = usefulness(0.0);
         assert!(u.bound.starts_with("E[f(S)] ≥ 0.468·OPT"), "{}", u.bound);
+    }
+
+    #[test]
+    fn auto_chooses_the_algorithm_with_a_guarantee_for_the_objective() {
+        let cost = Select::new(2).cost(0.5);
+        assert_eq!(cost.chosen_algorithm(), Algorithm::Subsample);
+        // The subsample greedy takes a cardinality constraint only: with a matroid, greedy.
+        let matroid = cost.clone().constraint("cardinality:2");
+        assert_eq!(matroid.chosen_algorithm(), Algorithm::Greedy);
+        assert_eq!(Select::new(2).chosen_algorithm(), Algorithm::Greedy);
+        // A choice made is kept.
+        let asked = Select::new(2).cost(0.5).algorithm(Algorithm::Greedy);
+        assert_eq!(asked.chosen_algorithm(), Algorithm::Greedy);
+        // The report names what ran, never "auto".
+        let (points, candidates) = data();
+        let report = cost
+            .epsilon(5.0)
+            .run(&points, &candidates, &mut SecureRng::insecure_from_seed(1))
+            .unwrap();
+        assert_eq!(report.task.algorithm, "subsample-greedy");
     }
 
     #[test]

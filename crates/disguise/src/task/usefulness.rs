@@ -737,10 +737,11 @@ impl GreedyRun<'_> {
             (Algorithm::Subsample, _) => {
                 Usefulness::greedy_rounds(self.f_max, self.lambdas, self.m, epsilon0, true)
             }
-            (Algorithm::Greedy, 0) => {
+            // The task resolves Auto before it asks (`chosen_algorithm`).
+            (Algorithm::Greedy | Algorithm::Auto, 0) => {
                 Usefulness::greedy_rounds(self.f_max, self.lambdas, self.m, epsilon0, false)
             }
-            (Algorithm::Greedy, p) => {
+            (Algorithm::Greedy | Algorithm::Auto, p) => {
                 Usefulness::greedy_matroids(self.f_max, self.lambdas, self.m, epsilon0, p)
             }
             (Algorithm::ContinuousGreedy, _) => return None,

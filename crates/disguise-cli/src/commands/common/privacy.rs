@@ -33,10 +33,10 @@ pub struct PrivacyArgs {
     /// The selection mechanism of every round.
     #[arg(long, value_name = "NAME", value_parser = named::<MechanismChoice>(), default_value_t)]
     pub mechanism: MechanismChoice,
-    /// The greedy algorithm. Default: the one with a guarantee for this objective — greedy,
-    /// or subsample for a non-monotone one (`cut`, `select --cost`).
-    #[arg(long, value_name = "NAME", value_parser = named::<Algorithm>())]
-    pub algorithm: Option<Algorithm>,
+    /// The greedy algorithm. `auto`: the one with a guarantee for this objective — greedy,
+    /// or subsample for a non-monotone one (`cut`, `select --cost` without a constraint).
+    #[arg(long, value_name = "NAME", value_parser = named::<Algorithm>(), default_value_t)]
+    pub algorithm: Algorithm,
     /// How the total (ε, δ) is split over the rounds. `auto` takes the valid rule giving
     /// each round the most budget; naming a rule forces it (an error if it does not apply,
     /// e.g. decomposable or kov with lmm).
@@ -69,11 +69,6 @@ impl PrivacyArgs {
             bail!("invalid --trials: must be at least 1");
         }
         Ok(())
-    }
-
-    /// The algorithm asked for, else `default` (the command's choice for its objective).
-    pub fn algorithm_or(&self, default: Algorithm) -> Algorithm {
-        self.algorithm.unwrap_or(default)
     }
 
     /// Reserves in the ledger (if any) what the request plans to spend for all the trials,
