@@ -875,7 +875,7 @@ impl HistogramRelease {
     /// The release's report (k, γ, the chosen attributes, the budget split, the guarantee,
     /// the usefulness), as JSON.
     fn report(&self) -> PyResult<String> {
-        json(&self.release)
+        json(&disguise::task::HistogramReport::of(&self.release))
     }
 
     /// The released columns (the chosen attributes and the target) and whether each is

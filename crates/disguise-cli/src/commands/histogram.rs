@@ -19,8 +19,7 @@ use disguise::histogram::{
     SyntheticRows,
 };
 use disguise::prelude::*;
-use disguise::task::Histogram;
-use serde::Serialize;
+use disguise::task::{HISTOGRAM_NEIGHBOURS, Histogram, HistogramReport};
 use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
@@ -115,27 +114,6 @@ pub struct Args {
     #[command(flatten)]
     ledger: LedgerArgs,
 }
-
-/// The JSON document printed with `--format json`.
-#[derive(Serialize)]
-struct Report<'a> {
-    data: Vec<String>,
-    out: String,
-    private: bool,
-    #[serde(flatten)]
-    release: &'a ProjectedHistogram,
-    neighbouring: &'static str,
-    /// Values clamped into the edge bins per numeric column: exact counts from the data, a
-    /// diagnostic for the data's owner, NOT private (the key says so to a program reading it).
-    #[serde(
-        rename = "clipped_not_private",
-        skip_serializing_if = "std::collections::BTreeMap::is_empty"
-    )]
-    clipped: std::collections::BTreeMap<String, u64>,
-}
-
-const NEIGHBOURS: &str =
-    "replace-one: two datasets of the same size n (public) that differ in one record";
 
 /// Checks, before any data is read, that `--out` can be written: not one of the inputs (any
 /// spelling of the same file) and in a folder that exists.
@@ -345,17 +323,15 @@ fn print_release(
     }
     warn_if_vacuous(&release.usefulness);
     let written = write_release(release, args)?;
-    let private = release.guarantee.is_some() && release.secure_rng;
+    let report = HistogramReport {
+        data: Some(args.data.iter().map(|p| p.display().to_string()).collect()),
+        out: Some(args.out.display().to_string()),
+        clipped,
+        ..HistogramReport::of(release)
+    };
 
     match args.format {
-        Format::Json => print_json(&Report {
-            data: args.data.iter().map(|p| p.display().to_string()).collect(),
-            out: args.out.display().to_string(),
-            private,
-            release,
-            neighbouring: NEIGHBOURS,
-            clipped,
-        })?,
+        Format::Json => print_json(&report)?,
         Format::Table => {
             println!(
                 "projected histogram: {} records, {} predictors, target {}",
@@ -405,7 +381,7 @@ fn print_release(
             }
             match &release.guarantee {
                 Some(g) if release.secure_rng => println!(
-                    "  guarantee   ({}, {})-DP by {} composition; neighbours: {NEIGHBOURS}",
+                    "  guarantee   ({}, {})-DP by {} composition; neighbours: {HISTOGRAM_NEIGHBOURS}",
                     guarantee(g.epsilon),
                     guarantee(g.delta),
                     g.rule

@@ -6,12 +6,11 @@
 
 use super::common::DeltaArg;
 use super::common::names::named;
-use crate::output::{Format, fixed, guarantee, input, print_json, rng_from_seed, thousands};
-use anyhow::bail;
-use disguise::prelude::*;
+use crate::output::{
+    Format, fixed, flag_of, flagged, guarantee, input, print_json, rng_from_seed, thousands,
+};
 use disguise::select::SelectorKind;
-use disguise::task::Usefulness;
-use serde::Serialize;
+use disguise::task::{Sample, SampleReport};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -76,99 +75,36 @@ pub struct Args {
     format: Format,
 }
 
-/// The (ε, δ) of one selection; both `null` for the non-private `max`.
-#[derive(Serialize)]
-struct PerSelection {
-    epsilon: Option<f64>,
-    delta: Option<f64>,
-}
-
-/// The JSON document printed with `--format json`.
-#[derive(Serialize)]
-struct Report<'a> {
-    mechanism: &'a str,
-    trials: u64,
-    counts: Vec<u64>,
-    guarantee: PerSelection,
-    /// The exponential mechanism's error bound against the scores' range.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usefulness: Option<Usefulness>,
-}
-
 /// Runs `disguise sample`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    // Validate everything before reading input or touching the generator.
-    crate::output::check_epsilon("--epsilon", args.epsilon)?;
-    let epsilon = Epsilon::new(args.epsilon)?;
-    let delta = Delta::new(args.delta.value)?;
-    let sensitivity = Sensitivity::new(args.sensitivity)?;
-    let selector = args.mechanism.build(epsilon, delta)?;
-    if args.trials == 0 {
-        bail!("--trials must be at least 1");
-    }
+    let request = Sample {
+        mechanism: args.mechanism,
+        epsilon: args.epsilon,
+        delta: args.delta.value,
+        sensitivity: args.sensitivity,
+        trials: args.trials,
+    };
+    // Everything is validated before the scores are read or the generator is keyed.
+    request.validate().map_err(|e| flagged(e, &flag_of))?;
     let scores = read_scores(&args.scores)?;
-
-    let usefulness = usefulness(args.mechanism, &scores, sensitivity.get(), epsilon.get());
-    if let Some(u) = &usefulness {
+    if let Some(u) = &request.usefulness(&scores) {
         super::common::warn_if_vacuous(u);
     }
     let mut rng = rng_from_seed(args.seed)?;
-    let mut counts = vec![0u64; scores.len()];
-    for _ in 0..args.trials {
-        let pick = selector.select(&scores, sensitivity, &mut rng)?;
-        counts[pick.index] += 1;
-    }
-
-    let (eps, del) = match selector.cost().epsilon_delta() {
-        Some((e, d)) => (Some(e), Some(d)),
-        None => (None, None),
-    };
+    let report = request.run(&scores, &mut rng)?;
     match args.format {
-        Format::Json => print_json(&Report {
-            mechanism: selector.name(),
-            trials: args.trials,
-            counts,
-            guarantee: PerSelection {
-                epsilon: eps,
-                delta: del,
-            },
-            usefulness,
-        })?,
-        Format::Table => print_table(&args, selector.name(), eps.zip(del), &scores, &counts),
+        Format::Json => print_json(&report)?,
+        Format::Table => print_table(&args, &report, &scores),
     }
     Ok(())
 }
 
-/// The exponential mechanism's bound (Dwork and Roth 2014, Theorem 3.11; it holds for the
-/// monotone variant too, whose error is half as large) against the range of the scores: a
-/// shortfall as large as the range says nothing. `None` for the other selectors and for
-/// equal scores.
-fn usefulness(kind: SelectorKind, scores: &[f64], lambda: f64, epsilon: f64) -> Option<Usefulness> {
-    if !matches!(
-        kind,
-        SelectorKind::Exponential | SelectorKind::ExponentialMonotone
-    ) {
-        return None;
-    }
-    let (lo, hi) = scores
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-            (lo.min(x), hi.max(x))
-        });
-    let range = hi - lo;
-    (range > 0.0).then(|| Usefulness::exponential(scores.len() as f64, lambda, epsilon, range))
-}
-
 /// The table: a header line, then the candidates picked most (or every score with
 /// `--per-score`).
-fn print_table(
-    args: &Args,
-    mechanism: &str,
-    guaranteed: Option<(f64, f64)>,
-    scores: &[f64],
-    counts: &[u64],
-) {
+fn print_table(args: &Args, report: &SampleReport, scores: &[f64]) {
+    let (mechanism, counts) = (report.mechanism, &report.counts);
     let trials = thousands(args.trials);
+    let guaranteed = report.guarantee.epsilon.zip(report.guarantee.delta);
     match guaranteed {
         Some((e, d)) => println!(
             "{mechanism}: {trials} runs, each ({}, {})-DP (the counts of all runs together are \

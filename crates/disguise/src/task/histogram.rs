@@ -15,6 +15,7 @@ use crate::histogram::{
 };
 use crate::noise::SecureRng;
 use crate::privacy::Epsilon;
+use serde::Serialize;
 
 /// A private projected-histogram release: the budget and how k and γ are chosen.
 ///
@@ -226,6 +227,52 @@ impl Histogram {
             };
             self.config(public)
         })
+    }
+}
+
+/// What a projected-histogram release's guarantee protects against, as its report says it.
+pub const HISTOGRAM_NEIGHBOURS: &str =
+    "replace-one: two datasets of the same size n (public) that differ in one record";
+
+/// The report of a [`Histogram`] release: the release (k, γ, the chosen attributes, the
+/// budget split, the guarantee, the usefulness), whether it is private, the neighbour
+/// relation, and the front end's files.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistogramReport<'a> {
+    /// The data files read (a front end's; absent when the data came in memory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Vec<String>>,
+    /// The synthetic data file written (a front end's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out: Option<String>,
+    /// Whether the release carries its guarantee: public domains and a secure generator.
+    pub private: bool,
+    /// The release.
+    #[serde(flatten)]
+    pub release: &'a ProjectedHistogram,
+    /// What neighbouring datasets differ in.
+    pub neighbouring: &'static str,
+    /// Values clamped into the edge bins per numeric column: exact counts from the data, a
+    /// diagnostic for the data's owner, NOT private (the key says so to a program reading
+    /// it); absent when none were clamped.
+    #[serde(
+        rename = "clipped_not_private",
+        skip_serializing_if = "std::collections::BTreeMap::is_empty"
+    )]
+    pub clipped: std::collections::BTreeMap<String, u64>,
+}
+
+impl<'a> HistogramReport<'a> {
+    /// The report of `release`.
+    pub fn of(release: &'a ProjectedHistogram) -> Self {
+        Self {
+            data: None,
+            out: None,
+            private: release.guarantee.is_some() && release.secure_rng,
+            release,
+            neighbouring: HISTOGRAM_NEIGHBOURS,
+            clipped: std::collections::BTreeMap::new(),
+        }
     }
 }
 

@@ -9,8 +9,9 @@
 //! | choose k candidates that cover the most people (maximum coverage) | [`MaxCoverage`] | [`CoverageReport`] |
 //! | choose at most k vertices that cut the most private edges (maximum cut, non-monotone) | [`MaxCut`] | [`CutReport`] |
 //! | choose locations and a type for each (k-type facility location, k-submodular greedy), or seeds and a topic for each (k-topic influence, ad allocation) | [`Assign`] | [`AssignReport`] |
-//! | release a projected histogram and synthetic data for classifiers | [`Histogram`] | [`ProjectedHistogram`](crate::histogram::ProjectedHistogram) |
+//! | release a projected histogram and synthetic data for classifiers | [`Histogram`] | [`HistogramReport`] |
 //! | choose the decision stump that best predicts a binary label | [`Hypothesis`] | [`HypothesisReport`] |
+//! | run one selection mechanism many times on the same scores and count its picks | [`Sample`] | [`SampleReport`] |
 //! | release the T most frequent itemsets of size r from transactions | [`Itemsets`] | [`ItemsetsReport`] |
 //!
 //! A private facility-location selection in three lines:
@@ -45,6 +46,7 @@ mod histogram;
 mod hypothesis;
 mod itemsets;
 mod report;
+mod sample;
 mod select;
 mod usefulness;
 
@@ -55,10 +57,11 @@ pub use features::{
     FeatureObjective, FeatureTable, Features, FeaturesParams, FeaturesReport, MAX_NUMERIC_LEVELS,
     PreparedFeatures,
 };
-pub use histogram::Histogram;
+pub use histogram::{HISTOGRAM_NEIGHBOURS, Histogram, HistogramReport};
 pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis, HypothesisReport};
 pub use itemsets::{Itemsets, ItemsetsReport};
 pub use report::{Params, Picked, Picks, Report, Trials};
+pub use sample::{PerSelection, Sample, SampleReport};
 pub use select::{
     ContinuousOptions, NormalizerSource, Prepared, Select, SelectParams, SelectReport,
     default_normalizer,
