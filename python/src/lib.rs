@@ -29,7 +29,7 @@ use disguise::privacy::{Delta, Epsilon, Sensitivity};
 use disguise::select::SelectorKind;
 use disguise::task::{
     Algorithm, Composition, FeatureObjective, FeatureTable, Features, Histogram, Itemsets,
-    MaxCoverage, MechanismChoice, Privacy, PrivacyReport, Report, Runnable, Select,
+    MaxCoverage, MechanismChoice, Privacy, PrivacyReport, Report, Reporting, Runnable, Select,
 };
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};

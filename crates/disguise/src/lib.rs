@@ -76,5 +76,5 @@ pub mod prelude {
     pub use crate::noise::SecureRng;
     pub use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost, Sensitivity};
     pub use crate::select::{Exponential, Selection, Selector};
-    pub use crate::task::{Runnable, Select, WithPrivacy};
+    pub use crate::task::{Reporting, Runnable, Select, WithPrivacy};
 }

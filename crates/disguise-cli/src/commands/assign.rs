@@ -9,7 +9,7 @@ use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::Context;
 use disguise::data::{quote, read_columns_with_checks};
 use disguise::maximize::Assignment;
-use disguise::task::{Algorithm, Assign, AssignReport, Runnable};
+use disguise::task::{Algorithm, Assign, AssignReport, Reporting, Runnable};
 
 const EXAMPLES: &str = "\
 Examples:

@@ -11,7 +11,7 @@ use anyhow::bail;
 use disguise::apps::{TransactionFormat, Transactions, read_item_list};
 use disguise::data::read_edge_list;
 use disguise::maximize::Solution;
-use disguise::task::{Algorithm, CoverageInput, CoverageReport, MaxCoverage, Runnable};
+use disguise::task::{Algorithm, CoverageInput, CoverageReport, MaxCoverage, Reporting, Runnable};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -138,11 +138,7 @@ fn run_distributed(
     cluster: disguise::cluster::Cluster,
     charge: Option<&Charge>,
 ) -> anyhow::Result<()> {
-    if args.privacy.trials.is_some_and(|t| t > 1) {
-        bail!(
-            "invalid --trials: a distributed run makes one trial (drop --trials or --workers/--hosts)"
-        );
-    }
+    args.privacy.check_one_trial()?;
     let candidates = std::sync::Arc::new(read_item_list(&args.candidates)?);
     let m = candidates.len();
     // Process 0 charges before any process reads a person or any choice crosses the network.

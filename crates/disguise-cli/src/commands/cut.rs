@@ -9,7 +9,7 @@ use crate::output::{flag_of, flagged, spinner, thousands};
 use disguise::apps::read_item_list;
 use disguise::data::read_edge_list;
 use disguise::maximize::Solution;
-use disguise::task::{Algorithm, CutReport, MaxCut, Runnable};
+use disguise::task::{Algorithm, CutReport, MaxCut, Reporting, Runnable};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\

@@ -13,7 +13,8 @@ use disguise::histogram::{Discretized, DomainSource, Schema};
 use disguise::maximize::Solution;
 use disguise::task::MAX_NUMERIC_LEVELS;
 use disguise::task::{
-    Algorithm, FeatureObjective, FeatureTable, Features, FeaturesReport, PreparedFeatures, Runnable,
+    Algorithm, FeatureObjective, FeatureTable, Features, FeaturesReport, PreparedFeatures,
+    Reporting, Runnable,
 };
 use std::path::PathBuf;
 

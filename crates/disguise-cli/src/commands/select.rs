@@ -9,7 +9,7 @@ use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
 use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
-use disguise::task::{ContinuousOptions, Runnable, Select, SelectReport};
+use disguise::task::{ContinuousOptions, Reporting, Runnable, Select, SelectReport};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -183,11 +183,7 @@ fn run_distributed(
     cluster: disguise::cluster::Cluster,
     charge: Option<&Charge>,
 ) -> anyhow::Result<()> {
-    if args.privacy.trials.is_some_and(|t| t > 1) {
-        bail!(
-            "invalid --trials: a distributed run makes one trial (drop --trials or --workers/--hosts)"
-        );
-    }
+    args.privacy.check_one_trial()?;
     let places = &args.places;
     let (candidates, names) = args.candidates(true)?;
     let m = candidates.len();

@@ -9,7 +9,7 @@ use crate::output::{flag_of, flagged, spinner, thousands};
 use disguise::apps::{TransactionFormat, Transactions, read_item_list};
 use disguise::maximize::Assignment;
 use disguise::objective::KSubmodularFunction;
-use disguise::task::{Algorithm, Assign, AssignReport, PreparedAssign, Runnable};
+use disguise::task::{Algorithm, Assign, AssignReport, PreparedAssign, Reporting, Runnable};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\

@@ -12,7 +12,8 @@
 use super::Report;
 use super::select::location_normalizer;
 use super::{
-    Algorithm, MechanismChoice, Privacy, PrivacyReport, Runnable, Usefulness, WithPrivacy,
+    Algorithm, MechanismChoice, Privacy, PrivacyReport, Reporting, Runnable, Usefulness,
+    WithPrivacy,
 };
 use crate::constraint::{Cardinality, Independence, Matroid};
 use crate::error::{Error, Result};
@@ -389,6 +390,17 @@ impl<F: KSubmodularFunction> PreparedAssign<'_, F> {
             .rank_bound()
             .min(self.objective.ground_size())
     }
+}
+
+impl<F: KSubmodularFunction> Reporting for PreparedAssign<'_, F> {
+    type Params = AssignParams;
+
+    /// The utility of an objective value: its share of the most the objective can reach
+    /// (f/n for k-type facility location, the share of people — or of people × topics —
+    /// reached).
+    fn utility(&self, value: f64) -> f64 {
+        value / self.f_max.max(1.0)
+    }
 
     /// The a-priori utility of a run with the exponential mechanism, from public quantities
     /// only (n, the planned rounds, the (element, type) pairs, ε₀ and, for the subsample
@@ -396,7 +408,7 @@ impl<F: KSubmodularFunction> PreparedAssign<'_, F> {
     /// Algorithm 3 (probability 1 − β), [`Usefulness::k_submodular_subsample`] for
     /// Algorithm 4 (probability 1 − β − γ, proven for a cardinality constraint). `None`
     /// for the other mechanisms.
-    pub fn usefulness(&self, run: &Assignment) -> Option<Usefulness> {
+    fn usefulness(&self, run: &Assignment) -> Option<Usefulness> {
         if self.mechanism != MechanismChoice::Exponential {
             return None;
         }
@@ -422,20 +434,8 @@ impl<F: KSubmodularFunction> PreparedAssign<'_, F> {
         })
     }
 
-    /// What a run spent and its guarantee.
-    pub fn privacy(&self, run: &Assignment) -> PrivacyReport {
-        PrivacyReport::of(&run.solution)
-    }
-
-    /// The utility of an objective value: its share of the most the objective can reach
-    /// (f/n for k-type facility location, the share of people — or of people × topics —
-    /// reached).
-    pub fn utility(&self, value: f64) -> f64 {
-        value / self.f_max.max(1.0)
-    }
-
     /// The task's public parameters as a report states them.
-    pub fn params(&self, run: &Assignment) -> AssignParams {
+    fn params(&self, run: &Assignment) -> AssignParams {
         let facility = self.facility.as_ref();
         AssignParams {
             objective: run.solution.objective,
@@ -450,17 +450,6 @@ impl<F: KSubmodularFunction> PreparedAssign<'_, F> {
             type_names: self.types.clone(),
             dropped: None,
         }
-    }
-
-    /// The report of one run: each pick with its type.
-    pub fn report(&self, run: &Assignment) -> AssignReport {
-        Report::of(
-            self.params(run),
-            self.usefulness(run),
-            run,
-            &|v| self.utility(v),
-            self.privacy(run),
-        )
     }
 }
 

@@ -13,9 +13,11 @@
 //! lists, so it costs twice the guarantee (group privacy of size 2).
 
 use super::usefulness::GreedyRun;
-use super::{Algorithm, Privacy, PrivacyReport, Report, Runnable, Usefulness, WithPrivacy};
+use super::{
+    Algorithm, Privacy, PrivacyReport, Report, Reporting, Runnable, Usefulness, WithPrivacy,
+};
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
 use crate::names::Named;
 use crate::noise::SecureRng;
@@ -114,19 +116,14 @@ impl MaxCoverage {
     /// Validates every option that needs no data and builds the procedure.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] naming `k`, `algorithm` or a privacy option.
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) naming `k`, `algorithm` or a privacy option.
     pub fn validate(&self) -> Result<Procedure<'static>> {
-        let procedure = self.privacy.procedure()?;
-        if self.k == 0 {
-            return Err(Error::param("k", "must be at least 1"));
-        }
-        if self.chosen_algorithm() == Algorithm::ContinuousGreedy {
-            return Err(Error::param(
-                "algorithm",
-                "continuous-greedy is available for facility location (select) only",
-            ));
-        }
-        Ok(procedure)
+        super::discrete(
+            &self.privacy,
+            self.k,
+            self.chosen_algorithm(),
+            "continuous-greedy is available for facility location (select) only",
+        )
     }
 
     /// The coverage objective: `covers[i]` lists the candidates (in `0..candidates`) that
@@ -216,7 +213,7 @@ impl MaxCoverage {
     /// report bit for bit (see [`Select::run_distributed`](super::Select::run_distributed)).
     ///
     /// # Errors
-    /// As [`MaxCoverage::run`]; a worker's `load` error; [`Error::Cluster`] if a peer fails.
+    /// As [`MaxCoverage::run`]; a worker's `load` error; [`Error::Cluster`](crate::Error::Cluster) if a peer fails.
     pub fn run_distributed<L>(
         &self,
         cluster: &crate::cluster::Cluster,
@@ -289,15 +286,19 @@ impl PreparedCoverage<'_> {
             _ => greedy(f, &self.constraint, &self.procedure, rng),
         }
     }
+}
+
+impl Reporting for PreparedCoverage<'_> {
+    type Params = CoverageParams;
 
     /// The share of people covered by a value: f(S)/n.
-    pub fn utility(&self, value: f64) -> f64 {
+    fn utility(&self, value: f64) -> f64 {
         value / self.records.max(1) as f64
     }
 
     /// The greedy's a-priori utility for a run, from public quantities only (n, k, the
-    /// number of candidates and ε₀; see [`Prepared::usefulness`](super::Prepared::usefulness)).
-    pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
+    /// number of candidates and ε₀; see the facility-location task's [`Reporting::usefulness`]).
+    fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
         let lambdas = vec![1.0; self.request.k];
         GreedyRun {
             mechanism: self.request.privacy.mechanism,
@@ -314,7 +315,7 @@ impl PreparedCoverage<'_> {
     }
 
     /// The task's public parameters as a report states them.
-    pub fn params(&self, solution: &Solution) -> CoverageParams {
+    fn params(&self, solution: &Solution) -> CoverageParams {
         CoverageParams {
             objective: "coverage",
             algorithm: solution.algorithm,
@@ -328,16 +329,10 @@ impl PreparedCoverage<'_> {
         }
     }
 
-    /// The report of one run, its guarantee stated for the input's neighbours
-    /// ([`CoverageInput`]).
-    pub fn report(&self, solution: &Solution) -> CoverageReport {
-        Report::of(
-            self.params(solution),
-            self.usefulness(solution),
-            solution,
-            &|v| self.utility(v),
-            PrivacyReport::of(solution).group(self.request.input.group()),
-        )
+    /// Stated for the input's neighbours ([`CoverageInput`]): group privacy for friend
+    /// lists given as edges.
+    fn privacy(&self, solution: &Solution) -> PrivacyReport {
+        PrivacyReport::of(solution).group(self.request.input.group())
     }
 }
 

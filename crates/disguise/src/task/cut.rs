@@ -19,7 +19,9 @@
 //! (all its edges) is not bounded: its degree is not.
 
 use super::usefulness::GreedyRun;
-use super::{Algorithm, Privacy, PrivacyReport, Report, Runnable, Usefulness, WithPrivacy};
+use super::{
+    Algorithm, Privacy, PrivacyReport, Report, Reporting, Runnable, Usefulness, WithPrivacy,
+};
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
@@ -87,18 +89,13 @@ impl MaxCut {
     /// # Errors
     /// [`Error::InvalidParameter`] naming `k`, `algorithm` or a privacy option.
     pub fn validate(&self) -> Result<Procedure<'static>> {
-        let procedure = self.privacy.procedure()?;
-        if self.k == 0 {
-            return Err(Error::param("k", "must be at least 1"));
-        }
-        if self.chosen_algorithm() == Algorithm::ContinuousGreedy {
-            return Err(Error::param(
-                "algorithm",
-                "continuous-greedy needs a monotone objective on a matroid; the cut is \
+        super::discrete(
+            &self.privacy,
+            self.k,
+            self.chosen_algorithm(),
+            "continuous-greedy needs a monotone objective on a matroid; the cut is \
                  non-monotone (use subsample)",
-            ));
-        }
-        Ok(procedure)
+        )
     }
 
     /// The unit-weight cut of the graph on `vertices` vertices with these `edges` (pairs of
@@ -204,9 +201,13 @@ impl PreparedCut<'_> {
         self.records = records;
         self
     }
+}
+
+impl Reporting for PreparedCut<'_> {
+    type Params = CutParams;
 
     /// The share of edges cut by a value: f(S)/|E|.
-    pub fn utility(&self, value: f64) -> f64 {
+    fn utility(&self, value: f64) -> f64 {
         value / self.edges.max(1) as f64
     }
 
@@ -214,7 +215,7 @@ impl PreparedCut<'_> {
     /// k, |V|, ε₀): Theorem 4.1 for the subsample-greedy (a cut is ≥ 0 on every set, as the
     /// theorem needs), at the λ each round's selector is calibrated to; no guarantee for
     /// the greedy.
-    pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
+    fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
         let lambdas: Vec<f64> = (0..self.request.k)
             .map(|r| self.objective.sensitivity(r).get())
             .collect();
@@ -235,7 +236,7 @@ impl PreparedCut<'_> {
     }
 
     /// The task's public parameters as a report states them.
-    pub fn params(&self, solution: &Solution) -> CutParams {
+    fn params(&self, solution: &Solution) -> CutParams {
         CutParams {
             objective: solution.objective,
             algorithm: solution.algorithm,
@@ -246,17 +247,6 @@ impl PreparedCut<'_> {
             dropped: None,
             privacy_unit: "one edge (one line of the edge list), replace-one",
         }
-    }
-
-    /// The report of one run.
-    pub fn report(&self, solution: &Solution) -> CutReport {
-        Report::of(
-            self.params(solution),
-            self.usefulness(solution),
-            solution,
-            &|v| self.utility(v),
-            PrivacyReport::of(solution),
-        )
     }
 }
 

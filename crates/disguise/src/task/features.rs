@@ -11,7 +11,9 @@
 //! itself is sensitive, declare the domains publicly before coding the table.
 
 use super::usefulness::GreedyRun;
-use super::{Algorithm, Privacy, PrivacyReport, Report, Runnable, Usefulness, WithPrivacy};
+use super::{
+    Algorithm, Privacy, PrivacyReport, Report, Reporting, Runnable, Usefulness, WithPrivacy,
+};
 use crate::constraint::{Cardinality, Independence};
 use crate::data::Codes;
 use crate::error::{Error, Result};
@@ -158,17 +160,12 @@ impl Features {
     /// # Errors
     /// [`Error::InvalidParameter`] naming the option, or an invalid ε or δ.
     pub fn validate(&self) -> Result<Procedure<'static>> {
-        let procedure = self.privacy.procedure()?;
-        if self.k == 0 {
-            return Err(Error::param("k", "must be at least 1"));
-        }
-        if self.chosen_algorithm() == Algorithm::ContinuousGreedy {
-            return Err(Error::param(
-                "algorithm",
-                "continuous-greedy is available for facility location (select) only",
-            ));
-        }
-        Ok(procedure)
+        super::discrete(
+            &self.privacy,
+            self.k,
+            self.chosen_algorithm(),
+            "continuous-greedy is available for facility location (select) only",
+        )
     }
 
     /// What a run will spend choosing among `features` columns (public: the table's
@@ -405,8 +402,25 @@ impl PreparedFeatures {
         self.max_value
     }
 
+    fn run_on<F: SetFunction>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
+        let k = self.request.k;
+        match self.request.chosen_algorithm() {
+            Algorithm::Subsample => subsample_greedy(f, k, &self.procedure, rng),
+            _ => greedy(
+                f,
+                &Cardinality::new(f.ground_size(), k),
+                &self.procedure,
+                rng,
+            ),
+        }
+    }
+}
+
+impl Reporting for PreparedFeatures {
+    type Params = FeaturesParams;
+
     /// The utility of an objective value (0 when there is nothing to explain).
-    pub fn utility(&self, value: f64) -> f64 {
+    fn utility(&self, value: f64) -> f64 {
         if self.scale > 0.0 {
             value / self.scale
         } else {
@@ -421,7 +435,7 @@ impl PreparedFeatures {
     /// distribution); for the large margin mechanisms, whether round 1's gap can clear G₁
     /// at all ([`Usefulness::margin_of_gains`]). `None` for report noisy max and the
     /// argmax.
-    pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
+    fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
         let rounds = 0..solution.planned_rounds;
         let lambdas: Vec<f64> = match &self.model {
             Model::MutualInformation(f) => rounds.map(|r| f.sensitivity(r).get()).collect(),
@@ -441,22 +455,9 @@ impl PreparedFeatures {
         .usefulness(solution)
     }
 
-    fn run_on<F: SetFunction>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
-        let k = self.request.k;
-        match self.request.chosen_algorithm() {
-            Algorithm::Subsample => subsample_greedy(f, k, &self.procedure, rng),
-            _ => greedy(
-                f,
-                &Cardinality::new(f.ground_size(), k),
-                &self.procedure,
-                rng,
-            ),
-        }
-    }
-
     /// The task's public parameters as a report states them (the label's name and levels
     /// are the front end's to add: the table holds codes only).
-    pub fn params(&self, solution: &Solution) -> FeaturesParams {
+    fn params(&self, solution: &Solution) -> FeaturesParams {
         FeaturesParams {
             objective: solution.objective,
             algorithm: solution.algorithm,
@@ -468,17 +469,8 @@ impl PreparedFeatures {
             k: self.request.k,
         }
     }
-
-    /// The report of one run, its picks named by the features' names.
-    pub fn report(&self, solution: &Solution) -> FeaturesReport {
-        Report::of(
-            self.params(solution),
-            self.usefulness(solution),
-            solution,
-            &|v| self.utility(v),
-            PrivacyReport::of(solution),
-        )
-        .named(&self.names)
+    fn names(&self) -> Option<&[String]> {
+        Some(&self.names)
     }
 }
 

@@ -149,6 +149,7 @@ impl Hypothesis {
         let selection = select_hypothesis(&class, &scores, labels.len(), &query, rng)?;
         Ok((class, selection))
     }
+
     /// The a-priori utility of a selection among `hypotheses` on `n` records, from public
     /// quantities only. The scores are counts of correct answers (sensitivity 1), and a
     /// constant guess already gets n/2 of them: for the exponential mechanism its error

@@ -60,10 +60,10 @@ pub use features::{
 pub use histogram::{HISTOGRAM_NEIGHBOURS, Histogram, HistogramReport};
 pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis, HypothesisReport};
 pub use itemsets::{Itemsets, ItemsetsReport};
-pub use report::{Params, Picked, Picks, Report, Trials};
+pub use report::{Params, Picked, Picks, Report, Reporting, Trials};
 pub use sample::{PerSelection, Sample, SampleReport};
 pub use select::{
-    ContinuousOptions, NormalizerSource, Prepared, Select, SelectParams, SelectReport,
+    ContinuousOptions, NormalizerSource, PreparedSelect, Select, SelectParams, SelectReport,
     default_normalizer,
 };
 pub use usefulness::Usefulness;
@@ -396,7 +396,7 @@ pub trait WithPrivacy: Sized {
     }
 }
 
-/// A request prepared on its data ([`Prepared`], [`PreparedFeatures`], [`PreparedAssign`]),
+/// A request prepared on its data ([`PreparedSelect`], [`PreparedFeatures`], [`PreparedAssign`]),
 /// ready to run any number of times. In the prelude.
 pub trait Runnable: Sync {
     /// What one run returns ([`Solution`], or [`Assignment`](crate::maximize::Assignment)
@@ -577,6 +577,25 @@ where
         finished += len;
     }
     Ok(())
+}
+
+/// The checks of a discrete selection task (coverage, cut, features) before any data: the
+/// privacy options, k ≥ 1 and an algorithm of [`Algorithm::DISCRETE`]; `continuous` says why
+/// the continuous greedy is not one for this task. Returns the procedure.
+pub(crate) fn discrete(
+    privacy: &Privacy,
+    k: usize,
+    algorithm: Algorithm,
+    continuous: &str,
+) -> Result<Procedure<'static>> {
+    let procedure = privacy.procedure()?;
+    if k == 0 {
+        return Err(Error::param("k", "must be at least 1"));
+    }
+    if algorithm == Algorithm::ContinuousGreedy {
+        return Err(Error::param("algorithm", continuous.to_string()));
+    }
+    Ok(procedure)
 }
 
 /// Refuses a `k` above the number of things to choose from (`what`: "candidates", …), the one

@@ -92,6 +92,53 @@ pub trait Params: Serialize {
     }
 }
 
+/// A selection task prepared on its data ([`PreparedSelect`](super::PreparedSelect),
+/// [`PreparedCoverage`](super::PreparedCoverage), [`PreparedCut`](super::PreparedCut),
+/// [`PreparedFeatures`](super::PreparedFeatures), [`PreparedAssign`](super::PreparedAssign)):
+/// what its report states of a run. Each task says its parameters, utility and a-priori
+/// usefulness; the one [`Reporting::report`] puts them together. In the prelude.
+pub trait Reporting: super::Runnable<Output: Picked> {
+    /// The task's public parameters.
+    type Params: Params;
+
+    /// The task's public parameters, defaults resolved, as the run names them (its
+    /// algorithm and constraint).
+    fn params(&self, run: &Self::Output) -> Self::Params;
+
+    /// The utility of an objective value (e.g. f(S)/n).
+    fn utility(&self, value: f64) -> f64;
+
+    /// What the paper's analysis promises for the run's public parameters (`None` where no
+    /// bound applies).
+    fn usefulness(&self, run: &Self::Output) -> Option<Usefulness>;
+
+    /// What the run spent and its guarantee, for the task's neighbour relation.
+    fn privacy(&self, run: &Self::Output) -> PrivacyReport {
+        PrivacyReport::of(run.solution())
+    }
+
+    /// The names of the elements, when the task knows them (else the front end names the
+    /// picks with [`Report::named`]).
+    fn names(&self) -> Option<&[String]> {
+        None
+    }
+
+    /// The report of one run.
+    fn report(&self, run: &Self::Output) -> Report<Self::Params> {
+        let report = Report::of(
+            self.params(run),
+            self.usefulness(run),
+            run,
+            &|v| self.utility(v),
+            self.privacy(run),
+        );
+        match self.names() {
+            Some(names) => report.named(names),
+            None => report,
+        }
+    }
+}
+
 /// One run of a selection as a report takes it: a [`Solution`], and for a k-submodular run
 /// ([`Assignment`]) the type of each pick.
 pub trait Picked: Send {

@@ -12,7 +12,9 @@
 //! is public).
 
 use super::usefulness::{ContinuousDirections, ContinuousRun, GreedyRun};
-use super::{Algorithm, Privacy, PrivacyReport, Report, Runnable, Usefulness, WithPrivacy};
+use super::{
+    Algorithm, Privacy, PrivacyReport, Report, Reporting, Runnable, Usefulness, WithPrivacy,
+};
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::{Error, Result};
 use crate::maximize::{
@@ -341,7 +343,7 @@ impl Select {
     /// Everything a run needs that does not change between trials: the procedure, the
     /// constraint (read from its file once) and, for the continuous greedy, the closed form
     /// of the multilinear extension.
-    pub fn prepare<'o>(&self, objective: &'o FacilityLocation) -> Result<Prepared<'o>> {
+    pub fn prepare<'o>(&self, objective: &'o FacilityLocation) -> Result<PreparedSelect<'o>> {
         self.prepare_with(objective, self.validate()?)
     }
 
@@ -350,7 +352,7 @@ impl Select {
         &self,
         objective: &'o FacilityLocation,
         procedure: Procedure<'static>,
-    ) -> Result<Prepared<'o>> {
+    ) -> Result<PreparedSelect<'o>> {
         let parts = self.matroids(objective.ground_size())?;
         let continuous = if self.chosen_algorithm() == Algorithm::ContinuousGreedy {
             // validate() made sure there is exactly one matroid.
@@ -367,7 +369,7 @@ impl Select {
             // Checked once here; each run wraps its objective (local or distributed) again.
             Penalized::new(objective, self.cost)?;
         }
-        Ok(Prepared {
+        Ok(PreparedSelect {
             request: self.clone(),
             objective,
             records: objective.num_records(),
@@ -614,7 +616,7 @@ pub fn default_normalizer(metric: Metric, candidates: &[[f64; 2]]) -> Result<f64
 }
 
 /// A [`Select`] ready to run any number of trials on one objective.
-pub struct Prepared<'o> {
+pub struct PreparedSelect<'o> {
     request: Select,
     objective: &'o FacilityLocation,
     /// The records the objective sums over: the objective's own, or all shards' in a
@@ -626,7 +628,7 @@ pub struct Prepared<'o> {
     continuous: Option<Continuous<'o>>,
 }
 
-impl Runnable for Prepared<'_> {
+impl Runnable for PreparedSelect<'_> {
     type Output = Solution;
 
     fn run(&self, rng: &mut SecureRng) -> Result<Solution> {
@@ -637,7 +639,7 @@ impl Runnable for Prepared<'_> {
     }
 }
 
-impl<'o> Prepared<'o> {
+impl<'o> PreparedSelect<'o> {
     /// The discrete algorithms on `f`: this objective, or the sum of every worker's in a
     /// distributed run (f − cost·|S| when a cost is given).
     fn run_on<F: SetFunction + ?Sized>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
@@ -663,9 +665,13 @@ impl<'o> Prepared<'o> {
     pub fn objective(&self) -> &'o FacilityLocation {
         self.objective
     }
+}
+
+impl Reporting for PreparedSelect<'_> {
+    type Params = SelectParams;
 
     /// The utility of an objective value: f(S)/n ∈ [0, 1].
-    pub fn utility(&self, value: f64) -> f64 {
+    fn utility(&self, value: f64) -> f64 {
         value / self.records as f64
     }
 
@@ -677,7 +683,7 @@ impl<'o> Prepared<'o> {
     /// (`docs/proofs/utility-bounds.md` §4) from T, r, the bases, ε₀, the calibration of
     /// the run's calls and the gradient's accuracy. `None` for report noisy max and the
     /// argmax.
-    pub fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
+    fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
         if let Some(continuous) = &self.continuous {
             if self.request.privacy.mechanism != super::MechanismChoice::Exponential {
                 return None;
@@ -708,7 +714,7 @@ impl<'o> Prepared<'o> {
 
     /// The task's public parameters as a report states them, `algorithm` and `constraint`
     /// as the run names them.
-    pub fn params(&self, solution: &Solution) -> SelectParams {
+    fn params(&self, solution: &Solution) -> SelectParams {
         SelectParams {
             objective: solution.objective,
             algorithm: solution.algorithm,
@@ -726,17 +732,6 @@ impl<'o> Prepared<'o> {
             k: self.k,
             cost: self.request.cost,
         }
-    }
-
-    /// The report of one run.
-    pub fn report(&self, solution: &Solution) -> SelectReport {
-        Report::of(
-            self.params(solution),
-            self.usefulness(solution),
-            solution,
-            &|v| self.utility(v),
-            PrivacyReport::of(solution),
-        )
     }
 }
 

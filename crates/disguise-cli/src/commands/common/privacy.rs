@@ -71,6 +71,18 @@ impl PrivacyArgs {
         Ok(())
     }
 
+    /// Refuses `--trials` above 1 for a distributed run of a task whose workers answer
+    /// process 0's rounds (one run spans the cluster).
+    pub fn check_one_trial(&self) -> anyhow::Result<()> {
+        if self.trials.is_some_and(|t| t > 1) {
+            bail!(
+                "invalid --trials: a distributed run makes one trial (drop --trials or \
+                 --workers/--hosts)"
+            );
+        }
+        Ok(())
+    }
+
     /// Reserves in the ledger (if any) what the request plans to spend for all the trials,
     /// before the data is read ([`super::ledger::Charge::reserve`]); `plan` is the task's
     /// plan from public parameters.
