@@ -65,6 +65,7 @@
 pub mod discretize;
 pub mod encode;
 pub mod evaluate;
+pub mod features;
 pub mod params;
 pub mod privatekd;
 pub mod project;
@@ -77,9 +78,8 @@ pub use discretize::{
     Bins, Discretized, DiscretizedFile, Domain, bandwidth, bin_count, domains_for,
 };
 pub use encode::MixedRadix;
-pub use evaluate::{
-    Classifier, FeatureEncoding, FoldOutcome, ReleaseSummary, evaluate_fold, evaluate_fold_with,
-};
+pub use evaluate::{Classifier, FoldOutcome, ReleaseSummary, evaluate_fold, evaluate_fold_with};
+pub use features::FeatureEncoding;
 pub use params::{
     DEFAULT_B, DEFAULT_L, DEFAULT_P, DEFAULT_SAMPLES, DEFAULT_SEED, GammaEstimate, GammaParams,
     GammaRule, bin_masses, class_size, epsilon_h_required, epsilon_p_required, estimate_gamma,

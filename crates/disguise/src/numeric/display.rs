@@ -1,5 +1,6 @@
 //! Numbers for people: significant digits, rounding that never crosses the value, digit
-//! grouping and byte sizes, for reports printed for people.
+//! grouping, byte sizes and large counts in scientific notation, for reports printed for
+//! people.
 //!
 //! Tables print numbers rounded to what they mean; JSON and CSV keep every bit. The rule of
 //! thumb, which every command of the CLI follows:
@@ -173,6 +174,22 @@ pub(crate) fn lay_out(negative: bool, significant: &str, exponent: i64) -> Strin
         let (lead, rest) = significant.split_at(1);
         let dot = if rest.is_empty() { "" } else { "." };
         format!("{sign}{lead}{dot}{rest}e{exponent}")
+    }
+}
+
+/// A count for people: `4.7e13`, or in full below 10⁶.
+pub(crate) fn scientific(x: f64) -> String {
+    if x < 1e6 {
+        x.to_string()
+    } else {
+        let exponent = x.log10().floor();
+        let mantissa = x / 10f64.powf(exponent);
+        // 9.96e7 rounds to "10.0": carry into the exponent.
+        if format!("{mantissa:.1}") == "10.0" {
+            format!("1.0e{}", exponent + 1.0)
+        } else {
+            format!("{mantissa:.1}e{exponent}")
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 
 use super::{ItemsetCounts, Transactions};
 use crate::error::{Error, Result};
+use crate::numeric::combinatorics::binomial_capped;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -264,7 +265,7 @@ impl Plan {
         // C(j, r − 1) for every j < longest, saturated: only the proportions matter.
         let starting: Vec<u64> = (0..longest as u64)
             .map(|j| {
-                super::binomial_capped(j, size as u64 - 1, u128::from(u64::MAX))
+                binomial_capped(j, size as u64 - 1, u128::from(u64::MAX))
                     .map_or(u64::MAX, |c| c as u64)
             })
             .collect();
@@ -521,7 +522,7 @@ mod tests {
             }
             assert_eq!(
                 keys.len() as u64,
-                super::super::binomial_capped(7, r as u64, u128::MAX).unwrap() as u64,
+                binomial_capped(7, r as u64, u128::MAX).unwrap() as u64,
                 "r = {r}"
             );
             assert!(keys.windows(2).all(|w| w[0] < w[1]), "r = {r}");

@@ -128,3 +128,100 @@ impl CompositionRule for Decomposable {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::privacy::compose::test_support::*;
+    use crate::privacy::compose::{Accountant, DecomposableGreedy, compose_homogeneous};
+
+    #[test]
+    fn decomposable_rule() {
+        // G(10⁻⁶) = min over θ of (θ + L)/(1 − e^{−θ}), found here by a ternary search on the
+        // formula itself (independent of the Newton solve of e^θ = 1 + θ + L); the Python
+        // reference (100 Newton steps in double) is 17.68842079085992.
+        let l = 1e6f64.ln();
+        let h = |t: f64| (t + l) / (1.0 - (-t).exp());
+        let (mut lo, mut hi) = (0.01f64, 20.0f64);
+        for _ in 0..300 {
+            let (a, b) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+            if h(a) < h(b) {
+                hi = b;
+            } else {
+                lo = a;
+            }
+        }
+        let g_min = h(lo);
+        close(g_min, 17.68842079085992, 1e-9);
+        let g = decomposable_factor(1e-6);
+        assert!(g >= g_min && g <= g_min * (1.0 + 1e-12), "{g} vs {g_min}");
+        // (e^{0.005} − 1)·G = 0.0886635…
+        let want = 0.005f64.exp_m1() * g_min;
+        let got = decomposable(e(0.01), d(1e-6)).unwrap();
+        assert!(got >= want);
+        close(got, want, want * 1e-12);
+        close(got, 0.08866, 1e-5);
+        // No cap at 1 any more: the proof holds for every ε₀.
+        close(
+            decomposable(e(2.0), d(1e-6)).unwrap(),
+            1f64.exp_m1() * g_min,
+            1e-9,
+        );
+        assert!(decomposable(e(0.01), Delta::ZERO).is_err());
+        // Every guarantee of the old form (mitrovic2017 Thm 3.1: 2ε₀(e−1)ln(3e/δ) when ≤ 1)
+        // is implied by the new one.
+        for del in [1e-12, 1e-9, 1e-6, 1e-3, 0.1, 0.5, 0.9] {
+            for eps0 in [1e-6, 1e-3, 0.01, 0.05, 0.1, 0.15] {
+                let old = 2.0
+                    * eps0
+                    * (std::f64::consts::E - 1.0)
+                    * (3.0 * std::f64::consts::E / del).ln();
+                if old <= 1.0 {
+                    let new = decomposable(e(eps0), d(del)).unwrap();
+                    assert!(new < old, "ε₀ {eps0} δ {del}: {new} ≥ {old}");
+                }
+            }
+        }
+        // G is finite and at least 1 over the whole range of δ.
+        for del in [f64::MIN_POSITIVE, 1e-300, 0.5, 1.0 - 1e-16] {
+            let g = decomposable_factor(del);
+            assert!(g.is_finite() && g >= 1.0, "δ {del}: {g}");
+        }
+    }
+
+    #[test]
+    fn decomposable_evidence_must_match_the_recorded_calls() {
+        // The rule cannot be applied to calls other than the one greedy run the evidence
+        // describes: other mechanisms, another ε₀, more or fewer rounds, or several runs
+        // composed together are typed errors.
+        let run = ComposeOptions {
+            decomposable: Some(DecomposableGreedy::new(e(0.01), 50)),
+        };
+        for (costs, k) in [
+            (vec![pure(0.01)], 50u64),
+            (vec![approx(0.01, 1e-9)], 50),
+            (vec![br(0.02)], 50),
+            (vec![br(0.01)], 49),
+            (vec![br(0.01)], 100),
+            (vec![br(0.01), pure(0.01)], 25),
+        ] {
+            let mut acc = Accountant::new();
+            for &cost in &costs {
+                acc.record_many(cost, k);
+            }
+            let err = acc.compose(d(1e-6), run).unwrap_err();
+            assert!(
+                matches!(err, Error::InvalidParameter { .. }),
+                "{costs:?} × {k}: {err:?}"
+            );
+        }
+        // Without evidence (the only option outside the library) the rule never applies.
+        let c = compose_homogeneous(br(0.01), 50, d(1e-6), ComposeOptions::default()).unwrap();
+        assert!(c.get(Rule::Decomposable).is_none());
+        assert!(
+            c.inapplicable
+                .iter()
+                .any(|i| i.rule == Rule::Decomposable && i.reason.contains("greedy"))
+        );
+    }
+}

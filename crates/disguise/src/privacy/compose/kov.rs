@@ -75,14 +75,14 @@ fn check_kov_rounds(rounds: u64) -> Result<()> {
 
 /// Below this many "no"s (or within this many of k) ln C(k, j) is summed term by term, where
 /// the Stirling series of [`ln_choose`] would be less accurate.
-pub(super) const KOV_STIRLING_MIN: u64 = 64;
+const KOV_STIRLING_MIN: u64 = 64;
 
 /// ln C(k, j) for KOV_STIRLING_MIN ≤ j ≤ k − KOV_STIRLING_MIN, from the Stirling series
 /// ln n! = n ln n − n + ½ln(2πn) + 1/(12n) − 1/(360n³) + 1/(1260n⁵) − …, whose error after
 /// these terms is below 1/(1680n⁷) < 10⁻¹⁵ for n ≥ 64. The leading part is computed as
 /// j·ln(k/j) + (k − j)·ln(k/(k − j)), without the cancellation of k ln k − j ln j − …, so the
 /// absolute error stays near 10⁻¹⁶·k.
-pub(super) fn ln_choose(k: u64, j: u64) -> f64 {
+fn ln_choose(k: u64, j: u64) -> f64 {
     let (kf, jf) = (k as f64, j as f64);
     let rf = kf - jf;
     let series = |n: f64| {
@@ -235,5 +235,130 @@ impl CompositionRule for Kov {
                 delta: target,
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::privacy::compose::test_support::*;
+    use crate::privacy::compose::{advanced, basic, pure_rho, zcdp_to_dp};
+
+    /// The KOV sum over every j, without the window or the Stirling start: the reference
+    /// for the fast path.
+    fn kov_delta_full(k: u64, eps0: f64, eps: f64) -> f64 {
+        let a = (-eps0).exp().ln_1p();
+        let (ln_p, ln_q) = (-a, -eps0 - a);
+        let kf = k as f64;
+        let (mut sum, mut lnc) = (0.0f64, 0.0f64);
+        let mut j = 0u64;
+        while 2 * j < k {
+            let loss = (k - 2 * j) as f64 * eps0;
+            if loss <= eps {
+                break;
+            }
+            let jf = j as f64;
+            sum += (lnc + (kf - jf) * ln_p + jf * ln_q + (-(eps - loss).exp_m1()).ln()).exp();
+            lnc += ((kf - jf) / (jf + 1.0)).ln();
+            j += 1;
+        }
+        sum
+    }
+
+    #[test]
+    fn kov_window_agrees_with_the_full_sum_and_never_undercounts() {
+        let mut compared = 0;
+        for &k in &[
+            1u64, 2, 3, 10, 65, 129, 1000, 4097, 20_000, 100_000, 400_000,
+        ] {
+            for &eps0 in &[1e-4, 3e-3, 0.02, 0.1, 0.5, 1.0, 3.0] {
+                for &frac in &[0.0, 0.01, 0.05, 0.2, 0.5, 0.9] {
+                    let eps = frac * k as f64 * eps0;
+                    let full = kov_delta_full(k, eps0, eps).min(1.0); // δ ≤ 1
+                    let fast = kov_delta_core(k, eps0, eps);
+                    assert!(fast >= full, "k={k} ε₀={eps0} ε={eps}: {fast} < {full}");
+                    // The documented inflation (η) and the floor for skipped terms.
+                    let eta = 3e-9 + k as f64 * (eps0 + 1.0) * 1e-13;
+                    let slack = 2.0 * eta * full + (k as f64 / 2.0 + 2.0) * 1e-300;
+                    assert!(
+                        fast - full <= slack,
+                        "k={k} ε₀={eps0} ε={eps}: {fast} vs {full}"
+                    );
+                    compared += 1;
+                }
+            }
+        }
+        assert_eq!(compared, 11 * 7 * 6);
+    }
+
+    #[test]
+    fn ln_choose_matches_the_running_sum() {
+        for &k in &[128u64, 1000, 65_536, 1_000_003] {
+            let mut lnc = 0.0f64;
+            let mut comp = 0.0f64; // Neumaier, as in the sum
+            for j in 0..=k / 2 {
+                if j >= KOV_STIRLING_MIN && j + KOV_STIRLING_MIN <= k && j % 7 == 0 {
+                    let got = ln_choose(k, j);
+                    let want = lnc + comp;
+                    assert!(
+                        (got - want).abs() <= 1e-9 + 1e-15 * want.abs(),
+                        "k={k} j={j}: {got} vs {want}"
+                    );
+                }
+                let inc = ((k - j) as f64 / (j + 1) as f64).ln();
+                let t = lnc + inc;
+                comp += if lnc.abs() >= inc.abs() {
+                    (lnc - t) + inc
+                } else {
+                    (inc - t) + lnc
+                };
+                lnc = t;
+            }
+        }
+    }
+
+    /// KOV Thm 3.3 at its grid points ε = (k−2i)ε₀ in their own closed form:
+    /// δᵢ = Σ_{ℓ<i} C(k,ℓ)(e^{(k−ℓ)ε₀} − e^{(k−2i+ℓ)ε₀}) / (1+e^{ε₀})^k.
+    #[test]
+    fn kov_matches_theorem_3_3_at_grid_points() {
+        let (k, e0) = (10u64, 0.3f64);
+        let binom = |n: u64, r: u64| -> f64 {
+            (0..r).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+        };
+        for i in 1..=5u64 {
+            let mut want = 0.0;
+            for l in 0..i {
+                want += binom(k, l)
+                    * (((k - l) as f64 * e0).exp() - ((k - 2 * i + l) as f64 * e0).exp());
+            }
+            want /= (1.0 + e0.exp()).powi(k as i32);
+            let eg = (k - 2 * i) as f64 * e0;
+            let got = kov_delta(k, e(e0), eg).unwrap();
+            assert!(got >= want, "i={i}: {got} < {want}");
+            close(got, want, want * 1e-8);
+        }
+        // At ε ≥ kε₀ nothing is left.
+        assert_eq!(kov_delta(k, e(e0), 3.0).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn kov_large_k() {
+        // Python reference (lgamma + fsum): k = 1000, ε₀ = 0.05 → 8.28357334601618;
+        // k = 100000, ε₀ = 0.005 → 8.306017032041693 (both at δ = 1e-6).
+        close(kov(1000, e(0.05), d(1e-6)).unwrap(), 8.28357334601618, 1e-6);
+        let big = kov(100_000, e(0.005), d(1e-6)).unwrap();
+        close(big, 8.306017032041693, 1e-5);
+        // Optimal composition beats advanced composition and zCDP of pure calls.
+        assert!(big <= advanced(100_000, e(0.005), d(1e-6)).unwrap());
+        let rho = 100_000.0 * pure_rho(e(0.005));
+        assert!(big <= zcdp_to_dp(rho, d(1e-6)).unwrap());
+        assert!(kov(KOV_MAX_ROUNDS + 1, e(0.001), d(1e-6)).is_err());
+    }
+
+    #[test]
+    fn kov_at_delta_zero_is_basic() {
+        let k = kov(7, e(0.2), Delta::ZERO).unwrap();
+        let b = basic(7, e(0.2)).unwrap();
+        assert!(k <= b && k >= b * (1.0 - 1e-12), "{k} vs {b}");
     }
 }

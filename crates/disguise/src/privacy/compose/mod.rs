@@ -592,106 +592,53 @@ pub fn compose_homogeneous(
     accountant.compose(delta, options)
 }
 
+/// Shorthands shared by the tests of the accountant (below) and of each rule (in its file).
 #[cfg(test)]
-mod tests {
-    use super::kov::{KOV_STIRLING_MIN, ln_choose};
-    use super::*;
-    use num_rational::BigRational;
+mod test_support {
+    use super::{Delta, Epsilon, PrivacyCost};
 
-    /// The KOV sum over every j, without the window or the Stirling start: the reference
-    /// for the fast path.
-    fn kov_delta_full(k: u64, eps0: f64, eps: f64) -> f64 {
-        let a = (-eps0).exp().ln_1p();
-        let (ln_p, ln_q) = (-a, -eps0 - a);
-        let kf = k as f64;
-        let (mut sum, mut lnc) = (0.0f64, 0.0f64);
-        let mut j = 0u64;
-        while 2 * j < k {
-            let loss = (k - 2 * j) as f64 * eps0;
-            if loss <= eps {
-                break;
-            }
-            let jf = j as f64;
-            sum += (lnc + (kf - jf) * ln_p + jf * ln_q + (-(eps - loss).exp_m1()).ln()).exp();
-            lnc += ((kf - jf) / (jf + 1.0)).ln();
-            j += 1;
-        }
-        sum
-    }
-
-    #[test]
-    fn kov_window_agrees_with_the_full_sum_and_never_undercounts() {
-        let mut compared = 0;
-        for &k in &[
-            1u64, 2, 3, 10, 65, 129, 1000, 4097, 20_000, 100_000, 400_000,
-        ] {
-            for &eps0 in &[1e-4, 3e-3, 0.02, 0.1, 0.5, 1.0, 3.0] {
-                for &frac in &[0.0, 0.01, 0.05, 0.2, 0.5, 0.9] {
-                    let eps = frac * k as f64 * eps0;
-                    let full = kov_delta_full(k, eps0, eps).min(1.0); // δ ≤ 1
-                    let fast = kov_delta_core(k, eps0, eps);
-                    assert!(fast >= full, "k={k} ε₀={eps0} ε={eps}: {fast} < {full}");
-                    // The documented inflation (η) and the floor for skipped terms.
-                    let eta = 3e-9 + k as f64 * (eps0 + 1.0) * 1e-13;
-                    let slack = 2.0 * eta * full + (k as f64 / 2.0 + 2.0) * 1e-300;
-                    assert!(
-                        fast - full <= slack,
-                        "k={k} ε₀={eps0} ε={eps}: {fast} vs {full}"
-                    );
-                    compared += 1;
-                }
-            }
-        }
-        assert_eq!(compared, 11 * 7 * 6);
-    }
-
-    #[test]
-    fn ln_choose_matches_the_running_sum() {
-        for &k in &[128u64, 1000, 65_536, 1_000_003] {
-            let mut lnc = 0.0f64;
-            let mut comp = 0.0f64; // Neumaier, as in the sum
-            for j in 0..=k / 2 {
-                if j >= KOV_STIRLING_MIN && j + KOV_STIRLING_MIN <= k && j % 7 == 0 {
-                    let got = ln_choose(k, j);
-                    let want = lnc + comp;
-                    assert!(
-                        (got - want).abs() <= 1e-9 + 1e-15 * want.abs(),
-                        "k={k} j={j}: {got} vs {want}"
-                    );
-                }
-                let inc = ((k - j) as f64 / (j + 1) as f64).ln();
-                let t = lnc + inc;
-                comp += if lnc.abs() >= inc.abs() {
-                    (lnc - t) + inc
-                } else {
-                    (inc - t) + lnc
-                };
-                lnc = t;
-            }
-        }
-    }
-
-    fn e(x: f64) -> Epsilon {
+    /// ε, which the test knows to be valid.
+    pub(super) fn e(x: f64) -> Epsilon {
         Epsilon::new(x).unwrap()
     }
-    fn d(x: f64) -> Delta {
+
+    /// δ, which the test knows to be valid.
+    pub(super) fn d(x: f64) -> Delta {
         Delta::new(x).unwrap()
     }
-    fn br(x: f64) -> PrivacyCost {
+
+    /// An ε-bounded-range call (the exponential mechanism).
+    pub(super) fn br(x: f64) -> PrivacyCost {
         PrivacyCost::BoundedRange { epsilon: e(x) }
     }
-    fn pure(x: f64) -> PrivacyCost {
+
+    /// A pure ε-DP call.
+    pub(super) fn pure(x: f64) -> PrivacyCost {
         PrivacyCost::Pure { epsilon: e(x) }
     }
-    fn approx(x: f64, y: f64) -> PrivacyCost {
+
+    /// An approximate (ε, δ)-DP call.
+    pub(super) fn approx(x: f64, y: f64) -> PrivacyCost {
         PrivacyCost::Approximate {
             epsilon: e(x),
             delta: d(y),
         }
     }
-    fn close(got: f64, want: f64, tol: f64) {
+
+    /// Asserts |got − want| ≤ tol.
+    pub(super) fn close(got: f64, want: f64, tol: f64) {
         assert!((got - want).abs() <= tol, "got {got}, want {want} ± {tol}");
     }
+}
+
+// The accountant's tests, and those that check every rule at once (known values, upper
+// bounds, invalid inputs, monotonicity); each rule's own tests are in its file.
+#[cfg(test)]
+mod tests {
+    use super::test_support::*;
+    use super::*;
+    use num_rational::BigRational;
+
     fn exact(x: f64) -> BigRational {
         BigRational::from_float(x).unwrap()
     }
@@ -797,105 +744,6 @@ mod tests {
         assert_eq!(count_up(10), 10.0);
         let big = (1u64 << 53) + 1;
         assert!(count_up(big) as u128 >= big as u128);
-    }
-
-    /// KOV Thm 3.3 at its grid points ε = (k−2i)ε₀ in their own closed form:
-    /// δᵢ = Σ_{ℓ<i} C(k,ℓ)(e^{(k−ℓ)ε₀} − e^{(k−2i+ℓ)ε₀}) / (1+e^{ε₀})^k.
-    #[test]
-    fn kov_matches_theorem_3_3_at_grid_points() {
-        let (k, e0) = (10u64, 0.3f64);
-        let binom = |n: u64, r: u64| -> f64 {
-            (0..r).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
-        };
-        for i in 1..=5u64 {
-            let mut want = 0.0;
-            for l in 0..i {
-                want += binom(k, l)
-                    * (((k - l) as f64 * e0).exp() - ((k - 2 * i + l) as f64 * e0).exp());
-            }
-            want /= (1.0 + e0.exp()).powi(k as i32);
-            let eg = (k - 2 * i) as f64 * e0;
-            let got = kov_delta(k, e(e0), eg).unwrap();
-            assert!(got >= want, "i={i}: {got} < {want}");
-            close(got, want, want * 1e-8);
-        }
-        // At ε ≥ kε₀ nothing is left.
-        assert_eq!(kov_delta(k, e(e0), 3.0).unwrap(), 0.0);
-    }
-
-    #[test]
-    fn kov_large_k() {
-        // Python reference (lgamma + fsum): k = 1000, ε₀ = 0.05 → 8.28357334601618;
-        // k = 100000, ε₀ = 0.005 → 8.306017032041693 (both at δ = 1e-6).
-        close(kov(1000, e(0.05), d(1e-6)).unwrap(), 8.28357334601618, 1e-6);
-        let big = kov(100_000, e(0.005), d(1e-6)).unwrap();
-        close(big, 8.306017032041693, 1e-5);
-        // Optimal composition beats advanced composition and zCDP of pure calls.
-        assert!(big <= advanced(100_000, e(0.005), d(1e-6)).unwrap());
-        let rho = 100_000.0 * pure_rho(e(0.005));
-        assert!(big <= zcdp_to_dp(rho, d(1e-6)).unwrap());
-        assert!(kov(KOV_MAX_ROUNDS + 1, e(0.001), d(1e-6)).is_err());
-    }
-
-    #[test]
-    fn kov_at_delta_zero_is_basic() {
-        let k = kov(7, e(0.2), Delta::ZERO).unwrap();
-        let b = basic(7, e(0.2)).unwrap();
-        assert!(k <= b && k >= b * (1.0 - 1e-12), "{k} vs {b}");
-    }
-
-    #[test]
-    fn decomposable_rule() {
-        // G(10⁻⁶) = min over θ of (θ + L)/(1 − e^{−θ}), found here by a ternary search on the
-        // formula itself (independent of the Newton solve of e^θ = 1 + θ + L); the Python
-        // reference (100 Newton steps in double) is 17.68842079085992.
-        let l = 1e6f64.ln();
-        let h = |t: f64| (t + l) / (1.0 - (-t).exp());
-        let (mut lo, mut hi) = (0.01f64, 20.0f64);
-        for _ in 0..300 {
-            let (a, b) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
-            if h(a) < h(b) {
-                hi = b;
-            } else {
-                lo = a;
-            }
-        }
-        let g_min = h(lo);
-        close(g_min, 17.68842079085992, 1e-9);
-        let g = decomposable_factor(1e-6);
-        assert!(g >= g_min && g <= g_min * (1.0 + 1e-12), "{g} vs {g_min}");
-        // (e^{0.005} − 1)·G = 0.0886635…
-        let want = 0.005f64.exp_m1() * g_min;
-        let got = decomposable(e(0.01), d(1e-6)).unwrap();
-        assert!(got >= want);
-        close(got, want, want * 1e-12);
-        close(got, 0.08866, 1e-5);
-        // No cap at 1 any more: the proof holds for every ε₀.
-        close(
-            decomposable(e(2.0), d(1e-6)).unwrap(),
-            1f64.exp_m1() * g_min,
-            1e-9,
-        );
-        assert!(decomposable(e(0.01), Delta::ZERO).is_err());
-        // Every guarantee of the old form (mitrovic2017 Thm 3.1: 2ε₀(e−1)ln(3e/δ) when ≤ 1)
-        // is implied by the new one.
-        for del in [1e-12, 1e-9, 1e-6, 1e-3, 0.1, 0.5, 0.9] {
-            for eps0 in [1e-6, 1e-3, 0.01, 0.05, 0.1, 0.15] {
-                let old = 2.0
-                    * eps0
-                    * (std::f64::consts::E - 1.0)
-                    * (3.0 * std::f64::consts::E / del).ln();
-                if old <= 1.0 {
-                    let new = decomposable(e(eps0), d(del)).unwrap();
-                    assert!(new < old, "ε₀ {eps0} δ {del}: {new} ≥ {old}");
-                }
-            }
-        }
-        // G is finite and at least 1 over the whole range of δ.
-        for del in [f64::MIN_POSITIVE, 1e-300, 0.5, 1.0 - 1e-16] {
-            let g = decomposable_factor(del);
-            assert!(g.is_finite() && g >= 1.0, "δ {del}: {g}");
-        }
     }
 
     #[test]
@@ -1013,51 +861,6 @@ mod tests {
         // At δ = 0 it does not apply.
         let c = compose_homogeneous(br(0.1), 10, Delta::ZERO, run(0.1, 10)).unwrap();
         assert!(c.get(Rule::Decomposable).is_none());
-    }
-
-    #[test]
-    fn decomposable_evidence_must_match_the_recorded_calls() {
-        // The rule cannot be applied to calls other than the one greedy run the evidence
-        // describes: other mechanisms, another ε₀, more or fewer rounds, or several runs
-        // composed together are typed errors.
-        let run = ComposeOptions {
-            decomposable: Some(DecomposableGreedy::new(e(0.01), 50)),
-        };
-        for (costs, k) in [
-            (vec![pure(0.01)], 50u64),
-            (vec![approx(0.01, 1e-9)], 50),
-            (vec![br(0.02)], 50),
-            (vec![br(0.01)], 49),
-            (vec![br(0.01)], 100),
-            (vec![br(0.01), pure(0.01)], 25),
-        ] {
-            let mut acc = Accountant::new();
-            for &cost in &costs {
-                acc.record_many(cost, k);
-            }
-            let err = acc.compose(d(1e-6), run).unwrap_err();
-            assert!(
-                matches!(err, Error::InvalidParameter { .. }),
-                "{costs:?} × {k}: {err:?}"
-            );
-        }
-        // Without evidence (the only option outside the library) the rule never applies.
-        let c = compose_homogeneous(br(0.01), 50, d(1e-6), ComposeOptions::default()).unwrap();
-        assert!(c.get(Rule::Decomposable).is_none());
-        assert!(
-            c.inapplicable
-                .iter()
-                .any(|i| i.rule == Rule::Decomposable && i.reason.contains("greedy"))
-        );
-    }
-
-    #[test]
-    fn single_call() {
-        let c = compose(&[br(0.5)], d(1e-6), ComposeOptions::default()).unwrap();
-        assert_eq!(c.get(Rule::Single).unwrap().epsilon, 0.5);
-        assert_eq!(c.get(Rule::Basic).unwrap().epsilon, 0.5);
-        // KOV trades a little δ for ε even for one call: p(1 − e^{ε−ε₀}) ≤ δ.
-        assert!(c.get(Rule::Kov).unwrap().epsilon < 0.5);
     }
 
     #[test]

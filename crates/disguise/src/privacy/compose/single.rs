@@ -29,3 +29,18 @@ impl CompositionRule for Single {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::privacy::compose::test_support::*;
+    use crate::privacy::compose::{ComposeOptions, Rule, compose};
+
+    #[test]
+    fn single_call() {
+        let c = compose(&[br(0.5)], d(1e-6), ComposeOptions::default()).unwrap();
+        assert_eq!(c.get(Rule::Single).unwrap().epsilon, 0.5);
+        assert_eq!(c.get(Rule::Basic).unwrap().epsilon, 0.5);
+        // KOV trades a little δ for ε even for one call: p(1 − e^{ε−ε₀}) ≤ δ.
+        assert!(c.get(Rule::Kov).unwrap().epsilon < 0.5);
+    }
+}

@@ -1,0 +1,209 @@
+//! How the workers of a run exchange messages: [`Wire`], the timely dataflow that delivers
+//! each epoch's messages to the worker they are addressed to (and names a silent peer), and
+//! [`Comm`], a worker's collective exchanges built on it.
+
+use super::super::Place;
+use super::protocol::Msg;
+use crate::error::{Error, Result};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
+use timely::dataflow::{InputHandle, ProbeHandle};
+use timely::worker::Worker;
+
+/// A message on the wire: its destination worker, the epoch it belongs to, the message.
+type Addressed = (u64, u64, Msg);
+
+/// One worker's end of the exchange: a dataflow that delivers each epoch's messages to the
+/// worker they are addressed to.
+pub(super) struct Wire<'w> {
+    worker: &'w mut Worker,
+    input: InputHandle<u64, CapacityContainerBuilder<Vec<Addressed>>>,
+    probe: ProbeHandle<u64>,
+    /// Messages received, with the epoch they were sent in: a fast peer's answer of the next
+    /// epoch may arrive before this one is complete.
+    inbox: Rc<RefCell<Vec<(u64, Msg)>>>,
+    timeout: Duration,
+    /// Worker threads per process (to name a silent worker's process).
+    workers: usize,
+    /// The first peer process whose stream ended, plus one (0 while none).
+    closed: Arc<AtomicUsize>,
+}
+
+impl<'w> Wire<'w> {
+    pub(super) fn new(
+        worker: &'w mut Worker,
+        timeout: Duration,
+        workers: usize,
+        closed: Arc<AtomicUsize>,
+    ) -> Self {
+        let mut input = InputHandle::new();
+        let probe = ProbeHandle::new();
+        let inbox = Rc::new(RefCell::new(Vec::new()));
+        let sink = Rc::clone(&inbox);
+        worker.dataflow(|scope| {
+            scope
+                .input_from(&mut input)
+                .container::<Vec<_>>()
+                .exchange(|(to, _, _): &Addressed| *to)
+                .inspect(move |(_, epoch, m): &Addressed| {
+                    sink.borrow_mut().push((*epoch, m.clone()))
+                })
+                .probe_with(&probe);
+        });
+        Wire {
+            worker,
+            input,
+            probe,
+            inbox,
+            timeout,
+            workers: workers.max(1),
+            closed,
+        }
+    }
+
+    /// Sends `out` (destination, message), then waits until every worker has sent its
+    /// messages of this epoch; returns the ones addressed here.
+    pub(super) fn exchange(&mut self, out: Vec<(u64, Msg)>) -> Result<Vec<Msg>> {
+        let now = *self.input.time();
+        let me = self.worker.index() as u64;
+        // Worker 0 announces itself to every worker and every worker to worker 0: linear in
+        // the workers (not quadratic), and enough for worker 0 to name any silent worker and
+        // for the others to tell whether worker 0 is the silent one.
+        for to in self.watched() {
+            self.input.send((to, now, Msg::Here(me)));
+        }
+        for (to, m) in out {
+            self.input.send((to, now, m));
+        }
+        let next = now + 1;
+        self.input.advance_to(next);
+        let start = Instant::now();
+        while self.probe.less_than(&next) {
+            self.worker.step_or_park(Some(Duration::from_millis(50)));
+            let closed = self.closed.load(Ordering::SeqCst);
+            if closed != 0 {
+                // What the peer sent before its end is already here: a moment to take it in.
+                let grace = Instant::now();
+                while self.probe.less_than(&next) && grace.elapsed() < Duration::from_millis(500) {
+                    self.worker.step_or_park(Some(Duration::from_millis(10)));
+                }
+                if self.probe.less_than(&next) {
+                    return Err(Error::Cluster(format!(
+                        "process {} closed its connection (it ended, died or was killed); \
+                         nothing was released",
+                        closed - 1
+                    )));
+                }
+            }
+            if start.elapsed() > self.timeout {
+                let heard: Vec<u64> = (self.inbox.borrow().iter())
+                    .filter_map(|(e, m)| match m {
+                        Msg::Here(w) if *e == now => Some(*w),
+                        _ => None,
+                    })
+                    .collect();
+                let silent: Vec<String> = (self.watched())
+                    .filter(|w| !heard.contains(w))
+                    .map(|w| format!("process {} (worker {w})", w as usize / self.workers))
+                    .collect();
+                let who = if silent.is_empty() {
+                    "another worker (process 0's message names it)".to_string()
+                } else {
+                    silent.join(", ")
+                };
+                return Err(Error::Cluster(format!(
+                    "heard nothing from {who} for {} s: stopped, or slower than --timeout",
+                    self.timeout.as_secs_f64()
+                )));
+            }
+        }
+        let mut inbox = self.inbox.borrow_mut();
+        let (this, later): (Vec<_>, Vec<_>) = inbox.drain(..).partition(|(e, _)| *e == now);
+        *inbox = later;
+        Ok(this
+            .into_iter()
+            .map(|(_, m)| m)
+            .filter(|m| !matches!(m, Msg::Here(_)))
+            .collect())
+    }
+
+    /// The workers this one announces itself to and listens for in each exchange: every
+    /// other worker for worker 0, worker 0 for the others.
+    fn watched(&self) -> impl Iterator<Item = u64> + use<> {
+        let (me, peers) = (self.worker.index() as u64, self.worker.peers() as u64);
+        let range = if me == 0 { 1..peers } else { 0..1 };
+        range.filter(move |&w| w != me)
+    }
+
+    /// `msg` to every worker.
+    pub(super) fn to_all(&self, msg: &Msg) -> Vec<(u64, Msg)> {
+        (0..self.worker.peers() as u64)
+            .map(|w| (w, msg.clone()))
+            .collect()
+    }
+}
+
+/// One worker's side of a distributed run: its [`Place`] and collective exchanges with every
+/// other worker. Every worker must make the same exchanges in the same order (a worker that
+/// failed locally still takes part, passing its error on), or its peers wait for it until the
+/// timeout.
+pub struct Comm<'w> {
+    pub(super) wire: Wire<'w>,
+    pub(super) place: Place,
+}
+
+impl Comm<'_> {
+    /// Where this worker sits.
+    pub fn place(&self) -> Place {
+        self.place
+    }
+
+    /// Every worker's vector of counts (of one length), added up exactly, on every worker;
+    /// a worker's error (its `mine`) becomes every worker's.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`] for a worker's error, vectors of different lengths, a sum above
+    /// 2^64, or a peer that does not answer.
+    pub fn all_sum(&mut self, mine: Result<Vec<u64>>) -> Result<Vec<u64>> {
+        let msg = match &mine {
+            Ok(c) => Msg::Counts(c.clone()),
+            Err(e) => Msg::Failed(format!("worker {}: {e}", self.place.worker)),
+        };
+        let out = self.wire.to_all(&msg);
+        let got = self.wire.exchange(out)?;
+        mine?;
+        let mut sum: Option<Vec<u64>> = None;
+        for m in got {
+            match m {
+                Msg::Counts(c) => match &mut sum {
+                    None => sum = Some(c),
+                    Some(s) if s.len() == c.len() => {
+                        for (x, y) in s.iter_mut().zip(c) {
+                            *x = x
+                                .checked_add(y)
+                                .ok_or_else(|| Error::Cluster("a summed count overflows".into()))?;
+                        }
+                    }
+                    Some(_) => {
+                        return Err(Error::Cluster(
+                            "the workers' counts have different lengths".into(),
+                        ));
+                    }
+                },
+                Msg::Failed(why) => return Err(Error::Cluster(why)),
+                other => return Err(Error::Cluster(format!("unexpected {other:?}"))),
+            }
+        }
+        sum.ok_or_else(|| Error::Cluster("no worker answered".into()))
+    }
+
+    /// Sends each message to its worker; returns the ones sent here in this exchange.
+    pub(crate) fn exchange(&mut self, out: Vec<(u64, Msg)>) -> Result<Vec<Msg>> {
+        self.wire.exchange(out)
+    }
+}

@@ -1,0 +1,311 @@
+//! The driver of a distributed run ([`Cluster::maximize`], [`Cluster::sum_counts`] and the
+//! crate's [`Cluster::serve`]): connect the processes, start every worker on its loop, run the
+//! caller's algorithm on process 0 over the link to worker 0, and join the workers, reporting
+//! the first failure.
+
+use super::super::{Cluster, Place, network};
+use super::comm::{Comm, Wire};
+use super::link::Link;
+use super::objective::{ObjectiveServer, Sharded, Summable};
+use super::protocol::Msg;
+use super::worker::{Serve, work};
+use crate::error::{Error, Result};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::mpsc::channel;
+use std::sync::{Arc, Mutex};
+use timely::communication::allocator::AllocatorBuilder;
+use timely::worker::Worker;
+
+impl Cluster {
+    /// Runs `algorithm` once, on this thread of process 0, over the sum of the objectives that
+    /// `build` makes on each worker from its part of the data ([`Comm::place`] says which part;
+    /// `build` may exchange with the other workers, e.g. to add up counts every worker needs).
+    /// `public` is the objective over no records, whose public parts (ground set,
+    /// sensitivity, name) the algorithm sees. Returns the algorithm's result in process 0 and
+    /// `None` in the others (which only serve).
+    ///
+    /// `build` runs on every worker's own thread; `algorithm` must only ask its objective
+    /// ([`Sharded`]) for gains, values and inserts — every other input of it, its generator
+    /// above all, stays here: which is why the result with a seeded generator is the
+    /// single-process run's, bit for bit.
+    ///
+    /// ```
+    /// use disguise::cluster::Cluster;
+    /// use disguise::maximize::standard_greedy;
+    /// use disguise::constraint::Cardinality;
+    /// use disguise::objective::Coverage;
+    /// // Six people; candidate 0 covers persons 0–2, candidate 1 persons 3–4, candidate 2 person 5.
+    /// let covers = vec![vec![0], vec![0], vec![0], vec![1], vec![1], vec![2]];
+    /// let picks = Cluster::local(3)?.maximize(
+    ///     &Coverage::new(3, &[])?,
+    ///     // Worker w holds the people i with i mod 3 = w.
+    ///     move |comm| {
+    ///         let place = comm.place();
+    ///         let mine: Vec<Vec<usize>> = covers.iter().enumerate()
+    ///             .filter(|(i, _)| place.owns_row(*i as u64)).map(|(_, c)| c.clone()).collect();
+    ///         Coverage::new(3, &mine)
+    ///     },
+    ///     |f| standard_greedy(f, &Cardinality::new(3, 2)).map(|s| s.elements),
+    /// )?;
+    /// assert_eq!(picks, Some(vec![0, 1]));
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Cluster`] if a peer cannot be reached within the timeout, dies or stops
+    /// answering; a worker's `build` error (the first, for worker 0); the algorithm's error.
+    pub fn maximize<F, B, A, T>(&self, public: &F, build: B, algorithm: A) -> Result<Option<T>>
+    where
+        F: Summable + Sync + 'static,
+        B: Fn(&mut Comm<'_>) -> Result<F> + Send + Sync + 'static,
+        A: FnOnce(&Sharded<'_, F>) -> Result<T>,
+    {
+        self.serve(
+            move |comm: &mut Comm<'_>| {
+                Ok(ObjectiveServer {
+                    objective: build(comm)?,
+                    states: Default::default(),
+                })
+            },
+            |link, records| algorithm(&Sharded::new(public, records, link)),
+        )
+    }
+
+    /// Builds a [`Serve`] part on every worker (`build` may exchange with the others, e.g.
+    /// to learn the total number of records), then runs `drive` on this thread of process 0
+    /// with the link to worker 0 and the total of the workers' records: every command it
+    /// sends goes to all workers, and it receives their combined answer. Returns `drive`'s
+    /// result in process 0, `None` in the others (which only serve).
+    pub(crate) fn serve<S, B, D, T>(&self, build: B, drive: D) -> Result<Option<T>>
+    where
+        S: Serve + 'static,
+        B: Fn(&mut Comm<'_>) -> Result<S> + Send + Sync + 'static,
+        D: FnOnce(&Arc<Link>, usize) -> Result<T>,
+    {
+        let timeout = self.timeout;
+        let process = self.process;
+        let (builders, network, closed) = self.connect()?;
+        let (to_wire, commands) = channel::<Msg>();
+        let (to_caller, answers) = channel::<Result<Msg>>();
+        let desk = Arc::new(Mutex::new(Some((commands, to_caller))));
+        // Each worker's error, kept here too: a worker thread whose peer died may panic again
+        // in timely's clean-up after our part returned, and its join then says nothing useful.
+        let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
+        let guards = self.execute(builders, Arc::clone(&errors), move |worker, place| {
+            work(worker, place, timeout, &closed, &build, &desk)
+        })?;
+        let outcome = if process == 0 {
+            // Worker 0 first says how many records there are in all (or fails).
+            match answers.recv() {
+                Ok(Ok(Msg::Total(records))) => {
+                    let link = Arc::new(Link {
+                        channel: Mutex::new((to_wire, answers)),
+                        failure: Mutex::new(None),
+                        next_id: AtomicU64::new(0),
+                    });
+                    let result = drive(&link, records as usize);
+                    // Every state is gone: the workers may stop.
+                    link.call(Msg::Done);
+                    let failure = link
+                        .failure
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take();
+                    match failure {
+                        Some(e) => Err(e),
+                        None => result.map(Some),
+                    }
+                }
+                // Worker 0 failed before the run: its error comes from the join below.
+                _ => Ok(None),
+            }
+        } else {
+            drop(to_wire);
+            Ok(None)
+        };
+        finish(guards, &errors, network)?;
+        outcome
+    }
+
+    /// Starts every worker of this process on `body`, with its [`Place`]. A worker's error
+    /// (or panic: a peer that closed its connection) is noted in `errors` and its dataflow
+    /// dropped — timely would otherwise keep stepping it until every peer finishes it,
+    /// forever if one is gone.
+    fn execute<F>(
+        &self,
+        builders: Vec<AllocatorBuilder>,
+        errors: Arc<Mutex<Vec<Error>>>,
+        body: F,
+    ) -> Result<timely::communication::WorkerGuards<Result<()>>>
+    where
+        F: Fn(&mut Worker, Place) -> Result<()> + Send + Sync + 'static,
+    {
+        let (processes, process, workers) = (self.processes(), self.process, self.workers);
+        timely::execute::execute_from(
+            builders,
+            Box::new(()),
+            timely::WorkerConfig::default(),
+            move |worker| {
+                let place = Place {
+                    worker: worker.index(),
+                    peers: worker.peers(),
+                    process,
+                    processes,
+                    local: worker.index() % workers,
+                    workers,
+                };
+                let result = catch_unwind(AssertUnwindSafe(|| body(worker, place)))
+                    .unwrap_or_else(|p| Err(peer_failure(&panic_text(&*p))));
+                if let Err(e) = &result {
+                    errors
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(Error::Cluster(e.to_string()));
+                    for id in worker.installed_dataflows() {
+                        worker.drop_dataflow(id);
+                    }
+                }
+                result
+            },
+        )
+        .map_err(Error::Cluster)
+    }
+
+    /// The communication of a run: timely's allocators, and the network threads' guard
+    /// (`None` in one process).
+    #[allow(clippy::type_complexity)]
+    fn connect(
+        &self,
+    ) -> Result<(
+        Vec<AllocatorBuilder>,
+        Option<NetworkGuard>,
+        Arc<AtomicUsize>,
+    )> {
+        let closed = Arc::new(AtomicUsize::new(0));
+        if self.hosts.is_empty() {
+            let (builders, _) = timely::CommunicationConfig::Process(self.workers)
+                .try_build()
+                .map_err(Error::Cluster)?;
+            return Ok((builders, None, closed));
+        }
+        use timely::communication::allocator::ProcessBuilder;
+        use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+        let warn = |line: &str| (self.warn)(line);
+        let sockets = network::Setup {
+            hosts: &self.hosts,
+            me: self.process,
+            workers: self.workers,
+            timeout: self.timeout,
+            key: self.key.as_ref(),
+            agreement: &self.agreement,
+            warn: &warn,
+            closed: &closed,
+        }
+        .connect()?;
+        let hooks = timely::communication::Hooks::default();
+        let local = ProcessBuilder::new_typed_vector(self.workers, hooks.refill.clone(), None);
+        let (builders, guard) =
+            initialize_networking_from_sockets(local, sockets, self.process, self.workers, hooks)
+                .map_err(|e| Error::Cluster(format!("starting the network: {e}")))?;
+        let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
+        Ok((builders, Some(Box::new(guard)), closed))
+    }
+
+    /// Adds up, exactly, the vectors of counts that `count` makes on every worker from its
+    /// part of the data (the same length on every worker): the sum in process 0, `None` in
+    /// the others. One exchange; only the counts cross the network.
+    ///
+    /// ```
+    /// use disguise::cluster::Cluster;
+    /// let total = Cluster::local(3)?.sum_counts(|place| Ok(vec![1, place.worker as u64]))?;
+    /// assert_eq!(total, Some(vec![3, 0 + 1 + 2]));
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Cluster::maximize`]; vectors of different lengths; a sum above 2^64.
+    pub fn sum_counts<B>(&self, count: B) -> Result<Option<Vec<u64>>>
+    where
+        B: Fn(Place) -> Result<Vec<u64>> + Send + Sync + 'static,
+    {
+        let timeout = self.timeout;
+        let (builders, network, closed) = self.connect()?;
+        let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
+        let total: Arc<Mutex<Option<Vec<u64>>>> = Arc::default();
+        let kept = Arc::clone(&total);
+        let guards = self.execute(builders, Arc::clone(&errors), move |worker, place| {
+            let mut comm = Comm {
+                wire: Wire::new(worker, timeout, place.workers, Arc::clone(&closed)),
+                place,
+            };
+            let sum = comm.all_sum(count(place))?;
+            if place.worker == 0 {
+                *kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(sum);
+            }
+            Ok(())
+        })?;
+        finish(guards, &errors, network)?;
+        Ok(total.lock().unwrap_or_else(|e| e.into_inner()).take())
+    }
+}
+
+/// Joins the workers: the first error any of them noted (a worker whose peer died may panic
+/// again in timely's clean-up after noting it), else none. The network threads are joined
+/// after a clean run and left alone after a failed one (joining them would re-raise their
+/// panics; the process is about to report the error).
+fn finish(
+    guards: timely::communication::WorkerGuards<Result<()>>,
+    errors: &Mutex<Vec<Error>>,
+    network: Option<NetworkGuard>,
+) -> Result<()> {
+    let joined = guards.join();
+    let mut first_error = errors
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .drain(..)
+        .next();
+    for result in joined {
+        let error = match result {
+            Ok(Ok(())) => continue,
+            Ok(Err(e)) => e,
+            // A panic outside our part of the worker: timely's own stepping.
+            Err(_) => peer_failure("the worker's dataflow failed"),
+        };
+        first_error.get_or_insert(error);
+    }
+    match first_error {
+        None => {
+            drop(network);
+            Ok(())
+        }
+        Some(e) => {
+            std::mem::forget(network);
+            Err(e)
+        }
+    }
+}
+
+/// The error for a worker that failed inside timely: a closed connection is a peer that died.
+fn peer_failure(text: &str) -> Error {
+    if text.contains("timely communication error") || text.contains("MergeQueue poisoned") {
+        Error::Cluster(
+            "a peer closed its connection mid-run (it died or was killed); nothing was released"
+                .into(),
+        )
+    } else {
+        Error::Cluster(format!("a worker failed: {text}"))
+    }
+}
+
+/// The text of a panic payload.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a worker failed".into())
+}
+
+/// Timely's network threads, joined when dropped.
+type NetworkGuard = Box<dyn std::any::Any>;
