@@ -24,7 +24,7 @@ use disguise::noise::SecureRng;
 use disguise::objective::Metric;
 use disguise::privacy::Guarantee;
 use disguise::privacy::budget::{BudgetQuery, CallKind, plan};
-use disguise::privacy::compose::{ComposeOptions, Rule, compose_homogeneous};
+use disguise::privacy::compose::Rule;
 use disguise::privacy::{Delta, Epsilon, Sensitivity};
 use disguise::select::SelectorKind;
 use disguise::task::{
@@ -560,18 +560,14 @@ fn large_margin(
     select_one(py, kind, scores, epsilon, delta, sensitivity, seed, charge)
 }
 
-/// The budget plan of `disguise budget --format json`, plus the chosen rule's per-round
-/// budget at the top level.
+/// The budget plan of `disguise budget --format json`, plus the chosen rule's split and its
+/// guarantee at the top level (the library's BudgetSplit).
 #[derive(Serialize)]
 struct BudgetAnswer {
     #[serde(flatten)]
     plan: disguise::privacy::budget::BudgetPlan,
-    rule: Rule,
-    per_round_epsilon: f64,
-    per_round_delta: f64,
-    /// The end-to-end guarantee of `rounds` calls at the per-round budget, by the accountant
-    /// under `rule` (`None` for the decomposable rule, whose evidence only a greedy run holds).
-    guarantee: Option<Guarantee>,
+    #[serde(flatten)]
+    split: disguise::privacy::budget::BudgetSplit,
 }
 
 /// Per-round ε₀ and δ₀ of a total budget over `rounds` calls, under `rule` (or the best).
@@ -593,52 +589,10 @@ fn budget(
         .with_kind(named::<CallKind>(kind)?)
         .with_decomposable(decomposable);
     let plan = plan(&query).map_err(value_error)?;
-    let chosen = match named::<Composition>(rule)?.rule() {
-        None => plan
-            .best
-            .as_ref()
-            .map(|b| (b.rule, b.per_round_epsilon, b.per_round_delta)),
-        Some(r) => plan
-            .rules
-            .iter()
-            .find(|e| e.rule == r && e.valid)
-            .and_then(|e| Some((r, e.per_round_epsilon?, e.per_round_delta.unwrap_or(0.0)))),
-    };
-    let Some((rule, per_round_epsilon, per_round_delta)) = chosen else {
-        let notes: Vec<String> = plan
-            .rules
-            .iter()
-            .filter_map(|r| r.note.as_ref().map(|n| format!("{}: {n}", r.rule.name())))
-            .collect();
-        return Err(value_error(format!(
-            "no composition rule{} can split (ε = {epsilon}, δ = {delta}) over {rounds} rounds \
-             ({})",
-            if rule == "auto" {
-                String::new()
-            } else {
-                format!(" named {rule:?}")
-            },
-            notes.join("; ")
-        )));
-    };
-    let cost = query.kind.cost(
-        Epsilon::new(per_round_epsilon).map_err(value_error)?,
-        Delta::new(per_round_delta).map_err(value_error)?,
-    );
-    let composed = compose_homogeneous(
-        cost,
-        rounds,
-        Delta::new(delta).map_err(value_error)?,
-        ComposeOptions::default(),
-    )
-    .map_err(value_error)?;
-    json(&BudgetAnswer {
-        plan,
-        rule,
-        per_round_epsilon,
-        per_round_delta,
-        guarantee: composed.get(rule).cloned(),
-    })
+    let split = plan
+        .split(named::<Composition>(rule)?.rule())
+        .map_err(value_error)?;
+    json(&BudgetAnswer { plan, split })
 }
 
 /// The privacy options of a greedy task from their names; the non-private argmax is refused

@@ -232,6 +232,70 @@ pub struct BudgetPlan {
     pub best: Option<BestBudget>,
 }
 
+/// The per-round budget of one rule, chosen from a [`BudgetPlan`] ([`BudgetPlan::split`]),
+/// with the end-to-end guarantee the accountant proves for the plan's rounds of it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct BudgetSplit {
+    /// The rule that set the split.
+    pub rule: Rule,
+    /// The per-round ε₀.
+    pub per_round_epsilon: f64,
+    /// The per-round δ₀.
+    pub per_round_delta: f64,
+    /// The end-to-end guarantee of the rounds at (ε₀, δ₀) under `rule`; `None` for the
+    /// decomposable rule, whose evidence only a greedy run holds.
+    pub guarantee: Option<super::Guarantee>,
+}
+
+impl BudgetPlan {
+    /// The split under `rule`, or the best valid one for `None`, with its guarantee.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `rule` when no rule (or not the one named) can
+    /// split the budget, with each rule's reason.
+    pub fn split(&self, rule: Option<Rule>) -> Result<BudgetSplit> {
+        let chosen = match rule {
+            None => self
+                .best
+                .map(|b| (b.rule, b.per_round_epsilon, b.per_round_delta)),
+            Some(r) => self
+                .rules
+                .iter()
+                .find(|e| e.rule == r && e.valid)
+                .and_then(|e| Some((r, e.per_round_epsilon?, e.per_round_delta.unwrap_or(0.0)))),
+        };
+        let Some((rule_used, epsilon0, delta0)) = chosen else {
+            let notes: Vec<String> = (self.rules.iter())
+                .filter_map(|r| r.note.as_ref().map(|n| format!("{}: {n}", r.rule.name())))
+                .collect();
+            let named = rule.map_or(String::new(), |r| format!(" named {:?}", r.name()));
+            return Err(Error::param(
+                "rule",
+                format!(
+                    "no composition rule{named} can split (ε = {}, δ = {}) over {} rounds ({})",
+                    self.epsilon,
+                    self.delta,
+                    self.rounds,
+                    notes.join("; ")
+                ),
+            ));
+        };
+        let cost = self.kind.cost(Epsilon::new(epsilon0)?, Delta::new(delta0)?);
+        let composed = super::compose::compose_homogeneous(
+            cost,
+            self.rounds,
+            Delta::new(self.delta)?,
+            super::compose::ComposeOptions::default(),
+        )?;
+        Ok(BudgetSplit {
+            rule: rule_used,
+            per_round_epsilon: epsilon0,
+            per_round_delta: delta0,
+            guarantee: composed.get(rule_used).cloned(),
+        })
+    }
+}
+
 fn check_rounds(rounds: u64) -> Result<()> {
     if rounds == 0 {
         Err(Error::param("rounds", "must be at least 1"))
@@ -723,6 +787,30 @@ mod tests {
                     "{:?} k={k} ε={eps} δ={del}: ({}, {})", r.rule, g.epsilon, g.delta);
             }
         }
+    }
+
+    #[test]
+    fn a_split_is_the_chosen_rule_with_the_guarantee_it_proves() {
+        let query = BudgetQuery::new(1.0, 1e-6, 10).unwrap();
+        let p = plan(&query).unwrap();
+        let best = p.split(None).unwrap();
+        assert_eq!(Some(best.rule), p.best.map(|b| b.rule));
+        let g = best.guarantee.unwrap();
+        assert!(g.epsilon <= 1.0 && g.delta <= 1e-6, "{g:?}");
+        let basic = p.split(Some(Rule::Basic)).unwrap();
+        assert_eq!(basic.rule, Rule::Basic);
+        assert!(basic.per_round_epsilon <= best.per_round_epsilon);
+        // A rule that cannot serve the query is refused with every rule's reason.
+        let pure = plan(&BudgetQuery::new(1.0, 0.0, 10).unwrap()).unwrap();
+        let err = pure.split(Some(Rule::Advanced)).unwrap_err().to_string();
+        assert!(
+            err.contains("named \"advanced\"") && err.contains("advanced:"),
+            "{err}"
+        );
+        // The decomposable rule's evidence is a greedy run's: no guarantee from the plan.
+        let decomposable = plan(&query.with_decomposable(true)).unwrap();
+        let split = decomposable.split(Some(Rule::Decomposable)).unwrap();
+        assert!(split.guarantee.is_none());
     }
 
     fn e(x: f64) -> Epsilon {
