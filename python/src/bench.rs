@@ -5,7 +5,8 @@
 //! whose speed for a sub-millisecond parallel call switches between two modes every few
 //! milliseconds, only such pairs compare the code rather than the moment.
 
-use super::{generator, value_error};
+use crate::errors::value_error;
+use crate::runtime::generator;
 use disguise::objective::Metric;
 use disguise::privacy::{Delta, Epsilon, Sensitivity};
 use disguise::select::SelectorKind;

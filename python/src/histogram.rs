@@ -1,0 +1,142 @@
+//! `disguise.ProjectedHistogram`: the projected-histogram release
+//! ([`disguise::task::Histogram`]) and its synthetic rows.
+
+use crate::errors::{library_error, value_error};
+use crate::ledger::{Charge, PyLedger, reserve, within};
+use crate::runtime::{generator, interruptible, json, named};
+use disguise::histogram::{
+    Discretized, Domain, DomainSource, ProjectedHistogram, Schema, SyntheticRows, Table,
+    for_each_synthetic_cell,
+};
+use disguise::task::Histogram;
+use pyo3::prelude::*;
+
+/// A schema given as a TOML file (`kind` = "path"), TOML text ("toml") or the JSON of a dict
+/// with the same keys ("json"), validated, as JSON (what the Python layer reads and passes
+/// back to [`histogram_fit`]).
+#[pyfunction]
+#[pyo3(signature = (source, kind))]
+pub(crate) fn histogram_schema(source: &str, kind: &str) -> PyResult<String> {
+    let schema = match kind {
+        "path" => Schema::from_path(std::path::Path::new(source)),
+        "toml" => Schema::from_toml_str(source, "schema"),
+        "json" => serde_json::from_str::<Schema>(source)
+            .map_err(|e| disguise::Error::param("schema", e.to_string()))
+            .and_then(|s| s.validate().map(|()| s)),
+        other => return Err(value_error(format!("invalid schema kind {other:?}"))),
+    }
+    .map_err(value_error)?;
+    json(&schema)
+}
+
+/// A projected-histogram release held by Python: its report, and synthetic tables of any size
+/// drawn from it (post-processing: no privacy cost).
+#[pyclass(frozen, module = "disguise._disguise")]
+pub(crate) struct HistogramRelease {
+    release: ProjectedHistogram,
+}
+
+#[pymethods]
+impl HistogramRelease {
+    /// The release's report (k, γ, the chosen attributes, the budget split, the guarantee,
+    /// the usefulness), as JSON.
+    fn report(&self) -> PyResult<String> {
+        json(&disguise::task::HistogramReport::of(&self.release))
+    }
+
+    /// The released columns (the chosen attributes and the target) and whether each is
+    /// numeric.
+    fn columns(&self) -> Vec<(String, bool)> {
+        let numeric = self
+            .release
+            .domains()
+            .iter()
+            .map(|d| matches!(d, Domain::Numeric { .. }));
+        self.release.columns.iter().cloned().zip(numeric).collect()
+    }
+
+    /// `n` synthetic records (default: the public n of the data), apportioned in proportion
+    /// to the noisy counts, as one list of decoded values per column.
+    #[pyo3(signature = (n=None))]
+    fn sample(&self, n: Option<u64>) -> PyResult<Vec<Vec<String>>> {
+        let n = n.unwrap_or(self.release.records as u64);
+        let histogram = self.release.histogram().clone().apportioned(n);
+        let domains = self.release.domains();
+        let mut out: Vec<Vec<String>> = vec![Vec::new(); domains.len()];
+        for_each_synthetic_cell(&histogram, self.release.encoding(), |codes, copies| {
+            for ((column, domain), &code) in out.iter_mut().zip(domains).zip(codes) {
+                let value = domain.decode(code);
+                column.extend(std::iter::repeat_n(value, copies as usize));
+            }
+            Ok(())
+        })
+        .map_err(value_error)?;
+        Ok(out)
+    }
+}
+
+/// Vinterbo's projected-histogram release of `rows` (one list of field texts per record, in
+/// the schema's column order) under `schema_json`: k predictors chosen by PRIVATEKD, the
+/// thresholded Laplace histogram over them and the target.
+#[pyfunction]
+#[pyo3(signature = (
+    schema_json, rows, target, epsilon, k, gamma, threshold_constant, seed, ledger=None,
+    dataset=None, command=None, gamma_rule="paper"
+))]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
+pub(crate) fn histogram_fit(
+    py: Python<'_>,
+    schema_json: &str,
+    rows: Vec<Vec<String>>,
+    target: Option<String>,
+    epsilon: f64,
+    k: Option<usize>,
+    gamma: Option<f64>,
+    threshold_constant: f64,
+    seed: Option<u64>,
+    ledger: Option<&Bound<'_, PyLedger>>,
+    dataset: Option<String>,
+    command: Option<String>,
+    gamma_rule: &str,
+) -> PyResult<HistogramRelease> {
+    let charge = Charge::of(ledger, dataset, command)?;
+    let request = Histogram {
+        k,
+        gamma,
+        threshold_constant,
+        gamma_rule: named::<disguise::histogram::GammaRule>(gamma_rule)?,
+        // The raw noisy counts are kept: `sample(n)` apportions any n from them.
+        rows: SyntheticRows::NoisyCounts,
+        ..Histogram::new(epsilon)
+    };
+    request.validate().map_err(value_error)?;
+    let reserved = reserve(
+        &charge,
+        "projected histogram (PRIVATEKD + thresholded Laplace)",
+        seed,
+        || request.plan(),
+    )
+    .map_err(library_error)?;
+    let schema: Schema = serde_json::from_str(schema_json).map_err(value_error)?;
+    let target = match (target.as_ref(), schema.target.as_ref()) {
+        (Some(t), _) | (None, Some(t)) => t.clone(),
+        (None, None) => {
+            return Err(value_error(
+                "invalid target: give target= or set `target` in the schema",
+            ));
+        }
+    };
+    let table =
+        Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
+    drop(rows);
+    let data = Discretized::new(&table).map_err(value_error)?;
+    drop(table);
+    let target = data.column_index(&target).map_err(value_error)?;
+    let mut rng = generator(seed)?;
+    let release = interruptible(py, move || {
+        let release = request.run(&data, target, None, &mut rng)?;
+        within(reserved, release.guarantee)?;
+        Ok(release)
+    })?;
+    Ok(HistogramRelease { release })
+}

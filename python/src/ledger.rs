@@ -1,0 +1,236 @@
+//! The privacy budget ledger from Python: `disguise.Ledger` and the charge of a call made
+//! with `ledger=` (reserved before the data is read, checked against the run).
+
+use crate::errors::{library_error, value_error};
+use crate::runtime::json;
+use disguise::ledger::Spends;
+use disguise::privacy::Guarantee;
+use disguise::task::PrivacyReport;
+use pyo3::prelude::*;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A privacy budget ledger file (`disguise.Ledger` wraps it): shared by every call given it,
+/// and by other processes through the file.
+#[pyclass(frozen, module = "disguise._disguise", name = "Ledger")]
+pub(crate) struct PyLedger {
+    inner: Arc<disguise::ledger::Ledger>,
+}
+
+#[pymethods]
+impl PyLedger {
+    /// Opens an existing ledger, waiting up to `timeout` seconds for other processes.
+    #[new]
+    #[pyo3(signature = (path, timeout))]
+    fn new(path: std::path::PathBuf, timeout: f64) -> PyResult<Self> {
+        let timeout = timeout_of(timeout)?;
+        let inner = disguise::ledger::Ledger::open_with(&path, timeout).map_err(library_error)?;
+        Ok(Self {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// Creates a new, empty ledger (refused if the file exists).
+    #[staticmethod]
+    #[pyo3(signature = (path, timeout))]
+    fn create(path: std::path::PathBuf, timeout: f64) -> PyResult<Self> {
+        let timeout = timeout_of(timeout)?;
+        let inner = disguise::ledger::Ledger::create(&path)
+            .and_then(|l| l.timeout(timeout))
+            .map_err(library_error)?;
+        Ok(Self {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The file.
+    #[getter]
+    fn path(&self) -> std::path::PathBuf {
+        self.inner.path().to_path_buf()
+    }
+
+    /// Sets the limit of a data set: (ε, δ, filter `basic` or `zcdp`, and for zCDP the ε and
+    /// δ set aside for approximate releases).
+    #[pyo3(signature = (dataset, limit))]
+    fn set_limit(&self, py: Python<'_>, dataset: &str, limit: LimitTuple) -> PyResult<()> {
+        let limit = make_limit(limit)?;
+        py.detach(|| self.inner.set_limit(dataset, limit))
+            .map_err(library_error)
+    }
+
+    /// Sets (or removes, with `None`) the default limit of new data sets.
+    #[pyo3(signature = (limit))]
+    fn set_default_limit(&self, py: Python<'_>, limit: Option<LimitTuple>) -> PyResult<()> {
+        let limit = limit.map(make_limit).transpose()?;
+        py.detach(|| self.inner.set_default_limit(limit))
+            .map_err(library_error)
+    }
+
+    /// The default limit of new data sets, as JSON (`null` without one).
+    fn default_limit(&self, py: Python<'_>) -> PyResult<String> {
+        let limit = py
+            .detach(|| self.inner.default_limit())
+            .map_err(library_error)?;
+        json(&limit)
+    }
+
+    /// A data set's limit, spend and what is left, as JSON.
+    fn status(&self, py: Python<'_>, dataset: &str) -> PyResult<String> {
+        let status = py
+            .detach(|| self.inner.status(dataset))
+            .map_err(library_error)?;
+        json(&status)
+    }
+
+    /// The recorded releases (of one data set, or all), as JSON.
+    #[pyo3(signature = (dataset))]
+    fn releases(&self, py: Python<'_>, dataset: Option<&str>) -> PyResult<String> {
+        let releases = py
+            .detach(|| self.inner.releases(dataset))
+            .map_err(library_error)?;
+        json(&releases)
+    }
+
+    /// The data sets with a limit or a release.
+    fn datasets(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        py.detach(|| self.inner.datasets()).map_err(library_error)
+    }
+
+    /// SQLite's `PRAGMA integrity_check` verdict (`ok` for an intact file).
+    fn integrity_check(&self, py: Python<'_>) -> PyResult<String> {
+        py.detach(|| self.inner.integrity_check())
+            .map_err(library_error)
+    }
+}
+
+/// A limit as Python passes it: (ε, δ, filter, approximate ε, approximate δ).
+pub(crate) type LimitTuple = (f64, f64, String, f64, f64);
+
+/// A limit from Python's arguments (each checked by the library).
+pub(crate) fn make_limit(
+    (epsilon, delta, rule, approximate_epsilon, approximate_delta): LimitTuple,
+) -> PyResult<disguise::ledger::Limit> {
+    use disguise::names::Named;
+    let filter = disguise::ledger::Filter::from_name(&rule).map_err(value_error)?;
+    let limit = disguise::ledger::Limit::new(epsilon, delta)
+        .and_then(|l| l.with_filter(filter))
+        .map_err(value_error)?;
+    if filter == disguise::ledger::Filter::Zcdp {
+        limit
+            .approximate(approximate_epsilon, approximate_delta)
+            .map_err(value_error)
+    } else if approximate_epsilon != 0.0 || approximate_delta != 0.0 {
+        Err(value_error(
+            "invalid approximate: only a rule=\"zcdp\" limit sets aside a part for \
+             approximate releases",
+        ))
+    } else {
+        Ok(limit)
+    }
+}
+
+/// A timeout in seconds, checked.
+pub(crate) fn timeout_of(seconds: f64) -> PyResult<Duration> {
+    if seconds.is_finite() && (0.0..=1e6).contains(&seconds) {
+        Ok(Duration::from_secs_f64(seconds))
+    } else {
+        Err(value_error(format!(
+            "invalid timeout: {seconds} (seconds, 0 to 10^6)"
+        )))
+    }
+}
+
+/// Where a call's release is charged: a ledger, a data set and the call's description.
+pub(crate) struct Charge {
+    pub(crate) ledger: Arc<disguise::ledger::Ledger>,
+    pub(crate) dataset: String,
+    pub(crate) command: String,
+}
+
+impl Charge {
+    /// The charge of a call given `ledger=` (the Python layer names the data set).
+    pub(crate) fn of(
+        ledger: Option<&Bound<'_, PyLedger>>,
+        dataset: Option<String>,
+        command: Option<String>,
+    ) -> PyResult<Option<Self>> {
+        let Some(ledger) = ledger else {
+            return Ok(None);
+        };
+        let Some(dataset) = dataset else {
+            return Err(value_error(
+                "invalid dataset: a charged call names its data set",
+            ));
+        };
+        disguise::ledger::check_name(&dataset).map_err(value_error)?;
+        Ok(Some(Self {
+            ledger: Arc::clone(&ledger.get().inner),
+            dataset,
+            command: command.unwrap_or_default(),
+        }))
+    }
+
+    /// Records what a request plans to spend (its plan from public parameters), before it
+    /// reads the data; a run that then fails stays charged.
+    pub(crate) fn reserve(
+        &self,
+        plan: &PrivacyReport,
+        mechanism: &str,
+        secure: bool,
+    ) -> disguise::Result<()> {
+        if let Some(spend) = plan.spend()? {
+            let spend = spend
+                .command(self.command.clone())
+                .mechanism(mechanism)
+                .secure(secure);
+            self.ledger.reserve(&self.dataset, &spend)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reserves what the request plans to spend (`plan`) with `charge`, if any, before the data
+/// is read; returns the planned guarantee, which the run is then held to ([`within`]).
+pub(crate) fn reserve(
+    charge: &Option<Charge>,
+    mechanism: &str,
+    seed: Option<u64>,
+    plan: impl FnOnce() -> disguise::Result<PrivacyReport>,
+) -> disguise::Result<Option<Option<Guarantee>>> {
+    let Some(charge) = charge else {
+        return Ok(None);
+    };
+    let plan = plan()?;
+    charge.reserve(&plan, mechanism, seed.is_none())?;
+    Ok(Some(plan.guarantee))
+}
+
+/// Checks that a run's guarantee is within what was reserved for it (the library plans each
+/// run by the same accounting; beyond it would be a bug, and nothing is returned).
+pub(crate) fn within(
+    reserved: Option<Option<Guarantee>>,
+    actual: Option<Guarantee>,
+) -> disguise::Result<()> {
+    use disguise::numeric::decimal::shortest;
+    let Some(planned) = reserved else {
+        return Ok(());
+    };
+    let fits = match (planned, actual) {
+        (Some(p), Some(a)) => {
+            shortest(a.epsilon) <= shortest(p.epsilon) && shortest(a.delta) <= shortest(p.delta)
+        }
+        (_, None) => true,
+        (None, Some(_)) => false,
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(disguise::Error::param(
+            "ledger",
+            format!(
+                "internal error: the run's guarantee {actual:?} exceeds what was reserved \
+                 ({planned:?}); nothing was returned (please report this)"
+            ),
+        ))
+    }
+}

@@ -1,0 +1,92 @@
+//! How a call runs: the generator (OS-seeded, or seeded and insecure), a worker thread with
+//! the GIL released while Ctrl-C is polled, panics as `RuntimeError`, JSON, names.
+
+use crate::errors::{internal_error, library_error, value_error};
+use disguise::names::Named;
+use disguise::noise::SecureRng;
+use pyo3::prelude::*;
+use serde::Serialize;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Duration;
+
+/// The OS-seeded secure generator, or the insecure seeded one (the Python layer warns).
+pub(crate) fn generator(seed: Option<u64>) -> PyResult<SecureRng> {
+    match seed {
+        Some(s) => Ok(SecureRng::insecure_from_seed(s)),
+        None => SecureRng::from_os().map_err(value_error),
+    }
+}
+
+/// How often a waiting call looks for Ctrl-C.
+pub(crate) const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Runs `work` on its own thread, the GIL released, while this thread answers Python's
+/// signals: Ctrl-C raises `KeyboardInterrupt` at once (the abandoned run finishes in the
+/// background and its result is dropped). A library error is a `ValueError`; a panic — a bug,
+/// never the user's input — is a `RuntimeError` saying so, never an abort.
+pub(crate) fn interruptible<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> disguise::Result<T> + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("disguise".into())
+        .spawn(move || {
+            // The receiver may be gone (Ctrl-C): nobody waits for the result then.
+            let _ = tx.send(panic::catch_unwind(AssertUnwindSafe(work)));
+        })
+        .map_err(value_error)?;
+    let mut rx = rx;
+    loop {
+        // The receiver moves in and out: it may be sent to another thread, not shared.
+        let (received, back) = py.detach(move || (rx.recv_timeout(SIGNAL_POLL), rx));
+        rx = back;
+        match received {
+            Ok(Ok(result)) => return result.map_err(library_error),
+            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => return Err(internal_error()),
+            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+        }
+    }
+}
+
+/// Below this many units of work (e.g. record × candidate × round evaluations) a run takes
+/// milliseconds: it runs on the calling thread ([`guarded`]), where a thread's start-up and
+/// hand-over would cost more than the run, and Ctrl-C waits for its end.
+pub(crate) const INLINE_WORK: u128 = 50_000_000;
+
+/// [`interruptible`] for `work` units of work or more, else [`guarded`].
+pub(crate) fn run_sized<T, F>(py: Python<'_>, work: u128, run: F) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> disguise::Result<T> + Send + 'static,
+{
+    if work < INLINE_WORK {
+        guarded(py, run)
+    } else {
+        interruptible(py, run)
+    }
+}
+
+/// `work` with the GIL released and panics caught, for calls too short to need a thread.
+pub(crate) fn guarded<T, F>(py: Python<'_>, work: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> disguise::Result<T> + Send,
+{
+    match py.detach(|| panic::catch_unwind(AssertUnwindSafe(work))) {
+        Ok(result) => result.map_err(library_error),
+        Err(_) => Err(internal_error()),
+    }
+}
+
+/// A report as JSON text.
+pub(crate) fn json<T: Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value).map_err(value_error)
+}
+
+/// A name from the library's one registry.
+pub(crate) fn named<T: Named>(name: &str) -> PyResult<T> {
+    T::from_name(name).map_err(value_error)
+}

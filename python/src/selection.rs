@@ -1,0 +1,107 @@
+//! A selection's report as Python reads it: [`Selection`] (picks, gains and warning at once,
+//! the JSON written when asked for) and the privacy options of a greedy task by name.
+
+use crate::errors::value_error;
+use crate::runtime::named;
+use disguise::task::{Composition, MechanismChoice, Privacy, Report};
+use numpy::PyArray1;
+use pyo3::prelude::*;
+use serde::Serialize;
+
+/// What a selection's report gives Python at once — the picks, their gains, whether a
+/// guarantee covers them and the likely-useless warning — with the whole report kept as it
+/// is and written as JSON only when asked for (`report_`): writing and reading it back on
+/// every fit cost about 1% of a 0.25 ms run.
+#[pyclass(frozen, module = "disguise._disguise")]
+pub(crate) struct Selection {
+    selected: Vec<i64>,
+    gains: Vec<f64>,
+    private: bool,
+    warning: Option<String>,
+    report: Box<dyn Fn() -> serde_json::Result<String> + Send + Sync>,
+    json: std::sync::OnceLock<String>,
+}
+
+#[pymethods]
+impl Selection {
+    /// The selected indices, in selection order.
+    #[getter]
+    fn selected<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        PyArray1::from_slice(py, &self.selected)
+    }
+
+    /// Each pick's marginal gain (the differences of the report's cumulative values).
+    #[getter]
+    fn gains<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        PyArray1::from_slice(py, &self.gains)
+    }
+
+    /// Whether the run has a privacy guarantee (false for the non-private argmax).
+    #[getter]
+    fn private(&self) -> bool {
+        self.private
+    }
+
+    /// The "likely useless release" warning, when the a-priori bound is vacuous.
+    #[getter]
+    fn warning(&self) -> Option<&str> {
+        self.warning.as_deref()
+    }
+
+    /// The library's report, as JSON text (written at the first call).
+    #[getter]
+    fn json(&self) -> PyResult<&str> {
+        if let Some(json) = self.json.get() {
+            return Ok(json);
+        }
+        let json = (self.report)().map_err(value_error)?;
+        Ok(self.json.get_or_init(|| json))
+    }
+}
+
+/// A task's report as a [`Selection`]: the picks, their gains and the warning are read
+/// from it, and the whole report is kept to be written as JSON when asked for.
+pub(crate) fn selection<P: Serialize + Send + Sync + 'static>(report: Report<P>) -> Selection {
+    let values = &report.choice.values;
+    let gains = std::iter::once(0.0)
+        .chain(values.iter().copied())
+        .zip(values)
+        .map(|(before, after)| after - before)
+        .collect();
+    let warning = report.usefulness.as_ref().filter(|u| u.vacuous).map(|u| {
+        let advice = u.advice.as_deref().unwrap_or("a larger epsilon would help");
+        format!("likely useless release: {}; {advice}", u.bound)
+    });
+    Selection {
+        selected: report.choice.selected.iter().map(|&i| i as i64).collect(),
+        gains,
+        private: report.privacy.guarantee.is_some(),
+        warning,
+        report: Box::new(move || serde_json::to_string(&report)),
+        json: std::sync::OnceLock::new(),
+    }
+}
+
+/// The privacy options of a greedy task from their names; the non-private argmax is refused
+/// before anything runs when the call is `charged` to a ledger, which cannot account for it.
+pub(crate) fn privacy(
+    epsilon: Option<f64>,
+    delta: f64,
+    mechanism: &str,
+    rule: &str,
+    charged: bool,
+) -> PyResult<Privacy> {
+    let mechanism = named::<MechanismChoice>(mechanism)?;
+    if charged && mechanism.mechanism().is_none() {
+        return Err(value_error(
+            "invalid mechanism: max is not private: a budget ledger cannot account for it \
+             (choose a private mechanism, or run without the ledger)",
+        ));
+    }
+    Ok(Privacy {
+        epsilon,
+        delta,
+        mechanism,
+        composition: named::<Composition>(rule)?,
+    })
+}
