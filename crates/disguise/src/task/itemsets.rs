@@ -9,12 +9,14 @@
 //! [`crate::apps::itemsets`] documents. The item list, the size r, the maximum length B and
 //! the caps are public.
 
+use crate::apps::itemsets::{
+    check_count_share, check_delta, check_item_list, check_max_margin, check_size, check_top,
+};
 use crate::apps::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetBudget, ItemsetCounts,
-    ItemsetMechanism, ItemsetQuery, ItemsetRelease, MAX_MARGIN_LIMIT, MAX_TOP, Transactions,
-    mine_itemsets,
+    ItemsetMechanism, ItemsetQuery, ItemsetRelease, Transactions, mine_itemsets,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
 use crate::task::Usefulness;
@@ -43,7 +45,7 @@ use serde::Serialize;
 pub struct Itemsets {
     /// The itemset size r (≥ 1).
     pub size: usize,
-    /// The number T of itemsets released, one per round (1 ..= [`MAX_TOP`]).
+    /// The number T of itemsets released, one per round (1 ..= [`MAX_TOP`](crate::apps::MAX_TOP)).
     pub top: usize,
     /// The selection mechanism; `None`: the task chooses ([`Itemsets::chosen_mechanism`]).
     pub mechanism: Option<ItemsetMechanism>,
@@ -51,7 +53,7 @@ pub struct Itemsets {
     pub epsilon: f64,
     /// The total δ (> 0 for the large margin mechanisms).
     pub delta: f64,
-    /// The public cap on the margin search (≤ [`MAX_MARGIN_LIMIT`]).
+    /// The public cap on the margin search (≤ [`MAX_MARGIN_LIMIT`](crate::apps::MAX_MARGIN_LIMIT)).
     pub max_margin: u64,
     /// The share of ε spent on noisy frequencies of the released itemsets, in [0, 1).
     pub count_share: f64,
@@ -94,59 +96,18 @@ impl Itemsets {
     /// public item list (the exponential mechanism needs one).
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] naming the option (`epsilon`, `delta`, `size`, `top`,
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) naming the option (`epsilon`, `delta`, `size`, `top`,
     /// `max_margin`, `max_length`, `count_share`, `items`), or an invalid ε or δ.
     pub fn validate(&self, item_list: bool) -> Result<()> {
         Epsilon::total(self.epsilon)?;
         Delta::new(self.delta)?;
-        if self.size == 0 {
-            return Err(Error::param("size", "must be at least 1"));
-        }
-        if self.top == 0 || self.top > MAX_TOP {
-            return Err(Error::param(
-                "top",
-                format!("must be between 1 and {MAX_TOP}, got {}", self.top),
-            ));
-        }
-        if self.max_margin > MAX_MARGIN_LIMIT {
-            return Err(Error::param(
-                "max_margin",
-                format!(
-                    "at most {MAX_MARGIN_LIMIT} (the search draws noise for every margin it \
-                     tests), got {}",
-                    self.max_margin
-                ),
-            ));
-        }
-        if self.max_length < self.size {
-            return Err(Error::param(
-                "max_length",
-                format!(
-                    "must be at least the itemset size ({}), got {}",
-                    self.size, self.max_length
-                ),
-            ));
-        }
-        if !(0.0..1.0).contains(&self.count_share) {
-            return Err(Error::param(
-                "count_share",
-                format!("must be in [0, 1), got {}", self.count_share),
-            ));
-        }
+        check_size(self.size, self.max_length)?;
+        check_top(self.top)?;
+        check_max_margin(self.max_margin)?;
+        check_count_share(self.count_share)?;
         let mechanism = self.chosen_mechanism(item_list);
-        if mechanism != ItemsetMechanism::Em && self.delta <= 0.0 {
-            return Err(Error::param(
-                "delta",
-                format!("the mechanism {} needs δ > 0, e.g. 1e-6", mechanism.name()),
-            ));
-        }
-        if mechanism == ItemsetMechanism::Em && !item_list {
-            return Err(Error::param(
-                "items",
-                "missing: the exponential mechanism (em) needs a public item list, its universe \
-                 (all itemsets of the list) fixed before seeing the data",
-            ));
-        }
+        check_delta(mechanism, self.delta)?;
+        check_item_list(mechanism, item_list)?;
         Ok(())
     }
 
@@ -164,7 +125,7 @@ impl Itemsets {
     /// before counting when that would enumerate more than `max_candidates` subsets.
     ///
     /// # Errors
-    /// As [`Itemsets::validate`]; [`Error::LimitExceeded`] with the estimate.
+    /// As [`Itemsets::validate`]; [`Error::LimitExceeded`](crate::Error::LimitExceeded) with the estimate.
     pub fn count(&self, transactions: &Transactions) -> Result<ItemsetCounts> {
         self.validate(transactions.has_public_items())?;
         transactions.count_itemsets_within(self.size, self.max_length, self.max_candidates)

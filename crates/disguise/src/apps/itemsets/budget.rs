@@ -3,7 +3,7 @@
 //! accountant proves for it.
 
 use super::ItemsetQuery;
-use super::query::check_top;
+use super::query::{check_count_share, check_delta, check_top};
 use crate::error::{Error, Result};
 use crate::noise::laplace_scale_for;
 use crate::numeric::combinatorics::binomial_capped;
@@ -36,26 +36,10 @@ impl ItemsetBudget {
     /// [`Error::InvalidParameter`] for T = 0, a `count_share` outside [0, 1), δ = 0 with a
     /// large margin mechanism, or a budget that no rule can split.
     pub fn new(query: &ItemsetQuery, size: usize, max_length: usize) -> Result<Self> {
-        if query.top == 0 {
-            return Err(Error::param("top", "must be at least 1"));
-        }
         check_top(query.top)?;
-        if !(query.count_share >= 0.0 && query.count_share < 1.0) {
-            return Err(Error::param(
-                "count_share",
-                format!("must be in [0, 1), got {}", query.count_share),
-            ));
-        }
+        check_count_share(query.count_share)?;
+        check_delta(query.mechanism, query.delta.get())?;
         let lmm = query.mechanism.variant().is_some();
-        if lmm && query.delta.get() <= 0.0 {
-            return Err(Error::param(
-                "delta",
-                format!(
-                    "{} is (ε, δ)-DP and needs δ > 0, e.g. 1e-6",
-                    query.mechanism.name()
-                ),
-            ));
-        }
         let eps = query.epsilon.get();
         let eps_select = eps * (1.0 - query.count_share);
         let kind = if lmm {

@@ -114,15 +114,7 @@ impl Transactions {
         max_length: usize,
         max_candidates: u64,
     ) -> Result<ItemsetCounts> {
-        if size == 0 {
-            return Err(Error::param("size", "must be at least 1"));
-        }
-        if max_length < size {
-            return Err(Error::param(
-                "max_length",
-                format!("must be at least the itemset size {size}, got {max_length}"),
-            ));
-        }
+        check_size(size, max_length)?;
         let enumeration = self.enumeration_size(size, max_length);
         if enumeration.is_none_or(|e| e > u128::from(max_candidates)) {
             return Err(Error::LimitExceeded {
@@ -273,4 +265,19 @@ mod tests {
         assert!(t.count_itemsets(0, 64).is_err());
         assert!(t.count_itemsets(3, 2).is_err());
     }
+}
+
+/// Refuses an itemset size of 0 and a maximum transaction length below the size (the one
+/// check of both, for counting and for the `Itemsets` task).
+pub(crate) fn check_size(size: usize, max_length: usize) -> Result<()> {
+    if size == 0 {
+        return Err(Error::param("size", "must be at least 1"));
+    }
+    if max_length < size {
+        return Err(Error::param(
+            "max_length",
+            format!("must be at least the itemset size {size}, got {max_length}"),
+        ));
+    }
+    Ok(())
 }

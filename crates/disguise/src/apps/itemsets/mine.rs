@@ -4,8 +4,7 @@
 //! a zero-frequency pick is named by a uniform r-subset that does not occur.
 
 use super::count;
-use super::query::check_max_margin;
-use super::query::check_top;
+use super::query::{check_item_list, check_max_margin, check_top};
 use super::{
     ItemsetBudget, ItemsetCounts, ItemsetOutcome, ItemsetPick, ItemsetQuery, ItemsetRelease,
     MAX_UNIVERSE_BITS, Transactions,
@@ -69,13 +68,7 @@ pub fn mine_itemsets_with_budget(
 ) -> Result<ItemsetRelease> {
     let variant = query.mechanism.variant();
     let public = transactions.has_public_items();
-    if variant.is_none() && !public {
-        return Err(Error::param(
-            "items",
-            "the exponential mechanism needs the public item list (its universe must be \
-             fixed before seeing the data); use lmm without one",
-        ));
-    }
+    check_item_list(query.mechanism, public)?;
     check_top(query.top)?;
     check_max_margin(query.max_margin)?;
     let r = counts.size();

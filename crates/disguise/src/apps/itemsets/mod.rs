@@ -103,6 +103,12 @@ pub use transactions::{TransactionFormat, Transactions, item_order, read_item_li
 // C(n, k) is general arithmetic (numeric::combinatorics); re-exported where it always was.
 pub use crate::numeric::combinatorics::binomial;
 
+// The one check of each public option, for the `Itemsets` task too.
+pub(crate) use counts::check_size;
+pub(crate) use query::{
+    check_count_share, check_delta, check_item_list, check_max_margin, check_top,
+};
+
 /// Default maximum transaction length B: longer transactions keep their 64 smallest items.
 pub const DEFAULT_MAX_LENGTH: usize = 64;
 

@@ -124,22 +124,63 @@ impl ItemsetQuery {
     }
 }
 
-/// Refuses more than [`MAX_TOP`] rounds.
-pub(super) fn check_top(top: usize) -> Result<()> {
-    if top > MAX_TOP {
+// The checks of a query's public options, each in one place: the release functions of this
+// module and the `Itemsets` task call the same ones.
+
+/// Refuses T = 0 and more than [`MAX_TOP`] rounds.
+pub(crate) fn check_top(top: usize) -> Result<()> {
+    if top == 0 || top > MAX_TOP {
         return Err(Error::param(
             "top",
             format!(
-                "at most {MAX_TOP} itemsets can be released (each round takes a share of ε \
-                 and a pass over the counts), got {top}"
+                "must be between 1 and {MAX_TOP} (each round takes a share of ε and a pass \
+                 over the counts), got {top}"
             ),
         ));
     }
     Ok(())
 }
 
+/// Refuses a share of ε for the noisy frequencies outside [0, 1).
+pub(crate) fn check_count_share(count_share: f64) -> Result<()> {
+    if !(0.0..1.0).contains(&count_share) {
+        return Err(Error::param(
+            "count_share",
+            format!("must be in [0, 1), got {count_share}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses δ = 0 for a large margin mechanism, which is (ε, δ)-DP.
+pub(crate) fn check_delta(mechanism: ItemsetMechanism, delta: f64) -> Result<()> {
+    if mechanism.variant().is_some() && delta <= 0.0 {
+        return Err(Error::param(
+            "delta",
+            format!(
+                "{} is (ε, δ)-DP and needs δ > 0, e.g. 1e-6",
+                mechanism.name()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses the exponential mechanism without a public item list: its universe (every
+/// itemset of the list) must be fixed before the data is seen.
+pub(crate) fn check_item_list(mechanism: ItemsetMechanism, public: bool) -> Result<()> {
+    if mechanism.variant().is_none() && !public {
+        return Err(Error::param(
+            "items",
+            "missing: the exponential mechanism (em) needs a public item list, its universe \
+             (all itemsets of the list) fixed before seeing the data; use lmm without one",
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses a margin cap above [`MAX_MARGIN_LIMIT`].
-pub(super) fn check_max_margin(max_margin: u64) -> Result<()> {
+pub(crate) fn check_max_margin(max_margin: u64) -> Result<()> {
     if max_margin > MAX_MARGIN_LIMIT {
         return Err(Error::param(
             "max_margin",
