@@ -4,7 +4,7 @@
 use crate::errors::value_error;
 use crate::runtime::{json, named};
 use disguise::privacy::budget::{BudgetQuery, CallKind, plan};
-use disguise::task::Composition;
+use disguise::task::CompositionChoice;
 use pyo3::prelude::*;
 use serde::Serialize;
 
@@ -38,7 +38,7 @@ pub(crate) fn budget(
         .with_decomposable(decomposable);
     let plan = plan(&query).map_err(value_error)?;
     let split = plan
-        .split(named::<Composition>(rule)?.rule())
+        .split(named::<CompositionChoice>(rule)?.rule())
         .map_err(value_error)?;
     json(&BudgetAnswer { plan, split })
 }

@@ -3,7 +3,7 @@
 
 use crate::errors::value_error;
 use crate::runtime::named;
-use disguise::task::{Composition, MechanismChoice, Privacy, Report};
+use disguise::task::{CompositionChoice, MechanismChoice, Privacy, Report};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use serde::Serialize;
@@ -102,6 +102,6 @@ pub(crate) fn privacy(
         epsilon,
         delta,
         mechanism,
-        composition: named::<Composition>(rule)?,
+        composition: named::<CompositionChoice>(rule)?,
     })
 }

@@ -93,7 +93,7 @@ mod tests {
     use crate::maximize::Mechanism;
     use crate::objective::Metric;
     use crate::privacy::compose::Rule;
-    use crate::task::{Algorithm, Composition, MechanismChoice};
+    use crate::task::{Algorithm, CompositionChoice, MechanismChoice};
 
     /// Every name and alias of `T` parses back to its value, and no two values share one.
     fn round_trips<T: Named + std::fmt::Debug + std::str::FromStr<Err = Error> + ToString>() {
@@ -121,7 +121,7 @@ mod tests {
         round_trips::<Mechanism>();
         round_trips::<MechanismChoice>();
         round_trips::<Rule>();
-        round_trips::<Composition>();
+        round_trips::<CompositionChoice>();
         round_trips::<Metric>();
         round_trips::<Algorithm>();
         round_trips::<crate::select::SelectorKind>();

@@ -6,8 +6,8 @@
 use disguise::apps::Transactions;
 use disguise::prelude::*;
 use disguise::task::{
-    Algorithm, Assign, Composition, FeatureObjective, FeatureTable, Features, Hypothesis, Itemsets,
-    MaxCoverage, MaxCut, MechanismChoice, PrivacyReport,
+    Algorithm, Assign, CompositionChoice, FeatureObjective, FeatureTable, Features, Hypothesis,
+    Itemsets, MaxCoverage, MaxCut, MechanismChoice, PrivacyReport,
 };
 
 /// The privacy a plan promised and the one a run reported agree in everything a ledger
@@ -22,15 +22,19 @@ fn same(plan: &PrivacyReport, run: &PrivacyReport, what: &str) {
 }
 
 /// (mechanism, δ, composition) triples every greedy task is planned with.
-fn budgets() -> Vec<(MechanismChoice, f64, Composition)> {
+fn budgets() -> Vec<(MechanismChoice, f64, CompositionChoice)> {
     vec![
-        (MechanismChoice::Exponential, 0.0, Composition::Auto),
-        (MechanismChoice::Exponential, 1e-6, Composition::Auto),
-        (MechanismChoice::Exponential, 1e-6, Composition::Zcdp),
-        (MechanismChoice::Exponential, 1e-6, Composition::Basic),
-        (MechanismChoice::LargeMargin, 1e-6, Composition::Auto),
-        (MechanismChoice::ReportNoisyMax, 0.0, Composition::Auto),
-        (MechanismChoice::Argmax, 0.0, Composition::Auto),
+        (MechanismChoice::Exponential, 0.0, CompositionChoice::Auto),
+        (MechanismChoice::Exponential, 1e-6, CompositionChoice::Auto),
+        (MechanismChoice::Exponential, 1e-6, CompositionChoice::Zcdp),
+        (MechanismChoice::Exponential, 1e-6, CompositionChoice::Basic),
+        (MechanismChoice::LargeMargin, 1e-6, CompositionChoice::Auto),
+        (
+            MechanismChoice::ReportNoisyMax,
+            0.0,
+            CompositionChoice::Auto,
+        ),
+        (MechanismChoice::Argmax, 0.0, CompositionChoice::Auto),
     ]
 }
 

@@ -8,7 +8,7 @@
 //! ([`crate::apps::hypothesis::select_hypothesis`]). The class (columns, bounds, levels,
 //! thresholds) must be public.
 
-use super::{Composition, MechanismChoice, Privacy};
+use super::{CompositionChoice, MechanismChoice, Privacy};
 use crate::apps::hypothesis::{
     HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, StumpClass, hypothesis_spend,
     select_hypothesis, table_columns,
@@ -71,7 +71,7 @@ impl Hypothesis {
             epsilon: self.epsilon,
             delta: self.delta,
             mechanism: self.mechanism,
-            composition: Composition::Auto,
+            composition: CompositionChoice::Auto,
         }
         .procedure()?;
         if self.thresholds == 0 {

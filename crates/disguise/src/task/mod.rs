@@ -157,10 +157,12 @@ impl Named for MechanismChoice {
     }
 }
 
-/// How a total (ε, δ) is split over the rounds: the rule that gives each round the most
-/// budget (`auto`), or a named rule (an error if it does not apply).
+/// How a total (ε, δ) is split over the rounds, as a user chooses it: the rule that gives
+/// each round the most budget (`auto`), or a named rule (an error if it does not apply).
+/// Not to be confused with [`compose::Composition`](crate::privacy::compose::Composition),
+/// what the accountant proves for the recorded calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Composition {
+pub enum CompositionChoice {
     /// The valid rule that gives each round the largest ε₀.
     #[default]
     Auto,
@@ -176,29 +178,29 @@ pub enum Composition {
     Decomposable,
 }
 
-impl Composition {
+impl CompositionChoice {
     /// The forced rule, or `None` for `auto`.
     pub fn rule(self) -> Option<Rule> {
         match self {
-            Composition::Auto => None,
-            Composition::Basic => Some(Rule::Basic),
-            Composition::Advanced => Some(Rule::Advanced),
-            Composition::Kov => Some(Rule::Kov),
-            Composition::Zcdp => Some(Rule::Zcdp),
-            Composition::Decomposable => Some(Rule::Decomposable),
+            CompositionChoice::Auto => None,
+            CompositionChoice::Basic => Some(Rule::Basic),
+            CompositionChoice::Advanced => Some(Rule::Advanced),
+            CompositionChoice::Kov => Some(Rule::Kov),
+            CompositionChoice::Zcdp => Some(Rule::Zcdp),
+            CompositionChoice::Decomposable => Some(Rule::Decomposable),
         }
     }
 }
 
-impl Named for Composition {
+impl Named for CompositionChoice {
     const KIND: &'static str = "composition";
     const ALL: &'static [Self] = &[
-        Composition::Auto,
-        Composition::Basic,
-        Composition::Advanced,
-        Composition::Kov,
-        Composition::Zcdp,
-        Composition::Decomposable,
+        CompositionChoice::Auto,
+        CompositionChoice::Basic,
+        CompositionChoice::Advanced,
+        CompositionChoice::Kov,
+        CompositionChoice::Zcdp,
+        CompositionChoice::Decomposable,
     ];
 
     fn name(self) -> &'static str {
@@ -295,7 +297,7 @@ impl Algorithm {
     }
 }
 
-named_traits!(MechanismChoice, Composition, Algorithm);
+named_traits!(MechanismChoice, CompositionChoice, Algorithm);
 
 /// The privacy options of a greedy task: the total budget, the mechanism of every round and
 /// how the budget is split over the rounds.
@@ -309,7 +311,7 @@ pub struct Privacy {
     /// The selection of every round.
     pub mechanism: MechanismChoice,
     /// How the total budget is split over the rounds.
-    pub composition: Composition,
+    pub composition: CompositionChoice,
 }
 
 impl Privacy {
@@ -321,7 +323,7 @@ impl Privacy {
     /// [`Error::InvalidEpsilon`] / [`Error::InvalidDelta`].
     pub fn procedure(&self) -> Result<Procedure<'static>> {
         let Some(mechanism) = self.mechanism.mechanism() else {
-            if self.composition != Composition::Auto {
+            if self.composition != CompositionChoice::Auto {
                 return Err(Error::param(
                     "composition",
                     "the mechanism max is not private: there is no budget to split",
@@ -384,7 +386,7 @@ pub trait WithPrivacy: Sized {
     }
 
     /// How the total budget is split over the rounds.
-    fn composition(mut self, composition: Composition) -> Self {
+    fn composition(mut self, composition: CompositionChoice) -> Self {
         self.privacy_mut().composition = composition;
         self
     }
@@ -638,7 +640,7 @@ mod tests {
         );
         let argmax = Privacy {
             mechanism: MechanismChoice::Argmax,
-            composition: Composition::Basic,
+            composition: CompositionChoice::Basic,
             ..ok
         };
         assert!(

@@ -38,14 +38,14 @@ use serde::Serialize;
 ///
 /// ```
 /// use disguise::prelude::*;
-/// use disguise::task::{Composition, WithPrivacy};
+/// use disguise::task::{CompositionChoice, WithPrivacy};
 ///
 /// let points = [[0.0, 0.0], [0.0, 1.0], [4.0, 4.0], [4.0, 5.0]];
 /// let candidates = [[0.0, 0.5], [4.0, 4.5], [9.0, 9.0]];
 /// let request = Select::new(2)
 ///     .epsilon(1.0)
 ///     .delta(1e-6)
-///     .composition(Composition::Basic)
+///     .composition(CompositionChoice::Basic)
 ///     .normalizer(6.0);
 /// let report = request.run(&points, &candidates, &mut SecureRng::insecure_from_seed(1))?;
 /// assert_eq!(report.privacy.composition, Some("basic"));
@@ -913,7 +913,7 @@ fn check_size(matroid: &Matroid, directions: Directions, steps: Option<usize>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::{Composition, MechanismChoice};
+    use crate::task::{CompositionChoice, MechanismChoice};
 
     fn data() -> (Vec<[f64; 2]>, Vec<[f64; 2]>) {
         let points = (0..40)
@@ -1032,7 +1032,7 @@ mod tests {
         let (points, candidates) = data();
         let request = Select::new(2)
             .epsilon(1.0)
-            .composition(Composition::Basic)
+            .composition(CompositionChoice::Basic)
             .normalizer(5.0);
         let objective = request.objective(&points, &candidates).unwrap();
         let prepared = request.prepare(&objective).unwrap();

@@ -10,7 +10,8 @@ use anyhow::bail;
 use disguise::SecureRng;
 use disguise::numeric::stats::MeanStd;
 use disguise::task::{
-    Algorithm, Composition, MechanismChoice, Picked, Privacy, PrivacyReport, Report, Trials, trials,
+    Algorithm, CompositionChoice, MechanismChoice, Picked, Privacy, PrivacyReport, Report, Trials,
+    trials,
 };
 use serde::Serialize;
 
@@ -40,8 +41,8 @@ pub struct PrivacyArgs {
     /// How the total (ε, δ) is split over the rounds. `auto` takes the valid rule giving
     /// each round the most budget; naming a rule forces it (an error if it does not apply,
     /// e.g. decomposable or kov with lmm).
-    #[arg(long, value_name = "RULE", value_parser = named::<Composition>(), default_value_t)]
-    pub composition: Composition,
+    #[arg(long, value_name = "RULE", value_parser = named::<CompositionChoice>(), default_value_t)]
+    pub composition: CompositionChoice,
     /// Run N independent trials (in parallel, each with its own generator) and report the
     /// mean and standard deviation of the final utility. Each trial is one private run; the
     /// N results together compose to N times the budget. Example: `--trials 100`.

@@ -249,6 +249,21 @@ impl ItemsetCounts {
     }
 }
 
+/// Refuses an itemset size of 0 and a maximum transaction length below the size (the one
+/// check of both, for counting and for the `Itemsets` task).
+pub(crate) fn check_size(size: usize, max_length: usize) -> Result<()> {
+    if size == 0 {
+        return Err(Error::param("size", "must be at least 1"));
+    }
+    if max_length < size {
+        return Err(Error::param(
+            "max_length",
+            format!("must be at least the itemset size {size}, got {max_length}"),
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,19 +280,4 @@ mod tests {
         assert!(t.count_itemsets(0, 64).is_err());
         assert!(t.count_itemsets(3, 2).is_err());
     }
-}
-
-/// Refuses an itemset size of 0 and a maximum transaction length below the size (the one
-/// check of both, for counting and for the `Itemsets` task).
-pub(crate) fn check_size(size: usize, max_length: usize) -> Result<()> {
-    if size == 0 {
-        return Err(Error::param("size", "must be at least 1"));
-    }
-    if max_length < size {
-        return Err(Error::param(
-            "max_length",
-            format!("must be at least the itemset size {size}, got {max_length}"),
-        ));
-    }
-    Ok(())
 }
