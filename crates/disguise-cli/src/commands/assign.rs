@@ -2,9 +2,10 @@
 //! and give each one of k types, so that every private point is served by a nearby location
 //! of its own type (Rafiey & Yoshida 2020, Example 5.2; Algorithms 3 and 4).
 
+use super::common::KTypeArgs;
 use super::common::coordinates::PlacesArgs;
 use super::common::names::named_among;
-use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
 use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::Context;
 use disguise::data::{quote, read_columns_with_checks};
@@ -45,21 +46,8 @@ pub struct Args {
     /// The points' column holding each point's type label. Example: `--type-column shift`.
     #[arg(long, value_name = "COL")]
     type_column: String,
-    /// The k public type labels, comma-separated (type i is the i-th). Example:
-    /// `--types morning,evening,night`.
-    #[arg(long, value_name = "A,B,…", value_delimiter = ',', required = true)]
-    types: Vec<String>,
-    /// Number of locations to choose (|supp| ≤ k). Give --k or --constraint.
-    #[arg(long, value_name = "K", allow_negative_numbers = true)]
-    k: Option<usize>,
-    /// A matroid on the chosen locations: `cardinality:K`, `partition:FILE`,
-    /// `graphic:FILE` (instead of --k).
-    #[arg(long, value_name = "SPEC", conflicts_with = "k")]
-    constraint: Option<String>,
-    /// γ of `--algorithm subsample` (Algorithm 4): the probability that some round's sample
-    /// misses the optimum's remaining elements; smaller γ, larger samples. Default 0.1.
-    #[arg(long, value_name = "G", allow_negative_numbers = true)]
-    failure: Option<f64>,
+    #[command(flatten)]
+    kinds: KTypeArgs,
     #[command(flatten)]
     privacy: PrivacyArgs,
 }
@@ -67,14 +55,9 @@ pub struct Args {
 /// Runs `disguise assign`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Assign {
-        types: args.types.clone(),
-        k: args.k,
-        constraint: args.constraint.clone(),
         metric: args.places.metric,
         normalizer: args.places.normalizer,
-        algorithm: args.privacy.algorithm,
-        failure: args.failure,
-        privacy: args.privacy.privacy(),
+        ..args.kinds.request(&args.privacy)
     };
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
@@ -88,7 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let reserved = args.privacy.reserve(charge.as_ref(), || request.plan(m))?;
     // A point's type must be one of --types.
     let known_type = |t: &str| {
-        if args.types.iter().any(|x| x == t) {
+        if args.kinds.types.iter().any(|x| x == t) {
             Ok(())
         } else {
             Err(format!("type {} is not in --types", quote(t)))
@@ -113,7 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })?;
     let mut record_types = Vec::with_capacity(labels.len());
     for label in labels {
-        let t = args.types.iter().position(|t| t == label);
+        let t = args.kinds.types.iter().position(|t| t == label);
         record_types.push(t.expect("invariant: every type was checked while reading"));
     }
     let points: Vec<[f64; 2]> = point_cols.numeric[0]
@@ -129,7 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .prepare(&objective)
         .map_err(|e| flagged(e, &flag_of))?;
     let utility = |v: f64| prepared.utility(v);
-    let labels = Labels::new(&names, &utility).typed(&args.types);
+    let labels = Labels::new(&names, &utility).typed(&args.kinds.types);
     let preamble = |r: &AssignReport| {
         let t = &r.task;
         let per_type = t.points_per_type.as_deref().unwrap_or(&[]);
@@ -158,7 +141,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |a: &Assignment| prepared.report(a);
-    let outcome = run_and_print(
+    let note = "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
+                of its own type; values are computed on the private points (evaluation only)";
+    let labels = labels.note(note);
+    run_and_print(
         &args.privacy,
         reserved.as_ref(),
         prepared.max_picks(),
@@ -166,8 +152,5 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &preamble,
         &report,
         run,
-    )?;
-    let note = "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
-                of its own type; values are computed on the private points (evaluation only)";
-    print_closing(&args.privacy, outcome, &labels, note)
+    )
 }

@@ -5,7 +5,7 @@
 use super::common::cluster::ClusterArgs;
 use super::common::ledger::{Charge, Reserved};
 use super::common::names::named_among;
-use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
 use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::bail;
 use disguise::apps::{TransactionFormat, Transactions, read_item_list};
@@ -241,7 +241,10 @@ fn print(
         );
         println!("privacy unit: {}", t.privacy_unit);
     };
-    let outcome = run_and_print(
+    let note = "utility = share of people covered; coverage is computed on the private \
+                records (evaluation only, not part of the release)";
+    let labels = labels.note(note);
+    run_and_print(
         &args.privacy,
         reserved,
         args.k,
@@ -249,10 +252,7 @@ fn print(
         &preamble,
         report,
         run,
-    )?;
-    let note = "utility = share of people covered; coverage is computed on the private \
-                records (evaluation only, not part of the release)";
-    print_closing(&args.privacy, outcome, &labels, note)
+    )
 }
 
 impl Args {

@@ -4,7 +4,7 @@
 //! edge list, run, print.
 
 use super::common::names::named_among;
-use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
 use crate::output::{flag_of, flagged, spinner, thousands};
 use disguise::apps::read_item_list;
 use disguise::data::read_edge_list;
@@ -119,7 +119,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         r.task.dropped = Some(dropped);
         r
     };
-    let outcome = run_and_print(
+    let note = "utility = share of edges cut; cut sizes are computed on the private edges \
+                (evaluation only, not part of the release)";
+    let labels = labels.note(note);
+    run_and_print(
         &args.privacy,
         reserved.as_ref(),
         args.k,
@@ -127,8 +130,5 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &preamble,
         &report,
         run,
-    )?;
-    let note = "utility = share of edges cut; cut sizes are computed on the private edges \
-                (evaluation only, not part of the release)";
-    print_closing(&args.privacy, outcome, &labels, note)
+    )
 }

@@ -4,7 +4,7 @@
 
 use super::common::cluster::ClusterArgs;
 use super::common::names::{named, named_among};
-use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
 use super::common::{LayoutArgs, note_clipped};
 use crate::output::{fixed, flag_of, flagged, spinner, thousands};
 use anyhow::{Context, bail};
@@ -486,7 +486,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         r.task.label_levels = Some(label_levels.clone());
         r
     };
-    let outcome = run_and_print(
+    let note = "values and utilities are computed on the private data (evaluation only, not \
+                part of the release)";
+    let labels = labels.note(note);
+    run_and_print(
         &args.privacy,
         reserved.as_ref(),
         args.k,
@@ -494,10 +497,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &preamble,
         &report,
         run,
-    )?;
-    let note = "values and utilities are computed on the private data (evaluation only, not \
-                part of the release)";
-    print_closing(&args.privacy, outcome, &labels, note)
+    )
 }
 
 #[cfg(test)]

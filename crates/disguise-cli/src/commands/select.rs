@@ -5,7 +5,7 @@
 use super::common::cluster::ClusterArgs;
 use super::common::coordinates::PlacesArgs;
 use super::common::ledger::Charge;
-use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
 use crate::output::{flag_of, flagged, spinner, thousands};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
@@ -137,7 +137,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let preamble = |r: &SelectReport| print_preamble(places, r, "");
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |s: &Solution| prepared.report(s);
-    let outcome = run_and_print(
+    let note = if args.cost > 0.0 { NOTE_COST } else { NOTE };
+    let labels = labels.note(note);
+    run_and_print(
         &args.privacy,
         reserved.as_ref(),
         prepared.k(),
@@ -145,9 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         &preamble,
         &report,
         run,
-    )?;
-    let note = if args.cost > 0.0 { NOTE_COST } else { NOTE };
-    print_closing(&args.privacy, outcome, &labels, note)
+    )
 }
 
 /// The table's opening lines: the data, the metric, the algorithm and any cost; `layout`
@@ -218,7 +218,8 @@ fn run_distributed(
         Ok(solution)
     };
     let reported = |_: &Solution| report.get().expect("reported").clone();
-    let outcome = run_and_print(
+    let labels = labels.note(NOTE);
+    run_and_print(
         &args.privacy,
         reserved.as_ref(),
         args.k.unwrap_or(0),
@@ -226,8 +227,7 @@ fn run_distributed(
         &preamble,
         &reported,
         run,
-    )?;
-    print_closing(&args.privacy, outcome, &labels, NOTE)
+    )
 }
 
 impl Args {

@@ -3,13 +3,14 @@
 //! a monotone k-submodular objective, by their private k-submodular greedy). A shell over
 //! [`disguise::task::Assign`] with [`TopicCoverage`](disguise::objective::TopicCoverage).
 
+use super::common::KTypeArgs;
 use super::common::names::named_among;
-use super::common::privacy::{Labels, PrivacyArgs, print_closing, run_and_print};
+use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
 use crate::output::{flag_of, flagged, spinner, thousands};
 use disguise::apps::{TransactionFormat, Transactions, read_item_list};
 use disguise::maximize::Assignment;
 use disguise::objective::KSubmodularFunction;
-use disguise::task::{Algorithm, Assign, AssignReport, PreparedAssign, Reporting, Runnable};
+use disguise::task::{Algorithm, AssignReport, PreparedAssign, Reporting, Runnable};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -43,38 +44,19 @@ pub struct Args {
     /// looking at the data. Example: `--candidates accounts.txt`.
     #[arg(long, value_name = "FILE")]
     candidates: PathBuf,
-    /// The k public topics, comma-separated (topic i is the i-th). Example:
-    /// `--types news,sport`.
-    #[arg(long, value_name = "A,B,…", value_delimiter = ',', required = true)]
-    types: Vec<String>,
-    /// Number of seeds to choose (|supp| ≤ k). Give --k or --constraint.
-    #[arg(long, value_name = "K", allow_negative_numbers = true)]
-    k: Option<usize>,
-    /// A matroid on the chosen seeds: `cardinality:K`, `partition:FILE`, `graphic:FILE`
-    /// (instead of --k).
-    #[arg(long, value_name = "SPEC", conflicts_with = "k")]
-    constraint: Option<String>,
+    #[command(flatten)]
+    kinds: KTypeArgs,
     /// Count a person once per topic that reaches them, not once in all: ad-slot
     /// allocation (Rafiey & Yoshida 2020, Example 5.1: seeds are slots, topics agencies).
     #[arg(long)]
     per_topic: bool,
-    /// γ of `--algorithm subsample` (Algorithm 4). Default 0.1.
-    #[arg(long, value_name = "G", allow_negative_numbers = true)]
-    failure: Option<f64>,
     #[command(flatten)]
     privacy: PrivacyArgs,
 }
 
 /// Runs `disguise topics`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let request = Assign {
-        k: args.k,
-        constraint: args.constraint.clone(),
-        algorithm: args.privacy.algorithm,
-        failure: args.failure,
-        privacy: args.privacy.privacy(),
-        ..Assign::new(args.types.clone(), 1)
-    };
+    let request = args.kinds.request(&args.privacy);
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
@@ -96,7 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map(|token| {
             let (seed, topic) = token.rsplit_once(':')?;
             let v = names.iter().position(|n| n == seed)?;
-            let t = args.types.iter().position(|n| n == topic)?;
+            let t = args.kinds.types.iter().position(|n| n == topic)?;
             Some((v, t))
         })
         .collect();
@@ -145,7 +127,7 @@ fn report<F: KSubmodularFunction>(
     dropped: u64,
 ) -> anyhow::Result<()> {
     let utility = |v: f64| prepared.utility(v);
-    let labels = Labels::new(names, &utility).typed(&args.types);
+    let labels = Labels::new(names, &utility).typed(&args.kinds.types);
     let preamble = |r: &AssignReport| {
         let t = &r.task;
         println!(
@@ -167,7 +149,10 @@ fn report<F: KSubmodularFunction>(
         r.task.dropped = Some(dropped);
         r
     };
-    let outcome = run_and_print(
+    let note = "utility = share of people reached (of people × topics with --per-topic); \
+                computed on the private records (evaluation only, not part of the release)";
+    let labels = labels.note(note);
+    run_and_print(
         &args.privacy,
         reserved,
         prepared.max_picks(),
@@ -175,8 +160,5 @@ fn report<F: KSubmodularFunction>(
         &preamble,
         &report,
         run,
-    )?;
-    let note = "utility = share of people reached (of people × topics with --per-topic); \
-                computed on the private records (evaluation only, not part of the release)";
-    print_closing(&args.privacy, outcome, &labels, note)
+    )
 }

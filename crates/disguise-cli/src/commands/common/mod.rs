@@ -26,6 +26,43 @@ pub fn default_normalizer(
     })
 }
 
+/// The options of a k-submodular selection (`assign`, `topics`): the public types, k or a
+/// matroid on the chosen elements, and γ of the subsample algorithm.
+#[derive(clap::Args, Debug, Clone)]
+pub struct KTypeArgs {
+    /// The k public types (type labels, or topics), comma-separated: type i is the i-th.
+    /// Example: `--types morning,evening,night`.
+    #[arg(long, value_name = "A,B,…", value_delimiter = ',', required = true)]
+    pub types: Vec<String>,
+    /// Number of elements (locations, seeds) to choose (|supp| ≤ k). Give --k or
+    /// --constraint.
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    pub k: Option<usize>,
+    /// A matroid on the chosen elements: `cardinality:K`, `partition:FILE`,
+    /// `graphic:FILE` (instead of --k).
+    #[arg(long, value_name = "SPEC", conflicts_with = "k")]
+    pub constraint: Option<String>,
+    /// γ of `--algorithm subsample` (Algorithm 4): the probability that some round's sample
+    /// misses the optimum's remaining elements; smaller γ, larger samples. Default 0.1.
+    #[arg(long, value_name = "G", allow_negative_numbers = true)]
+    pub failure: Option<f64>,
+}
+
+impl KTypeArgs {
+    /// The library request these options and `privacy` describe (the metric and normaliser
+    /// at their defaults, for the caller to set).
+    pub fn request(&self, privacy: &privacy::PrivacyArgs) -> disguise::task::Assign {
+        disguise::task::Assign {
+            k: self.k,
+            constraint: self.constraint.clone(),
+            algorithm: privacy.algorithm,
+            failure: self.failure,
+            privacy: privacy.privacy(),
+            ..disguise::task::Assign::new(self.types.clone(), 1)
+        }
+    }
+}
+
 /// The layout of a table file given without a schema: `--no-header` and `--delimiter`
 /// (a schema declares them itself, so both conflict with `--schema`).
 #[derive(clap::Args, Debug, Clone, Copy)]

@@ -128,6 +128,8 @@ pub struct Labels<'a> {
     pub utility: &'a dyn Fn(f64) -> f64,
     /// What neighbouring data sets differ in, as the guarantee line says it.
     pub neighbours: &'a str,
+    /// The table's closing note on what the values are.
+    pub note: &'a str,
 }
 
 impl<'a> Labels<'a> {
@@ -138,7 +140,13 @@ impl<'a> Labels<'a> {
             types: None,
             utility,
             neighbours: "neighbouring datasets differ in one record",
+            note: "",
         }
+    }
+
+    /// The same, the table closing with `note` on what the values are.
+    pub fn note(self, note: &'a str) -> Self {
+        Self { note, ..self }
     }
 
     /// The same, with the guarantee line saying neighbours differ as `neighbours` says (the
@@ -164,14 +172,12 @@ impl<'a> Labels<'a> {
     }
 }
 
-/// What the trials left for the caller to print: the task's report of the first trial (the
+/// What the trials leave for the closing lines: the task's report of the first trial (the
 /// single run without `--trials`) and — for `--format json` with `--trials` — every trial's
 /// picks.
-pub struct Outcome<P> {
-    /// The task's report of the first trial.
-    pub first: Report<P>,
-    /// Every trial's picks (JSON output with `--trials` only).
-    pub trials: Option<Trials>,
+struct Outcome<P> {
+    first: Report<P>,
+    trials: Option<Trials>,
 }
 
 /// Runs the trials (one without `--trials`) in parallel and prints them as they finish:
@@ -183,8 +189,9 @@ pub struct Outcome<P> {
 /// blank line follow it); `picks` bounds the picks of one trial. A vacuous a-priori bound is
 /// warned of on stderr before any result. With a budget ledger the trials' cost was reserved
 /// by the caller before the data was read (`reserved`); the first trial's guarantee is
-/// checked against it before anything is printed. The caller prints the JSON document and
-/// the table's closing lines from the returned [`Outcome`] ([`print_closing`]).
+/// checked against it before anything is printed. Then the task's report as JSON, or the
+/// table's closing lines (`labels.note`, the guarantee; [`print_closing`]): a picks
+/// command's whole output.
 pub fn run_and_print<T, P, F>(
     args: &PrivacyArgs,
     reserved: Option<&super::ledger::Reserved>,
@@ -193,9 +200,10 @@ pub fn run_and_print<T, P, F>(
     preamble: &dyn Fn(&Report<P>),
     report: &dyn Fn(&T) -> Report<P>,
     run: F,
-) -> anyhow::Result<Option<Outcome<P>>>
+) -> anyhow::Result<()>
 where
     T: Picked,
+    P: Serialize,
     F: Fn(&mut SecureRng) -> disguise::Result<T> + Sync,
 {
     super::ledger::refuse_non_private(
@@ -330,8 +338,7 @@ where
         bail!("no trial was run");
     };
     if let Some(out) = csv {
-        out.finish()?;
-        return Ok(None);
+        return out.finish();
     }
     if args.format == RowFormat::Table {
         if let Some(trials) = args.trials {
@@ -346,10 +353,8 @@ where
             print_picks_table(&first, labels);
         }
     }
-    Ok(Some(Outcome {
-        first,
-        trials: kept.map(|t| t.named(labels.names)),
-    }))
+    let trials = kept.map(|t| t.named(labels.names));
+    print_closing(args, Outcome { first, trials }, labels)
 }
 
 /// The budget line of the table output.
@@ -472,19 +477,14 @@ pub fn print_picks_table<P>(report: &Report<P>, labels: &Labels<'_>) {
     }
 }
 
-/// The end of a picks command's output, after [`run_and_print`]: the task's report as JSON
-/// (the first trial's, with every trial's picks under `--trials`) or the table's closing
-/// lines (`note` on what the values are, then the guarantee); nothing for CSV, which was
-/// written while the trials ran.
-pub fn print_closing<P: Serialize>(
+/// The end of a picks command's output, after its trials ([`run_and_print`]): the task's
+/// report as JSON (the first trial's, with every trial's picks under `--trials`) or the
+/// table's closing lines (the note on what the values are, then the guarantee).
+fn print_closing<P: Serialize>(
     args: &PrivacyArgs,
-    outcome: Option<Outcome<P>>,
+    Outcome { first, trials }: Outcome<P>,
     labels: &Labels<'_>,
-    note: &str,
 ) -> anyhow::Result<()> {
-    let Some(Outcome { first, trials }) = outcome else {
-        return Ok(()); // CSV: written while the trials ran
-    };
     match args.format {
         RowFormat::Json => match trials {
             Some(trials) => print_json(&first.with_trials(trials)),
@@ -493,7 +493,7 @@ pub fn print_closing<P: Serialize>(
         RowFormat::Csv => Ok(()),
         RowFormat::Table => {
             println!();
-            println!("{note}");
+            println!("{}", labels.note);
             let (privacy, secure) = (&first.privacy, first.secure_rng);
             println!(
                 "{}",
