@@ -235,15 +235,15 @@ impl Trials {
     /// # Errors
     /// [`Error::OutOfMemory`] when the memory cannot be had.
     pub fn with_capacity(trials: u64, typed: bool) -> Result<Self> {
-        let oom = |_| Error::OutOfMemory(format!("not enough memory to keep {trials} trials"));
-        let n = usize::try_from(trials).map_err(|_| oom(()))?;
+        let oom = || Error::OutOfMemory(format!("not enough memory to keep {trials} trials"));
+        let n = usize::try_from(trials).map_err(|_| oom())?;
         let mut kept = Self {
             typed,
             ..Self::default()
         };
-        kept.ends.try_reserve_exact(n).map_err(|_| oom(()))?;
-        kept.finals.try_reserve_exact(n).map_err(|_| oom(()))?;
-        kept.evaluations.try_reserve_exact(n).map_err(|_| oom(()))?;
+        kept.ends.try_reserve_exact(n).map_err(|_| oom())?;
+        kept.finals.try_reserve_exact(n).map_err(|_| oom())?;
+        kept.evaluations.try_reserve_exact(n).map_err(|_| oom())?;
         Ok(kept)
     }
 

@@ -490,6 +490,7 @@ fn print_closing<P: Serialize>(
             Some(trials) => print_json(&first.with_trials(trials)),
             None => print_json(&first.named(labels.names)),
         },
+        // Written row by row while the trials ran.
         RowFormat::Csv => Ok(()),
         RowFormat::Table => {
             println!();
