@@ -7,7 +7,8 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use disguise::apps::{ItemsetBudget, ItemsetMechanism, ItemsetQuery};
+use disguise::apps::{ItemsetBudget, ItemsetQuery};
+use disguise::select::SelectorKind;
 use disguise::constraint::{Matroid, Uniform};
 use disguise::histogram::{
     Discretized, DomainSource, GammaParams, KChoice, ProjectionConfig, Schema, Table, bin_count,
@@ -112,9 +113,9 @@ fuzz_target!(|input: Input| {
     // itemsets
     if let (Ok(eps), Ok(delta)) = (Epsilon::new(input.epsilon), Delta::new(input.delta)) {
         let mechanism = match input.mechanism % 3 {
-            0 => ItemsetMechanism::Lmm,
-            1 => ItemsetMechanism::LmmChaudhuri,
-            _ => ItemsetMechanism::Em,
+            0 => SelectorKind::LargeMargin,
+            1 => SelectorKind::LargeMarginChaudhuri,
+            _ => SelectorKind::Exponential,
         };
         let query = ItemsetQuery::new(eps, delta)
             .top(input.top)

@@ -2,8 +2,9 @@
 
 use crate::errors::{library_error, value_error};
 use crate::ledger::{Charge, PyLedger, reserve, within};
-use crate::runtime::{generator, interruptible, json, named};
-use disguise::apps::{ItemsetMechanism, Transactions};
+use crate::runtime::{generator, interruptible, json, named_among};
+use disguise::apps::Transactions;
+use disguise::names::Named;
 use disguise::privacy::Guarantee;
 use disguise::task::Itemsets;
 use pyo3::prelude::*;
@@ -33,7 +34,9 @@ pub(crate) fn frequent_itemsets(
     let charge = Charge::of(ledger, dataset, command)?;
     let request = Itemsets {
         top,
-        mechanism: mechanism.map(named::<ItemsetMechanism>).transpose()?,
+        mechanism: mechanism
+            .map(|m| named_among(m, Itemsets::MECHANISMS))
+            .transpose()?,
         ..Itemsets::new(size, epsilon, delta)
     };
     request.validate(items.is_some()).map_err(value_error)?;

@@ -90,3 +90,8 @@ pub(crate) fn json<T: Serialize>(value: &T) -> PyResult<String> {
 pub(crate) fn named<T: Named>(name: &str) -> PyResult<T> {
     T::from_name(name).map_err(value_error)
 }
+
+/// A name from the library's registry, among the `values` a task accepts.
+pub(crate) fn named_among<T: Named>(name: &str, values: &[T]) -> PyResult<T> {
+    T::from_name_among(name, values).map_err(value_error)
+}

@@ -2,8 +2,8 @@
 //! the JSON written when asked for) and the privacy options of a greedy task by name.
 
 use crate::errors::value_error;
-use crate::runtime::named;
-use disguise::task::{CompositionChoice, MechanismChoice, Privacy, Report};
+use crate::runtime::{named, named_among};
+use disguise::task::{CompositionChoice, Privacy, Report};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use serde::Serialize;
@@ -91,8 +91,8 @@ pub(crate) fn privacy(
     rule: &str,
     charged: bool,
 ) -> PyResult<Privacy> {
-    let mechanism = named::<MechanismChoice>(mechanism)?;
-    if charged && mechanism.mechanism().is_none() {
+    let mechanism = named_among(mechanism, Privacy::MECHANISMS)?;
+    if charged && !mechanism.is_private() {
         return Err(value_error(
             "invalid mechanism: max is not private: a budget ledger cannot account for it \
              (choose a private mechanism, or run without the ledger)",

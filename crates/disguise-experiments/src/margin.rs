@@ -28,14 +28,14 @@ use disguise::apps::hypothesis::{
     ColumnRef, FeatureSpec, HypothesisQuery, StumpClass, StumpRule, select_hypothesis,
 };
 use disguise::apps::{
-    BlockChoice, ItemsetBudget, ItemsetCounts, ItemsetMechanism, ItemsetOutcome, ItemsetQuery,
-    LargeMarginTail, MarginVariant, TailOutcome, TailSize, TransactionFormat, Transactions,
+    BlockChoice, ItemsetBudget, ItemsetCounts, ItemsetOutcome, ItemsetQuery, LargeMarginTail,
+    MarginVariant, TailOutcome, TailSize, TransactionFormat, Transactions,
     mine_itemsets_with_budget, sample_exponential_with_block,
 };
 use disguise::audit::clopper_pearson;
 use disguise::names::Named;
 use disguise::privacy::{Delta, Epsilon, Sensitivity};
-use disguise::task::MechanismChoice;
+use disguise::select::SelectorKind;
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 use rand_core::Rng;
@@ -332,7 +332,7 @@ struct ItemsetMethod {
     key: &'static str,
     label: &'static str,
     style: Style,
-    mechanism: ItemsetMechanism,
+    mechanism: SelectorKind,
     item_list: bool,
 }
 
@@ -345,7 +345,7 @@ const ITEMSET_METHODS: [ItemsetMethod; 4] = [
             dashed: false,
             marker: Marker::Triangle,
         },
-        mechanism: ItemsetMechanism::Em,
+        mechanism: SelectorKind::Exponential,
         item_list: true,
     },
     ItemsetMethod {
@@ -356,7 +356,7 @@ const ITEMSET_METHODS: [ItemsetMethod; 4] = [
             dashed: false,
             marker: Marker::Ring,
         },
-        mechanism: ItemsetMechanism::Lmm,
+        mechanism: SelectorKind::LargeMargin,
         item_list: false,
     },
     ItemsetMethod {
@@ -367,7 +367,7 @@ const ITEMSET_METHODS: [ItemsetMethod; 4] = [
             dashed: false,
             marker: Marker::Square,
         },
-        mechanism: ItemsetMechanism::LmmChaudhuri,
+        mechanism: SelectorKind::LargeMarginChaudhuri,
         item_list: false,
     },
     ItemsetMethod {
@@ -378,7 +378,7 @@ const ITEMSET_METHODS: [ItemsetMethod; 4] = [
             dashed: true,
             marker: Marker::Cross,
         },
-        mechanism: ItemsetMechanism::Lmm,
+        mechanism: SelectorKind::LargeMargin,
         item_list: true,
     },
 ];
@@ -651,8 +651,8 @@ fn hypotheses(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()> 
         let (class, scores) = &datasets[job.data];
         let query = HypothesisQuery {
             mechanism: match job.method {
-                Some(method) => MechanismChoice::from_name(method.key())?,
-                None => MechanismChoice::Argmax,
+                Some(method) => SelectorKind::from_name(method.key())?,
+                None => SelectorKind::Argmax,
             },
             epsilon: Epsilon::total(HYPOTHESIS_EPSILONS[job.epsilon])?,
             delta: Delta::total(DELTA)?,

@@ -34,7 +34,7 @@ use disguise::SecureRng;
 use disguise::constraint::{Cardinality, Independence, Partition};
 use disguise::data::read_columns;
 use disguise::maximize::{
-    Budget, ContinuousGreedy, MatroidBases, Mechanism, Procedure, continuous_greedy, greedy,
+    Budget, ContinuousGreedy, MatroidBases, Procedure, continuous_greedy, greedy,
     k_submodular_greedy, k_submodular_sample_size, k_submodular_subsample_greedy, random_base,
     standard_greedy,
 };
@@ -45,6 +45,7 @@ use disguise::objective::{
     k_type_facility_location,
 };
 use disguise::privacy::Guarantee;
+use disguise::select::SelectorKind;
 
 /// Which parts to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -221,7 +222,7 @@ fn run_method<C: MatroidBases>(
         } else {
             Budget::total(EPSILON, delta)?
         };
-        Ok(Procedure::private(Mechanism::Exponential, budget))
+        Ok(Procedure::private(SelectorKind::Exponential, budget))
     };
     let s = match method {
         Method::Greedy => standard_greedy(f, constraint)?,
@@ -649,7 +650,7 @@ fn gadget_run(
 ) -> anyhow::Result<f64> {
     let private = || -> anyhow::Result<Procedure<'static>> {
         Ok(Procedure::private(
-            Mechanism::Exponential,
+            SelectorKind::Exponential,
             Budget::total(epsilon, GADGET_DELTA)?,
         ))
     };
@@ -1130,8 +1131,10 @@ fn k_submodular(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow
     let outcomes = ctx.run_jobs("k-submodular runs", &jobs, |&(ri, mi, _), rng| {
         let r = KSUB_RS[ri];
         let c = Cardinality::new(m, r);
-        let private =
-            Procedure::private(Mechanism::Exponential, Budget::total(EPSILON, KSUB_DELTA)?);
+        let private = Procedure::private(
+            SelectorKind::Exponential,
+            Budget::total(EPSILON, KSUB_DELTA)?,
+        );
         let a = match KMethod::ALL[mi] {
             KMethod::Greedy => k_submodular_greedy(&f, &c, &Procedure::Argmax, rng)?,
             KMethod::Algorithm3 => k_submodular_greedy(&f, &c, &private, rng)?,

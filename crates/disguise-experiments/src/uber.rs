@@ -25,12 +25,13 @@ use anyhow::Context as _;
 use disguise::SecureRng;
 use disguise::constraint::Cardinality;
 use disguise::data::read_columns;
-use disguise::maximize::{Budget, Mechanism, Procedure, greedy};
+use disguise::maximize::{Budget, Procedure, greedy};
 use disguise::noise::sample_distinct;
 use disguise::objective::{FacilityLocation, Metric, Normalizer, SetFunction};
 use disguise::privacy::budget::{BudgetQuery, plan};
 use disguise::privacy::compose::Rule;
 use disguise::privacy::{Delta, Epsilon, Guarantee};
+use disguise::select::SelectorKind;
 use std::collections::HashMap;
 
 /// Arguments of `disguise experiment uber`.
@@ -100,11 +101,11 @@ impl Method {
         }
     }
 
-    pub(super) fn mechanism(self) -> Option<Mechanism> {
+    pub(super) fn mechanism(self) -> Option<SelectorKind> {
         match self {
-            Method::Em => Some(Mechanism::Exponential),
-            Method::Lmm => Some(Mechanism::LargeMargin),
-            Method::LmmChaudhuri => Some(Mechanism::LargeMarginChaudhuri),
+            Method::Em => Some(SelectorKind::Exponential),
+            Method::Lmm => Some(SelectorKind::LargeMargin),
+            Method::LmmChaudhuri => Some(SelectorKind::LargeMarginChaudhuri),
             Method::Greedy | Method::Random => None,
         }
     }
@@ -166,7 +167,11 @@ pub(super) fn procedure(
         Composition::Basic => {
             // Planned at most as typed, as every budget of the library.
             let query = BudgetQuery::new(epsilon, delta, k as u64)?
-                .with_kind(mechanism.call_kind())
+                .with_kind(
+                    mechanism
+                        .call_kind()
+                        .ok_or_else(|| anyhow::anyhow!("{mechanism} has no call kind"))?,
+                )
                 .with_decomposable(decomposable);
             let basic = plan(&query)?
                 .rules

@@ -19,7 +19,7 @@ use disguise::constraint::Cardinality;
 use disguise::data::{locate_for_test, read_columns};
 use disguise::maximize::MatroidBases;
 use disguise::maximize::{
-    Budget, ContinuousGreedy, Mechanism, Procedure, continuous_greedy, exponential_base, greedy,
+    Budget, ContinuousGreedy, Procedure, continuous_greedy, exponential_base, greedy,
     k_submodular_greedy, k_submodular_sample_size, k_submodular_subsample_greedy,
 };
 use disguise::objective::{
@@ -27,6 +27,7 @@ use disguise::objective::{
     k_type_facility_location,
 };
 use disguise::privacy::Epsilon;
+use disguise::select::SelectorKind;
 use rand_core::Rng;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -107,7 +108,8 @@ fn main() {
     .unwrap();
     let k = 10;
     let c = Cardinality::new(candidates.len(), k);
-    let budget = || Procedure::private(Mechanism::Exponential, Budget::total(0.1, 1e-6).unwrap());
+    let budget =
+        || Procedure::private(SelectorKind::Exponential, Budget::total(0.1, 1e-6).unwrap());
     println!(
         "facility location: {} records × {} candidates, k = {k}, total ε = 0.1",
         records.len(),

@@ -14,7 +14,7 @@
 
 use disguise::SecureRng;
 use disguise::privacy::{Delta, Epsilon, Sensitivity};
-use disguise::select::{Exponential, Selector, selector_by_name};
+use disguise::select::{Exponential, Selector, SelectorKind};
 use rand_core::Rng;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -86,15 +86,16 @@ fn cases() -> Vec<Case> {
     // `tight` (spread 100 < G₁ ≈ 430) and `equal` there is no margin and it runs to ℓ = n
     // (full sort, n Laplace draws, the exponential mechanism over everything): the worst
     // case.
-    for mechanism in ["lmm", "lmm-chaudhuri", "report-noisy-max"] {
+    for mechanism in [
+        SelectorKind::LargeMargin,
+        SelectorKind::LargeMarginChaudhuri,
+        SelectorKind::ReportNoisyMax,
+    ] {
         for (n, size) in SIZES {
             for (input, scores) in inputs(n) {
-                let selector = selector_by_name(
-                    mechanism,
-                    Epsilon::new(1.0).unwrap(),
-                    Delta::new(1e-6).unwrap(),
-                )
-                .unwrap();
+                let selector = mechanism
+                    .build(Epsilon::new(1.0).unwrap(), Delta::new(1e-6).unwrap())
+                    .unwrap();
                 cases.push(Case {
                     name: format!("{mechanism}/{input}/{size}"),
                     n,

@@ -75,6 +75,6 @@ pub mod prelude {
     pub use crate::error::{Error, Result};
     pub use crate::noise::SecureRng;
     pub use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost, Sensitivity};
-    pub use crate::select::{Exponential, Selection, Selector};
+    pub use crate::select::{Exponential, Selection, Selector, SelectorKind};
     pub use crate::task::{Reporting, Runnable, Select, WithPrivacy};
 }

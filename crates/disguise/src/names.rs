@@ -5,14 +5,14 @@
 //! library, the command line and the Python package alike.
 //!
 //! ```
-//! use disguise::maximize::Mechanism;
 //! use disguise::names::Named;
+//! use disguise::select::SelectorKind;
 //!
-//! let m: Mechanism = "LMM".parse()?; // case-insensitive, aliases accepted
-//! assert_eq!(m, Mechanism::LargeMargin);
+//! let m: SelectorKind = "LMM".parse()?; // case-insensitive, aliases accepted
+//! assert_eq!(m, SelectorKind::LargeMargin);
 //! assert_eq!(m.to_string(), "lmm");
-//! let err = "magic".parse::<Mechanism>().unwrap_err().to_string();
-//! assert!(err.contains("expected one of em, lmm, lmm-chaudhuri, report-noisy-max"), "{err}");
+//! let err = "magic".parse::<SelectorKind>().unwrap_err().to_string();
+//! assert!(err.contains("expected one of em, em-monotone, lmm, lmm-chaudhuri"), "{err}");
 //! # Ok::<(), disguise::Error>(())
 //! ```
 
@@ -42,25 +42,53 @@ pub trait Named: Copy + PartialEq + Sized + 'static {
     /// # Errors
     /// [`Error::InvalidParameter`] naming [`Named::KIND`] and listing the valid names.
     fn from_name(name: &str) -> Result<Self> {
+        Self::from_name_among(name, Self::ALL)
+    }
+
+    /// The value named `name` among `values` only (a task that accepts some of the values,
+    /// such as [`Itemsets::MECHANISMS`](crate::task::Itemsets::MECHANISMS)), as
+    /// [`Named::from_name`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming [`Named::KIND`] and listing `values`.
+    ///
+    /// ```
+    /// use disguise::names::Named;
+    /// use disguise::select::SelectorKind;
+    /// use disguise::task::Itemsets;
+    ///
+    /// assert_eq!(SelectorKind::from_name_among("em", Itemsets::MECHANISMS)?, SelectorKind::Exponential);
+    /// let err = SelectorKind::from_name_among("max", Itemsets::MECHANISMS).unwrap_err();
+    /// assert!(err.to_string().ends_with("expected one of lmm, lmm-chaudhuri, em"), "{err}");
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    fn from_name_among(name: &str, values: &[Self]) -> Result<Self> {
         let wanted = name.trim();
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|v| {
-                v.name().eq_ignore_ascii_case(wanted)
-                    || v.aliases().iter().any(|a| a.eq_ignore_ascii_case(wanted))
-            })
-            .ok_or_else(|| {
-                Error::param(
-                    Self::KIND,
-                    format!(
-                        "unknown {} {}; expected one of {}",
-                        Self::KIND,
-                        quote(wanted),
-                        Self::names().join(", ")
-                    ),
-                )
-            })
+        let named = |v: &Self| {
+            v.name().eq_ignore_ascii_case(wanted)
+                || v.aliases().iter().any(|a| a.eq_ignore_ascii_case(wanted))
+        };
+        if let Some(&v) = values.iter().find(|v| named(v)) {
+            return Ok(v);
+        }
+        let (before, after) = if Self::ALL.iter().any(named) {
+            ("", " does not apply here")
+        } else {
+            ("unknown ", "")
+        };
+        Err(Error::param(
+            Self::KIND,
+            format!(
+                "{before}{} {}{after}; expected one of {}",
+                Self::KIND,
+                quote(wanted),
+                values
+                    .iter()
+                    .map(|v| v.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ))
     }
 
     /// The canonical names of [`Named::ALL`], in order.
@@ -90,10 +118,10 @@ pub(crate) use named_traits;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::maximize::Mechanism;
     use crate::objective::Metric;
     use crate::privacy::compose::Rule;
-    use crate::task::{Algorithm, CompositionChoice, MechanismChoice};
+    use crate::select::SelectorKind;
+    use crate::task::{Algorithm, CompositionChoice};
 
     /// Every name and alias of `T` parses back to its value, and no two values share one.
     fn round_trips<T: Named + std::fmt::Debug + std::str::FromStr<Err = Error> + ToString>() {
@@ -118,14 +146,11 @@ mod tests {
 
     #[test]
     fn every_registry_round_trips() {
-        round_trips::<Mechanism>();
-        round_trips::<MechanismChoice>();
+        round_trips::<SelectorKind>();
         round_trips::<Rule>();
         round_trips::<CompositionChoice>();
         round_trips::<Metric>();
         round_trips::<Algorithm>();
-        round_trips::<crate::select::SelectorKind>();
-        round_trips::<crate::apps::ItemsetMechanism>();
         round_trips::<crate::privacy::budget::CallKind>();
         round_trips::<crate::task::FeatureObjective>();
         round_trips::<crate::histogram::GammaRule>();

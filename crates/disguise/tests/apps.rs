@@ -22,8 +22,8 @@ use disguise::audit::exact::exponential_probabilities;
 use disguise::audit::gof::chi_square;
 use disguise::audit::{AuditConfig, audit};
 use disguise::prelude::*;
+use disguise::select::SelectorKind;
 use disguise::select::{LargeMargin, sample_exponential};
-use disguise::task::MechanismChoice;
 use num_bigint::BigUint;
 use rand_core::Rng;
 use std::collections::{BTreeMap, HashMap};
@@ -346,7 +346,7 @@ fn sizes_a_caller_controls_are_bounded() {
     let rows = vec![vec!["1".to_string(), "2".to_string()]; 10];
     let t = Transactions::from_rows(&rows, Some(&list[..])).unwrap();
     let c = t.count_itemsets(20_000, 20_000).unwrap();
-    let em = q.mechanism(ItemsetMechanism::Em);
+    let em = q.mechanism(SelectorKind::Exponential);
     let err = mine_itemsets(&t, &c, &em, &mut rng)
         .unwrap_err()
         .to_string();
@@ -366,8 +366,8 @@ fn peeling_matches_the_plain_large_margin_loop() {
     let t = Transactions::from_rows(&rows, None).unwrap();
     let c = t.count_itemsets(2, 64).unwrap();
     for (mechanism, variant) in [
-        (ItemsetMechanism::Lmm, MarginVariant::Mitrovic),
-        (ItemsetMechanism::LmmChaudhuri, MarginVariant::Chaudhuri),
+        (SelectorKind::LargeMargin, MarginVariant::Mitrovic),
+        (SelectorKind::LargeMarginChaudhuri, MarginVariant::Chaudhuri),
     ] {
         let q = ItemsetQuery::new(eps(4.0), delta(1e-6))
             .mechanism(mechanism)
@@ -756,9 +756,9 @@ fn mining_returns_the_frequent_itemsets_and_composes_the_budget() {
     let c = t.count_itemsets(2, DEFAULT_MAX_LENGTH).unwrap();
     let mut rng = SecureRng::insecure_from_seed(31);
     for mech in [
-        ItemsetMechanism::Lmm,
-        ItemsetMechanism::LmmChaudhuri,
-        ItemsetMechanism::Em,
+        SelectorKind::LargeMargin,
+        SelectorKind::LargeMarginChaudhuri,
+        SelectorKind::Exponential,
     ] {
         let q = ItemsetQuery::new(eps(2.0), delta(1e-6))
             .mechanism(mech)
@@ -783,7 +783,7 @@ fn mining_returns_the_frequent_itemsets_and_composes_the_budget() {
     // em needs the item list; lmm needs δ > 0; T ≥ 1.
     let t2 = Transactions::from_rows(&rows, None).unwrap();
     let c2 = t2.count_itemsets(2, 8).unwrap();
-    let em = ItemsetQuery::new(eps(1.0), delta(1e-6)).mechanism(ItemsetMechanism::Em);
+    let em = ItemsetQuery::new(eps(1.0), delta(1e-6)).mechanism(SelectorKind::Exponential);
     assert!(mine_itemsets(&t2, &c2, &em, &mut rng).is_err());
     assert!(
         mine_itemsets(
@@ -876,16 +876,16 @@ fn itemset_pipeline_passes_privacy_audits_on_neighbouring_transactions() {
         pair_rows(&pairs, &[3, 2, 0, 1]),
     );
     for (name, mech, with_list, seed) in [
-        ("lmm, no item list", ItemsetMechanism::Lmm, false, 41u64),
+        ("lmm, no item list", SelectorKind::LargeMargin, false, 41u64),
         (
             "lmm-chaudhuri, item list",
-            ItemsetMechanism::LmmChaudhuri,
+            SelectorKind::LargeMarginChaudhuri,
             true,
             42,
         ),
-        ("em, item list", ItemsetMechanism::Em, true, 43),
+        ("em, item list", SelectorKind::Exponential, true, 43),
     ] {
-        let (d, d_prime) = if mech == ItemsetMechanism::Em {
+        let (d, d_prime) = if mech == SelectorKind::Exponential {
             (&d_small, &d_small_prime)
         } else {
             (&d, &d_prime)
@@ -947,9 +947,9 @@ fn hypothesis_selection_finds_the_informative_stump() {
     let scores = class.correct_counts(&refs, &labels).unwrap();
     let mut rng = SecureRng::insecure_from_seed(62);
     for mech in [
-        MechanismChoice::Exponential,
-        MechanismChoice::LargeMargin,
-        MechanismChoice::LargeMarginChaudhuri,
+        SelectorKind::Exponential,
+        SelectorKind::LargeMargin,
+        SelectorKind::LargeMarginChaudhuri,
     ] {
         let q = HypothesisQuery {
             mechanism: mech,
@@ -967,14 +967,14 @@ fn hypothesis_selection_finds_the_informative_stump() {
         ));
         let g = s.guarantee.unwrap();
         assert!(g.epsilon <= 1.0 + 1e-12 && g.delta <= 1e-6, "{g:?}");
-        if mech != MechanismChoice::Exponential {
+        if mech != SelectorKind::Exponential {
             assert!(s.margin.unwrap() < 100, "{mech}: ℓ = {:?}", s.margin);
         }
         assert!(class.error_rate(s.index, &refs, &labels) <= 1.0 - s.best_training_accuracy + 0.02);
     }
     // The large margin mechanisms still need δ > 0.
     let no_delta = HypothesisQuery {
-        mechanism: MechanismChoice::LargeMargin,
+        mechanism: SelectorKind::LargeMargin,
         epsilon: eps(1.0),
         delta: Delta::ZERO,
     };

@@ -29,7 +29,7 @@ use disguise::audit::exact::exponential_probabilities;
 use disguise::audit::gof::chi_square;
 use disguise::audit::{AuditConfig, AuditReport, audit};
 use disguise::constraint::Cardinality;
-use disguise::maximize::{Budget, Mechanism, Procedure, greedy, k_submodular_greedy};
+use disguise::maximize::{Budget, Procedure, greedy, k_submodular_greedy};
 use disguise::objective::{
     Coverage, GradientOracle, GraphCut, GraphCutState, KSubmodularFunction, Properties,
     SampledGradient, Separable, SetFunction,
@@ -584,7 +584,7 @@ fn decomposable_greedy_draws_from_the_hidden_item_model() {
     let (n, a, k, epsilon0) = (12, 3, 6, 2.0);
     let (d, d_prime) = hidden_item(n, a, 2);
     let procedure = Procedure::private(
-        Mechanism::Exponential,
+        SelectorKind::Exponential,
         Budget::per_round(epsilon0, 0.0, 1e-6).unwrap(),
     );
     for (f, on_d_prime, seed) in [(&d, false, 71u64), (&d_prime, true, 72)] {
@@ -644,7 +644,7 @@ fn decomposable_rule_holds_and_half_of_it_is_refuted_on_the_hidden_item_pair() {
     // guarantee (its accountant holds the evidence of one greedy run).
     let (d, _) = hidden_item(n, a, 3);
     let procedure = Procedure::private(
-        Mechanism::Exponential,
+        SelectorKind::Exponential,
         Budget::per_round(epsilon0, 0.0, delta).unwrap(),
     );
     let mut rng = SecureRng::insecure_from_seed(73);
@@ -891,7 +891,7 @@ fn k_submodular_separable_charges_the_gain_bound() {
     assert_eq!(right.sensitivity(0), sens(2.0));
     // The greedy hands its selector exactly this λ.
     let procedure = Procedure::private(
-        Mechanism::Exponential,
+        SelectorKind::Exponential,
         Budget::per_round(1.0, 0.0, 0.0).unwrap(),
     );
     let run = k_submodular_greedy(
@@ -1130,7 +1130,7 @@ fn cut_greedy_draws_from_the_exponential_mechanism_at_w_max() {
     let exact: Vec<f64> = keep.iter().map(|&i| law(w_max)[i]).collect();
     assert!((exact.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     let procedure = Procedure::private(
-        Mechanism::Exponential,
+        SelectorKind::Exponential,
         Budget::per_round(epsilon0, 0.0, 0.0).unwrap(),
     );
     let mut counts = vec![0u64; n * n];

@@ -5,7 +5,8 @@
 
 use disguise::cluster::{Cluster, Place};
 use disguise::prelude::*;
-use disguise::task::{Algorithm, MechanismChoice, Privacy};
+use disguise::select::SelectorKind;
+use disguise::task::{Algorithm, Privacy};
 
 /// Clustered planar records: a fixed pseudo-random sequence (no generator needed).
 fn points(n: usize) -> Vec<[f64; 2]> {
@@ -71,7 +72,7 @@ fn large_margin_greedy_is_partition_independent() {
     request.privacy = Privacy {
         epsilon: Some(1.0),
         delta: 1e-6,
-        mechanism: MechanismChoice::LargeMargin,
+        mechanism: SelectorKind::LargeMargin,
         ..request.privacy
     };
     same_for_every_partition(request, 2000);

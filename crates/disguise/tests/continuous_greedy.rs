@@ -11,15 +11,15 @@ use disguise::audit::gof::chi_square;
 use disguise::audit::{AuditConfig, audit};
 use disguise::constraint::{Cardinality, Graphic, Independence, Matroid, Partition};
 use disguise::maximize::{
-    Block, Budget, ContinuousGreedy, Directions, MatroidBases, Mechanism, Procedure,
-    continuous_greedy, continuous_greedy_run, exhaustive, exponential_base, exponential_units,
-    swap_round,
+    Block, Budget, ContinuousGreedy, Directions, MatroidBases, Procedure, continuous_greedy,
+    continuous_greedy_run, exhaustive, exponential_base, exponential_units, swap_round,
 };
 use disguise::objective::{
     ClosedForm, Coverage, FacilityLocation, GradientOracle, SampledGradient, SetFunction,
     enumerate_multilinear,
 };
 use disguise::privacy::{Epsilon, PrivacyCost, compose::Rule};
+use disguise::select::SelectorKind;
 use disguise::{Result, SecureRng};
 use rand_core::Rng;
 use std::collections::HashMap;
@@ -580,7 +580,7 @@ fn small_instance() -> FacilityLocation {
 fn private_continuous_greedy_follows_the_solution_contract() {
     let f = small_instance();
     let ext = f.multilinear().unwrap();
-    let budget = Procedure::private(Mechanism::Exponential, Budget::total(1.0, 1e-6).unwrap());
+    let budget = Procedure::private(SelectorKind::Exponential, Budget::total(1.0, 1e-6).unwrap());
     let mut rng = SecureRng::insecure_from_seed(42);
     let c = Cardinality::new(8, 3);
     for (directions, calls) in [
@@ -629,7 +629,7 @@ fn default_steps_are_rank_squared_and_zero_rank_touches_nothing() {
     let ext = f.multilinear().unwrap();
     let mut rng = SecureRng::insecure_from_seed(43);
     let per_round = Procedure::private(
-        Mechanism::Exponential,
+        SelectorKind::Exponential,
         Budget::per_round(0.1, 0.0, 0.0).unwrap(),
     );
     let run = continuous_greedy_run(
@@ -659,11 +659,11 @@ fn continuous_greedy_rejects_what_it_cannot_do() {
     let f = small_instance();
     let ext = f.multilinear().unwrap();
     let mut rng = SecureRng::insecure_from_seed(44);
-    let em = Procedure::private(Mechanism::Exponential, Budget::total(1.0, 1e-6).unwrap());
+    let em = Procedure::private(SelectorKind::Exponential, Budget::total(1.0, 1e-6).unwrap());
     let c = Cardinality::new(8, 2);
     let zero = ContinuousGreedy::new().with_steps(0);
     assert!(continuous_greedy(&ext, &c, &zero, &em, &mut rng).is_err());
-    let lmm = Procedure::private(Mechanism::LargeMargin, Budget::total(1.0, 1e-6).unwrap());
+    let lmm = Procedure::private(SelectorKind::LargeMargin, Budget::total(1.0, 1e-6).unwrap());
     assert!(continuous_greedy(&ext, &c, &ContinuousGreedy::new(), &lmm, &mut rng).is_err());
     let edges: Vec<(usize, usize)> = (0..8).map(|i| (i % 4, (i + 1) % 5)).collect();
     let graphic = Matroid::Graphic(Graphic::new(5, edges).unwrap());
@@ -686,7 +686,7 @@ fn sampled_gradient_drives_the_continuous_greedy() {
         &est,
         &Cardinality::new(8, 2),
         &options,
-        &Procedure::private(Mechanism::Exponential, Budget::total(2.0, 1e-6).unwrap()),
+        &Procedure::private(SelectorKind::Exponential, Budget::total(2.0, 1e-6).unwrap()),
         &mut rng,
     )
     .unwrap();

@@ -9,14 +9,15 @@
 use disguise::audit::{AuditConfig, audit};
 use disguise::constraint::{Cardinality, Graphic, Independence, Partition};
 use disguise::maximize::{
-    Budget, Mechanism, Procedure, k_submodular_exhaustive, k_submodular_greedy,
-    k_submodular_sample_size, k_submodular_subsample_greedy,
+    Budget, Procedure, k_submodular_exhaustive, k_submodular_greedy, k_submodular_sample_size,
+    k_submodular_subsample_greedy,
 };
 use disguise::objective::{
     Coverage, FacilityLocation, KSubmodularFunction, Metric, Normalizer, Separable, SetFunction,
     TopicCoverage, ad_allocation, k_type_facility_location,
 };
 use disguise::privacy::compose::Rule;
+use disguise::select::SelectorKind;
 use disguise::{Result, SecureRng};
 use rand_core::Rng;
 
@@ -227,7 +228,8 @@ fn private_greedy_follows_the_solution_contract() {
     let mut rng = SecureRng::insecure_from_seed(3);
     let f = random_topics(3, 50, 10, &mut rng);
     let c = Cardinality::new(10, 4);
-    let procedure = Procedure::private(Mechanism::Exponential, Budget::total(1.0, 1e-6).unwrap());
+    let procedure =
+        Procedure::private(SelectorKind::Exponential, Budget::total(1.0, 1e-6).unwrap());
     let a = k_submodular_greedy(&f, &c, &procedure, &mut rng).unwrap();
     let s = &a.solution;
     assert_eq!(s.algorithm, "k-submodular-greedy");
@@ -245,7 +247,7 @@ fn private_greedy_follows_the_solution_contract() {
     assert!((basic.epsilon - 4.0 * eps0).abs() < 1e-9);
     assert!(s.rounds.iter().all(|r| r.sensitivity.get() == 1.0));
     // A large-margin mechanism works too (Algorithm 3 takes any selector).
-    let lmm = Procedure::private(Mechanism::LargeMargin, Budget::total(1.0, 1e-6).unwrap());
+    let lmm = Procedure::private(SelectorKind::LargeMargin, Budget::total(1.0, 1e-6).unwrap());
     let b = k_submodular_greedy(&f, &c, &lmm, &mut rng).unwrap();
     assert!(b.solution.guarantee.unwrap().delta <= 1e-6);
 }
@@ -260,7 +262,7 @@ fn private_greedy_utility_bound_holds() {
     let opt = k_submodular_exhaustive(&f, &c).unwrap().solution.value;
     let eps0 = 2.0;
     let procedure = Procedure::private(
-        Mechanism::Exponential,
+        SelectorKind::Exponential,
         Budget::per_round(eps0, 0.0, 0.0).unwrap(),
     );
     let bound = opt / 2.0 - (3.0 / eps0) * (2.0f64 * 7.0 * 3.0 / 0.01).ln();
@@ -276,7 +278,8 @@ fn subsampled_greedy_evaluates_what_the_formula_says() {
     let (n, k, r, gamma) = (400usize, 3usize, 8usize, 0.1);
     let f = random_topics(k, 100, n, &mut rng);
     let c = Cardinality::new(n, r);
-    let procedure = Procedure::private(Mechanism::Exponential, Budget::total(1.0, 1e-6).unwrap());
+    let procedure =
+        Procedure::private(SelectorKind::Exponential, Budget::total(1.0, 1e-6).unwrap());
     let full = k_submodular_greedy(&f, &c, &procedure, &mut rng).unwrap();
     let sub = k_submodular_subsample_greedy(&f, &c, gamma, &procedure, &mut rng).unwrap();
     // Under a cardinality constraint round j has exactly n − j assignable elements.
@@ -328,7 +331,7 @@ fn one_round(
 ) -> Result<(usize, usize)> {
     let f = TopicCoverage::new(3, topics)?;
     let procedure = Procedure::private(
-        Mechanism::Exponential,
+        SelectorKind::Exponential,
         Budget::per_round(epsilon, 0.0, 0.0)?,
     );
     let a = k_submodular_greedy(&f, &Cardinality::new(3, 1), &procedure, rng)?;

@@ -11,12 +11,13 @@ use disguise::audit::gof::chi_square;
 use disguise::audit::{AuditConfig, audit};
 use disguise::constraint::{Cardinality, Graphic, Independence, Intersection, Matroid, Partition};
 use disguise::maximize::{
-    Budget, Mechanism, Procedure, Solution, exhaustive, greedy, lazy_greedy, random_greedy,
-    standard_greedy, stochastic_greedy, subsample_greedy,
+    Budget, Procedure, Solution, exhaustive, greedy, lazy_greedy, random_greedy, standard_greedy,
+    stochastic_greedy, subsample_greedy,
 };
 use disguise::noise::bernoulli::uniform_below;
 use disguise::objective::{Properties, SetFunction};
 use disguise::privacy::{Epsilon, PrivacyCost, Sensitivity};
+use disguise::select::SelectorKind;
 use disguise::select::{Argmax, Exponential, Selection, Selector};
 use disguise::{Error, Result, SecureRng};
 use rand_core::Rng;
@@ -313,7 +314,7 @@ fn hoeffding(range: f64, runs: usize, alarm: f64) -> f64 {
 
 fn em(epsilon0: f64) -> Procedure<'static> {
     Procedure::private(
-        Mechanism::Exponential,
+        SelectorKind::Exponential,
         Budget::per_round(epsilon0, 0.0, 0.0).unwrap(),
     )
 }
@@ -1083,7 +1084,7 @@ fn invalid_inputs_are_errors_not_panics() {
     assert!(exhaustive(&f, &wrong).is_err());
     // A per-round δ₀ is meaningless for the pure exponential mechanism.
     let bad = Procedure::private(
-        Mechanism::Exponential,
+        SelectorKind::Exponential,
         Budget::per_round(1.0, 1e-6, 0.0).unwrap(),
     );
     assert!(greedy(&f, &Cardinality::new(3, 1), &bad, &mut rng).is_err());
@@ -1105,7 +1106,7 @@ fn invalid_inputs_are_errors_not_panics() {
         lambda: Lambda::ONE,
     };
     assert!(exhaustive(&big, &Cardinality::new(60, 30)).is_err());
-    assert!("nope".parse::<Mechanism>().is_err());
+    assert!("nope".parse::<SelectorKind>().is_err());
 }
 
 #[test]
@@ -1149,7 +1150,7 @@ fn a_total_budget_is_split_by_the_accountant_and_respected_end_to_end() {
     let f = random_facility(&mut rng, 10);
     for (k, epsilon, delta) in [(3, 1.0, 1e-6), (8, 0.5, 1e-8), (5, 2.0, 0.0)] {
         let c = Cardinality::new(10, k);
-        for mechanism in [Mechanism::Exponential, Mechanism::ReportNoisyMax] {
+        for mechanism in [SelectorKind::Exponential, SelectorKind::ReportNoisyMax] {
             let budget = Budget::total(epsilon, delta).unwrap();
             let s = greedy(&f, &c, &Procedure::private(mechanism, budget), &mut rng).unwrap();
             let split = s.budget_split.expect("a total budget is split");
@@ -1209,7 +1210,7 @@ fn a_per_round_budget_composes_over_the_planned_rounds() {
     // Reporting at δ > 0 adds the advanced, KOV and zCDP rules; the best is no worse than
     // basic.
     let per_round = Budget::per_round(0.1, 0.0, 1e-6).unwrap();
-    let p = Procedure::private(Mechanism::Exponential, per_round);
+    let p = Procedure::private(SelectorKind::Exponential, per_round);
     let s = greedy(
         &random_coverage(&mut rng, 30),
         &Cardinality::new(30, 25),
@@ -1237,7 +1238,7 @@ fn the_decomposable_rule_is_offered_only_where_it_is_proven() {
     let s = greedy(
         &f,
         &c,
-        &Procedure::private(Mechanism::Exponential, reporting),
+        &Procedure::private(SelectorKind::Exponential, reporting),
         &mut rng,
     );
     assert!(has(&s.unwrap()));
@@ -1245,14 +1246,14 @@ fn the_decomposable_rule_is_offered_only_where_it_is_proven() {
     let s = subsample_greedy(
         &f,
         2,
-        &Procedure::private(Mechanism::Exponential, reporting),
+        &Procedure::private(SelectorKind::Exponential, reporting),
         &mut rng,
     );
     assert!(!has(&s.unwrap()));
     let s = greedy(
         &f,
         &c,
-        &Procedure::private(Mechanism::ReportNoisyMax, reporting),
+        &Procedure::private(SelectorKind::ReportNoisyMax, reporting),
         &mut rng,
     );
     assert!(!has(&s.unwrap()));
@@ -1266,7 +1267,7 @@ fn the_decomposable_rule_is_offered_only_where_it_is_proven() {
     let s = greedy(
         &g,
         &c,
-        &Procedure::private(Mechanism::Exponential, reporting),
+        &Procedure::private(SelectorKind::Exponential, reporting),
         &mut rng,
     );
     assert!(!has(&s.unwrap()));
@@ -1274,7 +1275,7 @@ fn the_decomposable_rule_is_offered_only_where_it_is_proven() {
     // assumes one λ for every round's exponential mechanism.
     use disguise::objective::FnObjective;
     let likes = |s: &[usize]| s.iter().map(|&v| (v % 3) as f64).sum::<f64>().min(4.0);
-    let private = Procedure::private(Mechanism::Exponential, reporting);
+    let private = Procedure::private(SelectorKind::Exponential, reporting);
     let steady = FnObjective::new(6, Sensitivity::new(4.0).unwrap(), likes)
         .monotone()
         .decomposable();
@@ -1289,7 +1290,7 @@ fn the_decomposable_rule_is_offered_only_where_it_is_proven() {
     // be charged by; the split must come from a rule the run can use, within the budget.
     let wide = |s: &[usize]| s.iter().map(|&v| (v % 3) as f64).sum::<f64>().min(4.0);
     let c30 = Cardinality::new(40, 30);
-    let total = Procedure::private(Mechanism::Exponential, Budget::total(1.0, 1e-6).unwrap());
+    let total = Procedure::private(SelectorKind::Exponential, Budget::total(1.0, 1e-6).unwrap());
     let steady = FnObjective::new(40, Sensitivity::new(4.0).unwrap(), wide)
         .monotone()
         .decomposable();
@@ -1317,7 +1318,10 @@ fn large_margin_greedy_spends_delta_per_round_and_finds_margins() {
     };
     let c = Cardinality::new(30, 3);
     let mut rng = SecureRng::insecure_from_seed(26);
-    for mechanism in [Mechanism::LargeMargin, Mechanism::LargeMarginChaudhuri] {
+    for mechanism in [
+        SelectorKind::LargeMargin,
+        SelectorKind::LargeMarginChaudhuri,
+    ] {
         // Per round (ε₀, δ₀) = (1, 1e-7), reported at δ = 0: the accountant reports at least
         // the 3·δ₀ the calls spend (basic composition: (3, 3e-7)).
         let per_round = Budget::per_round(1.0, 1e-7, 0.0).unwrap();
@@ -1343,12 +1347,12 @@ fn large_margin_greedy_spends_delta_per_round_and_finds_margins() {
     }
     // δ₀ = 0 is invalid for a large margin mechanism.
     let bad = Procedure::private(
-        Mechanism::LargeMargin,
+        SelectorKind::LargeMargin,
         Budget::per_round(1.0, 0.0, 0.0).unwrap(),
     );
     assert!(greedy(&f, &c, &bad, &mut rng).is_err());
     // A total budget with δ = 0 cannot be split for approximate calls.
-    let bad = Procedure::private(Mechanism::LargeMargin, Budget::total(1.0, 0.0).unwrap());
+    let bad = Procedure::private(SelectorKind::LargeMargin, Budget::total(1.0, 0.0).unwrap());
     assert!(greedy(&f, &c, &bad, &mut rng).is_err());
 }
 

@@ -7,7 +7,7 @@ use disguise::apps::Transactions;
 use disguise::prelude::*;
 use disguise::task::{
     Algorithm, Assign, CompositionChoice, FeatureObjective, FeatureTable, Features, Hypothesis,
-    Itemsets, MaxCoverage, MaxCut, MechanismChoice, PrivacyReport,
+    Itemsets, MaxCoverage, MaxCut, PrivacyReport,
 };
 
 /// The privacy a plan promised and the one a run reported agree in everything a ledger
@@ -22,19 +22,15 @@ fn same(plan: &PrivacyReport, run: &PrivacyReport, what: &str) {
 }
 
 /// (mechanism, δ, composition) triples every greedy task is planned with.
-fn budgets() -> Vec<(MechanismChoice, f64, CompositionChoice)> {
+fn budgets() -> Vec<(SelectorKind, f64, CompositionChoice)> {
     vec![
-        (MechanismChoice::Exponential, 0.0, CompositionChoice::Auto),
-        (MechanismChoice::Exponential, 1e-6, CompositionChoice::Auto),
-        (MechanismChoice::Exponential, 1e-6, CompositionChoice::Zcdp),
-        (MechanismChoice::Exponential, 1e-6, CompositionChoice::Basic),
-        (MechanismChoice::LargeMargin, 1e-6, CompositionChoice::Auto),
-        (
-            MechanismChoice::ReportNoisyMax,
-            0.0,
-            CompositionChoice::Auto,
-        ),
-        (MechanismChoice::Argmax, 0.0, CompositionChoice::Auto),
+        (SelectorKind::Exponential, 0.0, CompositionChoice::Auto),
+        (SelectorKind::Exponential, 1e-6, CompositionChoice::Auto),
+        (SelectorKind::Exponential, 1e-6, CompositionChoice::Zcdp),
+        (SelectorKind::Exponential, 1e-6, CompositionChoice::Basic),
+        (SelectorKind::LargeMargin, 1e-6, CompositionChoice::Auto),
+        (SelectorKind::ReportNoisyMax, 0.0, CompositionChoice::Auto),
+        (SelectorKind::Argmax, 0.0, CompositionChoice::Auto),
     ]
 }
 
@@ -171,9 +167,9 @@ fn hypotheses_itemsets_and_histograms_spend_at_most_their_plan() {
         .collect();
     let list: Vec<String> = ["a", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
     for (mechanism, delta, list) in [
-        (disguise::apps::ItemsetMechanism::Lmm, 1e-6, None),
-        (disguise::apps::ItemsetMechanism::Em, 0.0, Some(&list[..])),
-        (disguise::apps::ItemsetMechanism::Em, 1e-6, Some(&list[..])),
+        (SelectorKind::LargeMargin, 1e-6, None),
+        (SelectorKind::Exponential, 0.0, Some(&list[..])),
+        (SelectorKind::Exponential, 1e-6, Some(&list[..])),
     ] {
         for count_share in [0.0, 0.1] {
             let mut request = Itemsets::new(2, 1.0, delta);
@@ -193,9 +189,9 @@ fn hypotheses_itemsets_and_histograms_spend_at_most_their_plan() {
     }
     // A hypothesis selection is one call.
     for (mechanism, delta) in [
-        (MechanismChoice::Exponential, 0.0),
-        (MechanismChoice::LargeMargin, 1e-6),
-        (MechanismChoice::ReportNoisyMax, 0.0),
+        (SelectorKind::Exponential, 0.0),
+        (SelectorKind::LargeMargin, 1e-6),
+        (SelectorKind::ReportNoisyMax, 0.0),
     ] {
         let request = Hypothesis::new(mechanism, 0.7, delta);
         let plan = request.plan().unwrap();

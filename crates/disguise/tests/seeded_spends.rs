@@ -9,7 +9,8 @@ use disguise::apps::hypothesis::{
 };
 use disguise::ledger::{Ledger, Limit, Spends};
 use disguise::prelude::*;
-use disguise::task::{Itemsets, MechanismChoice};
+use disguise::select::SelectorKind;
+use disguise::task::Itemsets;
 
 /// The `secure` flags the ledger records for one seeded run of `release`, then one keyed by
 /// the operating system, both charged to a data set with room for both.
@@ -56,7 +57,7 @@ fn a_seeded_hypothesis_selection_is_recorded_as_not_secure() {
         .correct_counts(&[ColumnRef::Numeric(&x)], &labels)
         .unwrap();
     let query = HypothesisQuery {
-        mechanism: MechanismChoice::Exponential,
+        mechanism: SelectorKind::Exponential,
         epsilon: Epsilon::new(1.0).unwrap(),
         delta: Delta::new(0.0).unwrap(),
     };

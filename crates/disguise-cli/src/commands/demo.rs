@@ -14,9 +14,10 @@ use crate::output::{
 use anyhow::bail;
 use disguise::constraint::Cardinality;
 use disguise::data::{geographic, manhattan_like, read_points};
-use disguise::maximize::{Budget, Mechanism, Procedure, Solution, greedy, standard_greedy};
+use disguise::maximize::{Budget, Procedure, Solution, greedy, standard_greedy};
 use disguise::objective::{FacilityLocation, Metric, Normalizer};
 use disguise::privacy::Guarantee;
+use disguise::select::SelectorKind;
 use disguise_experiments::plot::{self, Map, Pick};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -209,7 +210,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let private = greedy(
         &f,
         &constraint,
-        &Procedure::private(Mechanism::Exponential, total),
+        &Procedure::private(SelectorKind::Exponential, total),
         &mut rng,
     )?;
     let exact = standard_greedy(&f, &constraint)?;

@@ -2,13 +2,14 @@
 //! the decision stump with the smallest training error, chosen privately from a large,
 //! data-independent class.
 
-use super::common::names::named;
+use super::common::names::named_among;
 use super::common::{DeltaArg, LayoutArgs, RunArgs, warn_if_vacuous};
 use crate::output::{Format, flag_of, flagged, guarantee, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
 use disguise::apps::hypothesis::{table_columns, table_labels};
 use disguise::histogram::{ColumnSpec, DomainSource, Schema, Table};
-use disguise::task::{Hypothesis, MechanismChoice};
+use disguise::select::SelectorKind;
+use disguise::task::{Hypothesis, Privacy};
 use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
@@ -70,8 +71,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 32)]
     thresholds: usize,
     /// The selection mechanism.
-    #[arg(long, value_name = "NAME", value_parser = named::<MechanismChoice>(), default_value_t = MechanismChoice::LargeMargin)]
-    mechanism: MechanismChoice,
+    #[arg(long, value_name = "NAME", value_parser = named_among(Privacy::MECHANISMS), default_value_t = SelectorKind::LargeMargin)]
+    mechanism: SelectorKind,
     /// Privacy budget ε > 0 of the one selection (ignored by max). Example: `--epsilon 1`.
     #[arg(long, value_name = "E", allow_negative_numbers = true)]
     epsilon: Option<f64>,

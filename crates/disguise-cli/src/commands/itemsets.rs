@@ -2,16 +2,18 @@
 //! the most frequent itemsets of size r, with the large margin mechanism over the itemsets
 //! that occur, or the exponential mechanism over the full universe of a public item list.
 
-use super::common::names::named;
+use super::common::names::named_among;
 use super::common::{DeltaArg, RunArgs, warn_if_vacuous};
 use crate::output::{
     Format, NothingReleased, budget, flag_of, flagged, guarantee, input, print_json, rng_from_seed,
     sig, spinner, thousands,
 };
 use disguise::apps::{
-    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetMechanism,
-    ItemsetOutcome, ItemsetRelease, TransactionFormat, Transactions, read_item_list,
+    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetOutcome, ItemsetRelease,
+    TransactionFormat, Transactions, read_item_list,
 };
+use disguise::names::Named;
+use disguise::select::SelectorKind;
 use disguise::task::Itemsets;
 use std::path::PathBuf;
 
@@ -87,8 +89,8 @@ pub struct Args {
     /// The selection mechanism. Default: `em` with --items (the exponential mechanism over
     /// the whole public universe finds the top itemsets at much smaller ε than the margin
     /// search needs), `lmm` without.
-    #[arg(long, value_name = "NAME", value_parser = named::<ItemsetMechanism>())]
-    mechanism: Option<ItemsetMechanism>,
+    #[arg(long, value_name = "NAME", value_parser = named_among(Itemsets::MECHANISMS))]
+    mechanism: Option<SelectorKind>,
     /// A PUBLIC list of the possible items (names separated by spaces or newlines), fixed
     /// without looking at the data. Defines the universe: needed by `em`; with the large
     /// margin mechanisms it names zero-frequency picks. Items not in it are dropped.

@@ -25,7 +25,6 @@ use crate::noise::SecureRng;
 use crate::privacy::compose::{Accountant, ComposeOptions};
 use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost, Sensitivity};
 use crate::select::SelectorKind;
-use crate::task::MechanismChoice;
 use serde::Serialize;
 
 /// The largest class [`StumpClass::new`] builds: 10⁸ hypotheses. Selecting from |H|
@@ -513,7 +512,7 @@ pub struct HypothesisQuery {
     /// The selection: `em`, `lmm`, `lmm-chaudhuri`, `report-noisy-max`, or `max` (the
     /// non-private baseline). There are no monotone variants here: counts of correct answers
     /// are not monotone under replacement.
-    pub mechanism: MechanismChoice,
+    pub mechanism: SelectorKind,
     /// ε of the one selection.
     pub epsilon: Epsilon,
     /// δ (> 0 for the large margin mechanisms).
@@ -549,7 +548,7 @@ pub struct HypothesisSelection {
 /// # Errors
 /// A selector the query cannot build (δ = 0 with a large margin mechanism).
 pub fn hypothesis_spend(query: &HypothesisQuery) -> Result<(PrivacyCost, Option<Guarantee>)> {
-    let selector = SelectorKind::from(query.mechanism).build(query.epsilon, query.delta)?;
+    let selector = query.mechanism.build(query.epsilon, query.delta)?;
     one_call(selector.cost(), query.delta)
 }
 
@@ -585,7 +584,7 @@ pub fn select_hypothesis(
             format!("{} scores for {} hypotheses", scores.len(), class.len()),
         ));
     }
-    let selector = SelectorKind::from(query.mechanism).build(query.epsilon, query.delta)?;
+    let selector = query.mechanism.build(query.epsilon, query.delta)?;
     let pick = selector.select(scores, Sensitivity::new(1.0)?, rng)?;
     let (_, guarantee) = one_call(selector.cost(), query.delta)?;
     let best = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);

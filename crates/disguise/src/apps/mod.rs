@@ -23,7 +23,7 @@ pub use hypothesis::{
     select_hypothesis,
 };
 pub use itemsets::{
-    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, ItemsetBudget, ItemsetCounts, ItemsetMechanism,
+    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, ITEMSET_MECHANISMS, ItemsetBudget, ItemsetCounts,
     ItemsetOutcome, ItemsetPick, ItemsetQuery, ItemsetRelease, MAX_MARGIN_LIMIT, MAX_TOP,
     MAX_UNIVERSE_BITS, TransactionFormat, Transactions, binomial, item_order, mine_itemsets,
     mine_itemsets_with_budget, read_item_list,

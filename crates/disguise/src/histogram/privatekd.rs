@@ -9,13 +9,13 @@
 use super::discretize::Discretized;
 use crate::constraint::Cardinality;
 use crate::error::{Error, Result};
-use crate::maximize::{Budget, Mechanism, Procedure, Solution, greedy, standard_greedy};
+use crate::maximize::{Budget, Procedure, Solution, greedy, standard_greedy};
 use crate::noise::SecureRng;
 use crate::noise::bernoulli::uniform_below;
 use crate::objective::{Discernibility, SetFunction};
 use crate::privacy::budget::basic_per_round;
 use crate::privacy::{Epsilon, Sensitivity};
-use crate::select::{Exponential, Selector};
+use crate::select::{Exponential, Selector, SelectorKind};
 use serde::Serialize;
 
 /// The paper's noise-suppression parameter σ = 0.1 for MDA and the choice of k
@@ -118,7 +118,7 @@ pub fn private_kd<F: SetFunction>(
     check_k(k, d)?;
     let epsilon0 = basic_per_round(k as u64, epsilon_p)?;
     let procedure = Procedure::private(
-        Mechanism::Exponential,
+        SelectorKind::Exponential,
         Budget::per_round(epsilon0, 0.0, 0.0)?,
     );
     greedy(objective, &Cardinality::new(d, k), &procedure, rng)

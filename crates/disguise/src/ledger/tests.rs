@@ -618,7 +618,7 @@ fn a_real_selection_is_charged_its_guarantee_and_its_calls() {
     assert_eq!(r.calls[0].kind, "bounded_range");
     assert_eq!(Some(r.calls[0].epsilon), report.privacy.per_round_epsilon);
     // The argmax is refused before it runs, and not recorded.
-    let argmax = Select::new(2).mechanism(crate::task::MechanismChoice::Argmax);
+    let argmax = Select::new(2).mechanism(crate::select::SelectorKind::Argmax);
     let plan = argmax.plan(candidates.len()).unwrap();
     let err = ledger
         .charge(

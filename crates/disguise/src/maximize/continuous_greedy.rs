@@ -8,11 +8,13 @@ use super::base_sampler::{
 };
 use super::driver::{account, check_sizes};
 use super::swap_rounding::swap_round;
-use super::{Mechanism, Procedure, Round, Solution};
+use super::{Procedure, Round, Solution};
 use crate::error::{Error, Result};
+use crate::names::Named;
 use crate::noise::SecureRng;
 use crate::objective::{ErrorBound, GradientOracle, SetFunction};
 use crate::privacy::{Epsilon, PrivacyCost, Sensitivity};
+use crate::select::SelectorKind;
 use serde::Serialize;
 
 /// How each step's direction y_t (a base of the matroid) is chosen.
@@ -253,13 +255,13 @@ fn resolve_directions(directions: Directions, exact_bases: bool) -> Result<Direc
 ///
 /// ```
 /// use disguise::constraint::Cardinality;
-/// use disguise::maximize::{continuous_greedy, Budget, ContinuousGreedy, Mechanism, Procedure};
+/// use disguise::maximize::{continuous_greedy, Budget, ContinuousGreedy, Procedure};
 /// use disguise::objective::{ClosedForm, Coverage};
 /// use disguise::prelude::*;
 ///
 /// let f = Coverage::new(4, &[vec![0, 1], vec![1], vec![1, 2], vec![3], vec![3]])?;
 /// let mut rng = SecureRng::from_os()?;
-/// let private = Procedure::private(Mechanism::Exponential, Budget::total(1.0, 1e-6)?);
+/// let private = Procedure::private(SelectorKind::Exponential, Budget::total(1.0, 1e-6)?);
 /// let options = ContinuousGreedy::new().with_steps(4);
 /// let s = continuous_greedy(&f.multilinear()?, &Cardinality::new(4, 2), &options, &private, &mut rng)?;
 /// assert_eq!(s.elements.len(), 2);
@@ -319,7 +321,7 @@ where
     let steps = options.steps_for(rank);
     let planned = options.planned_calls(rank, blocks.is_some())?;
     if let Procedure::Private { mechanism, .. } = procedure
-        && *mechanism != Mechanism::Exponential
+        && *mechanism != SelectorKind::Exponential
     {
         return Err(Error::param(
             "mechanism",

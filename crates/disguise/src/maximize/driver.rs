@@ -335,8 +335,9 @@ struct Composed {
 /// before the data is read.
 ///
 /// ```
-/// use disguise::maximize::{Budget, Mechanism, Procedure, planned};
-/// let procedure = Procedure::private(Mechanism::Exponential, Budget::total(1.0, 0.0)?);
+/// use disguise::maximize::{Budget, Procedure, planned};
+/// use disguise::select::SelectorKind;
+/// let procedure = Procedure::private(SelectorKind::Exponential, Budget::total(1.0, 0.0)?);
 /// let plan = planned(&procedure, 4, false)?;
 /// assert_eq!(plan.guarantee.unwrap().epsilon, 1.0);
 /// assert_eq!(plan.calls[0].1, 4);

@@ -58,7 +58,7 @@ use crate::objective::SetFunction;
 ///
 /// ```
 /// use disguise::constraint::Cardinality;
-/// use disguise::maximize::{greedy, Budget, Mechanism, Procedure};
+/// use disguise::maximize::{greedy, Budget, Procedure};
 /// use disguise::objective::Coverage;
 /// use disguise::prelude::*;
 ///
@@ -67,7 +67,7 @@ use crate::objective::SetFunction;
 /// let mut rng = SecureRng::from_os()?;
 ///
 /// // (ε, δ) = (1, 10⁻⁶) for the whole run; the accountant picks ε₀ for the 2 rounds.
-/// let private = Procedure::private(Mechanism::Exponential, Budget::total(1.0, 1e-6)?);
+/// let private = Procedure::private(SelectorKind::Exponential, Budget::total(1.0, 1e-6)?);
 /// let solution = greedy(&f, &Cardinality::new(4, 2), &private, &mut rng)?;
 /// assert_eq!(solution.elements.len(), 2);
 /// let proved = solution.guarantee.unwrap();

@@ -25,7 +25,7 @@
 //! | [`k_submodular_greedy`] | Rafiey & Yoshida 2020, Alg. 3 | every (element, type) pair with a feasible support | any selector, r(M) rounds |
 //! | [`k_submodular_subsample_greedy`] | Rafiey & Yoshida 2020, Alg. 4 | the pairs of a data-independent element sample | any selector, r(M) rounds |
 //!
-//! The selection procedure is a parameter ([`Procedure`]): a private [`Mechanism`] calibrated
+//! The selection procedure is a parameter ([`Procedure`]): a private [`SelectorKind`](crate::select::SelectorKind) calibrated
 //! from a [`Budget`], the non-private argmax, or any [`Selector`](crate::select::Selector) you
 //! built. Every run returns a [`Solution`] with the picks, the value after each pick, the
 //! number of gain evaluations, the cost and sensitivity of every selector call, and the
@@ -56,7 +56,7 @@ pub use k_submodular::{
     Assignment, k_submodular_exhaustive, k_submodular_greedy, k_submodular_sample_size,
     k_submodular_subsample_greedy,
 };
-pub use procedure::{Budget, Mechanism, Procedure};
+pub use procedure::{Budget, Procedure};
 pub use subsample::subsample_greedy;
 pub use swap_rounding::swap_round;
 

@@ -1,82 +1,12 @@
 //! The selection procedure of an algorithm: which mechanism, with what budget.
 
 use crate::error::{Error, Result};
-use crate::names::{Named, named_traits};
+use crate::names::Named;
 use crate::privacy::budget::{BestBudget, BudgetQuery, CallKind, plan};
 use crate::privacy::compose::Rule;
 use crate::privacy::{Delta, Epsilon};
-use crate::select::{Argmax, Exponential, LargeMargin, ReportNoisyMax, Selector};
+use crate::select::{Argmax, Selector, SelectorKind};
 use serde::Serialize;
-
-/// A private selection mechanism, instantiated once per run with the per-round budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mechanism {
-    /// The exponential mechanism ([`Exponential`]): ε₀-DP and ε₀-bounded-range per call;
-    /// the selector of Theorems 3.1–3.5 and 4.1 of Mitrovic et al. (2017).
-    Exponential,
-    /// The large margin mechanism as presented by Mitrovic et al. (2017), Algorithm 5
-    /// ([`LargeMargin`]): (ε₀, δ₀)-DP per call, δ₀ > 0; Theorems 5.3–5.5.
-    LargeMargin,
-    /// The original large margin mechanism of Chaudhuri et al. (2014)
-    /// ([`LargeMargin::chaudhuri`]): (ε₀, δ₀)-DP per call, δ₀ > 0.
-    LargeMarginChaudhuri,
-    /// Report noisy max with Laplace noise ([`ReportNoisyMax`]): ε₀-DP per call.
-    ReportNoisyMax,
-}
-
-impl Mechanism {
-    /// The name the CLI and [`crate::select::selector_by_name`] use (also its
-    /// [`Named::name`]; parse names with [`Named::from_name`] or `str::parse`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Mechanism::Exponential => "em",
-            Mechanism::LargeMargin => "lmm",
-            Mechanism::LargeMarginChaudhuri => "lmm-chaudhuri",
-            Mechanism::ReportNoisyMax => "report-noisy-max",
-        }
-    }
-
-    /// The kind of privacy cost one call has (which composition rules apply).
-    pub fn call_kind(self) -> CallKind {
-        match self {
-            Mechanism::Exponential => CallKind::BoundedRange,
-            Mechanism::ReportNoisyMax => CallKind::Pure,
-            Mechanism::LargeMargin | Mechanism::LargeMarginChaudhuri => CallKind::Approximate,
-        }
-    }
-
-    /// Whether each call needs its own δ₀ > 0 (the large margin mechanisms).
-    pub fn needs_delta(self) -> bool {
-        matches!(
-            self,
-            Mechanism::LargeMargin | Mechanism::LargeMarginChaudhuri
-        )
-    }
-
-    /// The selector for one run, with budget (ε₀, δ₀) per call.
-    ///
-    /// Errors if δ₀ = 0 for a large margin mechanism, or δ₀ > 0 for a pure mechanism (it
-    /// would be silently wasted).
-    pub fn selector(self, epsilon0: Epsilon, delta0: Delta) -> Result<Box<dyn Selector>> {
-        if !self.needs_delta() && delta0.get() > 0.0 {
-            return Err(Error::param(
-                "delta0",
-                format!(
-                    "{self:?} is pure ε-DP per call; a per-round δ₀ = {} applies only to the \
-                     large margin mechanisms",
-                    delta0.get()
-                ),
-            ));
-        }
-        Ok(match self {
-            Mechanism::Exponential => Box::new(Exponential::new(epsilon0)),
-            Mechanism::ReportNoisyMax => Box::new(ReportNoisyMax::new(epsilon0)),
-            Mechanism::LargeMargin => Box::new(LargeMargin::new(epsilon0, delta0)?),
-            Mechanism::LargeMarginChaudhuri => Box::new(LargeMargin::chaudhuri(epsilon0, delta0)?),
-        })
-    }
-}
 
 /// How much privacy a run may spend.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -181,8 +111,9 @@ impl Budget {
 pub enum Procedure<'a> {
     /// A private mechanism calibrated from a budget.
     Private {
-        /// Which mechanism.
-        mechanism: Mechanism,
+        /// Which mechanism: one with a [`SelectorKind::call_kind`] (em, lmm,
+        /// lmm-chaudhuri, report-noisy-max); the others are refused when the run starts.
+        mechanism: SelectorKind,
         /// How much it may spend.
         budget: Budget,
     },
@@ -218,7 +149,7 @@ impl std::fmt::Debug for Procedure<'_> {
 
 impl<'a> Procedure<'a> {
     /// A private mechanism with a budget (shorthand for [`Procedure::Private`]).
-    pub fn private(mechanism: Mechanism, budget: Budget) -> Self {
+    pub fn private(mechanism: SelectorKind, budget: Budget) -> Self {
         Procedure::Private { mechanism, budget }
     }
 
@@ -234,7 +165,7 @@ impl<'a> Procedure<'a> {
     /// (for a total budget) and whether the decomposable rule may be used.
     ///
     /// `decomposable` says the objective is decomposable *and* the algorithm is Algorithm 1
-    /// or 2; the rule is then offered only for [`Mechanism::Exponential`] (the standard
+    /// or 2; the rule is then offered only for [`SelectorKind::Exponential`] (the standard
     /// exponential mechanism its proof covers), never for a custom selector, whose nature
     /// the library cannot check.
     pub(super) fn resolve(&self, rounds: usize, decomposable: bool) -> Result<Resolved<'a>> {
@@ -252,7 +183,8 @@ impl<'a> Procedure<'a> {
                 decomposable: false,
             }),
             Procedure::Private { mechanism, budget } => {
-                let decomposable = decomposable && mechanism == Mechanism::Exponential;
+                let kind = call_kind(mechanism)?;
+                let decomposable = decomposable && mechanism == SelectorKind::Exponential;
                 let (epsilon0, delta0, split) = match budget {
                     Budget::PerRound {
                         epsilon0, delta0, ..
@@ -270,8 +202,15 @@ impl<'a> Procedure<'a> {
                         (epsilon, delta0, None)
                     }
                     Budget::Total { epsilon, delta } => {
-                        let best =
-                            split_total(mechanism, epsilon, delta, rounds, decomposable, None)?;
+                        let best = split_total(
+                            mechanism,
+                            kind,
+                            epsilon,
+                            delta,
+                            rounds,
+                            decomposable,
+                            None,
+                        )?;
                         (
                             Epsilon::new(best.per_round_epsilon)?,
                             Delta::new(best.per_round_delta)?,
@@ -285,6 +224,7 @@ impl<'a> Procedure<'a> {
                     } => {
                         let best = split_total(
                             mechanism,
+                            kind,
                             epsilon,
                             delta,
                             rounds,
@@ -298,8 +238,19 @@ impl<'a> Procedure<'a> {
                         )
                     }
                 };
+                if !mechanism.needs_delta() && delta0.get() > 0.0 {
+                    // It would be silently wasted.
+                    return Err(Error::param(
+                        "delta0",
+                        format!(
+                            "{mechanism} is pure ε-DP per call; a per-round δ₀ = {} applies \
+                             only to the large margin mechanisms",
+                            delta0.get()
+                        ),
+                    ));
+                }
                 Ok(Resolved {
-                    selector: SelectorRef::Owned(mechanism.selector(epsilon0, delta0)?),
+                    selector: SelectorRef::Owned(mechanism.build(epsilon0, delta0)?),
                     delta: budget.reporting_delta(),
                     split,
                     decomposable,
@@ -309,11 +260,12 @@ impl<'a> Procedure<'a> {
     }
 }
 
-/// The largest per-round budget for `mechanism` whose composition over `rounds` calls stays
+/// The largest per-round budget for `mechanism` (calls of `kind`) whose composition over `rounds` calls stays
 /// within the total (ε, δ), under the accountant's best rule (`privacy::budget::plan`), or
 /// under `forced` when given (an error naming why if that rule does not apply).
 fn split_total(
-    mechanism: Mechanism,
+    mechanism: SelectorKind,
+    kind: CallKind,
     epsilon: Epsilon,
     delta: Delta,
     rounds: usize,
@@ -326,7 +278,7 @@ fn split_total(
         epsilon,
         delta,
         rounds,
-        kind: mechanism.call_kind(),
+        kind,
         decomposable,
     };
     let plan = plan(&query)?;
@@ -386,6 +338,19 @@ fn split_total(
     })
 }
 
+/// The call kind of a mechanism a greedy round may use, or an error naming why not.
+fn call_kind(mechanism: SelectorKind) -> Result<CallKind> {
+    mechanism.call_kind().ok_or_else(|| {
+        Error::param(
+            "mechanism",
+            format!(
+                "{mechanism} cannot be calibrated from a budget for the rounds of a greedy \
+                 (use em, lmm, lmm-chaudhuri or report-noisy-max, or Procedure::Argmax)"
+            ),
+        )
+    })
+}
+
 /// A selector ready for a run.
 pub(super) struct Resolved<'a> {
     pub selector: SelectorRef<'a>,
@@ -411,43 +376,3 @@ impl SelectorRef<'_> {
         }
     }
 }
-
-impl Named for Mechanism {
-    const KIND: &'static str = "mechanism";
-    const ALL: &'static [Self] = &[
-        Mechanism::Exponential,
-        Mechanism::LargeMargin,
-        Mechanism::LargeMarginChaudhuri,
-        Mechanism::ReportNoisyMax,
-    ];
-
-    fn name(self) -> &'static str {
-        Mechanism::name(self)
-    }
-
-    fn aliases(self) -> &'static [&'static str] {
-        match self {
-            Mechanism::Exponential => &["exponential"],
-            Mechanism::LargeMargin => &["large-margin"],
-            Mechanism::LargeMarginChaudhuri => &["large-margin-chaudhuri"],
-            Mechanism::ReportNoisyMax => &["rnm"],
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Mechanism::Exponential => {
-                "The exponential mechanism (ε₀-DP, bounded range: every composition rule applies)"
-            }
-            Mechanism::LargeMargin => {
-                "The large margin mechanism as in Mitrovic et al. 2017, Alg. 5 ((ε₀, δ₀)-DP; needs δ > 0)"
-            }
-            Mechanism::LargeMarginChaudhuri => {
-                "The original large margin mechanism of Chaudhuri et al. 2014 ((ε₀, δ₀)-DP; needs δ > 0)"
-            }
-            Mechanism::ReportNoisyMax => "Report noisy max with Laplace noise (pure ε₀-DP)",
-        }
-    }
-}
-
-named_traits!(Mechanism);

@@ -45,7 +45,7 @@ use crate::objective::SetFunction;
 /// V′ plus a dummy).
 ///
 /// ```
-/// use disguise::maximize::{subsample_greedy, Budget, Mechanism, Procedure};
+/// use disguise::maximize::{subsample_greedy, Budget, Procedure};
 /// use disguise::prelude::*;
 /// # use disguise::objective::{Properties, SetFunction};
 /// # struct Weights(Vec<f64>);
@@ -71,7 +71,7 @@ use crate::objective::SetFunction;
 /// assert!(fast.elements.len() <= 3 && fast.value >= 0.0);
 /// assert!(fast.gain_evaluations <= 6);
 ///
-/// let private = Procedure::private(Mechanism::Exponential, Budget::per_round(0.5, 0.0, 0.0)?);
+/// let private = Procedure::private(SelectorKind::Exponential, Budget::per_round(0.5, 0.0, 0.0)?);
 /// let s = subsample_greedy(&f, 3, &private, &mut rng)?;
 /// assert_eq!(s.rounds.len(), 3);
 /// # Ok::<(), disguise::Error>(())

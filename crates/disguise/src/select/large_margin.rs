@@ -963,30 +963,4 @@ mod tests {
             .unwrap();
         assert!(pick.index < 3);
     }
-
-    #[test]
-    fn selector_by_name_round_trips_every_name() {
-        use crate::names::Named;
-        use crate::select::{SelectorKind, selector_by_name};
-        for &kind in SelectorKind::ALL {
-            let sel = selector_by_name(kind.name(), eps(0.5), delta(1e-6)).unwrap();
-            assert_eq!(sel.name(), kind.name());
-        }
-        let lmm = selector_by_name("lmm", eps(0.5), delta(1e-6)).unwrap();
-        assert_eq!(
-            lmm.cost(),
-            PrivacyCost::Approximate {
-                epsilon: eps(0.5),
-                delta: delta(1e-6)
-            }
-        );
-        assert!(selector_by_name("lmm-chaudhuri", eps(0.5), Delta::ZERO).is_err());
-        assert!(matches!(
-            selector_by_name("nope", eps(0.5), Delta::ZERO),
-            Err(Error::InvalidParameter {
-                name: "selector",
-                ..
-            })
-        ));
-    }
 }

@@ -12,8 +12,7 @@
 use super::Report;
 use super::select::location_normalizer;
 use super::{
-    Algorithm, MechanismChoice, Privacy, PrivacyReport, Reporting, Runnable, Usefulness,
-    WithPrivacy,
+    Algorithm, Privacy, PrivacyReport, Reporting, Runnable, SelectorKind, Usefulness, WithPrivacy,
 };
 use crate::constraint::{Cardinality, Independence, Matroid};
 use crate::error::{Error, Result};
@@ -358,7 +357,7 @@ pub struct PreparedAssign<'o, F: KSubmodularFunction = Separable<FacilityLocatio
     procedure: Procedure<'static>,
     failure: f64,
     algorithm: Algorithm,
-    mechanism: MechanismChoice,
+    mechanism: SelectorKind,
     f_max: f64,
     types: Vec<String>,
     /// The points (facility location) or people (reach) the objective counts.
@@ -409,7 +408,7 @@ impl<F: KSubmodularFunction> Reporting for PreparedAssign<'_, F> {
     /// Algorithm 4 (probability 1 − β − γ, proven for a cardinality constraint). `None`
     /// for the other mechanisms.
     fn usefulness(&self, run: &Assignment) -> Option<Usefulness> {
-        if self.mechanism != MechanismChoice::Exponential {
+        if self.mechanism != SelectorKind::Exponential {
             return None;
         }
         let epsilon0 = run.solution.budget_split.as_ref()?.per_round_epsilon;

@@ -379,7 +379,7 @@ impl super::Params for CoverageParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::MechanismChoice;
+    use crate::select::SelectorKind;
 
     #[test]
     fn the_largest_groups_are_covered_first() {
@@ -389,7 +389,7 @@ mod tests {
         covers.extend(vec![vec![0, 1]; 20]);
         covers.extend(vec![vec![1]; 10]);
         covers.extend(vec![vec![2]; 25]);
-        let argmax = MaxCoverage::new(2).mechanism(MechanismChoice::Argmax);
+        let argmax = MaxCoverage::new(2).mechanism(SelectorKind::Argmax);
         let report = argmax
             .run(3, &covers, &mut SecureRng::insecure_from_seed(1))
             .unwrap();

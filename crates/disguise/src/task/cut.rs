@@ -290,7 +290,7 @@ impl super::Params for CutParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::MechanismChoice;
+    use crate::select::SelectorKind;
 
     /// Two stars joined at their leaves' ends: centres 0 and 1 each with 10 leaves.
     fn two_stars() -> Vec<(usize, usize)> {
@@ -313,7 +313,7 @@ mod tests {
     fn the_argmax_greedy_takes_both_centres() {
         let request = MaxCut {
             algorithm: Algorithm::Greedy,
-            ..MaxCut::new(2).mechanism(MechanismChoice::Argmax)
+            ..MaxCut::new(2).mechanism(SelectorKind::Argmax)
         };
         let report = request
             .run(22, &two_stars(), &mut SecureRng::insecure_from_seed(1))

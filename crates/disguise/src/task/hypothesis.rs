@@ -8,7 +8,7 @@
 //! ([`crate::apps::hypothesis::select_hypothesis`]). The class (columns, bounds, levels,
 //! thresholds) must be public.
 
-use super::{CompositionChoice, MechanismChoice, Privacy};
+use super::{CompositionChoice, Privacy};
 use crate::apps::hypothesis::{
     HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, StumpClass, hypothesis_spend,
     select_hypothesis, table_columns,
@@ -18,7 +18,7 @@ use crate::histogram::Table;
 use crate::names::Named;
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
-use crate::select::MarginVariant;
+use crate::select::SelectorKind;
 use crate::task::Usefulness;
 use serde::Serialize;
 
@@ -26,9 +26,10 @@ use serde::Serialize;
 ///
 /// ```
 /// use disguise::prelude::*;
-/// use disguise::task::{Hypothesis, MechanismChoice};
+/// use disguise::select::SelectorKind;
+/// use disguise::task::Hypothesis;
 ///
-/// let request = Hypothesis::new(MechanismChoice::LargeMargin, 1.0, 1e-6);
+/// let request = Hypothesis::new(SelectorKind::LargeMargin, 1.0, 1e-6);
 /// assert!(request.validate().is_ok());
 /// assert!(Hypothesis { thresholds: 0, ..request }.validate().is_err());
 /// ```
@@ -36,7 +37,7 @@ use serde::Serialize;
 pub struct Hypothesis {
     /// The selection (every choice but the monotone variants, which counts of correct
     /// answers do not allow).
-    pub mechanism: MechanismChoice,
+    pub mechanism: SelectorKind,
     /// ε of the one selection; required unless the selection is the argmax.
     pub epsilon: Option<f64>,
     /// δ (> 0 for the large margin mechanisms).
@@ -50,7 +51,7 @@ pub const DEFAULT_THRESHOLDS: usize = 32;
 
 impl Hypothesis {
     /// The selection with `mechanism` at (ε, δ) on the default grid.
-    pub fn new(mechanism: MechanismChoice, epsilon: f64, delta: f64) -> Self {
+    pub fn new(mechanism: SelectorKind, epsilon: f64, delta: f64) -> Self {
         Self {
             mechanism,
             epsilon: Some(epsilon),
@@ -62,8 +63,8 @@ impl Hypothesis {
     /// Validates every option that needs no data; returns the query the selection runs.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] naming `epsilon`, `delta` or `thresholds`, or an invalid
-    /// ε or δ.
+    /// [`Error::InvalidParameter`] naming `mechanism` (one outside [`Privacy::MECHANISMS`]),
+    /// `epsilon`, `delta` or `thresholds`, or an invalid ε or δ.
     pub fn validate(&self) -> Result<HypothesisQuery> {
         // The budget rules of every task: ε required for a private mechanism, δ > 0 for the
         // large margin mechanisms.
@@ -164,21 +165,21 @@ impl Hypothesis {
         let Some(epsilon) = self.epsilon else {
             return Ok(None);
         };
-        let variant = match self.mechanism {
-            MechanismChoice::Exponential => {
-                let half = n as f64 / 2.0;
-                return Ok(Some(Usefulness::exponential(
-                    hypotheses as f64,
-                    1.0,
-                    epsilon,
-                    half,
-                )));
+        if self.mechanism == SelectorKind::Exponential {
+            let half = n as f64 / 2.0;
+            return Ok(Some(Usefulness::exponential(
+                hypotheses as f64,
+                1.0,
+                epsilon,
+                half,
+            )));
+        }
+        match self.mechanism.margin_variant() {
+            Some(variant) => {
+                Usefulness::large_margin(variant, epsilon, self.delta, 1.0, n).map(Some)
             }
-            MechanismChoice::LargeMargin => MarginVariant::Mitrovic,
-            MechanismChoice::LargeMarginChaudhuri => MarginVariant::Chaudhuri,
-            MechanismChoice::ReportNoisyMax | MechanismChoice::Argmax => return Ok(None),
-        };
-        Usefulness::large_margin(variant, epsilon, self.delta, 1.0, n).map(Some)
+            None => Ok(None),
+        }
     }
 
     /// The report of a selection made by [`Hypothesis::run`] on `records` records: the
@@ -240,7 +241,7 @@ mod tests {
 
     #[test]
     fn options_are_refused_with_their_names() {
-        let ok = Hypothesis::new(MechanismChoice::LargeMargin, 1.0, 1e-6);
+        let ok = Hypothesis::new(SelectorKind::LargeMargin, 1.0, 1e-6);
         assert!(ok.validate().is_ok());
         let cases = [
             (
@@ -279,7 +280,7 @@ mod tests {
         }
         // The argmax needs no budget.
         let argmax = Hypothesis {
-            mechanism: MechanismChoice::Argmax,
+            mechanism: SelectorKind::Argmax,
             epsilon: None,
             delta: 0.0,
             ..ok

@@ -10,15 +10,17 @@
 //! the caps are public.
 
 use crate::apps::itemsets::{
-    check_count_share, check_delta, check_item_list, check_max_margin, check_size, check_top,
+    check_count_share, check_delta, check_item_list, check_max_margin, check_mechanism, check_size,
+    check_top,
 };
 use crate::apps::{
-    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetBudget, ItemsetCounts,
-    ItemsetMechanism, ItemsetQuery, ItemsetRelease, Transactions, mine_itemsets,
+    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ITEMSET_MECHANISMS,
+    ItemsetBudget, ItemsetCounts, ItemsetQuery, ItemsetRelease, Transactions, mine_itemsets,
 };
 use crate::error::Result;
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
+use crate::select::SelectorKind;
 use crate::task::Usefulness;
 use serde::Serialize;
 
@@ -47,8 +49,9 @@ pub struct Itemsets {
     pub size: usize,
     /// The number T of itemsets released, one per round (1 ..= [`MAX_TOP`](crate::apps::MAX_TOP)).
     pub top: usize,
-    /// The selection mechanism; `None`: the task chooses ([`Itemsets::chosen_mechanism`]).
-    pub mechanism: Option<ItemsetMechanism>,
+    /// The selection mechanism, one of [`Itemsets::MECHANISMS`]; `None`: the task chooses
+    /// ([`Itemsets::chosen_mechanism`]).
+    pub mechanism: Option<SelectorKind>,
     /// The total ε of the release.
     pub epsilon: f64,
     /// The total δ (> 0 for the large margin mechanisms).
@@ -64,6 +67,9 @@ pub struct Itemsets {
 }
 
 impl Itemsets {
+    /// The mechanisms an itemset release can use ([`Itemsets::validate`] refuses the others).
+    pub const MECHANISMS: &'static [SelectorKind] = ITEMSET_MECHANISMS;
+
     /// The top itemset of size `size` with the mechanism the task chooses, budget (ε, δ),
     /// the default caps and 10% of ε for its noisy frequency.
     pub fn new(size: usize, epsilon: f64, delta: f64) -> Self {
@@ -84,11 +90,11 @@ impl Itemsets {
     /// exponential mechanism over its whole universe (fixed before the data is seen, so it
     /// needs no δ), and without one the large margin mechanism over the itemsets that occur
     /// (the only choice there).
-    pub fn chosen_mechanism(&self, item_list: bool) -> ItemsetMechanism {
+    pub fn chosen_mechanism(&self, item_list: bool) -> SelectorKind {
         self.mechanism.unwrap_or(if item_list {
-            ItemsetMechanism::Em
+            SelectorKind::Exponential
         } else {
-            ItemsetMechanism::Lmm
+            SelectorKind::LargeMargin
         })
     }
 
@@ -106,6 +112,7 @@ impl Itemsets {
         check_max_margin(self.max_margin)?;
         check_count_share(self.count_share)?;
         let mechanism = self.chosen_mechanism(item_list);
+        check_mechanism(mechanism)?;
         check_delta(mechanism, self.delta)?;
         check_item_list(mechanism, item_list)?;
         Ok(())
@@ -167,7 +174,7 @@ impl Itemsets {
     pub fn plan(&self, item_list: bool) -> Result<super::PrivacyReport> {
         self.validate(item_list)?;
         let budget = ItemsetBudget::new(&self.query(item_list)?, self.size, self.max_length)?;
-        let lmm = self.chosen_mechanism(item_list) != ItemsetMechanism::Em;
+        let lmm = self.chosen_mechanism(item_list) != SelectorKind::Exponential;
         Ok(budget.planned(self.top, lmm))
     }
 
@@ -184,7 +191,7 @@ impl Itemsets {
         let (epsilon0, n) = (release.per_round_epsilon, release.transactions);
         // A release over a public item list states its universe.
         let mechanism = self.chosen_mechanism(release.universe_items.is_some());
-        let Some(variant) = mechanism.variant() else {
+        let Some(variant) = mechanism.margin_variant() else {
             let items = release.universe_items.unwrap_or(0);
             // C(items, r) as a float: only its logarithm enters the bound.
             let universe = (0..self.size).fold(1.0f64, |c, i| {
@@ -268,12 +275,13 @@ pub struct ItemsetsReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::names::Named;
 
     #[test]
     fn a_public_item_list_means_the_exponential_mechanism_unless_another_is_asked() {
         let default = Itemsets::new(2, 1.0, 0.0);
-        assert_eq!(default.chosen_mechanism(true), ItemsetMechanism::Em);
-        assert_eq!(default.chosen_mechanism(false), ItemsetMechanism::Lmm);
+        assert_eq!(default.chosen_mechanism(true), SelectorKind::Exponential);
+        assert_eq!(default.chosen_mechanism(false), SelectorKind::LargeMargin);
         // Without a list, lmm needs δ > 0: the default is validated as it will run.
         assert!(default.validate(true).is_ok());
         assert!(
@@ -284,10 +292,19 @@ mod tests {
                 .contains("δ > 0")
         );
         let asked = Itemsets {
-            mechanism: Some(ItemsetMechanism::Lmm),
+            mechanism: Some(SelectorKind::LargeMargin),
             ..Itemsets::new(2, 1.0, 1e-6)
         };
-        assert_eq!(asked.chosen_mechanism(true), ItemsetMechanism::Lmm);
+        assert_eq!(asked.chosen_mechanism(true), SelectorKind::LargeMargin);
+        // Only the itemset mechanisms of the one vocabulary are accepted.
+        for &kind in SelectorKind::ALL {
+            let request = Itemsets {
+                mechanism: Some(kind),
+                ..Itemsets::new(2, 1.0, 1e-6)
+            };
+            let accepted = Itemsets::MECHANISMS.contains(&kind);
+            assert_eq!(request.validate(true).is_ok(), accepted, "{kind}");
+        }
     }
 
     #[test]
@@ -339,7 +356,7 @@ mod tests {
             ),
             (
                 Itemsets {
-                    mechanism: Some(ItemsetMechanism::Em),
+                    mechanism: Some(SelectorKind::Exponential),
                     ..ok.clone()
                 },
                 "needs a public item list",
@@ -358,7 +375,7 @@ mod tests {
         }
         assert!(
             Itemsets {
-                mechanism: Some(ItemsetMechanism::Em),
+                mechanism: Some(SelectorKind::Exponential),
                 ..ok
             }
             .validate(true)

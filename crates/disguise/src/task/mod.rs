@@ -69,93 +69,14 @@ pub use select::{
 pub use usefulness::Usefulness;
 
 use crate::error::{Error, Result};
-use crate::maximize::{Budget, Mechanism, Procedure, Solution};
+use crate::maximize::{Budget, Procedure, Solution};
 use crate::names::{Named, named_traits};
 use crate::noise::SecureRng;
 use crate::privacy::compose::Rule;
 use crate::privacy::{Delta, Epsilon, Guarantee};
+use crate::select::SelectorKind;
 use rayon::prelude::*;
 use serde::Serialize;
-
-/// The selection made in every round: a private mechanism, or the non-private argmax (a
-/// baseline without any guarantee).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum MechanismChoice {
-    /// The exponential mechanism.
-    #[default]
-    Exponential,
-    /// The large margin mechanism of Mitrovic et al. (2017), Algorithm 5.
-    LargeMargin,
-    /// The large margin mechanism of Chaudhuri et al. (2014), Algorithm 1.
-    LargeMarginChaudhuri,
-    /// Report noisy max with Laplace noise.
-    ReportNoisyMax,
-    /// The non-private argmax: NO privacy guarantee.
-    Argmax,
-}
-
-impl MechanismChoice {
-    /// The private mechanism, or `None` for the non-private argmax.
-    pub fn mechanism(self) -> Option<Mechanism> {
-        match self {
-            MechanismChoice::Exponential => Some(Mechanism::Exponential),
-            MechanismChoice::LargeMargin => Some(Mechanism::LargeMargin),
-            MechanismChoice::LargeMarginChaudhuri => Some(Mechanism::LargeMarginChaudhuri),
-            MechanismChoice::ReportNoisyMax => Some(Mechanism::ReportNoisyMax),
-            MechanismChoice::Argmax => None,
-        }
-    }
-}
-
-impl From<Mechanism> for MechanismChoice {
-    fn from(m: Mechanism) -> Self {
-        match m {
-            Mechanism::Exponential => MechanismChoice::Exponential,
-            Mechanism::LargeMargin => MechanismChoice::LargeMargin,
-            Mechanism::LargeMarginChaudhuri => MechanismChoice::LargeMarginChaudhuri,
-            Mechanism::ReportNoisyMax => MechanismChoice::ReportNoisyMax,
-        }
-    }
-}
-
-impl From<MechanismChoice> for crate::select::SelectorKind {
-    fn from(m: MechanismChoice) -> Self {
-        use crate::select::SelectorKind;
-        match m {
-            MechanismChoice::Exponential => SelectorKind::Exponential,
-            MechanismChoice::LargeMargin => SelectorKind::LargeMargin,
-            MechanismChoice::LargeMarginChaudhuri => SelectorKind::LargeMarginChaudhuri,
-            MechanismChoice::ReportNoisyMax => SelectorKind::ReportNoisyMax,
-            MechanismChoice::Argmax => SelectorKind::Argmax,
-        }
-    }
-}
-
-impl Named for MechanismChoice {
-    const KIND: &'static str = "mechanism";
-    const ALL: &'static [Self] = &[
-        MechanismChoice::Exponential,
-        MechanismChoice::LargeMargin,
-        MechanismChoice::LargeMarginChaudhuri,
-        MechanismChoice::ReportNoisyMax,
-        MechanismChoice::Argmax,
-    ];
-
-    fn name(self) -> &'static str {
-        self.mechanism().map_or("max", Mechanism::name)
-    }
-
-    fn aliases(self) -> &'static [&'static str] {
-        self.mechanism().map_or(&["argmax"], Named::aliases)
-    }
-
-    fn help(self) -> &'static str {
-        match self.mechanism() {
-            Some(m) => Named::help(m),
-            None => "The non-private argmax (standard greedy): NO privacy guarantee, a baseline",
-        }
-    }
-}
 
 /// How a total (ε, δ) is split over the rounds, as a user chooses it: the rule that gives
 /// each round the most budget (`auto`), or a named rule (an error if it does not apply).
@@ -297,7 +218,7 @@ impl Algorithm {
     }
 }
 
-named_traits!(MechanismChoice, CompositionChoice, Algorithm);
+named_traits!(CompositionChoice, Algorithm);
 
 /// The privacy options of a greedy task: the total budget, the mechanism of every round and
 /// how the budget is split over the rounds.
@@ -308,13 +229,42 @@ pub struct Privacy {
     /// The total δ ∈ [0, 1) of the whole run (> 0 for the large margin mechanisms and the
     /// advanced, zCDP and decomposable rules).
     pub delta: f64,
-    /// The selection of every round.
-    pub mechanism: MechanismChoice,
+    /// The selection of every round, one of [`Privacy::MECHANISMS`].
+    pub mechanism: SelectorKind,
     /// How the total budget is split over the rounds.
     pub composition: CompositionChoice,
 }
 
 impl Privacy {
+    /// The selections a greedy task (and hypothesis selection) can make in every round: the
+    /// mechanisms with a guarantee for any scores, and the non-private argmax as a baseline.
+    pub const MECHANISMS: &'static [SelectorKind] = &[
+        SelectorKind::Exponential,
+        SelectorKind::LargeMargin,
+        SelectorKind::LargeMarginChaudhuri,
+        SelectorKind::ReportNoisyMax,
+        SelectorKind::Argmax,
+    ];
+
+    /// Refuses a mechanism outside [`Privacy::MECHANISMS`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `mechanism` and listing the valid ones.
+    pub fn check_mechanism(mechanism: SelectorKind) -> Result<()> {
+        if Self::MECHANISMS.contains(&mechanism) {
+            return Ok(());
+        }
+        let names: Vec<&str> = Self::MECHANISMS.iter().map(|m| m.name()).collect();
+        Err(Error::param(
+            "mechanism",
+            format!(
+                "{mechanism} is private only for monotone scores, which a task's scores are \
+                 not shown to be; expected one of {}",
+                names.join(", ")
+            ),
+        ))
+    }
+
     /// Validates the options (no data needed) and builds the selection procedure: the
     /// mechanism calibrated from the total budget, split by the composition rule.
     ///
@@ -322,7 +272,9 @@ impl Privacy {
     /// [`Error::InvalidParameter`] naming `epsilon`, `delta` or `composition`, or
     /// [`Error::InvalidEpsilon`] / [`Error::InvalidDelta`].
     pub fn procedure(&self) -> Result<Procedure<'static>> {
-        let Some(mechanism) = self.mechanism.mechanism() else {
+        Self::check_mechanism(self.mechanism)?;
+        let mechanism = self.mechanism;
+        if !mechanism.is_private() {
             if self.composition != CompositionChoice::Auto {
                 return Err(Error::param(
                     "composition",
@@ -335,7 +287,7 @@ impl Privacy {
             }
             Delta::new(self.delta)?;
             return Ok(Procedure::Argmax);
-        };
+        }
         let Some(epsilon) = self.epsilon else {
             return Err(Error::param(
                 "epsilon",
@@ -380,7 +332,7 @@ pub trait WithPrivacy: Sized {
     }
 
     /// The selection of every round.
-    fn mechanism(mut self, mechanism: MechanismChoice) -> Self {
+    fn mechanism(mut self, mechanism: SelectorKind) -> Self {
         self.privacy_mut().mechanism = mechanism;
         self
     }
@@ -616,6 +568,39 @@ pub(crate) fn k_fits(k: usize, n: usize, what: &str) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// The greedy tasks accept exactly their slice of the one vocabulary: the monotone
+    /// variants, whose guarantee needs monotone scores, are refused before any data.
+    #[test]
+    fn the_greedy_tasks_refuse_mechanisms_outside_their_slice() {
+        for &kind in SelectorKind::ALL {
+            let privacy = Privacy {
+                epsilon: Some(1.0),
+                delta: 1e-6,
+                mechanism: kind,
+                ..Privacy::default()
+            };
+            let accepted = Privacy::MECHANISMS.contains(&kind);
+            assert_eq!(privacy.procedure().is_ok(), accepted, "{kind}");
+            assert_eq!(kind.call_kind().is_some() || !kind.is_private(), accepted);
+        }
+        let err = Privacy {
+            epsilon: Some(1.0),
+            mechanism: SelectorKind::ExponentialMonotone,
+            ..Privacy::default()
+        }
+        .procedure()
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("em-monotone is private only for monotone scores"),
+            "{err}"
+        );
+        let err = SelectorKind::from_name_among("em-monotone", Privacy::MECHANISMS)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("\"em-monotone\" does not apply here"), "{err}");
+    }
+
     #[test]
     fn privacy_options_are_validated_before_any_data() {
         let ok = Privacy {
@@ -629,7 +614,7 @@ mod tests {
             "{missing}"
         );
         let lmm = Privacy {
-            mechanism: MechanismChoice::LargeMargin,
+            mechanism: SelectorKind::LargeMargin,
             ..ok
         };
         assert!(
@@ -639,7 +624,7 @@ mod tests {
                 .contains("needs δ > 0")
         );
         let argmax = Privacy {
-            mechanism: MechanismChoice::Argmax,
+            mechanism: SelectorKind::Argmax,
             composition: CompositionChoice::Basic,
             ..ok
         };

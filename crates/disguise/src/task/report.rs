@@ -83,7 +83,7 @@ impl<P> Report<P> {
 /// What a task's public parameters say that is read across tasks (e.g. by a budget
 /// ledger).
 pub trait Params: Serialize {
-    /// The selection of every round ([`MechanismChoice`](super::MechanismChoice) name).
+    /// The selection of every round ([`SelectorKind`](crate::select::SelectorKind) name).
     fn mechanism(&self) -> &'static str;
     /// Whether the guarantee protects one edge of a graph (edge-level privacy) rather than
     /// one person's record.

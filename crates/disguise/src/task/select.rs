@@ -253,7 +253,7 @@ impl Select {
             }
             if !matches!(
                 self.privacy.mechanism,
-                super::MechanismChoice::Exponential | super::MechanismChoice::Argmax
+                super::SelectorKind::Exponential | super::SelectorKind::Argmax
             ) {
                 return Err(Error::param(
                     "mechanism",
@@ -685,7 +685,7 @@ impl Reporting for PreparedSelect<'_> {
     /// argmax.
     fn usefulness(&self, solution: &Solution) -> Option<Usefulness> {
         if let Some(continuous) = &self.continuous {
-            if self.request.privacy.mechanism != super::MechanismChoice::Exponential {
+            if self.request.privacy.mechanism != super::SelectorKind::Exponential {
                 return None;
             }
             let run = continuous.bound_parameters(self.records, solution)?;
@@ -748,7 +748,7 @@ pub struct SelectParams {
     pub objective: &'static str,
     /// The algorithm that ran.
     pub algorithm: &'static str,
-    /// The selection of every round ([`MechanismChoice`](super::MechanismChoice) name).
+    /// The selection of every round ([`SelectorKind`](super::SelectorKind) name).
     pub mechanism: &'static str,
     /// The constraint.
     pub constraint: &'static str,
@@ -913,7 +913,8 @@ fn check_size(matroid: &Matroid, directions: Directions, steps: Option<usize>) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::task::{CompositionChoice, MechanismChoice};
+    use crate::select::SelectorKind;
+    use crate::task::CompositionChoice;
 
     fn data() -> (Vec<[f64; 2]>, Vec<[f64; 2]>) {
         let points = (0..40)
@@ -972,7 +973,7 @@ mod tests {
             (
                 Select::new(2)
                     .epsilon(1.0)
-                    .mechanism(MechanismChoice::LargeMargin),
+                    .mechanism(SelectorKind::LargeMargin),
                 "needs δ > 0",
             ),
             (

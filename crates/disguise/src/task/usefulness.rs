@@ -667,7 +667,7 @@ struct Form<'a> {
 /// algorithm, how many matroids constrain it (0 for a cardinality constraint alone), and
 /// the objective's range. Only the request's choices and the run's public budget are read.
 pub(crate) struct GreedyRun<'a> {
-    pub mechanism: super::MechanismChoice,
+    pub mechanism: super::SelectorKind,
     pub algorithm: super::Algorithm,
     pub matroids: usize,
     /// λᵢ of every planned round.
@@ -692,15 +692,14 @@ impl GreedyRun<'_> {
     /// for the continuous greedy, whose bound needs its own parameters
     /// ([`Usefulness::continuous_greedy`]).
     pub fn usefulness(&self, solution: &crate::maximize::Solution) -> Option<Usefulness> {
-        use super::{Algorithm, MechanismChoice};
+        use super::Algorithm;
+        use crate::select::SelectorKind;
         let split = solution.budget_split.as_ref()?;
         let epsilon0 = split.per_round_epsilon;
-        let variant = match self.mechanism {
-            MechanismChoice::Exponential => None,
-            MechanismChoice::LargeMargin => Some(crate::select::MarginVariant::Mitrovic),
-            MechanismChoice::LargeMarginChaudhuri => Some(crate::select::MarginVariant::Chaudhuri),
-            MechanismChoice::ReportNoisyMax | MechanismChoice::Argmax => return None,
-        };
+        if self.mechanism != SelectorKind::Exponential && !self.mechanism.needs_delta() {
+            return None;
+        }
+        let variant = self.mechanism.margin_variant();
         if let Some(variant) = variant {
             let delta0 = split.per_round_delta;
             if self.counts {

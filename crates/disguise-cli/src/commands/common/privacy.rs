@@ -1,7 +1,7 @@
 //! What the greedy commands (`select`, `features`, `assign`) share: the privacy options,
 //! the trials runner that prints as trials finish, and the privacy lines of the report.
 
-use super::names::named;
+use super::names::{named, named_among};
 use crate::output::{
     CsvOut, RowFormat, budget, check_memory, fixed, flag_of, flagged, guarantee, input, print_json,
     progress_bar, rng_from_seed, spinner, thousands,
@@ -9,9 +9,9 @@ use crate::output::{
 use anyhow::bail;
 use disguise::SecureRng;
 use disguise::numeric::stats::MeanStd;
+use disguise::select::SelectorKind;
 use disguise::task::{
-    Algorithm, CompositionChoice, MechanismChoice, Picked, Privacy, PrivacyReport, Report, Trials,
-    trials,
+    Algorithm, CompositionChoice, Picked, Privacy, PrivacyReport, Report, Trials, trials,
 };
 use serde::Serialize;
 
@@ -32,8 +32,8 @@ pub struct PrivacyArgs {
     )]
     pub delta: f64,
     /// The selection mechanism of every round.
-    #[arg(long, value_name = "NAME", value_parser = named::<MechanismChoice>(), default_value_t)]
-    pub mechanism: MechanismChoice,
+    #[arg(long, value_name = "NAME", value_parser = named_among(Privacy::MECHANISMS), default_value_t)]
+    pub mechanism: SelectorKind,
     /// The greedy algorithm. `auto`: the one with a guarantee for this objective — greedy,
     /// or subsample for a non-monotone one (`cut`, `select --cost` without a constraint).
     #[arg(long, value_name = "NAME", value_parser = named::<Algorithm>(), default_value_t)]
@@ -95,7 +95,7 @@ impl PrivacyArgs {
         let Some(charge) = charge else {
             return Ok(None);
         };
-        super::ledger::refuse_non_private(true, self.mechanism != MechanismChoice::Argmax)?;
+        super::ledger::refuse_non_private(true, self.mechanism != SelectorKind::Argmax)?;
         let plan = plan().map_err(|e| flagged(e, &flag_of))?;
         let reserved = charge.reserve(
             &plan,
@@ -206,10 +206,7 @@ where
     P: Serialize,
     F: Fn(&mut SecureRng) -> disguise::Result<T> + Sync,
 {
-    super::ledger::refuse_non_private(
-        reserved.is_some(),
-        args.mechanism != MechanismChoice::Argmax,
-    )?;
+    super::ledger::refuse_non_private(reserved.is_some(), args.mechanism != SelectorKind::Argmax)?;
     let count = args.trials.unwrap_or(1);
     let per_trial = args.trials.is_some();
     let bar = if per_trial {

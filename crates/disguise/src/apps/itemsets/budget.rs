@@ -3,7 +3,7 @@
 //! accountant proves for it.
 
 use super::ItemsetQuery;
-use super::query::{check_count_share, check_delta, check_top};
+use super::query::{check_count_share, check_delta, check_mechanism, check_top};
 use crate::error::{Error, Result};
 use crate::noise::laplace_scale_for;
 use crate::numeric::combinatorics::binomial_capped;
@@ -38,8 +38,9 @@ impl ItemsetBudget {
     pub fn new(query: &ItemsetQuery, size: usize, max_length: usize) -> Result<Self> {
         check_top(query.top)?;
         check_count_share(query.count_share)?;
+        check_mechanism(query.mechanism)?;
         check_delta(query.mechanism, query.delta.get())?;
-        let lmm = query.mechanism.variant().is_some();
+        let lmm = query.mechanism.needs_delta();
         let eps = query.epsilon.get();
         let eps_select = eps * (1.0 - query.count_share);
         let kind = if lmm {

@@ -4,7 +4,7 @@
 //! a zero-frequency pick is named by a uniform r-subset that does not occur.
 
 use super::count;
-use super::query::{check_item_list, check_max_margin, check_top};
+use super::query::{check_item_list, check_max_margin, check_mechanism, check_top};
 use super::{
     ItemsetBudget, ItemsetCounts, ItemsetOutcome, ItemsetPick, ItemsetQuery, ItemsetRelease,
     MAX_UNIVERSE_BITS, Transactions,
@@ -12,6 +12,7 @@ use super::{
 use crate::apps::block::{BlockChoice, sample_exponential_with_block};
 use crate::apps::margin::{LargeMarginTail, SortedScores, TailOutcome, TailSize};
 use crate::error::{Error, Result};
+use crate::names::Named;
 use crate::noise::bernoulli::uniform_below;
 use crate::noise::{Laplace, SecureRng, sample_distinct};
 use crate::numeric::combinatorics::binomial;
@@ -66,7 +67,8 @@ pub fn mine_itemsets_with_budget(
     budget: &ItemsetBudget,
     rng: &mut SecureRng,
 ) -> Result<ItemsetRelease> {
-    let variant = query.mechanism.variant();
+    check_mechanism(query.mechanism)?;
+    let variant = query.mechanism.margin_variant();
     let public = transactions.has_public_items();
     check_item_list(query.mechanism, public)?;
     check_top(query.top)?;

@@ -97,7 +97,7 @@ mod transactions;
 pub use budget::ItemsetBudget;
 pub use counts::ItemsetCounts;
 pub use mine::{mine_itemsets, mine_itemsets_with_budget};
-pub use query::{ItemsetMechanism, ItemsetQuery};
+pub use query::{ITEMSET_MECHANISMS, ItemsetQuery};
 pub use release::{ItemsetOutcome, ItemsetPick, ItemsetRelease};
 pub use transactions::{TransactionFormat, Transactions, item_order, read_item_list};
 // C(n, k) is general arithmetic (numeric::combinatorics); re-exported where it always was.
@@ -106,7 +106,7 @@ pub use crate::numeric::combinatorics::binomial;
 // The one check of each public option, for the `Itemsets` task too.
 pub(crate) use counts::check_size;
 pub(crate) use query::{
-    check_count_share, check_delta, check_item_list, check_max_margin, check_top,
+    check_count_share, check_delta, check_item_list, check_max_margin, check_mechanism, check_top,
 };
 
 /// Default maximum transaction length B: longer transactions keep their 64 smallest items.

@@ -1,73 +1,21 @@
-//! What to mine: the selection mechanism ([`ItemsetMechanism`]) and the query
-//! ([`ItemsetQuery`]: T, ε, δ, the margin cap, the share for noisy counts), with the checks of
+//! What to mine: the query ([`ItemsetQuery`]: T, the mechanism among
+//! [`ITEMSET_MECHANISMS`], ε, δ, the margin cap, the share for noisy counts), with the checks of
 //! the sizes a caller controls.
 
 use super::{MAX_MARGIN_LIMIT, MAX_TOP};
-use crate::apps::margin::{DEFAULT_MAX_MARGIN, MarginVariant};
+use crate::apps::margin::DEFAULT_MAX_MARGIN;
 use crate::error::{Error, Result};
-use crate::names::{Named, named_traits};
+use crate::names::Named;
 use crate::privacy::{Delta, Epsilon};
-use serde::Serialize;
+use crate::select::SelectorKind;
 
-/// The selection mechanism of [`mine_itemsets`](super::mine_itemsets).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ItemsetMechanism {
-    /// The large margin mechanism of Mitrovic et al. 2017 over the occurring itemsets.
-    Lmm,
-    /// The large margin mechanism of Chaudhuri et al. 2014 over the occurring itemsets.
-    LmmChaudhuri,
-    /// The exponential mechanism over the full universe of a public item list.
-    Em,
-}
-
-impl ItemsetMechanism {
-    /// `lmm`, `lmm-chaudhuri` or `em`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ItemsetMechanism::Lmm => "lmm",
-            ItemsetMechanism::LmmChaudhuri => "lmm-chaudhuri",
-            ItemsetMechanism::Em => "em",
-        }
-    }
-
-    pub(crate) fn variant(self) -> Option<MarginVariant> {
-        match self {
-            ItemsetMechanism::Lmm => Some(MarginVariant::Mitrovic),
-            ItemsetMechanism::LmmChaudhuri => Some(MarginVariant::Chaudhuri),
-            ItemsetMechanism::Em => None,
-        }
-    }
-}
-
-impl Named for ItemsetMechanism {
-    const KIND: &'static str = "mechanism";
-    const ALL: &'static [Self] = &[
-        ItemsetMechanism::Lmm,
-        ItemsetMechanism::LmmChaudhuri,
-        ItemsetMechanism::Em,
-    ];
-
-    fn name(self) -> &'static str {
-        ItemsetMechanism::name(self)
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            ItemsetMechanism::Lmm => {
-                "The large margin mechanism of Mitrovic et al. 2017 over the occurring itemsets"
-            }
-            ItemsetMechanism::LmmChaudhuri => {
-                "The large margin mechanism of Chaudhuri et al. 2014 over the occurring itemsets"
-            }
-            ItemsetMechanism::Em => {
-                "The exponential mechanism over all C(|items|, r) itemsets (needs a public item list)"
-            }
-        }
-    }
-}
-
-named_traits!(ItemsetMechanism);
+/// The mechanisms an itemset release can use: the large margin mechanisms over the itemsets
+/// that occur, or the exponential mechanism over every itemset of a public item list.
+pub const ITEMSET_MECHANISMS: &[SelectorKind] = &[
+    SelectorKind::LargeMargin,
+    SelectorKind::LargeMarginChaudhuri,
+    SelectorKind::Exponential,
+];
 
 /// What to mine and with which budget.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,7 +23,7 @@ pub struct ItemsetQuery {
     /// Number T of itemsets (peeling rounds), ≥ 1.
     pub top: usize,
     /// The selection mechanism.
-    pub mechanism: ItemsetMechanism,
+    pub mechanism: SelectorKind,
     /// Total ε of the whole release.
     pub epsilon: Epsilon,
     /// Total δ (> 0 for the large margin mechanisms).
@@ -91,7 +39,7 @@ impl ItemsetQuery {
     pub fn new(epsilon: Epsilon, delta: Delta) -> Self {
         Self {
             top: 1,
-            mechanism: ItemsetMechanism::Lmm,
+            mechanism: SelectorKind::LargeMargin,
             epsilon,
             delta,
             max_margin: DEFAULT_MAX_MARGIN,
@@ -106,7 +54,7 @@ impl ItemsetQuery {
     }
 
     /// Sets the mechanism.
-    pub fn mechanism(mut self, mechanism: ItemsetMechanism) -> Self {
+    pub fn mechanism(mut self, mechanism: SelectorKind) -> Self {
         self.mechanism = mechanism;
         self
     }
@@ -152,9 +100,32 @@ pub(crate) fn check_count_share(count_share: f64) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a mechanism outside [`ITEMSET_MECHANISMS`].
+pub(crate) fn check_mechanism(mechanism: SelectorKind) -> Result<()> {
+    if !ITEMSET_MECHANISMS.contains(&mechanism) {
+        return Err(Error::param(
+            "mechanism",
+            format!(
+                "{mechanism} cannot mine itemsets; expected one of {}",
+                names(ITEMSET_MECHANISMS)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The names of `kinds`, comma separated, for error messages.
+fn names(kinds: &[SelectorKind]) -> String {
+    kinds
+        .iter()
+        .map(|k| k.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Refuses δ = 0 for a large margin mechanism, which is (ε, δ)-DP.
-pub(crate) fn check_delta(mechanism: ItemsetMechanism, delta: f64) -> Result<()> {
-    if mechanism.variant().is_some() && delta <= 0.0 {
+pub(crate) fn check_delta(mechanism: SelectorKind, delta: f64) -> Result<()> {
+    if mechanism.needs_delta() && delta <= 0.0 {
         return Err(Error::param(
             "delta",
             format!(
@@ -168,8 +139,8 @@ pub(crate) fn check_delta(mechanism: ItemsetMechanism, delta: f64) -> Result<()>
 
 /// Refuses the exponential mechanism without a public item list: its universe (every
 /// itemset of the list) must be fixed before the data is seen.
-pub(crate) fn check_item_list(mechanism: ItemsetMechanism, public: bool) -> Result<()> {
-    if mechanism.variant().is_none() && !public {
+pub(crate) fn check_item_list(mechanism: SelectorKind, public: bool) -> Result<()> {
+    if mechanism.margin_variant().is_none() && !public {
         return Err(Error::param(
             "items",
             "missing: the exponential mechanism (em) needs a public item list, its universe \
