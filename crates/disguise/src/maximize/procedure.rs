@@ -201,7 +201,12 @@ impl<'a> Procedure<'a> {
                         };
                         (epsilon, delta0, None)
                     }
-                    Budget::Total { epsilon, delta } => {
+                    Budget::Total { epsilon, delta }
+                    | Budget::TotalByRule { epsilon, delta, .. } => {
+                        let forced = match budget {
+                            Budget::TotalByRule { rule, .. } => Some(rule),
+                            _ => None,
+                        };
                         let best = split_total(
                             mechanism,
                             kind,
@@ -209,27 +214,7 @@ impl<'a> Procedure<'a> {
                             delta,
                             rounds,
                             decomposable,
-                            None,
-                        )?;
-                        (
-                            Epsilon::new(best.per_round_epsilon)?,
-                            Delta::new(best.per_round_delta)?,
-                            Some(best),
-                        )
-                    }
-                    Budget::TotalByRule {
-                        epsilon,
-                        delta,
-                        rule,
-                    } => {
-                        let best = split_total(
-                            mechanism,
-                            kind,
-                            epsilon,
-                            delta,
-                            rounds,
-                            decomposable,
-                            Some(rule),
+                            forced,
                         )?;
                         (
                             Epsilon::new(best.per_round_epsilon)?,
