@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-/// The calls shared with the test suite's seeded run (`crates/disguise/tests/fuzz_inputs.rs`).
+/// The calls shared with the test suite's seeded run (`crates/disguise/tests/api/fuzz_inputs.rs`).
 #[path = "../../crates/disguise/tests/support/parsers.rs"]
 pub mod parsers;
 

@@ -17,12 +17,13 @@ use disguise::histogram::{
 use disguise::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use support::data_tests::{DataTest, data_file, run};
+use support::data_tests::{DataTest, Module, data_file, run};
 
 fn main() -> ExitCode {
-    run(
-        include_str!("real_data.rs"),
-        vec![
+    run(vec![Module {
+        name: "",
+        source: include_str!("real_data.rs"),
+        tests: vec![
             DataTest {
                 name: "uber_files_load_with_expected_row_counts",
                 needs: &[
@@ -60,7 +61,7 @@ fn main() -> ExitCode {
                 run: adult_end_to_end,
             },
         ],
-    )
+    }])
 }
 
 // ---------------------------------------------------------------------------------------

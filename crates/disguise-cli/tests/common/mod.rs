@@ -1,4 +1,4 @@
-//! Helpers shared by the CLI integration tests (`mod common;` in each test file).
+//! Helpers shared by the CLI integration tests (`mod common;` in each target's `main.rs`).
 //!
 //! Each test binary uses only some of them, hence the `dead_code` allowance.
 #![allow(dead_code)]
@@ -7,10 +7,14 @@ use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
 /// A fresh (emptied) directory `<suite>-tests/<test>` under Cargo's per-test temporary area,
-/// holding the given files; `<suite>` is the test binary's name (`select`, `itemsets`, …).
+/// holding the given files; `<suite>` is the name of the calling file (`select`,
+/// `itemsets`, …), so that modules of one test binary may reuse test names.
+#[track_caller]
 pub fn dir_with(test: &str, files: &[(&str, &str)]) -> PathBuf {
+    let caller = Path::new(std::panic::Location::caller().file());
+    let suite = caller.file_stem().unwrap().to_str().unwrap();
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("{}-tests", env!("CARGO_CRATE_NAME")))
+        .join(format!("{suite}-tests"))
         .join(test);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

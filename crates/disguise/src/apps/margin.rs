@@ -100,7 +100,7 @@ pub struct TailSelection {
 /// With `max_margin` ≥ K − 1 and a finite tail this is *exactly* the library's
 /// [`LargeMargin`] / [`LargeMargin::chaudhuri`] run on the materialised universe (same noise,
 /// same draws in the same order while the top set stays explicit; the test
-/// `tests/apps.rs::tail_search_equals_library_on_materialised_universe` checks this draw for
+/// `tests/api/apps.rs::tail_search_equals_library_on_materialised_universe` checks this draw for
 /// draw).
 ///
 /// # Guarantee

@@ -12,7 +12,7 @@
 //!    `ε_lower = max_E ln((p_lo(D) − δ) / p_hi(D′))` over output events E and both
 //!    directions. If `ε_lower` exceeds the claimed ε, the implementation is refuted — with a
 //!    false-alarm probability of at most `1 − confidence` (1e-6 by default).
-//! 3. **Testing the tester**: the test suite (`crates/disguise/tests/audit.rs`) runs the
+//! 3. **Testing the tester**: the test suite (`crates/disguise/tests/api/audit.rs`) runs the
 //!    harness on deliberately broken mechanisms (the exponential mechanism with its factor 2
 //!    forgotten, the monotone mechanism on non-monotone neighbours, a sparse-vector step that
 //!    releases its noisy value) and asserts that each is flagged, so a passing audit of the

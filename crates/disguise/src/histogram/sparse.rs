@@ -39,7 +39,7 @@
 //! independent of the set. Steps 3–4 sample exactly this (both samplers are exact for the grid
 //! law; the tail value is converted to a double rounding up, which coincides with the dense
 //! path's conversion below 2^53·g ≈ 4096·b). The test suite checks it against a dense
-//! reference (`tests/histogram.rs`).
+//! reference (`tests/api/histogram.rs`).
 //!
 //! *Blocks.* Steps 2–5 run separately on each of at most 1,024 runs of consecutive cells
 //! (the cut depends on m only), block b drawing from stream b of a ChaCha20 key that the

@@ -290,7 +290,7 @@ pub fn exponential_units<R: Rng + CryptoRng + ?Sized>(
 /// decides comparisons it can prove. So the output distribution is exact for the integer
 /// scores, the integer sensitivity and the `f64` ε read as an exact rational, given ideal
 /// uniform bits. Checked against enumeration by the chi-square tests in
-/// `tests/continuous_greedy.rs`.
+/// `tests/api/continuous_greedy.rs`.
 ///
 /// # Guarantee
 /// ε-DP and ε-bounded-range if q(B) moves by at most s between neighbouring datasets for

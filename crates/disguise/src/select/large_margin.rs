@@ -814,7 +814,7 @@ mod tests {
 
     // -------------------------------------------------------------------------------------
     // Audits that can fail: the real mechanism passes, the same code with one planted error
-    // is flagged (crate::audit; `tests/audit.rs` holds the other audits).
+    // is flagged (crate::audit; `tests/api/audit.rs` holds the other audits).
     // -------------------------------------------------------------------------------------
 
     /// Neighbours on which the margin search's δ is what keeps the output private: the top

@@ -13,8 +13,9 @@
 //!   naming the file.
 //!
 //! A target using this module is compiled without `--test`, so a `#[test]` function in it
-//! would silently never run: every test is listed in the target's `main`, and [`run`] adds
-//! a test that fails if the target's source holds a `#[test]` attribute.
+//! would silently never run: every test is listed (in the target's `main`, or in a
+//! `tests()` function of each of its modules), and [`run`] adds a test that fails if the
+//! source of the target or of one of its modules holds a `#[test]` attribute.
 
 // Each target uses only some of the helpers.
 #![allow(dead_code)]
@@ -31,26 +32,45 @@ pub struct DataTest {
     pub run: fn(),
 }
 
-/// Runs `tests` with the command-line flags the standard harness takes and returns the exit
-/// code (non-zero if any test failed). `source` is the target's own text
-/// (`include_str!` of its file), checked for `#[test]` attributes that would never run.
-pub fn run(source: &'static str, tests: Vec<DataTest>) -> ExitCode {
+/// The tests of one module of a target (a file of its folder): its name, prefixed to the
+/// names of its tests (`golden::select_em`; empty: no prefix), its text (`include_str!` of
+/// its file, checked for `#[test]` attributes that would never run) and its tests.
+pub struct Module {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub tests: Vec<DataTest>,
+}
+
+/// Runs the tests of `modules` with the command-line flags the standard harness takes and
+/// returns the exit code (non-zero if any test failed).
+pub fn run(modules: Vec<Module>) -> ExitCode {
     default_data_folder();
     let args = Arguments::from_args();
-    let mut trials: Vec<Trial> = tests.into_iter().map(trial).collect();
+    let mut trials: Vec<Trial> = Vec::new();
+    let mut sources = Vec::new();
+    for module in modules {
+        for test in module.tests {
+            trials.push(trial(module.name, test));
+        }
+        sources.push((module.name, module.source));
+    }
     trials.push(Trial::test("every_test_is_listed_in_main", move || {
-        let stray: Vec<usize> = source
-            .lines()
-            .enumerate()
-            .filter(|(_, line)| line.trim_start().starts_with("#[test]"))
-            .map(|(i, _)| i + 1)
+        let stray: Vec<String> = sources
+            .iter()
+            .flat_map(|(module, source)| {
+                source
+                    .lines()
+                    .enumerate()
+                    .filter(|(_, line)| line.trim_start().starts_with("#[test]"))
+                    .map(move |(i, _)| format!("{module}.rs:{}", i + 1))
+            })
             .collect();
         if stray.is_empty() {
             Ok(())
         } else {
             Err(format!(
-                "#[test] on line(s) {stray:?}: this target has no standard harness; \
-                 list the test in main instead"
+                "#[test] at {stray:?}: this target has no standard harness; \
+                 list the test in main (or the module's tests()) instead"
             )
             .into())
         }
@@ -71,7 +91,13 @@ fn default_data_folder() {
     }
 }
 
-fn trial(test: DataTest) -> Trial {
+/// `test` as a trial named `module::name` (`name` if `module` is empty).
+fn trial(module: &str, test: DataTest) -> Trial {
+    let name = if module.is_empty() {
+        test.name.to_string()
+    } else {
+        format!("{module}::{}", test.name)
+    };
     let mut absent = false;
     for file in test.needs {
         match disguise::data::locate_for_test(file) {
@@ -80,12 +106,12 @@ fn trial(test: DataTest) -> Trial {
             // DISGUISE_REQUIRE_DATA is set: a missing file is a failure, not an ignore.
             Err(err) => {
                 let message = format!("{err} (DISGUISE_REQUIRE_DATA is set)");
-                return Trial::test(test.name, move || Err(Failed::from(message)));
+                return Trial::test(name, move || Err(Failed::from(message)));
             }
         }
     }
     let body = test.run;
-    Trial::test(test.name, move || {
+    Trial::test(name, move || {
         body();
         Ok(())
     })

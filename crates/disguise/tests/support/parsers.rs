@@ -1,6 +1,6 @@
 //! Every reader of user files, fed arbitrary bytes: shared by the fuzz targets (`fuzz/`,
 //! which include this file) and the seeded short run and regression files in
-//! `tests/fuzz_inputs.rs`, so both exercise exactly the same calls.
+//! `tests/api/fuzz_inputs.rs`, so both exercise exactly the same calls.
 //!
 //! The first byte of an input selects a variant (columns requested, format, schema, ground
 //! set size); the rest is the file. [`feed`] returns whether the reader accepted the input,

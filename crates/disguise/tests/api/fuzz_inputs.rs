@@ -9,7 +9,7 @@
 //!
 //! The parsers are called exactly as the fuzz targets call them (`support/parsers.rs`).
 
-mod support;
+use crate::support;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};

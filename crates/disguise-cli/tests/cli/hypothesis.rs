@@ -1,7 +1,7 @@
 //! `disguise hypothesis`: the chosen stump, |H| from the grid, schema and --bounds inputs,
 //! the held-out accuracy, the guarantee, and one-line errors with exit code 2.
 
-mod common;
+use crate::common;
 
 use common::{StdoutOk, dir_with, disguise, fails_with, json, words};
 use predicates::prelude::*;

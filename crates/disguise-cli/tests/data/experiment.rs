@@ -1,48 +1,44 @@
 //! `disguise experiment uber|nhanes`: run each with a few trials into a temporary folder and
 //! check that the tables and figures exist and say what they claim. These tests need the
-//! real data: this target runs through `disguise/tests/support/data_tests.rs`
-//! (`harness = false`), which reports a test whose data is absent as *ignored* (and fails it
-//! instead when DISGUISE_REQUIRE_DATA is set, as CI does). Every test is listed in `main`.
+//! real data: this module of the `data` target runs through
+//! `disguise/tests/support/data_tests.rs` (`harness = false`), which reports a test whose
+//! data is absent as *ignored* (and fails it instead when DISGUISE_REQUIRE_DATA is set, as CI
+//! does). Every test is listed in [`tests`].
 //!
 //! Every run uses a fixed seed, so each assertion is deterministic; the margins quoted in
 //! comments say how far the observed values are from the thresholds.
 
-mod common;
-#[path = "../../disguise/tests/support/data_tests.rs"]
-mod data_tests;
+use crate::{common, data_tests};
 
 use assert_cmd::Command;
 use common::{check_figure, num};
-use data_tests::{DataTest, run as run_tests};
+use data_tests::DataTest;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-fn main() -> ExitCode {
-    run_tests(
-        include_str!("experiment.rs"),
-        vec![
-            DataTest {
-                name: "uber_tables_and_figures",
-                needs: &[
-                    "uber_nyc_apr14/pickups_manhattan_10k.csv",
-                    "manhattan_candidates/landmarks_33.csv",
-                    "manhattan_candidates/grid_33.csv",
-                ],
-                run: uber_tables_and_figures,
-            },
-            DataTest {
-                name: "nhanes_tables_and_figures",
-                needs: &["nhanes_diabetes/nhanes_2007_2012_diabetes_binary23.csv"],
-                run: nhanes_tables_and_figures,
-            },
-            DataTest {
-                name: "missing_data_and_bad_options_are_one_line_errors",
-                needs: &[],
-                run: missing_data_and_bad_options_are_one_line_errors,
-            },
-        ],
-    )
+/// The tests of this module (the target has no standard harness: each is listed here).
+pub fn tests() -> Vec<DataTest> {
+    vec![
+        DataTest {
+            name: "uber_tables_and_figures",
+            needs: &[
+                "uber_nyc_apr14/pickups_manhattan_10k.csv",
+                "manhattan_candidates/landmarks_33.csv",
+                "manhattan_candidates/grid_33.csv",
+            ],
+            run: uber_tables_and_figures,
+        },
+        DataTest {
+            name: "nhanes_tables_and_figures",
+            needs: &["nhanes_diabetes/nhanes_2007_2012_diabetes_binary23.csv"],
+            run: nhanes_tables_and_figures,
+        },
+        DataTest {
+            name: "missing_data_and_bad_options_are_one_line_errors",
+            needs: &[],
+            run: missing_data_and_bad_options_are_one_line_errors,
+        },
+    ]
 }
 
 fn out_dir(test: &str) -> PathBuf {

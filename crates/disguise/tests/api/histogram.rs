@@ -3,7 +3,7 @@
 //! sampling distribution, encoding/discretization/release round trips, a privacy audit that
 //! catches the factor-2 bug (the end-to-end run on the real Adult data: `real_data.rs`).
 
-mod support;
+use crate::support;
 use disguise::SecureRng;
 use disguise::audit::{AuditConfig, audit};
 use disguise::histogram::{

@@ -1,7 +1,7 @@
 //! The privacy budget ledger from the command line: `disguise ledger …`, `--ledger` on the
 //! releasing commands, concurrent processes, and processes killed mid-release.
 
-mod common;
+use crate::common;
 
 use common::{HISTOGRAM_SCHEMA, StdoutOk, dir_with, disguise, histogram_rows, json, words};
 use std::path::Path;

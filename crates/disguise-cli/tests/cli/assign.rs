@@ -2,7 +2,7 @@
 //! `disguise select --algorithm continuous-greedy`: picks, JSON shapes, budgets, and
 //! one-line errors with exit code 2, on small files written here.
 
-mod common;
+use crate::common;
 
 use common::{StdoutOk, dir_with, disguise, fails_with, indices, json, words};
 use std::path::PathBuf;

@@ -6,7 +6,7 @@
 //!
 //! The files are small and written here; no real data is needed.
 
-mod common;
+use crate::common;
 use common::words;
 
 use assert_cmd::Command;

@@ -1,7 +1,7 @@
 //! `disguise itemsets`: the top itemsets, JSON shape, both input formats, the item list and
 //! the fallbacks, guarantee composition, seeding, and one-line errors with exit code 2.
 
-mod common;
+use crate::common;
 
 use common::{StdoutOk, dir_with, disguise, fails_with, json, words};
 use predicates::prelude::*;

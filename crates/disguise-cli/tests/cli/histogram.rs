@@ -1,7 +1,7 @@
 //! `disguise histogram`: the synthetic release, the JSON report, the privacy warnings, and
 //! one-line errors with exit code 2.
 
-mod common;
+use crate::common;
 use common::words;
 
 use assert_cmd::Command;

@@ -1,6 +1,6 @@
 //! `disguise sample`: counts, JSON shape, stdin, seeding, and one-line errors with exit code 2.
 
-mod common;
+use crate::common;
 
 use common::{StdoutOk, dir_with, disguise, help, json, one_line_error, with_defaults, words};
 use std::path::PathBuf;

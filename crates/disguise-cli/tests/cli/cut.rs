@@ -1,6 +1,6 @@
 //! Integration tests of `disguise cut`: maximum cut of a graph whose edges are private.
 
-mod common;
+use crate::common;
 
 use common::{StdoutOk, dir_with, disguise, fails_with, json, words};
 

@@ -2,7 +2,7 @@
 //! one-line errors with exit code 2 — on small files written here (the real data:
 //! `real_data.rs`).
 
-mod common;
+use crate::common;
 
 use common::{
     StdoutOk, dir_with, disguise, floats, help, indices, json, one_line_error, with_defaults, words,

@@ -14,7 +14,7 @@
 //!
 //! Statistical assertions state their false-alarm rate; seeds are fixed.
 
-mod support;
+use crate::support;
 use disguise::apps::hypothesis::{ColumnRef, FeatureSpec};
 use disguise::apps::*;
 use disguise::audit::clopper_pearson;

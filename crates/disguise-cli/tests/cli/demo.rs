@@ -2,7 +2,7 @@
 //! file, prints picks and the guarantee, writes a PNG map to the current directory; with
 //! `--data`/`--candidates` it uses real files. Errors are one line with exit code 2.
 
-mod common;
+use crate::common;
 use common::words;
 
 use assert_cmd::Command;

@@ -1,6 +1,6 @@
 //! Integration tests of `disguise budget`.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use common::StdoutOk;

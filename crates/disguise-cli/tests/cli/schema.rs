@@ -1,6 +1,6 @@
 //! `disguise schema`: a draft from the header row only, which does not parse until filled in.
 
-mod common;
+use crate::common;
 
 use common::{StdoutOk, dir_with, disguise, fails_with, words};
 

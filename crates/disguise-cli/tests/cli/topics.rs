@@ -1,6 +1,6 @@
 //! Integration tests of `disguise topics`: k-topic influence maximization from the command line.
 
-mod common;
+use crate::common;
 
 use common::{StdoutOk, dir_with, disguise, fails_with, json, words};
 

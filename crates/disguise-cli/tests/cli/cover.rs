@@ -1,6 +1,6 @@
 //! Integration tests of `disguise cover`: maximum coverage over sets or a friendship graph.
 
-mod common;
+use crate::common;
 
 use common::{StdoutOk, dir_with, disguise, fails_with, json, words};
 

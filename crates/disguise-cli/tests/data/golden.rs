@@ -7,24 +7,21 @@
 //! rewrite them after such a change:
 //!
 //! ```text
-//! DISGUISE_BLESS=1 DISGUISE_DATA=../shared/data cargo test -p disguise-cli --test golden
+//! DISGUISE_BLESS=1 DISGUISE_DATA=../shared/data cargo test -p disguise-cli --test data golden::
 //! ```
 //!
 //! Inputs live in `tests/golden/inputs/` (written once by `make_inputs.py`, committed);
 //! experiments read `$DISGUISE_DATA` and are reported *ignored* when it is absent (this
-//! target runs through `disguise/tests/support/data_tests.rs`, `harness = false`). Each case
-//! runs in a fresh folder holding a copy of the inputs, so outputs are written there and
-//! paths in reports are relative. The only normalisation ([`normalise`]): the wall-clock
+//! module of the `data` target runs through `disguise/tests/support/data_tests.rs`,
+//! `harness = false`). Each case runs in a fresh folder holding a copy of the inputs, so
+//! outputs are written there and paths in reports are relative. The only normalisation ([`normalise`]): the wall-clock
 //! `"seconds"` of experiment reports and the data folder's absolute path.
 
-mod common;
-#[path = "../../disguise/tests/support/data_tests.rs"]
-mod data_tests;
+use crate::data_tests;
 
 use assert_cmd::Command;
-use data_tests::{DataTest, run};
+use data_tests::DataTest;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// One golden case: the arguments (after `disguise`), and the files it writes (relative to
 /// its folder) that are compared too. `{DATA}` in an argument is the data folder.
@@ -279,7 +276,8 @@ const EXPERIMENTS: &[ExperimentCase] = &[
     },
 ];
 
-fn main() -> ExitCode {
+/// The tests of this module: the cases, the experiments, then the check of the files.
+pub fn tests() -> Vec<DataTest> {
     let mut tests: Vec<DataTest> = Vec::new();
     // libtest-mimic takes plain `fn()` bodies: one per case, found by name at run time.
     macro_rules! case_tests {
@@ -306,7 +304,7 @@ fn main() -> ExitCode {
         needs: &[],
         run: every_case_has_a_golden_file_and_no_file_is_orphaned,
     });
-    run(include_str!("golden.rs"), tests)
+    tests
 }
 
 /// The real data folder, absolute, if it exists.
@@ -453,7 +451,7 @@ fn every_case_has_a_golden_file_and_no_file_is_orphaned() {
         .map(|c| c.name)
         .chain(EXPERIMENTS.iter().map(|c| c.name))
         .collect();
-    assert!(CASES.len() <= 40, "raise the case_tests! list in main");
+    assert!(CASES.len() <= 40, "raise the case_tests! list in tests()");
     let mut unique = names.clone();
     unique.sort();
     unique.dedup();

@@ -1,61 +1,56 @@
 //! `disguise experiment histograms` (Vinterbo 2012, Figures 1 and 2): run reduced
 //! configurations (`--folds 3 --quick`) into a temporary folder and check that the tables and
-//! figures exist and say what they claim. The runs need the real data: this target runs
-//! through `disguise/tests/support/data_tests.rs` (`harness = false`), which reports a test
-//! whose data is absent as *ignored* (and fails it instead when DISGUISE_REQUIRE_DATA is set,
-//! as CI does). Every test is listed in `main`.
+//! figures exist and say what they claim. The runs need the real data: this module of the
+//! `data` target runs through `disguise/tests/support/data_tests.rs` (`harness = false`),
+//! which reports a test whose data is absent as *ignored* (and fails it instead when
+//! DISGUISE_REQUIRE_DATA is set, as CI does). Every test is listed in [`tests`].
 //!
 //! Every run uses a fixed seed, so each assertion is deterministic; comments give the margins
 //! between the observed values and the thresholds.
 
-mod common;
-#[path = "../../disguise/tests/support/data_tests.rs"]
-mod data_tests;
+use crate::{common, data_tests};
 
 use common::{StdoutOk, check_figure, disguise, num, words};
-use data_tests::{DataTest, run as run_tests};
+use data_tests::DataTest;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 const IRIS: &str = "uci_iris/iris.data";
 
-fn main() -> ExitCode {
-    run_tests(
-        include_str!("experiment_histograms.rs"),
-        vec![
-            DataTest {
-                name: "iris_tables_and_figures",
-                needs: &[IRIS],
-                run: iris_tables_and_figures,
-            },
-            DataTest {
-                name: "same_seed_same_tables_on_any_number_of_threads",
-                needs: &[IRIS],
-                run: same_seed_same_tables_on_any_number_of_threads,
-            },
-            DataTest {
-                name: "rows_records_changes_only_the_histogram_classifiers",
-                needs: &[IRIS],
-                run: rows_records_changes_only_the_histogram_classifiers,
-            },
-            DataTest {
-                name: "adult_and_satellite_quick",
-                needs: &[
-                    "uci_adult/adult.data",
-                    "uci_adult/adult.test",
-                    "uci_landsat/sat.trn",
-                    "uci_landsat/sat.tst",
-                ],
-                run: adult_and_satellite_quick,
-            },
-            DataTest {
-                name: "bad_options_are_one_line_errors",
-                needs: &[],
-                run: bad_options_are_one_line_errors,
-            },
-        ],
-    )
+/// The tests of this module (the target has no standard harness: each is listed here).
+pub fn tests() -> Vec<DataTest> {
+    vec![
+        DataTest {
+            name: "iris_tables_and_figures",
+            needs: &[IRIS],
+            run: iris_tables_and_figures,
+        },
+        DataTest {
+            name: "same_seed_same_tables_on_any_number_of_threads",
+            needs: &[IRIS],
+            run: same_seed_same_tables_on_any_number_of_threads,
+        },
+        DataTest {
+            name: "rows_records_changes_only_the_histogram_classifiers",
+            needs: &[IRIS],
+            run: rows_records_changes_only_the_histogram_classifiers,
+        },
+        DataTest {
+            name: "adult_and_satellite_quick",
+            needs: &[
+                "uci_adult/adult.data",
+                "uci_adult/adult.test",
+                "uci_landsat/sat.trn",
+                "uci_landsat/sat.tst",
+            ],
+            run: adult_and_satellite_quick,
+        },
+        DataTest {
+            name: "bad_options_are_one_line_errors",
+            needs: &[],
+            run: bad_options_are_one_line_errors,
+        },
+    ]
 }
 
 fn out_dir(test: &str) -> PathBuf {

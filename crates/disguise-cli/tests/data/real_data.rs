@@ -2,18 +2,16 @@
 //! the Uber pickups, `features` on NHANES, `hypothesis` and `histogram` on Adult, `itemsets`
 //! on chess, and `experiment matroid`.
 //!
-//! This target runs through `disguise/tests/support/data_tests.rs` (`harness = false`): a
-//! test whose data is absent is reported *ignored*, and fails instead when
-//! `DISGUISE_REQUIRE_DATA` is set (as `.ci/run` does). Every test is listed in `main`.
+//! This module of the `data` target runs through `disguise/tests/support/data_tests.rs`
+//! (`harness = false`): a test whose data is absent is reported *ignored*, and fails instead
+//! when `DISGUISE_REQUIRE_DATA` is set (as `.ci/run` does). Every test is listed in
+//! [`tests`].
 
-mod common;
-#[path = "../../disguise/tests/support/data_tests.rs"]
-mod data_tests;
+use crate::{common, data_tests};
 
 use common::{StdoutOk, dir_with, disguise, fails_with, floats, indices, json, words};
-use data_tests::{DataTest, data_file, run};
+use data_tests::{DataTest, data_file};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// `disguise select --points POINTS --candidates CANDIDATES`, run in `dir`.
 fn select_on(dir: &Path, points: &Path, candidates: &Path) -> assert_cmd::Command {
@@ -28,52 +26,50 @@ const PICKUPS_APRIL: &str = "uber_nyc_apr14/uber-raw-data-apr14.csv";
 const LANDMARKS: &str = "manhattan_candidates/landmarks_33.csv";
 const ADULT: &str = "uci_adult/adult.data";
 
-fn main() -> ExitCode {
-    run(
-        include_str!("real_data.rs"),
-        vec![
-            DataTest {
-                name: "select::real_data_landmarks_non_private_greedy",
-                needs: &[PICKUPS_10K, LANDMARKS],
-                run: real_data_landmarks_non_private_greedy,
-            },
-            DataTest {
-                name: "select::real_data_full_april_file",
-                needs: &[PICKUPS_APRIL, LANDMARKS],
-                run: real_data_full_april_file,
-            },
-            DataTest {
-                name: "features::real_data_nhanes",
-                needs: &["nhanes_diabetes/nhanes_2007_2012_diabetes_binary23.csv"],
-                run: real_data_nhanes,
-            },
-            DataTest {
-                name: "hypothesis::real_adult_with_its_schema",
-                needs: &[ADULT, "uci_adult/adult.test"],
-                run: real_adult_with_its_schema,
-            },
-            DataTest {
-                name: "histogram::adult_through_the_shipped_schema",
-                needs: &[ADULT],
-                run: adult_through_the_shipped_schema,
-            },
-            DataTest {
-                name: "itemsets::real_chess_top_pair",
-                needs: &["fimi_chess/chess.dat"],
-                run: real_chess_top_pair,
-            },
-            DataTest {
-                name: "itemsets::real_chess_size_10_is_refused_at_once_with_the_estimate",
-                needs: &["fimi_chess/chess.dat"],
-                run: real_chess_size_10_is_refused_at_once_with_the_estimate,
-            },
-            DataTest {
-                name: "assign::matroid_experiment_writes_its_tables_and_figures",
-                needs: &[PICKUPS_APRIL, LANDMARKS],
-                run: matroid_experiment_writes_its_tables_and_figures,
-            },
-        ],
-    )
+/// The tests of this module (the target has no standard harness: each is listed here).
+pub fn tests() -> Vec<DataTest> {
+    vec![
+        DataTest {
+            name: "select::real_data_landmarks_non_private_greedy",
+            needs: &[PICKUPS_10K, LANDMARKS],
+            run: real_data_landmarks_non_private_greedy,
+        },
+        DataTest {
+            name: "select::real_data_full_april_file",
+            needs: &[PICKUPS_APRIL, LANDMARKS],
+            run: real_data_full_april_file,
+        },
+        DataTest {
+            name: "features::real_data_nhanes",
+            needs: &["nhanes_diabetes/nhanes_2007_2012_diabetes_binary23.csv"],
+            run: real_data_nhanes,
+        },
+        DataTest {
+            name: "hypothesis::real_adult_with_its_schema",
+            needs: &[ADULT, "uci_adult/adult.test"],
+            run: real_adult_with_its_schema,
+        },
+        DataTest {
+            name: "histogram::adult_through_the_shipped_schema",
+            needs: &[ADULT],
+            run: adult_through_the_shipped_schema,
+        },
+        DataTest {
+            name: "itemsets::real_chess_top_pair",
+            needs: &["fimi_chess/chess.dat"],
+            run: real_chess_top_pair,
+        },
+        DataTest {
+            name: "itemsets::real_chess_size_10_is_refused_at_once_with_the_estimate",
+            needs: &["fimi_chess/chess.dat"],
+            run: real_chess_size_10_is_refused_at_once_with_the_estimate,
+        },
+        DataTest {
+            name: "assign::matroid_experiment_writes_its_tables_and_figures",
+            needs: &[PICKUPS_APRIL, LANDMARKS],
+            run: matroid_experiment_writes_its_tables_and_figures,
+        },
+    ]
 }
 
 // ---------------------------------------------------------------------------------------

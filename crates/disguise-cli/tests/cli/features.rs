@@ -2,7 +2,7 @@
 //! shapes, trials, and one-line errors with exit code 2 — on small files written here (the
 //! NHANES extract: `real_data.rs`).
 
-mod common;
+use crate::common;
 
 use common::{
     StdoutOk, dir_with, disguise, floats, help, json, one_line_error, with_defaults, words,

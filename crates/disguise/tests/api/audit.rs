@@ -24,7 +24,7 @@
 //!    once more is flagged, and the picks follow the exponential mechanism at w_max exactly
 //!    (chi-square).
 
-mod support;
+use crate::support;
 use disguise::audit::exact::exponential_probabilities;
 use disguise::audit::gof::chi_square;
 use disguise::audit::{AuditConfig, AuditReport, audit};

@@ -2,7 +2,7 @@
 //! time) give the one-process result bit for bit, whatever the partition and the format of
 //! the parts; a peer that dies or never comes makes the others fail with one line.
 
-mod common;
+use crate::common;
 
 use common::{dir_with, disguise, words};
 use std::net::TcpListener;
