@@ -41,6 +41,7 @@
 mod assign;
 mod coverage;
 mod cut;
+mod demo;
 mod features;
 mod histogram;
 mod hypothesis;
@@ -53,6 +54,7 @@ mod usefulness;
 pub use assign::{Assign, AssignParams, AssignReport, DEFAULT_FAILURE, PreparedAssign};
 pub use coverage::{CoverageInput, CoverageParams, CoverageReport, MaxCoverage, PreparedCoverage};
 pub use cut::{CutParams, CutReport, MaxCut, PreparedCut};
+pub use demo::{DemoPick, DemoReport};
 pub use features::{
     FeatureObjective, FeatureTable, Features, FeaturesParams, FeaturesReport, MAX_NUMERIC_LEVELS,
     PreparedFeatures,
