@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 ///
 /// ```
 /// let limit = disguise::ledger::Limit::new(2.0, 1e-6)?;
-/// assert_eq!(disguise::text::limit_words(&limit), "ε = 2, δ = 0.000001 (basic filter)");
+/// assert_eq!(disguise::text::limit_words(&limit), "ε = 2, δ = 1e-6 (basic filter)");
 /// # Ok::<(), disguise::Error>(())
 /// ```
 pub fn limit_words(l: &Limit) -> String {
