@@ -10,7 +10,9 @@ use crate::output::{flag_of, flagged, spinner};
 use disguise::apps::read_item_list;
 use disguise::maximize::Assignment;
 use disguise::objective::KSubmodularFunction;
-use disguise::task::{Algorithm, AssignReport, PreparedAssign, Reporting, Runnable, read_reach};
+use disguise::task::{
+    Algorithm, AssignReport, PreparedAssign, Reach, Reporting, Runnable, read_reach,
+};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -70,7 +72,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let bar = spinner(&format!("reading {}", args.reach.display()), quiet);
     let read = read_reach(&args.reach, &names, &args.kinds.types);
     bar.finish_and_clear();
-    let (reach, dropped) = read?;
+    let Reach {
+        lists: reach,
+        dropped,
+    } = read?;
     let m = names.len();
     let people = reach.len();
     if args.per_topic {

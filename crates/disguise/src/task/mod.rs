@@ -52,7 +52,7 @@ mod select;
 mod usefulness;
 
 pub use assign::{
-    Assign, AssignParams, AssignReport, DEFAULT_FAILURE, PreparedAssign, read_reach,
+    Assign, AssignParams, AssignReport, DEFAULT_FAILURE, PreparedAssign, Reach, read_reach,
     read_typed_points,
 };
 pub use coverage::{CoverageInput, CoverageParams, CoverageReport, MaxCoverage, PreparedCoverage};

@@ -65,11 +65,19 @@ pub fn read_typed_points(
     Ok((points, kinds))
 }
 
+/// The reach lists of k-topic influence, one per person, and what was left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reach {
+    /// Each person's (seed, topic) pairs, as indices into the public seeds and topics.
+    pub lists: Vec<Vec<(usize, usize)>>,
+    /// The pairs dropped for naming a seed or a topic not in the public lists.
+    pub dropped: u64,
+}
+
 /// The reach lists of k-topic influence: one person per line of `path`, the `seed:topic`
 /// pairs (separated by spaces) whose message reaches them; the name after the last `:` is
 /// the topic. Each pair becomes (the seed's index in `seeds`, the topic's in `topics`); a
-/// pair naming a seed or a topic not in those public lists is dropped and counted. Returns
-/// the lists and the number of pairs dropped.
+/// pair naming a seed or a topic not in those public lists is dropped and counted.
 ///
 /// ```
 /// # let dir = std::env::temp_dir().join("disguise-doc-reach");
@@ -78,19 +86,15 @@ pub fn read_typed_points(
 /// std::fs::write(&path, "ann:news bob:sport\n\nbob:news eve:news ann:cooking\n")?;
 /// let seeds = ["ann".to_string(), "bob".to_string()];
 /// let topics = ["news".to_string(), "sport".to_string()];
-/// let (reach, dropped) = disguise::task::read_reach(&path, &seeds, &topics)?;
-/// assert_eq!(reach, vec![vec![(0, 0), (1, 1)], vec![], vec![(1, 0)]]);
-/// assert_eq!(dropped, 2);
+/// let reach = disguise::task::read_reach(&path, &seeds, &topics)?;
+/// assert_eq!(reach.lists, vec![vec![(0, 0), (1, 1)], vec![], vec![(1, 0)]]);
+/// assert_eq!(reach.dropped, 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
 /// As [`Transactions::read`] for the FIMI format, at the file's `line:column`.
-pub fn read_reach(
-    path: &Path,
-    seeds: &[String],
-    topics: &[String],
-) -> Result<(Vec<Vec<(usize, usize)>>, u64)> {
+pub fn read_reach(path: &Path, seeds: &[String], topics: &[String]) -> Result<Reach> {
     let lines = Transactions::read(path, &TransactionFormat::Fimi, None)?;
     // Each distinct token once: its (seed, topic), or None when either is not public.
     let pair_of: Vec<Option<(usize, usize)>> = lines
@@ -104,7 +108,7 @@ pub fn read_reach(
         })
         .collect();
     let mut dropped = 0u64;
-    let reach = lines
+    let lists = lines
         .rows()
         .map(|row| {
             row.iter()
@@ -116,7 +120,7 @@ pub fn read_reach(
                 .collect()
         })
         .collect();
-    Ok((reach, dropped))
+    Ok(Reach { lists, dropped })
 }
 
 #[cfg(test)]
