@@ -211,18 +211,10 @@ pub(crate) fn within(
     reserved: Option<Option<Guarantee>>,
     actual: Option<Guarantee>,
 ) -> disguise::Result<()> {
-    use disguise::numeric::decimal::shortest;
     let Some(planned) = reserved else {
         return Ok(());
     };
-    let fits = match (planned, actual) {
-        (Some(p), Some(a)) => {
-            shortest(a.epsilon) <= shortest(p.epsilon) && shortest(a.delta) <= shortest(p.delta)
-        }
-        (_, None) => true,
-        (None, Some(_)) => false,
-    };
-    if fits {
+    if disguise::ledger::within_plan(planned, actual) {
         Ok(())
     } else {
         Err(disguise::Error::param(

@@ -27,7 +27,8 @@
 //! * [`audit`] — black-box empirical privacy audits, used by the test suite;
 //! * `ledger` — the privacy budget ledger: every release on a data set recorded in an
 //!   SQLite file, over-spending refused before anything is released (feature `ledger`);
-//! * [`files`] — safe output: atomic writes that never go over an input.
+//! * [`files`] — safe output: atomic writes that never go over an input;
+//! * [`text`] — reports for people: the lines and tables a front end prints.
 //!
 //! ```
 //! use disguise::prelude::*;
@@ -66,6 +67,7 @@ pub mod select;
 pub mod task;
 #[cfg(test)]
 mod testing;
+pub mod text;
 
 pub use error::{Error, Result};
 pub use noise::SecureRng;

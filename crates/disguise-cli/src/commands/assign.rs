@@ -6,11 +6,10 @@ use super::common::KTypeArgs;
 use super::common::coordinates::PlacesArgs;
 use super::common::names::named_among;
 use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
-use crate::output::{flag_of, flagged, spinner, thousands};
-use anyhow::Context;
-use disguise::data::{quote, read_columns_with_checks};
+use crate::output::{flag_of, flagged, spinner};
 use disguise::maximize::Assignment;
-use disguise::task::{Algorithm, Assign, AssignReport, Reporting, Runnable};
+use disguise::task::{Algorithm, Assign, AssignReport, Reporting, Runnable, read_typed_points};
+use disguise::text;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -69,41 +68,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let m = candidates.len();
     // Charged before a point is read, from the public candidates and options.
     let reserved = args.privacy.reserve(charge.as_ref(), || request.plan(m))?;
-    // A point's type must be one of --types.
-    let known_type = |t: &str| {
-        if args.kinds.types.iter().any(|x| x == t) {
-            Ok(())
-        } else {
-            Err(format!("type {} is not in --types", quote(t)))
-        }
-    };
-    let point_cols = {
+    let (points, record_types) = {
         let path = &places.points;
         let bar = spinner(&format!("reading points {}", path.display()), quiet);
         let [c0, c1] = places.coordinates.columns();
         let (columns, check) = ([c0.as_str(), c1.as_str()], places.coordinates.check());
-        let text = Some(args.type_column.as_str());
-        let cols = read_columns_with_checks(path, &columns, text, check, known_type);
+        let (column, types) = (&args.type_column, &args.kinds.types);
+        let read = read_typed_points(path, columns, check, column, types, &flag_of);
         bar.finish_and_clear();
-        cols?
+        read?
     };
-    let labels = point_cols.text.as_ref().with_context(|| {
-        format!(
-            "{}: no column {:?} (--type-column)",
-            places.points.display(),
-            args.type_column
-        )
-    })?;
-    let mut record_types = Vec::with_capacity(labels.len());
-    for label in labels {
-        let t = args.kinds.types.iter().position(|t| t == label);
-        record_types.push(t.expect("invariant: every type was checked while reading"));
-    }
-    let points: Vec<[f64; 2]> = point_cols.numeric[0]
-        .iter()
-        .zip(&point_cols.numeric[1])
-        .map(|(&a, &b)| [a, b])
-        .collect();
     let objective = request
         .objective(&points, &record_types, &candidates)
         .map_err(|e| flagged(e, &flag_of))?;
@@ -114,29 +88,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let utility = |v: f64| prepared.utility(v);
     let labels = Labels::new(&names, &utility).typed(&args.kinds.types);
     let preamble = |r: &AssignReport| {
-        let t = &r.task;
-        let per_type = t.points_per_type.as_deref().unwrap_or(&[]);
-        println!(
-            "k-type facility location: {} points ({}) of {} types ({}), {} candidates ({})",
-            thousands(t.records as u64),
-            places.points.display(),
-            t.type_names.len(),
-            t.type_names
-                .iter()
-                .zip(per_type)
-                .map(|(t, c)| format!("{t}: {}", thousands(*c as u64)))
-                .collect::<Vec<_>>()
-                .join(", "),
-            thousands(t.candidates as u64),
-            places.candidates.display()
-        );
-        println!("{}", places.metric_line(t.normalizer.unwrap_or(f64::NAN)));
-        println!(
-            "algorithm {}, mechanism {}, constraint {}, {} gain evaluations",
-            t.algorithm,
-            t.mechanism,
-            t.constraint,
-            thousands(r.choice.gain_evaluations)
+        let points = places.points.display().to_string();
+        let candidates = places.candidates.display().to_string();
+        let metric = places.metric_line(r.task.normalizer.unwrap_or(f64::NAN));
+        print!(
+            "{}",
+            text::assign_preamble(r, &points, &candidates, &metric)
         );
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);

@@ -2,8 +2,8 @@
 //! rule, and the best one.
 
 use super::common::names::named;
-use crate::output::{Format, budget, input, print_json, thousands};
-use disguise::privacy::budget::{BudgetPlan, BudgetQuery, CallKind, plan};
+use crate::output::{Format, print_json};
+use disguise::privacy::budget::{BudgetQuery, CallKind, plan};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -60,101 +60,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let result = plan(&query)?;
     match args.format {
         Format::Json => print_json(&result)?,
-        Format::Table => print_table(&result),
+        Format::Table => print!("{}", disguise::text::budget_table(&result)),
     }
-    if result.best.is_none() {
-        // The table (or JSON) above says rule by rule why; the error line sums it up.
-        let mut reasons: Vec<String> = Vec::new();
-        for r in &result.rules {
-            if let Some(note) = &r.note
-                && !reasons.iter().any(|seen| seen.ends_with(note.as_str()))
-            {
-                reasons.push(format!("{}: {note}", r.rule));
-            }
-        }
-        anyhow::bail!(
-            "no composition rule fits a total (ε, δ) = ({}, {}) over {} rounds of {} calls ({})",
-            input(result.epsilon),
-            input(result.delta),
-            thousands(result.rounds),
-            kind_phrase(result.kind),
-            reasons.join("; ")
-        );
+    // The table (or JSON) above says rule by rule why; the error line sums it up.
+    if let Some(line) = disguise::text::no_rule_fits(&result) {
+        anyhow::bail!(line);
     }
     Ok(())
-}
-
-fn kind_phrase(kind: CallKind) -> &'static str {
-    match kind {
-        CallKind::BoundedRange => "exponential-mechanism (bounded-range)",
-        CallKind::Pure => "pure ε₀-DP",
-        CallKind::Approximate => "approximate (ε₀, δ₀)",
-    }
-}
-
-fn print_table(p: &BudgetPlan) {
-    println!(
-        "total budget ε = {}, δ = {} over {} rounds of {} calls{}",
-        input(p.epsilon),
-        input(p.delta),
-        thousands(p.rounds),
-        kind_phrase(p.kind),
-        if p.decomposable {
-            ", decomposable objective"
-        } else {
-            ""
-        }
-    );
-    println!();
-    let rows: Vec<[String; 5]> = p
-        .rules
-        .iter()
-        .map(|r| {
-            [
-                r.rule.to_string(),
-                r.per_round_epsilon.map_or_else(|| "-".to_string(), budget),
-                r.per_round_delta.map_or_else(|| "-".to_string(), budget),
-                if r.valid { "yes" } else { "no" }.to_string(),
-                r.note.clone().unwrap_or_default(),
-            ]
-        })
-        .collect();
-    let header = ["rule", "per-round ε₀", "per-round δ₀", "valid", "note"];
-    let mut widths = header.map(|h| h.chars().count());
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |cells: [&str; 5]| {
-        let mut out = String::new();
-        for (i, cell) in cells.iter().enumerate() {
-            if i + 1 == cells.len() {
-                out.push_str(cell);
-            } else {
-                out.push_str(cell);
-                out.push_str(&" ".repeat(widths[i] - cell.chars().count() + 2));
-            }
-        }
-        println!("{}", out.trim_end());
-    };
-    line(header);
-    for row in &rows {
-        line([&row[0], &row[1], &row[2], &row[3], &row[4]]);
-    }
-    println!();
-    println!("(per-round values rounded down: spending them stays within the total)");
-    match p.best {
-        Some(b) => println!(
-            "best: {} — ε₀ = {} per round{}",
-            b.rule,
-            budget(b.per_round_epsilon),
-            if b.per_round_delta > 0.0 {
-                format!(", δ₀ = {}", budget(b.per_round_delta))
-            } else {
-                String::new()
-            }
-        ),
-        None => println!("best: none — no composition rule fits this budget"),
-    }
 }

@@ -6,13 +6,13 @@ use super::common::cluster::ClusterArgs;
 use super::common::ledger::{Charge, Reserved};
 use super::common::names::named_among;
 use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
-use crate::output::{flag_of, flagged, spinner, thousands};
+use crate::output::{flag_of, flagged, spinner};
 use anyhow::bail;
-use disguise::apps::{TransactionFormat, Transactions, read_item_list};
-use disguise::data::read_edge_list;
+use disguise::apps::read_item_list;
+use disguise::cluster::Place;
 use disguise::maximize::Solution;
 use disguise::task::{Algorithm, CoverageInput, CoverageReport, MaxCoverage, Reporting, Runnable};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -66,67 +66,18 @@ pub struct Args {
     cluster: ClusterArgs,
 }
 
-/// What was read: one record per person, the candidates' names, and what was left out.
-struct Input {
-    covers: Vec<Vec<usize>>,
-    names: Vec<String>,
-    dropped: u64,
-}
-
-fn read(args: &Args) -> anyhow::Result<Input> {
-    let candidates = read_item_list(&args.candidates)?;
-    let quiet = args.privacy.quiet;
-    if let Some(path) = &args.sets {
-        let bar = spinner(&format!("reading {}", path.display()), quiet);
-        let sets = read_sets(path, &candidates, disguise::cluster::Place::SOLE);
-        bar.finish_and_clear();
-        let (covers, dropped) = sets?;
-        return Ok(Input {
-            covers,
-            names: candidates,
-            dropped,
-        });
-    }
-    let Some(path) = &args.edges else {
-        bail!("give --sets FILE or --edges FILE");
-    };
-    let bar = spinner(&format!("reading {}", path.display()), quiet);
-    let graph = read_edge_list(path, &candidates);
-    bar.finish_and_clear();
-    let graph = graph?;
-    Ok(Input {
-        covers: graph.lists,
-        names: candidates,
-        dropped: graph.dropped + graph.self_loops,
-    })
-}
-
-/// The sets of `path` (a file, or a folder or glob of parts) that are `place`'s: one file is
-/// dealt line by line over the workers, several go whole to their owners. Returns the cover
-/// lists and the number of members left out for naming no candidate.
-fn read_sets(
-    path: &std::path::Path,
+/// `place`'s records of `path`: its sets (--sets) or friend lists (--edges), and what was
+/// left out (not in --candidates, and self-loops).
+fn read_share(
+    input: CoverageInput,
+    path: &Path,
     candidates: &[String],
-    place: disguise::cluster::Place,
+    place: Place,
 ) -> disguise::Result<(Vec<Vec<usize>>, u64)> {
-    let parts = disguise::data::Parts::resolve(path)?;
-    let single = parts.is_single();
-    let (mut covers, mut dropped) = (Vec::new(), 0u64);
-    for (j, file) in parts.files().iter().enumerate() {
-        let sets = if single {
-            Transactions::read_fimi_where(file, Some(candidates), &mut |i| place.owns_row(i))?
-        } else if place.owns_part(j) {
-            Transactions::read(file, &TransactionFormat::Fimi, Some(candidates))?
-        } else {
-            continue;
-        };
-        covers.extend(
-            sets.rows()
-                .map(|row| row.iter().map(|&i| i as usize).collect()),
-        );
-        dropped += sets.dropped_items();
+    match input {
+        CoverageInput::Sets => disguise::cluster::read_sets_share(path, candidates, place),
+        CoverageInput::Edges => disguise::cluster::read_friend_lists_share(path, candidates, place),
     }
-    Ok((covers, dropped))
 }
 
 /// `disguise cover` with `--workers` or `--hosts`: every process reads the public candidates
@@ -146,34 +97,13 @@ fn run_distributed(
     // What the workers left out, added up by all and kept by process 0's first worker.
     let dropped = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let kept = std::sync::Arc::clone(&dropped);
-    let (sets, edges) = (args.sets.clone(), args.edges.clone());
+    let (input, path) = (args.input(), args.sets.clone().or(args.edges.clone()));
     let load = move |comm: &mut disguise::cluster::Comm<'_>| {
         let place = comm.place();
-        let read = match (&sets, &edges) {
-            (Some(path), _) => read_sets(path, &candidates, place),
-            (None, Some(path)) => {
-                // Every worker reads every edge and keeps its people's lists; the counts of
-                // what was left out are the whole file's, the same on every worker.
-                disguise::data::read_edge_list_where(path, &candidates, &|i| {
-                    place.owns_row(i as u64)
-                })
-                .map(|g| {
-                    let lists = g
-                        .lists
-                        .into_iter()
-                        .enumerate()
-                        .filter(|(i, _)| place.owns_row(*i as u64))
-                        .map(|(_, l)| l)
-                        .collect();
-                    let left_out = if place.worker == 0 {
-                        g.dropped + g.self_loops
-                    } else {
-                        0
-                    };
-                    (lists, left_out)
-                })
-            }
-            (None, None) => Err(disguise::Error::param("sets", "give --sets or --edges")),
+        // Every worker of --edges reads every edge; what was left out is counted once.
+        let read = match &path {
+            Some(path) => read_share(input, path, &candidates, place),
+            None => Err(disguise::Error::param("sets", "give --sets or --edges")),
         };
         let total = comm.all_sum(read.as_ref().map(|r| vec![r.1]).map_err(Clone::clone))?;
         if place.worker == 0 {
@@ -224,22 +154,7 @@ fn print(
         CoverageInput::Sets => labels,
     };
     let preamble = |r: &CoverageReport| {
-        let t = &r.task;
-        let what = match t.input {
-            CoverageInput::Edges => "people (friend lists)",
-            CoverageInput::Sets => "people (sets)",
-        };
-        println!(
-            "maximum coverage: {} {what}, {} candidates; {} left out (not in --candidates)",
-            thousands(t.records as u64),
-            thousands(t.candidates as u64),
-            thousands(t.dropped.unwrap_or(0))
-        );
-        println!(
-            "algorithm {}, mechanism {}, k = {}",
-            t.algorithm, t.mechanism, t.k
-        );
-        println!("privacy unit: {}", t.privacy_unit);
+        print!("{}", disguise::text::coverage_preamble(&r.task, &flag_of));
     };
     let note = "utility = share of people covered; coverage is computed on the private \
                 records (evaluation only, not part of the release)";
@@ -298,30 +213,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return run_distributed(&args, request, cluster, charge);
     }
     // Charged before a person is read, from the public candidates and options.
-    let m = read_item_list(&args.candidates)?.len();
-    let reserved = args.privacy.reserve(charge, || request.plan(m))?;
-    let input = read(&args)?;
-    let m = input.names.len();
+    let names = read_item_list(&args.candidates)?;
+    let reserved = args.privacy.reserve(charge, || request.plan(names.len()))?;
+    let Some(path) = private else {
+        bail!("give --sets FILE or --edges FILE");
+    };
+    let bar = spinner(&format!("reading {}", path.display()), args.privacy.quiet);
+    let read = read_share(args.input(), path, &names, Place::SOLE);
+    bar.finish_and_clear();
+    let (covers, dropped) = read?;
     let objective = request
-        .objective(m, &input.covers)
+        .objective(names.len(), &covers)
         .map_err(|e| flagged(e, &flag_of))?;
-    drop(input.covers);
+    drop(covers);
     let prepared = request
         .prepare(&objective)
         .map_err(|e| flagged(e, &flag_of))?;
     let utility = |v: f64| prepared.utility(v);
     let report = |s: &Solution| {
         let mut r = prepared.report(s);
-        r.task.dropped = Some(input.dropped);
+        r.task.dropped = Some(dropped);
         r
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
-    print(
-        &args,
-        reserved.as_ref(),
-        &input.names,
-        &utility,
-        &report,
-        run,
-    )
+    print(&args, reserved.as_ref(), &names, &utility, &report, run)
 }

@@ -5,7 +5,7 @@
 
 use super::common::names::named_among;
 use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
-use crate::output::{flag_of, flagged, spinner, thousands};
+use crate::output::{flag_of, flagged, spinner};
 use disguise::apps::read_item_list;
 use disguise::data::read_edge_list;
 use disguise::maximize::Solution;
@@ -76,13 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let graph = read_edge_list(&args.edges, &names);
     bar.finish_and_clear();
     let graph = graph?;
-    // Each edge u–v once, from the smaller end's neighbour list.
-    let edges: Vec<(usize, usize)> = graph
-        .lists
-        .iter()
-        .enumerate()
-        .flat_map(|(u, list)| list.iter().filter(move |&&v| u < v).map(move |&v| (u, v)))
-        .collect();
+    let edges = graph.edge_pairs();
     let dropped = graph.dropped + graph.self_loops;
     // The lines read are the records (public); the edges left after merging are not.
     let records = usize::try_from(graph.edges).unwrap_or(usize::MAX);
@@ -99,19 +93,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let utility = |v: f64| prepared.utility(v);
     let labels = Labels::new(&names, &utility);
     let preamble = |r: &CutReport| {
-        let t = &r.task;
-        println!(
-            "maximum cut: {} vertices, {} edges; {} left out (not in --vertices, or \
-             self-loops)",
-            thousands(t.vertices as u64),
-            thousands(t.edges as u64),
-            thousands(dropped)
+        print!(
+            "{}",
+            disguise::text::cut_preamble(&r.task, dropped, &flag_of)
         );
-        println!(
-            "algorithm {}, mechanism {}, at most k = {}",
-            t.algorithm, t.mechanism, t.k
-        );
-        println!("privacy unit: {}", t.privacy_unit);
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |s: &Solution| {

@@ -8,18 +8,15 @@
 //! (`name,lat,lon`). It prints the private picks, their utility next to the non-private
 //! greedy answer, the proven guarantee, and writes a map (PNG) to the current directory.
 
-use crate::output::{
-    Format, budget, check_epsilon, fixed, guarantee, input, print_json, rng_from_seed, thousands,
-};
+use crate::output::{Format, check_epsilon, flag_of, input, print_json, rng_from_seed, thousands};
 use anyhow::bail;
 use disguise::constraint::Cardinality;
 use disguise::data::{geographic, manhattan_like, read_points};
 use disguise::maximize::{Budget, Procedure, Solution, greedy, standard_greedy};
 use disguise::objective::{FacilityLocation, Metric, Normalizer};
-use disguise::privacy::Guarantee;
 use disguise::select::SelectorKind;
+use disguise::task::{DemoPick, DemoReport};
 use disguise_experiments::plot::{self, Map, Pick};
-use serde::Serialize;
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -97,36 +94,6 @@ impl Args {
         let given = self.data.iter().chain(&self.candidates);
         given.map(PathBuf::as_path).collect()
     }
-}
-
-/// One chosen spot.
-#[derive(Serialize)]
-struct PickOut {
-    index: usize,
-    name: String,
-    lat: f64,
-    lon: f64,
-    /// f(S)/n after this pick.
-    utility_after: f64,
-}
-
-/// The JSON document of `--format json`.
-#[derive(Serialize)]
-struct DemoOutput {
-    data: String,
-    records: usize,
-    candidates: usize,
-    k: usize,
-    normalizer: f64,
-    mechanism: &'static str,
-    private: Vec<PickOut>,
-    private_utility: f64,
-    non_private: Vec<PickOut>,
-    non_private_utility: f64,
-    guarantee: Option<Guarantee>,
-    per_round_epsilon: Option<f64>,
-    secure_rng: bool,
-    map: Option<String>,
 }
 
 /// Runs `disguise demo`.
@@ -215,19 +182,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     let exact = standard_greedy(&f, &constraint)?;
 
-    let picks = |s: &Solution| -> Vec<PickOut> {
-        s.elements
-            .iter()
-            .zip(&s.values)
-            .map(|(&v, &value)| PickOut {
-                index: v,
-                name: names[v].clone(),
-                lat: candidates[v][0],
-                lon: candidates[v][1],
-                utility_after: value / n,
-            })
-            .collect()
-    };
+    let picks = |s: &Solution| DemoPick::of(s, &candidates, &names, records.len());
     let map_path = if args.no_map {
         None
     } else {
@@ -265,7 +220,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(args.map.display().to_string())
     };
 
-    let out = DemoOutput {
+    let out = DemoReport {
         data: source,
         records: records.len(),
         candidates: candidates.len(),
@@ -283,75 +238,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     match args.format {
         Format::Json => print_json(&out),
-        Format::Table => print_table(&out),
+        Format::Table => {
+            print!("{}", disguise::text::demo_table(&out, &flag_of));
+            println!(
+                "\nnext: `disguise demo --data FILE --candidates FILE` for your own data, \
+                 `disguise --help` for everything else"
+            );
+            Ok(())
+        }
     }
-}
-
-fn print_table(out: &DemoOutput) -> anyhow::Result<()> {
-    println!(
-        "disguise demo: choose {} of {} waiting spots to serve {} pickups,",
-        out.k,
-        out.candidates,
-        thousands(out.records as u64)
-    );
-    println!("without revealing any one passenger's pickup (differential privacy).");
-    println!("data: {}", out.data);
-    println!(
-        "utility f(S)/n: the average over pickups of 1 − (distance to the nearest chosen \
-         spot)/{}, so 1 = every pickup at a spot\n",
-        input(out.normalizer)
-    );
-    println!("  #  private pick                      utility so far (exact, NOT private)");
-    for (i, p) in out.private.iter().enumerate() {
-        println!("  {}  {:<32}  {}", i + 1, p.name, fixed(p.utility_after, 4));
-    }
-    let ratio = if out.non_private_utility > 0.0 {
-        100.0 * out.private_utility / out.non_private_utility
-    } else {
-        100.0
-    };
-    println!(
-        "\nutility f(S)/n: private {}, non-private greedy {} (private reaches {ratio:.1} %)",
-        fixed(out.private_utility, 4),
-        fixed(out.non_private_utility, 4)
-    );
-    println!(
-        "  (utilities are computed exactly on the private pickups to show the quality of the \
-         picks: they are NOT covered by the guarantee below, which protects the private picks \
-         only)"
-    );
-    println!(
-        "non-private greedy picks (shown for comparison only: NOT private): {}",
-        out.non_private
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    if let Some(g) = out.guarantee {
-        let per_round = out
-            .per_round_epsilon
-            .map_or(String::new(), |e| format!(", ε₀ = {} per round", budget(e)));
-        println!(
-            "guarantee: ({}, {})-differential privacy for each passenger, for the private \
-             picks (composition rule: {}{per_round})",
-            guarantee(g.epsilon),
-            guarantee(g.delta),
-            g.rule.name()
-        );
-    }
-    if !out.secure_rng {
-        println!("           (void here: --seed made the run reproducible and predictable)");
-    }
-    match &out.map {
-        Some(path) => println!("map written to {path}"),
-        None => println!("(no map written)"),
-    }
-    println!(
-        "\nnext: `disguise demo --data FILE --candidates FILE` for your own data, \
-         `disguise --help` for everything else"
-    );
-    Ok(())
 }
 
 /// Reads `lat,lon` points from a CSV file (streaming, 16 bytes per point).

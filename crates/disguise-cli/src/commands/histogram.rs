@@ -9,17 +9,14 @@ use super::common::cluster::ClusterArgs;
 use super::common::ledger::{LedgerArgs, Reserved};
 use super::common::names::named;
 use super::common::{note_clipped, warn_if_vacuous};
-use crate::output::{
-    Format, NothingReleased, flag_of, flagged, guarantee, print_json, sig, thousands,
-    warn_insecure_seed,
-};
+use crate::output::{Format, NothingReleased, flag_of, flagged, print_json, rng_from_seed};
 use anyhow::{Context, bail};
 use disguise::histogram::{
     DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, GammaRule, ProjectedHistogram, Schema,
     SyntheticRows,
 };
 use disguise::prelude::*;
-use disguise::task::{HISTOGRAM_NEIGHBOURS, Histogram, HistogramReport};
+use disguise::task::{Histogram, HistogramReport};
 use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
@@ -219,7 +216,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (None, None) => bail!("no target column: give --target or set `target` in the schema"),
     };
     let target = schema.column_index(&target_name)?;
-    let files = data_files(&args.data)?;
+    let files = disguise::data::Parts::resolve_all(&args.data)?;
     if let Some(cluster) = cluster {
         return run_distributed(&args, reserved, &request, cluster, schema, target, files);
     }
@@ -249,29 +246,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let mut rng = generator(args.seed)?;
+    let mut rng = rng_from_seed(args.seed)?;
     let release = request.run(&data, target, public, &mut rng)?;
     print_release(&args, reserved, &release, clipped)
-}
-
-/// The files of every --data: each a file, or the parts in a folder or matched by a glob.
-fn data_files(data: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for d in data {
-        files.extend(disguise::data::Parts::resolve(d)?.files().iter().cloned());
-    }
-    Ok(files)
-}
-
-/// The rng of process 0 (the others draw nothing: every draw is process 0's).
-fn generator(seed: Option<u64>) -> anyhow::Result<SecureRng> {
-    Ok(match seed {
-        Some(seed) => {
-            warn_insecure_seed(seed);
-            SecureRng::insecure_from_seed(seed)
-        }
-        None => SecureRng::from_os()?,
-    })
 }
 
 /// The release over the workers of `cluster`: the same output in process 0 as a one-process
@@ -300,7 +277,7 @@ fn run_distributed(
     }
     let public: Vec<PathBuf> = args.public_data.iter().cloned().collect();
     let mut rng = if cluster.process() == 0 {
-        generator(args.seed)?
+        rng_from_seed(args.seed)?
     } else {
         SecureRng::from_os()?
     };
@@ -332,83 +309,19 @@ fn print_release(
 
     match args.format {
         Format::Json => print_json(&report)?,
-        Format::Table => {
-            println!(
-                "projected histogram: {} records, {} predictors, target {}",
-                thousands(release.records as u64),
-                release.predictors,
-                release.target
-            );
-            println!(
-                "  attributes  {}  (k = {}: {})",
-                release.attributes.join(", "),
-                release.k,
-                release.k_method
-            );
-            println!(
-                "  gamma       {}  ({})",
-                sig(release.gamma, 4),
-                release.gamma_method
-            );
-            if release.epsilon_p > 0.0 {
-                println!(
-                    "  epsilon_p   {}  (projection: exponential mechanism in PRIVATEKD)",
-                    guarantee(release.epsilon_p)
-                );
-            } else {
-                println!("  epsilon_p   0  (k = every predictor: nothing to choose)");
-            }
-            println!(
-                "  epsilon_h   {}  (thresholded Laplace histogram, scale 2/ε_h, τ = {})",
-                guarantee(release.epsilon_h),
-                sig(release.threshold, 4)
-            );
-            println!(
-                "  histogram   {} cells ({}), {} released, {} synthetic records -> {}",
-                thousands(release.space_size),
-                release.columns.join(" × "),
-                thousands(release.support_size as u64),
-                thousands(written),
-                args.out.display()
-            );
-            if release.rows == SyntheticRows::Records {
-                println!(
-                    "  rows        n = {} (public), in proportion to the noisy counts (which \
-                     would give {}; --rows noisy-counts)",
-                    thousands(release.records as u64),
-                    thousands(release.noisy_rows)
-                );
-            }
-            match &release.guarantee {
-                Some(g) if release.secure_rng => println!(
-                    "  guarantee   ({}, {})-DP by {} composition; neighbours: {HISTOGRAM_NEIGHBOURS}",
-                    guarantee(g.epsilon),
-                    guarantee(g.delta),
-                    g.rule
-                ),
-                Some(g) => println!(
-                    "  guarantee   NONE: seeded run (would be ({}, {})-DP with a secure generator)",
-                    guarantee(g.epsilon),
-                    guarantee(g.delta)
-                ),
-                None => println!("  guarantee   NONE: NOT PRIVATE (domains taken from the data)"),
-            }
-            for note in &release.notes {
-                println!("  note        {note}");
-            }
-        }
+        Format::Table => print!(
+            "{}",
+            disguise::text::histogram_summary(
+                release,
+                written,
+                &args.out.display().to_string(),
+                &flag_of
+            )
+        ),
     }
-    if release.support_size == 0 {
-        return Err(NothingReleased(format!(
-            "no cell's noisy count passed the threshold τ = {} (n = {}, ε_h = {}), so {} holds \
-             a header only; a larger ε, or fewer or coarser columns (smaller --k, fewer bins), \
-             would help",
-            sig(release.threshold, 4),
-            thousands(release.records as u64),
-            guarantee(release.epsilon_h),
-            args.out.display()
-        ))
-        .into());
+    let out = args.out.display().to_string();
+    if let Some(why) = disguise::text::histogram_nothing_released(release, &out, &flag_of) {
+        return Err(NothingReleased(why).into());
     }
     Ok(())
 }

@@ -4,13 +4,13 @@
 
 use super::common::names::named_among;
 use super::common::{DeltaArg, LayoutArgs, RunArgs, warn_if_vacuous};
-use crate::output::{Format, flag_of, flagged, guarantee, print_json, rng_from_seed, spinner};
+use crate::output::{Format, flag_of, flagged, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
-use disguise::apps::hypothesis::{table_columns, table_labels};
-use disguise::histogram::{ColumnSpec, DomainSource, Schema, Table};
+use disguise::apps::hypothesis::{header_schema, table_columns, table_labels};
+use disguise::histogram::{DomainSource, Schema, Table};
 use disguise::select::SelectorKind;
 use disguise::task::{Hypothesis, Privacy};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -103,45 +103,6 @@ fn parse_bounds(text: &str) -> anyhow::Result<(f64, f64)> {
     Ok((lo, hi))
 }
 
-/// The schema of a plain CSV: its header's columns, all numeric with `bounds` (or none, to be
-/// taken from the data); the label numeric 0/1, or categorical when `positive` names its
-/// positive class (levels from the data: only with --bounds-from-data, since the set of
-/// labels that occur is not public).
-fn header_schema(
-    path: &Path,
-    layout: disguise::data::TableLayout,
-    label: &str,
-    bounds: Option<(f64, f64)>,
-    positive: Option<&str>,
-) -> anyhow::Result<Schema> {
-    let header = disguise::data::read_header_with_layout(path, layout)?;
-    let mut columns = Vec::new();
-    for name in header.names().iter().map(String::as_str) {
-        let spec = if !name.eq_ignore_ascii_case(label) {
-            let mut spec = ColumnSpec::numeric(name, 0.0, 1.0);
-            spec.bounds = bounds.map(|(lo, hi)| [lo, hi]);
-            spec
-        } else if positive.is_some() {
-            if bounds.is_some() {
-                bail!(
-                    "a categorical label needs its public levels: list them in a --schema \
-                     (`levels = [...]`), or explore with --bounds-from-data (NOT private)"
-                );
-            }
-            let mut spec = ColumnSpec::categorical(name, &[]);
-            spec.levels = None;
-            spec
-        } else {
-            ColumnSpec::numeric(name, 0.0, 1.0)
-        };
-        columns.push(spec);
-    }
-    let mut schema = Schema::new(columns)?;
-    schema.has_header = layout.has_header;
-    schema.delimiter = char::from(layout.delimiter).to_string();
-    Ok(schema)
-}
-
 /// Runs `disguise hypothesis`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Hypothesis {
@@ -181,16 +142,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                      or (NOT private) --bounds-from-data"
                 );
             }
-            (
-                header_schema(
-                    &args.data,
-                    args.layout.layout(),
-                    &label,
-                    bounds,
-                    args.positive.as_deref(),
-                )?,
-                label,
-            )
+            let positive = args.positive.as_deref();
+            let layout = args.layout.layout();
+            let schema = header_schema(&args.data, layout, &label, bounds, positive, &flag_of)
+                .map_err(|e| match e {
+                    disguise::Error::InvalidParameter { reason, .. } => anyhow::anyhow!(reason),
+                    other => other.into(),
+                })?;
+            (schema, label)
         }
     };
     let label = schema.column_index(&label_name)?;
@@ -216,7 +175,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (labels, pos, neg) = table_labels(&table, label, args.positive.as_deref())?;
 
     let mut rng = rng_from_seed(args.run.seed)?;
-    let secure = rng.is_secure();
     let (class, selection) = request.run(&table, label, &labels, &mut rng)?;
     if let Some(reserved) = &reserved {
         reserved.check(selection.guarantee)?;
@@ -241,51 +199,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(u) = &report.usefulness {
         warn_if_vacuous(u);
     }
-    let (selection, description) = (&report.selection, &report.hypothesis);
     match args.run.format {
         Format::Json => print_json(&report),
         Format::Table => {
-            println!(
-                "{} records, {} hypotheses (decision stumps, {} thresholds per numeric column), \
-                 mechanism {}",
-                labels.len(),
-                selection.hypotheses,
-                args.thresholds,
-                args.mechanism
-            );
-            println!("chosen: {description}  (hypothesis #{})", selection.index);
-            if let Some(m) = selection.margin {
-                println!("margin ℓ = {m}");
-            }
-            println!(
-                "NOT PRIVATE (evaluation): training accuracy {:.4}, best in the class {:.4}",
-                selection.training_accuracy, selection.best_training_accuracy
-            );
-            if let (Some(acc), Some(path)) = (report.test_accuracy, &args.test) {
-                println!("test accuracy {acc:.4} on {}", path.display());
-            }
-            match selection.guarantee {
-                Some(g) if report.private_domains => {
-                    let mut line = format!(
-                        "guarantee: ({}, {})-differentially private ({} composition; \
-                         neighbouring datasets differ in one record)",
-                        guarantee(g.epsilon),
-                        guarantee(g.delta),
-                        g.rule
-                    );
-                    if !secure {
-                        line.push_str(
-                            "\n           (only with a secure generator: this seeded run is \
-                             NOT private)",
-                        );
-                    }
-                    println!("{line}");
-                }
-                Some(_) => println!(
-                    "guarantee: NONE — domains were taken from the data (--bounds-from-data)"
-                ),
-                None => println!("guarantee: NONE — --mechanism max is the non-private argmax"),
-            }
+            let test = args.test.as_ref().map(|p| p.display().to_string());
+            let table = disguise::text::hypothesis_table(&report, test.as_deref(), &flag_of);
+            print!("{table}");
             Ok(())
         }
     }

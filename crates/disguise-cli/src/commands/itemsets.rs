@@ -5,12 +5,11 @@
 use super::common::names::named_among;
 use super::common::{DeltaArg, RunArgs, warn_if_vacuous};
 use crate::output::{
-    Format, NothingReleased, budget, flag_of, flagged, guarantee, input, print_json, rng_from_seed,
-    sig, spinner, thousands,
+    Format, NothingReleased, flag_of, flagged, print_json, rng_from_seed, spinner,
 };
 use disguise::apps::{
-    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ItemsetOutcome, ItemsetRelease,
-    TransactionFormat, Transactions, read_item_list,
+    DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, TransactionFormat,
+    Transactions, read_item_list,
 };
 use disguise::names::Named;
 use disguise::select::SelectorKind;
@@ -202,7 +201,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         e => e,
     })?;
     let mut rng = rng_from_seed(args.run.seed)?;
-    let secure = rng.is_secure();
     let release = request.release(&transactions, &counts, &mut rng)?;
     if let Some(reserved) = &reserved {
         reserved.check(Some(disguise::privacy::Guarantee {
@@ -214,110 +212,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let report = request.report(&transactions, release)?;
     warn_if_vacuous(&report.usefulness);
     let release = &report.release;
-    if release.truncated > 0 {
-        eprintln!(
-            "warning: {} of {} transactions are longer than --max-length {} and were cut to \
-             their {} smallest items (raise --max-length to count them whole)",
-            thousands(release.truncated as u64),
-            thousands(release.transactions as u64),
-            release.max_length,
-            release.max_length
-        );
+    if let Some(warning) = disguise::text::itemsets_truncated(release, &flag_of) {
+        eprintln!("warning: {warning}");
     }
     match args.run.format {
         Format::Json => print_json(&report)?,
-        Format::Table => print_table(release, &args, secure),
+        Format::Table => print!(
+            "{}",
+            disguise::text::itemsets_table(
+                release,
+                args.epsilon,
+                args.delta.value,
+                args.top,
+                &flag_of
+            )
+        ),
     }
-    if release.picks.iter().all(|p| p.itemset.is_none()) {
-        let help = if args.items.is_some() {
-            "a larger ε"
-        } else {
-            "a larger ε, or a public --items list (then the exponential mechanism applies)"
-        };
-        return Err(NothingReleased(format!(
-            "no margin was found up to --max-margin {} at ε₀ = {} per round (the top \
-             itemsets' counts are too close for this budget); {help} would help",
-            release.max_margin,
-            budget(release.per_round_epsilon)
-        ))
-        .into());
+    let items = args.items.is_some();
+    if let Some(why) = disguise::text::itemsets_nothing_released(release, items, &flag_of) {
+        return Err(NothingReleased(why).into());
     }
     Ok(())
-}
-
-fn print_table(r: &ItemsetRelease, args: &Args, secure: bool) {
-    let universe = match (&r.universe_size, r.universe_items) {
-        (Some(k), Some(items)) => format!("all C({items}, {}) = {k} itemsets of --items", r.size),
-        _ => "every itemset of size r (not enumerated; no item list)".to_string(),
-    };
-    println!(
-        "{} transactions, itemsets of size {}, mechanism {}, universe: {universe}",
-        r.transactions, r.size, r.mechanism
-    );
-    println!(
-        "NOT PRIVATE (diagnostics): {} distinct itemsets occur; {} transactions were cut to {} \
-         items",
-        r.occurring, r.truncated, r.max_length
-    );
-    println!();
-    println!(
-        "{:>5}  {:<40} {:>8} {:>12} {:>11} {:>14}",
-        "round", "itemset", "margin ℓ", "noisy freq", "true count", "true freq"
-    );
-    for p in &r.picks {
-        let itemset = match (&p.itemset, p.outcome) {
-            (Some(items), ItemsetOutcome::NotOccurring) => {
-                format!("{{{}}} (does not occur)", items.join(" "))
-            }
-            (Some(items), _) => format!("{{{}}}", items.join(" ")),
-            (None, ItemsetOutcome::NoMargin) => "(no itemset: no margin found)".to_string(),
-            (None, _) => "(no itemset: a zero-frequency pick)".to_string(),
-        };
-        let margin = p.margin.map_or("-".to_string(), |m| m.to_string());
-        let noisy = p
-            .noisy_frequency
-            .map_or("-".to_string(), |f| format!("{f:.5}"));
-        println!(
-            "{:>5}  {:<40} {:>8} {:>12} {:>11} {:>14.5}",
-            p.round, itemset, margin, noisy, p.true_count, p.true_frequency
-        );
-    }
-    println!("        (true count and true freq are computed on the private data: NOT private)");
-    println!();
-    println!(
-        "budget: total ε = {}, δ = {}; {} selection round(s) at ε₀ = {}, δ₀ = {} \
-         (split by {} composition){}",
-        input(args.epsilon),
-        input(args.delta.value),
-        args.top,
-        budget(r.per_round_epsilon),
-        budget(r.per_round_delta),
-        r.split_rule,
-        match (r.count_epsilon, r.count_scale) {
-            (Some(e), Some(b)) => format!(
-                "; noisy frequencies: ε = {}, Laplace scale {} counts",
-                budget(e),
-                sig(b, 6)
-            ),
-            _ => String::new(),
-        }
-    );
-    let mut line = format!(
-        "guarantee: ({}, {})-differentially private (selection by {} composition{}; \
-         neighbouring datasets differ in one transaction)",
-        guarantee(r.epsilon),
-        guarantee(r.delta),
-        r.selection_guarantee.rule,
-        if r.count_epsilon.is_some() {
-            ", plus the noisy frequencies by basic composition"
-        } else {
-            ""
-        }
-    );
-    if !secure {
-        line.push_str(
-            "\n           (only with a secure generator: this seeded run is NOT private)",
-        );
-    }
-    println!("{line}");
 }

@@ -3,13 +3,9 @@
 
 use crate::output::{Format, flagged, print_json, thousands};
 use anyhow::bail;
-use disguise::ledger::{Filter, Ledger, Limit, Release, Status};
-use disguise::numeric::decimal::{rounded, typed};
-use serde::Serialize;
-use std::cmp::Ordering;
-use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use disguise::ledger::{Filter, Ledger, Limit};
+use disguise::text::{limit_words, releases_csv, releases_table, status_line};
+use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -285,7 +281,7 @@ fn limit(args: LimitArgs) -> anyhow::Result<()> {
     let dataset = match &args.dataset {
         Some(name) => Some(
             disguise::ledger::check_name(name)
-                .map_err(|e| anyhow::anyhow!("invalid --dataset: {}", reason(e)))?
+                .map_err(|e| flagged(e, &|_| "--dataset".into()))?
                 .to_string(),
         ),
         None => None,
@@ -311,195 +307,28 @@ fn limit(args: LimitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The reason of a parameter error, without its name.
-fn reason(e: disguise::Error) -> String {
-    match e {
-        disguise::Error::InvalidParameter { reason, .. } => reason,
-        other => other.to_string(),
-    }
-}
-
-/// A limit in words: ε, δ and its filter (for zCDP, ρ and the part for approximate
-/// releases). Budgets print as typed: the shortest decimal of each number.
-fn limit_words(l: &Limit) -> String {
-    match (l.filter, l.rho) {
-        (Filter::Zcdp, Some(rho)) => {
-            let approximate = if l.approximate_delta > 0.0 || l.approximate_epsilon > 0.0 {
-                format!(
-                    "ε = {}, δ = {} of it for approximate releases",
-                    typed(l.approximate_epsilon),
-                    typed(l.approximate_delta)
-                )
-            } else {
-                "none for approximate releases".to_string()
-            };
-            format!(
-                "ε = {}, δ = {} (zcdp filter: ρ ≤ {} for pure and exponential-mechanism \
-                 releases; {approximate})",
-                typed(l.epsilon),
-                typed(l.delta),
-                rounded(rho, 6, Ordering::Less)
-            )
-        }
-        _ => format!(
-            "ε = {}, δ = {} ({} filter)",
-            typed(l.epsilon),
-            typed(l.delta),
-            l.filter
-        ),
-    }
-}
-
-/// One line per data set: its limit, its spend and what is left.
-fn status_line(s: &Status) -> String {
-    let limit = match &s.limit {
-        Some(l) => format!("limit {}", limit_words(l)),
-        None => "no limit".to_string(),
-    };
-    let releases = format!(
-        "{} release{}",
-        thousands(s.releases),
-        if s.releases == 1 { "" } else { "s" }
-    );
-    let spent = match s.spent {
-        Some(g) => match g.rho {
-            Some(rho) if g.epsilon > 0.0 || g.delta > 0.0 => format!(
-                "spent ρ = {}, and ε = {}, δ = {} by approximate releases, in {releases}",
-                rounded(rho, 6, Ordering::Greater),
-                typed(g.epsilon),
-                typed(g.delta)
-            ),
-            Some(rho) => format!(
-                "spent ρ = {} in {releases}",
-                rounded(rho, 6, Ordering::Greater)
-            ),
-            None => format!(
-                "spent ε = {}, δ = {} in {releases}",
-                typed(g.epsilon),
-                typed(g.delta)
-            ),
-        },
-        None => "nothing spent".to_string(),
-    };
-    let left = match s.remaining {
-        Some(r) => match (r.rho, r.pure_epsilon) {
-            (Some(rho), Some(pure)) => {
-                let approximate = match &s.limit {
-                    Some(l) if l.approximate_delta > 0.0 || l.approximate_epsilon > 0.0 => {
-                        format!(
-                            "; ε = {}, δ = {} for approximate releases",
-                            typed(r.epsilon),
-                            typed(r.delta)
-                        )
-                    }
-                    _ => String::new(),
-                };
-                format!(
-                    "; left ρ = {} (one pure release of ε ≤ {} fits){approximate}",
-                    rounded(rho, 6, Ordering::Less),
-                    rounded(pure, 6, Ordering::Less)
-                )
-            }
-            _ => format!("; left ε = {}, δ = {}", typed(r.epsilon), typed(r.delta)),
-        },
-        None => String::new(),
-    };
-    let unit = match s.unit {
-        Some(u) => format!(" ({u}-level)"),
-        None => String::new(),
-    };
-    format!("data set {}{unit}: {limit}; {spent}{left}", s.dataset)
-}
-
 fn show(args: ShowArgs) -> anyhow::Result<()> {
     let ledger = args.file.open()?;
     let flag = |p: &str| format!("--{p}");
-    let dataset = match &args.dataset {
-        Some(d) => Some(ledger.resolve(d).map_err(|e| flagged(e, &flag))?),
-        None => None,
-    };
-    let datasets = match &dataset {
-        Some(d) => vec![d.clone()],
-        None => ledger.datasets()?,
-    };
-    let statuses: Vec<Status> = datasets
-        .iter()
-        .map(|d| ledger.status(d))
-        .collect::<disguise::Result<_>>()?;
-    let releases = ledger.releases(dataset.as_deref())?;
-    let default_limit = ledger.default_limit()?;
+    let overview = ledger
+        .overview(args.dataset.as_deref())
+        .map_err(|e| flagged(e, &flag))?;
     match args.format {
-        Format::Json => {
-            #[derive(Serialize)]
-            #[serde(untagged)]
-            enum RemainingOut {
-                One(Option<disguise::ledger::Remaining>),
-                Each(BTreeMap<String, Option<disguise::ledger::Remaining>>),
-            }
-            #[derive(Serialize)]
-            struct Document<'a> {
-                ledger: &'a Path,
-                releases: &'a [Release],
-                remaining: RemainingOut,
-                datasets: &'a [Status],
-                default_limit: Option<Limit>,
-            }
-            let remaining = match &args.dataset {
-                Some(_) => RemainingOut::One(statuses.first().and_then(|s| s.remaining)),
-                None => RemainingOut::Each(
-                    statuses
-                        .iter()
-                        .map(|s| (s.dataset.clone(), s.remaining))
-                        .collect(),
-                ),
-            };
-            print_json(&Document {
-                ledger: ledger.path(),
-                releases: &releases,
-                remaining,
-                datasets: &statuses,
-                default_limit,
-            })
-        }
+        Format::Json => print_json(&overview),
         Format::Table => {
-            println!("ledger {}", ledger.path().display());
-            if let Some(limit) = &default_limit {
+            println!("ledger {}", overview.ledger.display());
+            if let Some(limit) = &overview.default_limit {
                 println!("default limit for new data sets: {}", limit_words(limit));
             }
-            if statuses.is_empty() {
+            if overview.datasets.is_empty() {
                 println!("(no data set: set a limit with `disguise ledger limit`)");
             }
-            for s in &statuses {
+            for s in &overview.datasets {
                 println!("{}", status_line(s));
             }
-            if !releases.is_empty() {
+            if !overview.releases.is_empty() {
                 println!();
-                println!(
-                    "{:>5}  {:<24}  {:<12}  {:>5}  {:>9}  {:>9}  {:<12}  command",
-                    "id", "time (UTC)", "data set", "runs", "ε", "δ", "rule"
-                );
-                for r in &releases {
-                    let mut dataset = r.dataset.clone();
-                    if dataset.chars().count() > 12 {
-                        dataset = dataset.chars().take(11).collect::<String>() + "…";
-                    }
-                    let insecure = if r.secure {
-                        ""
-                    } else {
-                        " (seeded: NOT private)"
-                    };
-                    println!(
-                        "{:>5}  {:<24}  {:<12}  {:>5}  {:>9}  {:>9}  {:<12}  {}{insecure}",
-                        r.id,
-                        r.time,
-                        dataset,
-                        thousands(r.runs),
-                        typed(r.epsilon),
-                        typed(r.delta),
-                        r.rule,
-                        r.command
-                    );
-                }
+                print!("{}", releases_table(&overview.releases));
             }
             Ok(())
         }
@@ -509,50 +338,10 @@ fn show(args: ShowArgs) -> anyhow::Result<()> {
 fn export(args: ExportArgs) -> anyhow::Result<()> {
     let ledger = args.file.open()?;
     let releases = ledger.releases(args.dataset.as_deref())?;
-    let write = |out: &mut dyn Write| -> anyhow::Result<()> {
-        let mut csv = csv::Writer::from_writer(out);
-        csv.write_record([
-            "id",
-            "time",
-            "dataset",
-            "command",
-            "mechanism",
-            "runs",
-            "epsilon",
-            "delta",
-            "rule",
-            "calls",
-            "secure",
-            "unit",
-        ])?;
-        for r in &releases {
-            let calls: Vec<String> = r
-                .calls
-                .iter()
-                .map(|c| format!("{}:{:?}:{:?}x{}", c.kind, c.epsilon, c.delta, c.count))
-                .collect();
-            csv.write_record([
-                r.id.to_string(),
-                r.time.clone(),
-                r.dataset.clone(),
-                r.command.clone(),
-                r.mechanism.clone(),
-                r.runs.to_string(),
-                format!("{:?}", r.epsilon),
-                format!("{:?}", r.delta),
-                r.rule.clone(),
-                calls.join(";"),
-                r.secure.to_string(),
-                r.unit.to_string(),
-            ])?;
-        }
-        csv.flush()?;
-        Ok(())
-    };
     match &args.out {
         Some(path) => {
             let mut file = disguise::files::AtomicFile::create(path, &[ledger.path()])?;
-            write(file.writer())?;
+            releases_csv(&releases, file.writer())?;
             file.commit()?;
             eprintln!(
                 "wrote {} release{} to {}",
@@ -563,9 +352,8 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
             Ok(())
         }
         None => {
-            let stdout = std::io::stdout();
-            let mut lock = stdout.lock();
-            write(&mut lock)
+            releases_csv(&releases, std::io::stdout().lock())?;
+            Ok(())
         }
     }
 }

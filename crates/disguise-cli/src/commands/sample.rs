@@ -6,11 +6,9 @@
 
 use super::common::DeltaArg;
 use super::common::names::named;
-use crate::output::{
-    Format, fixed, flag_of, flagged, guarantee, input, print_json, rng_from_seed, thousands,
-};
+use crate::output::{Format, flag_of, flagged, print_json, rng_from_seed};
 use disguise::select::SelectorKind;
-use disguise::task::{Sample, SampleReport};
+use disguise::task::Sample;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -94,86 +92,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let report = request.run(&scores, &mut rng)?;
     match args.format {
         Format::Json => print_json(&report)?,
-        Format::Table => print_table(&args, &report, &scores),
+        Format::Table => {
+            let (top, per_score) = (args.top, args.per_score);
+            let table = disguise::text::sample_table(&report, &scores, top, per_score, &flag_of);
+            print!("{table}");
+        }
     }
     Ok(())
-}
-
-/// The table: a header line, then the candidates picked most (or every score with
-/// `--per-score`).
-fn print_table(args: &Args, report: &SampleReport, scores: &[f64]) {
-    let (mechanism, counts) = (report.mechanism, &report.counts);
-    let trials = thousands(args.trials);
-    let guaranteed = report.guarantee.epsilon.zip(report.guarantee.delta);
-    match guaranteed {
-        Some((e, d)) => println!(
-            "{mechanism}: {trials} runs, each ({}, {})-DP (the counts of all runs together are \
-             not a private release)",
-            guarantee(e),
-            guarantee(d)
-        ),
-        None => println!("{mechanism}: {trials} runs, NOT private (non-private baseline)"),
-    }
-    let share = |count: u64| fixed(count as f64 / args.trials as f64, 4);
-    let row = |i: usize| {
-        println!(
-            "{i:>8}  {:>14}  {:>12}  {:>8}",
-            input(scores[i]),
-            thousands(counts[i]),
-            share(counts[i])
-        )
-    };
-    let header = || {
-        println!(
-            "{:>8}  {:>14}  {:>12}  {:>8}",
-            "index", "score", "count", "share"
-        )
-    };
-    if args.per_score {
-        header();
-        (0..scores.len()).for_each(row);
-        return;
-    }
-    // The candidates picked at least once, most picked first (ties by index).
-    let mut picked: Vec<usize> = (0..counts.len()).filter(|&i| counts[i] > 0).collect();
-    picked.sort_unstable_by_key(|&i| (std::cmp::Reverse(counts[i]), i));
-    let shown = picked
-        .len()
-        .min(usize::try_from(args.top).unwrap_or(usize::MAX));
-    let best = scores
-        .iter()
-        .enumerate()
-        .fold(0, |b, (i, &s)| if s > scores[b] { i } else { b });
-    println!(
-        "{} scores (highest {} at index {best}); {} of them picked at least once",
-        thousands(scores.len() as u64),
-        input(scores[best]),
-        thousands(picked.len() as u64)
-    );
-    println!();
-    if shown == 0 {
-        println!("(--top 0: no rows)");
-    } else {
-        println!(
-            "picked most ({} of {}):",
-            thousands(shown as u64),
-            thousands(picked.len() as u64)
-        );
-        header();
-        picked[..shown].iter().for_each(|&i| row(i));
-    }
-    let rest: u64 = picked[shown..].iter().map(|&i| counts[i]).sum();
-    if rest > 0 {
-        println!(
-            "{:>8}  {:>14}  {:>12}  {:>8}",
-            "others",
-            "",
-            thousands(rest),
-            share(rest)
-        );
-    }
-    println!();
-    println!("(--per-score lists every score, --format json gives every count)");
 }
 
 /// Reads one finite score per line from `path` (`-` = standard input), streaming; errors

@@ -57,51 +57,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             false,
         ),
     };
-    let known = |name: &str| names.iter().any(|n| n.eq_ignore_ascii_case(name));
-    for name in args.categorical.iter().chain(&args.target) {
-        if !known(name.trim()) {
-            anyhow::bail!("no column {:?} (columns: {})", name, names.join(", "));
-        }
-    }
-    let is_categorical = |name: &str| {
-        args.categorical
-            .iter()
-            .any(|c| c.trim().eq_ignore_ascii_case(name))
-    };
-    let mut out = String::new();
-    out.push_str("# Draft schema (docs/schema.md). Fill in every domain from PUBLIC knowledge —\n");
-    out.push_str("# documentation, standards, round figures — never from the data itself.\n");
-    out.push_str(&format!("has_header = {has_header}\ndelimiter = \",\"\n"));
-    if let Some(target) = &args.target {
-        out.push_str(&format!("target = {}\n", toml_string(target.trim())));
-    }
-    for name in &names {
-        out.push_str(&format!("\n[[columns]]\nname = {}\n", toml_string(name)));
-        if is_categorical(name) {
-            out.push_str("type = \"categorical\"\nlevels = [] # FILL IN: every possible value\n");
-        } else {
-            out.push_str(
-                "type = \"numeric\"\nbounds = [] # FILL IN: [min, max]\n# bins = 8  # optional\n",
-            );
-        }
-    }
+    let target = args.target.as_deref();
+    let out = disguise::histogram::draft_schema(&names, &args.categorical, target, has_header)?;
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
     Ok(())
-}
-
-/// A TOML basic string.
-fn toml_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

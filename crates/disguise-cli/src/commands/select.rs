@@ -6,10 +6,11 @@ use super::common::cluster::ClusterArgs;
 use super::common::coordinates::PlacesArgs;
 use super::common::ledger::Charge;
 use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
-use crate::output::{flag_of, flagged, spinner, thousands};
+use crate::output::{flag_of, flagged, spinner};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
 use disguise::task::{ContinuousOptions, Reporting, Runnable, Select, SelectReport};
+use disguise::text;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -154,24 +155,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// says how a distributed run's points were spread.
 fn print_preamble(places: &PlacesArgs, r: &SelectReport, layout: &str) {
     let t = &r.task;
-    println!(
-        "facility location: {} points ({}{layout}), {} candidates ({})",
-        thousands(t.points as u64),
-        places.points.display(),
-        thousands(t.candidates as u64),
-        places.candidates.display()
+    let points = format!("{}{layout}", places.points.display());
+    let candidates = places.candidates.display().to_string();
+    let metric = places.metric_line(t.normalizer);
+    print!(
+        "{}",
+        text::select_preamble(t, &points, &candidates, &metric)
     );
-    println!("{}", places.metric_line(t.normalizer));
-    println!(
-        "algorithm {}, mechanism {}, constraint {}, k = {}",
-        t.algorithm, t.mechanism, t.constraint, t.k
-    );
-    if t.cost > 0.0 {
-        println!(
-            "cost per location: {} points served (objective f(S) − cost·|S|, non-monotone)",
-            t.cost
-        );
-    }
 }
 
 /// `disguise select` with `--workers` or `--hosts`: every process reads the public candidates

@@ -6,11 +6,13 @@
 use super::common::KTypeArgs;
 use super::common::names::named_among;
 use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
-use crate::output::{flag_of, flagged, spinner, thousands};
-use disguise::apps::{TransactionFormat, Transactions, read_item_list};
+use crate::output::{flag_of, flagged, spinner};
+use disguise::apps::read_item_list;
 use disguise::maximize::Assignment;
 use disguise::objective::KSubmodularFunction;
-use disguise::task::{Algorithm, AssignReport, PreparedAssign, Reporting, Runnable};
+use disguise::task::{
+    Algorithm, AssignReport, PreparedAssign, Reach, Reporting, Runnable, read_reach,
+};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -68,34 +70,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .privacy
         .reserve(charge.as_ref(), || request.plan(names.len()))?;
     let bar = spinner(&format!("reading {}", args.reach.display()), quiet);
-    let lines = Transactions::read(&args.reach, &TransactionFormat::Fimi, None);
+    let read = read_reach(&args.reach, &names, &args.kinds.types);
     bar.finish_and_clear();
-    let lines = lines?;
-    // Each distinct token once: its (seed, topic), or None when either is not public.
-    let pair_of: Vec<Option<(usize, usize)>> = lines
-        .items()
-        .iter()
-        .map(|token| {
-            let (seed, topic) = token.rsplit_once(':')?;
-            let v = names.iter().position(|n| n == seed)?;
-            let t = args.kinds.types.iter().position(|n| n == topic)?;
-            Some((v, t))
-        })
-        .collect();
-    let mut dropped = 0u64;
-    let reach: Vec<Vec<(usize, usize)>> = lines
-        .rows()
-        .map(|row| {
-            row.iter()
-                .filter_map(|&i| {
-                    let pair = pair_of[i as usize];
-                    dropped += u64::from(pair.is_none());
-                    pair
-                })
-                .collect()
-        })
-        .collect();
-    drop(lines);
+    let Reach {
+        lists: reach,
+        dropped,
+    } = read?;
     let m = names.len();
     let people = reach.len();
     if args.per_topic {
@@ -129,18 +109,9 @@ fn report<F: KSubmodularFunction>(
     let utility = |v: f64| prepared.utility(v);
     let labels = Labels::new(names, &utility).typed(&args.kinds.types);
     let preamble = |r: &AssignReport| {
-        let t = &r.task;
-        println!(
-            "k-topic influence: {} people, {} seeds, topics {}; {} pairs left out (not in \
-             --candidates or --types)",
-            thousands(t.records as u64),
-            thousands(t.candidates as u64),
-            t.type_names.join(", "),
-            thousands(dropped)
-        );
-        println!(
-            "algorithm {}, mechanism {}, constraint {}",
-            t.algorithm, t.mechanism, t.constraint,
+        print!(
+            "{}",
+            disguise::text::topics_preamble(&r.task, dropped, &flag_of)
         );
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);

@@ -506,6 +506,58 @@ pub fn table_labels(
     }
 }
 
+/// The schema of a delimited file given without one, for hypothesis selection: its header's
+/// columns (read with `layout`), all numeric with `bounds` (or none, to be taken from the
+/// data); the `label` column numeric 0/1, or categorical when `positive` names its positive
+/// class (its levels then from the data, which only an exploration that takes every domain
+/// from the data may do: the set of labels that occur is not public).
+///
+/// # Errors
+/// The header reader's; [`Error::InvalidParameter`] (`positive`) for a categorical label
+/// with `bounds` (its levels are not public), whose reason names the options as `flag`
+/// spells them (`schema`, `bounds_from_data`).
+pub fn header_schema(
+    path: &std::path::Path,
+    layout: crate::data::TableLayout,
+    label: &str,
+    bounds: Option<(f64, f64)>,
+    positive: Option<&str>,
+    flag: &dyn Fn(&str) -> String,
+) -> Result<crate::histogram::Schema> {
+    use crate::histogram::{ColumnSpec, Schema};
+    let header = crate::data::read_header_with_layout(path, layout)?;
+    let mut columns = Vec::new();
+    for name in header.names().iter().map(String::as_str) {
+        let spec = if !name.eq_ignore_ascii_case(label) {
+            let mut spec = ColumnSpec::numeric(name, 0.0, 1.0);
+            spec.bounds = bounds.map(|(lo, hi)| [lo, hi]);
+            spec
+        } else if positive.is_some() {
+            if bounds.is_some() {
+                return Err(Error::param(
+                    "positive",
+                    format!(
+                        "a categorical label needs its public levels: list them in a {} \
+                         (`levels = [...]`), or explore with {} (NOT private)",
+                        flag("schema"),
+                        flag("bounds_from_data")
+                    ),
+                ));
+            }
+            let mut spec = ColumnSpec::categorical(name, &[]);
+            spec.levels = None;
+            spec
+        } else {
+            ColumnSpec::numeric(name, 0.0, 1.0)
+        };
+        columns.push(spec);
+    }
+    let mut schema = Schema::new(columns)?;
+    schema.has_header = layout.has_header;
+    schema.delimiter = char::from(layout.delimiter).to_string();
+    Ok(schema)
+}
+
 /// How to select a hypothesis.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HypothesisQuery {

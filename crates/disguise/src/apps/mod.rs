@@ -20,7 +20,7 @@ pub mod margin;
 pub use block::{BlockChoice, sample_exponential_with_block};
 pub use hypothesis::{
     HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, Stump, StumpClass, StumpRule,
-    select_hypothesis,
+    header_schema, select_hypothesis,
 };
 pub use itemsets::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, ITEMSET_MECHANISMS, ItemsetBudget, ItemsetCounts,

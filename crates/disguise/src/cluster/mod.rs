@@ -61,7 +61,7 @@ pub use agreement::Agreement;
 pub use secure::ClusterKey;
 pub use sharded::{Aggregate, Comm, Sharded, ShardedState, Summable};
 pub(crate) use sharded::{Link, Msg, Serve};
-pub use table::read_share;
+pub use table::{read_friend_lists_share, read_points_share, read_sets_share, read_share};
 
 use crate::error::{Error, Result};
 use std::path::Path;

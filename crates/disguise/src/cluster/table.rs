@@ -1,6 +1,12 @@
-//! A worker's share of a table read with a complete schema.
+//! A worker's share of an input: a table read with a complete schema, points (CSV or
+//! Parquet), sets (one per line), friend lists (from an edge list). An input is one file,
+//! dealt row by row over all workers ([`Place::owns_row`]), or several parts, each going
+//! whole to its owner ([`Place::owns_part`]: part j to process j mod P). [`Place::SOLE`]
+//! reads the whole input: the share of a one-process run.
 
-use super::Comm;
+use super::{Comm, Place};
+use crate::apps::{TransactionFormat, Transactions};
+use crate::data::Parts;
 use crate::error::Result;
 use crate::histogram::{Discretized, Schema};
 use std::path::{Path, PathBuf};
@@ -39,4 +45,95 @@ pub fn read_share(comm: &mut Comm<'_>, paths: &[PathBuf], schema: &Schema) -> Re
     };
     comm.all_sum(status)?;
     read
+}
+
+/// `place`'s points of `parts` (CSV files, or Parquet by their extension with the feature
+/// `parquet`): the two
+/// `columns`, each value checked by `check` (column 0 or 1, the value) while reading.
+///
+/// # Errors
+/// The readers' ([`crate::data::read_points_where`],
+/// [`crate::data::parquet::read_points_parquet`]), at their `file:line:column`.
+pub fn read_points_share(
+    parts: &Parts,
+    columns: [&str; 2],
+    check: impl Fn(usize, f64) -> std::result::Result<(), String> + Copy,
+    place: Place,
+) -> Result<Vec<[f64; 2]>> {
+    let read = |file: &Path, keep: &mut dyn FnMut(u64) -> bool| {
+        #[cfg(feature = "parquet")]
+        if crate::data::parquet::is_parquet(file) {
+            return crate::data::parquet::read_points_parquet(file, columns, check, keep);
+        }
+        crate::data::read_points_where(file, columns, check, keep)
+    };
+    if parts.is_single() {
+        return read(&parts.files()[0], &mut |i| place.owns_row(i));
+    }
+    let mut mine = Vec::new();
+    for (j, file) in parts.files().iter().enumerate() {
+        if place.owns_part(j) {
+            mine.extend(read(file, &mut |_| true)?);
+        }
+    }
+    Ok(mine)
+}
+
+/// `place`'s sets of `path` (a file, or a folder or glob of parts), one per line as in FIMI
+/// transaction files: each the indices in `candidates` of the names on its line. Returns the
+/// sets and the number of names left out for not being candidates.
+///
+/// # Errors
+/// As [`Transactions::read`], at the file's `line:column`.
+pub fn read_sets_share(
+    path: &Path,
+    candidates: &[String],
+    place: Place,
+) -> Result<(Vec<Vec<usize>>, u64)> {
+    let parts = Parts::resolve(path)?;
+    let single = parts.is_single();
+    let (mut sets, mut dropped) = (Vec::new(), 0u64);
+    for (j, file) in parts.files().iter().enumerate() {
+        let read = if single {
+            Transactions::read_fimi_where(file, Some(candidates), &mut |i| place.owns_row(i))?
+        } else if place.owns_part(j) {
+            Transactions::read(file, &TransactionFormat::Fimi, Some(candidates))?
+        } else {
+            continue;
+        };
+        sets.extend(
+            read.rows()
+                .map(|row| row.iter().map(|&i| i as usize).collect()),
+        );
+        dropped += read.dropped_items();
+    }
+    Ok((sets, dropped))
+}
+
+/// `place`'s friend lists of the edge list `path` over the people `nodes`: every worker reads
+/// every edge and keeps its people's lists (person i is row i). Returns the lists and the
+/// edges left out (an endpoint not in `nodes`, or a self-loop), counted for the whole file
+/// by worker 0 only (0 elsewhere), so that the workers' counts add up to it.
+///
+/// # Errors
+/// As [`crate::data::read_edge_list_where`].
+pub fn read_friend_lists_share(
+    path: &Path,
+    nodes: &[String],
+    place: Place,
+) -> Result<(Vec<Vec<usize>>, u64)> {
+    let graph = crate::data::read_edge_list_where(path, nodes, &|i| place.owns_row(i as u64))?;
+    let lists = graph
+        .lists
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| place.owns_row(*i as u64))
+        .map(|(_, l)| l)
+        .collect();
+    let left_out = if place.worker == 0 {
+        graph.dropped + graph.self_loops
+    } else {
+        0
+    };
+    Ok((lists, left_out))
 }

@@ -20,6 +20,27 @@ pub struct Neighbourhoods {
     pub self_loops: u64,
 }
 
+impl Neighbourhoods {
+    /// Every edge u–v once (u < v, from the smaller end's list), in order of u then v.
+    ///
+    /// ```
+    /// let n = disguise::data::Neighbourhoods {
+    ///     lists: vec![vec![1, 2], vec![0], vec![0]],
+    ///     edges: 3,
+    ///     dropped: 0,
+    ///     self_loops: 0,
+    /// };
+    /// assert_eq!(n.edge_pairs(), vec![(0, 1), (0, 2)]);
+    /// ```
+    pub fn edge_pairs(&self) -> Vec<(usize, usize)> {
+        self.lists
+            .iter()
+            .enumerate()
+            .flat_map(|(u, list)| list.iter().filter(move |&&v| u < v).map(move |&v| (u, v)))
+            .collect()
+    }
+}
+
 /// Reads an undirected edge list: one edge per line, two node names separated by white space
 /// or a comma; blank lines and lines starting with `#` are skipped. Node i of `nodes` (a
 /// PUBLIC list) gets the record of its neighbours; an edge u–v puts v in u's record and u in

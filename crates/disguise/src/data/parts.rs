@@ -64,6 +64,19 @@ impl Parts {
         Ok(Parts { files, single })
     }
 
+    /// The part files of several inputs, in order: each input's parts ([`Parts::resolve`]),
+    /// one after another (a table given as several files is read as their concatenation).
+    ///
+    /// # Errors
+    /// As [`Parts::resolve`], for the first input that fails.
+    pub fn resolve_all(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+        let mut files = Vec::new();
+        for input in inputs {
+            files.extend(Parts::resolve(input)?.files);
+        }
+        Ok(files)
+    }
+
     /// The part files, sorted.
     pub fn files(&self) -> &[PathBuf] {
         &self.files

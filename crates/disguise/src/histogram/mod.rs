@@ -95,7 +95,7 @@ pub use project::{
 pub use release::{
     drain_synthetic_cells_rev, for_each_synthetic_cell, synthetic_cells, write_synthetic_csv,
 };
-pub use schema::{ColumnSpec, ColumnType, DomainSource, Schema};
+pub use schema::{ColumnSpec, ColumnType, DomainSource, Schema, draft_schema};
 pub use sparse::{
     DEFAULT_A, MAX_EXPECTED_SPURIOUS, SparseLaplace, ThresholdedHistogram, cell_counts, threshold,
 };

@@ -368,6 +368,79 @@ impl Schema {
     }
 }
 
+/// A draft schema as TOML for a table whose column `names` are known (from its header, or
+/// given for a headerless file): every column numeric, or categorical when `categorical`
+/// names it (case-insensitive), each domain left empty to be filled in from public
+/// knowledge — the draft does not parse until every one is, so that no domain is taken from
+/// the data by accident. Only the names are used: no private statistic leaks into it.
+///
+/// ```
+/// let names = ["age".to_string(), "sex".to_string()];
+/// let draft = disguise::histogram::draft_schema(&names, &["SEX".into()], Some("sex"), true)?;
+/// assert!(draft.contains("target = \"sex\"\n"));
+/// assert!(draft.contains("name = \"sex\"\ntype = \"categorical\""));
+/// assert!(disguise::histogram::Schema::from_toml_str(&draft, "draft").is_err());
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Parse`] when `categorical` or `target` names a column not in `names`.
+pub fn draft_schema(
+    names: &[String],
+    categorical: &[String],
+    target: Option<&str>,
+    has_header: bool,
+) -> Result<String> {
+    let known = |name: &str| names.iter().any(|n| n.eq_ignore_ascii_case(name));
+    for name in categorical.iter().map(String::as_str).chain(target) {
+        if !known(name.trim()) {
+            return Err(Error::parse(format!(
+                "no column {:?} (columns: {})",
+                name,
+                names.join(", ")
+            )));
+        }
+    }
+    let is_categorical = |name: &str| {
+        categorical
+            .iter()
+            .any(|c| c.trim().eq_ignore_ascii_case(name))
+    };
+    let mut out = String::new();
+    out.push_str("# Draft schema (docs/schema.md). Fill in every domain from PUBLIC knowledge —\n");
+    out.push_str("# documentation, standards, round figures — never from the data itself.\n");
+    out.push_str(&format!("has_header = {has_header}\ndelimiter = \",\"\n"));
+    if let Some(target) = target {
+        out.push_str(&format!("target = {}\n", toml_string(target.trim())));
+    }
+    for name in names {
+        out.push_str(&format!("\n[[columns]]\nname = {}\n", toml_string(name)));
+        if is_categorical(name) {
+            out.push_str("type = \"categorical\"\nlevels = [] # FILL IN: every possible value\n");
+        } else {
+            out.push_str(
+                "type = \"numeric\"\nbounds = [] # FILL IN: [min, max]\n# bins = 8  # optional\n",
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Where the domains (levels, bounds) of a table's columns come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]

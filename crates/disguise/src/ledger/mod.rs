@@ -358,6 +358,30 @@ impl Calls {
     }
 }
 
+/// Whether a run's guarantee `actual` is within the guarantee `planned` for it when its cost
+/// was reserved (compared as the decimals they print as, which is what was recorded). A
+/// task plans each run by the same accounting as the run, so a run beyond its plan is a
+/// bug, and a front end releases nothing then. A run without a guarantee (non-private)
+/// fits any plan; a plan without one admits no private run.
+///
+/// ```
+/// use disguise::privacy::{Guarantee, compose::Rule};
+/// let g = |epsilon| Some(Guarantee { epsilon, delta: 0.0, rule: Rule::Basic });
+/// assert!(disguise::ledger::within_plan(g(1.0), g(0.5)));
+/// assert!(!disguise::ledger::within_plan(g(0.5), g(1.0)));
+/// assert!(disguise::ledger::within_plan(None, None) && !disguise::ledger::within_plan(None, g(1.0)));
+/// ```
+pub fn within_plan(planned: Option<Guarantee>, actual: Option<Guarantee>) -> bool {
+    use crate::numeric::decimal::shortest;
+    match (planned, actual) {
+        (Some(p), Some(a)) => {
+            shortest(a.epsilon) <= shortest(p.epsilon) && shortest(a.delta) <= shortest(p.delta)
+        }
+        (_, None) => true,
+        (None, Some(_)) => false,
+    }
+}
+
 /// A data set's state: its limit, what its releases have spent and what is left.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Status {
@@ -374,6 +398,33 @@ pub struct Status {
     pub spent: Option<Spent>,
     /// What is left of the limit; `None` without a limit.
     pub remaining: Option<Remaining>,
+}
+
+/// What a ledger holds, or what concerns one data set ([`Ledger::overview`]), as one
+/// document: the releases, what is left, each data set's status and the default limit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Overview {
+    /// The ledger file.
+    pub ledger: std::path::PathBuf,
+    /// The releases, oldest first.
+    pub releases: Vec<Release>,
+    /// What is left: of the one data set asked for, or of each.
+    pub remaining: Remainders,
+    /// Each data set's status.
+    pub datasets: Vec<Status>,
+    /// The limit each new data set gets at its first release, if any.
+    pub default_limit: Option<Limit>,
+}
+
+/// What is left of the data sets of an [`Overview`] (`None`: no limit), serialised as the
+/// one value or as a map by name.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Remainders {
+    /// Of the one data set asked for.
+    One(Option<Remaining>),
+    /// Of each data set, by name.
+    Each(std::collections::BTreeMap<String, Option<Remaining>>),
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::dataset::{did_you_mean, likeness};
 use super::filter::{Filter, Totals, cost_words, is_approximate};
-use super::{Calls, Limit, Release, Spend, Spends, Spent, Status, Unit};
+use super::{Calls, Limit, Overview, Release, Remainders, Spend, Spends, Spent, Status, Unit};
 use crate::error::{Error, Result, Source};
 use crate::names::Named;
 use crate::numeric::decimal::{rounded, typed};
@@ -744,6 +744,40 @@ impl Ledger {
             unit,
             spent: (totals.releases > 0).then(|| totals.spent(limit.as_ref())),
             remaining: limit.map(|l| totals.remaining(&l)),
+        })
+    }
+
+    /// Everything the ledger holds, or what concerns `dataset` (a name as the user gave it,
+    /// resolved by [`Ledger::resolve`]): the releases, each data set's status and the
+    /// default limit.
+    ///
+    /// # Errors
+    /// As [`Ledger::resolve`] for an unknown name; [`Error::Ledger`].
+    pub fn overview(&self, dataset: Option<&str>) -> Result<Overview> {
+        let dataset = dataset.map(|d| self.resolve(d)).transpose()?;
+        let datasets = match &dataset {
+            Some(d) => vec![d.clone()],
+            None => self.datasets()?,
+        };
+        let statuses: Vec<Status> = datasets
+            .iter()
+            .map(|d| self.status(d))
+            .collect::<Result<_>>()?;
+        let remaining = match &dataset {
+            Some(_) => Remainders::One(statuses.first().and_then(|s| s.remaining)),
+            None => Remainders::Each(
+                statuses
+                    .iter()
+                    .map(|s| (s.dataset.clone(), s.remaining))
+                    .collect(),
+            ),
+        };
+        Ok(Overview {
+            ledger: self.path().to_path_buf(),
+            releases: self.releases(dataset.as_deref())?,
+            remaining,
+            datasets: statuses,
+            default_limit: self.default_limit()?,
         })
     }
 

@@ -25,6 +25,9 @@ use crate::objective::{
 };
 use serde::Serialize;
 
+mod read;
+pub use read::{Reach, read_reach, read_typed_points};
+
 /// The default failure probability γ of the subsample greedy.
 pub const DEFAULT_FAILURE: f64 = 0.1;
 

@@ -24,6 +24,9 @@ use crate::objective::{Discernibility, MutualInformation, SetFunction};
 use serde::Serialize;
 use std::sync::Arc;
 
+mod read;
+pub use read::{BinSpec, LabelledTable, SchemaColumns, count_features, read_features};
+
 /// A column whose values are all numbers and that has more distinct values than this is
 /// taken for a measurement (or an identifier) and must be binned over public bounds (or
 /// excluded) before feature selection: as categories its values would be almost unique per

@@ -41,6 +41,7 @@
 mod assign;
 mod coverage;
 mod cut;
+mod demo;
 mod features;
 mod histogram;
 mod hypothesis;
@@ -50,12 +51,17 @@ mod sample;
 mod select;
 mod usefulness;
 
-pub use assign::{Assign, AssignParams, AssignReport, DEFAULT_FAILURE, PreparedAssign};
+pub use assign::{
+    Assign, AssignParams, AssignReport, DEFAULT_FAILURE, PreparedAssign, Reach, read_reach,
+    read_typed_points,
+};
 pub use coverage::{CoverageInput, CoverageParams, CoverageReport, MaxCoverage, PreparedCoverage};
 pub use cut::{CutParams, CutReport, MaxCut, PreparedCut};
+pub use demo::{DemoPick, DemoReport};
 pub use features::{
-    FeatureObjective, FeatureTable, Features, FeaturesParams, FeaturesReport, MAX_NUMERIC_LEVELS,
-    PreparedFeatures,
+    BinSpec, FeatureObjective, FeatureTable, Features, FeaturesParams, FeaturesReport,
+    LabelledTable, MAX_NUMERIC_LEVELS, PreparedFeatures, SchemaColumns, count_features,
+    read_features,
 };
 pub use histogram::{HISTOGRAM_NEIGHBOURS, Histogram, HistogramReport};
 pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis, HypothesisReport};

@@ -60,24 +60,11 @@ impl PlacesArgs {
         Ok((read.coords, names))
     }
 
-    /// The table line naming the metric and the normaliser `m` in force, with its unit and
-    /// where it came from.
+    /// The table line naming the metric and the normaliser `m` in force
+    /// ([`disguise::text::metric_line`]).
     pub fn metric_line(&self, m: f64) -> String {
-        let source = if self.normalizer.is_some() {
-            "given with --normalizer"
-        } else {
-            "default: the diameter of the candidates' bounding box"
-        };
-        let unit = if self.metric == Metric::Haversine {
-            " km"
-        } else {
-            ""
-        };
-        let m = disguise::numeric::display::input(m);
-        format!(
-            "metric {}, normaliser m = {m}{unit} ({source})",
-            self.metric.name()
-        )
+        let given = self.normalizer.is_some();
+        disguise::text::metric_line(self.metric, m, given, &crate::output::flag_of)
     }
 
     /// The reader of the points for a worker of a run ([`Place::SOLE`](disguise::cluster::Place::SOLE)
@@ -95,33 +82,9 @@ impl PlacesArgs {
     > {
         let parts = std::sync::Arc::new(disguise::data::Parts::resolve(&self.points)?);
         let [c0, c1] = self.coordinates.columns();
-        let geographic = self.coordinates.geographic();
-        let check = move |c: usize, v: f64| {
-            if geographic {
-                disguise::data::geographic(c, v)
-            } else {
-                Ok(())
-            }
-        };
+        let check = self.coordinates.check();
         Ok(move |place: disguise::cluster::Place| {
-            let columns = [c0.as_str(), c1.as_str()];
-            let read = |file: &std::path::Path, keep: &mut dyn FnMut(u64) -> bool| {
-                if disguise::data::parquet::is_parquet(file) {
-                    disguise::data::parquet::read_points_parquet(file, columns, check, keep)
-                } else {
-                    disguise::data::read_points_where(file, columns, check, keep)
-                }
-            };
-            if parts.is_single() {
-                return read(&parts.files()[0], &mut |i| place.owns_row(i));
-            }
-            let mut mine = Vec::new();
-            for (j, file) in parts.files().iter().enumerate() {
-                if place.owns_part(j) {
-                    mine.extend(read(file, &mut |_| true)?);
-                }
-            }
-            Ok(mine)
+            disguise::cluster::read_points_share(&parts, [c0.as_str(), c1.as_str()], check, place)
         })
     }
 }
@@ -175,7 +138,7 @@ impl CoordinateArgs {
 
     /// The check of one coordinate (column 0 or 1) while reading: on the globe for lat/lon,
     /// anything finite for x/y.
-    pub fn check(&self) -> impl Fn(usize, f64) -> Result<(), String> + Copy {
+    pub fn check(&self) -> impl Fn(usize, f64) -> Result<(), String> + Copy + use<> {
         let geographic = self.geographic();
         move |c, v| {
             if geographic {

@@ -64,7 +64,7 @@ impl LedgerArgs {
             );
         };
         let dataset = disguise::ledger::check_name(name)
-            .map_err(|e| flag(e, "--dataset"))?
+            .map_err(|e| crate::output::flagged(e, &|_| "--dataset".into()))?
             .to_string();
         let ledger = open_ledger(file, self.ledger_timeout)?;
         Ok(Some(Charge {
@@ -141,15 +141,7 @@ impl Reserved {
     /// run by the same accounting; a run beyond its plan would be a bug, and releases
     /// nothing).
     pub fn check(&self, actual: Option<Guarantee>) -> anyhow::Result<()> {
-        let within = match (self.planned, actual) {
-            (Some(p), Some(a)) => {
-                use disguise::numeric::decimal::shortest;
-                shortest(a.epsilon) <= shortest(p.epsilon) && shortest(a.delta) <= shortest(p.delta)
-            }
-            (_, None) => true,
-            (None, Some(_)) => false,
-        };
-        if !within {
+        if !disguise::ledger::within_plan(self.planned, actual) {
             bail!(
                 "internal error: the run's guarantee {actual:?} exceeds what was reserved \
                  ({:?}); nothing was released (please report this)",
@@ -178,16 +170,6 @@ pub fn refuse_non_private(ledger: bool, private: bool) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// A library error with its parameter named by `name`.
-fn flag(e: disguise::Error, name: &str) -> anyhow::Error {
-    match e {
-        disguise::Error::InvalidParameter { reason, .. } => {
-            anyhow::anyhow!("invalid {name}: {reason}")
-        }
-        other => other.into(),
-    }
 }
 
 /// This process's command line, for the audit log: each argument shell-quoted when it

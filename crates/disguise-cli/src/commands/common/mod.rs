@@ -96,32 +96,19 @@ fn parse_delimiter(text: &str) -> Result<u8, String> {
     }
 }
 
-/// One `warning:` line on stderr when the run's a-priori utility bound is vacuous (the
-/// release is then expected to be mostly noise), with what would help.
+/// One `warning:` line on stderr when the run's a-priori utility bound is vacuous
+/// ([`disguise::text::vacuous_warning`]).
 pub fn warn_if_vacuous(usefulness: &disguise::task::Usefulness) {
-    if usefulness.vacuous {
-        let advice = usefulness
-            .advice
-            .as_deref()
-            .unwrap_or("a larger ε would help");
-        eprintln!(
-            "warning: likely useless release: {}; {advice}",
-            usefulness.bound
-        );
+    if let Some(warning) = disguise::text::vacuous_warning(usefulness) {
+        eprintln!("warning: {warning}");
     }
 }
 
-/// One `note:` line on stderr naming the numeric columns whose values fell outside their
-/// schema bounds and how many were clamped (a diagnostic on the data, NOT private: the
-/// JSON carries it as `clipped`).
+/// One `note:` line on stderr naming the columns whose values were clamped into their edge
+/// bins ([`disguise::text::clipped_note`]; the JSON carries it as `clipped`).
 pub fn note_clipped(clipped: &[(String, u64)]) {
-    if !clipped.is_empty() {
-        let list: Vec<String> = clipped.iter().map(|(c, k)| format!("{c} {k}")).collect();
-        eprintln!(
-            "note: values outside the schema bounds were clamped into the edge bins (NOT \
-             private, a diagnostic): {}",
-            list.join(", ")
-        );
+    if let Some(note) = disguise::text::clipped_note(clipped) {
+        eprintln!("note: {note}");
     }
 }
 

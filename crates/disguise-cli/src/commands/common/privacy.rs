@@ -3,16 +3,15 @@
 
 use super::names::{named, named_among};
 use crate::output::{
-    CsvOut, RowFormat, budget, check_memory, fixed, flag_of, flagged, guarantee, input, print_json,
-    progress_bar, rng_from_seed, spinner, thousands,
+    CsvOut, RowFormat, check_memory, flag_of, flagged, print_json, progress_bar, rng_from_seed,
+    spinner,
 };
 use anyhow::bail;
 use disguise::SecureRng;
 use disguise::numeric::stats::MeanStd;
 use disguise::select::SelectorKind;
-use disguise::task::{
-    Algorithm, CompositionChoice, Picked, Privacy, PrivacyReport, Report, Trials, trials,
-};
+use disguise::task::{Algorithm, CompositionChoice, Picked, Privacy, Report, Trials, trials};
+use disguise::text;
 use serde::Serialize;
 
 /// The privacy options shared by `select` and `features`.
@@ -163,11 +162,11 @@ impl<'a> Labels<'a> {
         }
     }
 
-    /// "name" or "name (type)" of pick `i` of a trial.
-    fn pick(&self, element: usize, types: Option<&[usize]>, i: usize) -> String {
+    /// The name of the type of pick `i` of a trial, for a typed run.
+    fn type_of(&self, types: Option<&[usize]>, i: usize) -> Option<&str> {
         match (self.types, types.and_then(|t| t.get(i))) {
-            (Some(names), Some(&t)) => format!("{} ({})", self.names[element], names[t]),
-            _ => self.names[element].clone(),
+            (Some(names), Some(&t)) => Some(&names[t]),
+            _ => None,
         }
     }
 }
@@ -254,30 +253,15 @@ where
             if args.format == RowFormat::Table {
                 bar.suspend(|| {
                     preamble(&r);
-                    println!("{}", budget_line(&r.privacy, args));
+                    println!("{}", budget_line(&r, args));
                     println!();
                     if per_trial {
-                        let chosen = if typed { "chosen (type)" } else { "chosen" };
-                        println!(
-                            "{:>6}  {:>12}  {chosen}, in order",
-                            "trial", "final utility"
-                        );
+                        println!("{}", text::trials_header(typed));
                     }
                 });
             }
             if args.format == RowFormat::Csv {
-                let mut header = vec!["trial", "pick", "index", "name"];
-                if typed {
-                    header.push("type");
-                }
-                header.extend([
-                    "value",
-                    "utility",
-                    "per_round_epsilon",
-                    "epsilon",
-                    "delta",
-                    "rule",
-                ]);
+                let header = text::picks_csv_header(typed);
                 csv = Some(bar.suspend(|| CsvOut::new(&header))?);
             }
             first = Some(r);
@@ -290,22 +274,13 @@ where
             }
             RowFormat::Csv => {
                 let r = first.as_ref().expect("trial 0 came first");
-                let cells = guarantee_cells(&r.privacy);
+                let cells = text::guarantee_cells(&r.privacy);
                 let out = csv.as_mut().expect("the CSV starts at trial 0");
                 for (i, (&v, &value)) in s.elements.iter().zip(&s.values).enumerate() {
-                    let mut row = vec![
-                        (t + 1).to_string(),
-                        (i + 1).to_string(),
-                        v.to_string(),
-                        labels.names[v].clone(),
-                    ];
-                    if let (Some(names), Some(&ty)) =
-                        (labels.types, trial.types().and_then(|t| t.get(i)))
-                    {
-                        row.push(names[ty].clone());
-                    }
-                    row.push(format!("{value:?}"));
-                    row.push(format!("{:?}", (labels.utility)(value)));
+                    let type_name = labels.type_of(trial.types(), i);
+                    let utility = (labels.utility)(value);
+                    let name = &labels.names[v];
+                    let mut row = text::pick_cells(t, i, v, name, type_name, value, utility);
                     row.extend(cells.iter().cloned());
                     bar.suspend(|| out.row(&row))?;
                 }
@@ -315,16 +290,11 @@ where
                     .elements
                     .iter()
                     .enumerate()
-                    .map(|(i, &v)| labels.pick(v, trial.types(), i))
+                    .map(|(i, &v)| {
+                        text::pick_label(&labels.names[v], labels.type_of(trial.types(), i))
+                    })
                     .collect();
-                bar.suspend(|| {
-                    println!(
-                        "{:>6}  {:>12}  {}",
-                        t + 1,
-                        fixed(utility, 6),
-                        chosen.join("; ")
-                    )
-                });
+                bar.suspend(|| println!("{}", text::trial_row(t, utility, &chosen)));
             }
             RowFormat::Table => {}
         }
@@ -341,138 +311,31 @@ where
         if let Some(trials) = args.trials {
             println!();
             println!(
-                "final utility over {} trials: mean {}, standard deviation {}",
-                thousands(trials),
-                fixed(finals.mean(), 6),
-                fixed(finals.std(), 6)
+                "{}",
+                text::trials_summary(trials, finals.mean(), finals.std())
             );
         } else {
-            print_picks_table(&first, labels);
+            print!(
+                "{}",
+                text::picks_table(&first.choice, labels.names, labels.types)
+            );
         }
     }
     let trials = kept.map(|t| t.named(labels.names));
     print_closing(args, Outcome { first, trials }, labels)
 }
 
-/// The budget line of the table output.
-pub fn budget_line(report: &PrivacyReport, args: &PrivacyArgs) -> String {
-    match (report.per_round_epsilon, report.composition) {
-        (Some(e0), Some(rule)) => {
-            let d0 = match report.per_round_delta {
-                Some(d0) if d0 > 0.0 => format!(", δ₀ = {}", budget(d0)),
-                _ => String::new(),
-            };
-            format!(
-                "budget: total ε = {}, δ = {}, split by {rule} composition into \
-                     ε₀ = {}{d0} per round over {} rounds",
-                input(args.epsilon.unwrap_or(f64::NAN)),
-                input(args.delta),
-                budget(e0),
-                report.rounds
-            )
-        }
-        _ => "budget: none (--mechanism max is the non-private baseline)".to_string(),
-    }
+/// The budget line of the table output ([`text::budget_line`]), or what a non-private run
+/// has instead.
+pub fn budget_line<P>(report: &Report<P>, args: &PrivacyArgs) -> String {
+    let epsilon = args.epsilon.unwrap_or(f64::NAN);
+    text::budget_line(&report.privacy, epsilon, args.delta)
+        .unwrap_or_else(|| "budget: none (--mechanism max is the non-private baseline)".into())
 }
 
-/// The guarantee line(s) of the table output.
-pub fn guarantee_line(
-    report: &PrivacyReport,
-    trials: Option<u64>,
-    secure: bool,
-    neighbours: &str,
-) -> String {
-    let mut line = match report.guarantee {
-        Some(g) => format!(
-            "guarantee: ({}, {})-differentially private, proved by {} composition \
-                 ({neighbours})",
-            guarantee(g.epsilon),
-            guarantee(g.delta),
-            g.rule
-        ),
-        None => "guarantee: NONE — NOT private (--mechanism max is the non-private \
-                     greedy baseline)"
-            .to_string(),
-    };
-    if let (Some(n), Some(_)) = (trials, report.guarantee) {
-        let n = thousands(n);
-        line.push_str(&format!(
-            "\n           for each trial; the {n} trials together spend {n} times as much"
-        ));
-    }
-    if !secure && report.guarantee.is_some() {
-        line.push_str(
-            "\n           (only with a secure generator: this seeded run is NOT private)",
-        );
-    }
-    line
-}
-
-/// The guarantee as CSV cells: ε, δ, rule (empty when there is none).
-pub fn guarantee_cells(report: &PrivacyReport) -> [String; 4] {
-    let opt = |x: Option<f64>| x.map_or_else(String::new, |v| format!("{v:?}"));
-    [
-        opt(report.per_round_epsilon),
-        opt(report.guarantee.map(|g| g.epsilon)),
-        opt(report.guarantee.map(|g| g.delta)),
-        report
-            .guarantee
-            .map_or_else(String::new, |g| g.rule.name().to_string()),
-    ]
-}
-
-/// The table of one run: one line per pick (with its type for k-submodular runs) and the
-/// objective value and utility after it.
-pub fn print_picks_table<P>(report: &Report<P>, labels: &Labels<'_>) {
-    let c = &report.choice;
-    let width = c
-        .selected
-        .iter()
-        .map(|&v| labels.names[v].chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(4);
-    let type_names = labels.types;
-    let type_width = type_names
-        .map(|t| {
-            t.iter()
-                .map(|n| n.chars().count())
-                .max()
-                .unwrap_or(0)
-                .max(10)
-        })
-        .unwrap_or(0);
-    let type_cell = |name: &str| match type_names {
-        Some(_) => format!("  {name:<type_width$}"),
-        None => String::new(),
-    };
-    println!(
-        "{:>4}  {:>6}  {:<width$}{}  {:>14}  {:>10}",
-        "pick",
-        "index",
-        "name",
-        type_cell("type"),
-        "value",
-        "utility"
-    );
-    let picks = c.selected.iter().zip(&c.values).zip(&c.utility);
-    for (i, ((&v, &value), &utility)) in picks.enumerate() {
-        let ty = match (type_names, c.types.as_ref().and_then(|t| t.get(i))) {
-            (Some(names), Some(&t)) => type_cell(&names[t]),
-            _ => type_cell(""),
-        };
-        println!(
-            "{:>4}  {v:>6}  {:<width$}{ty}  {:>14}  {:>10}",
-            i + 1,
-            labels.names[v],
-            fixed(value, 4),
-            fixed(utility, 6)
-        );
-    }
-    if c.selected.is_empty() {
-        println!("(nothing was chosen)");
-    }
-}
+/// The guarantee line of a run of `--mechanism max`.
+const NON_PRIVATE: &str =
+    "guarantee: NONE — NOT private (--mechanism max is the non-private greedy baseline)";
 
 /// The end of a picks command's output, after its trials ([`run_and_print`]): the task's
 /// report as JSON (the first trial's, with every trial's picks under `--trials`) or the
@@ -493,10 +356,8 @@ fn print_closing<P: Serialize>(
             println!();
             println!("{}", labels.note);
             let (privacy, secure) = (&first.privacy, first.secure_rng);
-            println!(
-                "{}",
-                guarantee_line(privacy, args.trials, secure, labels.neighbours)
-            );
+            let line = text::guarantee_line(privacy, args.trials, secure, labels.neighbours);
+            println!("{}", line.unwrap_or_else(|| NON_PRIVATE.to_string()));
             Ok(())
         }
     }

@@ -1,0 +1,355 @@
+//! Reports for people: the lines and tables a front end prints for a task's report, the
+//! budget ledger's state and the single releases (itemsets, projected histograms, stumps).
+//!
+//! Pure formatting, kept apart from the tasks as a printer is kept apart from the program
+//! that calls it: every function takes a report (and, where a line repeats it, the budget
+//! as the user typed it) and returns text; nothing here reads a file or prints. Multi-line
+//! renderings end each line with `\n`; one-line renderings have no line end. Numbers
+//! follow [`crate::numeric::display`] (a budget rounded down, a guarantee up) and
+//! [`crate::numeric::decimal`] (a ledger's budgets as typed). What only a front end knows —
+//! the name of its options, the file it wrote — is left to it: a function returns `None`
+//! where the line it would write depends on it (a non-private run).
+
+mod budget;
+#[cfg(feature = "ledger")]
+mod ledger;
+mod releases;
+mod sample;
+mod tasks;
+
+pub use budget::{budget_table, no_rule_fits};
+#[cfg(feature = "ledger")]
+pub use ledger::{limit_words, releases_csv, releases_table, status_line};
+pub use releases::{
+    demo_table, histogram_nothing_released, histogram_summary, hypothesis_table,
+    itemsets_nothing_released, itemsets_table, itemsets_truncated,
+};
+pub use sample::sample_table;
+pub use tasks::{
+    assign_preamble, coverage_preamble, cut_preamble, features_preamble, metric_line,
+    select_preamble, topics_preamble,
+};
+
+use crate::numeric::display::{budget, fixed, guarantee, input, thousands};
+use crate::task::{Picks, PrivacyReport, Usefulness};
+
+/// The line that follows a guarantee of a run made with a seeded (insecure) generator, its
+/// indentation under the word `guarantee:`.
+pub const SEEDED: &str =
+    "\n           (only with a secure generator: this seeded run is NOT private)";
+
+/// The warning for a run whose a-priori utility bound is vacuous (the release is then
+/// expected to be mostly noise), with what would help; `None` for a useful one.
+pub fn vacuous_warning(usefulness: &Usefulness) -> Option<String> {
+    usefulness.vacuous.then(|| {
+        let advice = usefulness
+            .advice
+            .as_deref()
+            .unwrap_or("a larger ε would help");
+        format!("likely useless release: {}; {advice}", usefulness.bound)
+    })
+}
+
+/// The note naming the numeric columns whose values fell outside their schema bounds and
+/// how many were clamped into the edge bins (a diagnostic on the data, NOT private); `None`
+/// when none was.
+pub fn clipped_note(clipped: &[(String, u64)]) -> Option<String> {
+    if clipped.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = clipped.iter().map(|(c, k)| format!("{c} {k}")).collect();
+    Some(format!(
+        "values outside the schema bounds were clamped into the edge bins (NOT private, a \
+         diagnostic): {}",
+        list.join(", ")
+    ))
+}
+
+/// The budget line of a greedy run: the total (ε, δ) as typed and how it was split into the
+/// per-round ε₀ (and δ₀); `None` for a run without a budget (non-private).
+///
+/// ```
+/// use disguise::task::{Select, WithPrivacy};
+/// let plan = Select::new(3).epsilon(1.0).plan(10)?;
+/// let line = disguise::text::budget_line(&plan, 1.0, 0.0).unwrap();
+/// assert!(line.starts_with("budget: total ε = 1, δ = 0, split by"));
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn budget_line(report: &PrivacyReport, epsilon: f64, delta: f64) -> Option<String> {
+    let (e0, rule) = (report.per_round_epsilon?, report.composition?);
+    let d0 = match report.per_round_delta {
+        Some(d0) if d0 > 0.0 => format!(", δ₀ = {}", budget(d0)),
+        _ => String::new(),
+    };
+    Some(format!(
+        "budget: total ε = {}, δ = {}, split by {rule} composition into ε₀ = {}{d0} per round \
+         over {} rounds",
+        input(epsilon),
+        input(delta),
+        budget(e0),
+        report.rounds
+    ))
+}
+
+/// The guarantee line of a greedy run, saying what neighbouring data sets differ in
+/// (`neighbours`), with a second line for `trials` runs released together and one for a
+/// seeded run ([`SEEDED`]); `None` for a non-private run.
+pub fn guarantee_line(
+    report: &PrivacyReport,
+    trials: Option<u64>,
+    secure: bool,
+    neighbours: &str,
+) -> Option<String> {
+    let g = report.guarantee?;
+    let mut line = format!(
+        "guarantee: ({}, {})-differentially private, proved by {} composition ({neighbours})",
+        guarantee(g.epsilon),
+        guarantee(g.delta),
+        g.rule
+    );
+    if let Some(n) = trials {
+        let n = thousands(n);
+        line.push_str(&format!(
+            "\n           for each trial; the {n} trials together spend {n} times as much"
+        ));
+    }
+    if !secure {
+        line.push_str(SEEDED);
+    }
+    Some(line)
+}
+
+/// The guarantee as CSV cells: per-round ε, ε, δ, rule (each empty when there is none),
+/// every number in full (Rust's shortest round-trip form).
+pub fn guarantee_cells(report: &PrivacyReport) -> [String; 4] {
+    let opt = |x: Option<f64>| x.map_or_else(String::new, |v| format!("{v:?}"));
+    [
+        opt(report.per_round_epsilon),
+        opt(report.guarantee.map(|g| g.epsilon)),
+        opt(report.guarantee.map(|g| g.delta)),
+        report
+            .guarantee
+            .map_or_else(String::new, |g| g.rule.name().to_string()),
+    ]
+}
+
+/// The CSV header of a greedy run's picks, one row per pick of every trial (`typed`: with
+/// each pick's type), the rows being [`pick_cells`] followed by [`guarantee_cells`].
+pub fn picks_csv_header(typed: bool) -> Vec<&'static str> {
+    let mut header = vec!["trial", "pick", "index", "name"];
+    if typed {
+        header.push("type");
+    }
+    header.extend([
+        "value",
+        "utility",
+        "per_round_epsilon",
+        "epsilon",
+        "delta",
+        "rule",
+    ]);
+    header
+}
+
+/// The first cells of a CSV row of [`picks_csv_header`]: trial and pick (from 1), the
+/// element's index and name, its type's name when there is one, its value and utility in
+/// full.
+pub fn pick_cells(
+    trial: u64,
+    pick: usize,
+    element: usize,
+    name: &str,
+    type_name: Option<&str>,
+    value: f64,
+    utility: f64,
+) -> Vec<String> {
+    let mut row = vec![
+        (trial + 1).to_string(),
+        (pick + 1).to_string(),
+        element.to_string(),
+        name.to_string(),
+    ];
+    if let Some(t) = type_name {
+        row.push(t.to_string());
+    }
+    row.push(format!("{value:?}"));
+    row.push(format!("{utility:?}"));
+    row
+}
+
+/// The header of the one-line-per-trial table of a run of several trials.
+pub fn trials_header(typed: bool) -> String {
+    let chosen = if typed { "chosen (type)" } else { "chosen" };
+    format!(
+        "{:>6}  {:>12}  {chosen}, in order",
+        "trial", "final utility"
+    )
+}
+
+/// One line of the trials table: the trial (from 1), its final utility and its picks in
+/// order (as [`pick_label`] names them).
+pub fn trial_row(trial: u64, utility: f64, chosen: &[String]) -> String {
+    format!(
+        "{:>6}  {:>12}  {}",
+        trial + 1,
+        fixed(utility, 6),
+        chosen.join("; ")
+    )
+}
+
+/// The closing line of the trials table: the mean and standard deviation of the final
+/// utility.
+pub fn trials_summary(trials: u64, mean: f64, std: f64) -> String {
+    format!(
+        "final utility over {} trials: mean {}, standard deviation {}",
+        thousands(trials),
+        fixed(mean, 6),
+        fixed(std, 6)
+    )
+}
+
+/// A pick as the trials table names it: `name`, or `name (type)` for a typed run.
+pub fn pick_label(name: &str, type_name: Option<&str>) -> String {
+    match type_name {
+        Some(t) => format!("{name} ({t})"),
+        None => name.to_string(),
+    }
+}
+
+/// The table of one run: a header, then one line per pick (with its type for a typed run:
+/// `types` names them) and the objective value and utility after it; `names` names the
+/// elements. Each line ends with `\n`.
+///
+/// ```
+/// use disguise::task::Picks;
+/// let picks = Picks {
+///     selected: vec![1],
+///     types: None,
+///     names: None,
+///     values: vec![2.5],
+///     utility: vec![0.25],
+///     final_utility: 0.25,
+///     gain_evaluations: 2,
+/// };
+/// let names = ["a".to_string(), "b".to_string()];
+/// let table = disguise::text::picks_table(&picks, &names, None);
+/// assert_eq!(table.lines().nth(1).unwrap().split_whitespace().collect::<Vec<_>>(),
+///            ["1", "1", "b", "2.5000", "0.250000"]);
+/// ```
+pub fn picks_table(picks: &Picks, names: &[String], types: Option<&[String]>) -> String {
+    use std::fmt::Write;
+    let width = picks
+        .selected
+        .iter()
+        .map(|&v| names[v].chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4);
+    let type_width = types
+        .map(|t| {
+            t.iter()
+                .map(|n| n.chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(10)
+        })
+        .unwrap_or(0);
+    let type_cell = |name: &str| match types {
+        Some(_) => format!("  {name:<type_width$}"),
+        None => String::new(),
+    };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>4}  {:>6}  {:<width$}{}  {:>14}  {:>10}",
+        "pick",
+        "index",
+        "name",
+        type_cell("type"),
+        "value",
+        "utility"
+    );
+    let rows = picks.selected.iter().zip(&picks.values).zip(&picks.utility);
+    for (i, ((&v, &value), &utility)) in rows.enumerate() {
+        let ty = match (types, picks.types.as_ref().and_then(|t| t.get(i))) {
+            (Some(names), Some(&t)) => type_cell(&names[t]),
+            _ => type_cell(""),
+        };
+        let _ = writeln!(
+            out,
+            "{:>4}  {v:>6}  {:<width$}{ty}  {:>14}  {:>10}",
+            i + 1,
+            names[v],
+            fixed(value, 4),
+            fixed(utility, 6)
+        );
+    }
+    if picks.selected.is_empty() {
+        out.push_str("(nothing was chosen)\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::privacy::Guarantee;
+    use crate::privacy::compose::Rule;
+
+    fn report(guarantee: Option<Guarantee>) -> PrivacyReport {
+        PrivacyReport {
+            per_round_epsilon: guarantee.map(|_| 0.25),
+            per_round_delta: None,
+            composition: guarantee.map(|_| "basic"),
+            rounds: 4,
+            guarantee,
+            guarantees: Vec::new(),
+            calls: Vec::new(),
+            secure_rng: true,
+        }
+    }
+
+    #[test]
+    fn a_non_private_run_has_no_budget_or_guarantee_line() {
+        let r = report(None);
+        assert_eq!(budget_line(&r, 1.0, 0.0), None);
+        assert_eq!(guarantee_line(&r, Some(3), false, "x"), None);
+        assert_eq!(guarantee_cells(&r), [""; 4].map(String::from));
+    }
+
+    #[test]
+    fn the_guarantee_line_says_trials_and_a_seeded_run() {
+        let g = Guarantee {
+            epsilon: 1.0,
+            delta: 0.0,
+            rule: Rule::Basic,
+        };
+        let r = report(Some(g));
+        assert_eq!(
+            budget_line(&r, 1.0, 0.0).unwrap(),
+            "budget: total ε = 1, δ = 0, split by basic composition into ε₀ = 0.25 per round \
+             over 4 rounds"
+        );
+        let line = guarantee_line(&r, Some(1000), false, "one record").unwrap();
+        let lines: Vec<&str> = line.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[1].contains("the 1,000 trials together"), "{line}");
+        assert!(lines[2].contains("seeded run is NOT private"), "{line}");
+    }
+
+    #[test]
+    fn an_empty_choice_says_so() {
+        let picks = Picks {
+            selected: vec![],
+            types: None,
+            names: None,
+            values: vec![],
+            utility: vec![],
+            final_utility: 0.0,
+            gain_evaluations: 0,
+        };
+        let table = picks_table(&picks, &[], Some(&["t".to_string()]));
+        assert!(table.ends_with("(nothing was chosen)\n"), "{table}");
+        assert_eq!(pick_label("a", Some("t")), "a (t)");
+    }
+}

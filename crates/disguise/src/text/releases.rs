@@ -1,0 +1,401 @@
+//! The single releases for people: frequent itemsets, a projected histogram, a decision
+//! stump, the demo's facility location. A line that names one of the request's options names it as the front end spells
+//! it: `flag` maps the library's name of a parameter (`items`, `rows`, `mechanism`,
+//! `bounds_from_data`) to the front end's (`--items` on the command line).
+
+use super::SEEDED;
+use crate::apps::{ItemsetOutcome, ItemsetRelease};
+use crate::histogram::{ProjectedHistogram, SyntheticRows};
+use crate::numeric::display::{budget, fixed, guarantee, input, sig, thousands};
+use crate::task::{DemoReport, HISTOGRAM_NEIGHBOURS, HypothesisReport};
+use std::fmt::Write as _;
+
+/// The table of a frequent-itemset release: what was searched, one line per round (the
+/// itemset, its margin, its noisy frequency and, NOT private, its true count and frequency),
+/// the budget — the total `epsilon` and `delta` as typed, split over `top` rounds — and the
+/// guarantee. Each line ends with `\n`.
+pub fn itemsets_table(
+    r: &ItemsetRelease,
+    epsilon: f64,
+    delta: f64,
+    top: usize,
+    flag: &dyn Fn(&str) -> String,
+) -> String {
+    let mut out = String::new();
+    let universe = match (&r.universe_size, r.universe_items) {
+        (Some(k), Some(items)) => format!(
+            "all C({items}, {}) = {k} itemsets of {}",
+            r.size,
+            flag("items")
+        ),
+        _ => "every itemset of size r (not enumerated; no item list)".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "{} transactions, itemsets of size {}, mechanism {}, universe: {universe}",
+        r.transactions, r.size, r.mechanism
+    );
+    let _ = writeln!(
+        out,
+        "NOT PRIVATE (diagnostics): {} distinct itemsets occur; {} transactions were cut to {} \
+         items",
+        r.occurring, r.truncated, r.max_length
+    );
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "{:>5}  {:<40} {:>8} {:>12} {:>11} {:>14}",
+        "round", "itemset", "margin ℓ", "noisy freq", "true count", "true freq"
+    );
+    for p in &r.picks {
+        let itemset = match (&p.itemset, p.outcome) {
+            (Some(items), ItemsetOutcome::NotOccurring) => {
+                format!("{{{}}} (does not occur)", items.join(" "))
+            }
+            (Some(items), _) => format!("{{{}}}", items.join(" ")),
+            (None, ItemsetOutcome::NoMargin) => "(no itemset: no margin found)".to_string(),
+            (None, _) => "(no itemset: a zero-frequency pick)".to_string(),
+        };
+        let margin = p.margin.map_or("-".to_string(), |m| m.to_string());
+        let noisy = p
+            .noisy_frequency
+            .map_or("-".to_string(), |f| format!("{f:.5}"));
+        let _ = writeln!(
+            out,
+            "{:>5}  {:<40} {:>8} {:>12} {:>11} {:>14.5}",
+            p.round, itemset, margin, noisy, p.true_count, p.true_frequency
+        );
+    }
+    out.push_str(
+        "        (true count and true freq are computed on the private data: NOT private)\n",
+    );
+    out.push('\n');
+    let counts = match (r.count_epsilon, r.count_scale) {
+        (Some(e), Some(b)) => format!(
+            "; noisy frequencies: ε = {}, Laplace scale {} counts",
+            budget(e),
+            sig(b, 6)
+        ),
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        out,
+        "budget: total ε = {}, δ = {}; {top} selection round(s) at ε₀ = {}, δ₀ = {} (split by \
+         {} composition){counts}",
+        input(epsilon),
+        input(delta),
+        budget(r.per_round_epsilon),
+        budget(r.per_round_delta),
+        r.split_rule,
+    );
+    let plus = if r.count_epsilon.is_some() {
+        ", plus the noisy frequencies by basic composition"
+    } else {
+        ""
+    };
+    let _ = write!(
+        out,
+        "guarantee: ({}, {})-differentially private (selection by {} composition{plus}; \
+         neighbouring datasets differ in one transaction)",
+        guarantee(r.epsilon),
+        guarantee(r.delta),
+        r.selection_guarantee.rule,
+    );
+    if !r.secure_rng {
+        out.push_str(SEEDED);
+    }
+    out.push('\n');
+    out
+}
+
+/// The summary of a projected-histogram release: the projection, the split of ε, the
+/// histogram and its `written` synthetic records (in `out`, the file as the front end names
+/// it), the guarantee and the release's notes. Each line ends with `\n`.
+pub fn histogram_summary(
+    release: &ProjectedHistogram,
+    written: u64,
+    out: &str,
+    flag: &dyn Fn(&str) -> String,
+) -> String {
+    let mut text = String::new();
+    let t = &mut text;
+    let _ = writeln!(
+        t,
+        "projected histogram: {} records, {} predictors, target {}",
+        thousands(release.records as u64),
+        release.predictors,
+        release.target
+    );
+    let _ = writeln!(
+        t,
+        "  attributes  {}  (k = {}: {})",
+        release.attributes.join(", "),
+        release.k,
+        release.k_method
+    );
+    let _ = writeln!(
+        t,
+        "  gamma       {}  ({})",
+        sig(release.gamma, 4),
+        release.gamma_method
+    );
+    if release.epsilon_p > 0.0 {
+        let _ = writeln!(
+            t,
+            "  epsilon_p   {}  (projection: exponential mechanism in PRIVATEKD)",
+            guarantee(release.epsilon_p)
+        );
+    } else {
+        t.push_str("  epsilon_p   0  (k = every predictor: nothing to choose)\n");
+    }
+    let _ = writeln!(
+        t,
+        "  epsilon_h   {}  (thresholded Laplace histogram, scale 2/ε_h, τ = {})",
+        guarantee(release.epsilon_h),
+        sig(release.threshold, 4)
+    );
+    let _ = writeln!(
+        t,
+        "  histogram   {} cells ({}), {} released, {} synthetic records -> {out}",
+        thousands(release.space_size),
+        release.columns.join(" × "),
+        thousands(release.support_size as u64),
+        thousands(written),
+    );
+    if release.rows == SyntheticRows::Records {
+        let _ = writeln!(
+            t,
+            "  rows        n = {} (public), in proportion to the noisy counts (which would \
+             give {}; {} noisy-counts)",
+            thousands(release.records as u64),
+            thousands(release.noisy_rows),
+            flag("rows")
+        );
+    }
+    let _ = match &release.guarantee {
+        Some(g) if release.secure_rng => writeln!(
+            t,
+            "  guarantee   ({}, {})-DP by {} composition; neighbours: {HISTOGRAM_NEIGHBOURS}",
+            guarantee(g.epsilon),
+            guarantee(g.delta),
+            g.rule
+        ),
+        Some(g) => writeln!(
+            t,
+            "  guarantee   NONE: seeded run (would be ({}, {})-DP with a secure generator)",
+            guarantee(g.epsilon),
+            guarantee(g.delta)
+        ),
+        None => writeln!(
+            t,
+            "  guarantee   NONE: NOT PRIVATE (domains taken from the data)"
+        ),
+    };
+    for note in &release.notes {
+        let _ = writeln!(t, "  note        {note}");
+    }
+    text
+}
+
+/// The table of a private hypothesis selection: the class searched, the chosen stump, its
+/// margin, its accuracies (NOT private; the test accuracy on `test`, the held-out file as
+/// the front end names it) and the guarantee. Each line ends with `\n`.
+pub fn hypothesis_table(
+    report: &HypothesisReport,
+    test: Option<&str>,
+    flag: &dyn Fn(&str) -> String,
+) -> String {
+    let mut text = String::new();
+    let t = &mut text;
+    let selection = &report.selection;
+    let _ = writeln!(
+        t,
+        "{} records, {} hypotheses (decision stumps, {} thresholds per numeric column), \
+         mechanism {}",
+        report.records, selection.hypotheses, report.thresholds, report.mechanism
+    );
+    let _ = writeln!(
+        t,
+        "chosen: {}  (hypothesis #{})",
+        report.hypothesis, selection.index
+    );
+    if let Some(m) = selection.margin {
+        let _ = writeln!(t, "margin ℓ = {m}");
+    }
+    let _ = writeln!(
+        t,
+        "NOT PRIVATE (evaluation): training accuracy {:.4}, best in the class {:.4}",
+        selection.training_accuracy, selection.best_training_accuracy
+    );
+    if let (Some(acc), Some(path)) = (report.test_accuracy, test) {
+        let _ = writeln!(t, "test accuracy {acc:.4} on {path}");
+    }
+    let _ = match selection.guarantee {
+        Some(g) if report.private_domains => {
+            let seeded = if selection.secure_rng { "" } else { SEEDED };
+            writeln!(
+                t,
+                "guarantee: ({}, {})-differentially private ({} composition; neighbouring \
+                 datasets differ in one record){seeded}",
+                guarantee(g.epsilon),
+                guarantee(g.delta),
+                g.rule
+            )
+        }
+        Some(_) => writeln!(
+            t,
+            "guarantee: NONE — domains were taken from the data ({})",
+            flag("bounds_from_data")
+        ),
+        None => writeln!(
+            t,
+            "guarantee: NONE — {} max is the non-private argmax",
+            flag("mechanism")
+        ),
+    };
+    text
+}
+
+/// The demo's table: what was chosen for how many pickups, the private picks with the
+/// utility after each, private against non-private utility, the guarantee (void for a
+/// run seeded with the option `flag("seed")` names) and the map. Each line ends with `\n`.
+pub fn demo_table(out: &DemoReport, flag: &dyn Fn(&str) -> String) -> String {
+    let mut text = String::new();
+    let t = &mut text;
+    let _ = writeln!(
+        t,
+        "disguise demo: choose {} of {} waiting spots to serve {} pickups,",
+        out.k,
+        out.candidates,
+        thousands(out.records as u64)
+    );
+    t.push_str("without revealing any one passenger's pickup (differential privacy).\n");
+    let _ = writeln!(t, "data: {}", out.data);
+    let _ = writeln!(
+        t,
+        "utility f(S)/n: the average over pickups of 1 − (distance to the nearest chosen \
+         spot)/{}, so 1 = every pickup at a spot\n",
+        input(out.normalizer)
+    );
+    t.push_str("  #  private pick                      utility so far (exact, NOT private)\n");
+    for (i, p) in out.private.iter().enumerate() {
+        let _ = writeln!(
+            t,
+            "  {}  {:<32}  {}",
+            i + 1,
+            p.name,
+            fixed(p.utility_after, 4)
+        );
+    }
+    let ratio = if out.non_private_utility > 0.0 {
+        100.0 * out.private_utility / out.non_private_utility
+    } else {
+        100.0
+    };
+    let _ = writeln!(
+        t,
+        "\nutility f(S)/n: private {}, non-private greedy {} (private reaches {ratio:.1} %)",
+        fixed(out.private_utility, 4),
+        fixed(out.non_private_utility, 4)
+    );
+    t.push_str(
+        "  (utilities are computed exactly on the private pickups to show the quality of the \
+         picks: they are NOT covered by the guarantee below, which protects the private picks \
+         only)\n",
+    );
+    let names: Vec<&str> = out.non_private.iter().map(|p| p.name.as_str()).collect();
+    let _ = writeln!(
+        t,
+        "non-private greedy picks (shown for comparison only: NOT private): {}",
+        names.join(", ")
+    );
+    if let Some(g) = out.guarantee {
+        let per_round = out
+            .per_round_epsilon
+            .map_or(String::new(), |e| format!(", ε₀ = {} per round", budget(e)));
+        let _ = writeln!(
+            t,
+            "guarantee: ({}, {})-differential privacy for each passenger, for the private \
+             picks (composition rule: {}{per_round})",
+            guarantee(g.epsilon),
+            guarantee(g.delta),
+            g.rule.name()
+        );
+    }
+    if !out.secure_rng {
+        let _ = writeln!(
+            t,
+            "           (void here: {} made the run reproducible and predictable)",
+            flag("seed")
+        );
+    }
+    let _ = match &out.map {
+        Some(path) => writeln!(t, "map written to {path}"),
+        None => writeln!(t, "(no map written)"),
+    };
+    text
+}
+
+/// Why a frequent-itemset release holds no itemset (every round found no margin), with
+/// what would help (`items`: whether a public item list was given); `None` when some round
+/// released one.
+pub fn itemsets_nothing_released(
+    r: &ItemsetRelease,
+    items: bool,
+    flag: &dyn Fn(&str) -> String,
+) -> Option<String> {
+    if r.picks.iter().any(|p| p.itemset.is_some()) {
+        return None;
+    }
+    let help = if items {
+        "a larger ε".to_string()
+    } else {
+        format!(
+            "a larger ε, or a public {} list (then the exponential mechanism applies)",
+            flag("items")
+        )
+    };
+    Some(format!(
+        "no margin was found up to {} {} at ε₀ = {} per round (the top itemsets' counts are \
+         too close for this budget); {help} would help",
+        flag("max_margin"),
+        r.max_margin,
+        budget(r.per_round_epsilon)
+    ))
+}
+
+/// How many transactions were cut to the longest length counted; `None` when none was.
+pub fn itemsets_truncated(r: &ItemsetRelease, flag: &dyn Fn(&str) -> String) -> Option<String> {
+    (r.truncated > 0).then(|| {
+        let max_length = flag("max_length");
+        format!(
+            "{} of {} transactions are longer than {max_length} {} and were cut to their {} \
+             smallest items (raise {max_length} to count them whole)",
+            thousands(r.truncated as u64),
+            thousands(r.transactions as u64),
+            r.max_length,
+            r.max_length
+        )
+    })
+}
+
+/// Why a projected histogram released no cell (none passed the threshold), so that `out`
+/// (the synthetic data as the front end names it) holds a header only, with what would
+/// help; `None` when some cell was released.
+pub fn histogram_nothing_released(
+    release: &ProjectedHistogram,
+    out: &str,
+    flag: &dyn Fn(&str) -> String,
+) -> Option<String> {
+    (release.support_size == 0).then(|| {
+        format!(
+            "no cell's noisy count passed the threshold τ = {} (n = {}, ε_h = {}), so {out} \
+             holds a header only; a larger ε, or fewer or coarser columns (smaller {}, fewer \
+             bins), would help",
+            sig(release.threshold, 4),
+            thousands(release.records as u64),
+            guarantee(release.epsilon_h),
+            flag("k")
+        )
+    })
+}
