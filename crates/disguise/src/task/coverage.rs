@@ -197,9 +197,7 @@ impl MaxCoverage {
         // Validated before the objective is built, and only once.
         let procedure = self.validate()?;
         let objective = self.objective(candidates, covers)?;
-        let prepared = self.prepare_with(&objective, procedure)?;
-        let solution = prepared.run_once(rng)?;
-        Ok(prepared.report(&solution))
+        self.prepare_with(&objective, procedure)?.run_report(rng)
     }
 }
 

@@ -160,9 +160,7 @@ impl MaxCut {
     ) -> Result<CutReport> {
         self.validate()?;
         let objective = self.objective(vertices, edges)?;
-        let prepared = self.prepare(&objective, edges.len())?;
-        let solution = prepared.run_once(rng)?;
-        Ok(prepared.report(&solution))
+        self.prepare(&objective, edges.len())?.run_report(rng)
     }
 }
 

@@ -275,9 +275,7 @@ impl Features {
     /// # Errors
     /// As [`Features::prepare`].
     pub fn run(&self, table: FeatureTable, rng: &mut SecureRng) -> Result<FeaturesReport> {
-        let prepared = self.prepare(table)?;
-        let solution = prepared.run_once(rng)?;
-        Ok(prepared.report(&solution))
+        self.prepare(table)?.run_report(rng)
     }
 }
 
@@ -309,8 +307,7 @@ impl Features {
         let Some(prepared) = self.prepare_distributed(cluster, load)? else {
             return Ok(None);
         };
-        let solution = prepared.run_once(rng)?;
-        Ok(Some(prepared.report(&solution)))
+        prepared.run_report(rng).map(Some)
     }
 
     /// [`Features::prepare`] over records spread on a cluster, as

@@ -9,6 +9,7 @@
 use super::{PrivacyReport, Usefulness};
 use crate::error::{Error, Result};
 use crate::maximize::{Assignment, Solution};
+use crate::noise::SecureRng;
 use crate::numeric::stats::mean_std;
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
@@ -136,6 +137,15 @@ pub trait Reporting: super::Runnable<Output: Picked> {
             Some(names) => report.named(names),
             None => report,
         }
+    }
+
+    /// One private run ([`Runnable::run_once`]) and its report: what each task's `run` returns.
+    ///
+    /// # Errors
+    /// As [`Runnable::run_once`].
+    fn run_report(&self, rng: &mut SecureRng) -> Result<Report<Self::Params>> {
+        let run = self.run_once(rng)?;
+        Ok(self.report(&run))
     }
 }
 

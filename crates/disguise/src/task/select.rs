@@ -468,9 +468,7 @@ impl Select {
         // Validated before the objective is built, and only once.
         let procedure = self.validate()?;
         let objective = self.objective(points, candidates)?;
-        let prepared = self.prepare_with(&objective, procedure)?;
-        let solution = prepared.run_once(rng)?;
-        Ok(prepared.report(&solution))
+        self.prepare_with(&objective, procedure)?.run_report(rng)
     }
 }
 
