@@ -82,11 +82,7 @@ pub trait Named: Copy + PartialEq + Sized + 'static {
                 "{before}{} {}{after}; expected one of {}",
                 Self::KIND,
                 quote(wanted),
-                values
-                    .iter()
-                    .map(|v| v.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                Self::list(values)
             ),
         ))
     }
@@ -94,6 +90,15 @@ pub trait Named: Copy + PartialEq + Sized + 'static {
     /// The canonical names of [`Named::ALL`], in order.
     fn names() -> Vec<&'static str> {
         Self::ALL.iter().map(|v| v.name()).collect()
+    }
+
+    /// The canonical names of `values`, comma separated, as error messages list them.
+    fn list(values: &[Self]) -> String {
+        values
+            .iter()
+            .map(|v| v.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 

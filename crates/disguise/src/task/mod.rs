@@ -260,13 +260,12 @@ impl Privacy {
         if Self::MECHANISMS.contains(&mechanism) {
             return Ok(());
         }
-        let names: Vec<&str> = Self::MECHANISMS.iter().map(|m| m.name()).collect();
         Err(Error::param(
             "mechanism",
             format!(
                 "{mechanism} is private only for monotone scores, which a task's scores are \
                  not shown to be; expected one of {}",
-                names.join(", ")
+                SelectorKind::list(Self::MECHANISMS)
             ),
         ))
     }

@@ -107,20 +107,11 @@ pub(crate) fn check_mechanism(mechanism: SelectorKind) -> Result<()> {
             "mechanism",
             format!(
                 "{mechanism} cannot mine itemsets; expected one of {}",
-                names(ITEMSET_MECHANISMS)
+                SelectorKind::list(ITEMSET_MECHANISMS)
             ),
         ));
     }
     Ok(())
-}
-
-/// The names of `kinds`, comma separated, for error messages.
-fn names(kinds: &[SelectorKind]) -> String {
-    kinds
-        .iter()
-        .map(|k| k.name())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Refuses δ = 0 for a large margin mechanism, which is (ε, δ)-DP.
