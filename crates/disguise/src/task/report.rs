@@ -139,10 +139,10 @@ pub trait Reporting: super::Runnable<Output: Picked> {
         }
     }
 
-    /// One private run ([`Runnable::run_once`]) and its report: what each task's `run` returns.
+    /// One private run ([`Runnable::run_once`](super::Runnable::run_once)) and its report: what each task's `run` returns.
     ///
     /// # Errors
-    /// As [`Runnable::run_once`].
+    /// As [`Runnable::run_once`](super::Runnable::run_once).
     fn run_report(&self, rng: &mut SecureRng) -> Result<Report<Self::Params>> {
         let run = self.run_once(rng)?;
         Ok(self.report(&run))
