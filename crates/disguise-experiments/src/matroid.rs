@@ -909,31 +909,16 @@ fn cardinality(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow:
         let at = |(k, v): &(usize, [f64; 8])| Point::new(*k as f64, v[mean], 1.96 * v[sd] / 20.0);
         REPORTED_CARD.iter().map(at).collect()
     })?;
-    table.push(
-        "cardinality (mean utility out of 100; reported by Chaturvedi et al. in brackets):".into(),
+    // Their means are at the even places of each row: CG, greedy, private greedy, random.
+    let reported = REPORTED_CARD.map(|(k, v)| (k, [v[0], v[2], v[4], v[6]]));
+    push_comparison(
+        table,
+        "cardinality (mean utility out of 100; reported by Chaturvedi et al. in brackets):",
+        ("k", 2),
+        CARD_STEPS,
+        &rows,
+        &reported,
     );
-    table.push(format!(
-        "{:>4}  {:>16}  {:>16}  {:>16}  {:>16}  {:>16}",
-        "k", "greedy", "private greedy", "CG T=3", "CG T=r²", "random"
-    ));
-    for (ki, &k) in CARD_KS.iter().enumerate() {
-        let get = |m: Method| mean_at(&rows, k, m.key());
-        let rep = REPORTED_CARD[ki].1;
-        table.push(format!(
-            "{k:>4}  {:>7.2} [{:>6.2}]  {:>7.2} [{:>6.2}]  {:>7.2} [{:>6.2}]  {:>7.2} {:>8}  {:>7.2} [{:>6.2}]",
-            get(Method::Greedy),
-            rep[2],
-            get(Method::PrivateGreedy),
-            rep[4],
-            get(Method::ContinuousPaperT),
-            rep[0],
-            get(Method::ContinuousRankSquared),
-            "",
-            get(Method::Random),
-            rep[6],
-        ));
-    }
-    table.push(String::new());
     Ok(())
 }
 
@@ -1001,29 +986,53 @@ fn partition(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow::R
         let at = |(n, v): &(usize, [f64; 4])| Point::new(*n as f64, v[i], 0.0);
         REPORTED_TRAP.iter().map(at).collect()
     })?;
-    table.push("partition trap (mean utility per pickup; reported in brackets):".into());
-    table.push(format!(
-        "{:>6}  {:>16}  {:>16}  {:>16}  {:>8}  {:>16}",
-        "n", "greedy", "private greedy", "CG T=7", "CG T=r²", "random"
-    ));
-    for (ni, &n) in TRAP_NS.iter().enumerate() {
-        let get = |m: Method| mean_at(&rows, n, m.key());
-        let rep = REPORTED_TRAP[ni].1;
-        table.push(format!(
-            "{n:>6}  {:>7.4} [{:.4}]  {:>7.4} [{:.4}]  {:>7.4} [{:.4}]  {:>8.4}  {:>7.4} [{:.4}]",
-            get(Method::Greedy),
-            rep[1],
-            get(Method::PrivateGreedy),
-            rep[2],
-            get(Method::ContinuousPaperT),
-            rep[0],
-            get(Method::ContinuousRankSquared),
-            get(Method::Random),
-            rep[3],
-        ));
+    push_comparison(
+        table,
+        "partition trap (mean utility per pickup; reported in brackets):",
+        ("n", 4),
+        TRAP_STEPS,
+        &rows,
+        &REPORTED_TRAP,
+    );
+    Ok(())
+}
+
+/// The summary table of one experiment: for each x, every method's mean utility and, in
+/// brackets, the mean the authors reported (`reported` holds, per x, theirs for the
+/// continuous greedy with `steps` steps, the greedy, the private greedy and random; they did
+/// not run T = r²). `x` is the column's name and the decimals of every number.
+fn push_comparison(
+    table: &mut Vec<String>,
+    title: &str,
+    (x, decimals): (&str, usize),
+    steps: usize,
+    rows: &[Row],
+    reported: &[(usize, [f64; 4])],
+) {
+    let continuous = format!("CG T={steps}");
+    let shown = [
+        (Method::Greedy, "greedy", Some(1)),
+        (Method::PrivateGreedy, "private greedy", Some(2)),
+        (Method::ContinuousPaperT, continuous.as_str(), Some(0)),
+        (Method::ContinuousRankSquared, "CG T=r²", None),
+        (Method::Random, "random", Some(3)),
+    ];
+    table.push(title.into());
+    let mut header = format!("{x:>6}");
+    for (_, name, _) in &shown {
+        header.push_str(&format!("  {name:>16}"));
+    }
+    table.push(header);
+    for &(at, theirs) in reported {
+        let mut line = format!("{at:>6}");
+        for &(method, _, place) in &shown {
+            let ours = mean_at(rows, at, method.key());
+            let theirs = place.map_or(String::new(), |i| format!("[{:.decimals$}]", theirs[i]));
+            line.push_str(&format!("  {ours:>7.decimals$} {theirs:>8}"));
+        }
+        table.push(line);
     }
     table.push(String::new());
-    Ok(())
 }
 
 /// The k-submodular methods.
