@@ -104,26 +104,11 @@ pub struct FacilityLocation {
 enum Geometry {
     /// Planar coordinates relative to a public origin, pre-multiplied by 2^22/m so that
     /// u = |Δx| + |Δy| or √(Δx² + Δy²) directly.
-    Planar {
-        euclidean: bool,
-        xs: Vec<f32>,
-        ys: Vec<f32>,
-        cxs: Vec<f32>,
-        cys: Vec<f32>,
-    },
+    Planar(Planar),
     /// Unit vectors relative to a public origin; u = asin(‖Δ‖/2) · `scale` with
     /// `scale` = 2 · 2^22 · R/m. `near` when m < R·π/3 (6671 km): then every pair with
     /// ‖Δ‖/2 > 1/2 is farther than m and the kernel skips the wide-angle branch of asin.
-    Sphere {
-        near: bool,
-        xs: Vec<f32>,
-        ys: Vec<f32>,
-        zs: Vec<f32>,
-        cxs: Vec<f32>,
-        cys: Vec<f32>,
-        czs: Vec<f32>,
-        scale: f32,
-    },
+    Sphere(Sphere),
     /// `MAGIC_BITS` + the rounded normalised distance 2^22·(1 − s(i, c)), candidate-major:
     /// `dist[c * n + i]`.
     Dense { dist: Vec<i32> },
@@ -136,6 +121,30 @@ enum Geometry {
         cols: Vec<f32>,
         cands: Vec<f32>,
     },
+}
+
+/// The columns of [`Geometry::Planar`]: records (`xs`, `ys`) and candidates (`cxs`, `cys`).
+#[derive(Debug, Clone)]
+struct Planar {
+    euclidean: bool,
+    xs: Vec<f32>,
+    ys: Vec<f32>,
+    cxs: Vec<f32>,
+    cys: Vec<f32>,
+}
+
+/// The columns of [`Geometry::Sphere`]: records (`xs`, `ys`, `zs`) and candidates (`cxs`,
+/// `cys`, `czs`), with the kernel's `near` branch and `scale`.
+#[derive(Debug, Clone)]
+struct Sphere {
+    near: bool,
+    xs: Vec<f32>,
+    ys: Vec<f32>,
+    zs: Vec<f32>,
+    cxs: Vec<f32>,
+    cys: Vec<f32>,
+    czs: Vec<f32>,
+    scale: f32,
 }
 
 /// The incremental state of [`FacilityLocation`]: for each record its normalised distance
@@ -212,13 +221,13 @@ impl FacilityLocation {
                         .map(|p| ((p[k] - origin[k]) * scale) as f32)
                         .collect()
                 };
-                Geometry::Planar {
+                Geometry::Planar(Planar {
                     euclidean: metric == Metric::Euclidean,
                     xs: col(records, 0),
                     ys: col(records, 1),
                     cxs: col(candidates, 0),
                     cys: col(candidates, 1),
-                }
+                })
             }
             Metric::Haversine => {
                 let unit = |p: &[f64; 2]| -> [f64; 3] {
@@ -247,7 +256,7 @@ impl FacilityLocation {
                 };
                 let [xs, ys, zs] = offsets(records);
                 let [cxs, cys, czs] = offsets(candidates);
-                Geometry::Sphere {
+                Geometry::Sphere(Sphere {
                     // The margin absorbs the f32 error of ‖Δ‖ near 1/2.
                     near: norm < 0.999 * EARTH_RADIUS_KM * std::f64::consts::FRAC_PI_3,
                     xs,
@@ -257,7 +266,7 @@ impl FacilityLocation {
                     cys,
                     czs,
                     scale: (2.0 * f64::from(ONE) * EARTH_RADIUS_KM / norm) as f32,
-                }
+                })
             }
         };
         Ok(Self {
@@ -517,37 +526,18 @@ impl FacilityLocation {
     fn kernel_gain(&self, c: usize, start: usize, rest: &[i32]) -> u64 {
         let r = start..start + rest.len();
         match &self.geometry {
-            Geometry::Planar {
-                euclidean,
-                xs,
-                ys,
-                cxs,
-                cys,
-            } => {
-                let (cx, cy) = (cxs[c], cys[c]);
-                if *euclidean {
-                    fold2(&xs[r.clone()], &ys[r], rest, |x, y| {
-                        planar::<true>(x, y, cx, cy)
-                    })
+            Geometry::Planar(g) => {
+                let (cx, cy, xs, ys) = (g.cxs[c], g.cys[c], &g.xs[r.clone()], &g.ys[r]);
+                if g.euclidean {
+                    fold2(xs, ys, rest, |x, y| planar::<true>(x, y, cx, cy))
                 } else {
-                    fold2(&xs[r.clone()], &ys[r], rest, |x, y| {
-                        planar::<false>(x, y, cx, cy)
-                    })
+                    fold2(xs, ys, rest, |x, y| planar::<false>(x, y, cx, cy))
                 }
             }
-            Geometry::Sphere {
-                near,
-                xs,
-                ys,
-                zs,
-                cxs,
-                cys,
-                czs,
-                scale,
-            } => {
-                let (cx, cy, cz, s) = (cxs[c], cys[c], czs[c], *scale);
-                let (xs, ys, zs) = (&xs[r.clone()], &ys[r.clone()], &zs[r]);
-                if *near {
+            Geometry::Sphere(g) => {
+                let (cx, cy, cz, s) = (g.cxs[c], g.cys[c], g.czs[c], g.scale);
+                let (xs, ys, zs) = (&g.xs[r.clone()], &g.ys[r.clone()], &g.zs[r]);
+                if g.near {
                     fold3(xs, ys, zs, rest, |x, y, z| {
                         sphere::<true>(x, y, z, cx, cy, cz, s)
                     })
@@ -618,16 +608,10 @@ impl FacilityLocation {
             *rest = (*rest).min(u);
         };
         match &self.geometry {
-            Geometry::Planar {
-                euclidean,
-                xs,
-                ys,
-                cxs,
-                cys,
-            } => {
-                let (cx, cy) = (cxs[c], cys[c]);
-                for ((b, &x), &y) in rest.iter_mut().zip(&xs[r.clone()]).zip(&ys[r]) {
-                    let u = if *euclidean {
+            Geometry::Planar(g) => {
+                let (cx, cy) = (g.cxs[c], g.cys[c]);
+                for ((b, &x), &y) in rest.iter_mut().zip(&g.xs[r.clone()]).zip(&g.ys[r]) {
+                    let u = if g.euclidean {
                         planar::<true>(x, y, cx, cy)
                     } else {
                         planar::<false>(x, y, cx, cy)
@@ -635,22 +619,13 @@ impl FacilityLocation {
                     apply(b, u);
                 }
             }
-            Geometry::Sphere {
-                near,
-                xs,
-                ys,
-                zs,
-                cxs,
-                cys,
-                czs,
-                scale,
-            } => {
-                let (cx, cy, cz, s) = (cxs[c], cys[c], czs[c], *scale);
-                let pts = xs[r.clone()].iter().zip(&ys[r.clone()]).zip(&zs[r]);
+            Geometry::Sphere(g) => {
+                let (cx, cy, cz, s) = (g.cxs[c], g.cys[c], g.czs[c], g.scale);
+                let pts = g.xs[r.clone()].iter().zip(&g.ys[r.clone()]).zip(&g.zs[r]);
                 for (b, ((&x, &y), &z)) in rest.iter_mut().zip(pts) {
                     apply(
                         b,
-                        if *near {
+                        if g.near {
                             sphere::<true>(x, y, z, cx, cy, cz, s)
                         } else {
                             sphere::<false>(x, y, z, cx, cy, cz, s)
