@@ -310,21 +310,5 @@ pub(super) fn non_private_solution<F: SetFunction + ?Sized>(
     objective: &F,
     constraint: &'static str,
 ) -> Solution {
-    Solution {
-        algorithm,
-        objective: objective.name(),
-        constraint,
-        selector: "max",
-        elements: Vec::new(),
-        values: Vec::new(),
-        value: 0.0,
-        rounds: Vec::new(),
-        planned_rounds: 0,
-        gain_evaluations: 0,
-        secure_rng: false,
-        budget_split: None,
-        guarantees: Vec::new(),
-        guarantee: None,
-        calls: Vec::new(),
-    }
+    Solution::empty(algorithm, objective.name(), constraint, "max", 0.0)
 }

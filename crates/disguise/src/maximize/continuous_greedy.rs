@@ -354,21 +354,16 @@ where
     };
 
     let mut solution = Solution {
-        algorithm: "continuous-greedy",
-        objective: objective.name(),
-        constraint: constraint.name(),
-        selector: selector.name(),
-        elements: Vec::new(),
-        values: Vec::new(),
-        value: objective.value(&objective.empty()),
-        rounds: Vec::new(),
         planned_rounds: planned,
-        gain_evaluations: 0,
         secure_rng: rng.is_secure(),
         budget_split: resolved.split,
-        guarantees: Vec::new(),
-        guarantee: None,
-        calls: Vec::new(),
+        ..Solution::empty(
+            "continuous-greedy",
+            objective.name(),
+            constraint.name(),
+            selector.name(),
+            objective.value(&objective.empty()),
+        )
     };
     let mut counts = vec![0u64; n];
     let mut bases: Vec<Vec<usize>> = Vec::new();

@@ -78,21 +78,16 @@ where
     let mut state = objective.empty();
     let mut cstate = constraint.empty();
     let mut solution = Solution {
-        algorithm: run.algorithm,
-        objective: objective.name(),
-        constraint: constraint.name(),
-        selector: run.selector.name(),
-        elements: Vec::new(),
-        values: Vec::new(),
-        value: objective.value(&state),
-        rounds: Vec::new(),
         planned_rounds: run.planned_rounds,
-        gain_evaluations: 0,
         secure_rng: rng.is_secure(),
         budget_split: run.split,
-        guarantees: Vec::new(),
-        guarantee: None,
-        calls: Vec::new(),
+        ..Solution::empty(
+            run.algorithm,
+            objective.name(),
+            constraint.name(),
+            run.selector.name(),
+            objective.value(&state),
+        )
     };
     let mut chosen = vec![false; n];
     // Feasible elements not yet chosen. An independence system is downward closed, so an

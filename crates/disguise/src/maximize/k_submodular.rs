@@ -225,21 +225,16 @@ where
     let mut state = objective.empty();
     let mut cstate = constraint.empty();
     let mut solution = Solution {
-        algorithm,
-        objective: objective.name(),
-        constraint: constraint.name(),
-        selector: selector.name(),
-        elements: Vec::new(),
-        values: Vec::new(),
-        value: objective.value(&state),
-        rounds: Vec::new(),
         planned_rounds: rounds,
-        gain_evaluations: 0,
         secure_rng: rng.is_secure(),
         budget_split: resolved.split,
-        guarantees: Vec::new(),
-        guarantee: None,
-        calls: Vec::new(),
+        ..Solution::empty(
+            algorithm,
+            objective.name(),
+            constraint.name(),
+            selector.name(),
+            objective.value(&state),
+        )
     };
     let mut types = Vec::new();
     let mut assigned = vec![false; n];
@@ -367,21 +362,14 @@ where
     );
     let mut state = objective.empty();
     let mut solution = Solution {
-        algorithm: "k-submodular-exhaustive",
-        objective: objective.name(),
-        constraint: constraint.name(),
-        selector: "none",
-        elements: Vec::new(),
-        values: Vec::new(),
-        value: objective.value(&state),
-        rounds: Vec::new(),
-        planned_rounds: 0,
         gain_evaluations: evaluations,
-        secure_rng: false,
-        budget_split: None,
-        guarantees: Vec::new(),
-        guarantee: None,
-        calls: Vec::new(),
+        ..Solution::empty(
+            "k-submodular-exhaustive",
+            objective.name(),
+            constraint.name(),
+            "none",
+            objective.value(&state),
+        )
     };
     let mut types = Vec::new();
     for &(v, t) in &best.1 {

@@ -130,6 +130,35 @@ pub struct Round {
 }
 
 impl Solution {
+    /// A run that has picked nothing yet, with f(∅) = `value`: no rounds, no evaluations,
+    /// no guarantee, no planned call and a seeded generator until its algorithm says
+    /// otherwise (with struct-update syntax).
+    pub(crate) fn empty(
+        algorithm: &'static str,
+        objective: &'static str,
+        constraint: &'static str,
+        selector: &'static str,
+        value: f64,
+    ) -> Self {
+        Self {
+            algorithm,
+            objective,
+            constraint,
+            selector,
+            elements: Vec::new(),
+            values: Vec::new(),
+            value,
+            rounds: Vec::new(),
+            planned_rounds: 0,
+            gain_evaluations: 0,
+            secure_rng: false,
+            budget_split: None,
+            guarantees: Vec::new(),
+            guarantee: None,
+            calls: Vec::new(),
+        }
+    }
+
     /// The per-call costs, in order (what the accountant composes).
     pub fn costs(&self) -> Vec<PrivacyCost> {
         self.rounds.iter().map(|r| r.cost).collect()
