@@ -202,15 +202,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         check_out(&args)?;
     }
     let schema = Schema::from_path(&args.schema)?;
-    let source = if args.bounds_from_data {
-        eprintln!(
-            "warning: --bounds-from-data takes column bounds and levels from the data itself; \
-             they reveal records, so the output is NOT private (exploration only)"
-        );
-        DomainSource::Data
-    } else {
-        DomainSource::Schema
-    };
     let target_name = match (&args.target, &schema.target) {
         (Some(t), _) | (None, Some(t)) => t.clone(),
         (None, None) => bail!("no target column: give --target or set `target` in the schema"),
@@ -220,6 +211,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(cluster) = cluster {
         return run_distributed(&args, reserved, &request, cluster, schema, target, files);
     }
+    // Warned only where it is honoured: a distributed release refuses the flag.
+    let source = if args.bounds_from_data {
+        eprintln!(
+            "warning: --bounds-from-data takes column bounds and levels from the data itself; \
+             they reveal records, so the output is NOT private (exploration only)"
+        );
+        DomainSource::Data
+    } else {
+        DomainSource::Schema
+    };
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     // Straight into compact codes: only the schema's columns, each value binned as it is
     // read (the same codes as reading a table and discretizing it).

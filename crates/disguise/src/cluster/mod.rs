@@ -230,6 +230,17 @@ impl Cluster {
         self
     }
 
+    /// Refuses now what the set-up would refuse before connecting: a host name that does not
+    /// resolve and, without a [`Cluster::key`], a host that is not this machine. A front end
+    /// calls it once the cluster is configured, so that the error comes before anything it
+    /// prints for a run that can start (the set-up checks again).
+    ///
+    /// # Errors
+    /// [`Error::Cluster`](crate::Error::Cluster) naming the host and its line of the host file.
+    pub fn check_hosts(&self) -> Result<()> {
+        network::resolve(&self.hosts, self.key.is_some()).map(|_| ())
+    }
+
     /// The number of processes.
     pub fn processes(&self) -> usize {
         self.hosts.len().max(1)

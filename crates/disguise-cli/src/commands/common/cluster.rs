@@ -169,6 +169,7 @@ impl ClusterArgs {
                 })?;
                 cluster = cluster.key(key);
             }
+            cluster.check_hosts()?;
         }
         Ok(Some(cluster))
     }
