@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{dir_with, disguise, words};
+use common::{StdoutOk, dir_with, disguise, fails_with, words};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -209,13 +209,7 @@ fn bad_cluster_options_are_refused() {
         ("--workers 2 --trials 3", "one trial"),
         ("--workers 2 --timeout 0", "invalid --timeout"),
     ] {
-        let out = disguise(&dir)
-            .args(select_args("csv/points", extra))
-            .output()
-            .expect("run");
-        assert_eq!(out.status.code(), Some(2), "{extra}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(expected), "{extra}: {stderr}");
+        fails_with(&dir, &select_args("csv/points", extra), expected);
     }
 }
 
@@ -454,24 +448,13 @@ fn the_histogram_is_the_same_for_every_partition() {
         assert_eq!(result(&out), one, "{processes}×{workers} on {data}");
     }
     // Options a distributed release cannot honour.
-    let out = disguise(&dir)
-        .args(args("table.csv", "--workers 2 --bounds-from-data"))
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("--bounds-from-data cannot be used"),
-        "{stderr}"
-    );
+    let bounds = args("table.csv", "--workers 2 --bounds-from-data");
+    fails_with(&dir, &bounds, "--bounds-from-data cannot be used");
     let split = words(
         "histogram --schema schema.toml --data table.csv --epsilon 2 --k-split 1,2 --out \
          out.csv --workers 2",
     );
-    let out = disguise(&dir).args(&split).output().expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("data splitting"), "{stderr}");
+    fails_with(&dir, &split, "data splitting");
     assert!(!dir.join("out.csv").exists());
 }
 
@@ -490,15 +473,7 @@ fn the_feature_selection_is_the_same_for_every_partition() {
             extra,
         )
     };
-    let run = |a: Vec<String>| {
-        let out = disguise(&dir).args(a).output().expect("run");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let run = |a: Vec<String>| disguise(&dir).args(a).stdout_ok();
     let one = run(args("table.csv", ""));
     let report: serde_json::Value = serde_json::from_slice(&one).expect("json");
     assert_eq!(report["records"], 4000, "{report}");
@@ -516,25 +491,10 @@ fn the_feature_selection_is_the_same_for_every_partition() {
         assert_eq!(out, one, "{processes}×{workers} on {data}");
     }
     // Without a schema the workers could not agree on the categories.
-    let out = disguise(&dir)
-        .args(words(
-            "features --data table.csv --label sick --k 2 --epsilon 1 --workers 2",
-        ))
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("need --schema"), "{stderr}");
-    let out = disguise(&dir)
-        .args(args("table.csv", "--workers 2 --objective discernibility"))
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("discernibility runs in one process"),
-        "{stderr}"
-    );
+    let schemaless = words("features --data table.csv --label sick --k 2 --epsilon 1 --workers 2");
+    fails_with(&dir, &schemaless, "need --schema");
+    let discernibility = args("table.csv", "--workers 2 --objective discernibility");
+    fails_with(&dir, &discernibility, "discernibility runs in one process");
 }
 
 /// Maximum coverage prints the one-process report — people, what was left out, picks — for
@@ -586,15 +546,7 @@ fn the_coverage_is_the_same_for_every_partition() {
         a.extend(words(extra).into_iter().map(String::from));
         a
     };
-    let run = |a: Vec<String>| {
-        let out = disguise(&dir).args(a).output().expect("run");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let run = |a: Vec<String>| disguise(&dir).args(a).stdout_ok();
     for (one_input, others) in [
         ("--sets sets.dat", vec!["--sets sets.dat", "--sets sets"]),
         ("--edges edges.txt", vec!["--edges edges.txt"]),
@@ -950,27 +902,15 @@ fn hosts_beyond_this_machine_need_a_key_and_must_resolve() {
     );
     generate(&dir, "csv", 100, 1, "csv");
     let started = Instant::now();
-    let out = disguise(&dir)
-        .args(select_args("csv/points", "--hosts remote.txt --process 0"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("192.0.2.1:4000 (process 1) is not this machine"),
-        "{stderr}"
+    let remote = select_args("csv/points", "--hosts remote.txt --process 0");
+    let stderr = fails_with(
+        &dir,
+        &remote,
+        "192.0.2.1:4000 (process 1) is not this machine",
     );
     assert!(stderr.contains("disguise cluster key --out"), "{stderr}");
-    let out = disguise(&dir)
-        .args(select_args("csv/points", "--hosts unknown.txt --process 0"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains("cannot resolve no-such-host.invalid:4000"),
-        "{stderr}"
-    );
+    let unknown = select_args("csv/points", "--hosts unknown.txt --process 0");
+    fails_with(&dir, &unknown, "cannot resolve no-such-host.invalid:4000");
     assert!(started.elapsed() < Duration::from_secs(20));
     // A key in the environment is unused by a one-process run, which still works.
     disguise(&dir)

@@ -5,7 +5,7 @@ use crate::common;
 use common::words;
 
 use assert_cmd::Command;
-use common::{HISTOGRAM_SCHEMA as SCHEMA, disguise, histogram_rows};
+use common::{HISTOGRAM_SCHEMA as SCHEMA, StdoutOk, disguise, histogram_rows};
 use std::path::{Path, PathBuf};
 
 /// A fresh directory holding `data.csv` (600 rows: sick = smoker) and `schema.toml`.
@@ -375,14 +375,8 @@ fn the_surplus_gamma_rule_gives_the_histogram_what_the_projection_does_not_need(
                 "--epsilon 4 --k 1 --out syn.csv --seed 3 --format json",
             ))
             .args(["--gamma-rule", rule])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            .stdout_ok();
+        let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
         (
             doc["gamma"].as_f64().unwrap(),
             doc["gamma_method"].as_str().unwrap().to_string(),
@@ -428,14 +422,8 @@ fn predictors_cut_into_one_bin_leave_the_target_histogram_alone() {
     std::fs::write(dir.join("data.csv"), csv).unwrap();
     let out = base(&dir)
         .args(words("--epsilon 4 --out syn.csv --seed 1 --format json"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        .stdout_ok();
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(doc["k"], 0, "{doc}");
     assert_eq!(doc["predictors"], 0);
     assert_eq!(doc["columns"], serde_json::json!(["y"]));

@@ -86,8 +86,11 @@ pub fn indices(v: &serde_json::Value) -> Vec<u64> {
 }
 
 /// Runs `disguise args…` in `dir` and asserts exit code 2 and a one-line stderr that
-/// contains `needle`.
-pub fn fails_with(dir: &Path, args: &[&str], needle: &str) {
+/// contains `needle`; returns that stderr.
+pub fn fails_with<S>(dir: &Path, args: &[S], needle: &str) -> String
+where
+    S: AsRef<std::ffi::OsStr> + std::fmt::Debug,
+{
     let out = disguise(dir)
         .args(args)
         .assert()
@@ -102,6 +105,7 @@ pub fn fails_with(dir: &Path, args: &[&str], needle: &str) {
         "{args:?}: one line: {err}"
     );
     assert!(err.contains(needle), "{args:?}: {err:?} lacks {needle:?}");
+    err
 }
 
 /// `base` (a command and its default flags, `words`-style) with `extra` appended, leaving

@@ -118,11 +118,12 @@ impl MaxCoverage {
     /// # Errors
     /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) naming `k`, `algorithm` or a privacy option.
     pub fn validate(&self) -> Result<Procedure<'static>> {
+        let algorithm = self.chosen_algorithm();
         super::discrete(
             &self.privacy,
             self.k,
-            self.chosen_algorithm(),
-            "continuous-greedy is available for facility location (select) only",
+            algorithm,
+            super::CONTINUOUS_IN_SELECT,
         )
     }
 

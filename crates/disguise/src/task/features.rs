@@ -163,11 +163,12 @@ impl Features {
     /// # Errors
     /// [`Error::InvalidParameter`] naming the option, or an invalid ε or δ.
     pub fn validate(&self) -> Result<Procedure<'static>> {
+        let algorithm = self.chosen_algorithm();
         super::discrete(
             &self.privacy,
             self.k,
-            self.chosen_algorithm(),
-            "continuous-greedy is available for facility location (select) only",
+            algorithm,
+            super::CONTINUOUS_IN_SELECT,
         )
     }
 

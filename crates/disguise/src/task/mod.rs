@@ -538,6 +538,11 @@ where
     Ok(())
 }
 
+/// Why the coverage and feature tasks refuse the continuous greedy: only the facility
+/// location task (`select`) offers it.
+const CONTINUOUS_IN_SELECT: &str =
+    "continuous-greedy is available for facility location (select) only";
+
 /// The checks of a discrete selection task (coverage, cut, features) before any data: the
 /// privacy options, k ≥ 1 and an algorithm of [`Algorithm::DISCRETE`]; `continuous` says why
 /// the continuous greedy is not one for this task. Returns the procedure.
