@@ -877,49 +877,42 @@ fn cardinality(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow:
         pool.len()
     ));
     let delta = (CARD_N as f64).powf(-1.5);
-    let mut jobs = Vec::new();
-    for (ki, _) in CARD_KS.iter().enumerate() {
-        for (mi, _) in Method::RUN.iter().enumerate() {
-            for t in 0..ctx.trials {
-                jobs.push((ki, mi, t));
-            }
-        }
-    }
-    let outcomes = ctx.run_jobs("cardinality runs", &jobs, |&(ki, mi, t), rng| {
-        let f = &objectives[t / PER_DRAW];
-        let c = Cardinality::new(candidates.len(), CARD_KS[ki]);
-        run_method(Method::RUN[mi], f, &c, CARD_STEPS, delta, rng)
-    })?;
-    let keys = Method::RUN.map(Method::key);
-    let rows = summarise_jobs(&jobs, &outcomes, &CARD_KS, &keys, |_| 1.0);
-    let (header, body) = rows_csv(&rows);
-    ctx.csv("cardinality", &header, &body)?;
-
     let chart = LineChart::new(
         format!("cardinality, 20 grid + 80 spurious candidates, ε = {EPSILON}"),
         "k",
         "utility f(S) (max 100), mean ± 95% CI",
-    )
-    .x_ticks(CARD_KS.iter().map(|&k| k as f64).collect())
-    .uncertainty(Uncertainty::Bars);
+    );
     // The authors' table holds mean and sd over 400 runs: a 95% bar is 1.96·sd/20.
-    let short = format!("cardinality, ε = {EPSILON}");
-    save_figures(ctx, "cardinality", chart, &short, &rows, CARD_STEPS, |i| {
+    let curve = |i: usize| {
         let (mean, sd) = (2 * i, 2 * i + 1);
         let at = |(k, v): &(usize, [f64; 8])| Point::new(*k as f64, v[mean], 1.96 * v[sd] / 20.0);
         REPORTED_CARD.iter().map(at).collect()
-    })?;
+    };
     // Their means are at the even places of each row: CG, greedy, private greedy, random.
     let reported = REPORTED_CARD.map(|(k, v)| (k, [v[0], v[2], v[4], v[6]]));
-    push_comparison(
-        table,
-        "cardinality (mean utility out of 100; reported by Chaturvedi et al. in brackets):",
-        ("k", 2),
-        CARD_STEPS,
-        &rows,
-        &reported,
-    );
-    Ok(())
+    let sweep = Sweep {
+        name: "cardinality",
+        xs: &CARD_KS,
+        per_x: &|_| 1.0,
+        steps: CARD_STEPS,
+        chart,
+        short: format!("cardinality, ε = {EPSILON}"),
+        curve: &curve,
+        heading: "cardinality (mean utility out of 100; reported by Chaturvedi et al. in brackets):",
+        x: ("k", 2),
+        reported: &reported,
+    };
+    sweep.run(ctx, table, |ki, method, t, rng| {
+        let c = Cardinality::new(candidates.len(), CARD_KS[ki]);
+        run_method(
+            method,
+            &objectives[t / PER_DRAW],
+            &c,
+            CARD_STEPS,
+            delta,
+            rng,
+        )
+    })
 }
 
 /// Exp. 2: the partition-matroid greedy trap.
@@ -951,50 +944,89 @@ fn partition(ctx: &mut Context, raw: &Raw, table: &mut Vec<String>) -> anyhow::R
                 .collect::<disguise::Result<Vec<_>>>()?,
         );
     }
-    let mut jobs = Vec::new();
-    for ni in 0..TRAP_NS.len() {
-        for mi in 0..Method::RUN.len() {
-            for t in 0..ctx.trials {
-                jobs.push((ni, mi, t));
-            }
-        }
-    }
-    let outcomes = ctx.run_jobs("partition runs", &jobs, |&(ni, mi, t), rng| {
-        let delta = (TRAP_NS[ni] as f64).powf(-1.5);
-        run_method(
-            Method::RUN[mi],
-            &objectives[ni][t / PER_DRAW],
-            &constraint,
-            TRAP_STEPS,
-            delta,
-            rng,
-        )
-    })?;
-    let keys = Method::RUN.map(Method::key);
-    let rows = summarise_jobs(&jobs, &outcomes, &TRAP_NS, &keys, |n| n as f64);
-    let (header, body) = rows_csv(&rows);
-    ctx.csv("partition", &header, &body)?;
     let chart = LineChart::new(
         format!("partition trap {{0}} | {{1, 2}}, capacities 1, ε = {EPSILON}"),
         "number of pickups n",
         "utility per pickup, mean ± 95% CI",
-    )
-    .x_ticks(TRAP_NS.iter().map(|&n| n as f64).collect())
-    .uncertainty(Uncertainty::Bars);
-    let short = format!("partition-matroid trap, ε = {EPSILON}");
-    save_figures(ctx, "partition", chart, &short, &rows, TRAP_STEPS, |i| {
+    );
+    let curve = |i: usize| {
         let at = |(n, v): &(usize, [f64; 4])| Point::new(*n as f64, v[i], 0.0);
         REPORTED_TRAP.iter().map(at).collect()
-    })?;
-    push_comparison(
-        table,
-        "partition trap (mean utility per pickup; reported in brackets):",
-        ("n", 4),
-        TRAP_STEPS,
-        &rows,
-        &REPORTED_TRAP,
-    );
-    Ok(())
+    };
+    let sweep = Sweep {
+        name: "partition",
+        xs: &TRAP_NS,
+        per_x: &|n| n as f64,
+        steps: TRAP_STEPS,
+        chart,
+        short: format!("partition-matroid trap, ε = {EPSILON}"),
+        curve: &curve,
+        heading: "partition trap (mean utility per pickup; reported in brackets):",
+        x: ("n", 4),
+        reported: &REPORTED_TRAP,
+    };
+    sweep.run(ctx, table, |ni, method, t, rng| {
+        let delta = (TRAP_NS[ni] as f64).powf(-1.5);
+        let f = &objectives[ni][t / PER_DRAW];
+        run_method(method, f, &constraint, TRAP_STEPS, delta, rng)
+    })
+}
+
+/// One of the two experiments of Chaturvedi et al.: every method of [`Method::RUN`] at every
+/// x, `ctx.trials` times, then its CSV, figures and summary table.
+struct Sweep<'a> {
+    /// The experiment's name: the files' and the progress bar's.
+    name: &'static str,
+    /// The x values.
+    xs: &'a [usize],
+    /// What a utility is divided by at x (1, or the number of records).
+    per_x: &'a dyn Fn(usize) -> f64,
+    /// The continuous greedy's T as in the authors' code.
+    steps: usize,
+    /// The figure, before its x ticks.
+    chart: LineChart,
+    /// The figures' short title.
+    short: String,
+    /// The authors' curve of method i ([`save_figures`]).
+    curve: &'a dyn Fn(usize) -> Vec<Point>,
+    /// The summary table's first line.
+    heading: &'static str,
+    /// The table's x column: name and decimals ([`push_comparison`]).
+    x: (&'static str, usize),
+    /// The authors' means ([`push_comparison`]).
+    reported: &'a [(usize, [f64; 4])],
+}
+
+impl Sweep<'_> {
+    /// Runs `method` at x index `xi` for trial `t` with `run`, then writes everything.
+    fn run(
+        self,
+        ctx: &mut Context,
+        table: &mut Vec<String>,
+        run: impl Fn(usize, Method, usize, &mut SecureRng) -> anyhow::Result<Outcome> + Sync,
+    ) -> anyhow::Result<()> {
+        let mut jobs = Vec::new();
+        for xi in 0..self.xs.len() {
+            for mi in 0..Method::RUN.len() {
+                jobs.extend((0..ctx.trials).map(|t| (xi, mi, t)));
+            }
+        }
+        let label = format!("{} runs", self.name);
+        let outcomes = ctx.run_jobs(&label, &jobs, |&(xi, mi, t), rng| {
+            run(xi, Method::RUN[mi], t, rng)
+        })?;
+        let keys = Method::RUN.map(Method::key);
+        let rows = summarise_jobs(&jobs, &outcomes, self.xs, &keys, self.per_x);
+        let (header, body) = rows_csv(&rows);
+        ctx.csv(self.name, &header, &body)?;
+        let chart = (self.chart)
+            .x_ticks(self.xs.iter().map(|&x| x as f64).collect())
+            .uncertainty(Uncertainty::Bars);
+        let (name, short, steps) = (self.name, &self.short, self.steps);
+        save_figures(ctx, name, chart, short, &rows, steps, self.curve)?;
+        push_comparison(table, self.heading, self.x, steps, &rows, self.reported);
+        Ok(())
+    }
 }
 
 /// The summary table of one experiment: for each x, every method's mean utility and, in
