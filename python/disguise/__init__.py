@@ -280,16 +280,17 @@ class Ledger:
         return self
 
 
-def _charge(ledger: Any, dataset: Any, command: Callable[[], str]) -> dict:
-    """The keyword arguments that charge a native call to ``ledger`` (none without one),
-    under the data set ``dataset`` names — required with a ledger: a name derived from the
-    data would give every resample (a cross-validation's folds) a budget of its own.
-    ``command`` describes the call for the audit log; it is called only with a ledger (an
-    estimator's repr costs about 20 µs, a tenth of a small selection)."""
+def _run(seed: int | None, ledger: Any, dataset: Any, command: Callable[[], str]) -> dict:
+    """How a native call runs (``Run`` in ``_disguise.pyi``, the one argument every native
+    release takes for it): with the generator of ``seed`` (checked by ``_warn_seed``), charged
+    to ``ledger`` (not without one) under the data set ``dataset`` names — required with a
+    ledger: a name derived from the data would give every resample (a cross-validation's
+    folds) a budget of its own. ``command`` describes the call for the audit log; it is called
+    only with a ledger (an estimator's repr costs about 20 µs, a tenth of a small selection)."""
     if ledger is None:
         if dataset is not None:
             raise ValueError("invalid dataset: it names a data set in a ledger; give ledger=")
-        return {}
+        return {"seed": seed, "ledger": None, "dataset": None, "command": None}
     if not isinstance(ledger, Ledger):
         raise ValueError(f"invalid ledger: {ledger!r} (a disguise.Ledger)")
     if dataset is None:
@@ -299,7 +300,7 @@ def _charge(ledger: Any, dataset: Any, command: Callable[[], str]) -> dict:
         )
     if not isinstance(dataset, str):
         raise ValueError(f"invalid dataset: {dataset!r} (a name, as a str)")
-    return {"ledger": ledger._native, "dataset": dataset, "command": command()}
+    return {"seed": seed, "ledger": ledger._native, "dataset": dataset, "command": command()}
 
 
 def _call(name: str, **params: Any) -> str:
@@ -347,11 +348,9 @@ def exponential(
     """
     seed = _warn_seed(seed)
     array = _vector(scores, "scores")
-    charge = _charge(ledger, dataset, lambda: _call(
+    run = _run(seed, ledger, dataset, lambda: _call(
         "exponential", epsilon=epsilon, sensitivity=sensitivity, monotone=monotone))
-    return _disguise.exponential(
-        array, float(epsilon), float(sensitivity), bool(monotone), seed, **charge
-    )
+    return _disguise.exponential(array, float(epsilon), float(sensitivity), bool(monotone), run)
 
 
 def large_margin(
@@ -382,10 +381,10 @@ def large_margin(
     """
     seed = _warn_seed(seed)
     array = _vector(scores, "scores")
-    charge = _charge(ledger, dataset, lambda: _call(
+    run = _run(seed, ledger, dataset, lambda: _call(
         "large_margin", epsilon=epsilon, delta=delta, sensitivity=sensitivity, variant=variant))
     return _disguise.large_margin(
-        array, float(epsilon), float(delta), float(sensitivity), str(variant), seed, **charge
+        array, float(epsilon), float(delta), float(sensitivity), str(variant), run
     )
 
 
@@ -608,8 +607,7 @@ class FacilityLocation(_Selected, _Params):
             str(self.algorithm or "auto"),
             None if self.normalizer is None else float(self.normalizer),
             float(self.cost),
-            seed,
-            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
+            _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
         )
         self._set_selection(selection, candidates is not None, note)
         return self
@@ -727,8 +725,7 @@ class MaxCoverage(_Selected, _Params):
             str(self.mechanism),
             str(self.rule),
             str(self.algorithm),
-            seed,
-            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
+            _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
         )
         self.candidates_ = names
         note = None if private else "candidates taken from the data: NOT private"
@@ -881,8 +878,7 @@ class FeatureSelector(_Selected, _Params):
             str(self.rule),
             str(self.algorithm),
             str(self.objective),
-            seed,
-            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
+            _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
         )
         self.n_features_in_ = len(columns)
         if names is not None:
@@ -1077,9 +1073,8 @@ class ProjectedHistogram(_Params):
             k,
             None if self.gamma is None else float(self.gamma),
             float(self.threshold_constant),
-            seed,
-            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
-            gamma_rule=str(self.gamma_rule),
+            str(self.gamma_rule),
+            _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
         )
         report = json.loads(self._release.report())
         self.report_ = report
@@ -1176,8 +1171,7 @@ def frequent_itemsets(
         float(delta),
         _positive_int(top, "top"),
         None if mechanism is None else str(mechanism),
-        seed,
-        **_charge(ledger, dataset, lambda: _call(
+        _run(seed, ledger, dataset, lambda: _call(
             "frequent_itemsets", size=size, epsilon=epsilon, delta=delta, top=top,
             items=items, mechanism=mechanism)),
     )

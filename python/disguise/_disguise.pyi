@@ -3,6 +3,8 @@
 Use the functions and classes of ``disguise`` instead: they shape the input (numpy arrays,
 DataFrames, iterables), warn about seeds and turn the JSON reports into dicts."""
 
+from typing import TypedDict
+
 import numpy as np
 import numpy.typing as npt
 
@@ -28,15 +30,22 @@ class Ledger:
     def datasets(self) -> list[str]: ...
     def integrity_check(self) -> str: ...
 
+class Run(TypedDict):
+    """How a release runs (every release takes one): the generator of ``seed`` (None: the
+    secure one) and the charge to ``ledger`` (None: none) under ``dataset``, ``command``
+    describing the call in the ledger's audit log."""
+
+    seed: int | None
+    ledger: Ledger | None
+    dataset: str | None
+    command: str | None
+
 def exponential(
     scores: npt.NDArray[np.float64],
     epsilon: float,
     sensitivity: float,
     monotone: bool,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
+    run: Run,
 ) -> int: ...
 def large_margin(
     scores: npt.NDArray[np.float64],
@@ -44,10 +53,7 @@ def large_margin(
     delta: float,
     sensitivity: float,
     variant: str,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
+    run: Run,
 ) -> int: ...
 class Selection:
     @property
@@ -76,10 +82,7 @@ def facility_location(
     algorithm: str,
     normalizer: float | None,
     cost: float,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
+    run: Run,
 ) -> Selection: ...
 def max_coverage(
     covers: list[list[int]],
@@ -90,10 +93,7 @@ def max_coverage(
     mechanism: str,
     rule: str,
     algorithm: str,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
+    run: Run,
 ) -> Selection: ...
 def frequent_itemsets(
     transactions: list[list[str]],
@@ -103,10 +103,7 @@ def frequent_itemsets(
     delta: float,
     top: int,
     mechanism: str | None,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
+    run: Run,
 ) -> str: ...
 
 MAX_NUMERIC_LEVELS: int
@@ -124,10 +121,7 @@ def features(
     rule: str,
     algorithm: str,
     objective: str,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
+    run: Run,
 ) -> Selection: ...
 def histogram_schema(source: str, kind: str) -> str: ...
 
@@ -144,9 +138,6 @@ def histogram_fit(
     k: int | None,
     gamma: float | None,
     threshold_constant: float,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
-    gamma_rule: str = "paper",
+    gamma_rule: str,
+    run: Run,
 ) -> HistogramRelease: ...

@@ -1,8 +1,8 @@
 //! `disguise.FeatureSelector`: the feature-selection task ([`disguise::task::Features`]).
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, PyLedger, reserve, within};
-use crate::runtime::{generator, named, run_sized};
+use crate::ledger::{Charge, reserve, within};
+use crate::runtime::{Run, generator, named, run_sized};
 use crate::selection::{Selection, privacy, selection};
 use disguise::data::Codes;
 use disguise::task::{Algorithm, FeatureObjective, FeatureTable, Features};
@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 #[pyfunction]
 #[pyo3(signature = (
     codes, arities, labels, label_levels, names, k, epsilon, delta, mechanism, rule, algorithm,
-    objective, seed, ledger=None, dataset=None, command=None
+    objective, run
 ))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 pub(crate) fn features(
@@ -32,12 +32,9 @@ pub(crate) fn features(
     rule: &str,
     algorithm: &str,
     objective: &str,
-    seed: Option<u64>,
-    ledger: Option<&Bound<'_, PyLedger>>,
-    dataset: Option<String>,
-    command: Option<String>,
+    run: Run,
 ) -> PyResult<Selection> {
-    let charge = Charge::of(ledger, dataset, command)?;
+    let charge = Charge::of(&run)?;
     let request = Features {
         objective: named::<FeatureObjective>(objective)?,
         algorithm: named::<Algorithm>(algorithm)?,
@@ -46,7 +43,7 @@ pub(crate) fn features(
     };
     request.validate().map_err(value_error)?;
     let reserved =
-        reserve(&charge, mechanism, seed, || request.plan(names.len())).map_err(library_error)?;
+        reserve(&charge, mechanism, || request.plan(names.len())).map_err(library_error)?;
     let n = labels.len();
     let flat = codes.as_slice().map_err(value_error)?;
     if codes.shape()[1] != n || names.len() != codes.shape()[0] || arities.len() != names.len() {
@@ -71,7 +68,7 @@ pub(crate) fn features(
         labels: Codes::from(labels.as_slice().map_err(value_error)?.to_vec()),
         label_levels,
     };
-    let mut rng = generator(seed)?;
+    let mut rng = generator(run.seed)?;
     let work = n as u128 * names_len as u128 * k as u128;
     let report = run_sized(py, work, move || {
         let report = request.run(table, &mut rng)?;

@@ -1,8 +1,8 @@
 //! `disguise.FacilityLocation`: the facility-location task ([`disguise::task::Select`]).
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, PyLedger, reserve, within};
-use crate::runtime::{generator, named, run_sized};
+use crate::ledger::{Charge, reserve, within};
+use crate::runtime::{Run, generator, named, run_sized};
 use crate::selection::{Selection, privacy, selection};
 use disguise::objective::Metric;
 use disguise::task::{Algorithm, Reporting, Runnable, Select};
@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 #[pyfunction]
 #[pyo3(signature = (
     points, candidates, k, epsilon, delta, metric, mechanism, rule, algorithm, normalizer, cost,
-    seed, ledger=None, dataset=None, command=None
+    run
 ))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python constructor
 pub(crate) fn facility_location(
@@ -30,12 +30,9 @@ pub(crate) fn facility_location(
     algorithm: &str,
     normalizer: Option<f64>,
     cost: f64,
-    seed: Option<u64>,
-    ledger: Option<&Bound<'_, PyLedger>>,
-    dataset: Option<String>,
-    command: Option<String>,
+    run: Run,
 ) -> PyResult<Selection> {
-    let charge = Charge::of(ledger, dataset, command)?;
+    let charge = Charge::of(&run)?;
     let dims = points.shape()[1];
     if candidates.shape()[1] != dims {
         return Err(value_error(format!(
@@ -52,10 +49,8 @@ pub(crate) fn facility_location(
         ..Select::new(k)
     };
     request.validate().map_err(value_error)?;
-    let reserved = reserve(&charge, mechanism, seed, || {
-        request.plan(candidates.shape()[0])
-    })
-    .map_err(library_error)?;
+    let reserved = reserve(&charge, mechanism, || request.plan(candidates.shape()[0]))
+        .map_err(library_error)?;
     let objective = request
         .objective_vectors(
             dims,
@@ -63,7 +58,7 @@ pub(crate) fn facility_location(
             candidates.as_slice().map_err(value_error)?,
         )
         .map_err(value_error)?;
-    let mut rng = generator(seed)?;
+    let mut rng = generator(run.seed)?;
     let work = points.shape()[0] as u128 * candidates.shape()[0] as u128 * k as u128;
     let report = run_sized(py, work, move || {
         let prepared = request.prepare(&objective)?;

@@ -1,8 +1,8 @@
 //! One selection by a named selector (`disguise.exponential`, `disguise.large_margin`).
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, PyLedger};
-use crate::runtime::{generator, guarded};
+use crate::ledger::Charge;
+use crate::runtime::{Run, generator, guarded};
 use disguise::ledger::Spend;
 use disguise::privacy::Guarantee;
 use disguise::privacy::compose::Rule;
@@ -11,7 +11,8 @@ use disguise::select::SelectorKind;
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 
-/// One selection by `kind` among `scores`, charged to `charge` if given.
+/// One selection by `kind` among `scores`, with the generator of `seed`, charged to `charge`
+/// if given.
 #[allow(clippy::too_many_arguments)] // the parameters of the Python functions, passed on
 pub(crate) fn select_one(
     py: Python<'_>,
@@ -44,7 +45,7 @@ pub(crate) fn select_one(
             rule: Rule::Single,
         })
         .mechanism(selector.name())
-        .secure(rng.is_secure())
+        .secure(charge.secure)
         .command(charge.command.clone());
         spend.calls = vec![(cost, 1)];
         charge
@@ -58,37 +59,37 @@ pub(crate) fn select_one(
 
 /// The exponential mechanism (standard or monotone) on a 1-D float64 array.
 #[pyfunction]
-#[pyo3(signature = (
-    scores, epsilon, sensitivity, monotone, seed, ledger=None, dataset=None, command=None
-))]
-#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python function
+#[pyo3(signature = (scores, epsilon, sensitivity, monotone, run))]
 pub(crate) fn exponential(
     py: Python<'_>,
     scores: PyReadonlyArray1<'_, f64>,
     epsilon: f64,
     sensitivity: f64,
     monotone: bool,
-    seed: Option<u64>,
-    ledger: Option<&Bound<'_, PyLedger>>,
-    dataset: Option<String>,
-    command: Option<String>,
+    run: Run,
 ) -> PyResult<usize> {
-    let charge = Charge::of(ledger, dataset, command)?;
+    let charge = Charge::of(&run)?;
     let kind = if monotone {
         SelectorKind::ExponentialMonotone
     } else {
         SelectorKind::Exponential
     };
     let scores = scores.as_slice().map_err(value_error)?;
-    select_one(py, kind, scores, epsilon, 0.0, sensitivity, seed, charge)
+    select_one(
+        py,
+        kind,
+        scores,
+        epsilon,
+        0.0,
+        sensitivity,
+        run.seed,
+        charge,
+    )
 }
 
 /// The large margin mechanism (`mitrovic` or `chaudhuri`) on a 1-D float64 array.
 #[pyfunction]
-#[pyo3(signature = (
-    scores, epsilon, delta, sensitivity, variant, seed, ledger=None, dataset=None, command=None
-))]
-#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python function
+#[pyo3(signature = (scores, epsilon, delta, sensitivity, variant, run))]
 pub(crate) fn large_margin(
     py: Python<'_>,
     scores: PyReadonlyArray1<'_, f64>,
@@ -96,12 +97,9 @@ pub(crate) fn large_margin(
     delta: f64,
     sensitivity: f64,
     variant: &str,
-    seed: Option<u64>,
-    ledger: Option<&Bound<'_, PyLedger>>,
-    dataset: Option<String>,
-    command: Option<String>,
+    run: Run,
 ) -> PyResult<usize> {
-    let charge = Charge::of(ledger, dataset, command)?;
+    let charge = Charge::of(&run)?;
     let kind = match variant {
         "mitrovic" => SelectorKind::LargeMargin,
         "chaudhuri" => SelectorKind::LargeMarginChaudhuri,
@@ -112,5 +110,14 @@ pub(crate) fn large_margin(
         }
     };
     let scores = scores.as_slice().map_err(value_error)?;
-    select_one(py, kind, scores, epsilon, delta, sensitivity, seed, charge)
+    select_one(
+        py,
+        kind,
+        scores,
+        epsilon,
+        delta,
+        sensitivity,
+        run.seed,
+        charge,
+    )
 }
