@@ -452,8 +452,20 @@ class _Params:
 
 
 class _Selected:
-    """The fitted state of a selection estimator: ``ranking_`` and ``gains_`` at once,
-    ``report_``, ``guarantee_`` and ``usefulness_`` parsed from the report when first read."""
+    """What the greedy selection estimators share: their privacy options as the native call
+    takes them, and the fitted state: ``ranking_`` and ``gains_`` at once, ``report_``,
+    ``guarantee_`` and ``usefulness_`` parsed from the report when first read."""
+
+    def _greedy(self, algorithm: Any) -> dict:
+        """The privacy options of the native call (``Greedy`` in ``_disguise.pyi``): the
+        estimator's epsilon, delta, mechanism and rule, and ``algorithm``."""
+        return {
+            "epsilon": None if self.epsilon is None else float(self.epsilon),
+            "delta": float(self.delta),
+            "mechanism": str(self.mechanism),
+            "rule": str(self.rule),
+            "algorithm": str(algorithm),
+        }
 
     def _set_selection(self, selection: Any, private: bool, note: str | None = None) -> None:
         if not selection.private:
@@ -598,15 +610,11 @@ class FacilityLocation(_Selected, _Params):
             records,
             cands,
             k,
-            None if self.epsilon is None else float(self.epsilon),
-            float(self.delta),
             str(self.metric),
-            str(self.mechanism),
-            str(self.rule),
-            # "auto": the library chooses (the subsample greedy for f − cost·|S|).
-            str(self.algorithm or "auto"),
             None if self.normalizer is None else float(self.normalizer),
             float(self.cost),
+            # "auto": the library chooses (the subsample greedy for f − cost·|S|).
+            self._greedy(self.algorithm or "auto"),
             _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
         )
         self._set_selection(selection, candidates is not None, note)
@@ -720,11 +728,7 @@ class MaxCoverage(_Selected, _Params):
             covers,
             len(names),
             k,
-            None if self.epsilon is None else float(self.epsilon),
-            float(self.delta),
-            str(self.mechanism),
-            str(self.rule),
-            str(self.algorithm),
+            self._greedy(self.algorithm),
             _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
         )
         self.candidates_ = names
@@ -872,12 +876,8 @@ class FeatureSelector(_Selected, _Params):
             max(len(label_levels), 1),
             shown,
             k,
-            None if self.epsilon is None else float(self.epsilon),
-            float(self.delta),
-            str(self.mechanism),
-            str(self.rule),
-            str(self.algorithm),
             str(self.objective),
+            self._greedy(self.algorithm),
             _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
         )
         self.n_features_in_ = len(columns)

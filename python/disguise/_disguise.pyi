@@ -40,6 +40,15 @@ class Run(TypedDict):
     dataset: str | None
     command: str | None
 
+class Greedy(TypedDict):
+    """The privacy options of a greedy task, by name."""
+
+    epsilon: float | None
+    delta: float
+    mechanism: str
+    rule: str
+    algorithm: str
+
 def exponential(
     scores: npt.NDArray[np.float64],
     epsilon: float,
@@ -74,26 +83,14 @@ def facility_location(
     points: npt.NDArray[np.float64],
     candidates: npt.NDArray[np.float64],
     k: int,
-    epsilon: float | None,
-    delta: float,
     metric: str,
-    mechanism: str,
-    rule: str,
-    algorithm: str,
     normalizer: float | None,
     cost: float,
+    greedy: Greedy,
     run: Run,
 ) -> Selection: ...
 def max_coverage(
-    covers: list[list[int]],
-    candidates: int,
-    k: int,
-    epsilon: float | None,
-    delta: float,
-    mechanism: str,
-    rule: str,
-    algorithm: str,
-    run: Run,
+    covers: list[list[int]], candidates: int, k: int, greedy: Greedy, run: Run
 ) -> Selection: ...
 def frequent_itemsets(
     transactions: list[list[str]],
@@ -115,12 +112,8 @@ def features(
     label_levels: int,
     names: list[str],
     k: int,
-    epsilon: float | None,
-    delta: float,
-    mechanism: str,
-    rule: str,
-    algorithm: str,
     objective: str,
+    greedy: Greedy,
     run: Run,
 ) -> Selection: ...
 def histogram_schema(source: str, kind: str) -> str: ...
