@@ -350,7 +350,9 @@ def exponential(
     array = _vector(scores, "scores")
     run = _run(seed, ledger, dataset, lambda: _call(
         "exponential", epsilon=epsilon, sensitivity=sensitivity, monotone=monotone))
-    return _disguise.exponential(array, float(epsilon), float(sensitivity), bool(monotone), run)
+    return _disguise.select_one(
+        array, float(epsilon), 0.0, float(sensitivity), bool(monotone), None, run
+    )
 
 
 def large_margin(
@@ -383,8 +385,8 @@ def large_margin(
     array = _vector(scores, "scores")
     run = _run(seed, ledger, dataset, lambda: _call(
         "large_margin", epsilon=epsilon, delta=delta, sensitivity=sensitivity, variant=variant))
-    return _disguise.large_margin(
-        array, float(epsilon), float(delta), float(sensitivity), str(variant), run
+    return _disguise.select_one(
+        array, float(epsilon), float(delta), float(sensitivity), False, str(variant), run
     )
 
 

@@ -49,19 +49,13 @@ class Greedy(TypedDict):
     rule: str
     algorithm: str
 
-def exponential(
-    scores: npt.NDArray[np.float64],
-    epsilon: float,
-    sensitivity: float,
-    monotone: bool,
-    run: Run,
-) -> int: ...
-def large_margin(
+def select_one(
     scores: npt.NDArray[np.float64],
     epsilon: float,
     delta: float,
     sensitivity: float,
-    variant: str,
+    monotone: bool,
+    variant: str | None,
     run: Run,
 ) -> int: ...
 class Selection:

@@ -35,8 +35,7 @@ use pyo3::prelude::*;
 /// The native module.
 #[pymodule]
 fn _disguise(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(selectors::exponential, m)?)?;
-    m.add_function(wrap_pyfunction!(selectors::large_margin, m)?)?;
+    m.add_function(wrap_pyfunction!(selectors::select_one, m)?)?;
     m.add_function(wrap_pyfunction!(budget::budget, m)?)?;
     m.add_function(wrap_pyfunction!(select::facility_location, m)?)?;
     m.add_function(wrap_pyfunction!(coverage::max_coverage, m)?)?;
