@@ -435,6 +435,19 @@ class _Params:
         signature = inspect.signature(cls.__init__)
         return [p for p in signature.parameters if p != "self"]
 
+    def _keep_params(self, arguments: dict) -> None:
+        """Keeps the constructor's arguments (its ``locals()``, read first thing: ``self`` and
+        the parameters) as attributes of the same names, unchecked, as scikit-learn's
+        convention has it: ``fit`` checks them, and ``clone`` finds what was given."""
+        for name, value in arguments.items():
+            if name != "self":
+                setattr(self, name, value)
+
+    def _fit_run(self, seed: int | None) -> dict:
+        """How a ``fit`` runs (``_run``): with ``seed``, charged to the estimator's ``ledger``
+        under its ``dataset``, recorded as the estimator's repr."""
+        return _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit")
+
     def get_params(self, deep: bool = True) -> dict:
         """The constructor's parameters and their values."""
         return {name: getattr(self, name) for name in self._param_names()}
@@ -576,18 +589,7 @@ class FacilityLocation(_Selected, _Params):
         ledger: Ledger | None = None,
         dataset: str | None = None,
     ):
-        self.n_select = n_select
-        self.epsilon = epsilon
-        self.delta = delta
-        self.metric = metric
-        self.mechanism = mechanism
-        self.rule = rule
-        self.algorithm = algorithm
-        self.normalizer = normalizer
-        self.cost = cost
-        self.seed = seed
-        self.ledger = ledger
-        self.dataset = dataset
+        self._keep_params(locals())
 
     def fit(self, X: Any, candidates: Any = None, y: Any = None) -> "FacilityLocation":
         """Selects from ``candidates`` ((m, d), public) to serve the records ``X`` ((n, d));
@@ -617,7 +619,7 @@ class FacilityLocation(_Selected, _Params):
             float(self.cost),
             # "auto": the library chooses (the subsample greedy for f − cost·|S|).
             self._greedy(self.algorithm or "auto"),
-            _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
+            self._fit_run(seed),
         )
         self._set_selection(selection, candidates is not None, note)
         return self
@@ -678,15 +680,7 @@ class MaxCoverage(_Selected, _Params):
         ledger: Ledger | None = None,
         dataset: str | None = None,
     ):
-        self.n_select = n_select
-        self.epsilon = epsilon
-        self.delta = delta
-        self.mechanism = mechanism
-        self.rule = rule
-        self.algorithm = algorithm
-        self.seed = seed
-        self.ledger = ledger
-        self.dataset = dataset
+        self._keep_params(locals())
 
     def fit(self, sets: Any, candidates: Sequence | None = None, y: Any = None) -> "MaxCoverage":
         """Selects the candidates that cover the most of ``sets``; returns self."""
@@ -727,11 +721,7 @@ class MaxCoverage(_Selected, _Params):
             # Names not in the public list cover nobody that can be chosen: left out.
             covers = [[index[x] for x in row if x in index] for row in rows]
         selection = _disguise.max_coverage(
-            covers,
-            len(names),
-            k,
-            self._greedy(self.algorithm),
-            _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
+            covers, len(names), k, self._greedy(self.algorithm), self._fit_run(seed)
         )
         self.candidates_ = names
         note = None if private else "candidates taken from the data: NOT private"
@@ -836,18 +826,7 @@ class FeatureSelector(_Selected, _Params):
         ledger: Ledger | None = None,
         dataset: str | None = None,
     ):
-        self.n_features = n_features
-        self.epsilon = epsilon
-        self.delta = delta
-        self.mechanism = mechanism
-        self.objective = objective
-        self.rule = rule
-        self.algorithm = algorithm
-        self.categories = categories
-        self.classes = classes
-        self.seed = seed
-        self.ledger = ledger
-        self.dataset = dataset
+        self._keep_params(locals())
 
     def fit(self, X: Any, y: Any) -> "FeatureSelector":
         """Chooses the features of ``X`` most informative about ``y``; returns self."""
@@ -880,7 +859,7 @@ class FeatureSelector(_Selected, _Params):
             k,
             str(self.objective),
             self._greedy(self.algorithm),
-            _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
+            self._fit_run(seed),
         )
         self.n_features_in_ = len(columns)
         if names is not None:
@@ -1024,16 +1003,7 @@ class ProjectedHistogram(_Params):
         dataset: str | None = None,
         gamma_rule: str = "paper",
     ):
-        self.epsilon = epsilon
-        self.schema = schema
-        self.target = target
-        self.k = k
-        self.gamma = gamma
-        self.threshold_constant = threshold_constant
-        self.seed = seed
-        self.ledger = ledger
-        self.dataset = dataset
-        self.gamma_rule = gamma_rule
+        self._keep_params(locals())
 
     def fit(self, data: Any, y: Any = None) -> "ProjectedHistogram":
         """Releases the projected histogram of ``data``; returns self."""
@@ -1076,7 +1046,7 @@ class ProjectedHistogram(_Params):
             None if self.gamma is None else float(self.gamma),
             float(self.threshold_constant),
             str(self.gamma_rule),
-            _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
+            self._fit_run(seed),
         )
         report = json.loads(self._release.report())
         self.report_ = report
