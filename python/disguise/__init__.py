@@ -280,16 +280,17 @@ class Ledger:
         return self
 
 
-def _charge(ledger: Any, dataset: Any, command: Callable[[], str]) -> dict:
-    """The keyword arguments that charge a native call to ``ledger`` (none without one),
-    under the data set ``dataset`` names — required with a ledger: a name derived from the
-    data would give every resample (a cross-validation's folds) a budget of its own.
-    ``command`` describes the call for the audit log; it is called only with a ledger (an
-    estimator's repr costs about 20 µs, a tenth of a small selection)."""
+def _run(seed: int | None, ledger: Any, dataset: Any, command: Callable[[], str]) -> dict:
+    """How a native call runs (``Run`` in ``_disguise.pyi``, the one argument every native
+    release takes for it): with the generator of ``seed`` (checked by ``_warn_seed``), charged
+    to ``ledger`` (not without one) under the data set ``dataset`` names — required with a
+    ledger: a name derived from the data would give every resample (a cross-validation's
+    folds) a budget of its own. ``command`` describes the call for the audit log; it is called
+    only with a ledger (an estimator's repr costs about 20 µs, a tenth of a small selection)."""
     if ledger is None:
         if dataset is not None:
             raise ValueError("invalid dataset: it names a data set in a ledger; give ledger=")
-        return {}
+        return {"seed": seed, "ledger": None, "dataset": None, "command": None}
     if not isinstance(ledger, Ledger):
         raise ValueError(f"invalid ledger: {ledger!r} (a disguise.Ledger)")
     if dataset is None:
@@ -299,7 +300,7 @@ def _charge(ledger: Any, dataset: Any, command: Callable[[], str]) -> dict:
         )
     if not isinstance(dataset, str):
         raise ValueError(f"invalid dataset: {dataset!r} (a name, as a str)")
-    return {"ledger": ledger._native, "dataset": dataset, "command": command()}
+    return {"seed": seed, "ledger": ledger._native, "dataset": dataset, "command": command()}
 
 
 def _call(name: str, **params: Any) -> str:
@@ -347,10 +348,10 @@ def exponential(
     """
     seed = _warn_seed(seed)
     array = _vector(scores, "scores")
-    charge = _charge(ledger, dataset, lambda: _call(
+    run = _run(seed, ledger, dataset, lambda: _call(
         "exponential", epsilon=epsilon, sensitivity=sensitivity, monotone=monotone))
-    return _disguise.exponential(
-        array, float(epsilon), float(sensitivity), bool(monotone), seed, **charge
+    return _disguise.select_one(
+        array, float(epsilon), 0.0, float(sensitivity), bool(monotone), None, run
     )
 
 
@@ -382,10 +383,10 @@ def large_margin(
     """
     seed = _warn_seed(seed)
     array = _vector(scores, "scores")
-    charge = _charge(ledger, dataset, lambda: _call(
+    run = _run(seed, ledger, dataset, lambda: _call(
         "large_margin", epsilon=epsilon, delta=delta, sensitivity=sensitivity, variant=variant))
-    return _disguise.large_margin(
-        array, float(epsilon), float(delta), float(sensitivity), str(variant), seed, **charge
+    return _disguise.select_one(
+        array, float(epsilon), float(delta), float(sensitivity), False, str(variant), run
     )
 
 
@@ -434,6 +435,19 @@ class _Params:
         signature = inspect.signature(cls.__init__)
         return [p for p in signature.parameters if p != "self"]
 
+    def _keep_params(self, arguments: dict) -> None:
+        """Keeps the constructor's arguments (its ``locals()``, read first thing: ``self`` and
+        the parameters) as attributes of the same names, unchecked, as scikit-learn's
+        convention has it: ``fit`` checks them, and ``clone`` finds what was given."""
+        for name, value in arguments.items():
+            if name != "self":
+                setattr(self, name, value)
+
+    def _fit_run(self, seed: int | None) -> dict:
+        """How a ``fit`` runs (``_run``): with ``seed``, charged to the estimator's ``ledger``
+        under its ``dataset``, recorded as the estimator's repr."""
+        return _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit")
+
     def get_params(self, deep: bool = True) -> dict:
         """The constructor's parameters and their values."""
         return {name: getattr(self, name) for name in self._param_names()}
@@ -453,8 +467,20 @@ class _Params:
 
 
 class _Selected:
-    """The fitted state of a selection estimator: ``ranking_`` and ``gains_`` at once,
-    ``report_``, ``guarantee_`` and ``usefulness_`` parsed from the report when first read."""
+    """What the greedy selection estimators share: their privacy options as the native call
+    takes them, and the fitted state: ``ranking_`` and ``gains_`` at once, ``report_``,
+    ``guarantee_`` and ``usefulness_`` parsed from the report when first read."""
+
+    def _greedy(self, algorithm: Any) -> dict:
+        """The privacy options of the native call (``Greedy`` in ``_disguise.pyi``): the
+        estimator's epsilon, delta, mechanism and rule, and ``algorithm``."""
+        return {
+            "epsilon": None if self.epsilon is None else float(self.epsilon),
+            "delta": float(self.delta),
+            "mechanism": str(self.mechanism),
+            "rule": str(self.rule),
+            "algorithm": str(algorithm),
+        }
 
     def _set_selection(self, selection: Any, private: bool, note: str | None = None) -> None:
         if not selection.private:
@@ -563,18 +589,7 @@ class FacilityLocation(_Selected, _Params):
         ledger: Ledger | None = None,
         dataset: str | None = None,
     ):
-        self.n_select = n_select
-        self.epsilon = epsilon
-        self.delta = delta
-        self.metric = metric
-        self.mechanism = mechanism
-        self.rule = rule
-        self.algorithm = algorithm
-        self.normalizer = normalizer
-        self.cost = cost
-        self.seed = seed
-        self.ledger = ledger
-        self.dataset = dataset
+        self._keep_params(locals())
 
     def fit(self, X: Any, candidates: Any = None, y: Any = None) -> "FacilityLocation":
         """Selects from ``candidates`` ((m, d), public) to serve the records ``X`` ((n, d));
@@ -599,17 +614,12 @@ class FacilityLocation(_Selected, _Params):
             records,
             cands,
             k,
-            None if self.epsilon is None else float(self.epsilon),
-            float(self.delta),
             str(self.metric),
-            str(self.mechanism),
-            str(self.rule),
-            # "auto": the library chooses (the subsample greedy for f − cost·|S|).
-            str(self.algorithm or "auto"),
             None if self.normalizer is None else float(self.normalizer),
             float(self.cost),
-            seed,
-            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
+            # "auto": the library chooses (the subsample greedy for f − cost·|S|).
+            self._greedy(self.algorithm or "auto"),
+            self._fit_run(seed),
         )
         self._set_selection(selection, candidates is not None, note)
         return self
@@ -670,15 +680,7 @@ class MaxCoverage(_Selected, _Params):
         ledger: Ledger | None = None,
         dataset: str | None = None,
     ):
-        self.n_select = n_select
-        self.epsilon = epsilon
-        self.delta = delta
-        self.mechanism = mechanism
-        self.rule = rule
-        self.algorithm = algorithm
-        self.seed = seed
-        self.ledger = ledger
-        self.dataset = dataset
+        self._keep_params(locals())
 
     def fit(self, sets: Any, candidates: Sequence | None = None, y: Any = None) -> "MaxCoverage":
         """Selects the candidates that cover the most of ``sets``; returns self."""
@@ -719,16 +721,7 @@ class MaxCoverage(_Selected, _Params):
             # Names not in the public list cover nobody that can be chosen: left out.
             covers = [[index[x] for x in row if x in index] for row in rows]
         selection = _disguise.max_coverage(
-            covers,
-            len(names),
-            k,
-            None if self.epsilon is None else float(self.epsilon),
-            float(self.delta),
-            str(self.mechanism),
-            str(self.rule),
-            str(self.algorithm),
-            seed,
-            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
+            covers, len(names), k, self._greedy(self.algorithm), self._fit_run(seed)
         )
         self.candidates_ = names
         note = None if private else "candidates taken from the data: NOT private"
@@ -833,18 +826,7 @@ class FeatureSelector(_Selected, _Params):
         ledger: Ledger | None = None,
         dataset: str | None = None,
     ):
-        self.n_features = n_features
-        self.epsilon = epsilon
-        self.delta = delta
-        self.mechanism = mechanism
-        self.objective = objective
-        self.rule = rule
-        self.algorithm = algorithm
-        self.categories = categories
-        self.classes = classes
-        self.seed = seed
-        self.ledger = ledger
-        self.dataset = dataset
+        self._keep_params(locals())
 
     def fit(self, X: Any, y: Any) -> "FeatureSelector":
         """Chooses the features of ``X`` most informative about ``y``; returns self."""
@@ -875,14 +857,9 @@ class FeatureSelector(_Selected, _Params):
             max(len(label_levels), 1),
             shown,
             k,
-            None if self.epsilon is None else float(self.epsilon),
-            float(self.delta),
-            str(self.mechanism),
-            str(self.rule),
-            str(self.algorithm),
             str(self.objective),
-            seed,
-            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
+            self._greedy(self.algorithm),
+            self._fit_run(seed),
         )
         self.n_features_in_ = len(columns)
         if names is not None:
@@ -1026,16 +1003,7 @@ class ProjectedHistogram(_Params):
         dataset: str | None = None,
         gamma_rule: str = "paper",
     ):
-        self.epsilon = epsilon
-        self.schema = schema
-        self.target = target
-        self.k = k
-        self.gamma = gamma
-        self.threshold_constant = threshold_constant
-        self.seed = seed
-        self.ledger = ledger
-        self.dataset = dataset
-        self.gamma_rule = gamma_rule
+        self._keep_params(locals())
 
     def fit(self, data: Any, y: Any = None) -> "ProjectedHistogram":
         """Releases the projected histogram of ``data``; returns self."""
@@ -1077,9 +1045,8 @@ class ProjectedHistogram(_Params):
             k,
             None if self.gamma is None else float(self.gamma),
             float(self.threshold_constant),
-            seed,
-            **_charge(self.ledger, self.dataset, lambda: f"python: {self!r}.fit"),
-            gamma_rule=str(self.gamma_rule),
+            str(self.gamma_rule),
+            self._fit_run(seed),
         )
         report = json.loads(self._release.report())
         self.report_ = report
@@ -1176,8 +1143,7 @@ def frequent_itemsets(
         float(delta),
         _positive_int(top, "top"),
         None if mechanism is None else str(mechanism),
-        seed,
-        **_charge(ledger, dataset, lambda: _call(
+        _run(seed, ledger, dataset, lambda: _call(
             "frequent_itemsets", size=size, epsilon=epsilon, delta=delta, top=top,
             items=items, mechanism=mechanism)),
     )

@@ -3,6 +3,8 @@
 Use the functions and classes of ``disguise`` instead: they shape the input (numpy arrays,
 DataFrames, iterables), warn about seeds and turn the JSON reports into dicts."""
 
+from typing import TypedDict
+
 import numpy as np
 import numpy.typing as npt
 
@@ -28,26 +30,33 @@ class Ledger:
     def datasets(self) -> list[str]: ...
     def integrity_check(self) -> str: ...
 
-def exponential(
-    scores: npt.NDArray[np.float64],
-    epsilon: float,
-    sensitivity: float,
-    monotone: bool,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
-) -> int: ...
-def large_margin(
+class Run(TypedDict):
+    """How a release runs (every release takes one): the generator of ``seed`` (None: the
+    secure one) and the charge to ``ledger`` (None: none) under ``dataset``, ``command``
+    describing the call in the ledger's audit log."""
+
+    seed: int | None
+    ledger: Ledger | None
+    dataset: str | None
+    command: str | None
+
+class Greedy(TypedDict):
+    """The privacy options of a greedy task, by name."""
+
+    epsilon: float | None
+    delta: float
+    mechanism: str
+    rule: str
+    algorithm: str
+
+def select_one(
     scores: npt.NDArray[np.float64],
     epsilon: float,
     delta: float,
     sensitivity: float,
-    variant: str,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
+    monotone: bool,
+    variant: str | None,
+    run: Run,
 ) -> int: ...
 class Selection:
     @property
@@ -68,32 +77,14 @@ def facility_location(
     points: npt.NDArray[np.float64],
     candidates: npt.NDArray[np.float64],
     k: int,
-    epsilon: float | None,
-    delta: float,
     metric: str,
-    mechanism: str,
-    rule: str,
-    algorithm: str,
     normalizer: float | None,
     cost: float,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
+    greedy: Greedy,
+    run: Run,
 ) -> Selection: ...
 def max_coverage(
-    covers: list[list[int]],
-    candidates: int,
-    k: int,
-    epsilon: float | None,
-    delta: float,
-    mechanism: str,
-    rule: str,
-    algorithm: str,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
+    covers: list[list[int]], candidates: int, k: int, greedy: Greedy, run: Run
 ) -> Selection: ...
 def frequent_itemsets(
     transactions: list[list[str]],
@@ -103,10 +94,7 @@ def frequent_itemsets(
     delta: float,
     top: int,
     mechanism: str | None,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
+    run: Run,
 ) -> str: ...
 
 MAX_NUMERIC_LEVELS: int
@@ -118,16 +106,9 @@ def features(
     label_levels: int,
     names: list[str],
     k: int,
-    epsilon: float | None,
-    delta: float,
-    mechanism: str,
-    rule: str,
-    algorithm: str,
     objective: str,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
+    greedy: Greedy,
+    run: Run,
 ) -> Selection: ...
 def histogram_schema(source: str, kind: str) -> str: ...
 
@@ -144,9 +125,6 @@ def histogram_fit(
     k: int | None,
     gamma: float | None,
     threshold_constant: float,
-    seed: int | None,
-    ledger: Ledger | None = None,
-    dataset: str | None = None,
-    command: str | None = None,
-    gamma_rule: str = "paper",
+    gamma_rule: str,
+    run: Run,
 ) -> HistogramRelease: ...

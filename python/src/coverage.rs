@@ -1,50 +1,36 @@
 //! `disguise.MaxCoverage`: the maximum-coverage task ([`disguise::task::MaxCoverage`]).
 
 use crate::errors::library_error;
-use crate::ledger::{Charge, PyLedger, reserve, within};
-use crate::runtime::{generator, named, run_sized};
-use crate::selection::{Selection, privacy, selection};
-use disguise::task::{Algorithm, MaxCoverage};
+use crate::ledger::{Charge, reserve};
+use crate::runtime::Run;
+use crate::selection::{Greedy, Selection, run_selection};
+use disguise::task::MaxCoverage;
 use pyo3::prelude::*;
 
 /// Private maximum coverage: `covers[i]` lists the candidates (in `0..candidates`) that
 /// cover person i. The report of `MaxCoverage`, as a [`Selection`].
 #[pyfunction]
-#[pyo3(signature = (
-    covers, candidates, k, epsilon, delta, mechanism, rule, algorithm, seed, ledger=None,
-    dataset=None, command=None
-))]
-#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python constructor
+#[pyo3(signature = (covers, candidates, k, greedy, run))]
 pub(crate) fn max_coverage(
     py: Python<'_>,
     covers: Vec<Vec<usize>>,
     candidates: usize,
     k: usize,
-    epsilon: Option<f64>,
-    delta: f64,
-    mechanism: &str,
-    rule: &str,
-    algorithm: &str,
-    seed: Option<u64>,
-    ledger: Option<&Bound<'_, PyLedger>>,
-    dataset: Option<String>,
-    command: Option<String>,
+    greedy: Greedy,
+    run: Run,
 ) -> PyResult<Selection> {
-    let charge = Charge::of(ledger, dataset, command)?;
+    let charge = Charge::of(&run)?;
+    let (algorithm, privacy) = greedy.resolve(&charge)?;
     let request = MaxCoverage {
-        algorithm: named::<Algorithm>(algorithm)?,
-        privacy: privacy(epsilon, delta, mechanism, rule, charge.is_some())?,
+        algorithm,
+        privacy,
         ..MaxCoverage::new(k)
     };
     let reserved =
-        reserve(&charge, mechanism, seed, || request.plan(candidates)).map_err(library_error)?;
+        reserve(&charge, &greedy.mechanism, || request.plan(candidates)).map_err(library_error)?;
     let work = covers.iter().map(|c| c.len() as u128 + 1).sum::<u128>() * k as u128;
-    let mut rng = generator(seed)?;
     // The front door itself: validation, the objective, one run and its report.
-    let report = run_sized(py, work, move || {
-        let report = request.run(candidates, &covers, &mut rng)?;
-        within(reserved, report.privacy.guarantee)?;
-        Ok(report)
-    })?;
-    Ok(selection(report))
+    run_selection(py, work, run.seed, reserved, move |rng| {
+        request.run(candidates, &covers, rng)
+    })
 }

@@ -1,11 +1,11 @@
 //! `disguise.FeatureSelector`: the feature-selection task ([`disguise::task::Features`]).
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, PyLedger, reserve, within};
-use crate::runtime::{generator, named, run_sized};
-use crate::selection::{Selection, privacy, selection};
+use crate::ledger::{Charge, reserve};
+use crate::runtime::{Run, named};
+use crate::selection::{Greedy, Selection, run_selection};
 use disguise::data::Codes;
-use disguise::task::{Algorithm, FeatureObjective, FeatureTable, Features};
+use disguise::task::{FeatureObjective, FeatureTable, Features};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
@@ -13,10 +13,7 @@ use pyo3::prelude::*;
 /// category codes per feature — and `labels` the label's codes. The report of `Features`,
 /// as a [`Selection`].
 #[pyfunction]
-#[pyo3(signature = (
-    codes, arities, labels, label_levels, names, k, epsilon, delta, mechanism, rule, algorithm,
-    objective, seed, ledger=None, dataset=None, command=None
-))]
+#[pyo3(signature = (codes, arities, labels, label_levels, names, k, objective, greedy, run))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 pub(crate) fn features(
     py: Python<'_>,
@@ -26,27 +23,22 @@ pub(crate) fn features(
     label_levels: u32,
     names: Vec<String>,
     k: usize,
-    epsilon: Option<f64>,
-    delta: f64,
-    mechanism: &str,
-    rule: &str,
-    algorithm: &str,
     objective: &str,
-    seed: Option<u64>,
-    ledger: Option<&Bound<'_, PyLedger>>,
-    dataset: Option<String>,
-    command: Option<String>,
+    greedy: Greedy,
+    run: Run,
 ) -> PyResult<Selection> {
-    let charge = Charge::of(ledger, dataset, command)?;
+    let charge = Charge::of(&run)?;
+    let objective = named::<FeatureObjective>(objective)?;
+    let (algorithm, privacy) = greedy.resolve(&charge)?;
     let request = Features {
-        objective: named::<FeatureObjective>(objective)?,
-        algorithm: named::<Algorithm>(algorithm)?,
-        privacy: privacy(epsilon, delta, mechanism, rule, charge.is_some())?,
+        objective,
+        algorithm,
+        privacy,
         ..Features::new(k)
     };
     request.validate().map_err(value_error)?;
     let reserved =
-        reserve(&charge, mechanism, seed, || request.plan(names.len())).map_err(library_error)?;
+        reserve(&charge, &greedy.mechanism, || request.plan(names.len())).map_err(library_error)?;
     let n = labels.len();
     let flat = codes.as_slice().map_err(value_error)?;
     if codes.shape()[1] != n || names.len() != codes.shape()[0] || arities.len() != names.len() {
@@ -63,7 +55,7 @@ pub(crate) fn features(
         .take(names.len())
         .map(|c| Codes::from(c.to_vec()))
         .collect();
-    let names_len = names.len();
+    let work = n as u128 * names.len() as u128 * k as u128;
     let table = FeatureTable {
         names,
         columns,
@@ -71,12 +63,7 @@ pub(crate) fn features(
         labels: Codes::from(labels.as_slice().map_err(value_error)?.to_vec()),
         label_levels,
     };
-    let mut rng = generator(seed)?;
-    let work = n as u128 * names_len as u128 * k as u128;
-    let report = run_sized(py, work, move || {
-        let report = request.run(table, &mut rng)?;
-        within(reserved, report.privacy.guarantee)?;
-        Ok(report)
-    })?;
-    Ok(selection(report))
+    run_selection(py, work, run.seed, reserved, move |rng| {
+        request.run(table, rng)
+    })
 }

@@ -2,8 +2,8 @@
 //! ([`disguise::task::Histogram`]) and its synthetic rows.
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, PyLedger, reserve, within};
-use crate::runtime::{generator, interruptible, json, named};
+use crate::ledger::{Charge, reserve, within};
+use crate::runtime::{Run, generator, interruptible, json, named};
 use disguise::histogram::{
     Discretized, Domain, DomainSource, ProjectedHistogram, Schema, SyntheticRows, Table,
     for_each_synthetic_cell,
@@ -80,8 +80,7 @@ impl HistogramRelease {
 /// thresholded Laplace histogram over them and the target.
 #[pyfunction]
 #[pyo3(signature = (
-    schema_json, rows, target, epsilon, k, gamma, threshold_constant, seed, ledger=None,
-    dataset=None, command=None, gamma_rule="paper"
+    schema_json, rows, target, epsilon, k, gamma, threshold_constant, gamma_rule, run
 ))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 pub(crate) fn histogram_fit(
@@ -93,13 +92,10 @@ pub(crate) fn histogram_fit(
     k: Option<usize>,
     gamma: Option<f64>,
     threshold_constant: f64,
-    seed: Option<u64>,
-    ledger: Option<&Bound<'_, PyLedger>>,
-    dataset: Option<String>,
-    command: Option<String>,
     gamma_rule: &str,
+    run: Run,
 ) -> PyResult<HistogramRelease> {
-    let charge = Charge::of(ledger, dataset, command)?;
+    let charge = Charge::of(&run)?;
     let request = Histogram {
         k,
         gamma,
@@ -113,7 +109,6 @@ pub(crate) fn histogram_fit(
     let reserved = reserve(
         &charge,
         "projected histogram (PRIVATEKD + thresholded Laplace)",
-        seed,
         || request.plan(),
     )
     .map_err(library_error)?;
@@ -132,7 +127,7 @@ pub(crate) fn histogram_fit(
     let data = Discretized::new(&table).map_err(value_error)?;
     drop(table);
     let target = data.column_index(&target).map_err(value_error)?;
-    let mut rng = generator(seed)?;
+    let mut rng = generator(run.seed)?;
     let release = interruptible(py, move || {
         let release = request.run(&data, target, None, &mut rng)?;
         within(reserved, release.guarantee)?;

@@ -1,8 +1,8 @@
 //! `disguise.frequent_itemsets`: the frequent-itemsets task ([`disguise::task::Itemsets`]).
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, PyLedger, reserve, within};
-use crate::runtime::{generator, interruptible, json, named_among};
+use crate::ledger::{Charge, reserve, within};
+use crate::runtime::{Run, generator, interruptible, json, named_among};
 use disguise::apps::Transactions;
 use disguise::names::Named;
 use disguise::privacy::Guarantee;
@@ -12,10 +12,7 @@ use pyo3::prelude::*;
 /// Private frequent itemsets of `size` items from transactions (lists of item names), over
 /// the public `items` when given. The release, as JSON.
 #[pyfunction]
-#[pyo3(signature = (
-    transactions, items, size, epsilon, delta, top, mechanism, seed, ledger=None, dataset=None,
-    command=None
-))]
+#[pyo3(signature = (transactions, items, size, epsilon, delta, top, mechanism, run))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python function
 pub(crate) fn frequent_itemsets(
     py: Python<'_>,
@@ -26,12 +23,9 @@ pub(crate) fn frequent_itemsets(
     delta: f64,
     top: usize,
     mechanism: Option<&str>,
-    seed: Option<u64>,
-    ledger: Option<&Bound<'_, PyLedger>>,
-    dataset: Option<String>,
-    command: Option<String>,
+    run: Run,
 ) -> PyResult<String> {
-    let charge = Charge::of(ledger, dataset, command)?;
+    let charge = Charge::of(&run)?;
     let request = Itemsets {
         top,
         mechanism: mechanism
@@ -41,13 +35,11 @@ pub(crate) fn frequent_itemsets(
     };
     request.validate(items.is_some()).map_err(value_error)?;
     let mechanism = request.chosen_mechanism(items.is_some());
-    let reserved = reserve(&charge, mechanism.name(), seed, || {
-        request.plan(items.is_some())
-    })
-    .map_err(library_error)?;
+    let reserved = reserve(&charge, mechanism.name(), || request.plan(items.is_some()))
+        .map_err(library_error)?;
     let data = Transactions::from_rows(&transactions, items.as_deref()).map_err(value_error)?;
     drop(transactions);
-    let mut rng = generator(seed)?;
+    let mut rng = generator(run.seed)?;
     let answer = interruptible(py, move || {
         let release = request.run(&data, &mut rng)?;
         within(

@@ -2,7 +2,7 @@
 //! with `ledger=` (reserved before the data is read, checked against the run).
 
 use crate::errors::{library_error, value_error};
-use crate::runtime::json;
+use crate::runtime::{Run, json};
 use disguise::ledger::Spends;
 use disguise::privacy::Guarantee;
 use disguise::task::PrivacyReport;
@@ -140,49 +140,44 @@ pub(crate) fn timeout_of(seconds: f64) -> PyResult<Duration> {
     }
 }
 
-/// Where a call's release is charged: a ledger, a data set and the call's description.
+/// Where a call's release is charged: a ledger, a data set and the call's description, and
+/// whether the generator is the secure one (as the ledger records it).
 pub(crate) struct Charge {
     pub(crate) ledger: Arc<disguise::ledger::Ledger>,
     pub(crate) dataset: String,
     pub(crate) command: String,
+    pub(crate) secure: bool,
 }
 
 impl Charge {
-    /// The charge of a call given `ledger=` (the Python layer names the data set).
-    pub(crate) fn of(
-        ledger: Option<&Bound<'_, PyLedger>>,
-        dataset: Option<String>,
-        command: Option<String>,
-    ) -> PyResult<Option<Self>> {
-        let Some(ledger) = ledger else {
+    /// The charge of a call run as `run` says: none without a ledger, refused without a valid
+    /// data set name (the Python layer names the data set).
+    pub(crate) fn of(run: &Run) -> PyResult<Option<Self>> {
+        let Some(ledger) = &run.ledger else {
             return Ok(None);
         };
-        let Some(dataset) = dataset else {
+        let Some(dataset) = &run.dataset else {
             return Err(value_error(
                 "invalid dataset: a charged call names its data set",
             ));
         };
-        disguise::ledger::check_name(&dataset).map_err(value_error)?;
+        disguise::ledger::check_name(dataset).map_err(value_error)?;
         Ok(Some(Self {
             ledger: Arc::clone(&ledger.get().inner),
-            dataset,
-            command: command.unwrap_or_default(),
+            dataset: dataset.clone(),
+            command: run.command.clone().unwrap_or_default(),
+            secure: run.seed.is_none(),
         }))
     }
 
     /// Records what a request plans to spend (its plan from public parameters), before it
     /// reads the data; a run that then fails stays charged.
-    pub(crate) fn reserve(
-        &self,
-        plan: &PrivacyReport,
-        mechanism: &str,
-        secure: bool,
-    ) -> disguise::Result<()> {
+    pub(crate) fn reserve(&self, plan: &PrivacyReport, mechanism: &str) -> disguise::Result<()> {
         if let Some(spend) = plan.spend()? {
             let spend = spend
                 .command(self.command.clone())
                 .mechanism(mechanism)
-                .secure(secure);
+                .secure(self.secure);
             self.ledger.reserve(&self.dataset, &spend)?;
         }
         Ok(())
@@ -194,14 +189,13 @@ impl Charge {
 pub(crate) fn reserve(
     charge: &Option<Charge>,
     mechanism: &str,
-    seed: Option<u64>,
     plan: impl FnOnce() -> disguise::Result<PrivacyReport>,
 ) -> disguise::Result<Option<Option<Guarantee>>> {
     let Some(charge) = charge else {
         return Ok(None);
     };
     let plan = plan()?;
-    charge.reserve(&plan, mechanism, seed.is_none())?;
+    charge.reserve(&plan, mechanism)?;
     Ok(Some(plan.guarantee))
 }
 

@@ -1,17 +1,20 @@
 //! `disguise._disguise`: the Python package's native module, a thin shell over the library's
 //! front door (`disguise::task`). Each function takes plain values and numpy arrays that the
-//! Python layer (`disguise/__init__.py`) has already shaped, calls the same request type the
-//! command line calls, and returns the report as JSON text (a selection's as a [`Selection`](selection::Selection),
-//! which also carries its picks and gains ready for numpy), so the report's fields are defined
-//! once, by the library's `Serialize`.
+//! Python layer (`disguise/__init__.py`) has already shaped — how the release runs (its seed
+//! and ledger) as one `runtime::Run`, a greedy task's privacy options as one
+//! `selection::Greedy` — calls the same request type the command line calls, and returns the
+//! report as JSON text (a selection's as a `selection::Selection`, which also carries its
+//! picks and gains ready for numpy), so the report's fields are defined once, by the
+//! library's `Serialize`.
 //!
 //! Errors of the library become `ValueError` with its message (a refused release
 //! `BudgetExceeded` and an unusable ledger `LedgerError`, both subclasses); long runs release
 //! the GIL.
 //!
 //! One module per task, as `disguise::task` has them (select, coverage, features, histogram,
-//! itemsets, budget, selectors), over what they share: errors, runtime (threads, Ctrl-C,
-//! JSON), ledger and selection (a selection's report as Python reads it).
+//! itemsets, budget, selectors), over what they share: errors, runtime (the run of a call,
+//! threads, Ctrl-C, JSON), ledger and selection (a greedy task's privacy options and run, its
+//! report as Python reads it).
 
 #[cfg(feature = "bench")]
 mod bench;
@@ -32,8 +35,7 @@ use pyo3::prelude::*;
 /// The native module.
 #[pymodule]
 fn _disguise(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(selectors::exponential, m)?)?;
-    m.add_function(wrap_pyfunction!(selectors::large_margin, m)?)?;
+    m.add_function(wrap_pyfunction!(selectors::select_one, m)?)?;
     m.add_function(wrap_pyfunction!(budget::budget, m)?)?;
     m.add_function(wrap_pyfunction!(select::facility_location, m)?)?;
     m.add_function(wrap_pyfunction!(coverage::max_coverage, m)?)?;

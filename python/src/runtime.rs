@@ -1,7 +1,9 @@
-//! How a call runs: the generator (OS-seeded, or seeded and insecure), a worker thread with
-//! the GIL released while Ctrl-C is polled, panics as `RuntimeError`, JSON, names.
+//! How a call runs: [`Run`] (its seed and ledger, as every task takes them), the generator
+//! (OS-seeded, or seeded and insecure), a worker thread with the GIL released while Ctrl-C is
+//! polled, panics as `RuntimeError`, JSON, names.
 
 use crate::errors::{internal_error, library_error, value_error};
+use crate::ledger::PyLedger;
 use disguise::names::Named;
 use disguise::noise::SecureRng;
 use pyo3::prelude::*;
@@ -9,6 +11,19 @@ use serde::Serialize;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
+
+/// How a release runs, the one argument every task's function takes for it: a dict that the
+/// Python layer builds in one place (`disguise._run`; `Run` in `_disguise.pyi`). `seed` picks
+/// the generator ([`generator`]); with `ledger`, the release is charged to it under `dataset`,
+/// `command` describing the call in its audit log ([`Charge::of`](crate::ledger::Charge::of)).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct Run {
+    pub(crate) seed: Option<u64>,
+    pub(crate) ledger: Option<Py<PyLedger>>,
+    pub(crate) dataset: Option<String>,
+    pub(crate) command: Option<String>,
+}
 
 /// The OS-seeded secure generator, or the insecure seeded one (the Python layer warns).
 pub(crate) fn generator(seed: Option<u64>) -> PyResult<SecureRng> {

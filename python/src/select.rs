@@ -1,41 +1,31 @@
 //! `disguise.FacilityLocation`: the facility-location task ([`disguise::task::Select`]).
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, PyLedger, reserve, within};
-use crate::runtime::{generator, named, run_sized};
-use crate::selection::{Selection, privacy, selection};
+use crate::ledger::{Charge, reserve};
+use crate::runtime::{Run, named};
+use crate::selection::{Greedy, Selection, run_selection};
 use disguise::objective::Metric;
-use disguise::task::{Algorithm, Reporting, Runnable, Select};
+use disguise::task::{Reporting, Runnable, Select};
 use numpy::{PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
 /// Private facility location on (n, d) records and (m, d) candidates (C-contiguous float64):
 /// the report of `Select`, as a [`Selection`].
 #[pyfunction]
-#[pyo3(signature = (
-    points, candidates, k, epsilon, delta, metric, mechanism, rule, algorithm, normalizer, cost,
-    seed, ledger=None, dataset=None, command=None
-))]
+#[pyo3(signature = (points, candidates, k, metric, normalizer, cost, greedy, run))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python constructor
 pub(crate) fn facility_location(
     py: Python<'_>,
     points: PyReadonlyArray2<'_, f64>,
     candidates: PyReadonlyArray2<'_, f64>,
     k: usize,
-    epsilon: Option<f64>,
-    delta: f64,
     metric: &str,
-    mechanism: &str,
-    rule: &str,
-    algorithm: &str,
     normalizer: Option<f64>,
     cost: f64,
-    seed: Option<u64>,
-    ledger: Option<&Bound<'_, PyLedger>>,
-    dataset: Option<String>,
-    command: Option<String>,
+    greedy: Greedy,
+    run: Run,
 ) -> PyResult<Selection> {
-    let charge = Charge::of(ledger, dataset, command)?;
+    let charge = Charge::of(&run)?;
     let dims = points.shape()[1];
     if candidates.shape()[1] != dims {
         return Err(value_error(format!(
@@ -43,16 +33,18 @@ pub(crate) fn facility_location(
             candidates.shape()[1]
         )));
     }
+    let metric = named::<Metric>(metric)?;
+    let (algorithm, privacy) = greedy.resolve(&charge)?;
     let request = Select {
-        metric: named::<Metric>(metric)?,
+        metric,
         normalizer,
-        algorithm: named::<Algorithm>(algorithm)?,
+        algorithm,
         cost,
-        privacy: privacy(epsilon, delta, mechanism, rule, charge.is_some())?,
+        privacy,
         ..Select::new(k)
     };
     request.validate().map_err(value_error)?;
-    let reserved = reserve(&charge, mechanism, seed, || {
+    let reserved = reserve(&charge, &greedy.mechanism, || {
         request.plan(candidates.shape()[0])
     })
     .map_err(library_error)?;
@@ -63,14 +55,10 @@ pub(crate) fn facility_location(
             candidates.as_slice().map_err(value_error)?,
         )
         .map_err(value_error)?;
-    let mut rng = generator(seed)?;
     let work = points.shape()[0] as u128 * candidates.shape()[0] as u128 * k as u128;
-    let report = run_sized(py, work, move || {
+    run_selection(py, work, run.seed, reserved, move |rng| {
         let prepared = request.prepare(&objective)?;
-        let solution = prepared.run_once(&mut rng)?;
-        let report = prepared.report(&solution);
-        within(reserved, report.privacy.guarantee)?;
-        Ok(report)
-    })?;
-    Ok(selection(report))
+        let solution = prepared.run_once(rng)?;
+        Ok(prepared.report(&solution))
+    })
 }

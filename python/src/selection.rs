@@ -1,9 +1,13 @@
 //! A selection's report as Python reads it: [`Selection`] (picks, gains and warning at once,
-//! the JSON written when asked for) and the privacy options of a greedy task by name.
+//! the JSON written when asked for), and the privacy options of a greedy task by name
+//! ([`Greedy`]).
 
 use crate::errors::value_error;
-use crate::runtime::{named, named_among};
-use disguise::task::{CompositionChoice, Privacy, Report};
+use crate::ledger::{Charge, within};
+use crate::runtime::{generator, named, named_among, run_sized};
+use disguise::noise::SecureRng;
+use disguise::privacy::Guarantee;
+use disguise::task::{Algorithm, CompositionChoice, Privacy, Report};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use serde::Serialize;
@@ -82,26 +86,63 @@ pub(crate) fn selection<P: Serialize + Send + Sync + 'static>(report: Report<P>)
     }
 }
 
-/// The privacy options of a greedy task from their names; the non-private argmax is refused
-/// before anything runs when the call is `charged` to a ledger, which cannot account for it.
-pub(crate) fn privacy(
+/// Runs a selection task (`work` units of work: [`run_sized`]) with the generator of `seed`,
+/// holds its guarantee to what was `reserved` for it ([`within`]) and returns its report as a
+/// [`Selection`].
+pub(crate) fn run_selection<P, F>(
+    py: Python<'_>,
+    work: u128,
+    seed: Option<u64>,
+    reserved: Option<Option<Guarantee>>,
+    task: F,
+) -> PyResult<Selection>
+where
+    P: Serialize + Send + Sync + 'static,
+    F: FnOnce(&mut SecureRng) -> disguise::Result<Report<P>> + Send + 'static,
+{
+    let mut rng = generator(seed)?;
+    let report = run_sized(py, work, move || {
+        let report = task(&mut rng)?;
+        within(reserved, report.privacy.guarantee)?;
+        Ok(report)
+    })?;
+    Ok(selection(report))
+}
+
+/// The privacy options of a greedy task (`disguise.FacilityLocation`, `MaxCoverage`,
+/// `FeatureSelector`) by name, the one argument each task's function takes for them: a dict
+/// that the Python layer builds in one place (`_Selected._greedy`; `Greedy` in
+/// `_disguise.pyi`).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub(crate) struct Greedy {
     epsilon: Option<f64>,
     delta: f64,
-    mechanism: &str,
-    rule: &str,
-    charged: bool,
-) -> PyResult<Privacy> {
-    let mechanism = named_among(mechanism, Privacy::MECHANISMS)?;
-    if charged && !mechanism.is_private() {
-        return Err(value_error(
-            "invalid mechanism: max is not private: a budget ledger cannot account for it \
-             (choose a private mechanism, or run without the ledger)",
-        ));
+    /// The selector of every round, as named (and recorded in a ledger).
+    pub(crate) mechanism: String,
+    rule: String,
+    algorithm: String,
+}
+
+impl Greedy {
+    /// The library's algorithm and privacy options; the non-private argmax is refused before
+    /// anything runs when the call is charged to a ledger (`charge`), which cannot account
+    /// for it.
+    pub(crate) fn resolve(&self, charge: &Option<Charge>) -> PyResult<(Algorithm, Privacy)> {
+        let algorithm = named::<Algorithm>(&self.algorithm)?;
+        let mechanism = named_among(&self.mechanism, Privacy::MECHANISMS)?;
+        if charge.is_some() && !mechanism.is_private() {
+            return Err(value_error(
+                "invalid mechanism: max is not private: a budget ledger cannot account for it \
+                 (choose a private mechanism, or run without the ledger)",
+            ));
+        }
+        let privacy = Privacy {
+            epsilon: self.epsilon,
+            delta: self.delta,
+            mechanism,
+            composition: named::<CompositionChoice>(&self.rule)?,
+        };
+        Ok((algorithm, privacy))
     }
-    Ok(Privacy {
-        epsilon,
-        delta,
-        mechanism,
-        composition: named::<CompositionChoice>(rule)?,
-    })
 }

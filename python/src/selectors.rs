@@ -1,8 +1,8 @@
 //! One selection by a named selector (`disguise.exponential`, `disguise.large_margin`).
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, PyLedger};
-use crate::runtime::{generator, guarded};
+use crate::ledger::Charge;
+use crate::runtime::{Run, generator, guarded};
 use disguise::ledger::Spend;
 use disguise::privacy::Guarantee;
 use disguise::privacy::compose::Rule;
@@ -11,18 +11,36 @@ use disguise::select::SelectorKind;
 use numpy::PyReadonlyArray1;
 use pyo3::prelude::*;
 
-/// One selection by `kind` among `scores`, charged to `charge` if given.
-#[allow(clippy::too_many_arguments)] // the parameters of the Python functions, passed on
+/// One selection among `scores` (a 1-D float64 array), run and charged as `run` says, by the
+/// exponential mechanism without a `variant` (`disguise.exponential`: standard, or
+/// `monotone`), else by the large margin mechanism `variant`, `mitrovic` or `chaudhuri`
+/// (`disguise.large_margin`; `monotone` unused).
+#[pyfunction]
+#[pyo3(signature = (scores, epsilon, delta, sensitivity, monotone, variant, run))]
+#[allow(clippy::too_many_arguments)] // the parameters of the two Python functions
 pub(crate) fn select_one(
     py: Python<'_>,
-    kind: SelectorKind,
-    scores: &[f64],
+    scores: PyReadonlyArray1<'_, f64>,
     epsilon: f64,
     delta: f64,
     sensitivity: f64,
-    seed: Option<u64>,
-    charge: Option<Charge>,
+    monotone: bool,
+    variant: Option<&str>,
+    run: Run,
 ) -> PyResult<usize> {
+    let charge = Charge::of(&run)?;
+    let kind = match variant {
+        None if monotone => SelectorKind::ExponentialMonotone,
+        None => SelectorKind::Exponential,
+        Some("mitrovic") => SelectorKind::LargeMargin,
+        Some("chaudhuri") => SelectorKind::LargeMarginChaudhuri,
+        Some(other) => {
+            return Err(value_error(format!(
+                "invalid variant: {other:?} (one of 'mitrovic', 'chaudhuri')"
+            )));
+        }
+    };
+    let scores = scores.as_slice().map_err(value_error)?;
     // Spent at most as typed (`numeric::decimal`).
     let selector = kind
         .build(
@@ -34,7 +52,7 @@ pub(crate) fn select_one(
     if scores.is_empty() {
         return Err(value_error("invalid scores: there are none to choose from"));
     }
-    let mut rng = generator(seed)?;
+    let mut rng = generator(run.seed)?;
     let cost = selector.cost();
     // Charged before the scores are looked at: one call of the selector.
     if let (Some(charge), Some((epsilon, delta))) = (&charge, cost.epsilon_delta()) {
@@ -44,7 +62,7 @@ pub(crate) fn select_one(
             rule: Rule::Single,
         })
         .mechanism(selector.name())
-        .secure(rng.is_secure())
+        .secure(charge.secure)
         .command(charge.command.clone());
         spend.calls = vec![(cost, 1)];
         charge
@@ -54,63 +72,4 @@ pub(crate) fn select_one(
     }
     let pick = guarded(py, || selector.select(scores, lambda, &mut rng))?;
     Ok(pick.index)
-}
-
-/// The exponential mechanism (standard or monotone) on a 1-D float64 array.
-#[pyfunction]
-#[pyo3(signature = (
-    scores, epsilon, sensitivity, monotone, seed, ledger=None, dataset=None, command=None
-))]
-#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python function
-pub(crate) fn exponential(
-    py: Python<'_>,
-    scores: PyReadonlyArray1<'_, f64>,
-    epsilon: f64,
-    sensitivity: f64,
-    monotone: bool,
-    seed: Option<u64>,
-    ledger: Option<&Bound<'_, PyLedger>>,
-    dataset: Option<String>,
-    command: Option<String>,
-) -> PyResult<usize> {
-    let charge = Charge::of(ledger, dataset, command)?;
-    let kind = if monotone {
-        SelectorKind::ExponentialMonotone
-    } else {
-        SelectorKind::Exponential
-    };
-    let scores = scores.as_slice().map_err(value_error)?;
-    select_one(py, kind, scores, epsilon, 0.0, sensitivity, seed, charge)
-}
-
-/// The large margin mechanism (`mitrovic` or `chaudhuri`) on a 1-D float64 array.
-#[pyfunction]
-#[pyo3(signature = (
-    scores, epsilon, delta, sensitivity, variant, seed, ledger=None, dataset=None, command=None
-))]
-#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python function
-pub(crate) fn large_margin(
-    py: Python<'_>,
-    scores: PyReadonlyArray1<'_, f64>,
-    epsilon: f64,
-    delta: f64,
-    sensitivity: f64,
-    variant: &str,
-    seed: Option<u64>,
-    ledger: Option<&Bound<'_, PyLedger>>,
-    dataset: Option<String>,
-    command: Option<String>,
-) -> PyResult<usize> {
-    let charge = Charge::of(ledger, dataset, command)?;
-    let kind = match variant {
-        "mitrovic" => SelectorKind::LargeMargin,
-        "chaudhuri" => SelectorKind::LargeMarginChaudhuri,
-        other => {
-            return Err(value_error(format!(
-                "invalid variant: {other:?} (one of 'mitrovic', 'chaudhuri')"
-            )));
-        }
-    };
-    let scores = scores.as_slice().map_err(value_error)?;
-    select_one(py, kind, scores, epsilon, delta, sensitivity, seed, charge)
 }
