@@ -18,22 +18,12 @@ if [ ! -f adult20.data ]; then
 fi
 cat > schema4.toml <<'TOML'
 target = "label"
-[[columns]]
-name = "label"
-type = "categorical"
-levels = ["0", "1"]
-[[columns]]
-name = "c01"
-type = "categorical"
-levels = ["0", "1"]
-[[columns]]
-name = "c02"
-type = "categorical"
-levels = ["0", "1", "2"]
-[[columns]]
-name = "c03"
-type = "categorical"
-levels = ["0", "1", "2", "3"]
+columns = [
+    { name = "label", type = "categorical", levels = ["0", "1"] },
+    { name = "c01", type = "categorical", levels = ["0", "1"] },
+    { name = "c02", type = "categorical", levels = ["0", "1", "2"] },
+    { name = "c03", type = "categorical", levels = ["0", "1", "2", "3"] },
+]
 TOML
 exclude="id,lat,lon,$(seq -f 'c%02g' 4 46 | paste -sd,)"
 peak() { # prints "KB seconds" of one run

@@ -70,19 +70,11 @@ fn table() -> &'static Discretized {
 name = "tiny"
 has_header = true
 target = "y"
-[[columns]]
-name = "y"
-type = "categorical"
-levels = ["no", "yes"]
-[[columns]]
-name = "age"
-type = "numeric"
-bounds = [0, 100]
-bins = 3
-[[columns]]
-name = "city"
-type = "categorical"
-levels = ["a", "b", "c"]
+columns = [
+    { name = "y", type = "categorical", levels = ["no", "yes"] },
+    { name = "age", type = "numeric", bounds = [0, 100], bins = 3 },
+    { name = "city", type = "categorical", levels = ["a", "b", "c"] },
+]
 "#,
             "tiny",
         )

@@ -176,7 +176,7 @@ fn table_output_with_estimated_parameters() {
 
 #[test]
 fn bounds_from_data_is_flagged_not_private() {
-    let schema = SCHEMA.replace("bounds = [0, 100]\n", "");
+    let schema = SCHEMA.replace(", bounds = [0, 100]", "");
     let dir = setup("bounds", &schema);
     // Without the flag: one line, exit 2, naming the column and why.
     let out = base(&dir)

@@ -59,18 +59,11 @@ fn reads_a_schema_and_a_categorical_label() {
     let schema = r#"
 name = "toy"
 target = "y"
-[[columns]]
-name = "a"
-type = "numeric"
-bounds = [0, 255]
-[[columns]]
-name = "b"
-type = "numeric"
-bounds = [0, 255]
-[[columns]]
-name = "y"
-type = "categorical"
-levels = ["no", "yes"]
+columns = [
+    { name = "a", type = "numeric", bounds = [0, 255] },
+    { name = "b", type = "numeric", bounds = [0, 255] },
+    { name = "y", type = "categorical", levels = ["no", "yes"] },
+]
 "#;
     let csv = data().replace(",0\n", ",no\n").replace(",1\n", ",yes\n");
     let dir = dir_with("schema", &[("d.csv", &csv), ("s.toml", schema)]);

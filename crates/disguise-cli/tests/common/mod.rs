@@ -173,22 +173,12 @@ pub fn check_figure(dir: &Path, base: &str, texts: &[&str], min: (u32, u32)) {
 pub const HISTOGRAM_SCHEMA: &str = r#"
 has_header = true
 target = "sick"
-[[columns]]
-name = "age"
-type = "numeric"
-bounds = [0, 100]
-[[columns]]
-name = "smoker"
-type = "categorical"
-levels = ["no", "yes"]
-[[columns]]
-name = "region"
-type = "categorical"
-levels = ["north", "south", "east", "west"]
-[[columns]]
-name = "sick"
-type = "categorical"
-levels = ["no", "yes"]
+columns = [
+    { name = "age", type = "numeric", bounds = [0, 100] },
+    { name = "smoker", type = "categorical", levels = ["no", "yes"] },
+    { name = "region", type = "categorical", levels = ["north", "south", "east", "west"] },
+    { name = "sick", type = "categorical", levels = ["no", "yes"] },
+]
 "#;
 
 /// `n` rows for [`HISTOGRAM_SCHEMA`], with a header: ages 20–79, one smoker in three, the

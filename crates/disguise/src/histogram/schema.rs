@@ -508,6 +508,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn inline_column_tables_read_as_the_table_array() {
+        let tables = "target = \"y\"\n[[columns]]\nname = \"y\"\ntype = \"categorical\"\n\
+                      levels = [\"a\", \"b\"]\n[[columns]]\nname = \"x\"\n\
+                      type = \"numeric\"\nbounds = [0, 9]\nbins = 3\n";
+        let inline = r#"target = "y"
+columns = [
+    { name = "y", type = "categorical", levels = ["a", "b"] },
+    { name = "x", type = "numeric", bounds = [0, 9], bins = 3 },
+]
+"#;
+        let a = Schema::from_toml_str(tables, "a.toml").unwrap();
+        let b = Schema::from_toml_str(inline, "b.toml").unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.columns.len(), 2);
+    }
+
+    #[test]
     fn parses_and_rejects() {
         let ok = r#"
             has_header = false

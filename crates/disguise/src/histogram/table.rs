@@ -647,20 +647,11 @@ mod tests {
         has_header = false
         missing = "?"
         comment = "|"
-        [[columns]]
-        name = "age"
-        type = "numeric"
-        bounds = [0, 100]
-        [[columns]]
-        name = "work"
-        type = "categorical"
-        levels = ["Private", "Gov"]
-        nullable = true
-        [[columns]]
-        name = "income"
-        type = "categorical"
-        levels = ["<=50K", ">50K"]
-        aliases = { "<=50K." = "<=50K", ">50K." = ">50K" }
+        columns = [
+            { name = "age", type = "numeric", bounds = [0, 100] },
+            { name = "work", type = "categorical", levels = ["Private", "Gov"], nullable = true },
+            { name = "income", type = "categorical", levels = ["<=50K", ">50K"], aliases = { "<=50K." = "<=50K", ">50K." = ">50K" } },
+        ]
     "#;
 
     #[test]

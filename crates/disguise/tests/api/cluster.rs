@@ -262,26 +262,13 @@ fn projected_histograms_are_partition_independent() {
     let dir = tempfile::tempdir().expect("temp dir");
     let schema = Schema::from_toml_str(
         r#"
-        [[columns]]
-        name = "age"
-        type = "numeric"
-        bounds = [0, 100]
-        [[columns]]
-        name = "colour"
-        type = "categorical"
-        levels = ["red", "green", "blue"]
-        [[columns]]
-        name = "size"
-        type = "categorical"
-        levels = ["s", "m", "l", "xl"]
-        [[columns]]
-        name = "noise"
-        type = "categorical"
-        levels = ["a", "b"]
-        [[columns]]
-        name = "sick"
-        type = "categorical"
-        levels = ["no", "yes"]
+        columns = [
+            { name = "age", type = "numeric", bounds = [0, 100] },
+            { name = "colour", type = "categorical", levels = ["red", "green", "blue"] },
+            { name = "size", type = "categorical", levels = ["s", "m", "l", "xl"] },
+            { name = "noise", type = "categorical", levels = ["a", "b"] },
+            { name = "sick", type = "categorical", levels = ["no", "yes"] },
+        ]
         "#,
         "test.toml",
     )

@@ -52,27 +52,13 @@ for _ in range(120):
     rows.append(f"{y},{a},{b},{c},{age}")
 write("table.csv", "\n".join(rows) + "\n")
 write("table.schema.toml", """target = "y"
-[[columns]]
-name = "y"
-type = "categorical"
-levels = ["0", "1"]
-[[columns]]
-name = "a"
-type = "categorical"
-levels = ["0", "1", "2"]
-[[columns]]
-name = "b"
-type = "categorical"
-levels = ["0", "1", "2", "3"]
-[[columns]]
-name = "c"
-type = "categorical"
-levels = ["0", "1"]
-[[columns]]
-name = "age"
-type = "numeric"
-bounds = [0, 90]
-bins = 3
+columns = [
+    { name = "y", type = "categorical", levels = ["0", "1"] },
+    { name = "a", type = "categorical", levels = ["0", "1", "2"] },
+    { name = "b", type = "categorical", levels = ["0", "1", "2", "3"] },
+    { name = "c", type = "categorical", levels = ["0", "1"] },
+    { name = "age", type = "numeric", bounds = [0, 90], bins = 3 },
+]
 """)
 
 # Transactions: FIMI lines and the same as (order, item) pairs; a public item list.
