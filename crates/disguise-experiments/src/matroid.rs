@@ -790,43 +790,26 @@ fn gadget(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()> {
 }
 
 fn write_reported(ctx: &mut Context) -> anyhow::Result<()> {
+    // The authors' methods, in the order of their columns.
+    const METHODS: [&str; 4] = [
+        "continuous-greedy",
+        "non-private-greedy",
+        "private-greedy",
+        "random",
+    ];
     let mut rows = Vec::new();
+    let mut push = |experiment: &str, x: usize, i: usize, mean: f64, sd: String| {
+        let (experiment, method) = (experiment.to_string(), METHODS[i].to_string());
+        rows.push(vec![experiment, method, x.to_string(), cell(mean), sd]);
+    };
     for (k, v) in REPORTED_CARD {
-        for (i, method) in [
-            "continuous-greedy",
-            "non-private-greedy",
-            "private-greedy",
-            "random",
-        ]
-        .iter()
-        .enumerate()
-        {
-            rows.push(vec![
-                "cardinality".to_string(),
-                method.to_string(),
-                k.to_string(),
-                cell(v[2 * i]),
-                cell(v[2 * i + 1]),
-            ]);
+        for i in 0..METHODS.len() {
+            push("cardinality", k, i, v[2 * i], cell(v[2 * i + 1]));
         }
     }
     for (n, v) in REPORTED_TRAP {
-        for (i, method) in [
-            "continuous-greedy",
-            "non-private-greedy",
-            "private-greedy",
-            "random",
-        ]
-        .iter()
-        .enumerate()
-        {
-            rows.push(vec![
-                "partition".to_string(),
-                method.to_string(),
-                n.to_string(),
-                cell(v[i]),
-                String::new(),
-            ]);
+        for i in 0..METHODS.len() {
+            push("partition", n, i, v[i], String::new());
         }
     }
     ctx.csv(
