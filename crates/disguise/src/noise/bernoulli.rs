@@ -179,32 +179,41 @@ pub(crate) const EXP_NEG_ONE_BITS: [u64; 4] = [
 /// *Runtime*: one 32-bit draw in all but 2⁻³² of the calls.
 #[inline]
 pub fn bernoulli_exp_neg_one<R: Rng + CryptoRng + ?Sized>(rng: &mut R) -> bool {
-    let digit = (EXP_NEG_ONE_BITS[0] >> 32) as u32;
-    let u = rng.next_u32();
-    if u != digit {
-        return u < digit;
+    const FIRST: u64 = exp_neg_one_digit(0, 32);
+    let u = u64::from(rng.next_u32());
+    if u != FIRST {
+        return u < FIRST;
     }
-    exp_neg_one_after_first_digit(rng)
+    exp_neg_one_tie(rng, 32, |rng| u64::from(rng.next_u32()))
 }
 
-/// The rare continuation of [`bernoulli_exp_neg_one`] once U's first 32 bits equal e⁻¹'s.
+/// The digit `j` of e⁻¹ in base 2^`width` (`width` 8 or 32, the first digit being j = 0),
+/// from the proven 256-bit constant: j < 256/width.
+const fn exp_neg_one_digit(j: usize, width: u32) -> u64 {
+    let at = j * width as usize;
+    let shift = 64 - width - (at % 64) as u32;
+    (EXP_NEG_ONE_BITS[at / 64] >> shift) & ((1u64 << width) - 1)
+}
+
+/// The one continuation of every Bernoulli(e⁻¹) once U's first digit (base 2^`width`)
+/// equals e⁻¹'s: the next digits of U, each from `draw`, against those of the proven
+/// 256-bit constant, then against exactly computed digits (keeping those drawn, which
+/// equal the constant). [`bernoulli_exp_neg_one`] draws 32-bit digits straight from the
+/// generator, the crate's bit pool 8-bit ones; both break ties here.
 #[cold]
 #[inline(never)]
-fn exp_neg_one_after_first_digit<R: Rng + CryptoRng + ?Sized>(rng: &mut R) -> bool {
-    for j in 1..8 {
-        let chunk = EXP_NEG_ONE_BITS[j / 2];
-        let digit = if j % 2 == 0 {
-            (chunk >> 32) as u32
-        } else {
-            chunk as u32
-        };
-        let u = rng.next_u32();
+fn exp_neg_one_tie<R: Rng + CryptoRng + ?Sized>(
+    rng: &mut R,
+    width: u32,
+    draw: impl Fn(&mut R) -> u64,
+) -> bool {
+    for j in 1..(256 / width) as usize {
+        let digit = exp_neg_one_digit(j, width);
+        let u = draw(rng);
         if u != digit {
             return u < digit;
         }
     }
-    // U agrees with e⁻¹ on 256 bits: continue with exactly computed digits, keeping the
-    // digits already drawn (they equal the constants).
     let one = BigUint::one();
     uniform_lt_exp_neg(rng, EXP_NEG_ONE_BITS.to_vec(), &one, &one)
 }
@@ -441,27 +450,12 @@ impl<'a, R: Rng + CryptoRng + ?Sized> BitPool<'a, R> {
     /// differ and decide with probability 255/256), then the following digits on a tie.
     #[inline(always)]
     pub(crate) fn exp_neg_one(&mut self) -> bool {
-        const FIRST: u64 = EXP_NEG_ONE_BITS[0] >> 56;
+        const FIRST: u64 = exp_neg_one_digit(0, 8);
         let u = self.bits(8);
         if u != FIRST {
             return u < FIRST;
         }
-        self.exp_neg_one_tie()
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn exp_neg_one_tie(&mut self) -> bool {
-        for j in 1..32 {
-            let digit = (EXP_NEG_ONE_BITS[j / 8] >> (56 - 8 * (j % 8))) & 0xff;
-            let u = self.bits(8);
-            if u != digit {
-                return u < digit;
-            }
-        }
-        // U agrees with e⁻¹ on 256 bits: continue with exact digits, keeping those drawn.
-        let one = BigUint::one();
-        uniform_lt_exp_neg(self, EXP_NEG_ONE_BITS.to_vec(), &one, &one)
+        exp_neg_one_tie(self, 8, |pool| pool.bits(8))
     }
 
     /// Bernoulli(e⁻ᵏ) as k Bernoulli(e⁻¹) trials with early exit (expected ≤ 1.6 trials).
@@ -959,6 +953,27 @@ mod tests {
         }
     }
     impl rand_core::TryCryptoRng for Script {}
+
+    /// The 8-bit and the 32-bit digits of e⁻¹ spell the same 256 bits as the constant.
+    #[test]
+    fn exp_neg_one_digits_of_both_widths_spell_the_constant() {
+        for (w, &word) in EXP_NEG_ONE_BITS.iter().enumerate() {
+            let from32 = (exp_neg_one_digit(2 * w, 32) << 32) | exp_neg_one_digit(2 * w + 1, 32);
+            let from8 = (0..8).fold(0, |acc, i| (acc << 8) | exp_neg_one_digit(8 * w + i, 8));
+            assert_eq!((from32, from8), (word, word), "word {w}");
+        }
+    }
+
+    /// The pool's ties go through the same continuation: U equal to e⁻¹ on 256 bits, then
+    /// all ones (above e⁻¹) or all zeros (below).
+    #[test]
+    fn the_pool_breaks_ties_as_the_public_sampler() {
+        for (last, below) in [(u64::MAX, false), (0, true)] {
+            let mut words = EXP_NEG_ONE_BITS.to_vec();
+            words.push(last);
+            assert_eq!(BitPool::new(&mut Script(words, 0)).exp_neg_one(), below);
+        }
+    }
 
     /// When U's first 256 bits equal e⁻¹'s, the decision is made by the exact digits that
     /// follow: U = digits then all ones is above e⁻¹ iff e⁻¹'s 257th.. digits are below that,
