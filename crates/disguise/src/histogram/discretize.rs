@@ -404,7 +404,7 @@ impl Discretized {
             })
             .collect();
         let domains = domains_for_schema(&resolved, rows.unwrap_or(0) as u64, rows.is_some())?;
-        let (data, clipped) = encode_files(paths, &reader, &resolved, domains, &rank, rows)?;
+        let (data, clipped) = encode_files(paths, &reader, &resolved, domains, &rank, rows, None)?;
         let clipped = resolved
             .names()
             .into_iter()
@@ -449,7 +449,7 @@ impl Discretized {
         }
         let reader = SchemaReader::new(schema);
         let rank = vec![None; schema.columns.len()];
-        Ok(encode_files(paths, &reader, schema, domains, &rank, None)?.0)
+        Ok(encode_files(paths, &reader, schema, domains, &rank, None, None)?.0)
     }
 
     /// Builds a discretized table directly from codes (column-major), e.g. simulated data.
@@ -622,11 +622,13 @@ fn domains_for_schema(schema: &Schema, n: u64, n_known: bool) -> Result<Vec<Doma
 }
 
 /// The second reading of [`Discretized::read`] (the only one of
-/// [`Discretized::read_with_domains`]): every row straight into codes of `domains`.
-/// `rank[c]` maps the text of a column whose levels came from the data to its code; `rows`
-/// is the count of the first reading, if there was one.
-/// Encodes the files; also returns, per column, how many numeric values fell outside the
-/// bounds and were clamped into the edge bins.
+/// [`Discretized::read_with_domains`]): every row straight into codes of `domains`, or only
+/// the rows `keep(file, row)` selects (file: index in `paths`, row: 0-based data row in that
+/// file). `rank[c]` maps the text of a column whose levels came from the data to its code;
+/// `rows` is the count of the first reading, if there was one. Also returns, per column, how
+/// many numeric values fell outside the bounds and were clamped into the edge bins. No row
+/// at all is an error when every row is kept, not for a selection (a worker's share may be
+/// empty).
 fn encode_files(
     paths: &[&Path],
     reader: &SchemaReader<'_>,
@@ -634,24 +636,7 @@ fn encode_files(
     domains: Vec<Domain>,
     rank: &[Option<HashMap<String, u32>>],
     rows: Option<usize>,
-) -> Result<(Discretized, Vec<u64>)> {
-    let encoded = encode_where(paths, reader, schema, domains, rank, rows, &|_, _| true)?;
-    if encoded.0.rows() == 0 {
-        return Err(Error::param("data", "no data rows"));
-    }
-    Ok(encoded)
-}
-
-/// [`encode_files`] of the rows `keep(file, row)` selects (file: index in `paths`, row:
-/// 0-based data row in that file); no row at all is not an error.
-fn encode_where(
-    paths: &[&Path],
-    reader: &SchemaReader<'_>,
-    schema: &Schema,
-    domains: Vec<Domain>,
-    rank: &[Option<HashMap<String, u32>>],
-    rows: Option<usize>,
-    keep: &dyn Fn(usize, u64) -> bool,
+    keep: Option<&dyn Fn(usize, u64) -> bool>,
 ) -> Result<(Discretized, Vec<u64>)> {
     let mut clipped = vec![0u64; domains.len()];
     let mut codes: Vec<Codes> = domains
@@ -662,7 +647,7 @@ fn encode_where(
         let (mut row, mut kept) = (0u64, false);
         reader.scan(path, |file, c, value| {
             if c == 0 {
-                kept = keep(j, row);
+                kept = keep.is_none_or(|keep| keep(j, row));
                 row += 1;
             }
             if !kept {
@@ -706,6 +691,9 @@ fn encode_where(
                 .join(", "),
             rows.unwrap_or(0)
         )));
+    }
+    if keep.is_none() && n == 0 {
+        return Err(Error::param("data", "no data rows"));
     }
     Ok((
         Discretized::from_compact(schema.names(), domains, codes)?,
@@ -764,7 +752,7 @@ impl Discretized {
         let reader = SchemaReader::new(schema);
         let domains = Self::domains_of(schema, n)?;
         let rank = vec![None; schema.columns.len()];
-        encode_where(paths, &reader, schema, domains, &rank, None, keep)
+        encode_files(paths, &reader, schema, domains, &rank, None, Some(keep))
     }
 
     /// The domains a complete `schema` gives a table of `n` rows (the number of bins of
