@@ -12,6 +12,7 @@
 //! person's whole list is a different neighbour relation: an edge appears in two people's
 //! lists, so it costs twice the guarantee (group privacy of size 2).
 
+use super::sharded::OnShards;
 use super::usefulness::GreedyRun;
 use super::{
     Algorithm, Privacy, PrivacyReport, Report, Reporting, Runnable, Usefulness, WithPrivacy,
@@ -248,13 +249,7 @@ impl MaxCoverage {
         cluster.maximize(
             &public,
             move |comm| build.objective(candidates, &load(comm)?),
-            |f| {
-                let mut prepared = self.prepare_with(f.local(), procedure)?;
-                prepared.records = f.records();
-                let solution = prepared.run_on(f, rng)?;
-                let report = prepared.report(&solution);
-                Ok((solution, report))
-            },
+            |f| super::sharded::shard_trial(self.prepare_with(f.local(), procedure)?, f, rng),
         )
     }
 }
@@ -277,13 +272,16 @@ impl Runnable for PreparedCoverage<'_> {
     }
 }
 
-impl PreparedCoverage<'_> {
-    /// The algorithm on `f`: this objective, or the sum of every worker's.
+impl OnShards for PreparedCoverage<'_> {
     fn run_on<F: SetFunction + ?Sized>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
         match self.request.chosen_algorithm() {
             Algorithm::Subsample => subsample_greedy(f, self.request.k, &self.procedure, rng),
             _ => greedy(f, &self.constraint, &self.procedure, rng),
         }
+    }
+
+    fn count_records(&mut self, records: usize) {
+        self.records = records;
     }
 }
 

@@ -49,6 +49,7 @@ mod itemsets;
 mod report;
 mod sample;
 mod select;
+mod sharded;
 mod usefulness;
 
 pub use assign::{

@@ -11,6 +11,7 @@
 //! computed from the points (the default, the diameter of the candidates' bounding box,
 //! is public).
 
+use super::sharded::OnShards;
 use super::usefulness::{ContinuousDirections, ContinuousRun, GreedyRun};
 use super::{
     Algorithm, Privacy, PrivacyReport, Report, Reporting, Runnable, Usefulness, WithPrivacy,
@@ -552,13 +553,7 @@ impl Select {
         cluster.maximize(
             &public,
             move |comm| build.objective(&load(comm.place())?, &shared),
-            |f| {
-                let mut prepared = self.prepare_with(f.local(), procedure)?;
-                prepared.records = f.records();
-                let solution = prepared.run_on(f, rng)?;
-                let report = prepared.report(&solution);
-                Ok((solution, report))
-            },
+            |f| super::sharded::shard_trial(self.prepare_with(f.local(), procedure)?, f, rng),
         )
     }
 }
@@ -637,9 +632,8 @@ impl Runnable for PreparedSelect<'_> {
     }
 }
 
-impl<'o> PreparedSelect<'o> {
-    /// The discrete algorithms on `f`: this objective, or the sum of every worker's in a
-    /// distributed run (f − cost·|S| when a cost is given).
+impl OnShards for PreparedSelect<'_> {
+    /// The discrete algorithms on `f` (f − cost·|S| when a cost is given).
     fn run_on<F: SetFunction + ?Sized>(&self, f: &F, rng: &mut SecureRng) -> Result<Solution> {
         if self.request.cost > 0.0 {
             let f = Penalized::new(f, self.request.cost)?;
@@ -654,6 +648,12 @@ impl<'o> PreparedSelect<'o> {
         }
     }
 
+    fn count_records(&mut self, records: usize) {
+        self.records = records;
+    }
+}
+
+impl<'o> PreparedSelect<'o> {
     /// The number of picks of a run (k, or the constraint's rank).
     pub fn k(&self) -> usize {
         self.k
