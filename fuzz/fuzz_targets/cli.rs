@@ -377,9 +377,12 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
                 "hypothesis --data @hypothesis.csv --label y --positive yes --bounds-from-data",
             );
             a.extend(["--mechanism", pick(MECHANISMS, *mechanism)].map(String::from));
-            let flags = [("--thresholds", thresholds), ("--epsilon", epsilon)];
+            let flags = [
+                ("--thresholds", thresholds),
+                ("--epsilon", epsilon),
+                ("--delta", delta),
+            ];
             push(&mut a, &flags);
-            push(&mut a, &[("--delta", delta)]);
         }
         Cmd::Histogram {
             epsilon,
@@ -439,9 +442,14 @@ fn args_for(cmd: &Cmd, dir: &Path) -> Vec<String> {
         } => {
             let kinds = ["bounded-range", "pure", "approximate"];
             a.extend(["budget", "--kind", pick(&kinds, *kind)].map(String::from));
-            let flags = [("--epsilon", epsilon), ("--delta", delta)];
-            push(&mut a, &flags);
-            push(&mut a, &[("--rounds", rounds)]);
+            push(
+                &mut a,
+                &[
+                    ("--epsilon", epsilon),
+                    ("--delta", delta),
+                    ("--rounds", rounds),
+                ],
+            );
         }
         Cmd::Cover {
             k,

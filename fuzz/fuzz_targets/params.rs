@@ -8,7 +8,6 @@
 
 use arbitrary::Arbitrary;
 use disguise::apps::{ItemsetBudget, ItemsetQuery};
-use disguise::select::SelectorKind;
 use disguise::constraint::{Matroid, Uniform};
 use disguise::histogram::{
     Discretized, DomainSource, GammaParams, KChoice, ProjectionConfig, Schema, Table, bin_count,
@@ -16,6 +15,7 @@ use disguise::histogram::{
 };
 use disguise::prelude::*;
 use disguise::privacy::budget::{BudgetQuery, CallKind, plan};
+use disguise::select::SelectorKind;
 use disguise::select::{Argmax, LargeMargin, ReportNoisyMax};
 use disguise_fuzz::write_input;
 use libfuzzer_sys::fuzz_target;
