@@ -20,8 +20,8 @@ use super::discernibility::{DiscernibilityPart, DiscernibilityTotals};
 use super::{Cluster, Comm, Link, Msg, Serve, Sharded};
 use crate::error::{Error, Result};
 use crate::histogram::discretize::predictors;
-use crate::histogram::privatekd::{DiscernibilityCodes, SplitChoice};
-use crate::histogram::project::{ProjectionConfig, Rows, projected_counts, release};
+use crate::histogram::privatekd::DiscernibilityCodes;
+use crate::histogram::project::{ProjectionConfig, Release, Rows, projected_counts, release};
 use crate::histogram::sparse::{BlockKey, Blocks};
 use crate::histogram::{
     Discretized, Domain, MixedRadix, ProjectedHistogram, Schema, SparseLaplace,
@@ -29,6 +29,7 @@ use crate::histogram::{
 };
 use crate::maximize::Solution;
 use crate::noise::SecureRng;
+use crate::objective::Discernibility;
 use crate::privacy::Epsilon;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -186,26 +187,19 @@ impl Rows for Remote<'_> {
             rng,
         )
     }
-    fn split(
-        &self,
-        _candidates: &[usize],
-        _epsilon_p: Epsilon,
-        _sigma: f64,
-        _rng: &mut SecureRng,
-    ) -> Result<SplitChoice> {
-        Err(Error::param(
-            "k_split",
-            "data splitting draws a random split of the records, which are spread over the \
-             workers: give k, or let it be chosen on simulated or public data",
-        ))
+    fn in_one_process(&self) -> Option<&Discernibility> {
+        None
     }
     fn histogram(
         &self,
-        columns: &[usize],
-        encoding: &MixedRadix,
-        mechanism: &SparseLaplace,
+        release: &Release<'_>,
         rng: &mut SecureRng,
     ) -> Result<ThresholdedHistogram> {
+        let Release {
+            columns,
+            encoding,
+            mechanism,
+        } = release;
         // Refused here, before any worker starts drawing, as the one-process release refuses
         // it; then the key is drawn where the one-process release draws it. Only a seeded
         // run sends it to the workers (to give the one-process release bit for bit): a secure

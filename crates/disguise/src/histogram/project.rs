@@ -5,9 +5,7 @@
 use super::discretize::{Discretized, Domain, predictors};
 use super::encode::MixedRadix;
 use super::params::{DEFAULT_SEED, GammaParams, estimate_gamma, public_k, simulate_k};
-use super::privatekd::{
-    DEFAULT_SIGMA, SplitChoice, discernibility_for, private_kd, select_k_by_splitting,
-};
+use super::privatekd::{DEFAULT_SIGMA, discernibility_for, private_kd, select_k_by_splitting};
 use super::release::write_synthetic_csv;
 use super::sparse::{SparseLaplace, ThresholdedHistogram};
 use crate::data::Codes;
@@ -281,22 +279,20 @@ pub(crate) trait Rows {
     fn is_private(&self) -> bool;
     /// PRIVATEKD onto k predictors with ε_p.
     fn project(&self, k: usize, epsilon_p: Epsilon, rng: &mut SecureRng) -> Result<Solution>;
-    /// k and the predictors by data splitting.
-    fn split(
-        &self,
-        candidates: &[usize],
-        epsilon_p: Epsilon,
-        sigma: f64,
-        rng: &mut SecureRng,
-    ) -> Result<SplitChoice>;
-    /// The thresholded histogram of the records projected onto `columns` (table order).
-    fn histogram(
-        &self,
-        columns: &[usize],
-        encoding: &MixedRadix,
-        mechanism: &SparseLaplace,
-        rng: &mut SecureRng,
-    ) -> Result<ThresholdedHistogram>;
+    /// The objective of the records when they are all in this process: data splitting (k
+    /// by [`select_k_by_splitting`]) draws a random split of them, which a cluster cannot.
+    fn in_one_process(&self) -> Option<&Discernibility>;
+    /// The thresholded histogram of the records projected onto `release.columns`.
+    fn histogram(&self, release: &Release<'_>, rng: &mut SecureRng)
+    -> Result<ThresholdedHistogram>;
+}
+
+/// The histogram a release draws: the projection's columns (table order), their mixed-radix
+/// code and the thresholded Laplace mechanism.
+pub(crate) struct Release<'a> {
+    pub columns: &'a [usize],
+    pub encoding: &'a MixedRadix,
+    pub mechanism: &'a SparseLaplace,
 }
 
 /// A table in this process and its discernibility objective.
@@ -321,22 +317,19 @@ impl Rows for Table<'_> {
     fn project(&self, k: usize, epsilon_p: Epsilon, rng: &mut SecureRng) -> Result<Solution> {
         private_kd(&self.objective, k, epsilon_p, rng)
     }
-    fn split(
-        &self,
-        candidates: &[usize],
-        epsilon_p: Epsilon,
-        sigma: f64,
-        rng: &mut SecureRng,
-    ) -> Result<SplitChoice> {
-        select_k_by_splitting(&self.objective, candidates, epsilon_p, sigma, rng)
+    fn in_one_process(&self) -> Option<&Discernibility> {
+        Some(&self.objective)
     }
     fn histogram(
         &self,
-        columns: &[usize],
-        encoding: &MixedRadix,
-        mechanism: &SparseLaplace,
+        release: &Release<'_>,
         rng: &mut SecureRng,
     ) -> Result<ThresholdedHistogram> {
+        let Release {
+            columns,
+            encoding,
+            mechanism,
+        } = release;
         let code_columns: Vec<&Codes> = columns.iter().map(|&c| self.data.codes(c)).collect();
         let counts = projected_counts(encoding, &code_columns, self.data.rows())?;
         mechanism.release_counts(rng, &counts, encoding.size())
@@ -481,7 +474,15 @@ pub(crate) fn release<R: Rows>(
     let elements: Vec<usize> = if trivial {
         (0..d1).collect()
     } else if let KChoice::Split { candidates, sigma } = &config.k {
-        let choice = data.split(candidates, Epsilon::new(eps_p)?, *sigma, rng)?;
+        let Some(objective) = data.in_one_process() else {
+            return Err(Error::param(
+                "k_split",
+                "data splitting draws a random split of the records, which are spread over the \
+                 workers: give k, or let it be chosen on simulated or public data",
+            ));
+        };
+        let choice =
+            select_k_by_splitting(objective, candidates, Epsilon::new(eps_p)?, *sigma, rng)?;
         costs.push(PrivacyCost::Pure {
             epsilon: Epsilon::new(choice.epsilon)?,
         });
@@ -507,7 +508,12 @@ pub(crate) fn release<R: Rows>(
     let radices: Vec<u64> = domains.iter().map(Domain::size).collect();
     let encoding = MixedRadix::new(&radices, &names)?;
     let mechanism = SparseLaplace::new(Epsilon::new(eps_h_budget)?, n as u64, config.params.a)?;
-    let histogram = data.histogram(&columns, &encoding, &mechanism, rng)?;
+    let release_of = Release {
+        columns: &columns,
+        encoding: &encoding,
+        mechanism: &mechanism,
+    };
+    let histogram = data.histogram(&release_of, rng)?;
     let (noisy_rows, support_size) = (histogram.synthetic_rows(), histogram.support_size());
     let histogram = match config.rows {
         SyntheticRows::Records => histogram.apportioned(n as u64),
