@@ -190,22 +190,20 @@ impl Rows for Remote<'_> {
     fn in_one_process(&self) -> Option<&Discernibility> {
         None
     }
+    /// Each worker counts its records and noises the blocks it owns; process 0 gathers the
+    /// released cells.
     fn histogram(
         &self,
         release: &Release<'_>,
         rng: &mut SecureRng,
     ) -> Result<ThresholdedHistogram> {
-        let Release {
-            columns,
-            encoding,
-            mechanism,
-        } = release;
+        let (mechanism, size) = (release.mechanism, release.encoding.size());
         // Refused here, before any worker starts drawing, as the one-process release refuses
         // it; then the key is drawn where the one-process release draws it. Only a seeded
         // run sends it to the workers (to give the one-process release bit for bit): a secure
         // run's workers draw their own, so that no worker, and nothing on the links, holds
         // the noise of blocks it does not own.
-        mechanism.check_space(encoding.size())?;
+        mechanism.check_space(size)?;
         let key = BlockKey::draw(rng);
         let key = if rng.is_secure() {
             Vec::new()
@@ -213,14 +211,14 @@ impl Rows for Remote<'_> {
             key.bytes().to_vec()
         };
         let answer = self.link.call(Msg::Release {
-            columns: columns.iter().map(|&c| c as u64).collect(),
+            columns: release.columns.iter().map(|&c| c as u64).collect(),
             scale: mechanism.scale().to_bits(),
             tau: mechanism.threshold().to_bits(),
             key,
         });
         match answer {
             Some(Msg::Released(cells)) => Ok(mechanism.histogram(
-                encoding.size(),
+                size,
                 cells
                     .into_iter()
                     .map(|(c, v)| (c, f64::from_bits(v)))

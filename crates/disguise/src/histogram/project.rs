@@ -320,16 +320,13 @@ impl Rows for Table<'_> {
     fn in_one_process(&self) -> Option<&Discernibility> {
         Some(&self.objective)
     }
+    /// Counts the projected codes of this process's table, then draws the noise.
     fn histogram(
         &self,
         release: &Release<'_>,
         rng: &mut SecureRng,
     ) -> Result<ThresholdedHistogram> {
-        let Release {
-            columns,
-            encoding,
-            mechanism,
-        } = release;
+        let (columns, encoding, mechanism) = (release.columns, release.encoding, release.mechanism);
         let code_columns: Vec<&Codes> = columns.iter().map(|&c| self.data.codes(c)).collect();
         let counts = projected_counts(encoding, &code_columns, self.data.rows())?;
         mechanism.release_counts(rng, &counts, encoding.size())
