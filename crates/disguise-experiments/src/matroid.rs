@@ -808,8 +808,8 @@ fn write_reported(ctx: &mut Context) -> anyhow::Result<()> {
         }
     }
     for (n, v) in REPORTED_TRAP {
-        for i in 0..METHODS.len() {
-            push("partition", n, i, v[i], String::new());
+        for (i, mean) in v.into_iter().enumerate() {
+            push("partition", n, i, mean, String::new());
         }
     }
     ctx.csv(

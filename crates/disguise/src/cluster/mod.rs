@@ -236,7 +236,7 @@ impl Cluster {
     /// prints for a run that can start (the set-up checks again).
     ///
     /// # Errors
-    /// [`Error::Cluster`](crate::Error::Cluster) naming the host and its line of the host file.
+    /// [`Error::Cluster`] naming the host and its line of the host file.
     pub fn check_hosts(&self) -> Result<()> {
         network::resolve(&self.hosts, self.key.is_some()).map(|_| ())
     }
