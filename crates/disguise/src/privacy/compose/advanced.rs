@@ -57,3 +57,29 @@ impl CompositionRule for Advanced {
         })
     }
 }
+
+// Reference values at δ = 1e-6 (3 decimals from the papers' tables) and values computed
+// independently in Python (math.fsum / lgamma; closed forms) to ~1e-9.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::privacy::compose::test_support::*;
+
+    #[test]
+    fn known_values() {
+        let del = d(1e-6);
+        close(advanced(10, e(0.1), del).unwrap(), 1.712, 5e-4);
+        close(
+            advanced(10, e(0.1), del).unwrap(),
+            1.7122581362691103,
+            1e-12,
+        );
+        close(advanced(50, e(0.1), del).unwrap(), 3.967, 5e-4);
+    }
+
+    #[test]
+    fn invalid_inputs() {
+        assert!(advanced(0, e(0.1), d(1e-6)).is_err());
+        assert!(advanced(10, e(0.1), Delta::ZERO).is_err());
+    }
+}

@@ -51,3 +51,32 @@ impl CompositionRule for Basic {
         })
     }
 }
+
+// Reference values at δ = 1e-6 (3 decimals from the papers' tables) and values computed
+// independently in Python (math.fsum / lgamma; closed forms) to ~1e-9.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::privacy::compose::test_support::*;
+    use num_rational::BigRational;
+
+    #[test]
+    fn known_values() {
+        close(basic(10, e(0.1)).unwrap(), 1.000, 5e-4);
+        close(basic(50, e(0.1)).unwrap(), 5.0, 5e-4);
+    }
+
+    #[test]
+    fn the_sum_is_rounded_up() {
+        // fl(0.1) > 0.1, so 10·fl(0.1) > 1 exactly and the result must exceed 1.
+        let b = basic(10, e(0.1)).unwrap();
+        let exact = |x: f64| BigRational::from_float(x).unwrap();
+        assert!(exact(b) >= exact(0.1) * BigRational::from_integer(10.into()));
+        assert!(b > 1.0);
+    }
+
+    #[test]
+    fn no_rounds_is_refused() {
+        assert!(basic(0, e(0.1)).is_err());
+    }
+}

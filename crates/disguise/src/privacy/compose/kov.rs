@@ -266,6 +266,23 @@ mod tests {
     }
 
     #[test]
+    fn known_values() {
+        // 3 decimals from the paper's table at δ = 1e-6, and values computed in Python.
+        let del = d(1e-6);
+        close(kov(10, e(0.1), del).unwrap(), 0.999, 5e-4);
+        close(kov(10, e(0.1), del).unwrap(), 0.9993709057217588, 1e-9);
+        close(kov(50, e(0.1), del).unwrap(), 3.173, 5e-4);
+        close(kov(50, e(0.1), del).unwrap(), 3.1729027340191904, 1e-9);
+    }
+
+    #[test]
+    fn invalid_inputs() {
+        assert!(kov(0, e(0.1), d(1e-6)).is_err());
+        assert!(kov_delta(10, e(0.1), f64::NAN).is_err());
+        assert!(kov_delta(10, e(0.1), -1.0).is_err());
+    }
+
+    #[test]
     fn kov_window_agrees_with_the_full_sum_and_never_undercounts() {
         let mut compared = 0;
         for &k in &[

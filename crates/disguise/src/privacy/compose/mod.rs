@@ -643,69 +643,6 @@ mod tests {
         BigRational::from_float(x).unwrap()
     }
 
-    // Known values at δ = 1e-6 from the issue (3 decimals), and reference values computed
-    // independently in Python (math.fsum / lgamma; closed forms) to ~1e-9.
-    #[test]
-    fn known_values_k10() {
-        let (k, e0, del) = (10, e(0.1), d(1e-6));
-        close(basic(k, e0).unwrap(), 1.000, 5e-4);
-        close(advanced(k, e0, del).unwrap(), 1.712, 5e-4);
-        close(advanced(k, e0, del).unwrap(), 1.7122581362691103, 1e-12);
-        close(kov(k, e0, del).unwrap(), 0.999, 5e-4);
-        close(kov(k, e0, del).unwrap(), 0.9993709057217588, 1e-9);
-        let rho = 10.0 * bounded_range_rho(e0);
-        close(zcdp_to_dp_simple(rho, del).unwrap(), 0.844, 5e-4);
-        close(
-            zcdp_to_dp_simple(rho, del).unwrap(),
-            0.843629068134555,
-            1e-12,
-        );
-        close(bounded_range_zcdp(k, e0, del).unwrap(), 0.700, 5e-4);
-        close(
-            bounded_range_zcdp(k, e0, del).unwrap(),
-            0.7002051046012128,
-            1e-9,
-        );
-    }
-
-    #[test]
-    fn known_values_k50() {
-        let (k, e0, del) = (50, e(0.1), d(1e-6));
-        close(basic(k, e0).unwrap(), 5.0, 5e-4);
-        close(advanced(k, e0, del).unwrap(), 3.967, 5e-4);
-        close(kov(k, e0, del).unwrap(), 3.173, 5e-4);
-        close(kov(k, e0, del).unwrap(), 3.1729027340191904, 1e-9);
-        let rho = 50.0 * bounded_range_rho(e0);
-        close(zcdp_to_dp_simple(rho, del).unwrap(), 1.921, 5e-4);
-        close(bounded_range_zcdp(k, e0, del).unwrap(), 1.660, 5e-4);
-        close(
-            bounded_range_zcdp(k, e0, del).unwrap(),
-            1.659979049968869,
-            1e-9,
-        );
-    }
-
-    #[test]
-    fn results_are_upper_bounds() {
-        // Basic: fl(0.1) > 0.1, so 10·fl(0.1) > 1 exactly and the result must exceed 1.
-        let b = basic(10, e(0.1)).unwrap();
-        assert!(exact(b) >= exact(0.1) * BigRational::from_integer(10.into()));
-        assert!(b > 1.0);
-        // The tight zCDP conversion never beats the true minimum over α (found by a
-        // 300-step ternary search in Python: 0.7002051046012128) by more than float noise,
-        // and never exceeds the simple conversion.
-        let t = bounded_range_zcdp(10, e(0.1), d(1e-6)).unwrap();
-        assert!(t >= 0.7002051046012128 - 1e-12);
-        for rho in [1e-12, 1e-6, 0.01, 0.5, 3.0, 100.0] {
-            for del in [1e-300, 1e-12, 1e-6, 0.01, 0.5, 0.999] {
-                let tight = zcdp_to_dp(rho, d(del)).unwrap();
-                let simple = zcdp_to_dp_simple(rho, d(del)).unwrap();
-                assert!(tight <= simple, "rho {rho} delta {del}: {tight} > {simple}");
-                assert!(tight >= 0.0 && tight.is_finite());
-            }
-        }
-    }
-
     #[test]
     fn directed_rounding_is_exact_in_the_safe_direction() {
         let values = [
@@ -748,18 +685,6 @@ mod tests {
 
     #[test]
     fn invalid_inputs() {
-        assert!(basic(0, e(0.1)).is_err());
-        assert!(advanced(0, e(0.1), d(1e-6)).is_err());
-        assert!(advanced(10, e(0.1), Delta::ZERO).is_err());
-        assert!(kov(0, e(0.1), d(1e-6)).is_err());
-        assert!(kov_delta(10, e(0.1), f64::NAN).is_err());
-        assert!(kov_delta(10, e(0.1), -1.0).is_err());
-        assert!(bounded_range_zcdp(0, e(0.1), d(1e-6)).is_err());
-        assert!(bounded_range_zcdp(10, e(0.1), Delta::ZERO).is_err());
-        assert!(zcdp_to_dp(f64::NAN, d(1e-6)).is_err());
-        assert!(zcdp_to_dp(-1.0, d(1e-6)).is_err());
-        assert!(zcdp_to_dp(f64::INFINITY, d(1e-6)).is_err());
-        assert!(zcdp_to_dp_simple(1.0, Delta::ZERO).is_err());
         assert!(compose(&[], d(1e-6), ComposeOptions::default()).is_err());
         assert!(compose_homogeneous(br(0.1), 0, d(1e-6), ComposeOptions::default()).is_err());
         // Overflow is an error, not a panic or a wrong count.
