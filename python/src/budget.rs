@@ -6,17 +6,6 @@ use crate::runtime::{json, named};
 use disguise::privacy::budget::{BudgetQuery, CallKind, plan};
 use disguise::task::CompositionChoice;
 use pyo3::prelude::*;
-use serde::Serialize;
-
-/// The budget plan of `disguise budget --format json`, plus the chosen rule's split and its
-/// guarantee at the top level (the library's BudgetSplit).
-#[derive(Serialize)]
-pub(crate) struct BudgetAnswer {
-    #[serde(flatten)]
-    plan: disguise::privacy::budget::BudgetPlan,
-    #[serde(flatten)]
-    split: disguise::privacy::budget::BudgetSplit,
-}
 
 /// Per-round ε₀ and δ₀ of a total budget over `rounds` calls, under `rule` (or the best).
 #[pyfunction]
@@ -37,8 +26,6 @@ pub(crate) fn budget(
         .with_kind(named::<CallKind>(kind)?)
         .with_decomposable(decomposable);
     let plan = plan(&query).map_err(value_error)?;
-    let split = plan
-        .split(named::<CompositionChoice>(rule)?.rule())
-        .map_err(value_error)?;
-    json(&BudgetAnswer { plan, split })
+    let rule = named::<CompositionChoice>(rule)?.rule();
+    json(&plan.choose(rule).map_err(value_error)?)
 }

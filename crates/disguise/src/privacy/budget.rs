@@ -247,7 +247,29 @@ pub struct BudgetSplit {
     pub guarantee: Option<super::Guarantee>,
 }
 
+/// A [`BudgetPlan`] with the split of one rule ([`BudgetPlan::choose`]): the plan's fields
+/// (every rule's budget) and, at the top level, the chosen rule, its per-round (ε₀, δ₀) and
+/// their guarantee. What Python's `disguise.budget` returns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChosenBudget {
+    /// The budget under every rule.
+    #[serde(flatten)]
+    pub plan: BudgetPlan,
+    /// The chosen rule's split.
+    #[serde(flatten)]
+    pub split: BudgetSplit,
+}
+
 impl BudgetPlan {
+    /// The plan with its split under `rule` (the best valid one for `None`).
+    ///
+    /// # Errors
+    /// As [`BudgetPlan::split`].
+    pub fn choose(self, rule: Option<Rule>) -> Result<ChosenBudget> {
+        let split = self.split(rule)?;
+        Ok(ChosenBudget { plan: self, split })
+    }
+
     /// The split under `rule`, or the best valid one for `None`, with its guarantee.
     ///
     /// # Errors
@@ -737,6 +759,22 @@ pub fn plan(query: &BudgetQuery) -> Result<BudgetPlan> {
 mod tests {
     use super::*;
     use crate::privacy::compose::{self, ComposeOptions, DecomposableGreedy, compose_homogeneous};
+
+    #[test]
+    fn a_chosen_budget_states_the_plan_and_the_split_side_by_side() {
+        let query = BudgetQuery::new(1.0, 1e-6, 10).unwrap();
+        let chosen = plan(&query).unwrap().choose(None).unwrap();
+        let doc = serde_json::to_value(&chosen).unwrap();
+        assert_eq!(doc["rounds"], 10);
+        assert_eq!(
+            doc["rules"].as_array().unwrap().len(),
+            chosen.plan.rules.len()
+        );
+        let best = chosen.plan.best.unwrap();
+        assert_eq!(doc["per_round_epsilon"], best.per_round_epsilon);
+        assert_eq!(chosen.split.rule, best.rule);
+        assert!(chosen.split.guarantee.unwrap().epsilon <= 1.0);
+    }
 
     proptest::proptest! {
         #![proptest_config(proptest::test_runner::Config {
