@@ -15,11 +15,27 @@ fn binary() -> PathBuf {
 }
 
 /// A host file for `processes` processes on free local ports.
+///
+/// The ports are taken below Linux's ephemeral range (32768–60999): a port the system hands
+/// out for `:0` may be handed out again as the source port of some outgoing connection (the
+/// processes of a concurrent test connecting to each other) before the process that is to
+/// listen on it starts. Each test binary walks its own stretch of the range from its process
+/// id, and ports in use are skipped.
 fn hosts(dir: &Path, processes: usize) -> PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let free_port = || -> TcpListener {
+        for _ in 0..12_000 {
+            let step = NEXT.fetch_add(1, Ordering::Relaxed);
+            let port = 20_000 + (std::process::id().wrapping_mul(97).wrapping_add(step)) % 12_000;
+            if let Ok(listener) = TcpListener::bind(("127.0.0.1", port as u16)) {
+                return listener;
+            }
+        }
+        TcpListener::bind("127.0.0.1:0").expect("a free port")
+    };
     // Hold every listener until all ports are known, so that no two lines get one port.
-    let listeners: Vec<TcpListener> = (0..processes)
-        .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port"))
-        .collect();
+    let listeners: Vec<TcpListener> = (0..processes).map(|_| free_port()).collect();
     let lines: String = listeners
         .iter()
         .map(|l| format!("{}\n", l.local_addr().expect("address")))
