@@ -46,7 +46,15 @@ impl AtomicFile {
     /// temporary file is created in the destination's folder (which must exist) with the
     /// same extension, so tools that choose a format by extension (image encoders) work on
     /// [`AtomicFile::path`].
+    ///
+    /// `-` is refused: by convention it means standard output, which a caller that can
+    /// write there handles before asking for a file.
     pub fn create(destination: &Path, inputs: &[&Path]) -> Result<Self> {
+        if destination == Path::new("-") {
+            return Err(Error::io(
+                "-: this output is a file (standard output holds the report); give its name",
+            ));
+        }
         refuse_input(destination, inputs)?;
         let folder = match destination.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -209,6 +217,14 @@ mod tests {
         }
         assert!(refuse_input(&d.join("out.csv"), &[&input]).is_ok());
         assert_eq!(std::fs::read_to_string(&input).unwrap(), "x\n");
+    }
+
+    #[test]
+    fn a_dash_is_not_a_file_name() {
+        let err = AtomicFile::create(Path::new("-"), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("standard output"), "{err}");
     }
 
     #[test]

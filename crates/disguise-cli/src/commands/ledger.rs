@@ -5,7 +5,7 @@ use crate::output::{Format, flagged, print_json, thousands};
 use anyhow::bail;
 use disguise::ledger::{Filter, Ledger, Limit};
 use disguise::text::{limit_words, releases_csv, releases_table, status_line};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -174,7 +174,8 @@ pub struct ExportArgs {
     /// Only this data set.
     #[arg(long, value_name = "NAME")]
     dataset: Option<String>,
-    /// Write the CSV to this file (atomically) instead of standard output.
+    /// Write the CSV to this file (atomically) instead of standard output (`-`: standard
+    /// output).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
 }
@@ -338,7 +339,8 @@ fn show(args: ShowArgs) -> anyhow::Result<()> {
 fn export(args: ExportArgs) -> anyhow::Result<()> {
     let ledger = args.file.open()?;
     let releases = ledger.releases(args.dataset.as_deref())?;
-    match &args.out {
+    // `--out -` is standard output, as no `--out` is.
+    match args.out.as_deref().filter(|p| *p != Path::new("-")) {
         Some(path) => {
             let mut file = disguise::files::AtomicFile::create(path, &[ledger.path()])?;
             releases_csv(&releases, file.writer())?;

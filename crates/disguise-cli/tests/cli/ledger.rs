@@ -640,6 +640,12 @@ fn a_data_set_holds_one_privacy_unit_and_show_and_export_name_it() {
     assert!(lines.next().unwrap().ends_with(",secure,unit"));
     let units: Vec<&str> = lines.map(|l| l.rsplit(',').next().unwrap()).collect();
     assert_eq!(units, ["edge", "record"]);
+    // `--out -` is standard output too, never a file named `-`.
+    let dashed = disguise(&dir)
+        .args(words("ledger export --ledger b.ledger --out -"))
+        .stdout_ok();
+    assert_eq!(String::from_utf8(dashed).unwrap(), csv);
+    assert!(!dir.join("-").exists());
 }
 
 #[test]
