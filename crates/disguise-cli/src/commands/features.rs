@@ -40,10 +40,10 @@ bounds that do not come from the data) or excluded (--exclude). Missing values (
 categories like any other.
 
 Privacy: neighbouring tables differ in one record; the number of records n is treated as public
-(the mutual-information sensitivity depends on it). The categories of each column, and the
-label's levels, are read from the data and shown in the output: if the set of values itself is
-sensitive (a rare category reveals that someone has it), declare the domains publicly and bin or
-recode before running. Objective values and utilities are computed on the private data for
+(the mutual-information sensitivity depends on it). Without --schema, the categories of each
+column, and the label's levels, are read from the data and shown in the output: if the set of
+values itself is sensitive (a rare category reveals that someone has it), declare the domains
+publicly in a schema (--schema) instead. Objective values and utilities are computed on the private data for
 evaluation and are NOT covered by the guarantee, which protects the chosen features only.
 
 Utility: mutual information is reported in bits with utility I(Y; X_S)/H(Y) (the share of the
@@ -242,9 +242,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let labels = Labels::new(names, &util);
     let preamble = |r: &FeaturesReport| {
         let data = args.data.display().to_string();
-        let (label, levels) = (&label_name, &label_levels);
+        let levels = (label_levels.as_slice(), args.schema.is_some());
         let objective = args.objective;
-        let text = features_preamble(&r.task, &data, label, levels, objective, scale);
+        let text = features_preamble(&r.task, &data, &label_name, levels, objective, scale);
         print!("{text}");
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);

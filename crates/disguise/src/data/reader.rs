@@ -157,7 +157,8 @@ impl Delimited {
             }
             if let Some(first) = seen.insert(name.to_ascii_lowercase(), c) {
                 return Err(Error::parse(format!(
-                    "{}: duplicate column {} (columns {} and {})",
+                    "{}: duplicate column {} (columns {} and {}); if the file has no header \
+                     row, say so (`--no-header`, or `has_header = false` in a schema)",
                     Position::new(&self.shown, self.header_line),
                     quote_name(name),
                     first + 1,
@@ -379,10 +380,33 @@ pub(crate) fn find_column(shown: &str, header: &[String], name: &str) -> Result<
             // A name with a line break or other control character (a quoted header field can
             // hold one) is escaped, so that the message stays on one line.
             Error::parse(format!(
-                "{shown}: no column {} (columns: {})",
+                "{shown}: no column {} (columns: {}){}",
                 quote_name(wanted),
-                brief_list(header)
+                brief_list(header),
+                delimiter_hint(header)
             ))
+        })
+}
+
+/// A hint for a header read as one column that another separator would split: the file is
+/// likely separated by it (`--delimiter`, or `delimiter` in a schema).
+fn delimiter_hint(header: &[String]) -> String {
+    let [only] = header else {
+        return String::new();
+    };
+    [';', '\t', '|']
+        .into_iter()
+        .find(|&c| only.contains(c))
+        .map_or(String::new(), |c| {
+            let shown = if c == '\t' {
+                "\\t".to_string()
+            } else {
+                c.to_string()
+            };
+            format!(
+                "; the header holds '{shown}': if it separates the fields, say so \
+                 (`--delimiter '{shown}'`, or `delimiter` in a schema)"
+            )
         })
 }
 
@@ -536,7 +560,13 @@ mod tests {
             .err()
             .unwrap()
             .to_string();
-        assert_eq!(e, "t.csv:1: duplicate column 'AGE' (columns 2 and 5)");
+        assert!(
+            e.starts_with(
+                "t.csv:1: duplicate column 'AGE' (columns 2 and 5); if the file has \
+                           no header row, say so (`--no-header`"
+            ),
+            "{e}"
+        );
         // Unnamed columns are not duplicates of each other.
         assert!(open(b",a,\n1,2,3\n", Layout::CSV).is_ok());
         // A headerless file (iris: four numbers and a name) is refused, naming the values.
@@ -558,6 +588,16 @@ mod tests {
         let f = open(b"a,b\n", Layout::CSV).unwrap();
         let e = f.find("c").unwrap_err().to_string();
         assert_eq!(e, "t.csv: no column 'c' (columns: a, b)");
+        // A semicolon file read with commas is one column: the message names the separator.
+        let f = open(b"a;b\n1;2\n", Layout::CSV).unwrap();
+        let e = f.find("b").unwrap_err().to_string();
+        assert!(
+            e.ends_with(
+                "the header holds ';': if it separates the fields, say so \
+                             (`--delimiter ';'`, or `delimiter` in a schema)"
+            ),
+            "{e}"
+        );
     }
 
     #[test]

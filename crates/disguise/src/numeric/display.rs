@@ -125,7 +125,15 @@ pub fn round_sig(x: f64, digits: usize, rounding: Rounding) -> String {
 
 /// 10000 → "10,000".
 pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
+    group_digits(&n.to_string())
+}
+
+/// A decimal numeral of any length (a big count) in groups of three: "3583281" →
+/// "3,583,281". Anything but ASCII digits is returned as it is.
+pub fn group_digits(digits: &str) -> String {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return digits.to_string();
+    }
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {
@@ -258,6 +266,12 @@ mod tests {
         assert_eq!(thousands(10_000), "10,000");
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(group_digits("3583281"), "3,583,281");
+        assert_eq!(
+            group_digits("123456789012345678901234"),
+            "123,456,789,012,345,678,901,234"
+        );
+        assert_eq!(group_digits("n/a"), "n/a");
         assert_eq!(bytes(512), "512 B");
         assert_eq!(bytes(1_500_000), "1.5 MB");
         assert_eq!(bytes(96_000_000_000_000), "96 TB");

@@ -326,7 +326,8 @@ impl Usefulness {
         let (c_text, additive_text) = (down(c, 3), up(additive, 4));
         let bound = format!(
             "{lhs} ≥ {c_text}·OPT − {additive_text} ({formula} for {lambda_text}, k = {k}, \
-             m = {m}, ε₀ = {epsilon0:.4}; {theorem}); f is at most {f_max}"
+             m = {m}, ε₀ = {epsilon0:.4}; {theorem}); f is at most {}",
+            f_max + 0.0 // never "-0"
         );
         let vacuous = additive.is_nan() || additive >= c * f_max;
         let advice = vacuous.then(|| {
@@ -413,7 +414,12 @@ impl Usefulness {
              c_T·(a + 2r·τ), c_T = 1 − (1 − 1/T)^T, {directions}, τ = {:.3e}, for T = {}, \
              r = {}, |V| = {}, ε₀ = {:.4}; Rafiey and Yoshida 2020, Theorem 3.3, constants in \
              docs/proofs/utility-bounds.md); f is at most {}",
-            run.gradient_error, run.steps, run.rank, run.candidates, run.epsilon0, run.f_max
+            run.gradient_error,
+            run.steps,
+            run.rank,
+            run.candidates,
+            run.epsilon0,
+            run.f_max + 0.0 // never "-0"
         );
         if c.is_nan() || c <= 0.0 {
             return Self {

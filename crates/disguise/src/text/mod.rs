@@ -235,6 +235,10 @@ pub fn pick_label(name: &str, type_name: Option<&str>) -> String {
 /// let table = disguise::text::picks_table(&picks, &names, None);
 /// assert_eq!(table.lines().nth(1).unwrap().split_whitespace().collect::<Vec<_>>(),
 ///            ["1", "1", "b", "2.5000", "0.250000"]);
+/// // Counts print as counts.
+/// let counted = Picks { values: vec![1045.0], ..picks };
+/// let table = disguise::text::picks_table(&counted, &names, None);
+/// assert_eq!(table.lines().nth(1).unwrap().split_whitespace().nth(3), Some("1045"));
 /// ```
 pub fn picks_table(picks: &Picks, names: &[String], types: Option<&[String]>) -> String {
     use std::fmt::Write;
@@ -269,6 +273,12 @@ pub fn picks_table(picks: &Picks, names: &[String], types: Option<&[String]>) ->
         "value",
         "utility"
     );
+    // Counts (people covered, edges cut) are whole numbers: shown without decimals.
+    let whole = picks
+        .values
+        .iter()
+        .all(|v| v.fract() == 0.0 && v.abs() < 1e15);
+    let value_decimals = if whole { 0 } else { 4 };
     let rows = picks.selected.iter().zip(&picks.values).zip(&picks.utility);
     for (i, ((&v, &value), &utility)) in rows.enumerate() {
         let ty = match (types, picks.types.as_ref().and_then(|t| t.get(i))) {
@@ -280,7 +290,7 @@ pub fn picks_table(picks: &Picks, names: &[String], types: Option<&[String]>) ->
             "{:>4}  {v:>6}  {:<width$}{ty}  {:>14}  {:>10}",
             i + 1,
             names[v],
-            fixed(value, 4),
+            fixed(value, value_decimals),
             fixed(utility, 6)
         );
     }

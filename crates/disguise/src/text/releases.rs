@@ -6,7 +6,7 @@
 use super::SEEDED;
 use crate::apps::{ItemsetOutcome, ItemsetRelease};
 use crate::histogram::{ProjectedHistogram, SyntheticRows};
-use crate::numeric::display::{budget, fixed, guarantee, input, sig, thousands};
+use crate::numeric::display::{budget, fixed, group_digits, guarantee, input, sig, thousands};
 use crate::task::{DemoReport, HISTOGRAM_NEIGHBOURS, HypothesisReport};
 use std::fmt::Write as _;
 
@@ -24,8 +24,9 @@ pub fn itemsets_table(
     let mut out = String::new();
     let universe = match (&r.universe_size, r.universe_items) {
         (Some(k), Some(items)) => format!(
-            "all C({items}, {}) = {k} itemsets of {}",
+            "all C({items}, {}) = {} itemsets of {}",
             r.size,
+            group_digits(k),
             flag("items")
         ),
         _ => "every itemset of size r (not enumerated; no item list)".to_string(),
@@ -33,13 +34,17 @@ pub fn itemsets_table(
     let _ = writeln!(
         out,
         "{} transactions, itemsets of size {}, mechanism {}, universe: {universe}",
-        r.transactions, r.size, r.mechanism
+        thousands(r.transactions as u64),
+        r.size,
+        r.mechanism
     );
     let _ = writeln!(
         out,
         "NOT PRIVATE (diagnostics): {} distinct itemsets occur; {} transactions were cut to {} \
          items",
-        r.occurring, r.truncated, r.max_length
+        thousands(r.occurring as u64),
+        thousands(r.truncated as u64),
+        r.max_length
     );
     out.push('\n');
     let _ = writeln!(

@@ -169,13 +169,14 @@ pub fn cut_preamble(t: &CutParams, dropped: u64, flag: &dyn Fn(&str) -> String) 
 }
 
 /// The opening lines of feature selection: the records (in `data`), the features, the
-/// `label` and its `levels`, the objective with its unit and `scale` (the label's entropy
-/// or the most pairs told apart, from the data), and the algorithm.
+/// `label` and its `levels` (a schema's, or read from the data), the objective with its unit
+/// and `scale` (the label's entropy or the most pairs told apart, from the data), and the
+/// algorithm.
 pub fn features_preamble(
     t: &FeaturesParams,
     data: &str,
     label: &str,
-    levels: &[String],
+    (levels, from_schema): (&[String], bool),
     objective: FeatureObjective,
     scale: f64,
 ) -> String {
@@ -183,10 +184,15 @@ pub fn features_preamble(
     let _ = writeln!(
         out,
         "feature selection: {} records ({data}), {} features, label '{label}' with levels {} \
-         (read from the data)",
+         ({})",
         thousands(t.records as u64),
         t.features.len(),
-        levels.join(", ")
+        levels.join(", "),
+        if from_schema {
+            "the schema's"
+        } else {
+            "read from the data"
+        }
     );
     let unit = match objective {
         FeatureObjective::MutualInformation => format!(
