@@ -390,6 +390,18 @@ fn the_surplus_gamma_rule_gives_the_histogram_what_the_projection_does_not_need(
         "{how}"
     );
     assert!(surplus > paper, "{surplus} vs {paper}");
+    // Below what both steps need, the surplus rule is the paper's, and the report says so.
+    let low = base(&dir)
+        .args(words(
+            "--epsilon 0.05 --k 1 --out low.csv --seed 3 --format json --gamma-rule surplus",
+        ))
+        .stdout_ok();
+    let doc: serde_json::Value = serde_json::from_slice(&low).unwrap();
+    let notes = doc["notes"].to_string();
+    assert!(
+        notes.contains("the surplus γ rule needs ε ≥ ε_p + ε_h"),
+        "{doc}"
+    );
     // A fixed γ and a rule for estimating it contradict each other.
     base(&dir)
         .args(words(

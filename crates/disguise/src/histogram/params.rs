@@ -203,7 +203,8 @@ pub enum GammaRule {
     #[default]
     Paper,
     /// **Beyond the paper**: the projection gets the ε_p it needs and the histogram the rest,
-    /// γ = 1 − ε_p/ε, when ε ≥ ε_p + ε_h (else the paper's ratio). The needed budgets are the
+    /// γ = 1 − ε_p/ε, when ε ≥ ε_p + ε_h (else the paper's ratio, which the release's notes
+    /// say). The needed budgets are the
     /// paper's own (Section 2.3.2); the rule only stops equation (11) from handing the
     /// projection most of a surplus it does not need. Computed from public quantities: no
     /// privacy cost.

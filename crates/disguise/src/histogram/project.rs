@@ -430,6 +430,15 @@ pub(crate) fn release<R: Rows>(
             None => {
                 let est = estimate_gamma(n as u64, d1, q, k, &config.params)?;
                 let gamma = config.params.rule.gamma(eps, &est);
+                let needs = est.epsilon_p + est.epsilon_h;
+                if config.params.rule == super::GammaRule::Surplus && eps < needs {
+                    // Said, never silent: the output is the paper rule's.
+                    notes.push(format!(
+                        "the surplus γ rule needs ε ≥ ε_p + ε_h = {}; ε = {eps} is below that, \
+                         so γ is the paper's ratio (as with --gamma-rule paper)",
+                        crate::numeric::display::sig(needs, 4)
+                    ));
+                }
                 let rule = if gamma == est.gamma {
                     String::new()
                 } else {
