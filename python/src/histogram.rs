@@ -6,7 +6,7 @@ use crate::ledger::{Charge, reserve, within};
 use crate::runtime::{Run, generator, interruptible, json, named};
 use disguise::histogram::{
     Discretized, Domain, DomainSource, ProjectedHistogram, Schema, SyntheticRows, Table,
-    for_each_synthetic_cell,
+    for_each_synthetic_record_shuffled,
 };
 use disguise::task::Histogram;
 use pyo3::prelude::*;
@@ -34,6 +34,8 @@ pub(crate) fn histogram_schema(source: &str, kind: &str) -> PyResult<String> {
 #[pyclass(frozen, module = "disguise._disguise")]
 pub(crate) struct HistogramRelease {
     release: ProjectedHistogram,
+    /// The release's seed, if any: a seeded release's samples are reproducible too.
+    seed: Option<u64>,
 }
 
 #[pymethods]
@@ -56,17 +58,20 @@ impl HistogramRelease {
     }
 
     /// `n` synthetic records (default: the public n of the data), apportioned in proportion
-    /// to the noisy counts, as one list of decoded values per column.
+    /// to the noisy counts, in a random order (the operating system's generator, or the
+    /// release's seed), as one list of decoded values per column.
     #[pyo3(signature = (n=None))]
     fn sample(&self, n: Option<u64>) -> PyResult<Vec<Vec<String>>> {
         let n = n.unwrap_or(self.release.records as u64);
         let histogram = self.release.histogram().clone().apportioned(n);
-        let domains = self.release.domains();
+        let (domains, encoding) = (self.release.domains(), self.release.encoding());
         let mut out: Vec<Vec<String>> = vec![Vec::new(); domains.len()];
-        for_each_synthetic_cell(&histogram, self.release.encoding(), |codes, copies| {
-            for ((column, domain), &code) in out.iter_mut().zip(domains).zip(codes) {
-                let value = domain.decode(code);
-                column.extend(std::iter::repeat_n(value, copies as usize));
+        let mut digits = vec![0u32; domains.len()];
+        let mut rng = generator(self.seed)?;
+        for_each_synthetic_record_shuffled(&histogram, &mut rng, |cell| {
+            encoding.decode(cell, &mut digits);
+            for ((column, domain), &code) in out.iter_mut().zip(domains).zip(&digits) {
+                column.push(domain.decode(code));
             }
             Ok(())
         })
@@ -133,5 +138,8 @@ pub(crate) fn histogram_fit(
         within(reserved, release.guarantee)?;
         Ok(release)
     })?;
-    Ok(HistogramRelease { release })
+    Ok(HistogramRelease {
+        release,
+        seed: run.seed,
+    })
 }

@@ -148,10 +148,14 @@ fn inputs(args: &Args) -> Vec<&Path> {
 
 /// Writes the synthetic dataset to `--out` atomically (a temporary file beside it, renamed
 /// when complete), never over an input; returns the number of records written.
-fn write_release(release: &ProjectedHistogram, args: &Args) -> anyhow::Result<u64> {
+fn write_release(
+    release: &ProjectedHistogram,
+    args: &Args,
+    rng: &mut SecureRng,
+) -> anyhow::Result<u64> {
     let mut file = disguise::files::AtomicFile::create(&args.out, &inputs(args))?;
     let written = release
-        .write_csv(file.writer())
+        .write_csv(file.writer(), rng)
         .with_context(|| format!("writing {}", args.out.display()))?;
     file.commit()?;
     Ok(written)
@@ -249,7 +253,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let mut rng = rng_from_seed(args.seed)?;
     let release = request.run(&data, target, public, &mut rng)?;
-    print_release(&args, reserved, &release, clipped)
+    print_release(&args, reserved, &release, clipped, &mut rng)
 }
 
 /// The release over the workers of `cluster`: the same output in process 0 as a one-process
@@ -284,23 +288,25 @@ fn run_distributed(
     };
     let release = request.run_distributed(&cluster, files, &schema, target, public, &mut rng)?;
     match release {
-        Some(release) => print_release(args, reserved, &release, Default::default()),
+        Some(release) => print_release(args, reserved, &release, Default::default(), &mut rng),
         None => Ok(()),
     }
 }
 
-/// Writes the synthetic data to --out and prints the release's summary.
+/// Writes the synthetic data to --out (its records in an order drawn from `rng`) and prints
+/// the release's summary.
 fn print_release(
     args: &Args,
     reserved: Option<&Reserved>,
     release: &ProjectedHistogram,
     clipped: std::collections::BTreeMap<String, u64>,
+    rng: &mut SecureRng,
 ) -> anyhow::Result<()> {
     if let Some(reserved) = reserved {
         reserved.check(release.guarantee)?;
     }
     warn_if_vacuous(&release.usefulness);
-    let written = write_release(release, args)?;
+    let written = write_release(release, args, rng)?;
     let report = HistogramReport {
         data: Some(args.data.iter().map(|p| p.display().to_string()).collect()),
         out: Some(args.out.display().to_string()),

@@ -17,7 +17,7 @@
 //!    noise, kept above τ = A·ln(n)/ε_h, built in expected linear time without enumerating
 //!    the m = ∏|Vᵢ| cells (Section 2.1), through the encoding [`MixedRadix`].
 //! 5. **Release** ([`write_synthetic_csv`]): ⌈h̃ − ½⌉ copies of each released cell, decoded
-//!    back to levels and bin midpoints.
+//!    back to levels and bin midpoints, in a random order (not sorted by cell).
 //!
 //! k and γ can be given or estimated as in Sections 2.3.1–2.3.2 ([`simulate_k`],
 //! [`estimate_gamma`], [`select_k_by_splitting`]). [`projected_histogram`] runs the whole
@@ -93,7 +93,8 @@ pub use project::{
     KChoice, ProjectedHistogram, ProjectionConfig, SyntheticRows, projected_histogram,
 };
 pub use release::{
-    drain_synthetic_cells_rev, for_each_synthetic_cell, synthetic_cells, write_synthetic_csv,
+    drain_synthetic_cells_rev, for_each_synthetic_cell, for_each_synthetic_record_shuffled,
+    synthetic_cells, write_synthetic_csv,
 };
 pub use schema::{ColumnSpec, ColumnType, DomainSource, Schema, draft_schema};
 pub use sparse::{

@@ -213,18 +213,19 @@ impl ProjectedHistogram {
         &self.domains
     }
 
-    /// Writes the synthetic dataset as CSV (see [`write_synthetic_csv`]); returns the number
-    /// of records written.
+    /// Writes the synthetic dataset as CSV, its records in a random order drawn from `rng`
+    /// (see [`write_synthetic_csv`]); returns the number of records written.
     ///
     /// # Errors
     /// [`Error::Io`] if writing fails.
-    pub fn write_csv<W: Write>(&self, writer: W) -> Result<u64> {
+    pub fn write_csv<W: Write>(&self, writer: W, rng: &mut SecureRng) -> Result<u64> {
         write_synthetic_csv(
             writer,
             &self.columns,
             &self.domains,
             &self.encoding,
             &self.histogram,
+            rng,
         )
     }
 }

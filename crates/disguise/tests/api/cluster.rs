@@ -329,7 +329,8 @@ fn projected_histograms_are_partition_independent() {
             )
             .expect("one process");
         let mut one_csv = Vec::new();
-        one.write_csv(&mut one_csv).expect("csv");
+        one.write_csv(&mut one_csv, &mut SecureRng::insecure_from_seed(5))
+            .expect("csv");
         for (workers, paths) in [
             (1, vec![whole.clone()]),
             (3, vec![whole.clone()]),
@@ -348,7 +349,9 @@ fn projected_histograms_are_partition_independent() {
                 .expect("distributed")
                 .expect("process 0 has the result");
             let mut csv = Vec::new();
-            spread.write_csv(&mut csv).expect("csv");
+            spread
+                .write_csv(&mut csv, &mut SecureRng::insecure_from_seed(5))
+                .expect("csv");
             let what = format!("{workers} workers, {} files", paths.len());
             assert_eq!(spread.attributes, one.attributes, "{what}");
             assert_eq!(spread.histogram(), one.histogram(), "{what}");

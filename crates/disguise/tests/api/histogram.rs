@@ -467,7 +467,10 @@ fn release_decodes_to_valid_rows() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("synthetic.csv");
     let written = release
-        .write_csv(std::fs::File::create(&path).unwrap())
+        .write_csv(
+            std::fs::File::create(&path).unwrap(),
+            &mut SecureRng::insecure_from_seed(2),
+        )
         .unwrap();
     assert_eq!(written, release.synthetic_rows);
     let specs: Vec<ColumnSpec> = release
