@@ -1059,8 +1059,9 @@ class ProjectedHistogram(_Params):
         return self
 
     def sample(self, n: int | None = None) -> Any:
-        """``n`` synthetic records (default: as many as the data had), as a DataFrame when
-        pandas is installed, else a dict of columns. Numeric columns hold bin midpoints."""
+        """``n`` synthetic records (default: as many as the data had), in a random order (the
+        release's ``seed`` makes it reproducible), as a DataFrame when pandas is installed,
+        else a dict of columns. Numeric columns hold bin midpoints."""
         if not hasattr(self, "_release"):
             raise ValueError("this ProjectedHistogram is not fitted yet: call fit first")
         if n is not None:
