@@ -58,7 +58,7 @@
 //! assert_eq!(release.k, 1);
 //! assert!(release.guarantee.unwrap().epsilon <= 2.0);
 //! let mut csv = Vec::new();
-//! release.write_csv(&mut csv)?;
+//! release.write_csv(&mut csv, &mut rng)?;
 //! # Ok::<(), disguise::Error>(())
 //! ```
 
