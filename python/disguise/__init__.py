@@ -967,11 +967,14 @@ class ProjectedHistogram(_Params):
     or a 2-D array/list of rows in the schema's column order.
 
     ``k`` (default: chosen by simulation on public quantities, as the paper) and ``gamma``
-    (default: estimated) may be fixed. ``gamma_rule="surplus"`` (beyond the paper) gives the
-    projection the budget the paper's estimate says it needs and the histogram the rest,
-    instead of splitting all of epsilon in the ratio of the two needs (``"paper"``); it uses
-    public quantities only. Attributes after ``fit``: ``attributes_`` (the chosen
-    predictors), ``k_``, ``gamma_``, ``guarantee_``, ``usefulness_``, ``report_``.
+    (default: estimated) may be fixed. An estimated gamma splits epsilon by ``gamma_rule``:
+    ``"balanced"`` (the default, beyond the paper: the projection and the histogram in the
+    ratio of the square roots of their needs, the histogram's need computed for its real cell
+    space, the histogram at most 10 times its need), ``"paper"`` (Vinterbo's equation (11),
+    the ratio of the two needs) or ``"surplus"`` (the projection its need, the histogram the
+    rest); all use public quantities only. Attributes after ``fit``: ``attributes_`` (the kept
+    predictors, in table order), ``dropped_`` (the predictors left out), ``k_``, ``gamma_``,
+    ``guarantee_``, ``usefulness_``, ``report_``.
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
     the data set named by ``dataset`` (required with a ledger); a fit over the data set's
@@ -1001,7 +1004,7 @@ class ProjectedHistogram(_Params):
         seed: int | None = None,
         ledger: Ledger | None = None,
         dataset: str | None = None,
-        gamma_rule: str = "paper",
+        gamma_rule: str = "balanced",
     ):
         self._keep_params(locals())
 
@@ -1051,6 +1054,7 @@ class ProjectedHistogram(_Params):
         report = json.loads(self._release.report())
         self.report_ = report
         self.attributes_ = list(report["attributes"])
+        self.dropped_ = list(report["dropped"])
         self.k_ = report["k"]
         self.gamma_ = report["gamma"]
         self.guarantee_ = _guarantee(report, bool(report.get("guarantee")))

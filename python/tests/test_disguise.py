@@ -595,14 +595,23 @@ def test_projected_histogram_releases_n_rows_that_keep_the_signal():
     assert by_rows.sample().equals(table)
 
 
-def test_projected_histogram_surplus_gamma_rule_gives_the_histogram_more():
+def test_projected_histogram_gamma_rules_and_the_balanced_default():
     data = sick_table()
-    paper = quiet(disguise.ProjectedHistogram(epsilon=4.0, schema=SCHEMA, k=1, seed=4).fit, data)
-    surplus = quiet(disguise.ProjectedHistogram(
-        epsilon=4.0, schema=SCHEMA, k=1, seed=4, gamma_rule="surplus").fit, data)
+    fit = lambda **kw: quiet(disguise.ProjectedHistogram(
+        epsilon=4.0, schema=SCHEMA, k=1, seed=4, **kw).fit, data)
+    paper, surplus, default = fit(gamma_rule="paper"), fit(gamma_rule="surplus"), fit()
     assert surplus.gamma_ > paper.gamma_
-    assert "beyond the paper" in surplus.report_["gamma_method"]
+    assert surplus.report_["gamma_method"] == "surplus γ rule"
     assert surplus.guarantee_["epsilon"] <= 4.0 + 1e-12
+    # The default is the balanced rule: √h/(√h + √e_p), at most 10 h/ε.
+    assert default.report_["gamma_method"] == "balanced γ rule"
+    est = default.report_["gamma_estimate"]
+    h, p = est["epsilon_h_cells"], est["epsilon_p"]
+    assert default.gamma_ == pytest.approx(min(h**0.5 / (h**0.5 + p**0.5), 10 * h / 4.0), rel=1e-12)
+    # Kept and dropped predictors, in table order.
+    assert len(default.attributes_) == 1
+    assert sorted(default.attributes_ + default.dropped_) == sorted(
+        c["name"] for c in SCHEMA["columns"] if c["name"] != SCHEMA["target"])
     with pytest.raises(ValueError, match="gamma rule"):
         disguise.ProjectedHistogram(epsilon=1.0, schema=SCHEMA, gamma_rule="best").fit(data)
 

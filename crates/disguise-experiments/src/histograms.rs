@@ -85,9 +85,9 @@ pub struct Args {
     /// information, for Satellite's 36 predictors). Example: `--bins 4`.
     #[arg(long, value_name = "B", value_parser = clap::value_parser!(u32).range(1..=1_000))]
     bins: Option<u32>,
-    /// How an estimated γ splits ε: `paper` (Vinterbo's equation (11), default) or
-    /// `surplus` (beyond the paper: the projection gets the ε_p it needs, the histogram the
-    /// rest). Example: `--gamma-rule surplus`.
+    /// How an estimated γ splits ε: `paper` (Vinterbo's equation (11); the default here, so
+    /// that the experiment reproduces the paper), or beyond the paper `balanced` (the library's
+    /// default) or `surplus`. Example: `--gamma-rule balanced`.
     #[arg(long, value_name = "RULE", default_value = "paper", value_parser = parse_gamma_rule)]
     gamma_rule: GammaRule,
 }
@@ -209,12 +209,18 @@ impl Dataset {
     /// discretized domain has two values or more (the bandwidth rule may cut a numeric
     /// predictor into one bin, which carries no information).
     fn informative(&self, n: usize) -> anyhow::Result<usize> {
+        Ok(self.informative_sizes(n)?.len())
+    }
+
+    /// The domain sizes of those predictors, in table order.
+    fn informative_sizes(&self, n: usize) -> anyhow::Result<Vec<u64>> {
         let domains = Discretized::domains_of(&self.schema, n as u64)?;
         Ok(domains
             .iter()
             .enumerate()
             .filter(|&(c, d)| c != self.target && d.size() >= 2)
-            .count())
+            .map(|(_, d)| d.size())
+            .collect())
     }
 }
 
@@ -803,7 +809,7 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
     )?;
 
     // One γ figure per data set: the AUC over the γ grid, the paper's estimate and the
-    // surplus rule's γ (beyond the paper) as vertical lines, so the reader sees how close
+    // surplus and balanced rules' γ (beyond the paper) as vertical lines, so the reader sees how close
     // each lands to the best γ.
     for (di, d) in datasets.iter().enumerate() {
         let Some(points) = series.get(&(Sweep::Gamma, di)) else {
@@ -820,20 +826,21 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
             .find(|p| p.dataset == di)
             .map(|p| p.rows.len() - p.folds.test_indices(0).len())
             .unwrap_or(0);
-        let mut params = disguise::histogram::GammaParams {
+        let params = disguise::histogram::GammaParams {
             bins: bins_given.map(|b| b as usize),
             ..Default::default()
         };
-        params.rule = GammaRule::Surplus;
-        let informative = d.informative(n_train)?;
+        let sizes = d.informative_sizes(n_train)?;
         let estimate = disguise::histogram::estimate_gamma(
             n_train as u64,
-            informative,
+            sizes.len(),
             d.classes,
             k,
             &params,
-        )?;
+        )?
+        .with_domains(n_train as u64, d.classes, k, &sizes, &params)?;
         let surplus = GammaRule::Surplus.gamma(EPSILON, &estimate);
+        let balanced = GammaRule::Balanced.gamma(EPSILON, &estimate);
         // Mean ± 95 % CI over the folds at each γ of the grid.
         let means: Vec<Point> = points
             .iter()
@@ -897,6 +904,16 @@ pub fn run(args: Args) -> anyhow::Result<Report> {
                     .marker(Marker::None),
             )
             .points(vertical(surplus)),
+        )
+        .series(
+            Series::new(
+                format!(
+                    "balanced rule γ = {} (beyond the paper; the default)",
+                    tick_label(balanced)
+                ),
+                Style::of(0).color(d.key.color()).marker(Marker::None),
+            )
+            .points(vertical(balanced)),
         );
         ctx.figure(&format!("gamma_{}", d.key.key()), &chart)?;
     }

@@ -307,6 +307,7 @@ fn print_release(
     }
     warn_if_vacuous(&release.usefulness);
     let written = write_release(release, args, rng)?;
+    eprintln!("note: {}", disguise::text::histogram_columns_note(release));
     let report = HistogramReport {
         data: Some(args.data.iter().map(|p| p.display().to_string()).collect()),
         out: Some(args.out.display().to_string()),

@@ -147,14 +147,7 @@ fn table_output_with_estimated_parameters() {
         .get_output()
         .clone();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    for needle in [
-        "attributes",
-        "gamma",
-        "epsilon_p",
-        "epsilon_h",
-        "histogram",
-        "guarantee",
-    ] {
+    for needle in ["kept", "projection", "histogram", "split", "guarantee"] {
         assert!(stdout.contains(needle), "{stdout}");
     }
     // k simulated: 3 = d − 1 here, so no projection and γ = 1.
@@ -169,9 +162,23 @@ fn table_output_with_estimated_parameters() {
         .clone();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("estimated") && stdout.contains("PRIVATEKD"),
+        stdout.contains("balanced γ rule (needs by the paper's estimate: projection ")
+            && stdout.contains("PRIVATEKD"),
         "{stdout}"
     );
+    // Each quantity once: γ is not printed beside ε_h (the same number at ε = 1), and the
+    // needs are named as needs, apart from the spends.
+    assert!(!stdout.contains("gamma"), "{stdout}");
+    assert_eq!(stdout.matches("ε_h = ").count(), 1, "{stdout}");
+    assert_eq!(stdout.matches("ε_p = ").count(), 1, "{stdout}");
+    // The kept predictor and the dropped ones, on stdout and on stderr.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("note: the synthetic data keeps 2 of 3 predictors ("))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(line.contains("; dropped: "), "{line}");
+    assert!(stdout.contains("  dropped     "), "{stdout}");
 }
 
 #[test]
@@ -383,13 +390,23 @@ fn the_surplus_gamma_rule_gives_the_histogram_what_the_projection_does_not_need(
         )
     };
     let (paper, how) = gamma("paper");
-    assert!(!how.contains("surplus"), "{how}");
+    assert_eq!(how, "paper γ rule");
     let (surplus, how) = gamma("surplus");
-    assert!(
-        how.contains("surplus to the histogram (beyond the paper)"),
-        "{how}"
-    );
+    assert_eq!(how, "surplus γ rule");
     assert!(surplus > paper, "{surplus} vs {paper}");
+    // The default is the balanced rule, and its γ is the library's for the same needs.
+    let out = base(&dir)
+        .args(words(
+            "--epsilon 4 --k 1 --out syn.csv --seed 3 --format json",
+        ))
+        .stdout_ok();
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(doc["gamma_method"], "balanced γ rule");
+    let est: disguise::histogram::GammaEstimate =
+        serde_json::from_value(doc["gamma_estimate"].clone()).unwrap();
+    let balanced = disguise::histogram::GammaRule::Balanced.gamma(4.0, &est);
+    assert_eq!(doc["gamma"].as_f64().unwrap(), balanced, "{doc}");
+    assert_eq!(gamma("balanced").0, balanced);
     // Below what both steps need, the surplus rule is the paper's, and the report says so.
     let low = base(&dir)
         .args(words(

@@ -82,8 +82,9 @@ pub use evaluate::{Classifier, FoldOutcome, ReleaseSummary, evaluate_fold, evalu
 pub use features::FeatureEncoding;
 pub use params::{
     DEFAULT_B, DEFAULT_L, DEFAULT_P, DEFAULT_SAMPLES, DEFAULT_SEED, GammaEstimate, GammaParams,
-    GammaRule, bin_masses, class_size, epsilon_h_required, epsilon_p_required, estimate_gamma,
-    gamma_from, public_k, simulate_k, simulate_k_with, simulated_data, simulated_data_with,
+    GammaRule, GammaSplit, HISTOGRAM_CAP, bin_masses, class_size, epsilon_h_required,
+    epsilon_p_required, estimate_gamma, gamma_from, public_k, simulate_k, simulate_k_with,
+    simulated_data, simulated_data_with,
 };
 pub use privatekd::{
     DEFAULT_SIGMA, Mda, SplitChoice, discernibility_for, mda, nonprivate_kd, private_kd,

@@ -133,8 +133,13 @@ impl ProjectionConfig {
 pub struct ProjectedHistogram {
     /// The target column.
     pub target: String,
-    /// The chosen predictor attributes, in the order PRIVATEKD picked them.
+    /// The predictors kept by the projection, in table order (the synthetic file's order).
     pub attributes: Vec<String>,
+    /// The same predictors in the order PRIVATEKD picked them.
+    pub selection_order: Vec<String>,
+    /// The predictors left out of the release, in table order: those the projection did not
+    /// pick and those with a single value (one bin), which carry no information.
+    pub dropped: Vec<String>,
     /// The released columns (chosen attributes and target) in table order.
     pub columns: Vec<String>,
     /// Number of records n (public).
@@ -150,6 +155,10 @@ pub struct ProjectedHistogram {
     pub gamma: f64,
     /// How γ was chosen.
     pub gamma_method: String,
+    /// What the paper's estimate (Section 2.3.2) says each step needs, when γ was estimated:
+    /// budgets the split is computed from, not what was spent (that is
+    /// [`epsilon_p`](Self::epsilon_p) and [`epsilon_h`](Self::epsilon_h)).
+    pub gamma_estimate: Option<super::params::GammaEstimate>,
     /// Total ε requested.
     pub epsilon: f64,
     /// Budget spent on the projection.
@@ -412,52 +421,46 @@ pub(crate) fn release<R: Rows>(
     let trivial = k >= d1 && !split;
 
     // 2. γ.
-    let (gamma, gamma_method) = if trivial {
+    let (gamma, gamma_method, gamma_estimate) = if trivial {
         if config.gamma.is_some_and(|g| g != 1.0) {
             notes.push(format!(
                 "k = d − 1 = {d1}: every predictor is kept, the projection needs no budget, so \
                  γ = 1 and the whole ε goes to the histogram"
             ));
         }
-        (1.0, "k = d − 1: no projection".to_string())
+        (1.0, "k = d − 1: no projection".to_string(), None)
     } else {
         match config.gamma {
             Some(g) => {
                 if !(g > 0.0 && g <= 1.0) {
                     return Err(Error::param("gamma", format!("must be in (0, 1], got {g}")));
                 }
-                (g, "given".to_string())
+                (g, "given".to_string(), None)
             }
             None => {
-                let est = estimate_gamma(n as u64, d1, q, k, &config.params)?;
-                let gamma = config.params.rule.gamma(eps, &est);
-                let needs = est.epsilon_p + est.epsilon_h;
-                if config.params.rule == super::GammaRule::Surplus && eps < needs {
-                    // Said, never silent: the output is the paper rule's.
-                    notes.push(format!(
-                        "the surplus γ rule needs ε ≥ ε_p + ε_h = {}; ε = {eps} is below that, \
-                         so γ is the paper's ratio (as with --gamma-rule paper)",
-                        crate::numeric::display::sig(needs, 4)
-                    ));
-                }
-                let rule = if gamma == est.gamma {
+                let sizes: Vec<u64> = predictors
+                    .iter()
+                    .map(|&c| data.domains()[c].size())
+                    .collect();
+                let est = estimate_gamma(n as u64, d1, q, k, &config.params)?.with_domains(
+                    n as u64,
+                    q,
+                    k,
+                    &sizes,
+                    &config.params,
+                )?;
+                let split = config.params.rule.split(eps, &est);
+                notes.extend(split.note);
+                let largest = if matches!(config.k, KChoice::Split { .. }) {
+                    format!(", with k = {k}, the largest candidate")
+                } else {
                     String::new()
-                } else {
-                    ", the surplus to the histogram (beyond the paper)".to_string()
                 };
-                let how = if split {
-                    format!(
-                        "estimated (ε_h = {:.4}, ε_p = {:.4}, with k = {k}, the largest \
-                         candidate{rule})",
-                        est.epsilon_h, est.epsilon_p
-                    )
-                } else {
-                    format!(
-                        "estimated (ε_h = {:.4}, ε_p = {:.4}{rule})",
-                        est.epsilon_h, est.epsilon_p
-                    )
-                };
-                (gamma, how)
+                let method = format!(
+                    "{} γ rule{largest}",
+                    crate::names::Named::name(config.params.rule)
+                );
+                (split.gamma, method, Some(est))
             }
         }
     };
@@ -501,13 +504,22 @@ pub(crate) fn release<R: Rows>(
         costs.extend(solution.costs());
         solution.elements
     };
-    let attributes: Vec<String> = elements
+    let selection_order: Vec<String> = elements
         .iter()
         .map(|&a| data.names()[predictors[a]].clone())
         .collect();
     let mut columns: Vec<usize> = elements.iter().map(|&a| predictors[a]).collect();
     columns.push(target);
     columns.sort_unstable();
+    let attributes: Vec<String> = columns
+        .iter()
+        .filter(|&&c| c != target)
+        .map(|&c| data.names()[c].clone())
+        .collect();
+    let dropped: Vec<String> = (0..data.names().len())
+        .filter(|c| *c != target && !columns.contains(c))
+        .map(|c| data.names()[c].clone())
+        .collect();
 
     // 5. The histogram of the projected data.
     let names: Vec<String> = columns.iter().map(|&c| data.names()[c].clone()).collect();
@@ -549,6 +561,8 @@ pub(crate) fn release<R: Rows>(
     Ok(ProjectedHistogram {
         target: data.names()[target].clone(),
         attributes,
+        selection_order,
+        dropped,
         columns: names,
         records: n,
         predictors: d1,
@@ -556,6 +570,7 @@ pub(crate) fn release<R: Rows>(
         k_method,
         gamma,
         gamma_method,
+        gamma_estimate,
         epsilon: eps,
         epsilon_p: eps_p,
         epsilon_h: mechanism.epsilon(),

@@ -38,7 +38,8 @@ pub struct Histogram {
     pub sigma: f64,
     /// γ ∈ (0, 1], the histogram's share of ε; `None` estimates it.
     pub gamma: Option<f64>,
-    /// How an estimated γ splits ε (the paper's equation (11) by default).
+    /// How an estimated γ splits ε ([`GammaRule::Balanced`] by default; the paper's
+    /// equation (11) is [`GammaRule::Paper`]).
     pub gamma_rule: GammaRule,
     /// The threshold constant A of τ = A·ln(n)/ε_h.
     pub threshold_constant: f64,
@@ -47,7 +48,8 @@ pub struct Histogram {
 }
 
 impl Histogram {
-    /// The paper's defaults at budget ε: k simulated (σ = 0.1), γ estimated, A = ½.
+    /// The defaults at budget ε: k simulated (σ = 0.1, the paper's), γ estimated and split
+    /// by [`GammaRule::Balanced`], A = ½.
     pub fn new(epsilon: f64) -> Self {
         Self {
             epsilon,
@@ -55,7 +57,7 @@ impl Histogram {
             k_split: None,
             sigma: DEFAULT_SIGMA,
             gamma: None,
-            gamma_rule: GammaRule::Paper,
+            gamma_rule: GammaRule::Balanced,
             threshold_constant: DEFAULT_A,
             rows: SyntheticRows::Records,
         }

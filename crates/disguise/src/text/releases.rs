@@ -133,40 +133,54 @@ pub fn histogram_summary(
     );
     let _ = writeln!(
         t,
-        "  attributes  {}  (k = {}: {})",
-        release.attributes.join(", "),
+        "  kept        {}  (k = {} of {}: {})",
+        if release.attributes.is_empty() {
+            "no predictor".to_string()
+        } else {
+            release.attributes.join(", ")
+        },
         release.k,
+        release.predictors,
         release.k_method
     );
-    let _ = writeln!(
-        t,
-        "  gamma       {}  ({})",
-        sig(release.gamma, 4),
-        release.gamma_method
-    );
+    if !release.dropped.is_empty() {
+        let _ = writeln!(t, "  dropped     {}", names_list(&release.dropped));
+    }
     if release.epsilon_p > 0.0 {
         let _ = writeln!(
             t,
-            "  epsilon_p   {}  (projection: exponential mechanism in PRIVATEKD)",
+            "  projection  ε_p = {}, exponential mechanism in PRIVATEKD",
             guarantee(release.epsilon_p)
         );
     } else {
-        t.push_str("  epsilon_p   0  (k = every predictor: nothing to choose)\n");
+        t.push_str("  projection  ε_p = 0 (k = every predictor: nothing to choose)\n");
     }
     let _ = writeln!(
         t,
-        "  epsilon_h   {}  (thresholded Laplace histogram, scale 2/ε_h, τ = {})",
+        "  histogram   ε_h = {}, thresholded Laplace (scale 2/ε_h, τ = {}): {} cells ({}), {} \
+         released, {} synthetic records -> {out}",
         guarantee(release.epsilon_h),
-        sig(release.threshold, 4)
-    );
-    let _ = writeln!(
-        t,
-        "  histogram   {} cells ({}), {} released, {} synthetic records -> {out}",
+        sig(release.threshold, 4),
         thousands(release.space_size),
         release.columns.join(" × "),
         thousands(release.support_size as u64),
         thousands(written),
     );
+    let _ = match &release.gamma_estimate {
+        Some(est) => writeln!(
+            t,
+            "  split       {} (needs by the paper's estimate: projection {}, histogram {})",
+            release.gamma_method,
+            sig(est.epsilon_p, 3),
+            sig(est.epsilon_h, 3)
+        ),
+        None => writeln!(
+            t,
+            "  split       γ = {} ({})",
+            input(release.gamma),
+            release.gamma_method
+        ),
+    };
     if release.rows == SyntheticRows::Records {
         let _ = writeln!(
             t,
@@ -200,6 +214,36 @@ pub fn histogram_summary(
         let _ = writeln!(t, "  note        {note}");
     }
     text
+}
+
+/// One line naming the columns a projected histogram's synthetic data keeps and the
+/// predictors it drops (a front end prints it beside the file it writes: the file alone
+/// cannot say what is missing).
+pub fn histogram_columns_note(release: &ProjectedHistogram) -> String {
+    let kept = if release.attributes.is_empty() {
+        "no predictor".to_string()
+    } else {
+        release.attributes.join(", ")
+    };
+    let mut line = format!(
+        "the synthetic data keeps {} of {} predictors ({kept}) and the target {}",
+        release.attributes.len(),
+        release.attributes.len() + release.dropped.len(),
+        release.target
+    );
+    if !release.dropped.is_empty() {
+        let _ = write!(line, "; dropped: {}", names_list(&release.dropped));
+    }
+    line
+}
+
+/// Column names for people: all of them up to 12, else the first 10 and how many more.
+fn names_list(names: &[String]) -> String {
+    if names.len() <= 12 {
+        names.join(", ")
+    } else {
+        format!("{}, and {} more", names[..10].join(", "), names.len() - 10)
+    }
 }
 
 /// The table of a private hypothesis selection: the class searched, the chosen stump, its

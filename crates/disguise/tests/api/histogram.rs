@@ -7,9 +7,9 @@ use crate::support;
 use disguise::SecureRng;
 use disguise::audit::{AuditConfig, audit};
 use disguise::histogram::{
-    Bins, ColumnSpec, ColumnValues, Discretized, Domain, DomainSource, KChoice, MixedRadix,
-    ProjectionConfig, Schema, SparseLaplace, Table, ThresholdedHistogram, bin_count, mda,
-    nonprivate_kd, private_kd, projected_histogram, select_k_by_splitting, simulate_k,
+    Bins, ColumnSpec, ColumnValues, Discretized, Domain, DomainSource, GammaRule, KChoice,
+    MixedRadix, ProjectionConfig, Schema, SparseLaplace, Table, ThresholdedHistogram, bin_count,
+    mda, nonprivate_kd, private_kd, projected_histogram, select_k_by_splitting, simulate_k,
 };
 use disguise::noise::Laplace;
 use disguise::noise::bernoulli::uniform_below;
@@ -522,7 +522,30 @@ fn pipeline_estimates_and_edge_cases() {
     assert!(r.k >= 1 && r.k <= 4);
     assert!(r.gamma > 0.0 && r.gamma <= 1.0);
     assert!(r.guarantee.unwrap().epsilon <= 1.0);
-    assert!(r.gamma_method.starts_with("estimated"));
+    assert!(
+        r.gamma_method.starts_with("balanced γ rule"),
+        "{}",
+        r.gamma_method
+    );
+    let est = r.gamma_estimate.as_ref().expect("γ was estimated");
+    assert_eq!(r.gamma, GammaRule::Balanced.gamma(1.0, est));
+    // Kept predictors in table order, the picks in PRIVATEKD's order, the rest dropped.
+    let names = data.names();
+    let position = |a: &String| names.iter().position(|n| n == a).unwrap();
+    assert!(
+        r.attributes
+            .windows(2)
+            .all(|w| position(&w[0]) < position(&w[1]))
+    );
+    let mut picked = r.selection_order.clone();
+    picked.sort_by_key(position);
+    assert_eq!(picked, r.attributes);
+    assert_eq!(r.attributes.len() + r.dropped.len(), names.len() - 1);
+    assert!(
+        r.dropped
+            .iter()
+            .all(|d| !r.attributes.contains(d) && *d != r.target)
+    );
     // k = d − 1: no projection, γ = 1, everything to the histogram.
     let mut config = ProjectionConfig::new(eps(1.0));
     config.k = KChoice::Given(4);
