@@ -95,12 +95,14 @@ def _warn_seed(seed: int | None) -> int | None:
 
 
 def _warn_if_vacuous(usefulness: dict | None) -> None:
-    """A UsefulnessWarning when the paper's a-priori bound says the release is likely noise
-    (the command line's `warning: likely useless release` line)."""
-    if usefulness and usefulness.get("vacuous"):
+    """A UsefulnessWarning when most of the release is expected to be noise (the command
+    line's `warning: most of the release is expected to be noise` line). A worst-case bound
+    that says nothing at these parameters is not a warning (the release may be good): it is
+    in ``usefulness_`` with ``worst_case`` true."""
+    if usefulness and usefulness.get("vacuous") and not usefulness.get("worst_case", True):
         advice = usefulness.get("advice") or "a larger epsilon would help"
         warnings.warn(
-            f"likely useless release: {usefulness['bound']}; {advice}",
+            f"most of the release is expected to be noise: {usefulness['bound']}; {advice}",
             UsefulnessWarning,
             stacklevel=3,
         )
@@ -547,8 +549,8 @@ class FacilityLocation(_Selected, _Params):
     ``cost`` (public, in records served) maximises f(S) - cost * |S| instead: only candidates
     worth their cost are chosen; the objective is then non-monotone and the default algorithm
     is the subsample-greedy (Algorithm 4). Its utility theorem (Theorem 4.1) needs f >= 0,
-    which f - cost * |S| is not, so no utility bound is claimed (a ``UsefulnessWarning`` says
-    so); the privacy guarantee is unaffected.
+    which f - cost * |S| is not, so no utility bound is claimed (``usefulness_`` says so);
+    the privacy guarantee is unaffected.
 
     The candidates must be public (fixed without looking at the records). Omitting them uses
     the records themselves (apricot's convention): the selection then reveals records and is

@@ -72,10 +72,14 @@ pub(crate) fn selection<P: Serialize + Send + Sync + 'static>(report: Report<P>)
         .zip(values)
         .map(|(before, after)| after - before)
         .collect();
-    let warning = report.usefulness.as_ref().filter(|u| u.vacuous).map(|u| {
-        let advice = u.advice.as_deref().unwrap_or("a larger epsilon would help");
-        format!("likely useless release: {}; {advice}", u.bound)
-    });
+    // A vacuous worst-case bound is a note, kept in the report (`usefulness_`), not a
+    // warning: the release it says nothing about may well be good.
+    let warning = report
+        .usefulness
+        .as_ref()
+        .and_then(disguise::text::usefulness_line)
+        .filter(|(level, _)| *level == "warning")
+        .map(|(_, line)| line);
     Selection {
         selected: report.choice.selected.iter().map(|&i| i as i64).collect(),
         gains,

@@ -82,7 +82,7 @@ fn a_small_budget_warns_and_bad_options_are_one_line() {
         .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(
-        stderr.contains("warning: likely useless release"),
+        stderr.contains("note: the worst-case guarantee says nothing at these parameters"),
         "{stderr}"
     );
     fails_with(

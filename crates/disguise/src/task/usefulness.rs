@@ -1,7 +1,10 @@
 //! Utility said up front: what the paper's analysis promises for a run's public parameters,
-//! and a flag when that promise is vacuous, so that a useless release is announced before
-//! anyone trains on it.
+//! and a flag when that promise is vacuous. A theorem's worst case that says nothing is
+//! printed as a note (most releases it says nothing about are fine); what is expected of a
+//! histogram release, from the release and public quantities, warns when most of it is
+//! expected to be noise.
 
+use crate::numeric::display::{sig, thousands};
 use serde::Serialize;
 
 /// The a-priori utility of a run, from public quantities only (n, ε, the sizes of the
@@ -10,51 +13,82 @@ use serde::Serialize;
 pub struct Usefulness {
     /// The bound or condition the analysis gives, in words with its numbers.
     pub bound: String,
-    /// Whether it is vacuous: the release is then expected to be mostly noise.
+    /// Whether it is vacuous. For a worst-case bound ([`Usefulness::worst_case`]) that says
+    /// only that the theorem promises nothing at these parameters, not that the release is
+    /// bad; for an expectation about this release, that it is expected to be mostly noise.
     pub vacuous: bool,
+    /// Whether the bound is a theorem's worst case over all data sets (front ends print a
+    /// vacuous one as a note), rather than what is expected of this release from public
+    /// quantities (a vacuous one is a warning).
+    pub worst_case: bool,
     /// What would help, when vacuous.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advice: Option<String>,
 }
 
 impl Usefulness {
-    /// The projected histogram's threshold against the counts the data can put in a cell.
+    /// How much of a projected histogram's release is expected to be pure noise: cells no
+    /// record is in whose noisy count passed the threshold by chance. Post-processing of the
+    /// release and public quantities only, so it costs no privacy.
     ///
-    /// A cell is released when its noisy count exceeds τ = A·ln(n)/ε_h (Vinterbo 2012,
-    /// Section 2.2); the noise has scale 2/ε_h. n records spread over the `cells` of the
-    /// projected space give n/cells per cell on average: when τ is above that, most true
-    /// cells stay below the threshold and what is released is dominated by the noise of the
-    /// few largest cells and by spurious ones; when τ ≥ n even a cell holding every record
-    /// needs the noise to pass.
+    /// A cell is released when its noisy count exceeds τ = A·ln(n)/ε_h, the noise Laplace of
+    /// scale b = 2/ε_h (Vinterbo 2012, Section 2.2). An empty cell passes with probability
+    /// P(Lap(b) > τ) = ½·e^{−τ/b}, and then holds τ + b on average (the Laplace tail beyond τ
+    /// is τ plus an exponential of mean b). At most all `cells` cells are empty, so at most
+    /// cells·½e^{−τ/b} released cells are expected to be noise, holding about that many times
+    /// τ + b of the `noisy_rows` = Σ⌈h̃ − ½⌉ rows the noisy counts give; the bound is close
+    /// when most cells are empty (the usual sparse table) and loose when n fills the space.
+    /// Vacuous (a warning) when that share of the rows is at least one half.
     ///
     /// ```
     /// use disguise::task::Usefulness;
-    /// assert!(Usefulness::histogram(120, 2394.0, 64).vacuous);
-    /// assert!(!Usefulness::histogram(30_000, 20.0, 64).vacuous);
+    /// // Adult onto 5 columns at ε_h = 0.9: 20,160 cells, τ = ½·ln(48,842)/0.9 = 6.0, each
+    /// // empty cell passes with probability ½·48,842^(−¼) = 0.0336: up to 678 noise cells.
+    /// let u = Usefulness::histogram(48_842, 0.9, 0.5, 20_160, 1_684, 50_500);
+    /// assert!(u.bound.contains("up to 678 of the 1,684 released cells"), "{}", u.bound);
+    /// assert!(!u.vacuous && !u.worst_case);
+    /// // The same space at ε_h = 0.1: the noise cells hold most of the rows.
+    /// assert!(Usefulness::histogram(48_842, 0.1, 0.5, 20_160, 1_000, 60_000).vacuous);
     /// ```
-    pub fn histogram(n: usize, threshold: f64, cells: u64) -> Self {
-        let n_f = n as f64;
-        let even = n_f / (cells.max(1) as f64);
+    pub fn histogram(
+        n: usize,
+        epsilon_h: f64,
+        a: f64,
+        cells: u64,
+        released: usize,
+        noisy_rows: u64,
+    ) -> Self {
+        let tau = a * (n.max(1) as f64).ln() / epsilon_h;
+        let scale = 2.0 / epsilon_h;
+        let pass = 0.5 * (-tau / scale).exp();
+        let noise_cells = (cells as f64 * pass).min(released as f64);
+        let noise_rows = noise_cells * (tau + scale);
+        let share = if noisy_rows == 0 {
+            if released == 0 { 0.0 } else { 1.0 }
+        } else {
+            (noise_rows / noisy_rows as f64).min(1.0)
+        };
         let bound = format!(
-            "a cell is released when its noisy count exceeds τ = {:.4}; the {n} records spread \
-             evenly over the {cells} cells would give {:.4} per cell",
-            threshold, even
+            "up to {} of the {} released cells are expected to be pure noise (each of the {} \
+             cells, if empty, passes τ = {} with probability ½·e^(−τε_h/2) = {}), holding up to \
+             {} % of the synthetic rows",
+            thousands(noise_cells.round() as u64),
+            thousands(released as u64),
+            thousands(cells),
+            sig(tau, 3),
+            sig(pass, 2),
+            (100.0 * share).round()
         );
-        let vacuous = threshold >= even;
+        let vacuous = share >= 0.5;
         let advice = vacuous.then(|| {
-            if threshold >= n_f {
-                "τ ≥ n: no cell can pass on its records alone, the release is noise; a larger \
-                 ε (τ falls as 1/ε), or more records, would help"
-                    .to_string()
-            } else {
-                "a larger ε, or fewer or coarser columns (smaller k, fewer levels or bins), \
-                 would help"
-                    .to_string()
-            }
+            "a larger ε (τ and the noise fall as 1/ε), or fewer or coarser columns (smaller k, \
+             fewer levels or bins), would help"
+                .to_string()
         });
         Self {
             bound,
             vacuous,
+            worst_case: false,
             advice,
         }
     }
@@ -125,6 +159,7 @@ impl Usefulness {
                     (Mitrovic et al. 2017, Section 4)"
                 .to_string(),
             vacuous: true,
+            worst_case: true,
             advice: Some(
                 "the subsample-greedy (Algorithm 4) has one: (1/e)(1 − 1/e)·OPT minus its \
                  privacy term (Theorem 4.1)"
@@ -255,6 +290,7 @@ impl Usefulness {
                         for a cardinality constraint"
                     .to_string(),
                 vacuous: true,
+                worst_case: true,
                 advice: Some(
                     "the greedy (Algorithm 3) has a proven bound on every matroid: \
                      ½·OPT minus its privacy term, with probability ≥ 95%"
@@ -272,6 +308,7 @@ impl Usefulness {
                     percent(failure)
                 ),
                 vacuous: true,
+                worst_case: true,
                 advice: Some("a smaller failure probability γ would help".to_string()),
             };
         }
@@ -339,6 +376,7 @@ impl Usefulness {
         Self {
             bound,
             vacuous,
+            worst_case: true,
             advice,
         }
     }
@@ -378,6 +416,7 @@ impl Usefulness {
                             without its covering)"
                         .to_string(),
                     vacuous: true,
+                    worst_case: true,
                     advice: Some(
                         "directions bases (cardinality or partition) or sequential carry a bound \
                          against OPT"
@@ -425,6 +464,7 @@ impl Usefulness {
             return Self {
                 bound,
                 vacuous: true,
+                worst_case: true,
                 advice: Some(
                     "the factor of OPT is not positive: more steps T (the discretisation term \
                      is r(r − 1)/(2T)), or more gradient samples, would help"
@@ -443,6 +483,7 @@ impl Usefulness {
         Self {
             bound,
             vacuous,
+            worst_case: true,
             advice,
         }
     }
@@ -477,6 +518,7 @@ impl Usefulness {
                     the public quantities cannot rule out"
                 .to_string(),
             vacuous: true,
+            worst_case: true,
             advice: Some(
                 "without a cost the objective is monotone and non-negative, and the greedy's \
                  (1 − 1/e)·OPT bound applies (Theorem 3.2)"
@@ -580,6 +622,7 @@ impl Usefulness {
         Self {
             bound,
             vacuous,
+            worst_case: true,
             advice,
         }
     }
@@ -623,6 +666,7 @@ impl Usefulness {
         Self {
             bound,
             vacuous,
+            worst_case: true,
             advice,
         }
     }

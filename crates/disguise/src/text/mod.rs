@@ -38,15 +38,34 @@ use crate::task::{Picks, PrivacyReport, Usefulness};
 pub const SEEDED: &str =
     "\n           (only with a secure generator: this seeded run is NOT private)";
 
-/// The warning for a run whose a-priori utility bound is vacuous (the release is then
-/// expected to be mostly noise), with what would help; `None` for a useful one.
-pub fn vacuous_warning(usefulness: &Usefulness) -> Option<String> {
-    usefulness.vacuous.then(|| {
-        let advice = usefulness
-            .advice
-            .as_deref()
-            .unwrap_or("a larger ε would help");
-        format!("likely useless release: {}; {advice}", usefulness.bound)
+/// What a front end prints of a run's a-priori usefulness, as (level, text): a vacuous
+/// worst-case bound is a `note` that the theorem says nothing at these parameters; a vacuous
+/// expectation about the release itself is a `warning`. `None` when the bound is not vacuous.
+pub fn usefulness_line(usefulness: &Usefulness) -> Option<(&'static str, String)> {
+    if !usefulness.vacuous {
+        return None;
+    }
+    let advice = usefulness
+        .advice
+        .as_deref()
+        .unwrap_or("a larger ε would tighten it");
+    Some(if usefulness.worst_case {
+        (
+            "note",
+            format!(
+                "the worst-case guarantee says nothing at these parameters (the release may \
+                 still be good): {}; {advice}",
+                usefulness.bound
+            ),
+        )
+    } else {
+        (
+            "warning",
+            format!(
+                "most of the release is expected to be noise: {}; {advice}",
+                usefulness.bound
+            ),
+        )
     })
 }
 

@@ -96,11 +96,12 @@ fn parse_delimiter(text: &str) -> Result<u8, String> {
     }
 }
 
-/// One `warning:` line on stderr when the run's a-priori utility bound is vacuous
-/// ([`disguise::text::vacuous_warning`]).
+/// One `note:` (a worst-case bound that says nothing) or `warning:` (a release expected to
+/// be mostly noise) line on stderr when the run's a-priori utility bound is vacuous
+/// ([`disguise::text::usefulness_line`]).
 pub fn warn_if_vacuous(usefulness: &disguise::task::Usefulness) {
-    if let Some(warning) = disguise::text::vacuous_warning(usefulness) {
-        eprintln!("warning: {warning}");
+    if let Some((level, line)) = disguise::text::usefulness_line(usefulness) {
+        eprintln!("{level}: {line}");
     }
 }
 
