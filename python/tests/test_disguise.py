@@ -707,3 +707,16 @@ def test_the_namespace_shows_the_public_names_only():
     for name in disguise.__all__:
         assert getattr(disguise, name) is not None
     assert not any(n.startswith("_") and n != "__version__" for n in shown)
+
+
+def test_booleans_match_a_schema_that_spells_them_with_capitals():
+    # One spelling rule: Python's True/False, pandas' "True", a spreadsheet's "TRUE" all match
+    # the levels "True"/"False", and the release writes the schema's spelling.
+    schema = {"target": "sick", "columns": [
+        {"name": "smoker", "type": "categorical", "levels": ["False", "True"]},
+        {"name": "sick", "type": "categorical", "levels": ["no", "yes"]}]}
+    data = {"smoker": [True, False] * 300, "sick": ["yes", "no"] * 300}
+    h = quiet(disguise.ProjectedHistogram(epsilon=2.0, schema=schema, k=1, seed=1).fit, data)
+    assert set(h.sample(200)["smoker"]) == {"False", "True"}
+    mixed = {"smoker": ["TRUE", "false"] * 300, "sick": ["yes", "no"] * 300}
+    quiet(disguise.ProjectedHistogram(epsilon=2.0, schema=schema, k=1, seed=1).fit, mixed)

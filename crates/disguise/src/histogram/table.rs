@@ -351,6 +351,20 @@ impl<'s> SchemaReader<'s> {
                         index.entry(from.clone()).or_insert(target);
                     }
                 }
+                // One spelling rule for booleans wherever a value meets a level: a level
+                // spelled true or false (in any case) matches true, True and TRUE (false,
+                // False, FALSE), whatever wrote the value: Parquet and Python write
+                // `true`/`false`, pandas' CSV `True`/`False`, spreadsheets `TRUE`/`FALSE`.
+                for (i, level) in levels.iter().enumerate() {
+                    let spellings = match level.to_ascii_lowercase().as_str() {
+                        "true" => ["true", "True", "TRUE"],
+                        "false" => ["false", "False", "FALSE"],
+                        _ => continue,
+                    };
+                    for spelling in spellings {
+                        index.entry(spelling.to_string()).or_insert(i as u32);
+                    }
+                }
                 Some(index)
             })
             .collect();
@@ -669,6 +683,44 @@ mod tests {
         // Rows are placed at their lines, past the comment line of the second file.
         assert_eq!(t.place(0, 1), format!("{}:1:2", a.display()));
         assert_eq!(t.place(2, 2), format!("{}:2:3", b.display()));
+    }
+
+    #[test]
+    fn a_boolean_level_matches_every_case_of_its_spelling() {
+        let schema = Schema::from_toml_str(
+            r#"
+            has_header = false
+            columns = [
+                { name = "smoker", type = "categorical", levels = ["False", "True"] },
+                { name = "y", type = "categorical", levels = ["no", "yes"] },
+            ]
+            "#,
+            "s",
+        )
+        .unwrap();
+        let p = write(
+            "bool.csv",
+            "false,no
+True,yes
+TRUE,no
+FALSE,yes
+",
+        );
+        let t = Table::read(&[&p], &schema, DomainSource::Schema).unwrap();
+        assert_eq!(t.column(0), &cat(vec![0, 1, 1, 0]));
+        // Only booleans: other levels match as spelled.
+        let p = write(
+            "bool-bad.csv",
+            "true,No
+",
+        );
+        let e = Table::read(&[&p], &schema, DomainSource::Schema)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("bool-bad.csv:1:2: column 'y': \"No\" is not"),
+            "{e}"
+        );
     }
 
     #[test]
