@@ -32,7 +32,7 @@ import json
 import os
 import math
 import warnings
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -654,6 +654,14 @@ class MaxCoverage(_Selected, _Params):
     occur, and a ``NotPrivateWarning`` says so); a matrix's columns are public by shape.
     ``mechanism="max"``, the non-private greedy (a baseline that ignores epsilon), warns too.
 
+    ``input="edges"`` (the command line's ``--edges``) takes a friendship graph instead:
+    ``fit(edges, candidates=people)`` with ``edges`` an iterable of (u, v) pairs of names (or
+    an (m, 2) array) and ``candidates`` the PUBLIC list of people (required); choosing a person
+    covers their friends, edges with a name outside the list and self-loops are left out, a
+    repeated edge counts once. Neighbours then differ in one friendship, which sits in two
+    friend lists, so the guarantee is group privacy of size 2 of the run's, (2 epsilon,
+    2 e^epsilon delta), and ``guarantee_`` says so.
+
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
     the data set named by ``dataset`` (required with a ledger: one name for every fit on the
     same records, e.g. every fold of a cross-validation); a fit over the data set's limit
@@ -681,15 +689,41 @@ class MaxCoverage(_Selected, _Params):
         seed: int | None = None,
         ledger: Ledger | None = None,
         dataset: str | None = None,
+        input: str = "sets",
     ):
         self._keep_params(locals())
 
     def fit(self, sets: Any, candidates: Sequence | None = None, y: Any = None) -> "MaxCoverage":
-        """Selects the candidates that cover the most of ``sets``; returns self."""
+        """Selects the candidates that cover the most of ``sets`` (with ``input="edges"``:
+        the people whose friends are the most people, ``sets`` then the friendships); returns
+        self."""
         k = _positive_int(self.n_select, "n_select")
         seed = _warn_seed(self.seed)
         private = True
-        if isinstance(sets, np.ndarray) or hasattr(sets, "to_numpy"):
+        edges = None
+        if self.input not in ("sets", "edges"):
+            raise ValueError(f"invalid input {self.input!r}: expected 'sets' or 'edges'")
+        if self.input == "edges":
+            if candidates is None:
+                raise ValueError("invalid candidates: input='edges' needs the public list of people")
+            names = list(candidates)
+            index = {name: i for i, name in enumerate(names)}
+            if len(index) != len(names):
+                raise ValueError("invalid candidates: a name is listed twice")
+            edges = []
+            for pair in (sets.tolist() if isinstance(sets, np.ndarray) else sets):
+                try:
+                    u, v = pair
+                except (TypeError, ValueError):
+                    raise ValueError(f"invalid edges: an edge is a pair of names, got {pair!r}") from None
+                try:
+                    edges.append((index.get(u, -1), index.get(v, -1)))
+                except TypeError:
+                    raise ValueError(f"invalid edges: names must be hashable, got {pair!r}") from None
+            if not edges:
+                raise ValueError("invalid edges: empty")
+            covers = []
+        elif isinstance(sets, np.ndarray) or hasattr(sets, "to_numpy"):
             matrix = np.asarray(sets)
             if matrix.ndim != 2 or matrix.size == 0:
                 raise ValueError(f"invalid sets: expected a non-empty 2-D 0/1 matrix, got shape {matrix.shape}")
@@ -723,7 +757,7 @@ class MaxCoverage(_Selected, _Params):
             # Names not in the public list cover nobody that can be chosen: left out.
             covers = [[index[x] for x in row if x in index] for row in rows]
         selection = _disguise.max_coverage(
-            covers, len(names), k, self._greedy(self.algorithm), self._fit_run(seed)
+            covers, len(names), k, self._greedy(self.algorithm), self._fit_run(seed), edges
         )
         self.candidates_ = names
         note = None if private else "candidates taken from the data: NOT private"
@@ -781,10 +815,14 @@ class FeatureSelector(_Selected, _Params):
     A scikit-learn compatible selector (``fit(X, y)``, ``transform``, ``get_support``,
     ``get_params``/``set_params``; works in ``make_pipeline`` and with ``clone``) that does not
     import scikit-learn. Each column is a set of categories: integers, strings or booleans; a
-    numeric column with more than 32 distinct values must be binned over public bounds first.
-    The categories are taken from the data unless ``categories`` (one list of levels per
-    column) and ``classes`` (the label's levels) give them publicly; when the set of values is
-    itself sensitive, give them.
+    numeric column with more than 32 distinct values must be binned over public bounds:
+    ``bins={"age": (17, 90, 8)}`` cuts column ``age`` (a DataFrame's name, or an index) into 8
+    equal bins over the public range [17, 90], values outside clamped into the edge bins (the
+    command line's ``--bins age:17:90:8``; scikit-learn's ``KBinsDiscretizer`` takes its edges
+    from the data, which is not private). The categories are taken from the data unless
+    ``categories`` (one list of levels per column; a binned column's are its bins) and
+    ``classes`` (the label's levels) give them publicly; when the set of values is itself
+    sensitive, give them.
 
     Privacy: each row is one person's record, neighbouring tables differ in one record and n
     is public; each round is one selection at the objective's proven sensitivity
@@ -827,8 +865,34 @@ class FeatureSelector(_Selected, _Params):
         seed: int | None = None,
         ledger: Ledger | None = None,
         dataset: str | None = None,
+        bins: Mapping[str | int, tuple[float, float, int]] | None = None,
     ):
         self._keep_params(locals())
+
+    def _binned(self, columns: list[np.ndarray], shown: list[str]) -> dict[int, tuple[np.ndarray, list]]:
+        """The columns ``bins`` names, coded by their public bins: index → (codes, levels)."""
+        out: dict[int, tuple[np.ndarray, list]] = {}
+        for key, spec in (self.bins or {}).items():
+            if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+                j = int(key)
+                if not 0 <= j < len(columns):
+                    raise ValueError(f"invalid bins: column {j} does not exist ({len(columns)} columns)")
+            elif key in shown:
+                j = shown.index(key)
+            else:
+                raise ValueError(f"invalid bins: no column named {key!r}")
+            try:
+                lo, hi, count = spec
+            except (TypeError, ValueError):
+                raise ValueError(f"invalid bins of {key!r}: expected (min, max, count), got {spec!r}") from None
+            count = _positive_int(count, f"bins of {key!r}")
+            try:
+                values = np.ascontiguousarray(columns[j], dtype=np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(f"invalid column {shown[j]!r}: binned columns must be numeric") from None
+            codes = _disguise.bin_codes(values, float(lo), float(hi), count, f"column {shown[j]!r}")
+            out[j] = (codes, list(range(count)))
+        return out
 
     def fit(self, X: Any, y: Any) -> "FeatureSelector":
         """Chooses the features of ``X`` most informative about ``y``; returns self."""
@@ -846,7 +910,9 @@ class FeatureSelector(_Selected, _Params):
                 f"invalid categories: {len(self.categories)} lists for {len(columns)} columns"
             )
         shown = names or [f"x{j}" for j in range(len(columns))]
+        binned = self._binned(columns, shown)
         coded = [
+            binned[j] if j in binned else
             _code(c, f"column {shown[j]!r}", None if self.categories is None else self.categories[j])
             for j, c in enumerate(columns)
         ]

@@ -84,7 +84,12 @@ def facility_location(
     run: Run,
 ) -> Selection: ...
 def max_coverage(
-    covers: list[list[int]], candidates: int, k: int, greedy: Greedy, run: Run
+    covers: list[list[int]],
+    candidates: int,
+    k: int,
+    greedy: Greedy,
+    run: Run,
+    edges: list[tuple[int, int]] | None = None,
 ) -> Selection: ...
 def frequent_itemsets(
     transactions: list[list[str]],
@@ -110,6 +115,9 @@ def features(
     greedy: Greedy,
     run: Run,
 ) -> Selection: ...
+def bin_codes(
+    values: npt.NDArray[np.float64], lo: float, hi: float, count: int, name: str
+) -> npt.NDArray[np.uint32]: ...
 def histogram_schema(source: str, kind: str) -> str: ...
 
 class HistogramRelease:

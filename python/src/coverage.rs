@@ -4,13 +4,16 @@ use crate::errors::library_error;
 use crate::ledger::{Charge, reserve};
 use crate::runtime::Run;
 use crate::selection::{Greedy, Selection, run_selection};
-use disguise::task::MaxCoverage;
+use disguise::data::Neighbourhoods;
+use disguise::task::{CoverageInput, MaxCoverage};
 use pyo3::prelude::*;
 
 /// Private maximum coverage: `covers[i]` lists the candidates (in `0..candidates`) that
-/// cover person i. The report of `MaxCoverage`, as a [`Selection`].
+/// cover person i; or, with `edges`, the pairs of node indices of a friendship graph (-1
+/// for a node outside the public list), each node's record its friends. The report of
+/// `MaxCoverage`, as a [`Selection`].
 #[pyfunction]
-#[pyo3(signature = (covers, candidates, k, greedy, run))]
+#[pyo3(signature = (covers, candidates, k, greedy, run, edges = None))]
 pub(crate) fn max_coverage(
     py: Python<'_>,
     covers: Vec<Vec<usize>>,
@@ -18,12 +21,24 @@ pub(crate) fn max_coverage(
     k: usize,
     greedy: Greedy,
     run: Run,
+    edges: Option<Vec<(i64, i64)>>,
 ) -> PyResult<Selection> {
     let charge = Charge::of(&run)?;
     let (algorithm, privacy) = greedy.resolve(&charge)?;
+    let node = |i: i64| usize::try_from(i).ok().filter(|&i| i < candidates);
+    let (covers, input) = match edges {
+        // The library's own reading of an edge list: one record per node, its friends.
+        Some(pairs) => (
+            Neighbourhoods::from_pairs(candidates, pairs.into_iter().map(|(u, v)| (node(u), node(v))))
+                .lists,
+            CoverageInput::Edges,
+        ),
+        None => (covers, CoverageInput::Sets),
+    };
     let request = MaxCoverage {
         algorithm,
         privacy,
+        input,
         ..MaxCoverage::new(k)
     };
     let reserved =

@@ -6,8 +6,33 @@ use crate::runtime::{Run, named};
 use crate::selection::{Greedy, Selection, run_selection};
 use disguise::data::Codes;
 use disguise::task::{FeatureObjective, FeatureTable, Features};
-use numpy::{PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
+
+/// The bin of every value of a numeric column cut into `count` equal bins over the PUBLIC
+/// bounds [lo, hi] (the command line's `--bins COL:MIN:MAX:N`; values outside are clamped
+/// into the edge bins, [`disguise::histogram::Bins::index`]). NaN is refused.
+#[pyfunction]
+pub(crate) fn bin_codes<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'_, f64>,
+    lo: f64,
+    hi: f64,
+    count: usize,
+    name: &str,
+) -> PyResult<Bound<'py, PyArray1<u32>>> {
+    let bins = disguise::histogram::Bins::new(lo, hi, count)
+        .map_err(|e| value_error(format!("invalid bins of {name}: {e}")))?;
+    let values = values.as_slice().map_err(value_error)?;
+    if let Some(i) = values.iter().position(|x| x.is_nan()) {
+        return Err(value_error(format!(
+            "invalid {name}: row {} is NaN (code missing values as a category first)",
+            i + 1
+        )));
+    }
+    let codes: Vec<u32> = values.iter().map(|&x| bins.index(x) as u32).collect();
+    Ok(codes.into_pyarray(py))
+}
 
 /// Private feature selection on a coded table: `codes` is (features, records) — one row of
 /// category codes per feature — and `labels` the label's codes. The report of `Features`,

@@ -40,6 +40,7 @@ fn _disguise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(select::facility_location, m)?)?;
     m.add_function(wrap_pyfunction!(coverage::max_coverage, m)?)?;
     m.add_function(wrap_pyfunction!(features::features, m)?)?;
+    m.add_function(wrap_pyfunction!(features::bin_codes, m)?)?;
     m.add_function(wrap_pyfunction!(histogram::histogram_schema, m)?)?;
     m.add_function(wrap_pyfunction!(histogram::histogram_fit, m)?)?;
     m.add_class::<histogram::HistogramRelease>()?;

@@ -720,3 +720,59 @@ def test_booleans_match_a_schema_that_spells_them_with_capitals():
     assert set(h.sample(200)["smoker"]) == {"False", "True"}
     mixed = {"smoker": ["TRUE", "false"] * 300, "sick": ["yes", "no"] * 300}
     quiet(disguise.ProjectedHistogram(epsilon=2.0, schema=schema, k=1, seed=1).fit, mixed)
+
+
+def test_feature_selector_bins_numeric_columns_over_public_bounds():
+    # A continuous column with many values is refused unless binned over public bounds; with
+    # bins= it is cut by the library's rule (values outside clamped), like --bins COL:MIN:MAX:N.
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 3000)
+    age = np.where(y == 1, rng.uniform(50, 95, 3000), rng.uniform(10, 50, 3000))
+    noise = rng.normal(size=3000)
+    X = np.column_stack([noise, age])
+    with pytest.raises(ValueError, match="PUBLIC bounds"):
+        disguise.FeatureSelector(1, epsilon=5.0).fit(X, y)
+    fit = lambda bins: quiet(disguise.FeatureSelector(1, epsilon=5.0, bins=bins, seed=3).fit, X, y)
+    sel = fit({0: (-4, 4, 8), 1: (17, 90, 8)})
+    assert sel.ranking_.tolist() == [1]
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"noise": noise, "age": age})
+    named = quiet(disguise.FeatureSelector(1, epsilon=5.0, bins={"noise": (-4, 4, 8), "age": (17, 90, 8)},
+                                           seed=3).fit, frame, y)
+    assert named.ranking_.tolist() == [1]
+    # The same codes as the library's bins: 10 and 95 fall outside [17, 90] and are clamped.
+    codes = disguise._disguise.bin_codes(np.array([10.0, 17.0, 53.5, 89.9, 95.0]), 17.0, 90.0, 8, "age")
+    assert codes.tolist() == [0, 0, 4, 7, 7]
+    for bad, match in [({"height": (0, 1, 2)}, "no column named 'height'"),
+                       ({1: (90, 17, 8)}, "invalid bins of column 'x1'"),
+                       ({1: (17, 90)}, "expected \\(min, max, count\\)"),
+                       ({1: (17, 90, 0)}, "bins of 1")]:
+        with pytest.raises(ValueError, match=match):
+            disguise.FeatureSelector(1, epsilon=5.0, bins=bad).fit(X, y)
+    with pytest.raises(ValueError, match="row 2 is NaN"):
+        disguise.FeatureSelector(1, epsilon=5.0, bins={1: (17, 90, 8)}).fit(
+            np.column_stack([noise[:3], [20.0, np.nan, 30.0]]), y[:3])
+
+
+def test_max_coverage_from_an_edge_list_protects_one_friendship():
+    # A star around "hub" plus a pair: the hub's friends are the most people. The unit is one
+    # friendship, in two friend lists: the guarantee is group privacy of size 2.
+    people = ["hub"] + [f"p{i}" for i in range(40)] + ["x", "y"]
+    edges = [("hub", f"p{i}") for i in range(40)] + [("x", "y"), ("x", "y"), ("x", "x"),
+                                                    ("x", "stranger")]
+    sel = quiet(disguise.MaxCoverage(1, epsilon=2.0, input="edges", seed=1).fit, edges,
+                candidates=people)
+    assert [sel.candidates_[i] for i in sel.ranking_] == ["hub"]
+    assert sel.guarantee_["epsilon"] == pytest.approx(4.0)
+    assert "friendship" in sel.report_["neighbouring"] or "friendship" in json.dumps(sel.report_)
+    # The same graph as an (m, 2) array gives the same picks (same seed).
+    array = np.array(edges, dtype=object)
+    again = quiet(disguise.MaxCoverage(1, epsilon=2.0, input="edges", seed=1).fit, array,
+                  candidates=people)
+    assert again.ranking_.tolist() == sel.ranking_.tolist()
+    with pytest.raises(ValueError, match="public list of people"):
+        disguise.MaxCoverage(1, epsilon=2.0, input="edges").fit(edges)
+    with pytest.raises(ValueError, match="a pair of names"):
+        disguise.MaxCoverage(1, epsilon=2.0, input="edges").fit([("a", "b", "c")], candidates=["a"])
+    with pytest.raises(ValueError, match="invalid input"):
+        disguise.MaxCoverage(1, epsilon=2.0, input="graph").fit(edges, candidates=people)

@@ -89,12 +89,7 @@ pub fn read_edge_list_where(
         }
     }
     let shown = path.display().to_string();
-    let mut out = Neighbourhoods {
-        lists: vec![Vec::new(); nodes.len()],
-        edges: 0,
-        dropped: 0,
-        self_loops: 0,
-    };
+    let mut out = Neighbourhoods::empty(nodes.len());
     for_each_line(path, &shown, |number, line| {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -111,27 +106,75 @@ pub fn read_edge_list_where(
                 ends.len()
             )));
         };
-        out.edges += 1;
-        match (index.get(u), index.get(v)) {
-            (Some(&a), Some(&b)) if a == b => out.self_loops += 1,
-            (Some(&a), Some(&b)) => {
-                if keep(a) {
-                    out.lists[a].push(b);
-                }
-                if keep(b) {
-                    out.lists[b].push(a);
-                }
-            }
-            _ => out.dropped += 1,
-        }
+        out.add(index.get(u).copied(), index.get(v).copied(), keep);
         Ok(())
     })?;
     if out.edges == 0 {
         return Err(Error::parse(format!("{shown}: no edges")));
     }
-    for list in &mut out.lists {
-        list.sort_unstable();
-        list.dedup();
-    }
+    out.finish();
     Ok(out)
+}
+
+impl Neighbourhoods {
+    /// `nodes` empty records.
+    fn empty(nodes: usize) -> Self {
+        Self {
+            lists: vec![Vec::new(); nodes],
+            edges: 0,
+            dropped: 0,
+            self_loops: 0,
+        }
+    }
+
+    /// The neighbourhoods of `nodes` nodes from edges given as pairs of node indices, `None`
+    /// for an endpoint outside the public node list (the edge is then left out and counted),
+    /// as [`read_edge_list`] builds them from a file: an edge u–v puts v in u's record and u
+    /// in v's, repeated edges count once, self-loops are left out and counted.
+    ///
+    /// ```
+    /// use disguise::data::Neighbourhoods;
+    /// let n = Neighbourhoods::from_pairs(3, [(Some(0), Some(1)), (Some(1), Some(2)), (Some(0), None)]);
+    /// assert_eq!(n.lists, vec![vec![1], vec![0, 2], vec![1]]);
+    /// assert_eq!((n.edges, n.dropped, n.self_loops), (3, 1, 0));
+    /// ```
+    ///
+    /// # Panics
+    /// If an index is not below `nodes` (a caller's bug: indices come from the node list).
+    pub fn from_pairs(
+        nodes: usize,
+        pairs: impl IntoIterator<Item = (Option<usize>, Option<usize>)>,
+    ) -> Self {
+        let mut out = Self::empty(nodes);
+        for (u, v) in pairs {
+            out.add(u, v, &|_| true);
+        }
+        out.finish();
+        out
+    }
+
+    /// One edge read; only the records `keep` selects are filled.
+    fn add(&mut self, u: Option<usize>, v: Option<usize>, keep: &dyn Fn(usize) -> bool) {
+        self.edges += 1;
+        match (u, v) {
+            (Some(a), Some(b)) if a == b => self.self_loops += 1,
+            (Some(a), Some(b)) => {
+                if keep(a) {
+                    self.lists[a].push(b);
+                }
+                if keep(b) {
+                    self.lists[b].push(a);
+                }
+            }
+            _ => self.dropped += 1,
+        }
+    }
+
+    /// Sorts every record and drops repeated edges.
+    fn finish(&mut self) {
+        for list in &mut self.lists {
+            list.sort_unstable();
+            list.dedup();
+        }
+    }
 }

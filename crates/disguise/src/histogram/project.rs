@@ -4,7 +4,7 @@
 
 use super::discretize::{Discretized, Domain, predictors};
 use super::encode::MixedRadix;
-use super::params::{DEFAULT_SEED, GammaParams, estimate_gamma, public_k, simulate_k};
+use super::params::{DEFAULT_SEED, GammaParams, estimate_gamma, public_k, simulate_k_with};
 use super::privatekd::{DEFAULT_SIGMA, discernibility_for, private_kd, select_k_by_splitting};
 use super::release::write_synthetic_csv;
 use super::sparse::{SparseLaplace, ThresholdedHistogram};
@@ -363,6 +363,16 @@ pub(crate) fn release<R: Rows>(
         .map_err(|_| Error::param("target", "too many target levels"))?;
     let mut notes = Vec::new();
     let eps = config.epsilon.get();
+    // The simulations behind k and γ model the predictors as the paper does, s bins each;
+    // when the schema cuts every numeric predictor into the same given number of bins, that
+    // is s (the paper's rule would model Landsat's 4-bin predictors as 1-bin ones).
+    let params = GammaParams {
+        bins: config
+            .params
+            .bins
+            .or_else(|| schema_bins(data.domains(), &predictors)),
+        ..config.params
+    };
 
     // 1. k (public computations only, except for the split, which runs below).
     let (mut k, mut k_method) = match &config.k {
@@ -390,7 +400,16 @@ pub(crate) fn release<R: Rows>(
             (*k, "given".to_string())
         }
         KChoice::Simulated { sigma, seed } => (
-            simulate_k(n as u64, d1, q, *sigma, *seed)?,
+            simulate_k_with(
+                n as u64,
+                d1,
+                q,
+                params
+                    .bins
+                    .map_or_else(|| super::bin_count(n as u64, d1), Ok)?,
+                *sigma,
+                *seed,
+            )?,
             format!("MDA (σ = {sigma}) on simulated data"),
         ),
         KChoice::Public {
@@ -442,13 +461,8 @@ pub(crate) fn release<R: Rows>(
                     .iter()
                     .map(|&c| data.domains()[c].size())
                     .collect();
-                let est = estimate_gamma(n as u64, d1, q, k, &config.params)?.with_domains(
-                    n as u64,
-                    q,
-                    k,
-                    &sizes,
-                    &config.params,
-                )?;
+                let est = estimate_gamma(n as u64, d1, q, k, &params)?
+                    .with_domains(n as u64, q, k, &sizes, &params)?;
                 let split = config.params.rule.split(eps, &est);
                 notes.extend(split.note);
                 let largest = if matches!(config.k, KChoice::Split { .. }) {
@@ -640,6 +654,17 @@ pub(crate) fn projected_counts(
         }
     }
     Ok(out)
+}
+
+/// The number of bins every numeric predictor shares (a schema's `bins = N` on each, or the
+/// paper's rule on each), when there are numeric predictors and they agree; `None` otherwise.
+fn schema_bins(domains: &[Domain], predictors: &[usize]) -> Option<usize> {
+    let mut counts = predictors.iter().filter_map(|&c| match &domains[c] {
+        Domain::Numeric { bins, .. } => Some(bins.count()),
+        Domain::Categorical { .. } => None,
+    });
+    let first = counts.next()?;
+    counts.all(|c| c == first).then_some(first)
 }
 
 fn check_same_layout(private: &[Domain], public: &Discretized) -> Result<()> {

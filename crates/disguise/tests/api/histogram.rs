@@ -657,3 +657,41 @@ fn bins_reverse_through_midpoints() {
         }
     }
 }
+
+#[test]
+fn the_simulations_model_the_schemas_bins() {
+    // Six numeric predictors the schema cuts into 4 bins each: the simulated data behind k
+    // and γ has 4-bin predictors, not the paper's rule's (here 2), as `--bins 4` does in the
+    // experiment.
+    let columns: Vec<ColumnSpec> = (0..6)
+        .map(|j| ColumnSpec {
+            bins: Some(4),
+            ..ColumnSpec::numeric(&format!("x{j}"), 0.0, 1.0)
+        })
+        .chain([ColumnSpec::categorical("t", &["no", "yes"])])
+        .collect();
+    let schema = Schema::new(columns).unwrap();
+    let mut rng = SecureRng::insecure_from_seed(4);
+    let rows: Vec<Vec<String>> = (0..2000)
+        .map(|_| {
+            let mut row: Vec<String> = (0..6)
+                .map(|_| (uniform_below(&mut rng, 1000) as f64 / 1000.0).to_string())
+                .collect();
+            row.push(["no", "yes"][uniform_below(&mut rng, 2) as usize].to_string());
+            row
+        })
+        .collect();
+    let table = Table::from_rows(&schema, &rows, DomainSource::Schema, "bins").unwrap();
+    let data = Discretized::new(&table).unwrap();
+    assert_eq!(
+        bin_count(2000, 6).unwrap(),
+        2,
+        "the paper's rule differs from the schema's"
+    );
+    let r = projected_histogram(&data, 6, &ProjectionConfig::new(eps(2.0)), &mut rng).unwrap();
+    let sigma = disguise::histogram::DEFAULT_SIGMA;
+    let seed = disguise::histogram::DEFAULT_SEED;
+    let expected = disguise::histogram::simulate_k_with(2000, 6, 2, 4, sigma, seed).unwrap();
+    assert_eq!(r.k, expected);
+    assert_eq!(r.gamma_estimate.unwrap().bins, 4);
+}
