@@ -764,7 +764,9 @@ def test_max_coverage_from_an_edge_list_protects_one_friendship():
                 candidates=people)
     assert [sel.candidates_[i] for i in sel.ranking_] == ["hub"]
     assert sel.guarantee_["epsilon"] == pytest.approx(4.0)
-    assert "friendship" in sel.report_["neighbouring"] or "friendship" in json.dumps(sel.report_)
+    assert sel.report_["input"] == "edges"
+    assert sel.report_["privacy_unit"].startswith("one friendship (an edge of the graph")
+    assert sel.report_["records"] == len(people)
     # The same graph as an (m, 2) array gives the same picks (same seed).
     array = np.array(edges, dtype=object)
     again = quiet(disguise.MaxCoverage(1, epsilon=2.0, input="edges", seed=1).fit, array,
