@@ -92,7 +92,11 @@ pub struct Args {
     /// guarantee either way.
     #[arg(long, value_name = "HOW", value_parser = named::<SyntheticRows>(), default_value_t)]
     rows: SyntheticRows,
-    /// Where to write the synthetic dataset (CSV with a header). Example: `--out synthetic.csv`.
+    /// Where to write the synthetic dataset (CSV with a header): the kept predictors and the
+    /// target in the schema's order, records in random order; a categorical value is its
+    /// level as the schema spells it, a numeric value the midpoint of its bin (the bins are
+    /// equal-width over the schema's bounds; the JSON report names the kept and dropped
+    /// columns). Example: `--out synthetic.csv`.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
     /// Take missing numeric bounds and categorical levels from the data. NOT PRIVATE: the
