@@ -12,7 +12,7 @@ use support::{delta, eps};
 use disguise::apps::*;
 use disguise::data::read_columns;
 use disguise::histogram::{
-    Discretized, DomainSource, ProjectionConfig, Schema, Table, projected_histogram,
+    Discretized, DomainSource, GammaRule, ProjectionConfig, Schema, Table, projected_histogram,
 };
 use disguise::prelude::*;
 use std::path::PathBuf;
@@ -177,10 +177,19 @@ fn adult_end_to_end() {
     let release = projected_histogram(&data, target, &config, &mut rng).unwrap();
     // The simulation gives k = 4 for Adult's shape (2 bins per numeric predictor).
     assert_eq!(release.k, 4, "{release:?}");
+    // The default split is the balanced rule's (about 0.70 here); the paper's equation (11)
+    // would give the histogram about 0.16.
+    let estimate = release.gamma_estimate.as_ref().unwrap();
+    assert_eq!(release.gamma, GammaRule::Balanced.gamma(1.0, estimate));
     assert!(
-        release.gamma > 0.05 && release.gamma < 0.5,
+        release.gamma > 0.6 && release.gamma < 0.8,
         "{}",
         release.gamma
+    );
+    assert!(
+        estimate.gamma > 0.05 && estimate.gamma < 0.5,
+        "{}",
+        estimate.gamma
     );
     assert!(release.guarantee.unwrap().epsilon <= 1.0);
     assert!(
