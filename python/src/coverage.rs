@@ -29,8 +29,11 @@ pub(crate) fn max_coverage(
     let (covers, input) = match edges {
         // The library's own reading of an edge list: one record per node, its friends.
         Some(pairs) => (
-            Neighbourhoods::from_pairs(candidates, pairs.into_iter().map(|(u, v)| (node(u), node(v))))
-                .lists,
+            Neighbourhoods::from_pairs(
+                candidates,
+                pairs.into_iter().map(|(u, v)| (node(u), node(v))),
+            )
+            .lists,
             CoverageInput::Edges,
         ),
         None => (covers, CoverageInput::Sets),
