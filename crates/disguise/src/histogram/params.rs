@@ -377,6 +377,17 @@ impl Default for GammaParams {
     }
 }
 
+impl GammaParams {
+    /// The number of bins s of the simulated predictors: [`GammaParams::bins`], else the
+    /// paper's [`bin_count`]`(n, d − 1)`.
+    ///
+    /// # Errors
+    /// As [`bin_count`].
+    pub fn simulated_bins(&self, n: u64, predictors: usize) -> Result<usize> {
+        self.bins.map_or_else(|| bin_count(n, predictors), Ok)
+    }
+}
+
 /// The estimated γ and how it was obtained.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct GammaEstimate {
@@ -457,10 +468,7 @@ pub fn estimate_gamma(
     k: usize,
     params: &GammaParams,
 ) -> Result<GammaEstimate> {
-    let bins = match params.bins {
-        Some(bins) => bins,
-        None => bin_count(n, predictors)?,
-    };
+    let bins = params.simulated_bins(n, predictors)?;
     let masses = bin_masses(bins, params.samples, params.seed)?;
     let z = class_size(n, q.max(1), k, &masses);
     let epsilon_h = epsilon_h_required(n, z, params.p, params.a)?;

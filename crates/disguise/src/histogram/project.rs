@@ -404,9 +404,7 @@ pub(crate) fn release<R: Rows>(
                 n as u64,
                 d1,
                 q,
-                params
-                    .bins
-                    .map_or_else(|| super::bin_count(n as u64, d1), Ok)?,
+                params.simulated_bins(n as u64, d1)?,
                 *sigma,
                 *seed,
             )?,
