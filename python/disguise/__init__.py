@@ -482,6 +482,7 @@ class _Selected:
             "mechanism": str(self.mechanism),
             "rule": str(self.rule),
             "algorithm": str(algorithm),
+            "estimate_utility": _estimate_epsilon(getattr(self, "estimate_utility", None)),
         }
 
     def _set_selection(self, selection: Any, private: bool, note: str | None = None) -> None:
@@ -518,6 +519,22 @@ class _Selected:
     def usefulness_(self) -> dict | None:
         """The paper's a-priori utility bound and whether it is vacuous."""
         return self.report_.get("usefulness")
+
+    @property
+    def utility_estimate_(self) -> dict | None:
+        """With ``estimate_utility=``: the private estimate of the choice's utility
+        (``estimate``, its 95 % interval ``low`` to ``high``, the ``epsilon`` it spent), else
+        None."""
+        return self.report_.get("utility_estimate")
+
+
+def _estimate_epsilon(value: Any) -> float | None:
+    """``estimate_utility=`` as the native call takes it (checked there)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"invalid estimate_utility: {value!r} (an epsilon, e.g. 0.1)")
+    return float(value)
 
 
 def _guarantee(report: dict, private: bool, note: str | None = None) -> dict:
@@ -562,6 +579,10 @@ class FacilityLocation(_Selected, _Params):
     same records, e.g. every fold of a cross-validation); a fit over the data set's limit
     raises ``BudgetExceeded`` and leaves the estimator unfitted.
 
+    ``estimate_utility=eps`` also releases a private estimate of the choice's utility, with
+    its 95 % interval (``utility_estimate_``), by the Laplace mechanism at that extra epsilon:
+    the guarantee adds it by basic composition and a ledger charges it.
+
     Attributes after ``fit``: ``ranking_`` (selected candidate indices in selection order),
     ``gains_`` (their marginal gains, computed on the private records: NOT covered by the
     guarantee), ``guarantee_`` (epsilon, delta, rule, private), ``usefulness_`` (the paper's
@@ -590,6 +611,7 @@ class FacilityLocation(_Selected, _Params):
         seed: int | None = None,
         ledger: Ledger | None = None,
         dataset: str | None = None,
+        estimate_utility: float | None = None,
     ):
         self._keep_params(locals())
 
@@ -667,6 +689,10 @@ class MaxCoverage(_Selected, _Params):
     same records, e.g. every fold of a cross-validation); a fit over the data set's limit
     raises ``BudgetExceeded`` and leaves the estimator unfitted.
 
+    ``estimate_utility=eps`` also releases a private estimate of the choice's utility, with
+    its 95 % interval (``utility_estimate_``), by the Laplace mechanism at that extra epsilon:
+    the guarantee adds it by basic composition and a ledger charges it.
+
     Attributes after ``fit``: ``ranking_``, ``gains_`` (people newly covered by each pick, NOT
     covered by the guarantee), ``candidates_`` (the names ``ranking_`` indexes),
     ``guarantee_``, ``usefulness_``, ``report_``.
@@ -690,6 +716,7 @@ class MaxCoverage(_Selected, _Params):
         ledger: Ledger | None = None,
         dataset: str | None = None,
         input: str = "sets",
+        estimate_utility: float | None = None,
     ):
         self._keep_params(locals())
 

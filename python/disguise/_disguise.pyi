@@ -48,6 +48,7 @@ class Greedy(TypedDict):
     mechanism: str
     rule: str
     algorithm: str
+    estimate_utility: float | None
 
 def select_one(
     scores: npt.NDArray[np.float64],

@@ -25,6 +25,7 @@ pub(crate) fn max_coverage(
 ) -> PyResult<Selection> {
     let charge = Charge::of(&run)?;
     let (algorithm, privacy) = greedy.resolve(&charge)?;
+    let estimate = greedy.estimate()?;
     let node = |i: i64| usize::try_from(i).ok().filter(|&i| i < candidates);
     let (covers, input) = match edges {
         // The library's own reading of an edge list: one record per node, its friends.
@@ -44,11 +45,13 @@ pub(crate) fn max_coverage(
         input,
         ..MaxCoverage::new(k)
     };
-    let reserved =
-        reserve(&charge, &greedy.mechanism, || request.plan(candidates)).map_err(library_error)?;
+    let reserved = reserve(&charge, &greedy.mechanism, || {
+        greedy.planned(request.plan(candidates)?)
+    })
+    .map_err(library_error)?;
     let work = covers.iter().map(|c| c.len() as u128 + 1).sum::<u128>() * k as u128;
     // The front door itself: validation, the objective, one run and its report.
-    run_selection(py, work, run.seed, reserved, move |rng| {
+    run_selection(py, work, run.seed, reserved, estimate, move |rng| {
         request.run(candidates, &covers, rng)
     })
 }

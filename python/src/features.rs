@@ -55,6 +55,7 @@ pub(crate) fn features(
     let charge = Charge::of(&run)?;
     let objective = named::<FeatureObjective>(objective)?;
     let (algorithm, privacy) = greedy.resolve(&charge)?;
+    let estimate = greedy.estimate()?;
     let request = Features {
         objective,
         algorithm,
@@ -62,8 +63,10 @@ pub(crate) fn features(
         ..Features::new(k)
     };
     request.validate().map_err(value_error)?;
-    let reserved =
-        reserve(&charge, &greedy.mechanism, || request.plan(names.len())).map_err(library_error)?;
+    let reserved = reserve(&charge, &greedy.mechanism, || {
+        greedy.planned(request.plan(names.len())?)
+    })
+    .map_err(library_error)?;
     let n = labels.len();
     let flat = codes.as_slice().map_err(value_error)?;
     if codes.shape()[1] != n || names.len() != codes.shape()[0] || arities.len() != names.len() {
@@ -88,7 +91,7 @@ pub(crate) fn features(
         labels: Codes::from(labels.as_slice().map_err(value_error)?.to_vec()),
         label_levels,
     };
-    run_selection(py, work, run.seed, reserved, move |rng| {
+    run_selection(py, work, run.seed, reserved, estimate, move |rng| {
         request.run(table, rng)
     })
 }

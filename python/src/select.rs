@@ -35,6 +35,7 @@ pub(crate) fn facility_location(
     }
     let metric = named::<Metric>(metric)?;
     let (algorithm, privacy) = greedy.resolve(&charge)?;
+    let estimate = greedy.estimate()?;
     let request = Select {
         metric,
         normalizer,
@@ -45,7 +46,7 @@ pub(crate) fn facility_location(
     };
     request.validate().map_err(value_error)?;
     let reserved = reserve(&charge, &greedy.mechanism, || {
-        request.plan(candidates.shape()[0])
+        greedy.planned(request.plan(candidates.shape()[0])?)
     })
     .map_err(library_error)?;
     let objective = request
@@ -56,7 +57,7 @@ pub(crate) fn facility_location(
         )
         .map_err(value_error)?;
     let work = points.shape()[0] as u128 * candidates.shape()[0] as u128 * k as u128;
-    run_selection(py, work, run.seed, reserved, move |rng| {
+    run_selection(py, work, run.seed, reserved, estimate, move |rng| {
         let prepared = request.prepare(&objective)?;
         let solution = prepared.run_once(rng)?;
         Ok(prepared.report(&solution))

@@ -6,8 +6,10 @@ use crate::errors::value_error;
 use crate::ledger::{Charge, within};
 use crate::runtime::{generator, named, named_among, run_sized};
 use disguise::noise::SecureRng;
+use disguise::privacy::Epsilon;
 use disguise::privacy::Guarantee;
-use disguise::task::{Algorithm, CompositionChoice, Privacy, Report};
+use disguise::select::SelectorKind;
+use disguise::task::{Algorithm, CompositionChoice, Params, Privacy, PrivacyReport, Report};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use serde::Serialize;
@@ -93,20 +95,26 @@ pub(crate) fn selection<P: Serialize + Send + Sync + 'static>(report: Report<P>)
 /// Runs a selection task (`work` units of work: [`run_sized`]) with the generator of `seed`,
 /// holds its guarantee to what was `reserved` for it ([`within`]) and returns its report as a
 /// [`Selection`].
+/// With `estimate`, the report also holds a private estimate of the choice's utility at that
+/// ε ([`Report::with_utility_estimate`]), drawn after the run from the same generator.
 pub(crate) fn run_selection<P, F>(
     py: Python<'_>,
     work: u128,
     seed: Option<u64>,
     reserved: Option<Option<Guarantee>>,
+    estimate: Option<Epsilon>,
     task: F,
 ) -> PyResult<Selection>
 where
-    P: Serialize + Send + Sync + 'static,
+    P: Params + Send + Sync + 'static,
     F: FnOnce(&mut SecureRng) -> disguise::Result<Report<P>> + Send + 'static,
 {
     let mut rng = generator(seed)?;
     let report = run_sized(py, work, move || {
-        let report = task(&mut rng)?;
+        let mut report = task(&mut rng)?;
+        if let Some(e) = estimate {
+            report = report.with_utility_estimate(e, &mut rng)?;
+        }
         within(reserved, report.privacy.guarantee)?;
         Ok(report)
     })?;
@@ -126,6 +134,8 @@ pub(crate) struct Greedy {
     pub(crate) mechanism: String,
     rule: String,
     algorithm: String,
+    /// The ε of a private estimate of the choice's utility, if one is asked for.
+    estimate_utility: Option<f64>,
 }
 
 impl Greedy {
@@ -148,5 +158,30 @@ impl Greedy {
             composition: named::<CompositionChoice>(&self.rule)?,
         };
         Ok((algorithm, privacy))
+    }
+
+    /// The ε of the utility estimate, checked (a valid budget, a private mechanism).
+    pub(crate) fn estimate(&self) -> PyResult<Option<Epsilon>> {
+        let Some(e) = self.estimate_utility else {
+            return Ok(None);
+        };
+        let epsilon = Epsilon::total(e)
+            .map_err(|err| value_error(format!("invalid estimate_utility: {err}")))?;
+        if named_among(&self.mechanism, Privacy::MECHANISMS)? == SelectorKind::Argmax {
+            return Err(value_error(
+                "invalid estimate_utility: mechanism max is not private, so an estimate would \
+                 protect nothing (its exact utility is in the report)",
+            ));
+        }
+        Ok(Some(epsilon))
+    }
+
+    /// What the request plans to spend (`plan`), with the utility estimate's ε (at most as
+    /// given) added when one is asked for.
+    pub(crate) fn planned(&self, plan: PrivacyReport) -> disguise::Result<PrivacyReport> {
+        match self.estimate_utility {
+            Some(e) => plan.with_estimate(e),
+            None => Ok(plan),
+        }
     }
 }

@@ -270,3 +270,39 @@ def test_a_zcdp_limit_admits_many_small_releases(ledger):
         ledger.set_limit("pure", epsilon=1.0, rule="zcdp")
     with pytest.raises(ValueError, match="rule"):
         ledger.set_limit("pure", epsilon=1.0, rule="advanced")
+
+
+def test_a_utility_estimate_is_charged_with_the_picks(ledger):
+    # 200 people: "a" covers half, "b" a quarter. The estimate of the share covered spends
+    # 0.5 more, in the guarantee and in the ledger.
+    people = [["a"], ["b"], ["a"], ["c"]] * 50
+    ledger.set_limit("people", epsilon=3.0)
+    sel = disguise.MaxCoverage(
+        2, epsilon=1.0, estimate_utility=0.5, ledger=ledger, dataset="people"
+    ).fit(people, candidates=["a", "b", "c"])
+    est = sel.utility_estimate_
+    assert est["epsilon"] == 0.5 and est["sensitivity"] == pytest.approx(1 / 200)
+    assert 0.0 <= est["low"] <= est["estimate"] <= est["high"] <= 1.0
+    assert est["high"] - est["low"] <= 2 * (1 / 100) * np.log(20) + 1e-6
+    assert sel.guarantee_["epsilon"] == 1.5 and sel.guarantee_["rule"] == "basic"
+    assert sel.report_["selection_guarantee"]["epsilon"] == 1.0
+    assert ledger.status("people")["spent"]["epsilon"] == 1.5
+    # Without it, no estimate and no extra spend.
+    plain = disguise.MaxCoverage(2, epsilon=1.0, seed=3).fit(people, candidates=["a", "b", "c"])
+    assert plain.utility_estimate_ is None and plain.guarantee_["epsilon"] == 1.0
+    with pytest.raises(ValueError, match="invalid estimate_utility"):
+        disguise.MaxCoverage(1, epsilon=1.0, estimate_utility=0).fit(people, candidates=["a"])
+    with pytest.raises(ValueError, match="invalid estimate_utility"):
+        disguise.MaxCoverage(1, epsilon=1.0, estimate_utility="much").fit(people, candidates=["a"])
+    with pytest.raises(ValueError, match="protect nothing"):
+        disguise.MaxCoverage(1, mechanism="max", estimate_utility=0.1).fit(
+            people, candidates=["a"]
+        )
+    # Facility location: the share of the records' service, sensitivity 1/n.
+    X = np.random.default_rng(0).normal(size=(400, 2))
+    grid = np.random.default_rng(1).uniform(-2, 2, size=(10, 2))
+    fl = disguise.FacilityLocation(2, epsilon=1.0, estimate_utility=0.2, seed=5).fit(
+        X, candidates=grid
+    )
+    assert fl.utility_estimate_["sensitivity"] == pytest.approx(1 / 400)
+    assert fl.guarantee_["epsilon"] == pytest.approx(1.2)

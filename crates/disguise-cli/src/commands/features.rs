@@ -203,6 +203,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         privacy: args.privacy.privacy(),
     };
     args.privacy.check_trials()?;
+    args.privacy.refuse_estimate("features")?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     // Bad --bins specs are reported before the data is read.
     let bins = bin_specs(&args)?;

@@ -151,3 +151,112 @@ fn bad_input_is_one_line() {
         "continuous-greedy",
     );
 }
+
+#[test]
+fn a_private_estimate_of_the_coverage_is_in_the_guarantee_and_the_ledger() {
+    let (edges, users) = graph();
+    let dir = dir_with(
+        "estimate",
+        &[("friends.txt", &edges), ("users.txt", &users)],
+    );
+    let base = "cover --edges friends.txt --candidates users.txt --k 3 --epsilon 1 --delta 1e-6";
+    let out = disguise(&dir)
+        .args(words(base))
+        .args(words("--estimate-utility 0.5 --seed 3 --format json"))
+        .stdout_ok();
+    let doc = json(&out);
+    let e = &doc["utility_estimate"];
+    // One friendship moves two friend lists, so the share covered by 2/200, and the
+    // estimate's ε = 0.5 is for the edge, as the picks' (2, 2e·1e-6) is.
+    assert_eq!(e["sensitivity"], 0.01, "{doc}");
+    assert_eq!(e["epsilon"], 0.5, "{doc}");
+    assert!(
+        (e["noise_scale"].as_f64().unwrap() - 0.02).abs() < 1e-9,
+        "{doc}"
+    );
+    let (low, estimate, high) = (
+        e["low"].as_f64().unwrap(),
+        e["estimate"].as_f64().unwrap(),
+        e["high"].as_f64().unwrap(),
+    );
+    assert!(
+        0.0 <= low && low <= estimate && estimate <= high && high <= 1.0,
+        "{doc}"
+    );
+    // The 95 % interval is ± b·ln 20 wide (less where the range clips it).
+    assert!(high - low <= 2.0 * 0.02 * 20f64.ln() + 1e-6, "{doc}");
+    let picks = doc["selection_guarantee"]["epsilon"].as_f64().unwrap();
+    assert_eq!(picks, 2.0, "{doc}");
+    assert_eq!(doc["guarantee"]["epsilon"], 2.5, "{doc}");
+    assert_eq!(doc["guarantee"]["rule"], "basic", "{doc}");
+    assert_eq!(
+        doc["guarantee"]["delta"], doc["selection_guarantee"]["delta"],
+        "{doc}"
+    );
+    // The table prints the estimate and the sum.
+    let table = disguise(&dir)
+        .args(words(base))
+        .args(words("--estimate-utility 0.5 --seed 3"))
+        .stdout_ok();
+    let table = String::from_utf8(table).unwrap();
+    assert!(
+        table.contains("utility estimate (private, Laplace, ε = 0.5): ")
+            && table.contains("for the picks and the utility estimate together")
+            && table.contains("and ε = 0.5 for the utility estimate"),
+        "{table}"
+    );
+    // A ledger charges the picks and the estimate: 2.5 of the edge's 3.
+    disguise(&dir)
+        .args(words("ledger init l.db"))
+        .assert()
+        .success();
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger l.db --dataset g --epsilon 3 --delta 1e-4",
+        ))
+        .assert()
+        .success();
+    let charged = format!("{base} --estimate-utility 0.5 --ledger l.db --dataset g -q");
+    disguise(&dir).args(words(&charged)).stdout_ok();
+    let show = json(
+        &disguise(&dir)
+            .args(words("ledger show --ledger l.db --dataset g --format json"))
+            .stdout_ok(),
+    );
+    let spent = show.to_string();
+    assert!(spent.contains("\"epsilon\":2.5"), "{spent}");
+    // A second release would exceed the limit: refused with exit code 3.
+    let refused = disguise(&dir).args(words(&charged)).output().unwrap();
+    assert_eq!(refused.status.code(), Some(3));
+}
+
+#[test]
+fn an_estimate_is_refused_where_it_cannot_be_made() {
+    let (edges, users) = graph();
+    let dir = dir_with(
+        "no-estimate",
+        &[("friends.txt", &edges), ("users.txt", &users)],
+    );
+    let base = "cover --edges friends.txt --candidates users.txt --k 3";
+    for (extra, needle) in [
+        (
+            "--epsilon 1 --estimate-utility 0",
+            "invalid --estimate-utility: epsilon must be",
+        ),
+        (
+            "--epsilon 1 --estimate-utility 0.1 --trials 3",
+            "drop --trials",
+        ),
+        (
+            "--epsilon 1 --estimate-utility 0.1 --format csv",
+            "use --format table or json",
+        ),
+        (
+            "--mechanism max --estimate-utility 0.1",
+            "would protect nothing",
+        ),
+    ] {
+        let args = format!("{base} {extra}");
+        fails_with(&dir, &words(&args), needle);
+    }
+}

@@ -245,6 +245,17 @@ fn bad_input_is_one_line_exit_2_and_nothing_on_stdout() {
             &["--data", "only.csv", "--label", "y", "--exclude", "id"],
             "no feature columns",
         ),
+        (
+            &[
+                "--label",
+                "y",
+                "--exclude",
+                "id,age",
+                "--estimate-utility",
+                "0.1",
+            ],
+            "invalid --estimate-utility: features has no utility with a public sensitivity",
+        ),
     ];
     for (extra, expected) in cases {
         let args = with_defaults("features --data t.csv --k 1 --epsilon 1", extra);

@@ -234,6 +234,25 @@ pub struct Guarantee {
 }
 
 impl Guarantee {
+    /// This guarantee followed by a pure ε-DP mechanism that may depend on its output:
+    /// (ε₁ + ε, δ₁)-DP by basic composition (Dwork and Roth 2014, Theorem 3.16), reported as
+    /// the exact sum of the two decimals, rounded up, with the rule [`compose::Rule::Basic`].
+    ///
+    /// ```
+    /// use disguise::privacy::{Guarantee, compose::Rule};
+    /// let g = Guarantee { epsilon: 0.7, delta: 1e-6, rule: Rule::Zcdp };
+    /// let both = g.then_pure(0.1);
+    /// assert_eq!((both.epsilon, both.delta, both.rule), (0.8, 1e-6, Rule::Basic));
+    /// ```
+    pub fn then_pure(self, epsilon: f64) -> Guarantee {
+        use crate::numeric::decimal::{carrier_up, shortest};
+        Guarantee {
+            epsilon: carrier_up(&(shortest(self.epsilon) + shortest(epsilon))),
+            delta: self.delta,
+            rule: compose::Rule::Basic,
+        }
+    }
+
     /// The guarantee for neighbours that differ in up to `size` records (group privacy): an
     /// (ε, δ)-DP mechanism is (kε, k·e^{(k−1)ε}·δ)-DP for datasets that differ in k records
     /// (Dwork and Roth 2014, Theorem 2.2, for δ = 0; Vadhan 2017, "The Complexity of

@@ -497,6 +497,15 @@ impl super::Params for AssignParams {
     fn mechanism(&self) -> &'static str {
         self.mechanism
     }
+    /// None yet: how far a k-submodular objective's value (not its gains) moves between
+    /// neighbours is not derived for every objective of this task.
+    fn utility_scale(&self) -> Result<super::UtilityScale> {
+        Err(Error::param(
+            "estimate_utility",
+            "not available for assign: the sensitivity of a k-submodular objective's value \
+             is not derived (select, cover and cut have one)",
+        ))
+    }
 }
 
 #[cfg(test)]

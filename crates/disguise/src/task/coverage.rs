@@ -83,9 +83,9 @@ impl CoverageInput {
         match self {
             CoverageInput::Sets => "one person's set (one line of the sets), replace-one",
             CoverageInput::Edges => {
-                "one friendship (an edge of the graph, replace-one); it sits in two friend \
-                 lists, so the guarantee is group privacy of size 2 of the friend lists': \
-                 (2ε, 2e^ε·δ)"
+                "one friendship (an edge of the graph) added or removed; it sits in two \
+                 friend lists, so the guarantee is group privacy of size 2 of the friend \
+                 lists': (2ε, 2e^ε·δ)"
             }
         }
     }
@@ -370,6 +370,12 @@ impl super::Params for CoverageParams {
     }
     fn protects_edge(&self) -> bool {
         self.input == CoverageInput::Edges
+    }
+    /// The share of people covered, in [0, 1]: one person's set moves it by 1/n; one
+    /// friendship added or removed changes two friend lists, so by 2/n — the estimate is
+    /// then calibrated for the edge, as the report's guarantee is.
+    fn utility_scale(&self) -> Result<super::UtilityScale> {
+        super::UtilityScale::of(f64::from(self.input.group()), self.records, 0.0, 1.0)
     }
 }
 

@@ -283,6 +283,11 @@ impl super::Params for CutParams {
     fn protects_edge(&self) -> bool {
         true
     }
+    /// The share of edges cut, in [0, 1]: replacing one edge moves the cut by at most 1
+    /// ([`GraphCut`]'s *Sensitivity*), the share by 1/|E|.
+    fn utility_scale(&self) -> Result<super::UtilityScale> {
+        super::UtilityScale::of(1.0, self.edges, 0.0, 1.0)
+    }
 }
 
 #[cfg(test)]

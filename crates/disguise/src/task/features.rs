@@ -508,6 +508,14 @@ impl super::Params for FeaturesParams {
     fn mechanism(&self) -> &'static str {
         self.mechanism
     }
+    /// None: the utility I(X_S; Y)/H(Y) divides by the label's entropy, itself private.
+    fn utility_scale(&self) -> Result<super::UtilityScale> {
+        Err(Error::param(
+            "estimate_utility",
+            "the features' utility I(X_S; Y)/H(Y) divides by the label's entropy, which is \
+             itself private: it has no public sensitivity to estimate it by",
+        ))
+    }
 }
 
 impl FeatureObjective {

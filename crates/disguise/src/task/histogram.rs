@@ -87,6 +87,8 @@ impl Histogram {
             guarantees: Vec::new(),
             calls: Vec::new(),
             secure_rng: true,
+            selection_guarantee: None,
+            estimate_epsilon: None,
         })
     }
 

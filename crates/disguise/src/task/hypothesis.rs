@@ -120,6 +120,8 @@ impl Hypothesis {
             guarantees: Vec::new(),
             calls: if private { vec![(cost, 1)] } else { Vec::new() },
             secure_rng: true,
+            selection_guarantee: None,
+            estimate_epsilon: None,
         })
     }
 

@@ -42,6 +42,7 @@ mod assign;
 mod coverage;
 mod cut;
 mod demo;
+mod estimate;
 mod features;
 mod histogram;
 mod hypothesis;
@@ -59,6 +60,9 @@ pub use assign::{
 pub use coverage::{CoverageInput, CoverageParams, CoverageReport, MaxCoverage, PreparedCoverage};
 pub use cut::{CutParams, CutReport, MaxCut, PreparedCut};
 pub use demo::{DemoPick, DemoReport};
+pub use estimate::{
+    ESTIMATE_CONFIDENCE, UtilityEstimate, UtilityScale, estimate_noise, estimate_utility,
+};
 pub use features::{
     BinSpec, FeatureObjective, FeatureTable, Features, FeaturesParams, FeaturesReport,
     LabelledTable, MAX_NUMERIC_LEVELS, PreparedFeatures, SchemaColumns, count_features,
@@ -426,9 +430,57 @@ pub struct PrivacyReport {
     /// states it as its own `secure_rng`.
     #[serde(skip)]
     pub secure_rng: bool,
+    /// With a utility estimate ([`PrivacyReport::with_estimate`]): the guarantee of the picks
+    /// alone; [`PrivacyReport::guarantee`] is then the whole release's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection_guarantee: Option<Guarantee>,
+    /// With a utility estimate: the ε it spent, added to the picks' by basic composition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimate_epsilon: Option<f64>,
 }
 
 impl PrivacyReport {
+    /// The same release with a utility estimate at ε_u ([`estimate_utility`]) added: one
+    /// more pure ε_u-DP call (the Laplace mechanism), and the guarantee (ε + ε_u, δ) of the
+    /// picks and the estimate together by basic composition (Dwork and Roth 2014, Theorem
+    /// 3.16: the estimate depends on the picks, which that theorem allows). `spent` is the
+    /// estimate's ε under the report's own neighbour relation ([`estimate_noise`]), so a
+    /// report already stated for a group (an edge of a graph) takes it as it is. The
+    /// per-round budget and the composition rule still describe the picks; every rule's
+    /// guarantee becomes the sum's, proved by basic composition.
+    ///
+    /// ```
+    /// use disguise::task::{Select, WithPrivacy};
+    /// let plan = Select::new(3).epsilon(1.0).plan(10)?;
+    /// let both = plan.clone().with_estimate(0.1)?;
+    /// assert_eq!(both.guarantee.unwrap().epsilon, 1.1);
+    /// assert_eq!(both.selection_guarantee, plan.guarantee);
+    /// assert_eq!(both.calls.len(), plan.calls.len() + 1);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `estimate_utility` for a run without a guarantee
+    /// (the non-private argmax): an estimate would add privacy to nothing; ε invalid.
+    pub fn with_estimate(mut self, spent: f64) -> Result<Self> {
+        let epsilon = Epsilon::new(spent)?;
+        let Some(selection) = self.guarantee else {
+            return Err(Error::param(
+                "estimate_utility",
+                "the run has no privacy guarantee (--mechanism max), so an estimate of its \
+                 utility would protect nothing: its exact utility is in the report",
+            ));
+        };
+        let total = selection.then_pure(spent);
+        self.guarantee = Some(total);
+        self.guarantees = vec![total];
+        self.calls
+            .push((crate::privacy::PrivacyCost::Pure { epsilon }, 1));
+        self.selection_guarantee = Some(selection);
+        self.estimate_epsilon = Some(spent);
+        Ok(self)
+    }
+
     /// The report a run will have, planned before it starts ([`crate::maximize::planned`]),
     /// for a secure generator (a front end running seeded says so when it reserves).
     pub fn planned(plan: &crate::maximize::Planned) -> Self {
@@ -441,6 +493,8 @@ impl PrivacyReport {
             guarantees: Vec::new(),
             calls: plan.calls.clone(),
             secure_rng: true,
+            selection_guarantee: None,
+            estimate_epsilon: None,
         }
     }
 
@@ -454,6 +508,10 @@ impl PrivacyReport {
         }
         self.guarantee = self.guarantee.map(|g| g.group(size));
         self.guarantees = self.guarantees.iter().map(|g| g.group(size)).collect();
+        self.selection_guarantee = self.selection_guarantee.map(|g| g.group(size));
+        self.estimate_epsilon = self
+            .estimate_epsilon
+            .map(|e| crate::numeric::round::mul_up(f64::from(size), e));
         self.calls = self
             .calls
             .into_iter()
@@ -474,6 +532,8 @@ impl PrivacyReport {
             guarantees: solution.guarantees.clone(),
             calls: solution.calls.clone(),
             secure_rng: solution.secure_rng,
+            selection_guarantee: None,
+            estimate_epsilon: None,
         }
     }
 }

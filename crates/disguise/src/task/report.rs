@@ -6,11 +6,12 @@
 //! The values and utilities in a report are computed on the private data for evaluation:
 //! they are NOT covered by the guarantee, which protects the choice only.
 
-use super::{PrivacyReport, Usefulness};
+use super::{PrivacyReport, Usefulness, UtilityEstimate, UtilityScale, estimate_utility};
 use crate::error::{Error, Result};
 use crate::maximize::{Assignment, Solution};
 use crate::noise::SecureRng;
 use crate::numeric::stats::mean_std;
+use crate::privacy::Epsilon;
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 
@@ -30,6 +31,10 @@ pub struct Report<P, C = Picks> {
     /// What was chosen, with its (non-private) values.
     #[serde(flatten)]
     pub choice: C,
+    /// A private estimate of the choice's utility, when one was asked for
+    /// ([`Report::with_utility_estimate`]); its ε is in the guarantee.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utility_estimate: Option<UtilityEstimate>,
     /// What the run spent and the end-to-end guarantee (of each trial, for [`Trials`]).
     #[serde(flatten)]
     pub privacy: PrivacyReport,
@@ -51,6 +56,7 @@ impl<P> Report<P> {
             task,
             usefulness,
             choice: Picks::of(run, utility),
+            utility_estimate: None,
             privacy,
             secure_rng: run.solution().secure_rng,
         }
@@ -68,6 +74,44 @@ impl<P> Report<P> {
         self
     }
 
+    /// The same report with a private estimate of the choice's utility at `epsilon`
+    /// ([`estimate_utility`]), its cost added to the guarantee
+    /// ([`PrivacyReport::with_estimate`]). The task's [`Params::utility_scale`] says how far
+    /// its utility moves between neighbours.
+    ///
+    /// ```
+    /// use disguise::SecureRng;
+    /// use disguise::privacy::Epsilon;
+    /// use disguise::task::{MaxCoverage, WithPrivacy};
+    /// // 300 people, covered by candidates 0 (100), 1 (150) or 2 (50).
+    /// let covers: Vec<Vec<usize>> = (0..300).map(|i| vec![[0, 1, 1, 2, 0, 1][i % 6]]).collect();
+    /// let mut rng = SecureRng::from_os()?;
+    /// let report = MaxCoverage::new(2).epsilon(1.0).run(3, &covers, &mut rng)?;
+    /// let both = report.with_utility_estimate(Epsilon::new(0.5)?, &mut rng)?;
+    /// let e = both.utility_estimate.as_ref().unwrap();
+    /// assert!(e.low <= e.estimate && e.estimate <= e.high);
+    /// assert_eq!(both.privacy.guarantee.unwrap().epsilon, 1.5);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `estimate_utility` for a task whose utility has no
+    /// public sensitivity, or a run without a guarantee; as [`estimate_utility`].
+    pub fn with_utility_estimate(mut self, epsilon: Epsilon, rng: &mut SecureRng) -> Result<Self>
+    where
+        P: Params,
+    {
+        let scale = self.task.utility_scale()?;
+        if self.privacy.guarantee.is_none() {
+            // Refused before any noise is drawn, with with_estimate's reason.
+            self.privacy.clone().with_estimate(epsilon.get())?;
+        }
+        let estimate = estimate_utility(self.choice.final_utility, &scale, epsilon, rng)?;
+        self.privacy = self.privacy.with_estimate(estimate.epsilon)?;
+        self.utility_estimate = Some(estimate);
+        Ok(self)
+    }
+
     /// The report of many trials: this (the first trial's) parameters, usefulness and
     /// privacy, with the picks of every trial.
     pub fn with_trials(self, trials: Trials) -> Report<P, Trials> {
@@ -75,6 +119,7 @@ impl<P> Report<P> {
             task: self.task,
             usefulness: self.usefulness,
             choice: trials,
+            utility_estimate: self.utility_estimate,
             privacy: self.privacy,
             secure_rng: self.secure_rng,
         }
@@ -90,6 +135,19 @@ pub trait Params: Serialize {
     /// one person's record.
     fn protects_edge(&self) -> bool {
         false
+    }
+    /// How the task's utility moves between neighbouring data sets, and its range, for a
+    /// private estimate of it ([`Report::with_utility_estimate`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `estimate_utility` (the default): the task's
+    /// utility has no public sensitivity.
+    fn utility_scale(&self) -> Result<UtilityScale> {
+        Err(Error::param(
+            "estimate_utility",
+            "this task's utility has no public sensitivity, so it cannot be estimated \
+             privately",
+        ))
     }
 }
 

@@ -771,6 +771,13 @@ impl super::Params for SelectParams {
     fn mechanism(&self) -> &'static str {
         self.mechanism
     }
+    /// f(S)/n with f facility location (each record's term in [0, 1], so one record moves
+    /// it by 1/n: [`FacilityLocation`](crate::objective::FacilityLocation)'s *Sensitivity*)
+    /// minus the public cost of the k picks, in [−cost·k/n, 1].
+    fn utility_scale(&self) -> Result<super::UtilityScale> {
+        let low = -(self.cost * self.k as f64) / self.points.max(1) as f64;
+        super::UtilityScale::of(1.0, self.points, low.min(0.0), 1.0)
+    }
 }
 
 /// Whether a cost is absent (serde's `skip_serializing_if` takes a reference).

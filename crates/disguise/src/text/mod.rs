@@ -110,6 +110,33 @@ pub fn budget_line(report: &PrivacyReport, epsilon: f64, delta: f64) -> Option<S
     ))
 }
 
+/// The line of a private utility estimate: the estimate and its interval, rounded as
+/// people read them (3 decimals; the interval outward), and what it spent.
+///
+/// ```
+/// use disguise::task::UtilityEstimate;
+/// let e = UtilityEstimate {
+///     estimate: 0.8712, low: 0.8493, high: 0.8931, confidence: 0.95, epsilon: 0.1,
+///     sensitivity: 1e-4, noise_scale: 1e-3, mechanism: "laplace",
+/// };
+/// assert_eq!(
+///     disguise::text::utility_estimate_line(&e),
+///     "utility estimate (private, Laplace, ε = 0.1): 0.871, 95 % interval [0.849, 0.894]"
+/// );
+/// ```
+pub fn utility_estimate_line(e: &crate::task::UtilityEstimate) -> String {
+    let down = |x: f64| fixed((x * 1000.0).floor() / 1000.0, 3);
+    let up = |x: f64| fixed((x * 1000.0).ceil() / 1000.0, 3);
+    format!(
+        "utility estimate (private, Laplace, ε = {}): {}, {} % interval [{}, {}]",
+        guarantee(e.epsilon),
+        fixed(e.estimate, 3),
+        fixed(e.confidence * 100.0, 0),
+        down(e.low),
+        up(e.high)
+    )
+}
+
 /// The guarantee line of a greedy run, saying what neighbouring data sets differ in
 /// (`neighbours`), with a second line for `trials` runs released together and one for a
 /// seeded run ([`SEEDED`]); `None` for a non-private run.
@@ -120,12 +147,25 @@ pub fn guarantee_line(
     neighbours: &str,
 ) -> Option<String> {
     let g = report.guarantee?;
-    let mut line = format!(
-        "guarantee: ({}, {})-differentially private, proved by {} composition ({neighbours})",
-        guarantee(g.epsilon),
-        guarantee(g.delta),
-        g.rule
-    );
+    let mut line = match (report.selection_guarantee, report.estimate_epsilon) {
+        (Some(picks), Some(e)) => format!(
+            "guarantee: ({}, {})-differentially private for the picks and the utility estimate \
+             together ({neighbours})\n           by basic composition of the picks' ({}, {}), \
+             proved by {} composition, and the estimate's ε = {}",
+            guarantee(g.epsilon),
+            guarantee(g.delta),
+            guarantee(picks.epsilon),
+            guarantee(picks.delta),
+            picks.rule,
+            guarantee(e)
+        ),
+        _ => format!(
+            "guarantee: ({}, {})-differentially private, proved by {} composition ({neighbours})",
+            guarantee(g.epsilon),
+            guarantee(g.delta),
+            g.rule
+        ),
+    };
     if let Some(n) = trials {
         let n = thousands(n);
         line.push_str(&format!(
@@ -335,6 +375,8 @@ mod tests {
             guarantees: Vec::new(),
             calls: Vec::new(),
             secure_rng: true,
+            selection_guarantee: None,
+            estimate_epsilon: None,
         }
     }
 

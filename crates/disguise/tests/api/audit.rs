@@ -23,6 +23,8 @@
 //!    library's greedy passes at a set where a gain moves by 2·w_max, the cut with λ halved
 //!    once more is flagged, and the picks follow the exponential mechanism at w_max exactly
 //!    (chi-square).
+//! 7. The private utility estimate: passes at the coverage task's Δ = 1/n and is flagged with
+//!    the noise halved; its noise is Laplace of its scale (chi-square).
 
 use crate::support;
 use disguise::audit::exact::exponential_probabilities;
@@ -1149,4 +1151,97 @@ fn cut_greedy_draws_from_the_exponential_mechanism_at_w_max() {
     let test = chi_square(&counts, &old).unwrap();
     println!("cut greedy against the law at 2·w_max: {test:?}");
     assert!(test.p_value < 1e-4, "{test:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// 7. The private estimate of a choice's utility (task/estimate.rs)
+// ---------------------------------------------------------------------------------------
+
+/// Ten people; on D person 0 is covered by candidate 0, on D′ by nobody (one record
+/// replaced), so the share covered by S = {0} moves by 1/10, the coverage task's Δ.
+fn estimate_neighbours() -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let d: Vec<Vec<usize>> = (0..10).map(|i| vec![i % 2]).collect();
+    let mut d_prime = d.clone();
+    d_prime[0] = vec![];
+    (d, d_prime)
+}
+
+/// The estimate of the share of people S = {0} covers, bucketed to a quarter of its noise
+/// scale (a finite output for the audit), at ε_u = 1 with the sensitivity `scale` says.
+fn bucketed_estimate(
+    rng: &mut SecureRng,
+    covers: &[Vec<usize>],
+    scale: &disguise::task::UtilityScale,
+) -> Result<i64> {
+    let covered = covers.iter().filter(|c| c.contains(&0)).count();
+    let utility = covered as f64 / covers.len() as f64;
+    let e = disguise::task::estimate_utility(utility, scale, Epsilon::new(1.0)?, rng)?;
+    Ok((e.estimate / (0.25 * e.noise_scale)).floor() as i64)
+}
+
+#[test]
+fn utility_estimate_passes_at_the_tasks_sensitivity_and_half_of_it_is_flagged() {
+    // 60,000 runs per side, confidence 1 − 1e-6 (false alarm ≤ 1e-6 per audit); seeds 93
+    // (the coverage task's own Δ = 1/n) and 94 (Δ/2: the noise halved, the planted error).
+    use disguise::task::{MaxCoverage, Params};
+    let (d, d_prime) = estimate_neighbours();
+    let report = MaxCoverage::new(1)
+        .epsilon(1.0)
+        .run(2, &d, &mut SecureRng::insecure_from_seed(1))
+        .unwrap();
+    let scale = report.task.utility_scale().unwrap();
+    assert_eq!(scale.sensitivity, 0.1);
+    // A wide range, so that clamping (post-processing) does not hide the planted error.
+    let scale = disguise::task::UtilityScale {
+        low: -10.0,
+        high: 10.0,
+        ..scale
+    };
+    let config = AuditConfig::new(60_000);
+    let real = |rng: &mut SecureRng, c: &Vec<Vec<usize>>| bucketed_estimate(rng, c, &scale);
+    let mut rng = SecureRng::insecure_from_seed(93);
+    let report = audit(real, &d, &d_prime, &config, &mut rng).unwrap();
+    let line = summary("utility estimate, Δ = 1/n", &report);
+    assert!(!report.violates(1.0), "{line}");
+    assert!(report.epsilon_lower > 0.7, "{line}");
+    let halved = disguise::task::UtilityScale {
+        sensitivity: scale.sensitivity / 2.0,
+        ..scale
+    };
+    let broken = |rng: &mut SecureRng, c: &Vec<Vec<usize>>| bucketed_estimate(rng, c, &halved);
+    let mut rng = SecureRng::insecure_from_seed(94);
+    let report = audit(broken, &d, &d_prime, &config, &mut rng).unwrap();
+    let line = summary("utility estimate, Δ/2 (planted)", &report);
+    assert!(report.violates(1.0), "{line}");
+}
+
+#[test]
+fn utility_estimate_draws_laplace_noise_of_its_scale() {
+    // 20,000 estimates of u = 0.5 at b = 0.1, bucketed at the quantiles of Lap(b) into 10
+    // equally likely cells (the clamp is far away): chi-square, false-alarm rate 1e-4.
+    let scale = disguise::task::UtilityScale {
+        sensitivity: 0.1,
+        low: -100.0,
+        high: 100.0,
+    };
+    let mut rng = SecureRng::insecure_from_seed(95);
+    let b = 0.1;
+    let quantile = |p: f64| {
+        if p < 0.5 {
+            b * (2.0 * p).ln()
+        } else {
+            -b * (2.0 * (1.0 - p)).ln()
+        }
+    };
+    let edges: Vec<f64> = (1..10).map(|i| quantile(i as f64 / 10.0)).collect();
+    let mut counts = vec![0u64; 10];
+    for _ in 0..20_000 {
+        let e = disguise::task::estimate_utility(0.5, &scale, Epsilon::new(1.0).unwrap(), &mut rng)
+            .unwrap();
+        assert!((e.noise_scale - b).abs() < 1e-9);
+        let noise = e.estimate - 0.5;
+        counts[edges.iter().filter(|&&q| q < noise).count()] += 1;
+    }
+    let test = chi_square(&counts, &[0.1; 10]).unwrap();
+    assert!(test.p_value > 1e-4, "{counts:?}: p = {}", test.p_value);
 }

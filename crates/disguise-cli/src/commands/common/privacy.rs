@@ -52,6 +52,13 @@ pub struct PrivacyArgs {
     /// Example: `--seed 42`.
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
+    /// Also release a private estimate of the choice's utility (the share of people
+    /// covered, of edges cut, the facility-location utility) with its 95 % interval,
+    /// spending this extra ε with the Laplace mechanism. The guarantee adds it by basic
+    /// composition, and a ledger records it. select, cover and cut only; one trial. Example:
+    /// `--estimate-utility 0.1`.
+    #[arg(long, value_name = "EPS", allow_negative_numbers = true)]
+    pub estimate_utility: Option<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: RowFormat,
@@ -63,10 +70,48 @@ pub struct PrivacyArgs {
 }
 
 impl PrivacyArgs {
-    /// Checks `--trials` (the budget and mechanism are checked by the task's request).
+    /// Checks `--trials` and `--estimate-utility` (the budget and mechanism are checked by
+    /// the task's request).
     pub fn check_trials(&self) -> anyhow::Result<()> {
         if self.trials == Some(0) {
             bail!("invalid --trials: must be at least 1");
+        }
+        self.estimate()?;
+        Ok(())
+    }
+
+    /// The ε of `--estimate-utility`, checked: a valid budget, for one private trial printed
+    /// as a table or JSON.
+    pub fn estimate(&self) -> anyhow::Result<Option<disguise::privacy::Epsilon>> {
+        let Some(e) = self.estimate_utility else {
+            return Ok(None);
+        };
+        let epsilon = disguise::privacy::Epsilon::total(e)
+            .map_err(|err| anyhow::anyhow!("invalid --estimate-utility: {err}"))?;
+        if self.trials.is_some_and(|t| t > 1) {
+            bail!("invalid --estimate-utility: it estimates one release's utility (drop --trials)");
+        }
+        if self.mechanism == SelectorKind::Argmax {
+            bail!(
+                "invalid --estimate-utility: --mechanism max is not private, so an estimate \
+                 would protect nothing (its exact utility is printed)"
+            );
+        }
+        if self.format == RowFormat::Csv {
+            bail!(
+                "invalid --estimate-utility: use --format table or json (CSV has no place for it)"
+            );
+        }
+        Ok(Some(epsilon))
+    }
+
+    /// Refuses `--estimate-utility` for a task whose utility has no public sensitivity.
+    pub fn refuse_estimate(&self, task: &str) -> anyhow::Result<()> {
+        if self.estimate_utility.is_some() {
+            bail!(
+                "invalid --estimate-utility: {task} has no utility with a public sensitivity to \
+                 estimate it by (select, cover and cut have one)"
+            );
         }
         Ok(())
     }
@@ -80,6 +125,7 @@ impl PrivacyArgs {
                  --workers/--hosts)"
             );
         }
+        self.estimate()?;
         Ok(())
     }
 
@@ -95,7 +141,13 @@ impl PrivacyArgs {
             return Ok(None);
         };
         super::ledger::refuse_non_private(true, self.mechanism != SelectorKind::Argmax)?;
-        let plan = plan().map_err(|e| flagged(e, &flag_of))?;
+        let mut plan = plan().map_err(|e| flagged(e, &flag_of))?;
+        if let Some(e) = self.estimate()? {
+            // The estimate spends at most the ε typed (`estimate_noise`).
+            plan = plan
+                .with_estimate(e.get())
+                .map_err(|e| flagged(e, &flag_of))?;
+        }
         let reserved = charge.reserve(
             &plan,
             disguise::names::Named::name(self.mechanism),
@@ -202,7 +254,7 @@ pub fn run_and_print<T, P, F>(
 ) -> anyhow::Result<()>
 where
     T: Picked,
-    P: Serialize,
+    P: disguise::task::Params,
     F: Fn(&mut SecureRng) -> disguise::Result<T> + Sync,
 {
     super::ledger::refuse_non_private(reserved.is_some(), args.mechanism != SelectorKind::Argmax)?;
@@ -232,6 +284,10 @@ where
     // Keyed only now, after every check: the warning of a seeded run is the last thing
     // printed before the results, never before an error.
     let mut rng = rng_from_seed(args.seed)?;
+    let estimate = args.estimate()?;
+    // The estimate's own generator, forked only when one is asked for (a seeded run without
+    // it draws as before).
+    let mut estimate_rng = estimate.map(|_| rng.fork());
     let mut first: Option<Report<P>> = None;
     let mut finals = MeanStd::default();
     let mut csv: Option<CsvOut> = None;
@@ -245,7 +301,13 @@ where
             if let Some(reserved) = reserved {
                 reserved.check(s.guarantee)?;
             }
-            let r = report(&trial);
+            let mut r = report(&trial);
+            if let (Some(e), Some(erng)) = (estimate, estimate_rng.as_mut()) {
+                r = r.with_utility_estimate(e, erng)?;
+                if let Some(reserved) = reserved {
+                    reserved.check(r.privacy.guarantee)?;
+                }
+            }
             // Said before any result, in every format (it depends on public quantities only).
             if let Some(u) = &r.usefulness {
                 bar.suspend(|| super::warn_if_vacuous(u));
@@ -329,8 +391,15 @@ where
 /// has instead.
 pub fn budget_line<P>(report: &Report<P>, args: &PrivacyArgs) -> String {
     let epsilon = args.epsilon.unwrap_or(f64::NAN);
-    text::budget_line(&report.privacy, epsilon, args.delta)
-        .unwrap_or_else(|| "budget: none (--mechanism max is the non-private baseline)".into())
+    let line = text::budget_line(&report.privacy, epsilon, args.delta)
+        .unwrap_or_else(|| "budget: none (--mechanism max is the non-private baseline)".into());
+    match &report.utility_estimate {
+        Some(e) => format!(
+            "{line};\n        and ε = {} for the utility estimate",
+            disguise::numeric::display::input(args.estimate_utility.unwrap_or(e.epsilon))
+        ),
+        None => line,
+    }
 }
 
 /// The guarantee line of a run of `--mechanism max`.
@@ -355,6 +424,9 @@ fn print_closing<P: Serialize>(
         RowFormat::Table => {
             println!();
             println!("{}", labels.note);
+            if let Some(e) = &first.utility_estimate {
+                println!("{}", text::utility_estimate_line(e));
+            }
             let (privacy, secure) = (&first.privacy, first.secure_rng);
             let line = text::guarantee_line(privacy, args.trials, secure, labels.neighbours);
             println!("{}", line.unwrap_or_else(|| NON_PRIVATE.to_string()));

@@ -148,6 +148,8 @@ impl ItemsetBudget {
             guarantees: Vec::new(),
             calls,
             secure_rng: true,
+            selection_guarantee: None,
+            estimate_epsilon: None,
         }
     }
 
