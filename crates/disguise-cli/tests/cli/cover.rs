@@ -260,3 +260,21 @@ fn an_estimate_is_refused_where_it_cannot_be_made() {
         fails_with(&dir, &words(&args), needle);
     }
 }
+
+#[test]
+fn an_estimate_over_workers_is_the_one_process_estimate() {
+    let (edges, users) = graph();
+    let dir = dir_with("estimate-workers", &[("friends.txt", &edges), ("users.txt", &users)]);
+    let run = |extra: &str| {
+        disguise(&dir)
+            .args(words(
+                "cover --edges friends.txt --candidates users.txt --k 3 --epsilon 1",
+            ))
+            .args(words("--estimate-utility 0.5 --seed 9 --format json"))
+            .args(words(extra))
+            .stdout_ok()
+    };
+    let one = run("");
+    assert!(json(&one)["utility_estimate"]["estimate"].is_f64());
+    assert_eq!(one, run("--workers 2"));
+}

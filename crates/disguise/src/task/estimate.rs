@@ -19,6 +19,12 @@
 //! the second mechanism to depend on the first one's output) — the guarantee the release
 //! then states ([`PrivacyReport::with_estimate`](super::PrivacyReport::with_estimate)).
 //!
+//! # Precision
+//! u is a double, f(S)/c rounded once: two neighbours' utilities differ by at most
+//! Δ + 2·½ulp, at most Δ + 2⁻⁵²·max(|low|, |high|, 1). The noise is calibrated to that
+//! bound ([`estimate_noise`]), not to Δ alone, so the rounding of u costs no privacy; the
+//! report states Δ.
+//!
 //! # What is printed
 //! The estimate is clamped to the utility's public range [`UtilityScale::low`,
 //! `UtilityScale::high`] (post-processing). The interval ũ ± b·ln(1/α) holds the true
@@ -100,8 +106,11 @@ pub struct UtilityEstimate {
 /// # Errors
 /// As [`laplace_scale_for`] (ε_u at most 2⁻⁴⁰).
 pub fn estimate_noise(scale: &UtilityScale, epsilon: Epsilon) -> Result<(Laplace, f64)> {
-    let b = laplace_scale_for(scale.sensitivity, at_most_typed(epsilon.get()))?;
-    let spent = tidy_up(laplace_epsilon(scale.sensitivity, b)?);
+    // The rounding of u = f(S)/c to a double (see *Precision*), added to Δ (rounded up).
+    let magnitude = scale.low.abs().max(scale.high.abs()).max(1.0);
+    let bound = (scale.sensitivity + magnitude * f64::EPSILON).next_up();
+    let b = laplace_scale_for(bound, at_most_typed(epsilon.get()))?;
+    let spent = tidy_up(laplace_epsilon(bound, b)?);
     Ok((Laplace::new(b)?, spent))
 }
 
@@ -175,7 +184,8 @@ mod tests {
         for typed in [0.1, 0.3, 1.0, 0.05, 2.5] {
             let (noise, spent) = estimate_noise(&scale, Epsilon::new(typed).unwrap()).unwrap();
             assert!(spent <= typed, "{spent} > {typed}");
-            let true_epsilon = laplace_epsilon(scale.sensitivity, noise.scale()).unwrap();
+            let rounding = scale.sensitivity + f64::EPSILON;
+            let true_epsilon = laplace_epsilon(rounding, noise.scale()).unwrap();
             assert!(true_epsilon <= spent);
         }
     }
