@@ -1067,7 +1067,11 @@ class ProjectedHistogram(_Params):
     ratio of the square roots of their needs, the histogram's need computed for its real cell
     space, the histogram at most 10 times its need), ``"paper"`` (Vinterbo's equation (11),
     the ratio of the two needs) or ``"surplus"`` (the projection its need, the histogram the
-    rest); all use public quantities only. Attributes after ``fit``: ``attributes_`` (the kept
+    rest); all use public quantities only. Numeric columns without ``bins`` in the schema are
+    cut by the paper's bandwidth rule for the predictors the release keeps (``bin_rule=
+    "released"``, the default: a given ``k``, else the paper's simulated k; 5 bins on Adult)
+    or for all of them (``"paper"``: 2 bins on Adult's 14 predictors). Attributes after
+    ``fit``: ``attributes_`` (the kept
     predictors, in table order), ``dropped_`` (the predictors left out), ``k_``, ``gamma_``,
     ``guarantee_``, ``usefulness_``, ``report_``.
 
@@ -1100,6 +1104,7 @@ class ProjectedHistogram(_Params):
         ledger: Ledger | None = None,
         dataset: str | None = None,
         gamma_rule: str = "balanced",
+        bin_rule: str = "released",
     ):
         self._keep_params(locals())
 
@@ -1145,6 +1150,7 @@ class ProjectedHistogram(_Params):
             float(self.threshold_constant),
             str(self.gamma_rule),
             self._fit_run(seed),
+            str(self.bin_rule),
         )
         report = json.loads(self._release.report())
         self.report_ = report

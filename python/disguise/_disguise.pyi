@@ -136,4 +136,5 @@ def histogram_fit(
     threshold_constant: float,
     gamma_rule: str,
     run: Run,
+    bin_rule: str = "released",
 ) -> HistogramRelease: ...

@@ -85,7 +85,8 @@ impl HistogramRelease {
 /// thresholded Laplace histogram over them and the target.
 #[pyfunction]
 #[pyo3(signature = (
-    schema_json, rows, target, epsilon, k, gamma, threshold_constant, gamma_rule, run
+    schema_json, rows, target, epsilon, k, gamma, threshold_constant, gamma_rule, run,
+    bin_rule = "released"
 ))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 pub(crate) fn histogram_fit(
@@ -99,6 +100,7 @@ pub(crate) fn histogram_fit(
     threshold_constant: f64,
     gamma_rule: &str,
     run: Run,
+    bin_rule: &str,
 ) -> PyResult<HistogramRelease> {
     let charge = Charge::of(&run)?;
     let request = Histogram {
@@ -106,6 +108,7 @@ pub(crate) fn histogram_fit(
         gamma,
         threshold_constant,
         gamma_rule: named::<disguise::histogram::GammaRule>(gamma_rule)?,
+        bin_rule: named::<disguise::histogram::BinRule>(bin_rule)?,
         // The raw noisy counts are kept: `sample(n)` apportions any n from them.
         rows: SyntheticRows::NoisyCounts,
         ..Histogram::new(epsilon)
@@ -126,6 +129,8 @@ pub(crate) fn histogram_fit(
             ));
         }
     };
+    // Numeric columns are cut for the predictors the release keeps (the request's rule).
+    let schema = request.reading(&schema, &target);
     let table =
         Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
     drop(rows);

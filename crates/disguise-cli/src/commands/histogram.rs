@@ -12,8 +12,8 @@ use super::common::{note_clipped, warn_if_vacuous};
 use crate::output::{Format, NothingReleased, flag_of, flagged, print_json, rng_from_seed};
 use anyhow::{Context, bail};
 use disguise::histogram::{
-    DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, GammaRule, ProjectedHistogram, Schema,
-    SyntheticRows,
+    BinRule, DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, GammaRule, ProjectedHistogram,
+    Schema, SyntheticRows,
 };
 use disguise::prelude::*;
 use disguise::task::{Histogram, HistogramReport};
@@ -71,6 +71,12 @@ pub struct Args {
     /// the histogram the rest. Both use public quantities only.
     #[arg(long, value_name = "RULE", value_parser = named::<GammaRule>(), default_value_t, conflicts_with = "gamma")]
     gamma_rule: GammaRule,
+    /// How many predictors the bandwidth rule counts for numeric columns without `bins` in
+    /// the schema: `released` (default) cuts them for the predictors the release keeps (a
+    /// given --k, else the paper's simulated k), `paper` for all d − 1 (2 bins on Adult's 14
+    /// predictors).
+    #[arg(long, value_name = "RULE", value_parser = named::<BinRule>(), default_value = "released")]
+    bin_rule: BinRule,
     /// Choose k by MDA on this PUBLIC dataset (same schema) instead of simulated data.
     /// Example: `--public-data census-public.csv`.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["k", "k_split"])]
@@ -176,6 +182,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         gamma_rule: args.gamma_rule,
         threshold_constant: args.threshold_constant,
         rows: args.rows,
+        bin_rule: args.bin_rule,
     };
     // Everything that needs no data is validated first, in the library.
     request.validate().map_err(|e| flagged(e, &flag_of))?;
@@ -215,6 +222,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (None, None) => bail!("no target column: give --target or set `target` in the schema"),
     };
     let target = schema.column_index(&target_name)?;
+    // Numeric columns are cut for the predictors the release keeps (the request's rule).
+    let schema = request.reading(&schema, &target_name);
     let files = disguise::data::Parts::resolve_all(&args.data)?;
     if let Some(cluster) = cluster {
         return run_distributed(&args, reserved, &request, cluster, schema, target, files);

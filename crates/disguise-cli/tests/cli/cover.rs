@@ -264,7 +264,10 @@ fn an_estimate_is_refused_where_it_cannot_be_made() {
 #[test]
 fn an_estimate_over_workers_is_the_one_process_estimate() {
     let (edges, users) = graph();
-    let dir = dir_with("estimate-workers", &[("friends.txt", &edges), ("users.txt", &users)]);
+    let dir = dir_with(
+        "estimate-workers",
+        &[("friends.txt", &edges), ("users.txt", &users)],
+    );
     let run = |extra: &str| {
         disguise(&dir)
             .args(words(

@@ -475,11 +475,68 @@ fn predictors_cut_into_one_bin_leave_the_target_histogram_alone() {
             .contains("no predictor has two values"),
         "{doc}"
     );
-    // Asking for k = 1 of no informative predictor is an error that says why.
+    // Asking for k = 1 of no informative predictor is an error that says why (cut by the
+    // paper's rule: for one released predictor, each would get 3 bins).
     let out = base(&dir)
-        .args(words("--epsilon 4 --k 1 --out syn2.csv"))
+        .args(words("--epsilon 4 --k 1 --bin-rule paper --out syn2.csv"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("two values or more"));
+}
+
+#[test]
+fn numeric_columns_are_cut_for_the_predictors_released() {
+    // 10 numeric predictors over 2,000 records; y follows x0.
+    let mut schema = String::from("has_header = true\ntarget = \"y\"\n");
+    let mut csv = String::new();
+    for j in 0..10 {
+        schema.push_str(&format!(
+            "[[columns]]\nname = \"x{j}\"\ntype = \"numeric\"\nbounds = [0, 1]\n"
+        ));
+        csv.push_str(&format!("x{j},"));
+    }
+    schema.push_str("[[columns]]\nname = \"y\"\ntype = \"categorical\"\nlevels = [\"a\", \"b\"]\n");
+    csv.push_str("y\n");
+    for i in 0..2000 {
+        for j in 0..10 {
+            csv.push_str(&format!("{},", ((i * 37 + j * 11) % 100) as f64 / 100.0));
+        }
+        csv.push_str(if (i * 37) % 100 < 50 { "a\n" } else { "b\n" });
+    }
+    let dir = setup("released-bins", &schema);
+    std::fs::write(dir.join("data.csv"), csv).unwrap();
+    let release = |extra: &str| {
+        let out = base(&dir)
+            .args(words(
+                "--epsilon 4 --k 2 --out syn.csv --seed 1 --format json",
+            ))
+            .args(words(extra))
+            .stdout_ok();
+        let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let bins: Vec<u64> = doc["bins"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|b| b.as_u64().unwrap())
+            .collect();
+        let text = std::fs::read_to_string(dir.join("syn.csv")).unwrap();
+        let firsts: std::collections::BTreeSet<&str> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap())
+            .collect();
+        (bins, firsts.len())
+    };
+    // bw(n, p) = (ln n/n)^(1/(p + 1)) with ln 2000/2000 = 0.0038: for the 10 predictors
+    // 0.603, ⌈1/0.603 − ½⌉ = 2 bins (the paper's rule); for the 2 released 0.156, 6 bins.
+    let (bins, values) = release("");
+    assert_eq!(bins, [6, 6]);
+    assert!(
+        (2..=6).contains(&values),
+        "{values} distinct values in 6 bins"
+    );
+    let (bins, values) = release("--bin-rule paper");
+    assert_eq!(bins, [2, 2]);
+    assert!(values <= 2);
 }

@@ -75,7 +75,8 @@ pub mod sparse;
 pub mod table;
 
 pub use discretize::{
-    Bins, Discretized, DiscretizedFile, Domain, bandwidth, bin_count, domains_for,
+    BinRule, Bins, Discretized, DiscretizedFile, Domain, bandwidth, bin_count, default_bins,
+    domains_for,
 };
 pub use encode::MixedRadix;
 pub use evaluate::{Classifier, FoldOutcome, ReleaseSummary, evaluate_fold, evaluate_fold_with};

@@ -135,6 +135,10 @@ pub struct ProjectedHistogram {
     pub target: String,
     /// The predictors kept by the projection, in table order (the synthetic file's order).
     pub attributes: Vec<String>,
+    /// The number of bins of each kept numeric predictor (a value in the synthetic file is
+    /// its bin's midpoint).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub bins: std::collections::BTreeMap<String, usize>,
     /// The same predictors in the order PRIVATEKD picked them.
     pub selection_order: Vec<String>,
     /// The predictors left out of the release, in table order: those the projection did not
@@ -528,6 +532,16 @@ pub(crate) fn release<R: Rows>(
         .filter(|&&c| c != target)
         .map(|&c| data.names()[c].clone())
         .collect();
+    // How many bins each kept numeric predictor has (the release's values are their
+    // midpoints): public, from the schema and n.
+    let bins: std::collections::BTreeMap<String, usize> = columns
+        .iter()
+        .filter(|&&c| c != target)
+        .filter_map(|&c| match &data.domains()[c] {
+            Domain::Numeric { bins, .. } => Some((data.names()[c].clone(), bins.count())),
+            Domain::Categorical { .. } => None,
+        })
+        .collect();
     let dropped: Vec<String> = (0..data.names().len())
         .filter(|c| *c != target && !columns.contains(c))
         .map(|c| data.names()[c].clone())
@@ -573,6 +587,7 @@ pub(crate) fn release<R: Rows>(
     Ok(ProjectedHistogram {
         target: data.names()[target].clone(),
         attributes,
+        bins,
         selection_order,
         dropped,
         columns: names,

@@ -161,6 +161,17 @@ pub struct Schema {
     pub target: Option<String>,
     /// The columns.
     pub columns: Vec<ColumnSpec>,
+    /// How many predictors the bandwidth rule counts for a numeric column without `bins`
+    /// ([`BinRule`]): the paper's d − 1 (the default of a schema read from a file), or the
+    /// columns a release is expected to keep, which a release sets
+    /// ([`Histogram::reading`](crate::task::Histogram::reading)). Not part of the file.
+    #[serde(skip)]
+    pub bin_rule: super::discretize::BinRule,
+    /// Under [`BinRule::Released`](super::BinRule::Released): the number of predictors the
+    /// release keeps, when it is fixed in advance (a given k); `None` simulates it. Not part
+    /// of the file.
+    #[serde(skip)]
+    pub kept_predictors: Option<usize>,
 }
 
 fn default_true() -> bool {
@@ -185,6 +196,8 @@ impl Schema {
             comment: None,
             target: None,
             columns,
+            bin_rule: super::discretize::BinRule::Paper,
+            kept_predictors: None,
         };
         schema.validate()?;
         Ok(schema)

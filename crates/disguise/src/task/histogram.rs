@@ -10,8 +10,8 @@
 
 use crate::error::{Error, Result};
 use crate::histogram::{
-    DEFAULT_A, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, GammaRule, KChoice, ProjectedHistogram,
-    ProjectionConfig, SyntheticRows, projected_histogram,
+    BinRule, DEFAULT_A, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, GammaRule, KChoice,
+    ProjectedHistogram, ProjectionConfig, Schema, SyntheticRows, projected_histogram,
 };
 use crate::noise::SecureRng;
 use crate::privacy::Epsilon;
@@ -45,6 +45,11 @@ pub struct Histogram {
     pub threshold_constant: f64,
     /// How many synthetic records the release holds (default: n).
     pub rows: SyntheticRows,
+    /// How many predictors the bandwidth rule counts for numeric columns without schema
+    /// `bins` ([`BinRule::Released`] by default: those the release is expected to keep;
+    /// [`BinRule::Paper`]: all of them). Applied by reading the data with
+    /// [`Histogram::reading`]'s schema.
+    pub bin_rule: BinRule,
 }
 
 impl Histogram {
@@ -60,6 +65,35 @@ impl Histogram {
             gamma_rule: GammaRule::Balanced,
             threshold_constant: DEFAULT_A,
             rows: SyntheticRows::Records,
+            bin_rule: BinRule::Released,
+        }
+    }
+
+    /// The schema to read the data of this release with: `schema` with `target` as its
+    /// target and this request's [`BinRule`] (and its k, when given), so that numeric columns
+    /// without `bins` are cut for the columns the release keeps.
+    ///
+    /// ```
+    /// use disguise::histogram::{BinRule, ColumnSpec, Schema, default_bins};
+    /// use disguise::task::Histogram;
+    /// let mut columns: Vec<ColumnSpec> =
+    ///     (0..14).map(|i| ColumnSpec::numeric(&format!("x{i}"), 0.0, 1.0)).collect();
+    /// columns.push(ColumnSpec::categorical("y", &["a", "b"]));
+    /// let schema = Schema::new(columns)?;
+    /// // 14 predictors for 48,842 records: 2 bins by the paper's rule, 5 for 4 kept.
+    /// assert_eq!(default_bins(&schema, 48_842)?, 2);
+    /// let request = Histogram { k: Some(4), ..Histogram::new(1.0) };
+    /// let reading = request.reading(&schema, "y");
+    /// assert_eq!(reading.bin_rule, BinRule::Released);
+    /// assert_eq!(default_bins(&reading, 48_842)?, 5);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    pub fn reading(&self, schema: &Schema, target: &str) -> Schema {
+        Schema {
+            target: Some(target.to_string()),
+            bin_rule: self.bin_rule,
+            kept_predictors: self.k,
+            ..schema.clone()
         }
     }
 

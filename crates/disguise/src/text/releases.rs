@@ -223,7 +223,15 @@ pub fn histogram_columns_note(release: &ProjectedHistogram) -> String {
     let kept = if release.attributes.is_empty() {
         "no predictor".to_string()
     } else {
-        release.attributes.join(", ")
+        let named: Vec<String> = release
+            .attributes
+            .iter()
+            .map(|a| match release.bins.get(a) {
+                Some(b) => format!("{a} in {b} bins"),
+                None => a.clone(),
+            })
+            .collect();
+        named.join(", ")
     };
     let mut line = format!(
         "the synthetic data keeps {} of {} predictors ({kept}) and the target {}",
