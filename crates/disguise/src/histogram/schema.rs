@@ -162,7 +162,7 @@ pub struct Schema {
     /// The columns.
     pub columns: Vec<ColumnSpec>,
     /// How many predictors the bandwidth rule counts for a numeric column without `bins`
-    /// ([`BinRule`]): the paper's d − 1 (the default of a schema read from a file), or the
+    /// ([`BinRule`](super::BinRule)): the paper's d − 1 (the default of a schema read from a file), or the
     /// columns a release is expected to keep, which a release sets
     /// ([`Histogram::reading`](crate::task::Histogram::reading)). Not part of the file.
     #[serde(skip)]

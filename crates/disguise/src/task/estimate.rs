@@ -115,7 +115,13 @@ pub fn estimate_noise(scale: &UtilityScale, epsilon: Epsilon) -> Result<(Laplace
 }
 
 /// Releases `utility` (the exact u(S) of a private choice) as a noisy estimate at
-/// `epsilon`: see the [module documentation](self) for the mechanism and its guarantee.
+/// `epsilon`: ũ = u(S) + Lap(b), b = Δ/ε_u (Δ from `scale`, with the rounding of u to a
+/// double added: [`estimate_noise`]), ε_u-DP for the fixed choice S by the Laplace
+/// mechanism (Dwork and Roth 2014, Theorem 3.6); after an (ε, δ)-DP choice of S the pair is
+/// (ε + ε_u, δ)-DP by basic composition (Theorem 3.16,
+/// [`PrivacyReport::with_estimate`](super::PrivacyReport::with_estimate)). The estimate is
+/// clamped to the utility's range, and the interval ũ ± b·ln 20 (then clamped) holds u(S)
+/// with probability at least 95 %.
 ///
 /// ```
 /// use disguise::SecureRng;
