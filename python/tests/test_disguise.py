@@ -633,6 +633,25 @@ def test_projected_histogram_on_adult_with_the_shipped_schema():
     assert 0.15 <= share <= 0.35, share  # 24% in the data
 
 
+def test_projected_histogram_cuts_numeric_columns_for_the_predictors_kept():
+    # Four numeric predictors over 2,000 records, y = [x0 > 0.5]; k = 1 is kept. The bandwidth
+    # rule bw = (ln n/n)^(1/(p+1)) with ln 2000/2000 = 0.0038 gives 16 bins for p = 1 (the
+    # default, as the command line's --bin-rule released) and 3 for all p = 4 (the paper's).
+    schema = {"target": "y", "columns": [
+        *({"name": f"x{j}", "type": "numeric", "bounds": [0, 1]} for j in range(4)),
+        {"name": "y", "type": "categorical", "levels": ["a", "b"]}]}
+    rng = np.random.default_rng(0)
+    x = rng.uniform(size=(2000, 4))
+    data = {**{f"x{j}": x[:, j] for j in range(4)}, "y": np.where(x[:, 0] > 0.5, "b", "a")}
+    for rule, bins in [("released", 16), ("paper", 3)]:
+        h = quiet(disguise.ProjectedHistogram(epsilon=8.0, schema=schema, k=1, seed=1,
+                                              bin_rule=rule).fit, data)
+        assert h.attributes_ == ["x0"] and h.report_["bins"] == {"x0": bins}, h.report_
+        assert len({float(v) for v in h.sample()["x0"]}) <= bins
+    with pytest.raises(ValueError, match="bin rule"):
+        disguise.ProjectedHistogram(epsilon=1.0, schema=schema, bin_rule="fine").fit(data)
+
+
 def test_projected_histogram_refuses_bad_input_and_warns_when_useless():
     with pytest.raises(ValueError, match="schema"):
         disguise.ProjectedHistogram(epsilon=1.0, schema=42).fit(sick_table())
