@@ -288,7 +288,8 @@ def test_a_utility_estimate_is_charged_with_the_picks(ledger):
     assert sel.report_["selection_guarantee"]["epsilon"] == 1.0
     assert ledger.status("people")["spent"]["epsilon"] == 1.5
     # Without it, no estimate and no extra spend.
-    plain = disguise.MaxCoverage(2, epsilon=1.0, seed=3).fit(people, candidates=["a", "b", "c"])
+    with pytest.warns(disguise.InsecureSeedWarning):
+        plain = disguise.MaxCoverage(2, epsilon=1.0, seed=3).fit(people, candidates=["a", "b", "c"])
     assert plain.utility_estimate_ is None and plain.guarantee_["epsilon"] == 1.0
     with pytest.raises(ValueError, match="invalid estimate_utility"):
         disguise.MaxCoverage(1, epsilon=1.0, estimate_utility=0).fit(people, candidates=["a"])
@@ -301,8 +302,9 @@ def test_a_utility_estimate_is_charged_with_the_picks(ledger):
     # Facility location: the share of the records' service, sensitivity 1/n.
     X = np.random.default_rng(0).normal(size=(400, 2))
     grid = np.random.default_rng(1).uniform(-2, 2, size=(10, 2))
-    fl = disguise.FacilityLocation(2, epsilon=1.0, estimate_utility=0.2, seed=5).fit(
-        X, candidates=grid
-    )
+    with pytest.warns(disguise.InsecureSeedWarning):
+        fl = disguise.FacilityLocation(2, epsilon=1.0, estimate_utility=0.2, seed=5).fit(
+            X, candidates=grid
+        )
     assert fl.utility_estimate_["sensitivity"] == pytest.approx(1 / 400)
     assert fl.guarantee_["epsilon"] == pytest.approx(1.2)
