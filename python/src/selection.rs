@@ -8,7 +8,6 @@ use crate::runtime::{generator, named, named_among, run_sized};
 use disguise::noise::SecureRng;
 use disguise::privacy::Epsilon;
 use disguise::privacy::Guarantee;
-use disguise::select::SelectorKind;
 use disguise::task::{Algorithm, CompositionChoice, Params, Privacy, PrivacyReport, Report};
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -162,18 +161,8 @@ impl Greedy {
 
     /// The ε of the utility estimate, checked (a valid budget, a private mechanism).
     pub(crate) fn estimate(&self) -> PyResult<Option<Epsilon>> {
-        let Some(e) = self.estimate_utility else {
-            return Ok(None);
-        };
-        let epsilon = Epsilon::total(e)
-            .map_err(|err| value_error(format!("invalid estimate_utility: {err}")))?;
-        if named_among(&self.mechanism, Privacy::MECHANISMS)? == SelectorKind::Argmax {
-            return Err(value_error(
-                "invalid estimate_utility: mechanism max is not private, so an estimate would \
-                 protect nothing (its exact utility is in the report)",
-            ));
-        }
-        Ok(Some(epsilon))
+        let mechanism = named_among(&self.mechanism, Privacy::MECHANISMS)?;
+        disguise::task::estimate_epsilon(self.estimate_utility, mechanism).map_err(value_error)
     }
 
     /// What the request plans to spend (`plan`), with the utility estimate's ε (at most as

@@ -114,6 +114,30 @@ pub fn estimate_noise(scale: &UtilityScale, epsilon: Epsilon) -> Result<(Laplace
     Ok((Laplace::new(b)?, spent))
 }
 
+/// The ε of an estimate asked for (`None`: none), checked: a valid budget, after a private
+/// selection (an estimate of the non-private argmax's utility would protect nothing).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `estimate_utility`: an invalid ε, or the argmax.
+pub fn estimate_epsilon(
+    epsilon: Option<f64>,
+    mechanism: crate::select::SelectorKind,
+) -> Result<Option<Epsilon>> {
+    let Some(e) = epsilon else {
+        return Ok(None);
+    };
+    let epsilon =
+        Epsilon::total(e).map_err(|err| Error::param("estimate_utility", err.to_string()))?;
+    if !mechanism.is_private() {
+        return Err(Error::param(
+            "estimate_utility",
+            "mechanism max is not private, so an estimate would protect nothing (its exact \
+             utility is in the report)",
+        ));
+    }
+    Ok(Some(epsilon))
+}
+
 /// Releases `utility` (the exact u(S) of a private choice) as a noisy estimate at
 /// `epsilon`: ũ = u(S) + Lap(b), b = Δ/ε_u (Δ from `scale`, with the rounding of u to a
 /// double added: [`estimate_noise`]), ε_u-DP for the fixed choice S by the Laplace

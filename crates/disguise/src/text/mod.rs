@@ -100,9 +100,15 @@ pub fn budget_line(report: &PrivacyReport, epsilon: f64, delta: f64) -> Option<S
         Some(d0) if d0 > 0.0 => format!(", δ₀ = {}", budget(d0)),
         _ => String::new(),
     };
+    let estimate = report.estimate_epsilon.map_or_else(String::new, |e| {
+        format!(
+            ";\n        and ε = {} for the utility estimate",
+            guarantee(e)
+        )
+    });
     Some(format!(
         "budget: total ε = {}, δ = {}, split by {rule} composition into ε₀ = {}{d0} per round \
-         over {} rounds",
+         over {} rounds{estimate}",
         input(epsilon),
         input(delta),
         budget(e0),

@@ -83,26 +83,17 @@ impl PrivacyArgs {
     /// The ε of `--estimate-utility`, checked: a valid budget, for one private trial printed
     /// as a table or JSON.
     pub fn estimate(&self) -> anyhow::Result<Option<disguise::privacy::Epsilon>> {
-        let Some(e) = self.estimate_utility else {
-            return Ok(None);
-        };
-        let epsilon = disguise::privacy::Epsilon::total(e)
-            .map_err(|err| anyhow::anyhow!("invalid --estimate-utility: {err}"))?;
-        if self.trials.is_some_and(|t| t > 1) {
+        let epsilon = disguise::task::estimate_epsilon(self.estimate_utility, self.mechanism)
+            .map_err(|err| flagged(err, &flag_of))?;
+        if epsilon.is_some() && self.trials.is_some_and(|t| t > 1) {
             bail!("invalid --estimate-utility: it estimates one release's utility (drop --trials)");
         }
-        if self.mechanism == SelectorKind::Argmax {
-            bail!(
-                "invalid --estimate-utility: --mechanism max is not private, so an estimate \
-                 would protect nothing (its exact utility is printed)"
-            );
-        }
-        if self.format == RowFormat::Csv {
+        if epsilon.is_some() && self.format == RowFormat::Csv {
             bail!(
                 "invalid --estimate-utility: use --format table or json (CSV has no place for it)"
             );
         }
-        Ok(Some(epsilon))
+        Ok(epsilon)
     }
 
     /// Refuses `--estimate-utility` for a task whose utility has no public sensitivity.
@@ -391,15 +382,8 @@ where
 /// has instead.
 pub fn budget_line<P>(report: &Report<P>, args: &PrivacyArgs) -> String {
     let epsilon = args.epsilon.unwrap_or(f64::NAN);
-    let line = text::budget_line(&report.privacy, epsilon, args.delta)
-        .unwrap_or_else(|| "budget: none (--mechanism max is the non-private baseline)".into());
-    match &report.utility_estimate {
-        Some(e) => format!(
-            "{line};\n        and ε = {} for the utility estimate",
-            disguise::numeric::display::input(args.estimate_utility.unwrap_or(e.epsilon))
-        ),
-        None => line,
-    }
+    text::budget_line(&report.privacy, epsilon, args.delta)
+        .unwrap_or_else(|| "budget: none (--mechanism max is the non-private baseline)".into())
 }
 
 /// The guarantee line of a run of `--mechanism max`.
