@@ -44,7 +44,7 @@ use super::Spend;
 use crate::error::{Error, Result};
 use crate::names::{Named, named_traits};
 use crate::numeric::decimal::{self, Exact, carrier_down, carrier_up, shortest, typed};
-use crate::privacy::compose::zcdp_to_dp_core;
+use crate::privacy::compose::rho_for;
 use crate::privacy::{Delta, Epsilon, PrivacyCost};
 use num_traits::{Signed, Zero};
 use serde::Serialize;
@@ -258,35 +258,6 @@ impl Limit {
     }
 }
 
-/// The largest ρ (a double) whose CKS conversion at `delta`, rounded up, is at most `epsilon`
-/// (both already at most the decimals of the limit).
-fn rho_for(epsilon: f64, delta: f64) -> Result<f64> {
-    let fits = |rho: f64| rho > 0.0 && zcdp_to_dp_core(rho, delta) <= epsilon;
-    // ε(ρ) ≥ ρ, so ρ_L < ε; bisect on the doubles between 0 and ε.
-    let (mut lo, mut hi) = (0.0f64, epsilon);
-    if fits(hi) {
-        return Ok(hi);
-    }
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if mid <= lo || mid >= hi {
-            break;
-        }
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    if !fits(lo) {
-        return Err(Error::param(
-            "epsilon",
-            format!("no zCDP budget converts to at most ε = {epsilon} at δ = {delta}"),
-        ));
-    }
-    Ok(lo)
-}
-
 /// A release's charge in the units of the filters: exact.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Charge {
@@ -351,7 +322,7 @@ impl Totals {
 
     /// Adds `count` recorded calls of a release without approximate calls to the zCDP view:
     /// the exact square of the double each call ran with, over 8 (bounded range) or 2
-    /// (pure).
+    /// (pure), or the ρ of a zCDP call.
     pub fn add_zcdp_call(&mut self, cost: PrivacyCost, count: u64) {
         let square = |e: f64| decimal::exact(e) * decimal::exact(e);
         let rho = match cost {
@@ -364,6 +335,8 @@ impl Totals {
                 self.add_zcdp_own(epsilon.get(), delta.get(), count);
                 return;
             }
+            // A ρ-zCDP call (the Gaussian mechanism) spends its ρ, the exact double it ran with.
+            PrivacyCost::Zcdp { rho } => decimal::exact(rho),
             PrivacyCost::NonPrivate => return,
         };
         self.zcdp.rho += rho * Exact::from_integer(count.into());
@@ -400,7 +373,11 @@ impl Totals {
             })?;
             calls.push((cost, n));
         }
-        if by_calls && delta > 0.0 {
+        // A ρ-zCDP call has no pure ε: such a release is charged by its own (ε, δ) there.
+        let pure_calls = !calls
+            .iter()
+            .any(|(c, _)| matches!(c, PrivacyCost::Zcdp { .. }));
+        if by_calls && pure_calls && delta > 0.0 {
             for &(cost, n) in &calls {
                 self.add_pure_call(cost, n);
             }

@@ -302,9 +302,9 @@ pub struct Release {
 /// A group of equal mechanism calls of a recorded release.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Calls {
-    /// The cost's kind: `bounded_range`, `pure` or `approximate`.
+    /// The cost's kind: `bounded_range`, `pure`, `approximate` or `zcdp`.
     pub kind: &'static str,
-    /// ε of each call.
+    /// ε of each call (ρ for a `zcdp` call).
     pub epsilon: f64,
     /// δ of each call.
     pub delta: f64,
@@ -321,6 +321,8 @@ impl Calls {
             PrivacyCost::Approximate { epsilon, delta } => {
                 ("approximate", epsilon.get(), delta.get())
             }
+            // ρ is stored in the ε field of its record.
+            PrivacyCost::Zcdp { rho } => ("zcdp", rho, 0.0),
             PrivacyCost::NonPrivate => return None,
         };
         Some(Self {
@@ -336,6 +338,9 @@ impl Calls {
     /// # Errors
     /// An unknown kind or invalid numbers (a damaged record).
     pub fn cost(&self) -> Result<PrivacyCost> {
+        if self.kind == "zcdp" {
+            return PrivacyCost::zcdp(self.epsilon);
+        }
         let epsilon = Epsilon::new(self.epsilon)?;
         Ok(match self.kind {
             "bounded_range" => PrivacyCost::BoundedRange { epsilon },
@@ -352,7 +357,7 @@ impl Calls {
 
     /// The kind names a record may hold, as `'static` strings.
     fn kind_of(text: &str) -> Option<&'static str> {
-        ["bounded_range", "pure", "approximate"]
+        ["bounded_range", "pure", "approximate", "zcdp"]
             .into_iter()
             .find(|k| *k == text)
     }

@@ -8,6 +8,7 @@ pub mod bernoulli;
 pub mod binomial;
 pub mod continuous;
 pub mod distinct;
+pub mod gaussian;
 pub mod geometric;
 #[cfg(test)]
 pub(crate) mod gof;
@@ -18,6 +19,7 @@ pub(crate) mod scaled_exp;
 
 pub use binomial::{binomial, binomial_f64};
 pub use distinct::{sample_distinct, sample_distinct_excluding};
+pub use gaussian::DiscreteGaussian;
 pub use gumbel::gumbel;
 pub use laplace::{
     DiscreteLaplace, Laplace, discrete_laplace, discrete_laplace_u64, laplace, laplace_epsilon,

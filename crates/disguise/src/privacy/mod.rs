@@ -166,6 +166,13 @@ pub enum PrivacyCost {
         /// δ of the call.
         delta: Delta,
     },
+    /// ρ-zCDP only (the Gaussian mechanism, Bun–Steinke 2016; the discrete Gaussian,
+    /// Canonne–Kamath–Steinke 2020): composes only by the zCDP rule (ρ adds up), and is
+    /// (ε, δ)-DP only through the conversion at the run's δ.
+    Zcdp {
+        /// ρ of the call (finite, > 0).
+        rho: f64,
+    },
     /// No privacy at all (the non-private argmax baseline).
     NonPrivate,
 }
@@ -206,18 +213,43 @@ impl PrivacyCost {
                 epsilon: times(epsilon)?,
                 delta: Delta::new(group_delta(k, epsilon.get(), delta.get())).ok()?,
             },
+            // ρ-zCDP is k²ρ-zCDP for groups of k (Bun–Steinke 2016, Proposition 1.9).
+            PrivacyCost::Zcdp { rho } => {
+                let k = f64::from(k);
+                let grown = crate::numeric::round::mul_up(crate::numeric::round::mul_up(k, k), rho);
+                if !grown.is_finite() {
+                    return None;
+                }
+                PrivacyCost::Zcdp { rho: grown }
+            }
             PrivacyCost::NonPrivate => PrivacyCost::NonPrivate,
         })
     }
 
-    /// (ε, δ) of the call alone; `None` for a non-private call.
+    /// (ε, δ) of the call alone; `None` for a non-private call and for a ρ-zCDP call (whose
+    /// ε depends on the δ it is converted at).
     pub fn epsilon_delta(&self) -> Option<(f64, f64)> {
         match *self {
             PrivacyCost::BoundedRange { epsilon } | PrivacyCost::Pure { epsilon } => {
                 Some((epsilon.get(), 0.0))
             }
             PrivacyCost::Approximate { epsilon, delta } => Some((epsilon.get(), delta.get())),
-            PrivacyCost::NonPrivate => None,
+            PrivacyCost::Zcdp { .. } | PrivacyCost::NonPrivate => None,
+        }
+    }
+
+    /// A ρ-zCDP call.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] unless ρ is finite and positive.
+    pub fn zcdp(rho: f64) -> Result<Self> {
+        if rho.is_finite() && rho > 0.0 {
+            Ok(PrivacyCost::Zcdp { rho })
+        } else {
+            Err(Error::param(
+                "rho",
+                format!("must be finite and positive, got {rho}"),
+            ))
         }
     }
 }

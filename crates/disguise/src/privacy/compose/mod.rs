@@ -215,7 +215,9 @@ pub(crate) use decomposable::{decomposable_core, decomposable_factor};
 pub use kov::{kov, kov_delta};
 pub(crate) use kov::{kov_core, kov_delta_core};
 pub(crate) use zcdp::zcdp_to_dp_core;
-pub use zcdp::{bounded_range_rho, bounded_range_zcdp, pure_rho, zcdp_to_dp, zcdp_to_dp_simple};
+pub use zcdp::{
+    bounded_range_rho, bounded_range_zcdp, pure_rho, rho_for, zcdp_to_dp, zcdp_to_dp_simple,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Per-rule formulas for k homogeneous calls (validated, public) and their unchecked cores.
@@ -429,6 +431,7 @@ impl Accountant {
                 // +0.0 and −0.0 are the same δ.
                 (2, epsilon.get().to_bits(), (delta.get() + 0.0).to_bits())
             }
+            PrivacyCost::Zcdp { rho } => (3, (rho + 0.0).to_bits(), 0),
             PrivacyCost::NonPrivate => {
                 self.bump_non_private(count);
                 return;
@@ -508,12 +511,18 @@ impl Accountant {
         // Aggregates, all rounded up.
         let (mut sum_eps, mut sum_delta, mut sum_sq, mut rho) = (0.0, 0.0, 0.0, 0.0);
         let mut any_approximate = false;
+        let mut any_zcdp = false;
         let mut epsilons = Vec::with_capacity(self.groups.len());
         for (cost, count) in self.groups.values() {
             let n = count_up(*count);
+            if let PrivacyCost::Zcdp { rho: r } = *cost {
+                rho = add_up(rho, mul_up(n, r));
+                any_zcdp = true;
+                continue;
+            }
             let (eps, del) = cost
                 .epsilon_delta()
-                .expect("non-private calls handled above");
+                .expect("non-private and zCDP calls handled above");
             sum_eps = add_up(sum_eps, mul_up(n, eps));
             sum_delta = add_up(sum_delta, mul_up(n, del));
             sum_sq = add_up(sum_sq, mul_up(n, sq_up(eps)));
@@ -525,9 +534,50 @@ impl Accountant {
                     rho = add_up(rho, mul_up(n, pure_rho(epsilon)));
                 }
                 PrivacyCost::Approximate { .. } => any_approximate = true,
-                PrivacyCost::NonPrivate => unreachable!("handled above"),
+                PrivacyCost::Zcdp { .. } | PrivacyCost::NonPrivate => {
+                    unreachable!("handled above")
+                }
             }
             epsilons.push(eps);
+        }
+        if any_zcdp {
+            // A ρ-zCDP call has no ε of its own: only the zCDP rule composes it.
+            for rule in RULES {
+                if rule.rule() == Rule::Zcdp {
+                    continue;
+                }
+                out.inapplicable.push(Inapplicable {
+                    rule: rule.rule(),
+                    reason: "a ρ-zCDP call (the Gaussian mechanism) composes only by zCDP"
+                        .to_string(),
+                });
+            }
+            let zcdp = if any_approximate {
+                Applied::Inapplicable("approximate (ε, δ) calls have no zCDP bound".to_string())
+            } else if target <= 0.0 {
+                Applied::Inapplicable("needs δ > 0".to_string())
+            } else {
+                Applied::Guarantee {
+                    epsilon: zcdp_to_dp_core(rho, target),
+                    delta: target,
+                }
+            };
+            match zcdp {
+                Applied::Guarantee { epsilon, delta } => {
+                    let g = Guarantee {
+                        epsilon: finite(epsilon)?,
+                        delta: tidy_up_at_most(delta, target),
+                        rule: Rule::Zcdp,
+                    };
+                    out.guarantees.push(g);
+                    out.best = Some(g);
+                }
+                Applied::Inapplicable(reason) => out.inapplicable.push(Inapplicable {
+                    rule: Rule::Zcdp,
+                    reason,
+                }),
+            }
+            return Ok(out);
         }
         let recorded = Calls {
             calls,

@@ -91,6 +91,49 @@ pub fn zcdp_to_dp(rho: f64, delta: Delta) -> Result<f64> {
     finite(zcdp_to_dp_core(rho, d))
 }
 
+/// The largest ρ (a double) whose CKS conversion at `delta`, rounded up, is at most `epsilon`
+/// (both already at most the decimals of the limit).
+///
+/// The ledger's zCDP filter sets its ρ_L with it, and [`crate::synth`] its Gaussian budget.
+///
+/// ```
+/// use disguise::privacy::compose::{rho_for, zcdp_to_dp};
+/// use disguise::privacy::Delta;
+/// let rho = rho_for(1.0, 1e-6)?;
+/// assert!(zcdp_to_dp(rho, Delta::new(1e-6)?)? <= 1.0);
+/// assert!(zcdp_to_dp(rho * 1.001, Delta::new(1e-6)?)? > 1.0);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when no positive ρ fits.
+pub fn rho_for(epsilon: f64, delta: f64) -> Result<f64> {
+    let fits = |rho: f64| rho > 0.0 && zcdp_to_dp_core(rho, delta) <= epsilon;
+    // ε(ρ) ≥ ρ, so ρ_L < ε; bisect on the doubles between 0 and ε.
+    let (mut lo, mut hi) = (0.0f64, epsilon);
+    if fits(hi) {
+        return Ok(hi);
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mid <= lo || mid >= hi {
+            break;
+        }
+        if fits(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    if !fits(lo) {
+        return Err(Error::param(
+            "epsilon",
+            format!("no zCDP budget converts to at most ε = {epsilon} at δ = {delta}"),
+        ));
+    }
+    Ok(lo)
+}
+
 /// Upper bound on ε(t) = (1+t)ρ + L/t − ln(1+1/t) − ln(1+t)/t, or +∞ where not finite.
 fn zcdp_bound_at(rho: f64, l: f64, t: f64) -> f64 {
     if !(t.is_finite() && t > 0.0) {
