@@ -165,6 +165,7 @@ pub mod discernibility;
 pub mod facility_location;
 pub mod k_submodular;
 pub mod metric;
+pub mod modular;
 pub mod multilinear;
 pub mod mutual_information;
 pub mod penalized;
@@ -178,6 +179,7 @@ pub use k_submodular::{
     KSubmodularFunction, Separable, TopicCoverage, ad_allocation, k_type_facility_location,
 };
 pub use metric::{EARTH_RADIUS_KM, Metric, Normalizer};
+pub use modular::Modular;
 pub use multilinear::{
     ClosedForm, CoverageMultilinear, ErrorBound, FacilityMultilinear, Gradient, GradientOracle,
     SampledGradient, enumerate_multilinear, hoeffding_samples, hoeffding_tolerance,
