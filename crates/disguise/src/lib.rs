@@ -64,6 +64,7 @@ pub mod privacy;
 #[cfg(feature = "progress")]
 pub mod progress;
 pub mod select;
+pub mod synth;
 pub mod task;
 #[cfg(test)]
 mod testing;

@@ -87,6 +87,14 @@ pub enum BinRule {
     /// (n = 48,842, 14 predictors, k̂ = 4) 5 bins instead of 2. Needs the schema's target
     /// (categorical); without it, the paper's rule.
     Released,
+    /// **Whole-table synthetic data** ([`crate::synth`]): cut for 2-way marginals measured
+    /// with noise. A 2-way table of two numeric columns cut into b bins has b² cells, each
+    /// expecting n/b² records; b is the largest count whose cells still expect at least one
+    /// noise standard deviation s of records, b = ⌊√(n/s)⌋, at least 2 and at most Lei's
+    /// 2-dimensional rule ([`bin_count`]`(n, 1)`). s (the schema's `marginal_noise_sd`) is
+    /// public: it follows from ε, δ and the number of columns. Set by the synthesizer, not
+    /// named by users.
+    Marginals,
 }
 
 impl crate::names::Named for BinRule {
@@ -97,6 +105,7 @@ impl crate::names::Named for BinRule {
         match self {
             BinRule::Released => "released",
             BinRule::Paper => "paper",
+            BinRule::Marginals => "marginals",
         }
     }
 
@@ -107,6 +116,10 @@ impl crate::names::Named for BinRule {
                  (default)"
             }
             BinRule::Paper => "the bandwidth rule for all d − 1 predictors, Vinterbo's",
+            BinRule::Marginals => {
+                "cells of a noisy 2-way marginal expect at least one noise standard deviation \
+                 of records (synthetic data)"
+            }
         }
     }
 }
@@ -124,6 +137,13 @@ pub fn default_bins(schema: &Schema, n: u64) -> Result<usize> {
     let paper = bin_count(n, predictors)?;
     if schema.bin_rule == BinRule::Paper {
         return Ok(paper);
+    }
+    if schema.bin_rule == BinRule::Marginals {
+        let lei = bin_count(n, 1)?;
+        let sd = schema.marginal_noise_sd.unwrap_or(1.0).max(1.0);
+        let fit = ((n as f64) / sd).sqrt().floor();
+        // fit ≤ √n, so the cast cannot overflow.
+        return Ok((fit as usize).clamp(2, lei.max(2)));
     }
     if let Some(k) = schema.kept_predictors {
         return bin_count(n, k.clamp(1, predictors.max(1)));

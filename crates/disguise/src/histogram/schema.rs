@@ -172,6 +172,11 @@ pub struct Schema {
     /// of the file.
     #[serde(skip)]
     pub kept_predictors: Option<usize>,
+    /// [`BinRule::Marginals`](super::BinRule::Marginals) only: the noise standard deviation
+    /// of one count of a measured 2-way marginal (public: from ε, δ and the number of
+    /// columns). Set by the synthesizer's reading schema, never read from a file.
+    #[serde(skip)]
+    pub marginal_noise_sd: Option<f64>,
 }
 
 fn default_true() -> bool {
@@ -198,6 +203,7 @@ impl Schema {
             columns,
             bin_rule: super::discretize::BinRule::Paper,
             kept_predictors: None,
+            marginal_noise_sd: None,
         };
         schema.validate()?;
         Ok(schema)

@@ -19,3 +19,6 @@ pub mod ledger_composition {}
 
 #[doc = include_str!("../../../../docs/proofs/utility-bounds.md")]
 pub mod utility_bounds {}
+
+#[doc = include_str!("../../../../docs/proofs/synthetic-data.md")]
+pub mod synthetic_data {}

@@ -51,6 +51,7 @@ mod report;
 mod sample;
 mod select;
 mod sharded;
+mod synth;
 mod usefulness;
 
 pub use assign::{
@@ -78,6 +79,7 @@ pub use select::{
     ContinuousOptions, NormalizerSource, PreparedSelect, Select, SelectParams, SelectReport,
     default_normalizer,
 };
+pub use synth::{SYNTH_NEIGHBOURS, Synth, SynthRelease, SynthReport};
 pub use usefulness::Usefulness;
 
 use crate::error::{Error, Result};

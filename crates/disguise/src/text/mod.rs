@@ -23,6 +23,7 @@ pub use ledger::{limit_words, releases_csv, releases_table, status_line};
 pub use releases::{
     demo_table, histogram_columns_note, histogram_nothing_released, histogram_summary,
     hypothesis_table, itemsets_nothing_released, itemsets_table, itemsets_truncated,
+    synth_noise_warning, synth_summary,
 };
 pub use sample::sample_table;
 pub use tasks::{

@@ -456,3 +456,91 @@ pub fn histogram_nothing_released(
         )
     })
 }
+
+/// The summary of a whole-table synthetic-data release, `written` records to `out`. Each line
+/// ends with `\n`.
+pub fn synth_summary(r: &crate::task::SynthReport<'_>, written: u64, out: &str) -> String {
+    use crate::synth::MeasurementNoise;
+    let mut text = String::new();
+    let t = &mut text;
+    let _ = writeln!(
+        t,
+        "synthetic data: {} records × {} columns -> {} synthetic records in {out}",
+        thousands(r.records),
+        r.columns.len(),
+        thousands(written)
+    );
+    let noise = match r.noise {
+        MeasurementNoise::Laplace => "discrete Laplace",
+        MeasurementNoise::Gaussian => "discrete Gaussian",
+    };
+    let _ = writeln!(
+        t,
+        "  marginals   every 1-way ({noise}, sd {} per count) and {} 2-ways (sd {})",
+        sig(r.one_way_noise_sd, 3),
+        r.tree.len(),
+        sig(r.two_way_noise_sd, 3)
+    );
+    let tree: Vec<String> = r.tree.iter().map(|(a, b)| format!("{a}–{b}")).collect();
+    let _ = writeln!(
+        t,
+        "  tree        {} (exponential mechanism, ε₀ = {} per pair)",
+        tree.join(", "),
+        sig(r.tree_epsilon0, 3)
+    );
+    let _ = writeln!(
+        t,
+        "  fit         {} mirror-descent iterations, loss {} -> {}",
+        r.fit.iterations,
+        sig(r.fit.initial_loss, 3),
+        sig(r.fit.final_loss, 3)
+    );
+    let _ = writeln!(
+        t,
+        "  noise       before the fit, expected total-variation error of a measurement at most \
+         {} (1-way) and {} (2-way), from public quantities",
+        sig(r.noise_tv_one_way, 2),
+        sig(r.noise_tv_two_way, 2)
+    );
+    let g = &r.guarantee;
+    let rule = match r.noise {
+        MeasurementNoise::Laplace => "basic composition",
+        MeasurementNoise::Gaussian => "zCDP (converted by Canonne–Kamath–Steinke)",
+    };
+    let _ = if r.private {
+        writeln!(
+            t,
+            "  guarantee   ({}, {})-DP by {rule}; neighbours: {}",
+            guarantee(g.epsilon),
+            guarantee(g.delta),
+            r.neighbouring
+        )
+    } else if r.secure_rng {
+        writeln!(
+            t,
+            "  guarantee   NONE: NOT PRIVATE (domains taken from the data)"
+        )
+    } else {
+        writeln!(
+            t,
+            "  guarantee   NONE: seeded run (would be ({}, {})-DP with a secure generator)",
+            guarantee(g.epsilon),
+            guarantee(g.delta)
+        )
+    };
+    text
+}
+
+/// The warning a front end prints when the noise alone may move a measured 2-way marginal
+/// by half its mass or more on average (public quantities: the report's `noise_tv_two_way`),
+/// or `None`.
+pub fn synth_noise_warning(r: &crate::task::SynthReport<'_>) -> Option<String> {
+    (r.noise_tv_two_way >= 0.5).then(|| {
+        format!(
+            "the noise may move a measured 2-way marginal by up to {} in total variation \
+             before the fit: pairs of columns will be reproduced poorly (give numeric columns \
+             fewer bins, merge rare levels, or spend more ε)",
+            sig(r.noise_tv_two_way, 2)
+        )
+    })
+}

@@ -1,0 +1,270 @@
+//! The exact 1-way and 2-way marginal counts of a coded table: everything the synthesizer
+//! reads from the data.
+
+use crate::data::Codes;
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+
+/// The exact counts of every 1-way and every 2-way marginal of a table of codes: column i
+/// takes values 0..sizes\[i\], pair (i, j) with i < j is an sizes\[i\] × sizes\[j\] table in
+/// row-major order (value a of i, value b of j at a·sizes\[j\] + b).
+///
+/// The synthesizer touches the private data only through these counts, and they are sums
+/// over records: the marginals of a table spread over workers are the sums of the workers'
+/// marginals ([`Marginals::to_flat`], [`Marginals::from_flat`]), exactly.
+///
+/// ```
+/// use disguise::data::Codes;
+/// use disguise::synth::Marginals;
+/// let mut a = Codes::new();
+/// let mut b = Codes::new();
+/// for (x, y) in [(0, 1), (1, 1), (1, 0)] {
+///     a.push(x);
+///     b.push(y);
+/// }
+/// let m = Marginals::count(&[&a, &b], &[2, 2], 3)?;
+/// assert_eq!(m.one(0), &[1, 2]);
+/// assert_eq!(m.two(0, 1), &[0, 1, 1, 1]);
+/// # Ok::<(), disguise::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Marginals {
+    sizes: Vec<usize>,
+    rows: u64,
+    ones: Vec<Vec<u64>>,
+    /// Pairs (i, j), i < j, in the order (0, 1), (0, 2), …, (1, 2), …
+    twos: Vec<Vec<u64>>,
+}
+
+/// The number of cells of all 1-way and 2-way marginals of columns with these sizes, or
+/// `None` on overflow.
+pub fn cell_count(sizes: &[usize]) -> Option<u128> {
+    let mut total: u128 = 0;
+    for (i, &a) in sizes.iter().enumerate() {
+        total = total.checked_add(a as u128)?;
+        for &b in &sizes[i + 1..] {
+            total = total.checked_add((a as u128).checked_mul(b as u128)?)?;
+        }
+    }
+    Some(total)
+}
+
+/// Checks that the marginals of columns with `sizes` fit in memory (8 bytes per cell).
+///
+/// # Errors
+/// [`Error::Memory`] or [`Error::Overflow`] naming the cell count.
+pub fn check_size(sizes: &[usize]) -> Result<u128> {
+    let cells = cell_count(sizes)
+        .ok_or_else(|| Error::Overflow("the marginals' cell count overflows".to_string()))?;
+    crate::memory::check(
+        &format!("the 1-way and 2-way marginals ({cells} cells)"),
+        cells.saturating_mul(8),
+        "give numeric columns fewer bins in the schema, or drop columns with many levels",
+    )?;
+    Ok(cells)
+}
+
+impl Marginals {
+    /// Counts the marginals of the columns `codes` (each with `rows` codes, column i's codes
+    /// below `sizes[i]`). The pairs are counted in parallel; the result does not depend on
+    /// the number of threads.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for mismatched lengths or a code out of range;
+    /// [`Error::Memory`] as [`check_size`].
+    pub fn count(codes: &[&Codes], sizes: &[usize], rows: usize) -> Result<Self> {
+        if codes.len() != sizes.len() {
+            return Err(Error::param(
+                "codes",
+                format!("{} columns for {} sizes", codes.len(), sizes.len()),
+            ));
+        }
+        if let Some(i) = codes.iter().position(|c| c.len() != rows) {
+            return Err(Error::param(
+                "codes",
+                format!("column {i} has {} rows, not {rows}", codes[i].len()),
+            ));
+        }
+        check_size(sizes)?;
+        let d = sizes.len();
+        let ones: Vec<Vec<u64>> = codes
+            .par_iter()
+            .zip(sizes.par_iter())
+            .enumerate()
+            .map(|(i, (c, &s))| {
+                let mut counts = vec![0u64; s];
+                for v in c.iter() {
+                    let slot = counts.get_mut(v as usize).ok_or_else(|| {
+                        Error::param("codes", format!("column {i} has code {v} ≥ {s}"))
+                    })?;
+                    *slot += 1;
+                }
+                Ok(counts)
+            })
+            .collect::<Result<_>>()?;
+        let pairs: Vec<(usize, usize)> = (0..d)
+            .flat_map(|i| (i + 1..d).map(move |j| (i, j)))
+            .collect();
+        // Codes are in range (checked above), so a·s_j + b is a cell of the pair.
+        let twos: Vec<Vec<u64>> = pairs
+            .par_iter()
+            .map(|&(i, j)| {
+                let sj = sizes[j];
+                let mut counts = vec![0u64; sizes[i] * sj];
+                for (a, b) in codes[i].iter().zip(codes[j].iter()) {
+                    counts[a as usize * sj + b as usize] += 1;
+                }
+                counts
+            })
+            .collect();
+        Ok(Self {
+            sizes: sizes.to_vec(),
+            rows: rows as u64,
+            ones,
+            twos,
+        })
+    }
+
+    /// The domain sizes.
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    /// The number of columns.
+    pub fn width(&self) -> usize {
+        self.sizes.len()
+    }
+
+    /// The number of records counted.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Column i's counts.
+    pub fn one(&self, i: usize) -> &[u64] {
+        &self.ones[i]
+    }
+
+    /// The counts of pair (i, j), i < j, row-major (i's value major).
+    pub fn two(&self, i: usize, j: usize) -> &[u64] {
+        &self.twos[pair_index(self.sizes.len(), i, j)]
+    }
+
+    /// Every count in one vector (the 1-ways, then the pairs in order), for summing across
+    /// workers.
+    pub fn to_flat(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        out.push(self.rows);
+        for v in self.ones.iter().chain(&self.twos) {
+            out.extend_from_slice(v);
+        }
+        out
+    }
+
+    /// The marginals of columns with `sizes` from a vector made by [`Marginals::to_flat`]
+    /// (or a sum of such vectors).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] when the length does not match the sizes.
+    pub fn from_flat(sizes: &[usize], flat: &[u64]) -> Result<Self> {
+        let cells = cell_count(sizes)
+            .ok_or_else(|| Error::Overflow("the marginals' cell count overflows".to_string()))?;
+        if flat.len() as u128 != cells + 1 {
+            return Err(Error::param(
+                "marginals",
+                format!("{} counts for {} cells", flat.len(), cells + 1),
+            ));
+        }
+        let d = sizes.len();
+        let mut at = 1;
+        let mut take = |len: usize| {
+            let v = flat[at..at + len].to_vec();
+            at += len;
+            v
+        };
+        let ones = sizes.iter().map(|&s| take(s)).collect();
+        let mut twos = Vec::new();
+        for i in 0..d {
+            for j in i + 1..d {
+                twos.push(take(sizes[i] * sizes[j]));
+            }
+        }
+        Ok(Self {
+            sizes: sizes.to_vec(),
+            rows: flat[0],
+            ones,
+            twos,
+        })
+    }
+}
+
+/// The position of pair (i, j), i < j, among the pairs of d columns in order.
+pub(crate) fn pair_index(d: usize, i: usize, j: usize) -> usize {
+    debug_assert!(i < j && j < d);
+    // Pairs before row i: (d − 1) + (d − 2) + … + (d − i).
+    i * (2 * d - i - 1) / 2 + (j - i - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(v: &[u32]) -> Codes {
+        let mut c = Codes::new();
+        for &x in v {
+            c.push(x);
+        }
+        c
+    }
+
+    #[test]
+    fn pairs_are_indexed_in_order_and_flat_round_trips() {
+        let d = 5;
+        let mut k = 0;
+        for i in 0..d {
+            for j in i + 1..d {
+                assert_eq!(pair_index(d, i, j), k);
+                k += 1;
+            }
+        }
+        let (a, b, c) = (
+            column(&[0, 1, 2, 2]),
+            column(&[1, 0, 1, 1]),
+            column(&[0, 0, 0, 1]),
+        );
+        let m = Marginals::count(&[&a, &b, &c], &[3, 2, 2], 4).unwrap();
+        assert_eq!(m.two(0, 2), &[1, 0, 1, 0, 1, 1]);
+        assert_eq!(m.two(1, 2), &[1, 0, 2, 1]);
+        let flat = m.to_flat();
+        assert_eq!(Marginals::from_flat(&[3, 2, 2], &flat).unwrap(), m);
+        assert!(Marginals::from_flat(&[3, 2], &flat).is_err());
+        // Sums of workers' marginals are the whole table's.
+        let top = Marginals::count(
+            &[&column(&[0, 1]), &column(&[1, 0]), &column(&[0, 0])],
+            &[3, 2, 2],
+            2,
+        )
+        .unwrap();
+        let bottom = Marginals::count(
+            &[&column(&[2, 2]), &column(&[1, 1]), &column(&[0, 1])],
+            &[3, 2, 2],
+            2,
+        )
+        .unwrap();
+        let sum: Vec<u64> = top
+            .to_flat()
+            .iter()
+            .zip(bottom.to_flat())
+            .map(|(x, y)| x + y)
+            .collect();
+        assert_eq!(Marginals::from_flat(&[3, 2, 2], &sum).unwrap(), m);
+    }
+
+    #[test]
+    fn codes_out_of_range_are_refused() {
+        let a = column(&[0, 3]);
+        let err = Marginals::count(&[&a], &[3], 2).unwrap_err().to_string();
+        assert!(err.contains("code 3"), "{err}");
+        assert!(cell_count(&[usize::MAX, usize::MAX, 2]).is_none());
+    }
+}

@@ -1,0 +1,334 @@
+//! The synthesizer's budget and its noisy measurements of marginal counts.
+
+use crate::error::{Error, Result};
+use crate::names::{Named, named_traits};
+use crate::noise::{DiscreteGaussian, DiscreteLaplace, SecureRng};
+use crate::numeric::round::{div_down, div_up, mul_up, nudge_down, sqrt_up};
+use crate::privacy::compose::{Accountant, ComposeOptions, rho_for};
+use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost};
+use serde::Serialize;
+
+/// The noise of the marginal measurements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeasurementNoise {
+    /// Discrete Laplace on the counts: pure ε-DP, composed by basic composition.
+    Laplace,
+    /// Discrete Gaussian on the counts: ρ-zCDP, the whole run converted to (ε, δ) by the
+    /// tight conversion of Canonne, Kamath and Steinke (2020) — MST's accounting. Needs δ > 0.
+    Gaussian,
+}
+
+impl Named for MeasurementNoise {
+    const KIND: &'static str = "noise";
+    const ALL: &'static [Self] = &[MeasurementNoise::Gaussian, MeasurementNoise::Laplace];
+
+    fn name(self) -> &'static str {
+        match self {
+            MeasurementNoise::Laplace => "laplace",
+            MeasurementNoise::Gaussian => "gaussian",
+        }
+    }
+
+    fn help(self) -> &'static str {
+        match self {
+            MeasurementNoise::Laplace => "discrete Laplace: pure ε-DP (the default when δ = 0)",
+            MeasurementNoise::Gaussian => {
+                "discrete Gaussian, zCDP converted to (ε, δ): less noise for many columns \
+                 (the default when δ > 0)"
+            }
+        }
+    }
+}
+
+named_traits!(MeasurementNoise);
+
+/// How one measurement adds noise to each count.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CountNoise {
+    /// Discrete Laplace with P(z) ∝ exp(−|z|/scale).
+    Laplace {
+        /// The scale t (an integer-valued query of L1 sensitivity Δ₁ is (Δ₁/t)-DP).
+        scale: f64,
+    },
+    /// Discrete Gaussian N_ℤ(0, σ²).
+    Gaussian {
+        /// σ² (an integer-valued query of L2 sensitivity Δ₂ is Δ₂²/(2σ²)-zCDP).
+        variance: f64,
+    },
+}
+
+impl CountNoise {
+    /// The variance of one noisy count (2t² for the Laplace; at most σ² for the discrete
+    /// Gaussian, CKS 2020 Proposition 19), the weight of the measurement in the fit.
+    pub fn variance(&self) -> f64 {
+        match *self {
+            CountNoise::Laplace { scale } => 2.0 * scale * scale,
+            CountNoise::Gaussian { variance } => variance,
+        }
+    }
+
+    /// `counts` plus independent noise, exactly (integers).
+    ///
+    /// # Errors
+    /// An invalid scale; a noisy count beyond `i64`.
+    pub fn measure(&self, counts: &[u64], rng: &mut SecureRng) -> Result<Vec<f64>> {
+        enum Sampler {
+            L(DiscreteLaplace),
+            G(DiscreteGaussian),
+        }
+        let sampler = match *self {
+            CountNoise::Laplace { scale } => {
+                let (num, den) = crate::noise::bernoulli::f64_to_ratio(scale);
+                Sampler::L(DiscreteLaplace::new(num, den)?)
+            }
+            CountNoise::Gaussian { variance } => Sampler::G(DiscreteGaussian::new(variance)?),
+        };
+        counts
+            .iter()
+            .map(|&c| {
+                let z: i128 = match &sampler {
+                    Sampler::L(l) => l.sample_i128(rng).ok_or_else(|| {
+                        Error::Overflow("discrete Laplace sample beyond i128".into())
+                    })?,
+                    Sampler::G(g) => i128::from(g.sample(rng)?),
+                };
+                // Exact integer sum; a double holds it exactly below 2⁵³.
+                Ok((i128::from(c) + z) as f64)
+            })
+            .collect()
+    }
+}
+
+/// The budget of one synthesis: the three steps' shares and the noise each measurement gets,
+/// fixed from public quantities (ε, δ, the number of columns d) before any record is read.
+///
+/// # Neighbours and sensitivities
+/// Replace-one: two tables with the same n (public) that differ in one record. The record's
+/// d values move one count in each 1-way marginal and one in each 2-way marginal, from the
+/// cell of the old value to the new one:
+/// * all d 1-way marginals together: L1 ≤ 2d, L2² ≤ 2d;
+/// * the d − 1 measured 2-way marginals together: L1 ≤ 2(d − 1), L2² ≤ 2(d − 1);
+/// * an edge's selection score, the L1 distance of its 2-way counts from a public model,
+///   moves by at most 2 (the exponential mechanism's λ, see [`super::tree`]).
+///
+/// # The split (MST's: McKenna, Miklau, Sheldon 2021, Algorithm 1)
+/// One third of the budget for each step: the 1-ways, the tree, the 2-ways.
+/// * Laplace: ε/3 each (rounded down); 1-ways scale t₁ = 2d/(ε/3), 2-ways t₂ = 2(d − 1)/(ε/3),
+///   the d − 1 exponential mechanisms ε₀ = (ε/3)/(d − 1) each: basic composition, ε-DP.
+/// * Gaussian: ρ = the largest zCDP budget converting to (ε, δ) ([`rho_for`]), ρ/3 each:
+///   σ₁² = d/(ρ/3), σ₂² = (d − 1)/(ρ/3), and ε₀ = √(8(ρ/3)/(d − 1)) (an ε₀-bounded-range
+///   call is ε₀²/8-zCDP, Cesar–Rogers 2021): zCDP composition, (ε, δ)-DP.
+///
+/// Every share is rounded in the safe direction, and the composed guarantee is checked to be
+/// within the budget asked (the shares shrink by a few doubles until it is).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    /// The noise kind.
+    pub noise: MeasurementNoise,
+    /// The 1-way measurements' noise.
+    pub ones: CountNoise,
+    /// ε₀ of each exponential mechanism of the tree.
+    pub tree_epsilon0: f64,
+    /// The number of exponential mechanisms (d − 1).
+    pub tree_rounds: u64,
+    /// The 2-way measurements' noise.
+    pub twos: CountNoise,
+    /// The calls the guarantee composes.
+    pub calls: Vec<(PrivacyCost, u64)>,
+    /// The end-to-end guarantee.
+    pub guarantee: Guarantee,
+}
+
+impl Plan {
+    /// The plan for d columns at (ε, δ) with `noise`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] for d < 2, Gaussian noise at δ = 0, or a budget too small to
+    /// split.
+    pub fn new(
+        columns: usize,
+        epsilon: Epsilon,
+        delta: Delta,
+        noise: MeasurementNoise,
+    ) -> Result<Self> {
+        if columns < 2 {
+            return Err(Error::param(
+                "columns",
+                format!("a synthetic table needs at least 2 columns, got {columns}"),
+            ));
+        }
+        if noise == MeasurementNoise::Gaussian && delta.get() == 0.0 {
+            return Err(Error::param(
+                "noise",
+                "Gaussian measurements need δ > 0 (give --delta, or use Laplace noise)",
+            ));
+        }
+        let d = columns as f64;
+        let rounds = (columns - 1) as u64;
+        let mut shrink = 0u32;
+        loop {
+            let plan = match noise {
+                MeasurementNoise::Laplace => {
+                    let third = nudge_down(div_down(epsilon.get(), 3.0), shrink);
+                    let ones = CountNoise::Laplace {
+                        scale: div_up(2.0 * d, third),
+                    };
+                    let twos = CountNoise::Laplace {
+                        scale: div_up(2.0 * (d - 1.0), third),
+                    };
+                    let epsilon0 = div_down(third, d - 1.0);
+                    Self::compose(noise, ones, twos, epsilon0, rounds, delta)?
+                }
+                MeasurementNoise::Gaussian => {
+                    let rho = rho_for(epsilon.get(), delta.get())?;
+                    let third = nudge_down(div_down(rho, 3.0), shrink);
+                    let ones = CountNoise::Gaussian {
+                        variance: div_up(d, third),
+                    };
+                    let twos = CountNoise::Gaussian {
+                        variance: div_up(d - 1.0, third),
+                    };
+                    let epsilon0 = nudge_down(div_down(third * 8.0, d - 1.0).sqrt(), 2);
+                    Self::compose(noise, ones, twos, epsilon0, rounds, delta)?
+                }
+            };
+            if plan.guarantee.epsilon <= epsilon.get() || shrink > 64 {
+                if plan.guarantee.epsilon > epsilon.get() {
+                    return Err(Error::param(
+                        "epsilon",
+                        format!(
+                            "ε = {} cannot be split over {columns} columns",
+                            epsilon.get()
+                        ),
+                    ));
+                }
+                return Ok(plan);
+            }
+            shrink += 4;
+        }
+    }
+
+    /// The plan of these measurements and mechanisms, and its guarantee by the accountant.
+    fn compose(
+        noise: MeasurementNoise,
+        ones: CountNoise,
+        twos: CountNoise,
+        epsilon0: f64,
+        rounds: u64,
+        delta: Delta,
+    ) -> Result<Self> {
+        let d = rounds as f64 + 1.0;
+        let cost = |n: &CountNoise, l1: f64| -> Result<PrivacyCost> {
+            Ok(match *n {
+                CountNoise::Laplace { scale } => PrivacyCost::Pure {
+                    epsilon: Epsilon::new(div_up(l1, scale))?,
+                },
+                // L2² = L1 here (each count moves by at most 1): ρ = Δ₂²/(2σ²).
+                CountNoise::Gaussian { variance } => {
+                    PrivacyCost::zcdp(div_up(l1, mul_up(2.0, variance)))?
+                }
+            })
+        };
+        let calls = vec![
+            (cost(&ones, 2.0 * d)?, 1),
+            (
+                PrivacyCost::BoundedRange {
+                    epsilon: Epsilon::new(epsilon0)?,
+                },
+                rounds,
+            ),
+            (cost(&twos, 2.0 * (d - 1.0))?, 1),
+        ];
+        let mut accountant = Accountant::new();
+        for &(c, k) in &calls {
+            accountant.record_many(c, k);
+        }
+        let reporting = match noise {
+            MeasurementNoise::Laplace => Delta::ZERO,
+            MeasurementNoise::Gaussian => delta,
+        };
+        let composed = accountant.compose(reporting, ComposeOptions::default())?;
+        let guarantee = composed.best.ok_or_else(|| {
+            Error::param("epsilon", "no composition rule applies to the synthesis")
+        })?;
+        Ok(Self {
+            noise,
+            ones,
+            tree_epsilon0: epsilon0,
+            tree_rounds: rounds,
+            twos,
+            calls,
+            guarantee,
+        })
+    }
+
+    /// The scale σ (standard deviation) of one noisy count of a 1-way and of a 2-way
+    /// marginal, for people.
+    pub fn noise_sd(&self) -> (f64, f64) {
+        (sqrt_up(self.ones.variance()), sqrt_up(self.twos.variance()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_stay_within_the_budget_asked() {
+        for (eps, delta, noise) in [
+            (1.0, 0.0, MeasurementNoise::Laplace),
+            (0.1, 0.0, MeasurementNoise::Laplace),
+            (0.3, 1e-9, MeasurementNoise::Gaussian),
+            (3.0, 1e-6, MeasurementNoise::Gaussian),
+        ] {
+            for d in [2usize, 15, 37] {
+                let plan = Plan::new(
+                    d,
+                    Epsilon::total(eps).unwrap(),
+                    Delta::total(delta).unwrap(),
+                    noise,
+                )
+                .unwrap();
+                assert!(plan.guarantee.epsilon <= eps, "{eps} {d} {plan:?}");
+                assert!(plan.guarantee.delta <= delta, "{delta} {plan:?}");
+                assert_eq!(plan.tree_rounds, d as u64 - 1);
+                // Not wasteful: within 1 % of the budget.
+                assert!(plan.guarantee.epsilon >= 0.99 * eps, "{plan:?}");
+            }
+        }
+        let laplace = Plan::new(
+            15,
+            Epsilon::new(3.0).unwrap(),
+            Delta::ZERO,
+            MeasurementNoise::Laplace,
+        )
+        .unwrap();
+        // t₁ = 2·15/1 = 30 and t₂ = 2·14/1 = 28.
+        assert!(
+            matches!(laplace.ones, CountNoise::Laplace { scale } if (scale - 30.0).abs() < 1e-9)
+        );
+        assert!(
+            matches!(laplace.twos, CountNoise::Laplace { scale } if (scale - 28.0).abs() < 1e-9)
+        );
+        assert!(
+            Plan::new(
+                15,
+                Epsilon::new(1.0).unwrap(),
+                Delta::ZERO,
+                MeasurementNoise::Gaussian
+            )
+            .is_err()
+        );
+        assert!(
+            Plan::new(
+                1,
+                Epsilon::new(1.0).unwrap(),
+                Delta::ZERO,
+                MeasurementNoise::Laplace
+            )
+            .is_err()
+        );
+    }
+}

@@ -1,0 +1,483 @@
+//! [`Synth`]: a private synthetic copy of a whole table (every column of its schema), by MST
+//! on the library's engine ([`crate::synth`]).
+//!
+//! Privacy: replace-one neighbours (n public); ε-DP with Laplace measurements, (ε, δ)-DP
+//! with Gaussian ones; the schema's domains must be public. See [`crate::synth::Plan`].
+
+use crate::error::{Error, Result};
+use crate::histogram::{BinRule, Discretized, Domain, Schema};
+use crate::noise::SecureRng;
+use crate::privacy::{Delta, Epsilon};
+use crate::synth::{
+    DEFAULT_ITERATIONS, FitSummary, Marginals, MeasurementNoise, Plan, SynthConfig, Synthesis,
+    synthesize,
+};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::io::Write;
+
+/// A whole-table synthetic-data release: the budget, the noise and how many records.
+///
+/// ```
+/// use disguise::synth::MeasurementNoise;
+/// use disguise::task::Synth;
+/// let request = Synth::new(1.0);
+/// assert_eq!(request.noise(), MeasurementNoise::Laplace);
+/// let gaussian = Synth { delta: 1e-9, ..request.clone() };
+/// assert_eq!(gaussian.noise(), MeasurementNoise::Gaussian);
+/// assert!(Synth { epsilon: 0.0, ..request }.validate().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Synth {
+    /// Total ε.
+    pub epsilon: f64,
+    /// Total δ (0: pure ε-DP with Laplace noise).
+    pub delta: f64,
+    /// The measurements' noise; `None`: Gaussian when δ > 0, else Laplace.
+    pub noise: Option<MeasurementNoise>,
+    /// How many synthetic records to write; `None`: n, the table's (public) size.
+    pub rows: Option<u64>,
+    /// At most this many mirror-descent iterations of the fit.
+    pub iterations: usize,
+}
+
+/// What a synthetic-data release's guarantee protects against, as its report says it.
+pub const SYNTH_NEIGHBOURS: &str =
+    "replace-one: two tables of the same size n (public) that differ in one record";
+
+/// Records are drawn in chunks of this many, each from its own generator forked in order, so
+/// that the output does not depend on the number of threads.
+const CHUNK: usize = 1 << 14;
+
+impl Synth {
+    /// Pure ε-DP with the defaults: Laplace noise, n records, [`DEFAULT_ITERATIONS`].
+    pub fn new(epsilon: f64) -> Self {
+        Self {
+            epsilon,
+            delta: 0.0,
+            noise: None,
+            rows: None,
+            iterations: DEFAULT_ITERATIONS,
+        }
+    }
+
+    /// The noise used: the one asked, else Gaussian when δ > 0 (less noise for many
+    /// columns), Laplace at δ = 0.
+    pub fn noise(&self) -> MeasurementNoise {
+        self.noise.unwrap_or(if self.delta > 0.0 {
+            MeasurementNoise::Gaussian
+        } else {
+            MeasurementNoise::Laplace
+        })
+    }
+
+    /// Validates every option that needs no data.
+    ///
+    /// # Errors
+    /// An invalid ε or δ; Gaussian noise at δ = 0; zero iterations or records.
+    pub fn validate(&self) -> Result<()> {
+        self.config()?;
+        if self.iterations == 0 {
+            return Err(Error::param("iterations", "must be at least 1, got 0"));
+        }
+        if self.rows == Some(0) {
+            return Err(Error::param("rows", "must be at least 1, got 0"));
+        }
+        if self.noise() == MeasurementNoise::Gaussian && self.delta == 0.0 {
+            return Err(Error::param(
+                "noise",
+                "Gaussian measurements need δ > 0 (give a delta, or use Laplace noise)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The configuration of [`synthesize`]: ε and δ spent at most as typed.
+    ///
+    /// # Errors
+    /// An invalid ε or δ.
+    pub fn config(&self) -> Result<SynthConfig> {
+        let mut config = SynthConfig::new(
+            Epsilon::total(self.epsilon)?,
+            Delta::total(self.delta)?,
+            self.noise(),
+        );
+        config.iterations = self.iterations;
+        Ok(config)
+    }
+
+    /// The budget split for a table of `columns` columns, before any record is read.
+    ///
+    /// # Errors
+    /// As [`Synth::validate`] and [`Plan::new`].
+    pub fn budget(&self, columns: usize) -> Result<Plan> {
+        self.validate()?;
+        let c = self.config()?;
+        Plan::new(columns, c.epsilon, c.delta, c.noise)
+    }
+
+    /// What the release will spend on a table of `columns` columns, planned from the
+    /// request alone: what a budget ledger reserves first.
+    ///
+    /// # Errors
+    /// As [`Synth::budget`].
+    pub fn plan(&self, columns: usize) -> Result<super::PrivacyReport> {
+        let plan = self.budget(columns)?;
+        Ok(super::PrivacyReport {
+            per_round_epsilon: Some(plan.tree_epsilon0),
+            per_round_delta: None,
+            composition: None,
+            rounds: plan.tree_rounds as usize,
+            guarantee: Some(plan.guarantee),
+            guarantees: Vec::new(),
+            calls: plan.calls.clone(),
+            secure_rng: true,
+            selection_guarantee: None,
+            estimate_epsilon: None,
+        })
+    }
+
+    /// The schema to read the data with: numeric columns without `bins` cut for noisy 2-way
+    /// marginals ([`BinRule::Marginals`]) at this request's noise.
+    ///
+    /// # Errors
+    /// As [`Synth::budget`].
+    pub fn reading(&self, schema: &Schema) -> Result<Schema> {
+        let plan = self.budget(schema.columns.len())?;
+        Ok(Schema {
+            bin_rule: BinRule::Marginals,
+            marginal_noise_sd: Some(plan.noise_sd().1),
+            ..schema.clone()
+        })
+    }
+
+    /// The release on `data` (read with [`Synth::reading`]'s schema).
+    ///
+    /// # Errors
+    /// As [`Synth::validate`] and [`synthesize`]; domains taken from the data are fine but
+    /// the release is then marked not private.
+    pub fn run(&self, data: &Discretized, rng: &mut SecureRng) -> Result<SynthRelease> {
+        self.validate()?;
+        let sizes = sizes_of(data.domains())?;
+        let codes: Vec<_> = (0..data.width()).map(|c| data.codes(c)).collect();
+        let marginals = Marginals::count(&codes, &sizes, data.rows())?;
+        self.on_marginals(
+            &marginals,
+            data.names().to_vec(),
+            data.domains().to_vec(),
+            data.is_private(),
+            rng,
+        )
+    }
+
+    /// The release from the table's marginals (a one-process count, or the sum of the
+    /// workers').
+    ///
+    /// # Errors
+    /// As [`synthesize`].
+    pub fn on_marginals(
+        &self,
+        marginals: &Marginals,
+        names: Vec<String>,
+        domains: Vec<Domain>,
+        public_domains: bool,
+        rng: &mut SecureRng,
+    ) -> Result<SynthRelease> {
+        self.validate()?;
+        let synthesis = synthesize(marginals, &self.config()?, rng)?;
+        Ok(SynthRelease {
+            rows: self.rows.unwrap_or(synthesis.rows),
+            names,
+            domains,
+            public_domains,
+            synthesis,
+        })
+    }
+}
+
+/// The domain sizes as `usize`.
+fn sizes_of(domains: &[Domain]) -> Result<Vec<usize>> {
+    domains
+        .iter()
+        .map(|d| {
+            usize::try_from(d.size())
+                .map_err(|_| Error::Overflow(format!("a domain of {} codes", d.size())))
+        })
+        .collect()
+}
+
+/// A fitted synthesizer with the table's column names and domains: what `sample` draws from.
+#[derive(Debug, Clone)]
+pub struct SynthRelease {
+    /// The column names, in the schema's order.
+    pub names: Vec<String>,
+    /// The columns' domains.
+    pub domains: Vec<Domain>,
+    /// Whether every domain was public (from the schema).
+    pub public_domains: bool,
+    /// How many records a release writes by default.
+    pub rows: u64,
+    /// The fitted model and its guarantee.
+    pub synthesis: Synthesis,
+}
+
+impl SynthRelease {
+    /// Whether the release carries its guarantee: public domains and a secure generator.
+    pub fn is_private(&self) -> bool {
+        self.public_domains && self.synthesis.secure_rng
+    }
+
+    /// Draws `rows` records, in chunks forked in order from `rng` (the same records whatever
+    /// the number of threads), and hands each chunk's codes (row-major, one row per record)
+    /// to `sink` in order.
+    ///
+    /// # Errors
+    /// What `sink` returns.
+    pub fn sample_codes<F>(&self, rows: u64, rng: &mut SecureRng, mut sink: F) -> Result<()>
+    where
+        F: FnMut(&[u32]) -> Result<()>,
+    {
+        let model = &self.synthesis.model;
+        let mut left = rows;
+        // A batch of chunks per round: parallel, and bounded in memory.
+        let batch = rayon::current_num_threads().max(1) * 4;
+        while left > 0 {
+            let mut jobs: Vec<(usize, SecureRng)> = Vec::with_capacity(batch);
+            while left > 0 && jobs.len() < batch {
+                let take = (left.min(CHUNK as u64)) as usize;
+                jobs.push((take, rng.fork()));
+                left -= take as u64;
+            }
+            let chunks: Vec<Vec<u32>> = jobs
+                .into_par_iter()
+                .map(|(take, mut child)| {
+                    let mut out = Vec::new();
+                    model.sample_rows(take, &mut child, &mut out);
+                    out
+                })
+                .collect();
+            for chunk in &chunks {
+                sink(chunk)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `rows` records as CSV with a header (every column, in the schema's order; a
+    /// level as the schema spells it, a numeric value as its bin's midpoint); returns the
+    /// number written.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if writing fails.
+    pub fn write_csv<W: Write>(&self, writer: W, rows: u64, rng: &mut SecureRng) -> Result<u64> {
+        let io = |e: csv::Error| Error::io_with("writing the synthetic data", e);
+        let mut w = csv::Writer::from_writer(writer);
+        w.write_record(&self.names).map_err(io)?;
+        let d = self.names.len();
+        let mut row: Vec<String> = vec![String::new(); d];
+        let mut written = 0u64;
+        self.sample_codes(rows, rng, |chunk| {
+            for record in chunk.chunks(d) {
+                for ((field, domain), &code) in row.iter_mut().zip(&self.domains).zip(record) {
+                    *field = domain.decode(code);
+                }
+                w.write_record(&row).map_err(io)?;
+                written += 1;
+            }
+            Ok(())
+        })?;
+        w.flush()
+            .map_err(|e| Error::io_with("writing the synthetic data", e))?;
+        Ok(written)
+    }
+
+    /// The release's report.
+    pub fn report(&self) -> SynthReport<'_> {
+        let s = &self.synthesis;
+        let plan = &s.plan;
+        let (sd1, sd2) = plan.noise_sd();
+        let n = s.rows as f64;
+        let sizes = s.model.sizes();
+        // A-priori usefulness from public quantities: the expected total-variation error that
+        // the noise alone puts on a measured marginal before the fit, at most cells·sd/(2n)
+        // (E|Z| ≤ sd), averaged over the columns and over the measured pairs.
+        let tv = |cells: usize, sd: f64| (cells as f64 * sd / (2.0 * n)).min(1.0);
+        let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let noise_tv_one_way = mean(sizes.iter().map(|&s| tv(s, sd1)).collect());
+        let noise_tv_two_way = mean(
+            s.tree
+                .iter()
+                .map(|&(i, j)| tv(sizes[i] * sizes[j], sd2))
+                .collect(),
+        );
+        SynthReport {
+            data: None,
+            out: None,
+            private: self.is_private(),
+            neighbouring: SYNTH_NEIGHBOURS,
+            columns: self.names.clone(),
+            bins: self
+                .names
+                .iter()
+                .zip(&self.domains)
+                .filter_map(|(name, d)| match d {
+                    Domain::Numeric { bins, .. } => Some((name.clone(), bins.count())),
+                    Domain::Categorical { .. } => None,
+                })
+                .collect(),
+            records: s.rows,
+            rows: self.rows,
+            noise: plan.noise,
+            tree: s
+                .tree
+                .iter()
+                .map(|&(i, j)| (self.names[i].clone(), self.names[j].clone()))
+                .collect(),
+            one_way_noise_sd: sd1,
+            two_way_noise_sd: sd2,
+            tree_epsilon0: plan.tree_epsilon0,
+            noise_tv_one_way,
+            noise_tv_two_way,
+            fit: s.fit,
+            guarantee: s.guarantee,
+            secure_rng: s.secure_rng,
+            ledger: None,
+        }
+    }
+}
+
+/// The report of a [`Synth`] release.
+#[derive(Debug, Clone, Serialize)]
+pub struct SynthReport<'a> {
+    /// The data files read (a front end's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Vec<String>>,
+    /// The synthetic data file written (a front end's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out: Option<String>,
+    /// Whether the release carries its guarantee: public domains and a secure generator.
+    pub private: bool,
+    /// What neighbouring datasets differ in.
+    pub neighbouring: &'static str,
+    /// Every column, in the schema's order.
+    pub columns: Vec<String>,
+    /// The bins of each numeric column.
+    pub bins: std::collections::BTreeMap<String, usize>,
+    /// n, the table's records.
+    pub records: u64,
+    /// The synthetic records written.
+    pub rows: u64,
+    /// The measurements' noise.
+    pub noise: MeasurementNoise,
+    /// The measured pairs, in the order chosen.
+    pub tree: Vec<(String, String)>,
+    /// The noise standard deviation of one count of a 1-way marginal.
+    pub one_way_noise_sd: f64,
+    /// The noise standard deviation of one count of a 2-way marginal.
+    pub two_way_noise_sd: f64,
+    /// ε₀ of each exponential mechanism of the tree.
+    pub tree_epsilon0: f64,
+    /// A-priori (public) bound on the expected total-variation error the noise alone puts on
+    /// a 1-way marginal's measurement, before the fit (mean over the columns).
+    pub noise_tv_one_way: f64,
+    /// The same for a measured 2-way marginal (mean over the measured pairs).
+    pub noise_tv_two_way: f64,
+    /// How the fit went.
+    pub fit: FitSummary,
+    /// The end-to-end guarantee.
+    pub guarantee: crate::privacy::Guarantee,
+    /// Whether the generator was the operating system's.
+    pub secure_rng: bool,
+    /// The ledger's charge (a front end's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<&'a str>,
+}
+
+impl crate::ledger::Spends for SynthRelease {
+    fn spend(&self) -> Result<Option<crate::ledger::Spend>> {
+        let s = &self.synthesis;
+        Ok(Some(crate::ledger::Spend {
+            calls: s.plan.calls.clone(),
+            mechanism: "synthetic data (MST: 1-ways, private tree, 2-ways)".to_string(),
+            secure: s.secure_rng,
+            ..crate::ledger::Spend::new(s.guarantee)
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::histogram::{ColumnSpec, DomainSource, Table};
+
+    fn table(rows: usize) -> Discretized {
+        let schema = Schema::new(vec![
+            ColumnSpec::numeric("age", 0.0, 100.0),
+            ColumnSpec::categorical("smoker", &["no", "yes"]),
+            ColumnSpec::categorical("sick", &["no", "yes"]),
+        ])
+        .unwrap();
+        let data: Vec<Vec<String>> = (0..rows)
+            .map(|i| {
+                let smoker = if i % 3 == 0 { "yes" } else { "no" };
+                vec![(20 + i % 60).to_string(), smoker.into(), smoker.into()]
+            })
+            .collect();
+        let t = Table::from_rows(&schema, &data, DomainSource::Schema, "rows").unwrap();
+        Discretized::new(&t).unwrap()
+    }
+
+    #[test]
+    fn seeded_output_is_the_same_on_one_thread_and_many() {
+        let data = table(3000);
+        let request = Synth {
+            rows: Some(50_000),
+            ..Synth::new(2.0)
+        };
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut rng = SecureRng::insecure_from_seed(5);
+                let release = request.run(&data, &mut rng).unwrap();
+                let mut out = Vec::new();
+                release.write_csv(&mut out, release.rows, &mut rng).unwrap();
+                out
+            })
+        };
+        let one = run(1);
+        assert_eq!(one, run(3));
+        assert_eq!(one.iter().filter(|&&b| b == b'\n').count(), 50_001);
+    }
+
+    #[test]
+    fn the_release_reports_its_guarantee_and_tree() {
+        let data = table(3000);
+        let mut rng = SecureRng::insecure_from_seed(9);
+        let release = Synth {
+            delta: 1e-6,
+            ..Synth::new(1.0)
+        }
+        .run(&data, &mut rng)
+        .unwrap();
+        let report = release.report();
+        assert_eq!(report.noise, MeasurementNoise::Gaussian);
+        assert!(report.guarantee.epsilon <= 1.0 && report.guarantee.delta <= 1e-6);
+        assert_eq!(report.tree.len(), 2);
+        assert!(!report.private, "a seeded run is not private");
+        assert!(report.noise_tv_two_way > 0.0 && report.noise_tv_two_way < 1.0);
+        let spend = crate::ledger::Spends::spend(&release).unwrap().unwrap();
+        assert_eq!(spend.calls.len(), 3);
+        // Gaussian noise without δ is refused before any record is read.
+        let err = Synth {
+            noise: Some(MeasurementNoise::Gaussian),
+            ..Synth::new(1.0)
+        }
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("δ > 0"), "{err}");
+    }
+}
