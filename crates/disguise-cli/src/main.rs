@@ -50,6 +50,9 @@ enum Command {
     Experiment(commands::experiment::Args),
     /// Release a differentially private projected histogram of a table as synthetic data.
     Histogram(commands::histogram::Args),
+    /// Release a private synthetic copy of a whole table (every column): MST on disguise's
+    /// engine — noisy 1-way marginals, a private tree of pairs, noisy 2-ways, a fitted model.
+    Synth(commands::synth::Args),
     /// Private k-type facility location: choose locations and give each one of k types,
     /// serving every private point by a location of its own type (k-submodular greedy).
     Assign(commands::assign::Args),
@@ -168,6 +171,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => commands::generate::run(args),
         Command::Schema(args) => commands::schema::run(args),
         Command::Histogram(args) => commands::histogram::run(args),
+        Command::Synth(args) => commands::synth::run(args),
         Command::Assign(args) => commands::assign::run(args),
         Command::Topics(args) => commands::topics::run(args),
         Command::Ledger(command) => commands::ledger::run(command),

@@ -17,4 +17,5 @@ pub mod ledger;
 pub mod sample;
 pub mod schema;
 pub mod select;
+pub mod synth;
 pub mod topics;

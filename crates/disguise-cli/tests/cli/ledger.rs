@@ -568,6 +568,7 @@ fn every_releasing_command_takes_the_ledger() {
         "histogram",
         "assign",
         "topics",
+        "synth",
     ] {
         let help = common::help(command);
         assert!(

@@ -21,4 +21,5 @@ mod ledger;
 mod sample;
 mod schema;
 mod select;
+mod synth;
 mod topics;

@@ -1,0 +1,147 @@
+//! `disguise synth`: every column released, the JSON report and its guarantee, the ledger's
+//! charge (basic and zCDP filters), refusals in one line.
+
+use crate::common;
+use common::{
+    HISTOGRAM_SCHEMA as SCHEMA, StdoutOk, dir_with, disguise, histogram_rows, json, words,
+};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+fn setup(test: &str) -> PathBuf {
+    dir_with(
+        &format!("synth-{test}"),
+        &[("data.csv", &histogram_rows(3000)), ("schema.toml", SCHEMA)],
+    )
+}
+
+fn synth(dir: &Path, extra: &str) -> assert_cmd::assert::Assert {
+    disguise(dir)
+        .args(words(
+            "synth --data data.csv --schema schema.toml --out syn.csv",
+        ))
+        .args(words(extra))
+        .assert()
+}
+
+#[test]
+fn every_column_is_released_and_the_pairs_that_matter_survive() {
+    let dir = setup("json");
+    let out = synth(&dir, "--epsilon 3 --seed 4 --format json").success();
+    let doc = json(&out.get_output().stdout);
+    assert_eq!(
+        doc["columns"],
+        serde_json::json!(["age", "smoker", "region", "sick"])
+    );
+    assert_eq!(doc["records"], 3000);
+    assert_eq!(doc["rows"], 3000);
+    assert_eq!(doc["noise"], "laplace");
+    assert_eq!(doc["private"], false, "a seeded run is not private");
+    assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 3.0);
+    assert_eq!(doc["guarantee"]["delta"], 0.0);
+    assert_eq!(doc["tree"].as_array().unwrap().len(), 3);
+    // sick = smoker in every record: the tree measures that pair, and the synthetic table
+    // keeps it (a noise standard deviation of about 17 per count of 3,000 records).
+    let pairs: Vec<String> = doc["tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| format!("{}-{}", p[0].as_str().unwrap(), p[1].as_str().unwrap()))
+        .collect();
+    assert!(pairs.contains(&"smoker-sick".to_string()), "{pairs:?}");
+    let text = std::fs::read_to_string(dir.join("syn.csv")).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("age,smoker,region,sick"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 3000);
+    let same = rows.iter().filter(|r| r[1] == r[3]).count();
+    assert!(same > 2700, "{same} of 3000 rows keep sick = smoker");
+    let mut regions: HashMap<&str, usize> = HashMap::new();
+    for r in &rows {
+        *regions.entry(r[2]).or_default() += 1;
+    }
+    assert_eq!(regions.len(), 4, "{regions:?}");
+    // The same seed, the same file.
+    let first = text.clone();
+    synth(&dir, "--epsilon 3 --seed 4 --quiet").success();
+    assert_eq!(std::fs::read_to_string(dir.join("syn.csv")).unwrap(), first);
+}
+
+#[test]
+fn gaussian_measurements_report_an_approximate_guarantee_and_the_table_says_so() {
+    let dir = setup("gauss");
+    let out = synth(&dir, "--epsilon 1 --delta 1e-6 --rows 500").success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(stdout.contains("discrete Gaussian"), "{stdout}");
+    assert!(stdout.contains("(1, 1e-6)-DP by zCDP"), "{stdout}");
+    assert!(stdout.contains("-> 500 synthetic records"), "{stdout}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("syn.csv"))
+            .unwrap()
+            .lines()
+            .count(),
+        501
+    );
+}
+
+#[test]
+fn the_ledger_charges_the_release_under_either_filter() {
+    let dir = setup("ledger");
+    disguise(&dir)
+        .args(words("ledger init b.ledger --default-limit 2"))
+        .assert()
+        .success();
+    synth(&dir, "--epsilon 1.5 --ledger b.ledger --dataset d -q").success();
+    // 0.5 is left: a second release of 1 is refused before the data is read (exit 3).
+    synth(&dir, "--epsilon 1 --ledger b.ledger --dataset d -q").code(3);
+    let state = json(
+        &disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --format json"))
+            .stdout_ok(),
+    );
+    assert_eq!(state["datasets"][0]["spent"]["epsilon"], 1.5, "{state}");
+    // Under a zCDP limit a Gaussian release spends its ρ, not ε²/2.
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset z --epsilon 1 --delta 1e-6 --rule zcdp",
+        ))
+        .assert()
+        .success();
+    for _ in 0..3 {
+        synth(
+            &dir,
+            "--epsilon 0.5 --delta 1e-7 --ledger b.ledger --dataset z -q",
+        )
+        .success();
+    }
+    let table = String::from_utf8(
+        disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --dataset z"))
+            .stdout_ok(),
+    )
+    .unwrap();
+    assert!(table.contains("in 3 releases"), "{table}");
+}
+
+#[test]
+fn bad_requests_are_refused_in_one_line() {
+    let dir = setup("bad");
+    let base = "synth --data data.csv --schema schema.toml --out syn.csv";
+    for (extra, needle) in [
+        ("--epsilon 0", "epsilon"),
+        ("--epsilon 1 --noise gaussian", "δ > 0"),
+        ("--epsilon 1 --delta 1", "delta"),
+        ("--epsilon 1 --rows 0", "rows"),
+        ("--epsilon 1 --iterations 0", "iterations"),
+    ] {
+        let args: Vec<&str> = words(base).into_iter().chain(words(extra)).collect();
+        common::fails_with(&dir, &args, needle);
+    }
+    let args = words("synth --data data.csv --schema schema.toml --out data.csv --epsilon 1");
+    common::fails_with(&dir, &args, "data.csv");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("data.csv")).unwrap(),
+        histogram_rows(3000),
+        "the input is untouched"
+    );
+}
