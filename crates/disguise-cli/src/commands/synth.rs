@@ -1,6 +1,7 @@
 //! `disguise synth`: a private synthetic copy of a whole table (every column of its schema),
 //! by MST on the library's engine.
 
+use super::common::cluster::ClusterArgs;
 use super::common::ledger::LedgerArgs;
 use super::common::names::named;
 use super::common::note_clipped;
@@ -72,6 +73,8 @@ pub struct Args {
     #[arg(short, long)]
     quiet: bool,
     #[command(flatten)]
+    cluster: ClusterArgs,
+    #[command(flatten)]
     ledger: LedgerArgs,
 }
 
@@ -95,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let schema = Schema::from_path(&args.schema)?;
     let schema = request.reading(&schema).map_err(|e| flagged(e, &flag_of))?;
     let data: Vec<&Path> = args.data.iter().map(PathBuf::as_path).collect();
-    let charge = args.ledger.open(&data, false)?;
+    let charge = args.ledger.open_on(&data, &args.cluster)?;
     // Charged before a record is read, from the options and the schema alone.
     let reserved = match &charge {
         Some(charge) => {
@@ -107,13 +110,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => None,
     };
     let files = disguise::data::Parts::resolve_all(&args.data)?;
-    let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    let read = Discretized::read(&paths, &schema, DomainSource::Schema)?;
-    if !args.quiet {
-        note_clipped(&read.clipped);
-    }
-    let mut rng = rng_from_seed(args.seed)?;
-    let release = request.run(&read.data, &mut rng)?;
+    let named: Vec<(&str, &Path)> = data.iter().map(|p| ("--data", *p)).collect();
+    let (release, mut rng) = match args.cluster.cluster(&named)? {
+        // Each worker counts its share's marginals; only process 0 releases and writes.
+        Some(cluster) => {
+            let mut rng = if cluster.process() == 0 {
+                rng_from_seed(args.seed)?
+            } else {
+                disguise::SecureRng::from_os()?
+            };
+            match request.run_distributed(&cluster, files, &schema, &mut rng)? {
+                Some(release) => (release, rng),
+                None => return Ok(()),
+            }
+        }
+        None => {
+            let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+            let read = Discretized::read(&paths, &schema, DomainSource::Schema)?;
+            if !args.quiet {
+                note_clipped(&read.clipped);
+            }
+            let mut rng = rng_from_seed(args.seed)?;
+            (request.run(&read.data, &mut rng)?, rng)
+        }
+    };
     if let Some(reserved) = &reserved {
         reserved.check(Some(release.synthesis.guarantee))?;
     }

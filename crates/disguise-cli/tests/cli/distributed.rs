@@ -981,3 +981,49 @@ fn the_timeout_names_the_silent_process_and_a_late_one_exits_at_once() {
         String::from_utf8_lossy(&peer.stderr)
     );
 }
+
+/// Whole-table synthetic data (the tree, the fit, the synthetic file) is the one-process
+/// release for one file dealt row by row and for parts dealt whole: the workers' marginals
+/// add up to the table's exactly.
+#[test]
+fn synthetic_data_is_the_same_for_every_partition() {
+    let dir = dir_with("synth", &[]);
+    table(&dir);
+    let args = |data: &str, extra: &str| {
+        command(
+            "synth --schema schema.toml --epsilon 2 --seed 3 --out out.csv --format json --data",
+            data,
+            extra,
+        )
+    };
+    let result = |stdout: &[u8]| {
+        let mut report: serde_json::Value = serde_json::from_slice(stdout).expect("json");
+        report.as_object_mut().expect("object").remove("data");
+        let csv = std::fs::read_to_string(dir.join("out.csv")).expect("out.csv");
+        std::fs::remove_file(dir.join("out.csv")).expect("remove");
+        (report, csv)
+    };
+    let one = disguise(&dir)
+        .args(args("table.csv", ""))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let one = result(&one);
+    assert!(one.1.lines().count() > 100, "{}", one.1);
+    for (data, extra) in [("table.csv", "--workers 3"), ("parts", "")] {
+        let out = disguise(&dir)
+            .args(args(data, extra))
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        assert_eq!(result(&out), one, "{data} {extra}");
+    }
+    for (processes, workers, data) in [(2, 1, "table.csv"), (2, 2, "parts")] {
+        let out = cluster_stdout(&dir, &args(data, ""), processes, workers);
+        assert_eq!(result(&out), one, "{processes}×{workers} on {data}");
+    }
+}

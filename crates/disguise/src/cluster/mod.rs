@@ -59,7 +59,7 @@ mod table;
 
 pub use agreement::Agreement;
 pub use secure::ClusterKey;
-pub use sharded::{Aggregate, Comm, Sharded, ShardedState, Summable};
+pub use sharded::{Aggregate, Comm, Sharded, ShardedState, Summable, SynthInput};
 pub(crate) use sharded::{Link, Msg, Serve};
 pub use table::{read_friend_lists_share, read_points_share, read_sets_share, read_share};
 

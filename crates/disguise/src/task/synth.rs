@@ -170,6 +170,32 @@ impl Synth {
         )
     }
 
+    /// The release on the table in the data files `paths` (read with a complete `schema`,
+    /// [`Synth::reading`]'s), spread over `cluster`: each worker counts the marginals of its
+    /// share and only the counts cross the network, summed exactly; process 0 then runs the
+    /// one-process release on them (with a seeded generator, the one-process release on the
+    /// concatenated files, bit for bit). `None` in the other processes.
+    ///
+    /// # Errors
+    /// As [`Synth::run`]; an incomplete schema; [`Error::Cluster`].
+    #[cfg(feature = "cluster")]
+    pub fn run_distributed(
+        &self,
+        cluster: &crate::cluster::Cluster,
+        paths: Vec<std::path::PathBuf>,
+        schema: &Schema,
+        rng: &mut SecureRng,
+    ) -> Result<Option<SynthRelease>> {
+        self.validate()?;
+        schema.validate()?;
+        crate::histogram::table::check_complete(schema, crate::histogram::DomainSource::Schema)?;
+        let Some(input) = cluster.synth_marginals(paths, schema.clone())? else {
+            return Ok(None);
+        };
+        self.on_marginals(&input.marginals, input.names, input.domains, true, rng)
+            .map(Some)
+    }
+
     /// The release from the table's marginals (a one-process count, or the sum of the
     /// workers').
     ///

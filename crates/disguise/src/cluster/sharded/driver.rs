@@ -250,6 +250,63 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// The exact 1-way and 2-way marginals of the table in `paths` (read with the complete
+    /// `schema`, each worker its share as [`super::super::read_share`] deals it), summed over
+    /// the workers — what [`crate::synth`] reads of the data — with the columns' names and
+    /// domains: in process 0, `None` in the others. Only counts cross the network.
+    ///
+    /// # Errors
+    /// As [`super::super::read_share`] and [`crate::synth::Marginals::count`];
+    /// [`Error::Cluster`].
+    pub fn synth_marginals(
+        &self,
+        paths: Vec<std::path::PathBuf>,
+        schema: crate::histogram::Schema,
+    ) -> Result<Option<SynthInput>> {
+        let timeout = self.timeout;
+        let (builders, network, closed) = self.connect()?;
+        let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
+        let total: Arc<Mutex<Option<SynthInput>>> = Arc::default();
+        let kept = Arc::clone(&total);
+        let guards = self.execute(builders, Arc::clone(&errors), move |worker, place| {
+            let mut comm = Comm {
+                wire: Wire::new(worker, timeout, place.workers, Arc::clone(&closed)),
+                place,
+            };
+            let data = super::super::read_share(&mut comm, &paths, &schema)?;
+            let sizes: Vec<usize> = data.domains().iter().map(|d| d.size() as usize).collect();
+            let codes: Vec<_> = (0..data.width()).map(|c| data.codes(c)).collect();
+            let local =
+                crate::synth::Marginals::count(&codes, &sizes, data.rows()).map(|m| m.to_flat());
+            let sum = comm.all_sum(local)?;
+            if place.worker == 0 {
+                let marginals = crate::synth::Marginals::from_flat(&sizes, &sum)?;
+                *kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(SynthInput {
+                    marginals,
+                    names: data.names().to_vec(),
+                    domains: data.domains().to_vec(),
+                });
+            }
+            Ok(())
+        })?;
+        finish(guards, &errors, network)?;
+        Ok(total.lock().unwrap_or_else(|e| e.into_inner()).take())
+    }
+}
+
+/// What process 0 gets from [`Cluster::synth_marginals`]: the summed marginals and the
+/// columns they count.
+#[derive(Debug, Clone)]
+pub struct SynthInput {
+    /// The table's marginals, summed over the workers.
+    pub marginals: crate::synth::Marginals,
+    /// The column names, in the schema's order.
+    pub names: Vec<String>,
+    /// The columns' domains (public: from the schema and the summed n).
+    pub domains: Vec<crate::histogram::Domain>,
+}
+
 /// Joins the workers: the first error any of them noted (a worker whose peer died may panic
 /// again in timely's clean-up after noting it), else none. The network threads are joined
 /// after a clean run and left alone after a failed one (joining them would re-raise their

@@ -23,6 +23,7 @@ mod protocol;
 mod worker;
 
 pub use comm::Comm;
+pub use driver::SynthInput;
 pub(crate) use link::Link;
 pub use objective::{Aggregate, Sharded, ShardedState, Summable};
 pub(crate) use protocol::{Msg, Refinement};
