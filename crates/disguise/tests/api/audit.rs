@@ -25,6 +25,11 @@
 //!    (chi-square).
 //! 7. The private utility estimate: passes at the coverage task's Δ = 1/n and is flagged with
 //!    the noise halved; its noise is Laplace of its scale (chi-square).
+//! 8. The synthesizer's measurements: a marginal count measured at the plan's discrete
+//!    Laplace scale passes, the same count measured with half the noise is flagged; the
+//!    tree's exponential mechanism at the scores' λ = 2 passes on a replaced record that
+//!    moves two scores by 2 in opposite directions, and at λ = 1 (the add/remove λ of MST)
+//!    is flagged.
 
 use crate::support;
 use disguise::audit::exact::exponential_probabilities;
@@ -1244,4 +1249,75 @@ fn utility_estimate_draws_laplace_noise_of_its_scale() {
     }
     let test = chi_square(&counts, &[0.1; 10]).unwrap();
     assert!(test.p_value > 1e-4, "{counts:?}: p = {}", test.p_value);
+}
+
+// ---------------------------------------------------------------------------------------
+// 8. The synthesizer's measurements and tree (synth/measure.rs, synth/tree.rs)
+// ---------------------------------------------------------------------------------------
+
+/// One noisy count of a 1-way marginal, as the synthesizer measures it, clamped to a finite
+/// range for the audit (post-processing).
+fn synth_count(
+    rng: &mut SecureRng,
+    counts: &Vec<u64>,
+    noise: &disguise::synth::CountNoise,
+) -> Result<i64> {
+    let y = noise.measure(counts, rng)?;
+    Ok((y[0] as i64).clamp(-8, 20))
+}
+
+#[test]
+fn synth_measurement_passes_at_the_plans_scale_and_half_the_noise_is_flagged() {
+    // Two columns at ε = 12: the 1-ways get ε/3 = 4 at discrete Laplace scale 2d/4 = 1, so
+    // one count, moved by 1 by a replaced record, has privacy loss at most 1/1 = 1.
+    // 60,000 runs per side, confidence 1 − 1e-6 (false alarm ≤ 1e-6 per audit).
+    use disguise::synth::{CountNoise, MeasurementNoise, Plan};
+    let plan = Plan::new(
+        2,
+        Epsilon::new(12.0).unwrap(),
+        Delta::ZERO,
+        MeasurementNoise::Laplace,
+    )
+    .unwrap();
+    assert_eq!(plan.ones, CountNoise::Laplace { scale: 1.0 });
+    let (d, d_prime) = (vec![6u64, 4], vec![5u64, 5]);
+    let config = AuditConfig::new(60_000);
+    let real = |rng: &mut SecureRng, c: &Vec<u64>| synth_count(rng, c, &plan.ones);
+    let mut rng = SecureRng::insecure_from_seed(101);
+    let report = audit(real, &d, &d_prime, &config, &mut rng).unwrap();
+    let line = summary("synth 1-way count, plan's scale", &report);
+    assert!(!report.violates(1.0), "{line}");
+    assert!(report.epsilon_lower > 0.7, "{line}");
+    let halved = CountNoise::Laplace { scale: 0.5 };
+    let broken = |rng: &mut SecureRng, c: &Vec<u64>| synth_count(rng, c, &halved);
+    let mut rng = SecureRng::insecure_from_seed(102);
+    let report = audit(broken, &d, &d_prime, &config, &mut rng).unwrap();
+    let line = summary("synth 1-way count, half the noise (planted)", &report);
+    assert!(report.violates(1.0), "{line}");
+}
+
+#[test]
+fn synth_tree_scores_pass_at_lambda_two_and_the_add_remove_lambda_is_flagged() {
+    // Three pairs; replacing one record moves a count out of one pair's cell and into
+    // another's, so one score falls by 2 and another rises by 2 — the scores' λ = 2.
+    // ε₀ = 1: the first pair chosen (one exponential mechanism, ε₀-DP) has privacy loss
+    // ln 1.94 = 0.66 at λ = 2 and ln 3.71 = 1.31 > ε₀ at λ = 1, which must be flagged.
+    // 60,000 runs per side, confidence 1 − 1e-6.
+    let pair = (vec![2.0, 0.0, 0.0], vec![0.0, 2.0, 2.0]);
+    let config = AuditConfig::new(60_000);
+    let tree = |lambda: f64| {
+        move |rng: &mut SecureRng, scores: &Vec<f64>| -> Result<usize> {
+            let (edges, _) =
+                disguise::synth::tree::private_tree(scores.clone(), sens(lambda), 3, 1.0, rng)?;
+            Ok(edges[0].0 * 3 + edges[0].1)
+        }
+    };
+    let mut rng = SecureRng::insecure_from_seed(103);
+    let report = audit(tree(2.0), &pair.0, &pair.1, &config, &mut rng).unwrap();
+    let line = summary("synth tree, λ = 2", &report);
+    assert!(!report.violates(1.0), "{line}");
+    let mut rng = SecureRng::insecure_from_seed(104);
+    let report = audit(tree(1.0), &pair.0, &pair.1, &config, &mut rng).unwrap();
+    let line = summary("synth tree, λ = 1 (planted)", &report);
+    assert!(report.violates(1.0), "{line}");
 }
