@@ -57,6 +57,7 @@ __all__ = [
     "MaxCoverage",
     "FeatureSelector",
     "ProjectedHistogram",
+    "Synthesizer",
     "frequent_itemsets",
 ]
 
@@ -1112,33 +1113,7 @@ class ProjectedHistogram(_Params):
         """Releases the projected histogram of ``data``; returns self."""
         seed = _warn_seed(self.seed)
         schema_json = _schema_json(self.schema)
-        schema = json.loads(schema_json)
-        names = [c["name"] for c in schema["columns"]]
-        missing = schema.get("missing")
-        if hasattr(data, "columns") or isinstance(data, dict):
-            available = {str(c): c for c in data.keys()} if isinstance(data, dict) else {
-                str(c): c for c in data.columns}
-            lowered = {k.lower(): v for k, v in available.items()}
-            columns = []
-            for name in names:
-                key = available.get(name, lowered.get(name.lower()))
-                if key is None:
-                    raise ValueError(f"invalid data: no column {name!r} (the schema's columns: {names})")
-                columns.append(list(np.asarray(data[key], dtype=object)))
-        else:
-            table = [list(row) for row in data]
-            if any(len(row) != len(names) for row in table):
-                raise ValueError(
-                    f"invalid data: every row needs {len(names)} fields, the schema's columns {names}"
-                )
-            columns = [list(col) for col in zip(*table)] if table else [[] for _ in names]
-        lengths = {len(c) for c in columns}
-        if len(lengths) != 1:
-            raise ValueError(f"invalid data: columns of different lengths {sorted(lengths)}")
-        texts = [[_field(v, missing, name) for v in col] for col, name in zip(columns, names)]
-        rows = [list(r) for r in zip(*texts)]
-        if not rows:
-            raise ValueError("invalid data: empty")
+        rows = _schema_rows(data, schema_json)
         k = None if self.k is None else _positive_int(self.k, "k")
         self._release = _disguise.histogram_fit(
             schema_json,
@@ -1173,19 +1148,140 @@ class ProjectedHistogram(_Params):
             n = int(n)
             if n < 0:
                 raise ValueError(f"invalid n: {n} (at least 0)")
-        values = self._release.sample(n)
-        out = {}
-        for (name, numeric), column in zip(self._release.columns(), values):
-            if numeric:
-                out[name] = np.array([float(v) if v not in ("", None) else np.nan
-                                      for v in _numbers_or_missing(column)], dtype=np.float64)
-            else:
-                out[name] = np.asarray(column, dtype=object)
-        try:
-            import pandas as pd
-        except ImportError:
-            return out
-        return pd.DataFrame(out)
+        return _sample_frame(self._release, n)
+
+
+def _schema_rows(data: Any, schema_json: str) -> list[list[str]]:
+    """The records of ``data`` (a DataFrame, a dict of columns or rows in the schema's column
+    order) as lists of field texts in the schema's column order."""
+    schema = json.loads(schema_json)
+    names = [c["name"] for c in schema["columns"]]
+    missing = schema.get("missing")
+    if hasattr(data, "columns") or isinstance(data, dict):
+        available = {str(c): c for c in data.keys()} if isinstance(data, dict) else {
+            str(c): c for c in data.columns}
+        lowered = {k.lower(): v for k, v in available.items()}
+        columns = []
+        for name in names:
+            key = available.get(name, lowered.get(name.lower()))
+            if key is None:
+                raise ValueError(f"invalid data: no column {name!r} (the schema's columns: {names})")
+            columns.append(list(np.asarray(data[key], dtype=object)))
+    else:
+        table = [list(row) for row in data]
+        if any(len(row) != len(names) for row in table):
+            raise ValueError(
+                f"invalid data: every row needs {len(names)} fields, the schema's columns {names}"
+            )
+        columns = [list(col) for col in zip(*table)] if table else [[] for _ in names]
+    lengths = {len(c) for c in columns}
+    if len(lengths) != 1:
+        raise ValueError(f"invalid data: columns of different lengths {sorted(lengths)}")
+    texts = [[_field(v, missing, name) for v in col] for col, name in zip(columns, names)]
+    rows = [list(r) for r in zip(*texts)]
+    if not rows:
+        raise ValueError("invalid data: empty")
+    return rows
+
+
+def _sample_frame(release: Any, n: int | None) -> Any:
+    """``n`` records drawn from a native release, as a DataFrame when pandas is installed,
+    else a dict of columns; numeric columns as floats (bin midpoints)."""
+    if n is not None:
+        n = int(n)
+        if n < 0:
+            raise ValueError(f"invalid n: {n} (at least 0)")
+    values = release.sample(n)
+    out = {}
+    for (name, numeric), column in zip(release.columns(), values):
+        if numeric:
+            out[name] = np.array([float(v) if v not in ("", None) else np.nan
+                                  for v in _numbers_or_missing(column)], dtype=np.float64)
+        else:
+            out[name] = np.asarray(column, dtype=object)
+    try:
+        import pandas as pd
+    except ImportError:
+        return out
+    return pd.DataFrame(out)
+
+
+class Synthesizer(_Params):
+    """Whole-table differentially private synthetic data: MST (McKenna, Miklau, Sheldon
+    2021) on disguise's engine.
+
+    ``fit(data)`` measures every column's counts with noise, chooses d - 1 pairs of columns
+    as a private maximum spanning tree (the exponential mechanism inside disguise's private
+    greedy on the graphic matroid), measures those pairs' counts with noise and fits a
+    tree-structured model to all of them; ``sample(n)`` draws n records from the model
+    (default n: the number of records, public under replace-one neighbours) — post-processing
+    that costs no privacy. epsilon (and delta) is split in three equal parts. With
+    ``delta=0`` (the default) the measurements are discrete Laplace and the guarantee is pure
+    epsilon-DP; with ``delta > 0`` they are discrete Gaussian (``noise="gaussian"``, less noise
+    for many columns) and the guarantee is (epsilon, delta)-DP through zCDP. Neighbours are
+    replace-one; every domain must be public (``schema``, as for ``ProjectedHistogram``).
+    Numeric columns without ``bins`` are cut so that a noisy 2-way marginal's cells expect at
+    least one noise standard deviation of records.
+
+    Attributes after ``fit``: ``tree_`` (the measured pairs of column names), ``guarantee_``,
+    ``report_``. ``ledger=`` charges every ``fit`` as for the other estimators.
+
+    >>> import disguise
+    >>> schema = {"columns": [
+    ...     {"name": "smoker", "type": "categorical", "levels": ["no", "yes"]},
+    ...     {"name": "age", "type": "numeric", "bounds": [0, 100], "bins": 4},
+    ...     {"name": "sick", "type": "categorical", "levels": ["no", "yes"]}]}
+    >>> data = {"smoker": ["yes", "no"] * 500, "age": [30.0, 60.0] * 500, "sick": ["yes", "no"] * 500}
+    >>> s = disguise.Synthesizer(epsilon=3.0, schema=schema).fit(data)
+    >>> table = s.sample(100)
+    >>> sorted(table.columns) if hasattr(table, "columns") else sorted(table)
+    ['age', 'sick', 'smoker']
+    """
+
+    def __init__(
+        self,
+        *,
+        epsilon: float,
+        schema: Any,
+        delta: float = 0.0,
+        noise: str | None = None,
+        iterations: int = 1000,
+        seed: int | None = None,
+        ledger: Ledger | None = None,
+        dataset: str | None = None,
+    ):
+        self._keep_params(locals())
+
+    def fit(self, data: Any, y: Any = None) -> "Synthesizer":
+        """Fits the private model of ``data``; returns self."""
+        seed = _warn_seed(self.seed)
+        schema_json = _schema_json(self.schema)
+        rows = _schema_rows(data, schema_json)
+        self._model = _disguise.synth_fit(
+            schema_json,
+            rows,
+            float(self.epsilon),
+            float(self.delta),
+            None if self.noise is None else str(self.noise),
+            _positive_int(self.iterations, "iterations"),
+            self._fit_run(seed),
+        )
+        report = json.loads(self._model.report())
+        self.report_ = report
+        self.tree_ = [tuple(p) for p in report["tree"]]
+        self.guarantee_ = _guarantee(report, True)
+        warning = self._model.noise_warning()
+        if warning:
+            warnings.warn(warning, UsefulnessWarning, stacklevel=2)
+        return self
+
+    def sample(self, n: int | None = None) -> Any:
+        """``n`` synthetic records (default: as many as the data had), drawn independently
+        from the fitted model (the ``seed`` makes it reproducible), as a DataFrame when pandas
+        is installed, else a dict of columns. Numeric columns hold bin midpoints."""
+        if not hasattr(self, "_model"):
+            raise ValueError("this Synthesizer is not fitted yet: call fit first")
+        return _sample_frame(self._model, n)
 
 
 def _numbers_or_missing(column: list[str]) -> list[str]:

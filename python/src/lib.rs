@@ -29,6 +29,7 @@ mod runtime;
 mod select;
 mod selection;
 mod selectors;
+mod synth;
 
 use pyo3::prelude::*;
 
@@ -44,6 +45,8 @@ fn _disguise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(histogram::histogram_schema, m)?)?;
     m.add_function(wrap_pyfunction!(histogram::histogram_fit, m)?)?;
     m.add_class::<histogram::HistogramRelease>()?;
+    m.add_function(wrap_pyfunction!(synth::synth_fit, m)?)?;
+    m.add_class::<synth::SynthModel>()?;
     m.add_class::<selection::Selection>()?;
     m.add_class::<ledger::PyLedger>()?;
     m.add(

@@ -801,3 +801,43 @@ def test_max_coverage_from_an_edge_list_protects_one_friendship():
         disguise.MaxCoverage(1, epsilon=2.0, input="edges").fit([("a", "b", "c")], candidates=["a"])
     with pytest.raises(ValueError, match="invalid input"):
         disguise.MaxCoverage(1, epsilon=2.0, input="graph").fit(edges, candidates=people)
+
+
+# --- whole-table synthetic data --------------------------------------------------------------
+
+
+def test_synthesizer_releases_every_column_and_keeps_the_strong_pair():
+    data = sick_table()
+    s = quiet(disguise.Synthesizer(epsilon=3.0, schema=SCHEMA, seed=2).fit, data)
+    assert s.guarantee_["epsilon"] <= 3.0 + 1e-12 and s.guarantee_["delta"] == 0.0
+    assert s.report_["noise"] == "laplace"
+    assert ("smoker", "sick") in s.tree_ or ("sick", "smoker") in s.tree_
+    table = s.sample()
+    columns = list(table.columns) if hasattr(table, "columns") else list(table)
+    assert columns == ["smoker", "age", "city", "sick"]
+    assert len(table["sick"]) == 3000  # n, public under replace-one neighbours
+    agree = np.mean(np.asarray(table["smoker"]) == np.asarray(table["sick"]))
+    assert 0.8 <= agree <= 0.97, agree
+    assert len(s.sample(10)["age"]) == 10
+    # The same seed draws the same records.
+    again = s.sample(50)
+    assert list(np.asarray(again["city"])) == list(np.asarray(s.sample(50)["city"]))
+
+
+def test_synthesizer_gaussian_needs_delta_and_bad_input_raises_value_error():
+    data = sick_table(600)
+    g = disguise.Synthesizer(epsilon=1.0, delta=1e-6, schema=SCHEMA).fit(data)
+    assert g.report_["noise"] == "gaussian" and g.guarantee_["private"] is True
+    assert g.guarantee_["rule"] == "zcdp"
+    for kw, needle in [
+        ({"epsilon": 1.0, "noise": "gaussian"}, "δ > 0"),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"epsilon": 1.0, "noise": "uniform"}, "noise"),
+        ({"epsilon": 1.0, "iterations": 0}, "iterations"),
+    ]:
+        with pytest.raises(ValueError, match=needle):
+            disguise.Synthesizer(schema=SCHEMA, **kw).fit(data)
+    with pytest.raises(ValueError, match="not fitted"):
+        disguise.Synthesizer(epsilon=1.0, schema=SCHEMA).sample(3)
+    with pytest.raises(ValueError, match="no column"):
+        disguise.Synthesizer(epsilon=1.0, schema=SCHEMA).fit({"smoker": ["no"]})

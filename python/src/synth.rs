@@ -1,0 +1,120 @@
+//! `disguise.Synthesizer`: whole-table synthetic data ([`disguise::task::Synth`], MST on the
+//! engine) and its synthetic rows.
+
+use crate::errors::{library_error, value_error};
+use crate::ledger::{Charge, reserve, within};
+use crate::runtime::{Run, generator, interruptible, json, named};
+use disguise::histogram::{Discretized, Domain, DomainSource, Schema, Table};
+use disguise::synth::MeasurementNoise;
+use disguise::task::{Synth, SynthRelease};
+use pyo3::prelude::*;
+
+/// A fitted synthesizer held by Python: its report, and synthetic tables of any size drawn
+/// from its model (post-processing: no privacy cost).
+#[pyclass(frozen, module = "disguise._disguise")]
+pub(crate) struct SynthModel {
+    release: SynthRelease,
+    /// The fit's seed, if any: a seeded model's samples are reproducible too.
+    seed: Option<u64>,
+}
+
+#[pymethods]
+impl SynthModel {
+    /// The release's report (the tree, the noise, the fit, the guarantee), as JSON.
+    fn report(&self) -> PyResult<String> {
+        json(&self.release.report())
+    }
+
+    /// The warning the command line prints when the noise may swamp the measured pairs
+    /// ([`disguise::text::synth_noise_warning`]), or `None`.
+    fn noise_warning(&self) -> Option<String> {
+        disguise::text::synth_noise_warning(&self.release.report())
+    }
+
+    /// Every column and whether it is numeric.
+    fn columns(&self) -> Vec<(String, bool)> {
+        let numeric = self
+            .release
+            .domains
+            .iter()
+            .map(|d| matches!(d, Domain::Numeric { .. }));
+        self.release.names.iter().cloned().zip(numeric).collect()
+    }
+
+    /// `n` synthetic records (default: the public n of the data), drawn independently from
+    /// the fitted model (the operating system's generator, or the fit's seed), as one list of
+    /// decoded values per column.
+    #[pyo3(signature = (n=None))]
+    fn sample(&self, py: Python<'_>, n: Option<u64>) -> PyResult<Vec<Vec<String>>> {
+        let n = n.unwrap_or(self.release.rows);
+        disguise::memory::check(
+            &format!("sample({n})"),
+            u128::from(n) * self.release.names.len() as u128 * 24,
+            "draw fewer records at a time",
+        )
+        .map_err(value_error)?;
+        let mut rng = generator(self.seed)?;
+        let release = &self.release;
+        let d = release.names.len();
+        py.detach(|| {
+            let mut out: Vec<Vec<String>> = vec![Vec::new(); d];
+            release.sample_codes(n, &mut rng, |chunk| {
+                for record in chunk.chunks(d) {
+                    for ((column, domain), &code) in
+                        out.iter_mut().zip(&release.domains).zip(record)
+                    {
+                        column.push(domain.decode(code));
+                    }
+                }
+                Ok(())
+            })?;
+            Ok::<_, disguise::Error>(out)
+        })
+        .map_err(value_error)
+    }
+}
+
+/// MST on `rows` (one list of field texts per record, in the schema's column order) under
+/// `schema_json`: every column released.
+#[pyfunction]
+#[pyo3(signature = (schema_json, rows, epsilon, delta, noise, iterations, run))]
+pub(crate) fn synth_fit(
+    py: Python<'_>,
+    schema_json: &str,
+    rows: Vec<Vec<String>>,
+    epsilon: f64,
+    delta: f64,
+    noise: Option<&str>,
+    iterations: usize,
+    run: Run,
+) -> PyResult<SynthModel> {
+    let charge = Charge::of(&run)?;
+    let request = Synth {
+        delta,
+        noise: noise.map(named::<MeasurementNoise>).transpose()?,
+        iterations,
+        ..Synth::new(epsilon)
+    };
+    request.validate().map_err(value_error)?;
+    let schema: Schema = serde_json::from_str(schema_json).map_err(value_error)?;
+    let reserved = reserve(&charge, "synthetic data (MST)", || {
+        request.plan(schema.columns.len())
+    })
+    .map_err(library_error)?;
+    let schema = request.reading(&schema).map_err(value_error)?;
+    let table =
+        Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
+    drop(rows);
+    let data = Discretized::new(&table).map_err(value_error)?;
+    drop(table);
+    let mut rng = generator(run.seed)?;
+    let release = interruptible(py, move || {
+        let release = request.run(&data, &mut rng)?;
+        within(reserved, Some(release.synthesis.guarantee))?;
+        Ok(release)
+    })?;
+    Ok(SynthModel {
+        release,
+        seed: run.seed,
+    })
+}
