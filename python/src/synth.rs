@@ -78,6 +78,7 @@ impl SynthModel {
 /// `schema_json`: every column released.
 #[pyfunction]
 #[pyo3(signature = (schema_json, rows, epsilon, delta, noise, iterations, run))]
+#[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 pub(crate) fn synth_fit(
     py: Python<'_>,
     schema_json: &str,

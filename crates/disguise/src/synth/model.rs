@@ -295,36 +295,37 @@ impl TreeModel {
         let mut stack = vec![i];
         while let Some(u) = stack.pop() {
             let lu = law[u].clone().expect("set before pushing");
-            for v in 0..d {
-                if law[v].is_some() {
-                    continue;
-                }
+            let unseen: Vec<usize> = (0..d)
+                .filter(|&v| law[v].is_none() && (self.parent[v] == u || self.parent[u] == v))
+                .collect();
+            for v in unseen {
                 let next = if self.parent[v] == u {
                     // u is v's parent: p(v | u) from the joint at v.
-                    let (su, sv) = (self.sizes[u], self.sizes[v]);
+                    let sv = self.sizes[v];
                     let mut out = vec![0.0; sv];
-                    for x in 0..su {
+                    for (x, &w) in lu.iter().enumerate() {
                         let row = &self.joints[v][x * sv..(x + 1) * sv];
                         let total: f64 = row.iter().sum();
-                        if lu[x] == 0.0 || total <= 0.0 {
+                        if w == 0.0 || total <= 0.0 {
                             continue;
                         }
-                        for y in 0..sv {
-                            out[y] += lu[x] * row[y] / total;
+                        for (o, &r) in out.iter_mut().zip(row) {
+                            *o += w * r / total;
                         }
                     }
                     out
                 } else if self.parent[u] == v {
                     // v is u's parent: p(v | u) from the joint at u.
                     let (sv, su) = (self.sizes[v], self.sizes[u]);
+                    let joint = &self.joints[u];
                     let mut out = vec![0.0; sv];
-                    for y in 0..su {
-                        let total: f64 = (0..sv).map(|x| self.joints[u][x * su + y]).sum();
-                        if lu[y] == 0.0 || total <= 0.0 {
+                    for (y, &w) in lu.iter().enumerate() {
+                        let total: f64 = (0..sv).map(|x| joint[x * su + y]).sum();
+                        if w == 0.0 || total <= 0.0 {
                             continue;
                         }
-                        for x in 0..sv {
-                            out[x] += lu[y] * self.joints[u][x * su + y] / total;
+                        for (x, o) in out.iter_mut().enumerate() {
+                            *o += w * joint[x * su + y] / total;
                         }
                     }
                     out
@@ -693,7 +694,7 @@ mod tests {
             n: 1.0,
         };
         let m = fit.marginals(&theta);
-        let mut joint = vec![0.0; 12];
+        let mut joint = [0.0; 12];
         let mut z = 0.0;
         for x0 in 0..2 {
             for x1 in 0..3 {

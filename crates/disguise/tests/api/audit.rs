@@ -1259,7 +1259,7 @@ fn utility_estimate_draws_laplace_noise_of_its_scale() {
 /// range for the audit (post-processing).
 fn synth_count(
     rng: &mut SecureRng,
-    counts: &Vec<u64>,
+    counts: &[u64],
     noise: &disguise::synth::CountNoise,
 ) -> Result<i64> {
     let y = noise.measure(counts, rng)?;
