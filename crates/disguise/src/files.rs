@@ -153,6 +153,42 @@ pub fn refuse_input(output: &Path, inputs: &[&Path]) -> Result<()> {
     Ok(())
 }
 
+/// Checks, before any data is read, that `output` can be written: not one of `inputs` (any
+/// spelling of the same file), not a folder, and in a folder that exists.
+///
+/// ```
+/// use std::path::Path;
+/// let here = std::env::temp_dir().join("disguise-doc-check-output");
+/// std::fs::create_dir_all(&here).unwrap();
+/// assert!(disguise::files::check_output(&here.join("out.csv"), &[]).is_ok());
+/// assert!(disguise::files::check_output(&here, &[]).is_err());
+/// assert!(disguise::files::check_output(Path::new("/no/such/folder/out.csv"), &[]).is_err());
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] naming the output and what is wrong.
+pub fn check_output(output: &Path, inputs: &[&Path]) -> Result<()> {
+    refuse_input(output, inputs)?;
+    if output.is_dir() {
+        return Err(Error::io(format!(
+            "{}: is a folder; give a file name",
+            output.display()
+        )));
+    }
+    let folder = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !folder.is_dir() {
+        return Err(Error::io(format!(
+            "{}: the folder {} does not exist (create it first)",
+            output.display(),
+            folder.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Whether two paths name the same file. A path that does not exist names no existing
 /// file, but two spellings of the same not-yet-existing path are still the same.
 fn same_file(a: &Path, b: &Path) -> bool {

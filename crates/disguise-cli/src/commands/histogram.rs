@@ -122,30 +122,6 @@ pub struct Args {
     ledger: LedgerArgs,
 }
 
-/// Checks, before any data is read, that `--out` can be written: not one of the inputs (any
-/// spelling of the same file) and in a folder that exists.
-fn check_out(args: &Args) -> anyhow::Result<()> {
-    disguise::files::refuse_input(&args.out, &inputs(args))?;
-    if args.out.is_dir() {
-        bail!(
-            "--out {}: is a folder; give a file name",
-            args.out.display()
-        );
-    }
-    let folder = match args.out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !folder.is_dir() {
-        bail!(
-            "--out {}: the folder {} does not exist (create it first)",
-            args.out.display(),
-            folder.display()
-        );
-    }
-    Ok(())
-}
-
 /// Every file the run reads: no output may be written over one of them.
 fn inputs(args: &Args) -> Vec<&Path> {
     args.data
@@ -214,7 +190,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let cluster = args.cluster.cluster(&inputs)?;
     // Only process 0 writes: the others may run where --out's folder does not exist.
     if cluster.as_ref().is_none_or(|c| c.process() == 0) {
-        check_out(&args)?;
+        disguise::files::check_output(&args.out, &self::inputs(&args))
+            .map_err(|e| anyhow::anyhow!("--out {e}"))?;
     }
     let schema = Schema::from_path(&args.schema)?;
     let target_name = match (&args.target, &schema.target) {

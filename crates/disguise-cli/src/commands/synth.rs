@@ -94,7 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .chain([&args.schema])
         .map(PathBuf::as_path)
         .collect();
-    disguise::files::refuse_input(&args.out, &inputs)?;
+    disguise::files::check_output(&args.out, &inputs).map_err(|e| anyhow::anyhow!("--out {e}"))?;
     let schema = Schema::from_path(&args.schema)?;
     let schema = request.reading(&schema).map_err(|e| flagged(e, &flag_of))?;
     let data: Vec<&Path> = args.data.iter().map(PathBuf::as_path).collect();

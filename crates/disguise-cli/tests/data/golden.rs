@@ -188,6 +188,16 @@ const CASES: &[Case] = &[
         writes: &["synthetic.csv"],
     },
     Case {
+        name: "synth_laplace",
+        args: "synth --data table.csv --schema table.schema.toml --epsilon 1 --out synthetic.csv",
+        writes: &["synthetic.csv"],
+    },
+    Case {
+        name: "synth_gaussian",
+        args: "synth --data table.csv --schema table.schema.toml --epsilon 1 --delta 1e-6 --out synthetic.csv",
+        writes: &["synthetic.csv"],
+    },
+    Case {
         name: "sample_em",
         args: "sample --scores scores.txt --sensitivity 1 --epsilon 1 --mechanism em --trials 1000",
         writes: &[],

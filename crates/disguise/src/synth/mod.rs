@@ -2,7 +2,8 @@
 //! Contest: A scalable and general approach to differentially private synthetic data",
 //! Algorithm 1) on the library's own mechanisms.
 //!
-//! 1. **1-ways**: every column's counts, measured with noise ([`Plan`]).
+//! 1. **1-ways**: every column's counts, measured with noise ([`Plan`]); values whose noisy
+//!    count is below 3σ are merged into one ([`Compression`], MST's domain compression).
 //! 2. **Tree**: d − 1 pairs of columns, a maximum spanning tree of the pairs' scores (the L1
 //!    error of the independence model of the noisy 1-ways on each pair) chosen by the private
 //!    greedy of Mitrovic et al. (2017, Algorithm 2) over the graphic matroid with the
@@ -44,16 +45,18 @@
 //! assert!(s.guarantee.epsilon <= 3.0 && s.guarantee.delta == 0.0);
 //! assert_eq!(s.tree.len(), 2);
 //! let mut rows = Vec::new();
-//! s.model.sample_rows(10, &mut rng, &mut rows);
+//! s.sample_rows(10, &mut rng, &mut rows);
 //! assert_eq!(rows.len(), 30);
 //! # Ok::<(), disguise::Error>(())
 //! ```
 
+pub mod compress;
 pub mod marginals;
 pub mod measure;
 pub mod model;
 pub mod tree;
 
+pub use compress::Compression;
 pub use marginals::Marginals;
 pub use measure::{CountNoise, MeasurementNoise, Plan};
 pub use model::{FitSummary, Measured, TreeModel};
@@ -101,8 +104,10 @@ pub struct Synthesis {
     pub tree: Vec<(usize, usize)>,
     /// The tree step's greedy run (its rounds, calls and guarantee).
     pub selection: Solution,
-    /// The fitted model.
+    /// The fitted model, on the compressed domain.
     pub model: TreeModel,
+    /// Which rare values were merged before the tree and the 2-ways.
+    pub compression: Compression,
     /// How the fit went.
     pub fit: FitSummary,
     /// n, the table's (public) number of records.
@@ -111,6 +116,15 @@ pub struct Synthesis {
     pub guarantee: Guarantee,
     /// Whether every draw came from the operating system's generator.
     pub secure_rng: bool,
+}
+
+impl Synthesis {
+    /// Draws `rows` records (codes of the original domains, row-major, one row per record)
+    /// into `out`: from the model, with merged values expanded uniformly.
+    pub fn sample_rows(&self, rows: usize, rng: &mut SecureRng, out: &mut Vec<u32>) {
+        self.model.sample_rows(rows, rng, out);
+        self.compression.expand(out, rng);
+    }
 }
 
 /// Runs MST on the table whose marginals are `marginals` (see the [module docs](self)).
@@ -133,14 +147,19 @@ pub fn synthesize(
     }
     let plan = Plan::new(d, config.epsilon, config.delta, config.noise)?;
     let nf = n as f64;
-    let ones: Vec<Measured> = (0..d)
-        .map(|i| {
-            Ok(Measured {
-                counts: plan.ones.measure(marginals.one(i), rng)?,
-                variance: plan.ones.variance(),
-            })
-        })
+    let noisy: Vec<Vec<f64>> = (0..d)
+        .map(|i| plan.ones.measure(marginals.one(i), rng))
         .collect::<Result<_>>()?;
+    // Rare values merged (post-processing of the noisy 1-ways), then everything on the
+    // compressed domain: the same sensitivities, fewer noisy cells.
+    let variance = plan.ones.variance();
+    let compression = Compression::from_noisy(&noisy, variance.sqrt());
+    let ones: Vec<Measured> = noisy
+        .iter()
+        .enumerate()
+        .map(|(i, y)| compression.measured_one(i, y, variance))
+        .collect();
+    let compressed = compression.marginals(marginals)?;
     let laws: Vec<Vec<f64>> = ones
         .iter()
         .map(|m| {
@@ -150,19 +169,20 @@ pub fn synthesize(
                 .collect()
         })
         .collect();
-    let (scores, lambda) = tree::scores(marginals, &laws)?;
+    let (scores, lambda) = tree::scores(&compressed, &laws)?;
     let (edges, selection) = tree::private_tree(scores, lambda, d, plan.tree_epsilon0, rng)?;
     let twos: Vec<Measured> = edges
         .iter()
         .map(|&(i, j)| {
-            Ok(Measured {
-                counts: plan.twos.measure(marginals.two(i, j), rng)?,
-                variance: plan.twos.variance(),
-            })
+            Ok(Measured::uniform(
+                plan.twos.measure(compressed.two(i, j), rng)?,
+                plan.twos.variance(),
+            ))
         })
         .collect::<Result<_>>()?;
+    drop(compressed);
     let (model, fit) = TreeModel::fit(
-        marginals.sizes(),
+        compression.sizes(),
         &edges,
         &ones,
         &twos,
@@ -171,6 +191,7 @@ pub fn synthesize(
     )?;
     Ok(Synthesis {
         guarantee: plan.guarantee,
+        compression,
         plan,
         tree: edges,
         selection,

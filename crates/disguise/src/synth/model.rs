@@ -5,13 +5,22 @@ use crate::noise::SecureRng;
 use rand_core::Rng;
 use serde::Serialize;
 
-/// One noisy measurement of a marginal: the noisy counts and the variance of each.
+/// One noisy measurement of a marginal: the noisy counts and the noise variance of each.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Measured {
     /// The noisy counts, row-major for a pair.
     pub counts: Vec<f64>,
-    /// The noise variance of one count.
-    pub variance: f64,
+    /// The noise variance of each count (a sum of k counts measured with variance v each
+    /// has variance k·v).
+    pub variances: Vec<f64>,
+}
+
+impl Measured {
+    /// Counts measured with the same noise variance each.
+    pub fn uniform(counts: Vec<f64>, variance: f64) -> Self {
+        let variances = vec![variance; counts.len()];
+        Self { counts, variances }
+    }
 }
 
 /// How the fit went.
@@ -112,14 +121,13 @@ impl TreeModel {
                 ));
             }
             let (p, c) = if parent[j] == i { (i, j) } else { (j, i) };
-            let counts = if p == i {
-                m.counts.clone()
+            edge_y[c] = Some(if p == i {
+                m.clone()
             } else {
-                transpose(&m.counts, sizes[i], sizes[j])
-            };
-            edge_y[c] = Some(Measured {
-                counts,
-                variance: m.variance,
+                Measured {
+                    counts: transpose(&m.counts, sizes[i], sizes[j]),
+                    variances: transpose(&m.variances, sizes[i], sizes[j]),
+                }
             });
         }
         let fit = Fit {
@@ -156,8 +164,13 @@ impl TreeModel {
         let initial_loss = loss;
         let min_variance = ones
             .iter()
-            .map(|m| m.variance)
-            .chain(edge_y.iter().flatten().map(|m| m.variance))
+            .flat_map(|m| m.variances.iter().copied())
+            .chain(
+                edge_y
+                    .iter()
+                    .flatten()
+                    .flat_map(|m| m.variances.iter().copied()),
+            )
             .fold(f64::INFINITY, f64::min);
         let mut alpha = min_variance / n;
         let mut run = 0;
@@ -634,11 +647,11 @@ impl Fit<'_> {
         let mut loss = 0.0;
         let mut part = |mu: &[f64], y: &Measured| -> Vec<f64> {
             mu.iter()
-                .zip(&y.counts)
-                .map(|(&p, &y_)| {
+                .zip(y.counts.iter().zip(&y.variances))
+                .map(|(&p, (&y_, &v))| {
                     let r = self.n * p - y_;
-                    loss += r * r / (2.0 * y.variance);
-                    r / y.variance
+                    loss += r * r / (2.0 * v);
+                    r / v
                 })
                 .collect()
         };
@@ -680,10 +693,7 @@ mod tests {
         };
         let dummy: Vec<Measured> = sizes
             .iter()
-            .map(|&s| Measured {
-                counts: vec![0.0; s],
-                variance: 1.0,
-            })
+            .map(|&s| Measured::uniform(vec![0.0; s], 1.0))
             .collect();
         let fit = Fit {
             sizes: &sizes,
@@ -740,10 +750,7 @@ mod tests {
         }
         let p0 = vec![p01[0] + p01[1], p01[2] + p01[3]];
         let p2: Vec<f64> = (0..3).map(|b| p12[b] + p12[3 + b]).collect();
-        let scaled = |v: &[f64]| Measured {
-            counts: v.iter().map(|x| x * n).collect(),
-            variance: 4.0,
-        };
+        let scaled = |v: &[f64]| Measured::uniform(v.iter().map(|x| x * n).collect(), 4.0);
         let (model, summary) = TreeModel::fit(
             &sizes,
             &[(0, 1), (1, 2)],
@@ -779,10 +786,7 @@ mod tests {
     #[test]
     fn negative_noisy_counts_fit_to_a_valid_law() {
         let sizes = [3usize, 2];
-        let m = |v: Vec<f64>| Measured {
-            counts: v,
-            variance: 100.0,
-        };
+        let m = |v: Vec<f64>| Measured::uniform(v, 100.0);
         let (model, _) = TreeModel::fit(
             &sizes,
             &[(0, 1)],
@@ -805,10 +809,7 @@ mod tests {
         // χ² of 60,000 records over all 2·3·2 = 12 cells against the model's own
         // probabilities; false alarm 10⁻⁴.
         let sizes = [2usize, 3, 2];
-        let m = |v: Vec<f64>| Measured {
-            counts: v,
-            variance: 1.0,
-        };
+        let m = |v: Vec<f64>| Measured::uniform(v, 1.0);
         let (model, _) = TreeModel::fit(
             &sizes,
             &[(0, 1), (1, 2)],

@@ -263,7 +263,7 @@ impl SynthRelease {
     where
         F: FnMut(&[u32]) -> Result<()>,
     {
-        let model = &self.synthesis.model;
+        let synthesis = &self.synthesis;
         let mut left = rows;
         // A batch of chunks per round: parallel, and bounded in memory.
         let batch = rayon::current_num_threads().max(1) * 4;
@@ -278,7 +278,7 @@ impl SynthRelease {
                 .into_par_iter()
                 .map(|(take, mut child)| {
                     let mut out = Vec::new();
-                    model.sample_rows(take, &mut child, &mut out);
+                    synthesis.sample_rows(take, &mut child, &mut out);
                     out
                 })
                 .collect();
@@ -353,6 +353,13 @@ impl SynthRelease {
                 .collect(),
             records: s.rows,
             rows: self.rows,
+            merged: self
+                .names
+                .iter()
+                .zip(s.compression.merged_counts())
+                .filter(|(_, k)| *k > 0)
+                .map(|(name, k)| (name.clone(), k))
+                .collect(),
             noise: plan.noise,
             tree: s
                 .tree
@@ -393,6 +400,9 @@ pub struct SynthReport<'a> {
     pub records: u64,
     /// The synthetic records written.
     pub rows: u64,
+    /// For each column whose rare values were merged (MST's domain compression), how many
+    /// values share its merged value.
+    pub merged: std::collections::BTreeMap<String, usize>,
     /// The measurements' noise.
     pub noise: MeasurementNoise,
     /// The measured pairs, in the order chosen.

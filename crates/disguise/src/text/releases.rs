@@ -481,6 +481,14 @@ pub fn synth_summary(r: &crate::task::SynthReport<'_>, written: u64, out: &str) 
         r.tree.len(),
         sig(r.two_way_noise_sd, 3)
     );
+    if !r.merged.is_empty() {
+        let merged: Vec<String> = r.merged.iter().map(|(c, k)| format!("{c} ({k})")).collect();
+        let _ = writeln!(
+            t,
+            "  merged      rare values (noisy count below 3σ) into one per column: {}",
+            merged.join(", ")
+        );
+    }
     let tree: Vec<String> = r.tree.iter().map(|(a, b)| format!("{a}–{b}")).collect();
     let _ = writeln!(
         t,

@@ -1,0 +1,208 @@
+//! MST's domain compression: values a column's noisy 1-way marginal says are rare are merged
+//! into one value before the tree and the 2-ways are measured, so that sparse columns (many
+//! levels, few records) cost fewer noisy cells.
+
+use super::marginals::Marginals;
+use super::model::Measured;
+use crate::error::Result;
+use crate::noise::SecureRng;
+use crate::noise::bernoulli::uniform_below;
+
+/// How each column's values map to the compressed domain (McKenna, Miklau, Sheldon 2021,
+/// Section 4.1 and `compress_domain` of their code): a value whose noisy count is at least
+/// 3σ (σ the noise standard deviation of one count) keeps a code of its own; the others share
+/// one last code — unless fewer than 2 values would be kept, and then the column is left as
+/// it is. Decided from the released noisy 1-ways only: post-processing, no privacy cost.
+///
+/// Records drawn on the compressed domain are mapped back by [`Compression::expand`]: a
+/// merged code becomes one of the values it stands for, uniformly at random (MST's rule).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compression {
+    /// For each column: original code → compressed code.
+    maps: Vec<Vec<u32>>,
+    /// For each column: the original codes merged into its last code (empty: none merged).
+    merged: Vec<Vec<u32>>,
+    /// The compressed domain sizes.
+    sizes: Vec<usize>,
+}
+
+/// The threshold of a kept value, in noise standard deviations (MST's).
+pub const KEEP_SIGMAS: f64 = 3.0;
+
+impl Compression {
+    /// The compression the noisy 1-ways `ones` call for, at noise standard deviation `sd`
+    /// per count.
+    pub fn from_noisy(ones: &[Vec<f64>], sd: f64) -> Self {
+        let mut maps = Vec::with_capacity(ones.len());
+        let mut merged = Vec::with_capacity(ones.len());
+        let mut sizes = Vec::with_capacity(ones.len());
+        for y in ones {
+            let keep: Vec<bool> = y.iter().map(|&c| c >= KEEP_SIGMAS * sd).collect();
+            let kept = keep.iter().filter(|&&k| k).count();
+            if kept < 2 || kept == y.len() {
+                maps.push((0..y.len() as u32).collect());
+                merged.push(Vec::new());
+                sizes.push(y.len());
+                continue;
+            }
+            let mut map = vec![0u32; y.len()];
+            let mut rest = Vec::new();
+            let mut next = 0u32;
+            for (v, &k) in keep.iter().enumerate() {
+                if k {
+                    map[v] = next;
+                    next += 1;
+                } else {
+                    rest.push(v as u32);
+                }
+            }
+            for &v in &rest {
+                map[v as usize] = next;
+            }
+            maps.push(map);
+            merged.push(rest);
+            sizes.push(kept + 1);
+        }
+        Self {
+            maps,
+            merged,
+            sizes,
+        }
+    }
+
+    /// The compressed domain sizes.
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    /// How many values each column merged (0: none).
+    pub fn merged_counts(&self) -> Vec<usize> {
+        self.merged.iter().map(Vec::len).collect()
+    }
+
+    /// A noisy 1-way on the compressed domain: kept values as measured, the merged value the
+    /// sum of its values' noisy counts, with the variance of that sum.
+    pub fn measured_one(&self, column: usize, y: &[f64], variance: f64) -> Measured {
+        let size = self.sizes[column];
+        let mut counts = vec![0.0; size];
+        let mut variances = vec![0.0; size];
+        for (v, &c) in y.iter().enumerate() {
+            let to = self.maps[column][v] as usize;
+            counts[to] += c;
+            variances[to] += variance;
+        }
+        Measured { counts, variances }
+    }
+
+    /// The table's exact marginals on the compressed domain (cells summed).
+    ///
+    /// # Errors
+    /// As [`Marginals::from_flat`] (never, for consistent sizes).
+    pub fn marginals(&self, m: &Marginals) -> Result<Marginals> {
+        let d = m.width();
+        let old = m.sizes();
+        let mut flat = vec![m.rows()];
+        for i in 0..d {
+            let mut counts = vec![0u64; self.sizes[i]];
+            for (v, &c) in m.one(i).iter().enumerate() {
+                counts[self.maps[i][v] as usize] += c;
+            }
+            flat.extend(counts);
+        }
+        for i in 0..d {
+            for j in i + 1..d {
+                let sj = self.sizes[j];
+                let mut counts = vec![0u64; self.sizes[i] * sj];
+                for (cell, &c) in m.two(i, j).iter().enumerate() {
+                    let (a, b) = (cell / old[j], cell % old[j]);
+                    let to = self.maps[i][a] as usize * sj + self.maps[j][b] as usize;
+                    counts[to] += c;
+                }
+                flat.extend(counts);
+            }
+        }
+        Marginals::from_flat(&self.sizes, &flat)
+    }
+
+    /// Maps records drawn on the compressed domain (row-major, one row per record) back to
+    /// the original codes, in place: a merged code becomes one of its values uniformly.
+    pub fn expand(&self, records: &mut [u32], rng: &mut SecureRng) {
+        let d = self.sizes.len();
+        if self.merged.iter().all(Vec::is_empty) {
+            return;
+        }
+        // The inverse maps of the kept values.
+        let kept: Vec<Vec<u32>> = self
+            .maps
+            .iter()
+            .zip(&self.merged)
+            .map(|(map, merged)| {
+                let keep = map.len() - merged.len();
+                let mut inverse = vec![0u32; keep];
+                for (v, &to) in map.iter().enumerate() {
+                    if (to as usize) < keep && (merged.is_empty() || !merged.contains(&(v as u32)))
+                    {
+                        inverse[to as usize] = v as u32;
+                    }
+                }
+                inverse
+            })
+            .collect();
+        for record in records.chunks_mut(d) {
+            for (c, code) in record.iter_mut().enumerate() {
+                let merged = &self.merged[c];
+                if merged.is_empty() {
+                    continue;
+                }
+                *code = match kept[c].get(*code as usize) {
+                    Some(&v) => v,
+                    None => merged[uniform_below(rng, merged.len() as u64) as usize],
+                };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::Codes;
+
+    #[test]
+    fn rare_values_are_merged_and_expanded_uniformly() {
+        // Column 0: values 1 and 3 are rare; column 1 keeps everything.
+        let noisy = vec![vec![50.0, 1.0, 40.0, -2.0], vec![30.0, 30.0]];
+        let c = Compression::from_noisy(&noisy, 5.0);
+        assert_eq!(c.sizes(), &[3, 2]);
+        assert_eq!(c.merged_counts(), vec![2, 0]);
+        let m = c.measured_one(0, &noisy[0], 2.0);
+        assert_eq!(m.counts, vec![50.0, 40.0, -1.0]);
+        assert_eq!(m.variances, vec![2.0, 2.0, 4.0]);
+        let mut cols = [Codes::new(), Codes::new()];
+        for (a, b) in [(0, 0), (1, 1), (2, 0), (3, 1), (3, 1)] {
+            cols[0].push(a);
+            cols[1].push(b);
+        }
+        let full = Marginals::count(&[&cols[0], &cols[1]], &[4, 2], 5).unwrap();
+        let small = c.marginals(&full).unwrap();
+        assert_eq!(small.one(0), &[1, 1, 3]);
+        assert_eq!(small.two(0, 1), &[1, 0, 1, 0, 0, 3]);
+        // Merged codes come back as 1 or 3, about evenly; kept ones exactly.
+        let mut rng = SecureRng::insecure_from_seed(8);
+        let mut records: Vec<u32> = (0..4000).flat_map(|i| [2u32 - (i % 2) * 2, 1]).collect();
+        c.expand(&mut records, &mut rng);
+        let rare: Vec<u32> = records
+            .chunks(2)
+            .filter(|r| r[0] != 0)
+            .map(|r| r[0])
+            .collect();
+        assert_eq!(rare.len(), 2000);
+        assert!(rare.iter().all(|&v| v == 1 || v == 3));
+        let ones = rare.iter().filter(|&&v| v == 1).count();
+        // Binomial(2000, ½): within 5 sd (false alarm below 10⁻⁶).
+        assert!((ones as f64 - 1000.0).abs() < 5.0 * 22.4, "{ones}");
+        // Too few kept: nothing merged.
+        let none = Compression::from_noisy(&[vec![50.0, 1.0, 2.0]], 5.0);
+        assert_eq!(none.merged_counts(), vec![0]);
+    }
+}
