@@ -110,11 +110,11 @@ impl Compression {
             flat.extend(counts);
         }
         for i in 0..d {
-            for j in i + 1..d {
+            for (j, &oj) in old.iter().enumerate().skip(i + 1) {
                 let sj = self.sizes[j];
                 let mut counts = vec![0u64; self.sizes[i] * sj];
                 for (cell, &c) in m.two(i, j).iter().enumerate() {
-                    let (a, b) = (cell / old[j], cell % old[j]);
+                    let (a, b) = (cell / oj, cell % oj);
                     let to = self.maps[i][a] as usize * sj + self.maps[j][b] as usize;
                     counts[to] += c;
                 }
