@@ -110,7 +110,7 @@ pub(crate) fn synth_fit(
     drop(table);
     let mut rng = generator(run.seed)?;
     let release = interruptible(py, move || {
-        let release = request.run(&data, &mut rng)?;
+        let release = request.run(data, &mut rng)?;
         within(reserved, Some(release.synthesis.guarantee))?;
         Ok(release)
     })?;

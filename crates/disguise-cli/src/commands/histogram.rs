@@ -5,11 +5,11 @@
 //! `disguise histogram --data adult.data --data adult.test --schema adult.schema.toml
 //!  --target income --epsilon 1 --out synthetic.csv`
 
-use super::common::cluster::ClusterArgs;
-use super::common::ledger::{LedgerArgs, Reserved};
+use super::common::ledger::Reserved;
 use super::common::names::named;
-use super::common::{note_clipped, warn_if_vacuous};
-use crate::output::{Format, NothingReleased, flag_of, flagged, print_json, rng_from_seed};
+use super::common::table::TableArgs;
+use super::common::{RunArgs, note_clipped, warn_if_vacuous};
+use crate::output::{Format, NothingReleased, flag_of, flagged, print_json};
 use anyhow::{Context, bail};
 use disguise::histogram::{
     BinRule, DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, GammaRule, ProjectedHistogram,
@@ -33,24 +33,14 @@ Examples:
   disguise histogram --data adult.data --schema adult.schema.toml --epsilon 1 --k-split 2,3,4 \\
       --out synthetic.csv --format json
 
-The schema declares each column's public domain (shipped ones: crates/disguise/schemas/).
---out is written to a temporary file beside it and renamed when complete; it may not be one of
-the inputs.";
+--out holds the kept predictors and the target, records in random order.";
 
 /// Arguments of `disguise histogram`.
 #[derive(clap::Args)]
 #[command(after_help = EXAMPLES)]
 pub struct Args {
-    /// Data file(s), read with the schema's format (or Parquet, by column name) and
-    /// concatenated in order: files, folders of parts, or glob patterns. Repeat for several.
-    /// Example: `--data adult.data --data adult.test`.
-    #[arg(long, value_name = "FILE", required = true)]
-    data: Vec<PathBuf>,
-    /// TOML schema giving every column's type and public domain (numeric bounds,
-    /// categorical levels) and the file format. Example: `--schema adult.schema.toml`
-    /// (shipped ones: crates/disguise/schemas/).
-    #[arg(long, value_name = "FILE")]
-    schema: PathBuf,
+    #[command(flatten)]
+    table: TableArgs,
     /// The target column (default: the schema's `target`). Example: `--target income`.
     #[arg(long, value_name = "COL")]
     target: Option<String>,
@@ -98,57 +88,17 @@ pub struct Args {
     /// guarantee either way.
     #[arg(long, value_name = "HOW", value_parser = named::<SyntheticRows>(), default_value_t)]
     rows: SyntheticRows,
-    /// Where to write the synthetic dataset (CSV with a header): the kept predictors and the
-    /// target in the schema's order, records in random order; a categorical value is its
-    /// level as the schema spells it, a numeric value the midpoint of its bin (the bins are
-    /// equal-width over the schema's bounds; the JSON report names the kept and dropped
-    /// columns). Example: `--out synthetic.csv`.
-    #[arg(long, value_name = "FILE")]
-    out: PathBuf,
     /// Take missing numeric bounds and categorical levels from the data. NOT PRIVATE: the
     /// domains reveal records; for exploration only (the output is marked as not private).
     #[arg(long)]
     bounds_from_data: bool,
-    /// Seed for a reproducible run. INSECURE: the output is then predictable and carries no
-    /// privacy guarantee (for tests and experiments only). Example: `--seed 42`.
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t)]
-    format: Format,
     #[command(flatten)]
-    cluster: ClusterArgs,
-    #[command(flatten)]
-    ledger: LedgerArgs,
-}
-
-/// Every file the run reads: no output may be written over one of them.
-fn inputs(args: &Args) -> Vec<&Path> {
-    args.data
-        .iter()
-        .chain([&args.schema])
-        .chain(&args.public_data)
-        .map(PathBuf::as_path)
-        .collect()
-}
-
-/// Writes the synthetic dataset to `--out` atomically (a temporary file beside it, renamed
-/// when complete), never over an input; returns the number of records written.
-fn write_release(
-    release: &ProjectedHistogram,
-    args: &Args,
-    rng: &mut SecureRng,
-) -> anyhow::Result<u64> {
-    let mut file = disguise::files::AtomicFile::create(&args.out, &inputs(args))?;
-    let written = release
-        .write_csv(file.writer(), rng)
-        .with_context(|| format!("writing {}", args.out.display()))?;
-    file.commit()?;
-    Ok(written)
+    run: RunArgs,
 }
 
 /// Runs `disguise histogram`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let (table, run) = (&args.table, &args.run);
     let request = Histogram {
         epsilon: args.epsilon,
         k: args.k,
@@ -162,38 +112,33 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Everything that needs no data is validated first, in the library.
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let data: Vec<&Path> = args.data.iter().map(PathBuf::as_path).collect();
-    let charge = args.ledger.open_on(&data, &args.cluster)?;
-    let charge = charge.as_ref();
+    let distributed = table.cluster.workers.is_some() || table.cluster.hosts.is_some();
+    if distributed && args.bounds_from_data {
+        bail!(
+            "--bounds-from-data cannot be used with --workers or --hosts: every worker must code \
+             its records with the same public domains (complete the schema's bounds and levels)"
+        );
+    }
+    if distributed && args.k_split.is_some() {
+        bail!(
+            "--k-split cannot be used with --workers or --hosts: data splitting draws a random \
+             split of the records, which are spread over the workers (give --k, or let k be \
+             chosen on simulated or public data)"
+        );
+    }
+    table.check_out(args.public_data.as_ref())?;
+    let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
     if charge.is_some() && args.bounds_from_data {
         bail!(
             "invalid --bounds-from-data: the release would have no guarantee, so a budget \
              ledger cannot account for it (complete the schema's domains, or drop --ledger)"
         );
     }
-    // Charged before a record is read (in every process of a cluster: by process 0 alone),
-    // from the options alone.
-    let reserved = match charge {
-        Some(charge) => {
-            let plan = request.plan().map_err(|e| flagged(e, &flag_of))?;
-            Some(charge.reserve(
-                &plan,
-                "projected histogram (PRIVATEKD + thresholded Laplace)",
-                1,
-                args.seed.is_none(),
-            )?)
-        }
-        None => None,
-    };
-    let reserved = reserved.as_ref();
-    let inputs: Vec<(&str, &Path)> = args.data.iter().map(|p| ("--data", p.as_path())).collect();
-    let cluster = args.cluster.cluster(&inputs)?;
-    // Only process 0 writes: the others may run where --out's folder does not exist.
-    if cluster.as_ref().is_none_or(|c| c.process() == 0) {
-        disguise::files::check_output(&args.out, &self::inputs(&args))
-            .map_err(|e| anyhow::anyhow!("--out {e}"))?;
-    }
-    let schema = Schema::from_path(&args.schema)?;
+    // Charged before a record is read (in a cluster by process 0 alone), from the options.
+    let mechanism = "projected histogram (PRIVATEKD + thresholded Laplace)";
+    let reserved = run.reserve(charge.as_ref(), mechanism, || request.plan())?;
+    let cluster = table.cluster()?;
+    let schema = Schema::from_path(&table.schema)?;
     let target_name = match (&args.target, &schema.target) {
         (Some(t), _) | (None, Some(t)) => t.clone(),
         (None, None) => bail!("no target column: give --target or set `target` in the schema"),
@@ -201,9 +146,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let target = schema.column_index(&target_name)?;
     // Numeric columns are cut for the predictors the release keeps (the request's rule).
     let schema = request.reading(&schema, &target_name);
-    let files = disguise::data::Parts::resolve_all(&args.data)?;
+    let files = disguise::data::Parts::resolve_all(&table.data)?;
+    let mut rng = table.rng(run.seed, cluster.as_ref())?;
     if let Some(cluster) = cluster {
-        return run_distributed(&args, reserved, &request, cluster, schema, target, files);
+        // The same output in process 0 as a one-process run on the concatenated files.
+        let public: Vec<PathBuf> = args.public_data.iter().cloned().collect();
+        return match request.run_distributed(&cluster, files, &schema, target, public, &mut rng)? {
+            Some(release) => print_release(
+                &args,
+                reserved.as_ref(),
+                &release,
+                Default::default(),
+                &mut rng,
+            ),
+            None => Ok(()),
+        };
     }
     // Warned only where it is honoured: a distributed release refuses the flag.
     let source = if args.bounds_from_data {
@@ -225,7 +182,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             read.inferred.join(", ")
         );
     }
-    note_clipped(&read.clipped);
+    if !run.quiet {
+        note_clipped(&read.clipped);
+    }
     let clipped = read.clipped.iter().cloned().collect();
     let data = read.data;
 
@@ -241,46 +200,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    let mut rng = rng_from_seed(args.seed)?;
     let release = request.run(&data, target, public, &mut rng)?;
-    print_release(&args, reserved, &release, clipped, &mut rng)
-}
-
-/// The release over the workers of `cluster`: the same output in process 0 as a one-process
-/// run on the concatenated files; nothing in the others.
-fn run_distributed(
-    args: &Args,
-    reserved: Option<&Reserved>,
-    request: &Histogram,
-    cluster: disguise::cluster::Cluster,
-    schema: Schema,
-    target: usize,
-    files: Vec<PathBuf>,
-) -> anyhow::Result<()> {
-    if args.bounds_from_data {
-        bail!(
-            "--bounds-from-data cannot be used with --workers or --hosts: every worker must code \
-             its records with the same public domains (complete the schema's bounds and levels)"
-        );
-    }
-    if args.k_split.is_some() {
-        bail!(
-            "--k-split cannot be used with --workers or --hosts: data splitting draws a random \
-             split of the records, which are spread over the workers (give --k, or let k be \
-             chosen on simulated or public data)"
-        );
-    }
-    let public: Vec<PathBuf> = args.public_data.iter().cloned().collect();
-    let mut rng = if cluster.process() == 0 {
-        rng_from_seed(args.seed)?
-    } else {
-        SecureRng::from_os()?
-    };
-    let release = request.run_distributed(&cluster, files, &schema, target, public, &mut rng)?;
-    match release {
-        Some(release) => print_release(args, reserved, &release, Default::default(), &mut rng),
-        None => Ok(()),
-    }
+    print_release(&args, reserved.as_ref(), &release, clipped, &mut rng)
 }
 
 /// Writes the synthetic data to --out (its records in an order drawn from `rng`) and prints
@@ -296,28 +217,26 @@ fn print_release(
         reserved.check(release.guarantee)?;
     }
     warn_if_vacuous(&release.usefulness);
-    let written = write_release(release, args, rng)?;
-    eprintln!("note: {}", disguise::text::histogram_columns_note(release));
+    let table = &args.table;
+    let written = table.write_out(args.public_data.as_ref(), |w| release.write_csv(w, rng))?;
+    if !args.run.quiet {
+        eprintln!("note: {}", disguise::text::histogram_columns_note(release));
+    }
+    let (data, out) = table.names();
     let report = HistogramReport {
-        data: Some(args.data.iter().map(|p| p.display().to_string()).collect()),
-        out: Some(args.out.display().to_string()),
+        data,
+        out,
         clipped,
         ..HistogramReport::of(release)
     };
-
-    match args.format {
+    let out = table.out.display().to_string();
+    match args.run.format {
         Format::Json => print_json(&report)?,
         Format::Table => print!(
             "{}",
-            disguise::text::histogram_summary(
-                release,
-                written,
-                &args.out.display().to_string(),
-                &flag_of
-            )
+            disguise::text::histogram_summary(release, written, &out, &flag_of)
         ),
     }
-    let out = args.out.display().to_string();
     if let Some(why) = disguise::text::histogram_nothing_released(release, &out, &flag_of) {
         return Err(NothingReleased(why).into());
     }

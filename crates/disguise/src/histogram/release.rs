@@ -281,24 +281,59 @@ pub fn write_synthetic_csv<W: Write>(
             ),
         ));
     }
-    let io = |e: csv::Error| Error::io_with("writing the synthetic data", e);
-    let mut w = csv::Writer::from_writer(writer);
-    w.write_record(names).map_err(io)?;
-    let mut written = 0u64;
+    let mut out = CodedCsv::new(writer, names, domains)?;
     let mut digits = vec![0u32; encoding.len()];
-    let mut row: Vec<String> = vec![String::new(); encoding.len()];
     for_each_synthetic_record_shuffled(histogram, rng, |cell| {
         encoding.decode(cell, &mut digits);
-        for ((field, domain), &code) in row.iter_mut().zip(domains).zip(&digits) {
+        out.record(&digits)
+    })?;
+    out.finish()
+}
+
+/// A CSV writer of coded records, the one every synthetic table is written with: a header
+/// of the column names, then each record's codes decoded by its column's domain (a level as
+/// the schema spells it, a numeric value as its bin's midpoint).
+pub(crate) struct CodedCsv<'d, W: Write> {
+    writer: csv::Writer<W>,
+    domains: &'d [Domain],
+    row: Vec<String>,
+    written: u64,
+}
+
+fn csv_io(e: csv::Error) -> Error {
+    Error::io_with("writing the synthetic data", e)
+}
+
+impl<'d, W: Write> CodedCsv<'d, W> {
+    /// Writes the header `names` (one per domain).
+    pub(crate) fn new(writer: W, names: &[String], domains: &'d [Domain]) -> Result<Self> {
+        let mut writer = csv::Writer::from_writer(writer);
+        writer.write_record(names).map_err(csv_io)?;
+        Ok(Self {
+            writer,
+            domains,
+            row: vec![String::new(); domains.len()],
+            written: 0,
+        })
+    }
+
+    /// Writes one record, its codes in the columns' order.
+    pub(crate) fn record(&mut self, codes: &[u32]) -> Result<()> {
+        for ((field, domain), &code) in self.row.iter_mut().zip(self.domains).zip(codes) {
             *field = domain.decode(code);
         }
-        w.write_record(&row).map_err(io)?;
-        written += 1;
+        self.writer.write_record(&self.row).map_err(csv_io)?;
+        self.written += 1;
         Ok(())
-    })?;
-    w.flush()
-        .map_err(|e| Error::io_with("writing the synthetic data", e))?;
-    Ok(written)
+    }
+
+    /// Flushes; returns the number of records written.
+    pub(crate) fn finish(mut self) -> Result<u64> {
+        self.writer
+            .flush()
+            .map_err(|e| Error::io_with("writing the synthetic data", e))?;
+        Ok(self.written)
+    }
 }
 
 fn check(histogram: &ThresholdedHistogram, encoding: &MixedRadix) -> Result<()> {

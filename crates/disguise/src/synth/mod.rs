@@ -41,7 +41,7 @@
 //! let m = Marginals::count(&[&cols[0], &cols[1], &cols[2]], &[3, 3, 2], 3000)?;
 //! let config = SynthConfig::new(Epsilon::new(3.0)?, Delta::ZERO, MeasurementNoise::Laplace);
 //! let mut rng = SecureRng::from_os()?;
-//! let s = synthesize(&m, &config, &mut rng)?;
+//! let s = synthesize(m, &config, &mut rng)?;
 //! assert!(s.guarantee.epsilon <= 3.0 && s.guarantee.delta == 0.0);
 //! assert_eq!(s.tree.len(), 2);
 //! let mut rows = Vec::new();
@@ -127,13 +127,14 @@ impl Synthesis {
     }
 }
 
-/// Runs MST on the table whose marginals are `marginals` (see the [module docs](self)).
+/// Runs MST on the table whose marginals are `marginals` (see the [module docs](self)),
+/// dropped as soon as their compressed copy is made.
 ///
 /// # Errors
 /// As [`Plan::new`] (fewer than 2 columns, Gaussian noise without δ); fewer than 2 records;
 /// the mechanisms' errors.
 pub fn synthesize(
-    marginals: &Marginals,
+    marginals: Marginals,
     config: &SynthConfig,
     rng: &mut SecureRng,
 ) -> Result<Synthesis> {
@@ -159,7 +160,8 @@ pub fn synthesize(
         .enumerate()
         .map(|(i, y)| compression.measured_one(i, y, variance))
         .collect();
-    let compressed = compression.marginals(marginals)?;
+    let compressed = compression.marginals(&marginals)?;
+    drop(marginals);
     let laws: Vec<Vec<f64>> = ones
         .iter()
         .map(|m| {

@@ -151,23 +151,23 @@ impl Synth {
         })
     }
 
-    /// The release on `data` (read with [`Synth::reading`]'s schema).
+    /// The release on `data` (read with [`Synth::reading`]'s schema), which is dropped as
+    /// soon as its marginals are counted.
     ///
     /// # Errors
     /// As [`Synth::validate`] and [`synthesize`]; domains taken from the data are fine but
     /// the release is then marked not private.
-    pub fn run(&self, data: &Discretized, rng: &mut SecureRng) -> Result<SynthRelease> {
+    pub fn run(&self, data: Discretized, rng: &mut SecureRng) -> Result<SynthRelease> {
         self.validate()?;
         let sizes = sizes_of(data.domains())?;
         let codes: Vec<_> = (0..data.width()).map(|c| data.codes(c)).collect();
         let marginals = Marginals::count(&codes, &sizes, data.rows())?;
-        self.on_marginals(
-            &marginals,
-            data.names().to_vec(),
-            data.domains().to_vec(),
-            data.is_private(),
-            rng,
-        )
+        let (names, domains) = (data.names().to_vec(), data.domains().to_vec());
+        let private = data.is_private();
+        // The records are not needed once counted.
+        drop(codes);
+        drop(data);
+        self.on_marginals(marginals, names, domains, private, rng)
     }
 
     /// The release on the table in the data files `paths` (read with a complete `schema`,
@@ -192,7 +192,7 @@ impl Synth {
         let Some(input) = cluster.synth_marginals(paths, schema.clone())? else {
             return Ok(None);
         };
-        self.on_marginals(&input.marginals, input.names, input.domains, true, rng)
+        self.on_marginals(input.marginals, input.names, input.domains, true, rng)
             .map(Some)
     }
 
@@ -203,7 +203,7 @@ impl Synth {
     /// As [`synthesize`].
     pub fn on_marginals(
         &self,
-        marginals: &Marginals,
+        marginals: Marginals,
         names: Vec<String>,
         domains: Vec<Domain>,
         public_domains: bool,
@@ -296,29 +296,16 @@ impl SynthRelease {
     /// # Errors
     /// [`Error::Io`] if writing fails.
     pub fn write_csv<W: Write>(&self, writer: W, rows: u64, rng: &mut SecureRng) -> Result<u64> {
-        let io = |e: csv::Error| Error::io_with("writing the synthetic data", e);
-        let mut w = csv::Writer::from_writer(writer);
-        w.write_record(&self.names).map_err(io)?;
+        let mut out = crate::histogram::release::CodedCsv::new(writer, &self.names, &self.domains)?;
         let d = self.names.len();
-        let mut row: Vec<String> = vec![String::new(); d];
-        let mut written = 0u64;
         self.sample_codes(rows, rng, |chunk| {
-            for record in chunk.chunks(d) {
-                for ((field, domain), &code) in row.iter_mut().zip(&self.domains).zip(record) {
-                    *field = domain.decode(code);
-                }
-                w.write_record(&row).map_err(io)?;
-                written += 1;
-            }
-            Ok(())
+            chunk.chunks(d).try_for_each(|record| out.record(record))
         })?;
-        w.flush()
-            .map_err(|e| Error::io_with("writing the synthetic data", e))?;
-        Ok(written)
+        out.finish()
     }
 
     /// The release's report.
-    pub fn report(&self) -> SynthReport<'_> {
+    pub fn report(&self) -> SynthReport {
         let s = &self.synthesis;
         let plan = &s.plan;
         let (sd1, sd2) = plan.noise_sd();
@@ -374,14 +361,13 @@ impl SynthRelease {
             fit: s.fit,
             guarantee: s.guarantee,
             secure_rng: s.secure_rng,
-            ledger: None,
         }
     }
 }
 
 /// The report of a [`Synth`] release.
 #[derive(Debug, Clone, Serialize)]
-pub struct SynthReport<'a> {
+pub struct SynthReport {
     /// The data files read (a front end's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<Vec<String>>,
@@ -424,9 +410,6 @@ pub struct SynthReport<'a> {
     pub guarantee: crate::privacy::Guarantee,
     /// Whether the generator was the operating system's.
     pub secure_rng: bool,
-    /// The ledger's charge (a front end's).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ledger: Option<&'a str>,
 }
 
 impl crate::ledger::Spends for SynthRelease {
@@ -477,7 +460,7 @@ mod tests {
                 .unwrap();
             pool.install(|| {
                 let mut rng = SecureRng::insecure_from_seed(5);
-                let release = request.run(&data, &mut rng).unwrap();
+                let release = request.run(data.clone(), &mut rng).unwrap();
                 let mut out = Vec::new();
                 release.write_csv(&mut out, release.rows, &mut rng).unwrap();
                 out
@@ -496,7 +479,7 @@ mod tests {
             delta: 1e-6,
             ..Synth::new(1.0)
         }
-        .run(&data, &mut rng)
+        .run(data, &mut rng)
         .unwrap();
         let report = release.report();
         assert_eq!(report.noise, MeasurementNoise::Gaussian);

@@ -459,7 +459,7 @@ pub fn histogram_nothing_released(
 
 /// The summary of a whole-table synthetic-data release, `written` records to `out`. Each line
 /// ends with `\n`.
-pub fn synth_summary(r: &crate::task::SynthReport<'_>, written: u64, out: &str) -> String {
+pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> String {
     use crate::synth::MeasurementNoise;
     let mut text = String::new();
     let t = &mut text;
@@ -542,7 +542,7 @@ pub fn synth_summary(r: &crate::task::SynthReport<'_>, written: u64, out: &str) 
 /// The warning a front end prints when the noise alone may move a measured 2-way marginal
 /// by half its mass or more on average (public quantities: the report's `noise_tv_two_way`),
 /// or `None`.
-pub fn synth_noise_warning(r: &crate::task::SynthReport<'_>) -> Option<String> {
+pub fn synth_noise_warning(r: &crate::task::SynthReport) -> Option<String> {
     (r.noise_tv_two_way >= 0.5).then(|| {
         format!(
             "the noise may move a measured 2-way marginal by up to {} in total variation \

@@ -6,6 +6,7 @@ pub mod coordinates;
 pub mod ledger;
 pub mod names;
 pub mod privacy;
+pub mod table;
 
 use crate::output::Format;
 use disguise::objective::Metric;
@@ -139,14 +140,15 @@ impl RunArgs {
 /// `--delta`: the δ of a whole release, 0 by default (pure ε-DP).
 #[derive(clap::Args, Debug, Clone, Copy)]
 pub struct DeltaArg {
-    /// δ ∈ [0, 1) of the whole release; the large margin mechanisms need δ > 0.
-    /// Example: `--delta 1e-6`.
+    /// δ ∈ [0, 1) of the whole release: 0 (the default) is pure ε-DP; the large margin
+    /// mechanisms and Gaussian noise need δ > 0. Example: `--delta 1e-6`.
     #[arg(long = "delta", value_name = "D", default_value_t = 0.0)]
     #[arg(allow_negative_numbers = true)]
     pub value: f64,
 }
 
-/// The run options of the single-release commands (`itemsets`, `hypothesis`).
+/// The run options of the single-release commands (`itemsets`, `hypothesis`, `histogram`,
+/// `synth`).
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunArgs {
     /// Seed for a reproducible run. INSECURE: the output is then predictable and carries no
@@ -156,7 +158,7 @@ pub struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
-    /// No progress output on stderr.
+    /// No progress output or notes on stderr (warnings are always printed).
     #[arg(long, short)]
     pub quiet: bool,
     #[command(flatten)]
