@@ -4,7 +4,7 @@
 use crate::output::{Format, flagged, print_json, thousands};
 use anyhow::bail;
 use disguise::ledger::{Filter, Ledger, Limit};
-use disguise::text::{limit_words, releases_csv, releases_table, status_line};
+use disguise::text::{limit_words, releases_csv, status_line};
 use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
@@ -317,20 +317,7 @@ fn show(args: ShowArgs) -> anyhow::Result<()> {
     match args.format {
         Format::Json => print_json(&overview),
         Format::Table => {
-            println!("ledger {}", overview.ledger.display());
-            if let Some(limit) = &overview.default_limit {
-                println!("default limit for new data sets: {}", limit_words(limit));
-            }
-            if overview.datasets.is_empty() {
-                println!("(no data set: set a limit with `disguise ledger limit`)");
-            }
-            for s in &overview.datasets {
-                println!("{}", status_line(s));
-            }
-            if !overview.releases.is_empty() {
-                println!();
-                print!("{}", releases_table(&overview.releases));
-            }
+            print!("{}", disguise::text::overview_text(&overview));
             Ok(())
         }
     }

@@ -192,6 +192,30 @@ pub fn releases_csv(releases: &[Release], out: impl std::io::Write) -> std::io::
     csv.flush()
 }
 
+/// What `disguise ledger show` prints: the ledger, its default limit, each data set's
+/// [`status_line`], then the [`releases_table`]. Each line ends with `\n`.
+pub fn overview_text(o: &crate::ledger::Overview) -> String {
+    let mut out = format!("ledger {}\n", o.ledger.display());
+    if let Some(limit) = &o.default_limit {
+        let _ = writeln!(
+            out,
+            "default limit for new data sets: {}",
+            limit_words(limit)
+        );
+    }
+    if o.datasets.is_empty() {
+        out.push_str("(no data set: set a limit with `disguise ledger limit`)\n");
+    }
+    for s in &o.datasets {
+        let _ = writeln!(out, "{}", status_line(s));
+    }
+    if !o.releases.is_empty() {
+        out.push('\n');
+        out.push_str(&releases_table(&o.releases));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,7 @@ mod tasks;
 
 pub use budget::{budget_table, no_rule_fits};
 #[cfg(feature = "ledger")]
-pub use ledger::{limit_words, releases_csv, releases_table, status_line};
+pub use ledger::{limit_words, overview_text, releases_csv, releases_table, status_line};
 pub use releases::{
     demo_table, histogram_columns_note, histogram_nothing_released, histogram_summary,
     hypothesis_table, itemsets_nothing_released, itemsets_table, itemsets_truncated,
