@@ -147,8 +147,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Numeric columns are cut for the predictors the release keeps (the request's rule).
     let schema = request.reading(&schema, &target_name);
     let files = disguise::data::Parts::resolve_all(&table.data)?;
-    let mut rng = table.rng(run.seed, cluster.as_ref())?;
     if let Some(cluster) = cluster {
+        let mut rng = table.rng(run.seed, Some(&cluster))?;
         // The same output in process 0 as a one-process run on the concatenated files.
         let public: Vec<PathBuf> = args.public_data.iter().cloned().collect();
         return match request.run_distributed(&cluster, files, &schema, target, public, &mut rng)? {
@@ -200,6 +200,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         None => None,
     };
+    // Keyed only now, after every check: a seeded run's warning is never followed by an error.
+    let mut rng = table.rng(run.seed, None)?;
     let release = request.run(&data, target, public, &mut rng)?;
     print_release(&args, reserved.as_ref(), &release, clipped, &mut rng)
 }

@@ -68,20 +68,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })?;
     let cluster = table.cluster()?;
     let files = disguise::data::Parts::resolve_all(&table.data)?;
-    let mut rng = table.rng(run.seed, cluster.as_ref())?;
-    let release = match &cluster {
+    let (release, mut rng) = match &cluster {
         // Each worker counts its share's marginals; only process 0 releases and writes.
-        Some(cluster) => match request.run_distributed(cluster, files, &schema, &mut rng)? {
-            Some(release) => release,
-            None => return Ok(()),
-        },
+        Some(cluster) => {
+            let mut rng = table.rng(run.seed, Some(cluster))?;
+            match request.run_distributed(cluster, files, &schema, &mut rng)? {
+                Some(release) => (release, rng),
+                None => return Ok(()),
+            }
+        }
         None => {
             let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
             let read = Discretized::read(&paths, &schema, DomainSource::Schema)?;
             if !run.quiet {
                 note_clipped(&read.clipped);
             }
-            request.run(read.data, &mut rng)?
+            // Keyed only after the data is read: a seeded run's warning is never followed by
+            // an error.
+            let mut rng = table.rng(run.seed, None)?;
+            (request.run(read.data, &mut rng)?, rng)
         }
     };
     if let Some(reserved) = &reserved {

@@ -145,3 +145,25 @@ fn bad_requests_are_refused_in_one_line() {
         "the input is untouched"
     );
 }
+
+#[test]
+fn a_seeded_run_on_bad_data_prints_its_error_alone() {
+    let dir = setup("seeded-bad");
+    std::fs::write(
+        dir.join("data.csv"),
+        "age,smoker,region,sick\n40,maybe,north,no\n",
+    )
+    .unwrap();
+    for command in ["synth", "histogram --target sick --k 1"] {
+        let out = disguise(&dir)
+            .args(words(command))
+            .args(words(
+                "--data data.csv --schema schema.toml --out syn.csv --epsilon 1 --seed 3",
+            ))
+            .assert()
+            .code(2);
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert_eq!(stderr.lines().count(), 1, "{command}: {stderr}");
+        assert!(stderr.contains("data.csv:2"), "{command}: {stderr}");
+    }
+}
