@@ -12,12 +12,16 @@ pub enum Format {
     Json,
 }
 
-/// Prints a serialisable value as pretty JSON on stdout, streamed (a large document is never
-/// held as one string).
-pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+/// Prints a report as pretty JSON on stdout, streamed (a large document is never held as
+/// one string): its release ([`disguise::disclosure::Disclose`]: public and released values
+/// only), and with `diagnostics` its diagnostics under `not_private`.
+pub fn print_json<T: disguise::disclosure::Disclose>(
+    report: &T,
+    diagnostics: bool,
+) -> anyhow::Result<()> {
     use std::io::Write;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, value)?;
+    serde_json::to_writer_pretty(&mut out, &disguise::disclosure::shown(report, diagnostics))?;
     writeln!(out)?;
     out.flush()?;
     Ok(())

@@ -186,6 +186,59 @@ pub fn check_output(output: &Path, inputs: &[&Path]) -> Result<()> {
             folder.display()
         )));
     }
+    // The output is written as a temporary file beside it, then renamed: try exactly that
+    // (the trial file is removed when dropped).
+    tempfile::Builder::new()
+        .prefix(".disguise-check-")
+        .tempfile_in(folder)
+        .map_err(|e| {
+            Error::io_with(
+                format!(
+                    "{}: cannot write in the folder {}",
+                    output.display(),
+                    folder.display()
+                ),
+                e,
+            )
+        })?;
+    Ok(())
+}
+
+/// Checks that an input can be read before anything is charged for reading it: each part of
+/// a file, folder or pattern ([`crate::data::Parts`]) exists, and a regular file opens for
+/// reading. A pipe, socket or device is only checked to exist (opening a pipe to test it
+/// would take what it carries). `-` (standard input) passes.
+///
+/// ```
+/// use std::path::Path;
+/// let here = std::env::temp_dir().join("disguise-doc-check-input");
+/// std::fs::create_dir_all(&here).unwrap();
+/// std::fs::write(here.join("data.csv"), "a\n1\n").unwrap();
+/// assert!(disguise::files::check_input(&here.join("data.csv")).is_ok());
+/// let err = disguise::files::check_input(&here.join("dta.csv")).unwrap_err();
+/// assert!(err.to_string().contains("dta.csv"), "{err}");
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] naming the input and what is wrong.
+pub fn check_input(input: &Path) -> Result<()> {
+    if input.as_os_str() == "-" {
+        return Ok(());
+    }
+    for part in crate::data::Parts::resolve(input)?.files() {
+        let meta = std::fs::metadata(part)
+            .map_err(|e| Error::io_with(format!("cannot read {}", part.display()), e))?;
+        if meta.is_dir() {
+            return Err(Error::io(format!(
+                "{}: is a folder of no parts; give a file",
+                part.display()
+            )));
+        }
+        if meta.is_file() {
+            File::open(part)
+                .map_err(|e| Error::io_with(format!("cannot read {}", part.display()), e))?;
+        }
+    }
     Ok(())
 }
 

@@ -42,12 +42,16 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+// `::disguise::…` paths, which #[derive(Disclose)] writes, work inside the crate too.
+extern crate self as disguise;
+
 pub mod apps;
 pub mod audit;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod constraint;
 pub mod data;
+pub mod disclosure;
 pub mod error;
 pub mod files;
 pub mod histogram;

@@ -67,6 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let quiet = args.privacy.quiet;
     let (candidates, names) = places.read_candidates(quiet)?;
     let m = candidates.len();
+    disguise::files::check_input(&places.points)?;
     // Charged before a point is read, from the public candidates and options.
     let reserved = args.privacy.reserve(charge.as_ref(), || request.plan(m))?;
     let (points, record_types) = {
@@ -91,7 +92,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let preamble = |r: &AssignReport| {
         let points = places.points.display().to_string();
         let candidates = places.candidates.display().to_string();
-        let metric = places.metric_line(r.task.normalizer.unwrap_or(f64::NAN));
+        let metric = places.metric_line(r.task.normalizer.map_or(f64::NAN, |m| *m));
         print!(
             "{}",
             text::assign_preamble(r, &points, &candidates, &metric)
@@ -100,7 +101,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |a: &Assignment| prepared.report(a);
     let note = "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
-                of its own type; values are computed on the private points (evaluation only)";
+                of its own type";
     let labels = labels.note(note);
     run_and_print(
         &args.privacy,

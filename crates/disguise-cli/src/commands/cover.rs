@@ -10,6 +10,7 @@ use crate::output::{flag_of, flagged, spinner};
 use anyhow::bail;
 use disguise::apps::read_item_list;
 use disguise::cluster::Place;
+use disguise::disclosure::Diagnostic;
 use disguise::maximize::Solution;
 use disguise::task::{Algorithm, CoverageInput, CoverageReport, MaxCoverage, Reporting, Runnable};
 use std::path::{Path, PathBuf};
@@ -119,7 +120,7 @@ fn run_distributed(
     }
     let names = read_item_list(&args.candidates)?;
     let report = std::sync::OnceLock::new();
-    let records = || report.get().map_or(0, |r: &CoverageReport| r.task.records);
+    let records = || report.get().map_or(0, |r: &CoverageReport| *r.task.records);
     let utility = |v: f64| v / records().max(1) as f64;
     let run = |child: &mut disguise::SecureRng| {
         let (solution, r) = request
@@ -130,7 +131,7 @@ fn run_distributed(
     };
     let reported = |_: &Solution| {
         let mut r: CoverageReport = report.get().expect("reported").clone();
-        r.task.dropped = Some(dropped.load(std::sync::atomic::Ordering::Relaxed));
+        r.task.dropped = Diagnostic::new(Some(dropped.load(std::sync::atomic::Ordering::Relaxed)));
         r
     };
     print(args, reserved.as_ref(), &names, &utility, &reported, run)
@@ -147,17 +148,8 @@ fn print(
     run: impl Fn(&mut disguise::SecureRng) -> disguise::Result<Solution> + Sync,
 ) -> anyhow::Result<()> {
     let labels = Labels::new(names, utility);
-    let labels = match args.input() {
-        CoverageInput::Edges => {
-            labels.unit("neighbouring graphs differ in one friendship: group privacy of size 2")
-        }
-        CoverageInput::Sets => labels,
-    };
-    let preamble = |r: &CoverageReport| {
-        print!("{}", disguise::text::coverage_preamble(&r.task, &flag_of));
-    };
-    let note = "utility = share of people covered; coverage is computed on the private \
-                records (evaluation only, not part of the release)";
+    let preamble = |r: &CoverageReport| print!("{}", disguise::text::coverage_preamble(&r.task));
+    let note = "value = people covered, utility = their share";
     let labels = labels.note(note);
     run_and_print(
         &args.privacy,
@@ -194,14 +186,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     let private = args.sets.as_ref().or(args.edges.as_ref());
     let inputs: Vec<&std::path::Path> = private.iter().map(|p| p.as_path()).collect();
-    // A release on --edges protects one friendship: the task's plan states it (group
-    // privacy of size 2) and it is charged at the edge level, as `cut` is.
-    let charge = (args.privacy.ledger)
-        .open_on(&inputs, &args.cluster)?
-        .map(|c| match args.input() {
-            CoverageInput::Edges => c.unit(disguise::ledger::Unit::Edge),
-            CoverageInput::Sets => c,
-        });
+    // A release on --edges protects one edge: the task's plan states it (group privacy of
+    // four friend lists) and its unit, which the ledger records, as for `cut`.
+    let charge = (args.privacy.ledger).open_on(&inputs, &args.cluster)?;
     let charge = charge.as_ref();
     let flag = if args.sets.is_some() {
         "--sets"
@@ -214,10 +201,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     // Charged before a person is read, from the public candidates and options.
     let names = read_item_list(&args.candidates)?;
-    let reserved = args.privacy.reserve(charge, || request.plan(names.len()))?;
     let Some(path) = private else {
         bail!("give --sets FILE or --edges FILE");
     };
+    disguise::files::check_input(path)?;
+    let reserved = args.privacy.reserve(charge, || request.plan(names.len()))?;
     let bar = spinner(&format!("reading {}", path.display()), args.privacy.quiet);
     let read = read_share(args.input(), path, &names, Place::SOLE);
     bar.finish_and_clear();
@@ -232,7 +220,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let utility = |v: f64| prepared.utility(v);
     let report = |s: &Solution| {
         let mut r = prepared.report(s);
-        r.task.dropped = Some(dropped);
+        r.task.dropped = Diagnostic::new(Some(dropped));
         r
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);

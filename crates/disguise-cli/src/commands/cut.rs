@@ -8,6 +8,7 @@ use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
 use disguise::apps::read_item_list;
 use disguise::data::read_edge_list;
+use disguise::disclosure::Diagnostic;
 use disguise::maximize::Solution;
 use disguise::task::{Algorithm, CutReport, MaxCut, Reporting, Runnable};
 use std::path::PathBuf;
@@ -17,15 +18,15 @@ Examples:
   # 20 accounts that split a who-messaged-whom graph most: one edge per line
   disguise cut --edges messages.txt --vertices accounts.txt --k 20 --epsilon 1
 
-Privacy unit: one edge (one line of --edges), replace-one: a replaced edge moves the size of any
-cut by at most 1, and every round scores gains at one set (cut sizes shifted by a common
-amount), so each selection is calibrated to λ = 1. Protecting everything about one vertex (all
-its edges) is not bounded: its degree is not.
+Privacy unit: one edge (one line of --edges), replaced by another line (the number of lines is
+public): a replaced edge moves the size of any cut by at most 1, and every round scores gains at
+one set (cut sizes shifted by a common amount), so each selection is calibrated to λ = 1.
+Protecting everything about one vertex (all its edges) is not bounded: its degree is not.
 
 The default algorithm is the subsample-greedy, the paper's private algorithm with a guarantee
 for a non-monotone objective ((1/e)(1 − 1/e)·OPT minus its privacy term, Theorem 4.1); it may
-choose fewer than k vertices. Cut sizes are computed on the private edges for evaluation: they
-are NOT covered by the guarantee, which protects the chosen vertices only.";
+choose fewer than k vertices. The output is the chosen vertices and the guarantee; cut sizes
+computed on the private edges are diagnostics (--diagnostics), NOT covered by the guarantee.";
 
 /// Arguments of `disguise cut`.
 #[derive(clap::Args)]
@@ -59,12 +60,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let charge = args
-        .privacy
-        .ledger
-        .open(&[&args.edges], false)?
-        .map(|c| c.unit(disguise::task::MaxCut::UNIT));
+    let charge = args.privacy.ledger.open(&[&args.edges], false)?;
     let names = read_item_list(&args.vertices)?;
+    // The edges are checked readable before anything is charged.
+    disguise::files::check_input(&args.edges)?;
     // Charged before an edge is read, from the public vertices and options.
     let reserved = args
         .privacy
@@ -87,25 +86,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let n_edges = edges.len();
     drop(edges);
     let prepared = request
-        .prepare(&objective, n_edges)
-        .map_err(|e| flagged(e, &flag_of))?
-        .with_records(records);
+        .prepare(&objective, records, n_edges)
+        .map_err(|e| flagged(e, &flag_of))?;
     let utility = |v: f64| prepared.utility(v);
     let labels = Labels::new(&names, &utility);
-    let preamble = |r: &CutReport| {
-        print!(
-            "{}",
-            disguise::text::cut_preamble(&r.task, dropped, &flag_of)
-        );
-    };
+    let preamble = |r: &CutReport| print!("{}", disguise::text::cut_preamble(&r.task));
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |s: &Solution| {
         let mut r = prepared.report(s);
-        r.task.dropped = Some(dropped);
+        r.task.dropped = Diagnostic::new(Some(dropped));
         r
     };
-    let note = "utility = share of edges cut; cut sizes are computed on the private edges \
-                (evaluation only, not part of the release)";
+    let note = "value = edges cut, utility = their share of the edge list's lines";
     let labels = labels.note(note);
     run_and_print(
         &args.privacy,

@@ -15,7 +15,8 @@ use disguise::data::{geographic, manhattan_like, read_points};
 use disguise::maximize::{Budget, Procedure, Solution, greedy, standard_greedy};
 use disguise::objective::{FacilityLocation, Metric, Normalizer};
 use disguise::select::SelectorKind;
-use disguise::task::{DemoPick, DemoReport};
+use disguise::disclosure::{Diagnostic, Public};
+use disguise::task::{DemoPick, DemoReport, ExactPick};
 use disguise_experiments::plot::{self, Map, Pick};
 use std::path::PathBuf;
 
@@ -31,9 +32,11 @@ Examples:
   # your own pickups (columns lat, lon) and candidate spots (name, lat, lon), JSON output
   disguise demo --data pickups.csv --candidates spots.csv --format json --no-map
 
-The utilities printed next to the picks are computed exactly on the private pickups, to show
-how good the private picks are: they are NOT covered by the privacy guarantee, which protects
-the picks only.";
+The utilities printed next to the picks, the non-private greedy's picks and the map (every
+pickup) are computed exactly on the pickups, to show how good the private picks are: they are
+NOT covered by the privacy guarantee, which protects the picks only. The built-in pickups are
+public, so the demo shows them; on your own pickups (--data) it runs only with --diagnostics
+(for a private release of your data use `disguise select`).";
 
 /// Arguments of `disguise demo`.
 #[derive(clap::Args)]
@@ -86,6 +89,8 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    #[command(flatten)]
+    diagnostics: super::common::DiagnosticsArg,
 }
 
 impl Args {
@@ -101,6 +106,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Validate before touching data or the generator.
     check_epsilon("--epsilon", args.epsilon)?;
     let total = Budget::total(args.epsilon, args.delta)?;
+    // The comparison and the map show the pickups' exact values: public when built in.
+    args.diagnostics
+        .allow_non_private(args.data.is_none(), "--data (the demo on your own pickups)")?;
     if args.k == 0 {
         bail!("--k must be at least 1");
     }
@@ -182,7 +190,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     let exact = standard_greedy(&f, &constraint)?;
 
-    let picks = |s: &Solution| DemoPick::of(s, &candidates, &names, records.len());
+
     let map_path = if args.no_map {
         None
     } else {
@@ -221,23 +229,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
 
     let out = DemoReport {
-        data: source,
-        records: records.len(),
-        candidates: candidates.len(),
-        k: args.k,
-        normalizer: f.normalizer().unwrap_or(f64::NAN),
+        data: Public::new(source),
+        records: Public::new(records.len()),
+        candidates: Public::new(candidates.len()),
+        k: Public::new(args.k),
+        normalizer: Public::new(f.normalizer().unwrap_or(f64::NAN)),
         mechanism: "exponential mechanism (greedy, Algorithm 1 of Mitrovic et al. 2017)",
-        private: picks(&private),
-        private_utility: private.value / n,
-        non_private: picks(&exact),
-        non_private_utility: exact.value / n,
+        private: DemoPick::of(&private, &candidates, &names, records.len()),
+        private_utility: Diagnostic::new(private.value / n),
+        non_private: ExactPick::of(&exact, &names, records.len()),
+        non_private_utility: Diagnostic::new(exact.value / n),
         guarantee: private.guarantee,
-        per_round_epsilon: private.budget_split.map(|b| b.per_round_epsilon),
-        secure_rng: private.secure_rng,
-        map: map_path,
+        per_round_epsilon: private.budget_split.map(|b| Public::new(b.per_round_epsilon)),
+        secure_rng: Public::new(private.secure_rng),
+        map: map_path.map(Public::new),
     };
     match args.format {
-        Format::Json => print_json(&out),
+        // The demo shows its diagnostics (see `disguise::task::demo`).
+        Format::Json => print_json(&out, true),
         Format::Table => {
             print!("{}", disguise::text::demo_table(&out, &flag_of));
             println!(

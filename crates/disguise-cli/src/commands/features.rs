@@ -5,10 +5,11 @@
 use super::common::cluster::ClusterArgs;
 use super::common::names::{named, named_among};
 use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
-use super::common::{LayoutArgs, note_clipped};
+use super::common::LayoutArgs;
 use crate::output::{flag_of, flagged, spinner};
 use anyhow::bail;
 use disguise::histogram::Schema;
+use disguise::disclosure::{Diagnostic, Public};
 use disguise::maximize::Solution;
 use disguise::task::{
     Algorithm, BinSpec, FeatureObjective, Features, FeaturesReport, LabelledTable,
@@ -135,19 +136,17 @@ fn schema_columns(args: &Args, path: &Path) -> anyhow::Result<SchemaColumns> {
     )?)
 }
 
-/// Reads the table: with --schema coded with its public domains, else the label and every
-/// column not excluded, the --bins columns binned while streaming.
-fn prepare(args: &Args, bins: &[BinSpec]) -> anyhow::Result<LabelledTable> {
+/// Reads the table: with --schema coded with its public domains (and the values clamped
+/// into their bounds, counted per column: a diagnostic), else the label and every column not
+/// excluded, the --bins columns binned while streaming.
+fn prepare(args: &Args, bins: &[BinSpec]) -> anyhow::Result<(LabelledTable, Vec<(String, u64)>)> {
     if let Some(path) = &args.schema {
-        let (table, clipped) = schema_columns(args, path)?.read(&args.data)?;
-        note_clipped(&clipped);
-        return Ok(table);
+        return Ok(schema_columns(args, path)?.read(&args.data)?);
     }
     let layout = args.layout.layout();
     let (exclude, label) = (&args.exclude, label(args)?);
-    Ok(read_features(
-        &args.data, layout, label, exclude, bins, &flag_of,
-    )?)
+    let table = read_features(&args.data, layout, label, exclude, bins, &flag_of)?;
+    Ok((table, Vec::new()))
 }
 
 /// The number of candidate features, from the schema or the table's header (public: no
@@ -212,16 +211,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let reserved = match &charge {
         Some(_) => {
             let features = feature_count(&args)?;
+            disguise::files::check_input(&args.data)?;
             args.privacy
                 .reserve(charge.as_ref(), || request.plan(features))?
         }
         None => None,
     };
 
-    let (prepared, label_name, label_levels) =
+    let (prepared, label_name, label_levels, clamped) =
         match args.cluster.cluster(&[("--data", &args.data)])? {
             Some(cluster) => match prepare_distributed(&args, &request, &cluster)? {
-                Some(prepared) => prepared,
+                Some((prepared, name, levels)) => (prepared, name, levels, Vec::new()),
                 // Not process 0: this process served its share.
                 None => return Ok(()),
             },
@@ -232,31 +232,43 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 );
                 let p = prepare(&args, &bins);
                 bar.finish_and_clear();
-                let p = p?;
+                let (p, clamped) = p?;
                 let prepared = request.prepare(p.table).map_err(|e| flagged(e, &flag_of))?;
-                (prepared, p.label, p.levels)
+                (prepared, p.label, p.levels, clamped)
             }
         };
-    let scale = prepared.scale();
+    // A schema's levels are public: the a-priori bound may use how many there are.
+    let public_levels = args.schema.is_some();
+    let prepared = if public_levels {
+        let count = u32::try_from(label_levels.len()).unwrap_or(u32::MAX);
+        prepared.with_public_label_levels(count)
+    } else {
+        prepared
+    };
     let util = |v: f64| prepared.utility(v);
     let names = prepared.names();
     let labels = Labels::new(names, &util);
     let preamble = |r: &FeaturesReport| {
         let data = args.data.display().to_string();
-        let levels = (label_levels.as_slice(), args.schema.is_some());
-        let objective = args.objective;
-        let text = features_preamble(&r.task, &data, &label_name, levels, objective, scale);
+        let text = features_preamble(&r.task, &data, &label_name, args.objective);
         print!("{text}");
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |s: &Solution| {
         let mut r = prepared.report(s);
-        r.task.label = Some(label_name.clone());
-        r.task.label_levels = Some(label_levels.clone());
+        // The label's name is the header's (public); its levels the schema's, or read from
+        // the data (a diagnostic).
+        r.task.label = Some(Public::new(label_name.clone()));
+        if public_levels {
+            r.task.label_levels = Some(Public::new(label_levels.clone()));
+        } else {
+            r.task.label_levels_seen = Diagnostic::new(Some(label_levels.clone()));
+        }
+        r.task.clamped = Diagnostic::new(clamped.clone());
         r
     };
-    let note = "values and utilities are computed on the private data (evaluation only, not \
-                part of the release)";
+    let note = "values are the objective after each pick, utilities their share of \
+                utility_scale";
     let labels = labels.note(note);
     run_and_print(
         &args.privacy,

@@ -39,11 +39,9 @@ n points. Objective values and utilities are computed on the private points for 
 they are NOT covered by the privacy guarantee, which protects the chosen candidates only.";
 
 /// The closing note of the table.
-const NOTE: &str = "utility = f(S)/n: each point contributes 1 − min(1, d/m) to f; values are \
-                    computed on the private points (evaluation only, not part of the release)";
-const NOTE_COST: &str = "utility = (f(S) − cost·|S|)/n: each point contributes 1 − min(1, d/m) \
-                         to f; values are computed on the private points (evaluation only, not \
-                         part of the release)";
+const NOTE: &str = "utility = f(S)/n: each point contributes 1 − min(1, d/m) to f";
+const NOTE_COST: &str =
+    "utility = (f(S) − cost·|S|)/n: each point contributes 1 − min(1, d/m) to f";
 
 /// Arguments of `disguise select`.
 #[derive(clap::Args)]
@@ -116,6 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let quiet = args.privacy.quiet;
     let (candidates, names) = args.candidates(quiet)?;
     let m = candidates.len();
+    disguise::files::check_input(&places.points)?;
     // Charged before a point is read, from the public candidates and options.
     let reserved = args.privacy.reserve(charge, || request.plan(m))?;
     // One file, a folder or a pattern of CSV or Parquet parts (all of them, in one process).
@@ -157,7 +156,7 @@ fn print_preamble(places: &PlacesArgs, r: &SelectReport, layout: &str) {
     let t = &r.task;
     let points = format!("{}{layout}", places.points.display());
     let candidates = places.candidates.display().to_string();
-    let metric = places.metric_line(t.normalizer);
+    let metric = places.metric_line(*t.normalizer);
     print!(
         "{}",
         text::select_preamble(t, &points, &candidates, &metric)
@@ -190,7 +189,7 @@ fn run_distributed(
     let records = || {
         report
             .get()
-            .map_or(f64::NAN, |r: &SelectReport| r.task.points as f64)
+            .map_or(f64::NAN, |r: &SelectReport| *r.task.points as f64)
     };
     let utility = |v: f64| v / records();
     let labels = Labels::new(&names, &utility);

@@ -8,6 +8,7 @@ use super::common::names::named_among;
 use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
 use disguise::apps::read_item_list;
+use disguise::disclosure::Diagnostic;
 use disguise::maximize::Assignment;
 use disguise::objective::KSubmodularFunction;
 use disguise::task::{
@@ -66,6 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let charge = args.privacy.ledger.open(&[&args.reach], false)?;
     let quiet = args.privacy.quiet;
     let names = read_item_list(&args.candidates)?;
+    disguise::files::check_input(&args.reach)?;
     // Charged before a reach list is read, from the public candidates and options.
     let reserved = args
         .privacy
@@ -109,20 +111,14 @@ fn report<F: KSubmodularFunction>(
 ) -> anyhow::Result<()> {
     let utility = |v: f64| prepared.utility(v);
     let labels = Labels::new(names, &utility).typed(&args.kinds.types);
-    let preamble = |r: &AssignReport| {
-        print!(
-            "{}",
-            disguise::text::topics_preamble(&r.task, dropped, &flag_of)
-        );
-    };
+    let preamble = |r: &AssignReport| print!("{}", disguise::text::topics_preamble(&r.task));
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |a: &Assignment| {
         let mut r = prepared.report(a);
-        r.task.dropped = Some(dropped);
+        r.task.dropped = Diagnostic::new(Some(dropped));
         r
     };
-    let note = "utility = share of people reached (of people × topics with --per-topic); \
-                computed on the private records (evaluation only, not part of the release)";
+    let note = "utility = share of people reached (of people × topics with --per-topic)";
     let labels = labels.note(note);
     run_and_print(
         &args.privacy,

@@ -92,43 +92,10 @@ pub use store::{APPLICATION_ID, DEFAULT_TIMEOUT, FORMAT, Ledger, Receipt};
 
 use crate::error::{Error, Result};
 use crate::maximize::Solution;
-use crate::names::{Named, named_traits};
 use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost};
 use serde::Serialize;
 
-/// What a release's guarantee protects: the difference between neighbouring data sets.
-/// Releases compose into one budget only when they protect the same unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Unit {
-    /// One person's record — a row, a point, a transaction, a person's list — replaced by
-    /// another: every task but `MaxCut`.
-    #[default]
-    Record,
-    /// One edge of a graph replaced by another (`MaxCut`'s edge-level privacy).
-    Edge,
-}
-
-impl Named for Unit {
-    const KIND: &'static str = "unit";
-    const ALL: &'static [Self] = &[Unit::Record, Unit::Edge];
-
-    fn name(self) -> &'static str {
-        match self {
-            Unit::Record => "record",
-            Unit::Edge => "edge",
-        }
-    }
-
-    fn help(self) -> &'static str {
-        match self {
-            Unit::Record => "one person's record: a row, a point, a transaction or a list",
-            Unit::Edge => "one edge of a graph",
-        }
-    }
-}
-
-named_traits!(Unit);
+pub use crate::privacy::Unit;
 
 /// What one release spends: the guarantee of one run, how many runs are released together,
 /// and (where known) the mechanism calls the guarantee composes; with the command and

@@ -29,13 +29,15 @@ impl Spends for crate::maximize::Assignment {
 
 impl Spends for crate::task::PrivacyReport {
     fn spend(&self) -> Result<Option<Spend>> {
-        if self.rounds == 0 {
+        if *self.rounds == 0 {
             return Ok(None);
         }
         let Some(guarantee) = self.guarantee else {
             return Err(non_private());
         };
-        let mut spend = Spend::new(guarantee).secure(self.secure_rng);
+        let mut spend = Spend::new(guarantee)
+            .secure(self.secure_rng)
+            .unit(self.unit);
         spend.calls = self.calls.clone();
         Ok(Some(spend))
     }
@@ -45,15 +47,10 @@ impl Spends for crate::task::PrivacyReport {
 /// their guarantee protects.
 impl<P: crate::task::Params, C> Spends for crate::task::Report<P, C> {
     fn spend(&self) -> Result<Option<Spend>> {
-        let unit = if self.task.protects_edge() {
-            crate::ledger::Unit::Edge
-        } else {
-            crate::ledger::Unit::Record
-        };
+        // The unit is the privacy report's, stated by the task.
         Ok(self.privacy.spend()?.map(|s| {
             s.mechanism(self.task.mechanism())
-                .secure(self.secure_rng)
-                .unit(unit)
+                .secure(*self.secure_rng)
         }))
     }
 }

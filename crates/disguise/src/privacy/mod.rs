@@ -13,6 +13,9 @@
 pub mod budget;
 pub mod compose;
 pub mod proofs;
+mod unit;
+
+pub use unit::Unit;
 
 use crate::error::{Error, Result};
 use serde::Serialize;

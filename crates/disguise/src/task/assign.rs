@@ -23,6 +23,8 @@ use crate::objective::{
     Coverage, FacilityLocation, KSubmodularFunction, Metric, Normalizer, Separable, TopicCoverage,
     ad_allocation, k_type_facility_location,
 };
+use crate::disclosure::{Diagnostic, Disclose, Public};
+use crate::privacy::Unit;
 use serde::Serialize;
 
 mod read;
@@ -307,11 +309,10 @@ impl Assign {
     pub fn plan(&self, candidates: usize) -> Result<PrivacyReport> {
         let (procedure, _) = self.validate()?;
         let constraint = self.matroid(candidates)?;
-        Ok(PrivacyReport::planned(&crate::maximize::planned(
-            &procedure,
-            constraint.rank_bound(),
-            false,
-        )?))
+        Ok(PrivacyReport::planned(
+            &crate::maximize::planned(&procedure, constraint.rank_bound(), false)?,
+            Unit::Record,
+        ))
     }
 
     /// The matroid over `m` candidates: the constraint file's, or the cardinality k's.
@@ -445,13 +446,18 @@ impl<F: KSubmodularFunction> Reporting for PreparedAssign<'_, F> {
             mechanism: self.mechanism.name(),
             constraint: run.solution.constraint,
             metric: facility.map(|f| f.metric),
-            normalizer: facility.map(|f| f.normalizer),
-            records: self.records,
-            points_per_type: facility.map(|f| f.points_per_type.clone()),
-            candidates: self.objective.ground_size(),
-            type_names: self.types.clone(),
-            dropped: None,
+            // Given, or the public candidates' bounding box.
+            normalizer: facility.map(|f| Public::new(f.normalizer)),
+            records: Public::new(self.records),
+            points_per_type: Diagnostic::new(facility.map(|f| f.points_per_type.clone())),
+            candidates: Public::new(self.objective.ground_size()),
+            type_names: Public::new(self.types.clone()),
+            dropped: Diagnostic::new(None),
         }
+    }
+
+    fn unit(&self) -> Unit {
+        Unit::Record
     }
 }
 
@@ -460,8 +466,8 @@ impl<F: KSubmodularFunction> Reporting for PreparedAssign<'_, F> {
 /// NOT covered by the guarantee, which protects the choice only.
 pub type AssignReport = Report<AssignParams>;
 
-/// The public parameters of an [`Assign`] run as its [`Report`] states them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The parameters of an [`Assign`] run as its [`Report`] states them.
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct AssignParams {
     /// The objective.
     pub objective: &'static str,
@@ -476,21 +482,21 @@ pub struct AssignParams {
     pub metric: Option<&'static str>,
     /// The normaliser m used (k-type facility location).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub normalizer: Option<f64>,
+    pub normalizer: Option<Public<f64>>,
     /// The records: points (facility location) or people (reach).
-    pub records: usize,
-    /// The points of each type (k-type facility location; a count from the data, as the
-    /// number of records is).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub points_per_type: Option<Vec<usize>>,
+    pub records: Public<usize>,
+    /// The points of each type (k-type facility location; NOT private: a histogram of the
+    /// records' types, where only their total is public).
+    #[serde(skip)]
+    pub points_per_type: Diagnostic<Option<Vec<usize>>>,
     /// The number of candidates.
-    pub candidates: usize,
+    pub candidates: Public<usize>,
     /// The type labels; `types` index into it.
-    pub type_names: Vec<String>,
+    pub type_names: Public<Vec<String>>,
     /// Pairs the front end left out while reading, for naming a candidate or type not in
-    /// the public lists (a count from the data: NOT private; absent when not counted).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dropped: Option<u64>,
+    /// the public lists (NOT private; `None` when not counted).
+    #[serde(skip)]
+    pub dropped: Diagnostic<Option<u64>>,
 }
 
 impl super::Params for AssignParams {

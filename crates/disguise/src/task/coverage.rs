@@ -9,8 +9,10 @@
 //! at most 1 to any marginal gain, so every round is the mechanism's selection at λ = 1
 //! ([`Coverage`]'s sensitivity, also 1-decomposable) and the run is as private as the
 //! composition rule in the report proves. Protecting a single *edge* of a graph instead of a
-//! person's whole list is a different neighbour relation: an edge appears in two people's
-//! lists, so it costs twice the guarantee (group privacy of size 2).
+//! person's whole list is a different neighbour relation ([`Unit::Edge`]: one line of the
+//! edge list replaced by another): the replaced friendship leaves two friend lists and its
+//! replacement enters two, so up to four lists change and the guarantee is group privacy of
+//! size 4 of the friend lists' (the people, the candidates, are public and fixed).
 
 use super::sharded::OnShards;
 use super::usefulness::GreedyRun;
@@ -21,8 +23,10 @@ use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
 use crate::error::Result;
 use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
 use crate::names::Named;
+use crate::disclosure::{Diagnostic, Disclose, Public};
 use crate::noise::SecureRng;
 use crate::objective::{Coverage, SetFunction};
+use crate::privacy::Unit;
 use serde::Serialize;
 
 /// A private maximum-coverage selection: k, the algorithm and the privacy options.
@@ -63,9 +67,10 @@ pub enum CoverageInput {
     /// person's set (replace-one); the guarantee is the run's.
     #[default]
     Sets,
-    /// The friend lists of a graph given as its edges: neighbours differ in one friendship,
-    /// which sits in two friend lists, so the guarantee is group privacy of size 2 of the
-    /// run's, (2ε, 2e^ε·δ) ([`PrivacyReport::group`]).
+    /// The friend lists of a graph given as its edges: neighbours differ in one line of the
+    /// edge list replaced by another ([`Unit::Edge`]), which changes up to four friend lists
+    /// (the old friendship's two ends and the new one's), so the guarantee is group privacy
+    /// of size 4 of the run's, (4ε, 4e^{3ε}·δ) ([`PrivacyReport::group`]).
     Edges,
 }
 
@@ -74,7 +79,15 @@ impl CoverageInput {
     pub fn group(self) -> u32 {
         match self {
             CoverageInput::Sets => 1,
-            CoverageInput::Edges => 2,
+            CoverageInput::Edges => 4,
+        }
+    }
+
+    /// What the guarantee protects.
+    pub fn privacy_unit(self) -> Unit {
+        match self {
+            CoverageInput::Sets => Unit::Record,
+            CoverageInput::Edges => Unit::Edge,
         }
     }
 
@@ -83,9 +96,9 @@ impl CoverageInput {
         match self {
             CoverageInput::Sets => "one person's set (one line of the sets), replace-one",
             CoverageInput::Edges => {
-                "one friendship (an edge of the graph) added or removed; it sits in two \
-                 friend lists, so the guarantee is group privacy of size 2 of the friend \
-                 lists': (2ε, 2e^ε·δ)"
+                "one friendship (one line of the edge list) replaced by another; up to four \
+                 friend lists change, so the guarantee is group privacy of size 4 of the \
+                 friend lists': (4ε, 4e^{3ε}·δ)"
             }
         }
     }
@@ -156,7 +169,7 @@ impl MaxCoverage {
                 true,
             )?,
         };
-        Ok(PrivacyReport::planned(&plan).group(self.input.group()))
+        Ok(PrivacyReport::planned(&plan, self.input.privacy_unit()).group(self.input.group()))
     }
 
     /// Everything a run needs that does not change between trials.
@@ -317,19 +330,23 @@ impl Reporting for PreparedCoverage<'_> {
             objective: "coverage",
             algorithm: solution.algorithm,
             mechanism: self.request.privacy.mechanism.name(),
-            input: self.request.input,
-            records: self.records,
-            candidates: self.objective.ground_size(),
-            k: self.request.k,
-            dropped: None,
+            input: Public::new(self.request.input),
+            records: Public::new(self.records),
+            candidates: Public::new(self.objective.ground_size()),
+            k: Public::new(self.request.k),
+            dropped: Diagnostic::new(None),
             privacy_unit: self.request.input.unit(),
         }
+    }
+
+    fn unit(&self) -> Unit {
+        self.request.input.privacy_unit()
     }
 
     /// Stated for the input's neighbours ([`CoverageInput`]): group privacy for friend
     /// lists given as edges.
     fn privacy(&self, solution: &Solution) -> PrivacyReport {
-        PrivacyReport::of(solution).group(self.request.input.group())
+        PrivacyReport::of(solution, self.unit()).group(self.request.input.group())
     }
 }
 
@@ -339,8 +356,8 @@ impl Reporting for PreparedCoverage<'_> {
 /// selection only.
 pub type CoverageReport = Report<CoverageParams>;
 
-/// The public parameters of a [`MaxCoverage`] run as its [`Report`] states them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The parameters of a [`MaxCoverage`] run as its [`Report`] states them.
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct CoverageParams {
     /// The objective (`coverage`).
     pub objective: &'static str,
@@ -349,17 +366,17 @@ pub struct CoverageParams {
     /// The selection of every round.
     pub mechanism: &'static str,
     /// What the records are.
-    pub input: CoverageInput,
-    /// The number of people (records).
-    pub records: usize,
+    pub input: Public<CoverageInput>,
+    /// The number of people (records: lines of the sets, or the public list of people).
+    pub records: Public<usize>,
     /// The number of candidates.
-    pub candidates: usize,
+    pub candidates: Public<usize>,
     /// The number of picks.
-    pub k: usize,
+    pub k: Public<usize>,
     /// Set members or edges the front end left out while reading, for naming no candidate
-    /// (a count from the data: NOT private; absent when not counted).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dropped: Option<u64>,
+    /// (NOT private; `None` when not counted).
+    #[serde(skip)]
+    pub dropped: Diagnostic<Option<u64>>,
     /// What neighbouring inputs differ in.
     pub privacy_unit: &'static str,
 }
@@ -368,14 +385,11 @@ impl super::Params for CoverageParams {
     fn mechanism(&self) -> &'static str {
         self.mechanism
     }
-    fn protects_edge(&self) -> bool {
-        self.input == CoverageInput::Edges
-    }
     /// The share of people covered, in [0, 1]: one person's set moves it by 1/n; one
-    /// friendship added or removed changes two friend lists, so by 2/n — the estimate is
-    /// then calibrated for the edge, as the report's guarantee is.
+    /// friendship replaced changes four friend lists, so by 4/n — the estimate is then
+    /// calibrated for the edge, as the report's guarantee is.
     fn utility_scale(&self) -> Result<super::UtilityScale> {
-        super::UtilityScale::of(f64::from(self.input.group()), self.records, 0.0, 1.0)
+        super::UtilityScale::of(f64::from(self.input.group()), *self.records, 0.0, 1.0)
     }
 }
 

@@ -7,9 +7,10 @@
 //! (Theorem 4.1: E[f(S)] ≥ (1/e)(1 − 1/e)·OPT − 2λk·ln|V|/ε₀). The greedy may be asked for;
 //! it has no approximation guarantee here and its report says so.
 //!
-//! Privacy: one record is one edge (edge-level privacy); neighbouring graphs differ in one
-//! edge replaced by another (or, after repeated edges are merged, one edge removed, one
-//! added, or both). The vertex list and the number of records are public. A cut's value
+//! Privacy: one record is one edge (edge-level privacy, [`Unit::Edge`]): neighbouring edge
+//! lists differ in one line replaced by another; the number of lines n is public (after
+//! repeated edges are merged and self-loops and edges to unknown vertices left out, the
+//! graphs differ in one edge removed, one added, or both). The vertex list is public. A cut's value
 //! f(S) moves by at most 1 between such graphs (the replaced edge stops counting, its
 //! replacement starts), while a gain can move by 2; every round scores the gains at one set
 //! S, values shifted by the common f(S), and the selectors depend only on score
@@ -23,11 +24,13 @@ use super::{
     Algorithm, Privacy, PrivacyReport, Report, Reporting, Runnable, Usefulness, WithPrivacy,
 };
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
 use crate::names::Named;
+use crate::disclosure::{Diagnostic, Disclose, Public};
 use crate::noise::SecureRng;
 use crate::objective::{GraphCut, SetFunction};
+use crate::privacy::Unit;
 use serde::Serialize;
 
 /// A private maximum cut: k, the algorithm and the privacy options.
@@ -65,8 +68,7 @@ impl WithPrivacy for MaxCut {
 impl MaxCut {
     /// What its guarantee protects: one edge (see the module documentation), which a
     /// budget ledger keeps apart from record-level releases.
-    #[cfg(feature = "ledger")]
-    pub const UNIT: crate::ledger::Unit = crate::ledger::Unit::Edge;
+    pub const UNIT: Unit = Unit::Edge;
 
     /// At most k vertices by the private subsample-greedy with the exponential mechanism;
     /// set the budget with [`WithPrivacy::epsilon`].
@@ -99,15 +101,13 @@ impl MaxCut {
     }
 
     /// The unit-weight cut of the graph on `vertices` vertices with these `edges` (pairs of
-    /// vertex indices; self-loops never cross a cut).
+    /// vertex indices; self-loops never cross a cut). A graph without edges is a graph: every
+    /// gain is 0 and the mechanism's picks are released as for any other.
     ///
     /// # Errors
-    /// `k` larger than the number of vertices; a vertex out of range; no edge.
+    /// `k` larger than the number of vertices; a vertex out of range.
     pub fn objective(&self, vertices: usize, edges: &[(usize, usize)]) -> Result<GraphCut> {
         super::k_fits(self.k, vertices, "vertices")?;
-        if edges.is_empty() {
-            return Err(Error::param("edges", "there are no edges"));
-        }
         GraphCut::new(vertices, edges)
     }
 
@@ -124,15 +124,25 @@ impl MaxCut {
             Algorithm::Subsample => self.k,
             _ => Cardinality::new(vertices, self.k).rank_bound(),
         };
-        Ok(PrivacyReport::planned(&planned(&procedure, rounds, false)?))
+        Ok(PrivacyReport::planned(
+            &planned(&procedure, rounds, false)?,
+            Self::UNIT,
+        ))
     }
 
-    /// Everything a run needs that does not change between trials; `edges` is the number
-    /// of edges the objective was built from (the most the cut can hold).
+    /// Everything a run needs that does not change between trials; `records` is the public
+    /// number of edge-list lines the graph was read from (at least its edges: what utilities
+    /// divide by), `edges` the number of distinct edges the objective holds (a statistic of
+    /// the data: a diagnostic).
     ///
     /// # Errors
     /// As [`MaxCut::validate`].
-    pub fn prepare<'o>(&self, objective: &'o GraphCut, edges: usize) -> Result<PreparedCut<'o>> {
+    pub fn prepare<'o>(
+        &self,
+        objective: &'o GraphCut,
+        records: usize,
+        edges: usize,
+    ) -> Result<PreparedCut<'o>> {
         let procedure = self.validate()?;
         let constraint = Intersection::new(vec![Matroid::from(Cardinality::new(
             objective.ground_size(),
@@ -142,7 +152,7 @@ impl MaxCut {
             request: self.clone(),
             objective,
             edges,
-            records: edges,
+            records: records.max(edges),
             constraint,
             procedure,
         })
@@ -160,7 +170,8 @@ impl MaxCut {
     ) -> Result<CutReport> {
         self.validate()?;
         let objective = self.objective(vertices, edges)?;
-        self.prepare(&objective, edges.len())?.run_report(rng)
+        self.prepare(&objective, edges.len(), edges.len())?
+            .run_report(rng)
     }
 }
 
@@ -168,9 +179,10 @@ impl MaxCut {
 pub struct PreparedCut<'o> {
     request: MaxCut,
     objective: &'o GraphCut,
-    /// The edges of the graph (what utilities divide by).
+    /// The distinct edges of the graph (a statistic of the data).
     edges: usize,
-    /// The records the graph was read from (public): the most the cut can hold.
+    /// The records the graph was read from (public): the most the cut can hold, and what
+    /// utilities divide by.
     records: usize,
     constraint: Intersection,
     procedure: Procedure<'static>,
@@ -189,24 +201,17 @@ impl Runnable for PreparedCut<'_> {
     }
 }
 
-impl PreparedCut<'_> {
-    /// Sets the number of records the graph was read from, when it is not the number of
-    /// edges (e.g. the lines of an edge list, before repeated edges were merged and edges
-    /// to unknown vertices dropped): public under the replace-one relation, so the
-    /// usefulness bound's largest value, `records`·w_max, costs no privacy, where the number
-    /// of edges left after merging is a statistic of the data.
-    pub fn with_records(mut self, records: usize) -> Self {
-        self.records = records;
-        self
-    }
-}
-
 impl Reporting for PreparedCut<'_> {
     type Params = CutParams;
 
-    /// The share of edges cut by a value: f(S)/|E|.
+    /// The share of the edge list's lines whose edge is cut: f(S)/n, n the public number of
+    /// lines (repeats, self-loops and unknown vertices count as lines never cut).
     fn utility(&self, value: f64) -> f64 {
-        value / self.edges.max(1) as f64
+        value / self.records.max(1) as f64
+    }
+
+    fn unit(&self) -> Unit {
+        MaxCut::UNIT
     }
 
     /// The a-priori utility of a run, from public quantities only (the number of records,
@@ -239,22 +244,24 @@ impl Reporting for PreparedCut<'_> {
             objective: solution.objective,
             algorithm: solution.algorithm,
             mechanism: self.request.privacy.mechanism.name(),
-            vertices: self.objective.ground_size(),
-            edges: self.edges,
-            k: self.request.k,
-            dropped: None,
-            privacy_unit: "one edge (one line of the edge list), replace-one",
+            vertices: Public::new(self.objective.ground_size()),
+            records: Public::new(self.records),
+            k: Public::new(self.request.k),
+            edges: Diagnostic::new(self.edges),
+            dropped: Diagnostic::new(None),
+            privacy_unit: "one edge (one line of the edge list), replaced",
         }
     }
 }
 
 /// The report of one [`MaxCut`] run ([`Report`] with [`CutParams`]): the values are the
-/// edges cut after each pick, the utility their share. Computed on the private edges for
-/// evaluation: they are NOT covered by the guarantee, which protects the choice only.
+/// edges cut after each pick, the utility their share of the lines. Computed on the private
+/// edges for evaluation: they are NOT covered by the guarantee, which protects the choice
+/// only, and are diagnostics.
 pub type CutReport = Report<CutParams>;
 
-/// The public parameters of a [`MaxCut`] run as its [`Report`] states them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The parameters of a [`MaxCut`] run as its [`Report`] states them.
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct CutParams {
     /// The objective (`graph-cut`).
     pub objective: &'static str,
@@ -263,15 +270,18 @@ pub struct CutParams {
     /// The selection of every round.
     pub mechanism: &'static str,
     /// The number of vertices (the public list).
-    pub vertices: usize,
-    /// The number of edges (records).
-    pub edges: usize,
+    pub vertices: Public<usize>,
+    /// The number of records: lines of the edge list (public under replace-one).
+    pub records: Public<usize>,
     /// The most picks.
-    pub k: usize,
+    pub k: Public<usize>,
+    /// The distinct edges between listed vertices (NOT private).
+    #[serde(skip)]
+    pub edges: Diagnostic<usize>,
     /// Edges the front end left out while reading, for naming a vertex not in the list, and
-    /// self-loops (a count from the data: NOT private; absent when not counted).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dropped: Option<u64>,
+    /// self-loops (NOT private; `None` when not counted).
+    #[serde(skip)]
+    pub dropped: Diagnostic<Option<u64>>,
     /// What neighbouring graphs differ in: one edge (edge-level privacy).
     pub privacy_unit: &'static str,
 }
@@ -280,13 +290,11 @@ impl super::Params for CutParams {
     fn mechanism(&self) -> &'static str {
         self.mechanism
     }
-    fn protects_edge(&self) -> bool {
-        true
-    }
-    /// The share of edges cut, in [0, 1]: replacing one edge moves the cut by at most 1
-    /// ([`GraphCut`]'s *Sensitivity*), the share by 1/|E|.
+    /// The share of lines whose edge is cut, in [0, 1]: replacing one line moves the cut by
+    /// at most 1 ([`GraphCut`]'s *Sensitivity*), the share by 1/n, n the public number of
+    /// lines.
     fn utility_scale(&self) -> Result<super::UtilityScale> {
-        super::UtilityScale::of(1.0, self.edges, 0.0, 1.0)
+        super::UtilityScale::of(1.0, *self.records, 0.0, 1.0)
     }
 }
 

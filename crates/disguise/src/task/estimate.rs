@@ -32,6 +32,7 @@
 //! on the sampler's grid the tail is within a factor 1 ± 2⁻⁴⁰ of it, which the width's
 //! margin of 10⁻⁶·b covers), intersected with the range.
 
+use crate::disclosure::{Disclose, Public, Released};
 use crate::error::{Error, Result};
 use crate::noise::{Laplace, SecureRng, laplace_epsilon, laplace_scale_for};
 use crate::numeric::decimal::{at_most_typed, tidy_up};
@@ -78,23 +79,25 @@ impl UtilityScale {
     }
 }
 
-/// A private estimate of a choice's utility, with its confidence interval.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A private estimate of a choice's utility, with its confidence interval: released values
+/// (the noisy utility and the interval around it) and the public calibration.
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct UtilityEstimate {
     /// The noisy utility, clamped to the utility's range.
-    pub estimate: f64,
+    pub estimate: Released<f64>,
     /// The interval's lower end.
-    pub low: f64,
+    pub low: Released<f64>,
     /// The interval's upper end.
-    pub high: f64,
+    pub high: Released<f64>,
     /// The probability that the interval holds the true utility (at least).
-    pub confidence: f64,
+    pub confidence: Public<f64>,
     /// The ε the estimate spent (rounded up; at most the ε asked for).
-    pub epsilon: f64,
-    /// The utility's sensitivity Δ the noise is calibrated to.
-    pub sensitivity: f64,
+    pub epsilon: Public<f64>,
+    /// The utility's sensitivity Δ the noise is calibrated to (from public sizes only:
+    /// [`UtilityScale`]).
+    pub sensitivity: Public<f64>,
     /// The Laplace scale b.
-    pub noise_scale: f64,
+    pub noise_scale: Public<f64>,
     /// The mechanism.
     pub mechanism: &'static str,
 }
@@ -175,14 +178,16 @@ pub fn estimate_utility(
     let b = noise.scale();
     let half = b * ((1.0 / (1.0 - ESTIMATE_CONFIDENCE)).ln() + 1e-6);
     let clamp = |x: f64| x.clamp(scale.low, scale.high);
+    // The Laplace mechanism's output, and post-processing of it with public values.
+    let noisy = Released::new(noisy);
     Ok(UtilityEstimate {
-        estimate: clamp(noisy),
-        low: clamp(noisy - half),
-        high: clamp(noisy + half),
-        confidence: ESTIMATE_CONFIDENCE,
-        epsilon: spent,
-        sensitivity: scale.sensitivity,
-        noise_scale: b,
+        estimate: noisy.map(clamp),
+        low: noisy.map(|x| clamp(x - half)),
+        high: noisy.map(|x| clamp(x + half)),
+        confidence: Public::new(ESTIMATE_CONFIDENCE),
+        epsilon: Public::new(spent),
+        sensitivity: Public::new(scale.sensitivity),
+        noise_scale: Public::new(b),
         mechanism: "laplace",
     })
 }

@@ -21,6 +21,8 @@ use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
 use crate::names::{Named, named_traits};
 use crate::noise::SecureRng;
 use crate::objective::{Discernibility, MutualInformation, SetFunction};
+use crate::disclosure::{Diagnostic, Disclose, Public};
+use crate::privacy::Unit;
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -186,7 +188,10 @@ impl Features {
             Algorithm::Subsample => self.k,
             _ => Cardinality::new(features, self.k).rank_bound(),
         };
-        Ok(PrivacyReport::planned(&planned(&procedure, rounds, false)?))
+        Ok(PrivacyReport::planned(
+            &planned(&procedure, rounds, false)?,
+            Unit::Record,
+        ))
     }
 
     /// Builds the objective on `table` and checks that k fits it. The table's columns move
@@ -220,8 +225,7 @@ impl Features {
                 (Model::Discernibility(f), max)
             }
         };
-        let levels = table.label_levels;
-        self.prepare_model(table.names, model, scale, records, levels, procedure)
+        self.prepare_model(table.names, model, scale, records, procedure)
     }
 
     /// The checks that need the objective, and the prepared request.
@@ -231,7 +235,6 @@ impl Features {
         model: Model,
         scale: f64,
         records: usize,
-        label_levels: u32,
         procedure: Procedure<'static>,
     ) -> Result<PreparedFeatures> {
         let d = names.len();
@@ -259,7 +262,8 @@ impl Features {
                 ),
             ));
         }
-        let max_value = self.objective.max_value(records, label_levels);
+        // Without public levels, at most one level per record.
+        let max_value = self.objective.max_value(records, u32::MAX);
         Ok(PreparedFeatures {
             request: self.clone(),
             names,
@@ -341,8 +345,9 @@ impl Features {
         let records = label_counts.iter().sum::<u64>() as usize;
         let scale = entropy_of_counts(label_counts);
         let model = Model::MutualInformation(f);
-        self.prepare_model(c.names, model, scale, records, c.label_levels, procedure)
-            .map(Some)
+        // The workers' tables share a schema's public domains (see above).
+        self.prepare_model(c.names, model, scale, records, procedure)
+            .map(|p| Some(p.with_public_label_levels(c.label_levels)))
     }
 }
 
@@ -363,6 +368,16 @@ pub struct PreparedFeatures {
     max_value: f64,
     records: usize,
     procedure: Procedure<'static>,
+}
+
+impl PreparedFeatures {
+    /// The same, the label's number of levels L being public (a schema's, or classes the
+    /// user names): the a-priori bound then uses log₂ min(L, n) (or Turán's bound for L
+    /// classes) rather than at most one level per record.
+    pub fn with_public_label_levels(mut self, levels: u32) -> Self {
+        self.max_value = self.request.objective.max_value(self.records, levels);
+        self
+    }
 }
 
 impl Runnable for PreparedFeatures {
@@ -391,8 +406,8 @@ impl PreparedFeatures {
     /// discernible pairs for discernibility. Computed from the data, like the utilities:
     /// for evaluation, not covered by the guarantee, and never part of the usefulness bound
     /// ([`PreparedFeatures::max_value`] is).
-    pub fn scale(&self) -> f64 {
-        self.scale
+    pub fn scale(&self) -> Diagnostic<f64> {
+        Diagnostic::new(self.scale)
     }
 
     /// The largest value the objective can take on any table of this many records and
@@ -465,10 +480,17 @@ impl Reporting for PreparedFeatures {
             mechanism: self.request.privacy.mechanism.name(),
             label: None,
             label_levels: None,
-            records: self.records,
-            features: self.names.clone(),
-            k: self.request.k,
+            label_levels_seen: Diagnostic::new(None),
+            utility_scale: Diagnostic::new(self.scale),
+            clamped: Diagnostic::new(Vec::new()),
+            records: Public::new(self.records),
+            features: Public::new(self.names.clone()),
+            k: Public::new(self.request.k),
         }
+    }
+
+    fn unit(&self) -> Unit {
+        Unit::Record
     }
     fn names(&self) -> Option<&[String]> {
         Some(&self.names)
@@ -481,8 +503,8 @@ impl Reporting for PreparedFeatures {
 /// only.
 pub type FeaturesReport = Report<FeaturesParams>;
 
-/// The public parameters of a [`Features`] run as its [`Report`] states them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The parameters of a [`Features`] run as its [`Report`] states them.
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct FeaturesParams {
     /// The objective.
     pub objective: &'static str,
@@ -490,18 +512,31 @@ pub struct FeaturesParams {
     pub algorithm: &'static str,
     /// The selection of every round.
     pub mechanism: &'static str,
-    /// The label column's name, when the front end knows it.
+    /// The label column's name, when the front end knows it (a header's name).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
-    /// The label's levels, when the front end knows them.
+    pub label: Option<Public<String>>,
+    /// The label's levels, when they are public (a schema's).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub label_levels: Option<Vec<String>>,
+    pub label_levels: Option<Public<Vec<String>>>,
+    /// The label's levels as read from the data, when no schema gave them (NOT private).
+    #[serde(skip)]
+    pub label_levels_seen: Diagnostic<Option<Vec<String>>>,
+    /// What utilities divide by: the label's entropy H in bits (mutual information), or the
+    /// most pairs F_max the features can tell apart (discernibility), of the data (NOT
+    /// private).
+    #[serde(skip)]
+    pub utility_scale: Diagnostic<f64>,
+    /// The values outside a schema's bounds, clamped into its edge bins, counted per column
+    /// (NOT private).
+    #[serde(skip)]
+    pub clamped: Diagnostic<Vec<(String, u64)>>,
     /// The number of records.
-    pub records: usize,
-    /// The candidate features, in column order; `selected` indexes into it.
-    pub features: Vec<String>,
+    pub records: Public<usize>,
+    /// The candidate features, in column order (a header's names); `selected` indexes into
+    /// it.
+    pub features: Public<Vec<String>>,
     /// The number of features chosen.
-    pub k: usize,
+    pub k: Public<usize>,
 }
 
 impl super::Params for FeaturesParams {

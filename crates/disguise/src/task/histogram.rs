@@ -112,7 +112,7 @@ impl Histogram {
             per_round_epsilon: None,
             per_round_delta: None,
             composition: None,
-            rounds: 1,
+            rounds: crate::disclosure::Public::new(1),
             guarantee: Some(crate::privacy::Guarantee {
                 epsilon,
                 delta: 0.0,
@@ -123,6 +123,7 @@ impl Histogram {
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            unit: crate::privacy::Unit::Record,
         })
     }
 

@@ -20,6 +20,7 @@ use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
 use crate::select::SelectorKind;
 use crate::task::Usefulness;
+use crate::disclosure::Public;
 use serde::Serialize;
 
 /// A private hypothesis selection: the mechanism, the budget and the threshold grid.
@@ -112,16 +113,18 @@ impl Hypothesis {
         let (cost, guarantee) = hypothesis_spend(&query)?;
         let private = guarantee.is_some();
         Ok(super::PrivacyReport {
-            per_round_epsilon: private.then(|| query.epsilon.get()),
-            per_round_delta: private.then(|| cost.epsilon_delta().map_or(0.0, |(_, d)| d)),
+            per_round_epsilon: private.then(|| Public::new(query.epsilon.get())),
+            per_round_delta: private
+                .then(|| Public::new(cost.epsilon_delta().map_or(0.0, |(_, d)| d))),
             composition: None,
-            rounds: 1,
+            rounds: Public::new(1),
             guarantee,
             guarantees: Vec::new(),
             calls: if private { vec![(cost, 1)] } else { Vec::new() },
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            unit: crate::privacy::Unit::Record,
         })
     }
 

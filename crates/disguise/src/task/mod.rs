@@ -60,7 +60,7 @@ pub use assign::{
 };
 pub use coverage::{CoverageInput, CoverageParams, CoverageReport, MaxCoverage, PreparedCoverage};
 pub use cut::{CutParams, CutReport, MaxCut, PreparedCut};
-pub use demo::{DemoPick, DemoReport};
+pub use demo::{DemoPick, DemoReport, ExactPick};
 pub use estimate::{
     ESTIMATE_CONFIDENCE, UtilityEstimate, UtilityScale, estimate_epsilon, estimate_noise,
     estimate_utility,
@@ -89,6 +89,7 @@ use crate::noise::SecureRng;
 use crate::privacy::compose::Rule;
 use crate::privacy::{Delta, Epsilon, Guarantee};
 use crate::select::SelectorKind;
+use crate::disclosure::{Disclose, Public};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -407,17 +408,20 @@ pub trait Runnable: Sync {
 }
 
 /// What a run spent: the per-round budget, the rule that set it, and the end-to-end
-/// guarantee with the rule that proved it (all `None` for the non-private argmax).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// guarantee with the rule that proved it (all `None` for the non-private argmax), for the
+/// neighbour relation of its [`Unit`](crate::privacy::Unit). Every field is public: the
+/// accountant computes it from the options and public sizes (rounds are charged as planned,
+/// never as run).
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct PrivacyReport {
     /// The per-round ε₀ every selector call used.
-    pub per_round_epsilon: Option<f64>,
+    pub per_round_epsilon: Option<Public<f64>>,
     /// The per-round δ₀ (0 except for the large margin mechanisms).
-    pub per_round_delta: Option<f64>,
+    pub per_round_delta: Option<Public<f64>>,
     /// The composition rule that split the total budget into per-round budgets.
     pub composition: Option<&'static str>,
     /// The number of selector calls the guarantee covers.
-    pub rounds: usize,
+    pub rounds: Public<usize>,
     /// The end-to-end guarantee (the best rule the accountant could apply).
     pub guarantee: Option<Guarantee>,
     /// The end-to-end guarantee under every composition rule that applies to the run (the
@@ -427,11 +431,13 @@ pub struct PrivacyReport {
     /// The calls the guarantee composes ([`Solution::calls`]): what a budget ledger
     /// composes across runs.
     #[serde(skip)]
+    #[disclose(internal)]
     pub calls: Vec<(crate::privacy::PrivacyCost, u64)>,
     /// Whether the generator was keyed by the operating system ([`Solution::secure_rng`]):
     /// what a budget ledger records. Not serialised: every report that holds this one
     /// states it as its own `secure_rng`.
     #[serde(skip)]
+    #[disclose(internal)]
     pub secure_rng: bool,
     /// With a utility estimate ([`PrivacyReport::with_estimate`]): the guarantee of the picks
     /// alone; [`PrivacyReport::guarantee`] is then the whole release's.
@@ -439,7 +445,10 @@ pub struct PrivacyReport {
     pub selection_guarantee: Option<Guarantee>,
     /// With a utility estimate: the ε it spent, added to the picks' by basic composition.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub estimate_epsilon: Option<f64>,
+    pub estimate_epsilon: Option<Public<f64>>,
+    /// What neighbouring data sets differ in: the unit the guarantee protects, which a
+    /// budget ledger records ([`crate::ledger::Spend`]).
+    pub unit: crate::privacy::Unit,
 }
 
 impl PrivacyReport {
@@ -480,24 +489,26 @@ impl PrivacyReport {
         self.calls
             .push((crate::privacy::PrivacyCost::Pure { epsilon }, 1));
         self.selection_guarantee = Some(selection);
-        self.estimate_epsilon = Some(spent);
+        self.estimate_epsilon = Some(Public::new(spent));
         Ok(self)
     }
 
     /// The report a run will have, planned before it starts ([`crate::maximize::planned`]),
-    /// for a secure generator (a front end running seeded says so when it reserves).
-    pub fn planned(plan: &crate::maximize::Planned) -> Self {
+    /// for a secure generator (a front end running seeded says so when it reserves), stated
+    /// for neighbours that differ in one `unit`.
+    pub fn planned(plan: &crate::maximize::Planned, unit: crate::privacy::Unit) -> Self {
         Self {
-            per_round_epsilon: plan.split.map(|b| b.per_round_epsilon),
-            per_round_delta: plan.split.map(|b| b.per_round_delta),
+            per_round_epsilon: plan.split.map(|b| Public::new(b.per_round_epsilon)),
+            per_round_delta: plan.split.map(|b| Public::new(b.per_round_delta)),
             composition: plan.split.map(|b| b.rule.name()),
-            rounds: plan.rounds,
+            rounds: Public::new(plan.rounds),
             guarantee: plan.guarantee,
             guarantees: Vec::new(),
             calls: plan.calls.clone(),
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            unit,
         }
     }
 
@@ -514,7 +525,7 @@ impl PrivacyReport {
         self.selection_guarantee = self.selection_guarantee.map(|g| g.group(size));
         self.estimate_epsilon = self
             .estimate_epsilon
-            .map(|e| crate::numeric::round::mul_up(f64::from(size), e));
+            .map(|e| e.map(|e| crate::numeric::round::mul_up(f64::from(size), e)));
         self.calls = self
             .calls
             .into_iter()
@@ -523,20 +534,21 @@ impl PrivacyReport {
         self
     }
 
-    /// The report of one run.
-    pub fn of(solution: &Solution) -> Self {
+    /// The report of one run, for neighbours that differ in one `unit`.
+    pub fn of(solution: &Solution, unit: crate::privacy::Unit) -> Self {
         let split = solution.budget_split;
         Self {
-            per_round_epsilon: split.map(|b| b.per_round_epsilon),
-            per_round_delta: split.map(|b| b.per_round_delta),
+            per_round_epsilon: split.map(|b| Public::new(b.per_round_epsilon)),
+            per_round_delta: split.map(|b| Public::new(b.per_round_delta)),
             composition: split.map(|b| b.rule.name()),
-            rounds: solution.planned_rounds,
+            rounds: Public::new(solution.planned_rounds),
             guarantee: solution.guarantee,
             guarantees: solution.guarantees.clone(),
             calls: solution.calls.clone(),
             secure_rng: solution.secure_rng,
             selection_guarantee: None,
             estimate_epsilon: None,
+            unit,
         }
     }
 }

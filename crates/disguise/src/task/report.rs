@@ -4,9 +4,11 @@
 //! line prints it and the Python package returns it: neither holds a schema of its own.
 //!
 //! The values and utilities in a report are computed on the private data for evaluation:
-//! they are NOT covered by the guarantee, which protects the choice only.
+//! they are NOT covered by the guarantee, which protects the choice only, and are
+//! [`Diagnostic`]s: shown only on request ([`crate::disclosure`]).
 
 use super::{PrivacyReport, Usefulness, UtilityEstimate, UtilityScale, estimate_utility};
+use crate::disclosure::{Diagnostic, Disclose, Public, Released};
 use crate::error::{Error, Result};
 use crate::maximize::{Assignment, Solution};
 use crate::noise::SecureRng;
@@ -18,8 +20,9 @@ use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 /// A selection task's report: `P` is the task's public parameters ([`SelectParams`](super::SelectParams),
 /// [`CoverageParams`](super::CoverageParams), …), `C` the choice: [`Picks`] for one run,
 /// [`Trials`] for many. Serialised flat: the parameters, `usefulness`, the choice's fields,
-/// the privacy report's fields and `secure_rng`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// the privacy report's fields and `secure_rng`; the choice's exact values only under
+/// `not_private` ([`crate::disclosure::shown`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct Report<P, C = Picks> {
     /// The task's public parameters, defaults resolved.
     #[serde(flatten)]
@@ -27,8 +30,8 @@ pub struct Report<P, C = Picks> {
     /// What the paper's analysis promises for these public parameters, and whether that is
     /// vacuous (`None` where no bound applies).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usefulness: Option<Usefulness>,
-    /// What was chosen, with its (non-private) values.
+    pub usefulness: Option<Public<Usefulness>>,
+    /// What was chosen (released), with its exact values (diagnostics).
     #[serde(flatten)]
     pub choice: C,
     /// A private estimate of the choice's utility, when one was asked for
@@ -39,7 +42,7 @@ pub struct Report<P, C = Picks> {
     #[serde(flatten)]
     pub privacy: PrivacyReport,
     /// Whether the generator was keyed by the operating system (a seeded run is not private).
-    pub secure_rng: bool,
+    pub secure_rng: Public<bool>,
 }
 
 impl<P> Report<P> {
@@ -47,7 +50,7 @@ impl<P> Report<P> {
     /// an objective value (e.g. f(S)/n).
     pub fn of<R: Picked>(
         task: P,
-        usefulness: Option<Usefulness>,
+        usefulness: Option<Public<Usefulness>>,
         run: &R,
         utility: &dyn Fn(f64) -> f64,
         privacy: PrivacyReport,
@@ -58,18 +61,17 @@ impl<P> Report<P> {
             choice: Picks::of(run, utility),
             utility_estimate: None,
             privacy,
-            secure_rng: run.solution().secure_rng,
+            secure_rng: Public::new(run.solution().secure_rng),
         }
     }
 
     /// The same report with the chosen elements named (`names[i]` of element i).
     pub fn named(mut self, names: &[String]) -> Self {
+        // Post-processing of the released picks with the public names.
         self.choice.names = Some(
             self.choice
                 .selected
-                .iter()
-                .map(|&i| names[i].clone())
-                .collect(),
+                .as_map(|s| s.iter().map(|&i| names[i].clone()).collect()),
         );
         self
     }
@@ -106,8 +108,10 @@ impl<P> Report<P> {
             // Refused before any noise is drawn, with with_estimate's reason.
             self.privacy.clone().with_estimate(epsilon.get())?;
         }
-        let estimate = estimate_utility(self.choice.final_utility, &scale, epsilon, rng)?;
-        self.privacy = self.privacy.with_estimate(estimate.epsilon)?;
+        // The Laplace mechanism's input: the exact utility, released only with its noise.
+        let exact = *self.choice.final_utility.reveal();
+        let estimate = estimate_utility(exact, &scale, epsilon, rng)?;
+        self.privacy = self.privacy.with_estimate(*estimate.epsilon)?;
         self.utility_estimate = Some(estimate);
         Ok(self)
     }
@@ -128,14 +132,9 @@ impl<P> Report<P> {
 
 /// What a task's public parameters say that is read across tasks (e.g. by a budget
 /// ledger).
-pub trait Params: Serialize {
+pub trait Params: Disclose {
     /// The selection of every round ([`SelectorKind`](crate::select::SelectorKind) name).
     fn mechanism(&self) -> &'static str;
-    /// Whether the guarantee protects one edge of a graph (edge-level privacy) rather than
-    /// one person's record.
-    fn protects_edge(&self) -> bool {
-        false
-    }
     /// How the task's utility moves between neighbouring data sets, and its range, for a
     /// private estimate of it ([`Report::with_utility_estimate`]).
     ///
@@ -171,9 +170,12 @@ pub trait Reporting: super::Runnable<Output: Picked> {
     /// bound applies).
     fn usefulness(&self, run: &Self::Output) -> Option<Usefulness>;
 
+    /// What neighbouring data sets differ in: the unit the guarantee protects.
+    fn unit(&self) -> crate::privacy::Unit;
+
     /// What the run spent and its guarantee, for the task's neighbour relation.
     fn privacy(&self, run: &Self::Output) -> PrivacyReport {
-        PrivacyReport::of(run.solution())
+        PrivacyReport::of(run.solution(), self.unit())
     }
 
     /// The names of the elements, when the task knows them (else the front end names the
@@ -186,7 +188,8 @@ pub trait Reporting: super::Runnable<Output: Picked> {
     fn report(&self, run: &Self::Output) -> Report<Self::Params> {
         let report = Report::of(
             self.params(run),
-            self.usefulness(run),
+            // A-priori bounds are computed from public quantities only (usefulness.rs).
+            self.usefulness(run).map(Public::new),
             run,
             &|v| self.utility(v),
             self.privacy(run),
@@ -233,26 +236,35 @@ impl Picked for Assignment {
     }
 }
 
-/// The choice of one run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The choice of one run: the picks a mechanism released, and their exact values on the
+/// private data as diagnostics.
+///
+/// A run of the non-private argmax (`--mechanism max`, no guarantee) releases nothing: its
+/// picks are the data's exact optimum, and front ends show such a run only when
+/// diagnostics were asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct Picks {
     /// The chosen elements (indices), in the order they were picked.
-    pub selected: Vec<usize>,
+    pub selected: Released<Vec<usize>>,
     /// The type of each pick (k-submodular runs only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub types: Option<Vec<usize>>,
+    pub types: Option<Released<Vec<usize>>>,
     /// The name of each pick, when the front end knows the elements' names
     /// ([`Report::named`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub names: Option<Vec<String>>,
-    /// The objective value after each pick (not private).
-    pub values: Vec<f64>,
-    /// The utility after each pick (not private).
-    pub utility: Vec<f64>,
-    /// The utility of the final choice (not private).
-    pub final_utility: f64,
-    /// Marginal gains evaluated.
-    pub gain_evaluations: u64,
+    pub names: Option<Released<Vec<String>>>,
+    /// The objective value after each pick (NOT private).
+    #[serde(skip)]
+    pub values: Diagnostic<Vec<f64>>,
+    /// The utility after each pick (NOT private).
+    #[serde(skip)]
+    pub utility: Diagnostic<Vec<f64>>,
+    /// The utility of the final choice (NOT private).
+    #[serde(skip)]
+    pub final_utility: Diagnostic<f64>,
+    /// Marginal gains evaluated (a lazy greedy's count depends on the data).
+    #[serde(skip)]
+    pub gain_evaluations: Diagnostic<u64>,
 }
 
 impl Picks {
@@ -260,32 +272,43 @@ impl Picks {
     pub fn of<R: Picked + ?Sized>(run: &R, utility: &dyn Fn(f64) -> f64) -> Self {
         let s = run.solution();
         Self {
-            selected: s.elements.clone(),
-            types: run.types().map(<[usize]>::to_vec),
+            selected: Released::new(s.elements.clone()),
+            types: run.types().map(|t| Released::new(t.to_vec())),
             names: None,
-            values: s.values.clone(),
-            utility: s.values.iter().map(|&v| utility(v)).collect(),
-            final_utility: utility(s.value),
-            gain_evaluations: s.gain_evaluations,
+            values: Diagnostic::new(s.values.clone()),
+            utility: Diagnostic::new(s.values.iter().map(|&v| utility(v)).collect()),
+            final_utility: Diagnostic::new(utility(s.value)),
+            gain_evaluations: Diagnostic::new(s.gain_evaluations),
         }
     }
 }
 
 /// The choices of many trials, kept compactly (flat arrays, 8 bytes per number) for a
 /// report that can only be written once every trial is done; serialised without building
-/// the document in memory. Each field of [`Picks`] becomes one list per trial, followed by
-/// the mean and sample standard deviation of the final utility.
+/// the document in memory. Each released field of [`Picks`] becomes one list per trial; the
+/// exact values (each trial's values, utilities, final utility and gain evaluations, the
+/// mean and sample standard deviation of the final utility) are diagnostics.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Trials {
     ends: Vec<usize>,
-    elements: Vec<usize>,
-    values: Vec<f64>,
-    utilities: Vec<f64>,
-    types: Vec<usize>,
+    elements: Released<Vec<usize>>,
+    types: Released<Vec<usize>>,
     typed: bool,
-    finals: Vec<f64>,
-    evaluations: Vec<u64>,
     names: Option<Vec<String>>,
+    values: Diagnostic<Vec<f64>>,
+    utilities: Diagnostic<Vec<f64>>,
+    finals: Diagnostic<Vec<f64>>,
+    evaluations: Diagnostic<Vec<u64>>,
+}
+
+/// Kept vectors, borrowed mutably whatever their kind (only [`Trials::push`] fills them).
+struct Columns<'a> {
+    elements: &'a mut Vec<usize>,
+    types: &'a mut Vec<usize>,
+    values: &'a mut Vec<f64>,
+    utilities: &'a mut Vec<f64>,
+    finals: &'a mut Vec<f64>,
+    evaluations: &'a mut Vec<u64>,
 }
 
 impl Trials {
@@ -310,9 +333,22 @@ impl Trials {
             ..Self::default()
         };
         kept.ends.try_reserve_exact(n).map_err(|_| oom())?;
-        kept.finals.try_reserve_exact(n).map_err(|_| oom())?;
-        kept.evaluations.try_reserve_exact(n).map_err(|_| oom())?;
+        let c = kept.columns();
+        c.finals.try_reserve_exact(n).map_err(|_| oom())?;
+        c.evaluations.try_reserve_exact(n).map_err(|_| oom())?;
         Ok(kept)
+    }
+
+    /// Every kept vector, to fill.
+    fn columns(&mut self) -> Columns<'_> {
+        Columns {
+            elements: self.elements.fill(),
+            types: self.types.fill(),
+            values: self.values.fill(),
+            utilities: self.utilities.fill(),
+            finals: self.finals.fill(),
+            evaluations: self.evaluations.fill(),
+        }
     }
 
     /// Adds the next trial, valued by `utility`.
@@ -326,21 +362,24 @@ impl Trials {
     ) -> Result<()> {
         let s = run.solution();
         let oom = |_| Error::OutOfMemory("not enough memory to keep every trial's picks".into());
+        let typed = self.typed;
+        let c = self.columns();
         let n = s.elements.len();
-        self.elements.try_reserve(n).map_err(oom)?;
-        self.values.try_reserve(n).map_err(oom)?;
-        self.utilities.try_reserve(n).map_err(oom)?;
-        self.elements.extend_from_slice(&s.elements);
-        self.values.extend_from_slice(&s.values);
-        self.utilities.extend(s.values.iter().map(|&v| utility(v)));
-        if self.typed {
+        c.elements.try_reserve(n).map_err(oom)?;
+        c.values.try_reserve(n).map_err(oom)?;
+        c.utilities.try_reserve(n).map_err(oom)?;
+        c.elements.extend_from_slice(&s.elements);
+        c.values.extend_from_slice(&s.values);
+        c.utilities.extend(s.values.iter().map(|&v| utility(v)));
+        if typed {
             let types = run.types().unwrap_or(&[]);
-            self.types.try_reserve(types.len()).map_err(oom)?;
-            self.types.extend_from_slice(types);
+            c.types.try_reserve(types.len()).map_err(oom)?;
+            c.types.extend_from_slice(types);
         }
-        self.ends.push(self.elements.len());
-        self.finals.push(utility(s.value));
-        self.evaluations.push(s.gain_evaluations);
+        c.finals.push(utility(s.value));
+        c.evaluations.push(s.gain_evaluations);
+        let end = c.elements.len();
+        self.ends.push(end);
         Ok(())
     }
 
@@ -355,14 +394,14 @@ impl Trials {
         self.ends.len()
     }
 
-    /// The final utility of every trial.
-    pub fn finals(&self) -> &[f64] {
+    /// The final utility of every trial (NOT private).
+    pub fn finals(&self) -> &Diagnostic<Vec<f64>> {
         &self.finals
     }
 
-    /// The mean and sample standard deviation of the final utility (two-pass).
-    pub fn mean_std(&self) -> (f64, f64) {
-        mean_std(&self.finals)
+    /// The mean and sample standard deviation of the final utility (two-pass; NOT private).
+    pub fn mean_std(&self) -> Diagnostic<(f64, f64)> {
+        self.finals.as_map(|f| mean_std(f))
     }
 
     /// The positions of trial `t`'s picks in the flat arrays.
@@ -373,8 +412,8 @@ impl Trials {
 }
 
 impl Serialize for Trials {
+    /// The released picks only: the exact values are in [`Disclose::not_private`].
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        let (mean, std) = self.mean_std();
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("trials", &self.count())?;
         map.serialize_entry("selected", &PerTrial(self, |j| self.elements[j]))?;
@@ -384,13 +423,28 @@ impl Serialize for Trials {
         if let Some(names) = &self.names {
             map.serialize_entry("names", &PerTrial(self, |j| &names[self.elements[j]]))?;
         }
-        map.serialize_entry("values", &PerTrial(self, |j| self.values[j]))?;
-        map.serialize_entry("utility", &PerTrial(self, |j| self.utilities[j]))?;
-        map.serialize_entry("final_utility", &self.finals)?;
-        map.serialize_entry("gain_evaluations", &self.evaluations)?;
-        map.serialize_entry("mean_utility", &mean)?;
-        map.serialize_entry("std_utility", &std)?;
         map.end()
+    }
+}
+
+impl Disclose for Trials {
+    /// Each trial's exact values, utilities, final utility and gain evaluations, and the
+    /// mean and standard deviation of the final utility.
+    fn not_private(&self) -> Option<crate::disclosure::Value> {
+        let per_trial = |column: &[f64]| -> Vec<Vec<f64>> {
+            (0..self.count())
+                .map(|t| column[self.picks(t)].to_vec())
+                .collect()
+        };
+        let (mean, std) = self.mean_std().into_revealed();
+        let mut out = crate::disclosure::NotPrivate::default();
+        out.reveal("values", &self.values.as_map(|v| per_trial(v)));
+        out.reveal("utility", &self.utilities.as_map(|v| per_trial(v)));
+        out.reveal("final_utility", &self.finals);
+        out.reveal("gain_evaluations", &self.evaluations);
+        out.reveal("mean_utility", &Diagnostic::new(mean));
+        out.reveal("std_utility", &Diagnostic::new(std));
+        out.finish()
     }
 }
 

@@ -30,6 +30,8 @@ use crate::objective::{
     ClosedForm, FacilityLocation, FacilityMultilinear, GradientOracle, Metric, Normalizer,
     Penalized, SampledGradient, SetFunction,
 };
+use crate::disclosure::{Disclose, Public};
+use crate::privacy::Unit;
 use serde::Serialize;
 
 /// A private facility-location selection: k (or a matroid constraint), the metric and
@@ -453,7 +455,7 @@ impl Select {
                 planned(&procedure, rounds, self.cost == 0.0)?
             }
         };
-        Ok(PrivacyReport::planned(&plan))
+        Ok(PrivacyReport::planned(&plan, Unit::Record))
     }
 
     /// One private selection: validates, builds the objective, runs once and reports.
@@ -719,17 +721,22 @@ impl Reporting for PreparedSelect<'_> {
             mechanism: self.request.privacy.mechanism.name(),
             constraint: solution.constraint,
             metric: self.request.metric.name(),
-            normalizer: self.objective.normalizer().unwrap_or(f64::NAN),
-            normalizer_source: if self.request.normalizer.is_some() {
+            // Given, or the public candidates' bounding box (`default_normalizer`).
+            normalizer: Public::new(self.objective.normalizer().unwrap_or(f64::NAN)),
+            normalizer_source: Public::new(if self.request.normalizer.is_some() {
                 NormalizerSource::Given
             } else {
                 NormalizerSource::CandidateBoundingBox
-            },
-            points: self.records,
-            candidates: self.objective.ground_size(),
-            k: self.k,
-            cost: self.request.cost,
+            }),
+            points: Public::new(self.records),
+            candidates: Public::new(self.objective.ground_size()),
+            k: Public::new(self.k),
+            cost: Public::new(self.request.cost),
         }
+    }
+
+    fn unit(&self) -> Unit {
+        Unit::Record
     }
 }
 
@@ -740,7 +747,7 @@ pub type SelectReport = Report<SelectParams>;
 
 /// The public parameters of a [`Select`] run, defaults resolved, as its [`Report`] states
 /// them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct SelectParams {
     /// The objective (`facility-location`).
     pub objective: &'static str,
@@ -753,18 +760,18 @@ pub struct SelectParams {
     /// The metric.
     pub metric: &'static str,
     /// The normaliser m used.
-    pub normalizer: f64,
+    pub normalizer: Public<f64>,
     /// Where m came from.
-    pub normalizer_source: NormalizerSource,
+    pub normalizer_source: Public<NormalizerSource>,
     /// The number of points (records).
-    pub points: usize,
+    pub points: Public<usize>,
     /// The number of candidates.
-    pub candidates: usize,
+    pub candidates: Public<usize>,
     /// The number of picks planned (k, or the constraint's rank).
-    pub k: usize,
+    pub k: Public<usize>,
     /// The public cost per chosen candidate (absent when 0): values are f(S) − cost·|S|.
     #[serde(skip_serializing_if = "is_zero")]
-    pub cost: f64,
+    pub cost: Public<f64>,
 }
 
 impl super::Params for SelectParams {
@@ -775,14 +782,14 @@ impl super::Params for SelectParams {
     /// it by 1/n: [`FacilityLocation`](crate::objective::FacilityLocation)'s *Sensitivity*)
     /// minus the public cost of the k picks, in [−cost·k/n, 1].
     fn utility_scale(&self) -> Result<super::UtilityScale> {
-        let low = -(self.cost * self.k as f64) / self.points.max(1) as f64;
-        super::UtilityScale::of(1.0, self.points, low.min(0.0), 1.0)
+        let low = -(*self.cost * *self.k as f64) / (*self.points).max(1) as f64;
+        super::UtilityScale::of(1.0, *self.points, low.min(0.0), 1.0)
     }
 }
 
 /// Whether a cost is absent (serde's `skip_serializing_if` takes a reference).
-fn is_zero(cost: &f64) -> bool {
-    *cost == 0.0
+fn is_zero(cost: &Public<f64>) -> bool {
+    **cost == 0.0
 }
 
 /// The continuous greedy, prepared once: the matroid, the options and the precomputed closed

@@ -13,6 +13,7 @@ use crate::synth::{
     synthesize,
 };
 use rayon::prelude::*;
+use crate::disclosure::Public;
 use serde::Serialize;
 use std::io::Write;
 
@@ -124,16 +125,17 @@ impl Synth {
     pub fn plan(&self, columns: usize) -> Result<super::PrivacyReport> {
         let plan = self.budget(columns)?;
         Ok(super::PrivacyReport {
-            per_round_epsilon: Some(plan.tree_epsilon0),
+            per_round_epsilon: Some(Public::new(plan.tree_epsilon0)),
             per_round_delta: None,
             composition: None,
-            rounds: plan.tree_rounds as usize,
+            rounds: Public::new(plan.tree_rounds as usize),
             guarantee: Some(plan.guarantee),
             guarantees: Vec::new(),
             calls: plan.calls.clone(),
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            unit: crate::privacy::Unit::Record,
         })
     }
 

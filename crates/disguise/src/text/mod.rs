@@ -31,6 +31,7 @@ pub use tasks::{
     select_preamble, topics_preamble,
 };
 
+use crate::disclosure::{Diagnostic, Public};
 use crate::numeric::display::{budget, fixed, guarantee, input, thousands};
 use crate::task::{Picks, PrivacyReport, Usefulness};
 
@@ -70,21 +71,6 @@ pub fn usefulness_line(usefulness: &Usefulness) -> Option<(&'static str, String)
     })
 }
 
-/// The note naming the numeric columns whose values fell outside their schema bounds and
-/// how many were clamped into the edge bins (a diagnostic on the data, NOT private); `None`
-/// when none was.
-pub fn clipped_note(clipped: &[(String, u64)]) -> Option<String> {
-    if clipped.is_empty() {
-        return None;
-    }
-    let list: Vec<String> = clipped.iter().map(|(c, k)| format!("{c} {k}")).collect();
-    Some(format!(
-        "values outside the schema bounds were clamped into the edge bins (NOT private, a \
-         diagnostic): {}",
-        list.join(", ")
-    ))
-}
-
 /// The budget line of a greedy run: the total (ε, δ) as typed and how it was split into the
 /// per-round ε₀ (and δ₀); `None` for a run without a budget (non-private).
 ///
@@ -96,15 +82,15 @@ pub fn clipped_note(clipped: &[(String, u64)]) -> Option<String> {
 /// # Ok::<(), disguise::Error>(())
 /// ```
 pub fn budget_line(report: &PrivacyReport, epsilon: f64, delta: f64) -> Option<String> {
-    let (e0, rule) = (report.per_round_epsilon?, report.composition?);
-    let d0 = match report.per_round_delta {
+    let (e0, rule) = (*report.per_round_epsilon?, report.composition?);
+    let d0 = match report.per_round_delta.map(Public::into_inner) {
         Some(d0) if d0 > 0.0 => format!(", δ₀ = {}", budget(d0)),
         _ => String::new(),
     };
     let estimate = report.estimate_epsilon.map_or_else(String::new, |e| {
         format!(
             ";\n        and ε = {} for the utility estimate",
-            guarantee(e)
+            guarantee(*e)
         )
     });
     Some(format!(
@@ -121,10 +107,12 @@ pub fn budget_line(report: &PrivacyReport, epsilon: f64, delta: f64) -> Option<S
 /// people read them (3 decimals; the interval outward), and what it spent.
 ///
 /// ```
+/// use disguise::disclosure::{Public, Released};
 /// use disguise::task::UtilityEstimate;
 /// let e = UtilityEstimate {
-///     estimate: 0.8712, low: 0.8493, high: 0.8931, confidence: 0.95, epsilon: 0.1,
-///     sensitivity: 1e-4, noise_scale: 1e-3, mechanism: "laplace",
+///     estimate: Released::new(0.8712), low: Released::new(0.8493),
+///     high: Released::new(0.8931), confidence: Public::new(0.95), epsilon: Public::new(0.1),
+///     sensitivity: Public::new(1e-4), noise_scale: Public::new(1e-3), mechanism: "laplace",
 /// };
 /// assert_eq!(
 ///     disguise::text::utility_estimate_line(&e),
@@ -136,25 +124,21 @@ pub fn utility_estimate_line(e: &crate::task::UtilityEstimate) -> String {
     let up = |x: f64| fixed((x * 1000.0).ceil() / 1000.0, 3);
     format!(
         "utility estimate (private, Laplace, ε = {}): {}, {} % interval [{}, {}]",
-        guarantee(e.epsilon),
-        fixed(e.estimate, 3),
-        fixed(e.confidence * 100.0, 0),
-        down(e.low),
-        up(e.high)
+        guarantee(*e.epsilon),
+        fixed(*e.estimate, 3),
+        fixed(*e.confidence * 100.0, 0),
+        down(*e.low),
+        up(*e.high)
     )
 }
 
-/// The guarantee line of a greedy run, saying what neighbouring data sets differ in
-/// (`neighbours`), with a second line for `trials` runs released together and one for a
+/// The guarantee line of a greedy run, saying what neighbouring data sets differ in (the
+/// report's unit), with a second line for `trials` runs released together and one for a
 /// seeded run ([`SEEDED`]); `None` for a non-private run.
-pub fn guarantee_line(
-    report: &PrivacyReport,
-    trials: Option<u64>,
-    secure: bool,
-    neighbours: &str,
-) -> Option<String> {
+pub fn guarantee_line(report: &PrivacyReport, trials: Option<u64>, secure: bool) -> Option<String> {
     let g = report.guarantee?;
-    let mut line = match (report.selection_guarantee, report.estimate_epsilon) {
+    let neighbours = report.unit.neighbours();
+    let mut line = match (report.selection_guarantee, report.estimate_epsilon.map(Public::into_inner)) {
         (Some(picks), Some(e)) => format!(
             "guarantee: ({}, {})-differentially private for the picks and the utility estimate \
              together ({neighbours})\n           by basic composition of the picks' ({}, {}), \
@@ -190,7 +174,7 @@ pub fn guarantee_line(
 pub fn guarantee_cells(report: &PrivacyReport) -> [String; 4] {
     let opt = |x: Option<f64>| x.map_or_else(String::new, |v| format!("{v:?}"));
     [
-        opt(report.per_round_epsilon),
+        opt(report.per_round_epsilon.map(Public::into_inner)),
         opt(report.guarantee.map(|g| g.epsilon)),
         opt(report.guarantee.map(|g| g.delta)),
         report
@@ -200,34 +184,31 @@ pub fn guarantee_cells(report: &PrivacyReport) -> [String; 4] {
 }
 
 /// The CSV header of a greedy run's picks, one row per pick of every trial (`typed`: with
-/// each pick's type), the rows being [`pick_cells`] followed by [`guarantee_cells`].
-pub fn picks_csv_header(typed: bool) -> Vec<&'static str> {
+/// each pick's type; `diagnostics`: with the exact value and utility after the pick, in
+/// columns named `not_private_…`), the rows being [`pick_cells`] followed by
+/// [`guarantee_cells`].
+pub fn picks_csv_header(typed: bool, diagnostics: bool) -> Vec<&'static str> {
     let mut header = vec!["trial", "pick", "index", "name"];
     if typed {
         header.push("type");
     }
-    header.extend([
-        "value",
-        "utility",
-        "per_round_epsilon",
-        "epsilon",
-        "delta",
-        "rule",
-    ]);
+    if diagnostics {
+        header.extend(["not_private_value", "not_private_utility"]);
+    }
+    header.extend(["per_round_epsilon", "epsilon", "delta", "rule"]);
     header
 }
 
 /// The first cells of a CSV row of [`picks_csv_header`]: trial and pick (from 1), the
-/// element's index and name, its type's name when there is one, its value and utility in
-/// full.
+/// element's index and name, its type's name when there is one, and with diagnostics the
+/// exact value and utility after the pick, in full.
 pub fn pick_cells(
     trial: u64,
     pick: usize,
     element: usize,
     name: &str,
     type_name: Option<&str>,
-    value: f64,
-    utility: f64,
+    exact: Option<Diagnostic<(f64, f64)>>,
 ) -> Vec<String> {
     let mut row = vec![
         (trial + 1).to_string(),
@@ -238,36 +219,31 @@ pub fn pick_cells(
     if let Some(t) = type_name {
         row.push(t.to_string());
     }
-    row.push(format!("{value:?}"));
-    row.push(format!("{utility:?}"));
+    if let Some(exact) = exact {
+        let (value, utility) = exact.into_revealed();
+        row.push(format!("{value:?}"));
+        row.push(format!("{utility:?}"));
+    }
     row
 }
 
 /// The header of the one-line-per-trial table of a run of several trials.
 pub fn trials_header(typed: bool) -> String {
     let chosen = if typed { "chosen (type)" } else { "chosen" };
-    format!(
-        "{:>6}  {:>12}  {chosen}, in order",
-        "trial", "final utility"
-    )
+    format!("{:>6}  {chosen}, in order", "trial")
 }
 
-/// One line of the trials table: the trial (from 1), its final utility and its picks in
-/// order (as [`pick_label`] names them).
-pub fn trial_row(trial: u64, utility: f64, chosen: &[String]) -> String {
-    format!(
-        "{:>6}  {:>12}  {}",
-        trial + 1,
-        fixed(utility, 6),
-        chosen.join("; ")
-    )
+/// One line of the trials table: the trial (from 1) and its picks in order (as
+/// [`pick_label`] names them).
+pub fn trial_row(trial: u64, chosen: &[String]) -> String {
+    format!("{:>6}  {}", trial + 1, chosen.join("; "))
 }
 
-/// The closing line of the trials table: the mean and standard deviation of the final
-/// utility.
+/// The final utility of many trials (exact: a diagnostic), summarised: its mean and
+/// standard deviation over the trials.
 pub fn trials_summary(trials: u64, mean: f64, std: f64) -> String {
     format!(
-        "final utility over {} trials: mean {}, standard deviation {}",
+        "over {} trials: mean {}, standard deviation {}",
         thousands(trials),
         fixed(mean, 6),
         fixed(std, 6)
@@ -282,83 +258,39 @@ pub fn pick_label(name: &str, type_name: Option<&str>) -> String {
     }
 }
 
-/// The table of one run: a header, then one line per pick (with its type for a typed run:
-/// `types` names them) and the objective value and utility after it; `names` names the
-/// elements. Each line ends with `\n`.
+/// The table of one run's picks: a header, then one line per pick (with its type for a
+/// typed run: `types` names them); `names` names the elements. Each line ends with `\n`.
+/// The picks' exact values are diagnostics ([`not_private_section`]).
 ///
 /// ```
+/// use disguise::disclosure::{Diagnostic, Released};
 /// use disguise::task::Picks;
 /// let picks = Picks {
-///     selected: vec![1],
+///     selected: Released::new(vec![1]),
 ///     types: None,
 ///     names: None,
-///     values: vec![2.5],
-///     utility: vec![0.25],
-///     final_utility: 0.25,
-///     gain_evaluations: 2,
+///     values: Diagnostic::new(vec![2.5]),
+///     utility: Diagnostic::new(vec![0.25]),
+///     final_utility: Diagnostic::new(0.25),
+///     gain_evaluations: Diagnostic::new(2),
 /// };
 /// let names = ["a".to_string(), "b".to_string()];
 /// let table = disguise::text::picks_table(&picks, &names, None);
 /// assert_eq!(table.lines().nth(1).unwrap().split_whitespace().collect::<Vec<_>>(),
-///            ["1", "1", "b", "2.5000", "0.250000"]);
-/// // Counts print as counts.
-/// let counted = Picks { values: vec![1045.0], ..picks };
-/// let table = disguise::text::picks_table(&counted, &names, None);
-/// assert_eq!(table.lines().nth(1).unwrap().split_whitespace().nth(3), Some("1045"));
+///            ["1", "1", "b"]);
+/// assert!(!table.contains("2.5"));
 /// ```
 pub fn picks_table(picks: &Picks, names: &[String], types: Option<&[String]>) -> String {
     use std::fmt::Write;
-    let width = picks
-        .selected
-        .iter()
-        .map(|&v| names[v].chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(4);
-    let type_width = types
-        .map(|t| {
-            t.iter()
-                .map(|n| n.chars().count())
-                .max()
-                .unwrap_or(0)
-                .max(10)
-        })
-        .unwrap_or(0);
-    let type_cell = |name: &str| match types {
-        Some(_) => format!("  {name:<type_width$}"),
-        None => String::new(),
-    };
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:>4}  {:>6}  {:<width$}{}  {:>14}  {:>10}",
-        "pick",
-        "index",
-        "name",
-        type_cell("type"),
-        "value",
-        "utility"
-    );
-    // Counts (people covered, edges cut) are whole numbers: shown without decimals.
-    let whole = picks
-        .values
-        .iter()
-        .all(|v| v.fract() == 0.0 && v.abs() < 1e15);
-    let value_decimals = if whole { 0 } else { 4 };
-    let rows = picks.selected.iter().zip(&picks.values).zip(&picks.utility);
-    for (i, ((&v, &value), &utility)) in rows.enumerate() {
+    let type_header = if types.is_some() { "  type" } else { "" };
+    let _ = writeln!(out, "{:>4}  {:>6}  name{type_header}", "pick", "index");
+    for (i, &v) in picks.selected.iter().enumerate() {
         let ty = match (types, picks.types.as_ref().and_then(|t| t.get(i))) {
-            (Some(names), Some(&t)) => type_cell(&names[t]),
-            _ => type_cell(""),
+            (Some(type_names), Some(&t)) => format!("  {}", type_names[t]),
+            _ => String::new(),
         };
-        let _ = writeln!(
-            out,
-            "{:>4}  {v:>6}  {:<width$}{ty}  {:>14}  {:>10}",
-            i + 1,
-            names[v],
-            fixed(value, value_decimals),
-            fixed(utility, 6)
-        );
+        let _ = writeln!(out, "{:>4}  {v:>6}  {}{ty}", i + 1, names[v]);
     }
     if picks.selected.is_empty() {
         out.push_str("(nothing was chosen)\n");
@@ -366,24 +298,115 @@ pub fn picks_table(picks: &Picks, names: &[String], types: Option<&[String]>) ->
     out
 }
 
+/// The heading of a report's diagnostics, as a front end prints them after the release.
+pub const NOT_PRIVATE_HEADING: &str = "not private — computed on the data without noise, NOT \
+     covered by the guarantee (shown on request; do not forward):";
+
+/// The diagnostics of a report ([`Disclose::not_private`](crate::disclosure::Disclose)) as
+/// indented lines under [`NOT_PRIVATE_HEADING`], each key with its value: numbers in full,
+/// lists of more than `MAX_LISTED` numbers cut short (the JSON report holds them all). Each
+/// line ends with `\n`; empty when there are none.
+///
+/// ```
+/// let v = serde_json::json!({"edges": 4, "values": [1.0, 2.5], "picks": [{"true_count": 3}]});
+/// let text = disguise::text::not_private_section(Some(&v));
+/// assert!(text.starts_with("not private"));
+/// assert!(text.contains("\n  edges: 4\n"), "{text}");
+/// assert!(text.contains("\n  values: 1, 2.5\n"), "{text}");
+/// assert!(text.contains("\n  picks:\n    1. true_count: 3\n"), "{text}");
+/// assert_eq!(disguise::text::not_private_section(None), "");
+/// ```
+pub fn not_private_section(not_private: Option<&serde_json::Value>) -> String {
+    let Some(value) = not_private else {
+        return String::new();
+    };
+    let mut out = format!("{NOT_PRIVATE_HEADING}\n");
+    diagnostic_lines(&mut out, value, 1);
+    out
+}
+
+/// Lists of numbers longer than this are cut short in text.
+const MAX_LISTED: usize = 20;
+
+fn diagnostic_lines(out: &mut String, value: &serde_json::Value, depth: usize) {
+    use serde_json::Value;
+    use std::fmt::Write;
+    let indent = "  ".repeat(depth);
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                match v {
+                    Value::Object(_) => {
+                        let _ = writeln!(out, "{indent}{key}:");
+                        diagnostic_lines(out, v, depth + 1);
+                    }
+                    Value::Array(items) if items.iter().any(|i| i.is_object()) => {
+                        let _ = writeln!(out, "{indent}{key}:");
+                        for (i, item) in items.iter().enumerate() {
+                            let mut inner = String::new();
+                            diagnostic_lines(&mut inner, item, 0);
+                            let inner = inner.trim_end().replace('\n', "; ");
+                            let _ = writeln!(out, "{indent}  {}. {inner}", i + 1);
+                        }
+                    }
+                    _ => {
+                        let _ = writeln!(out, "{indent}{key}: {}", scalar_text(v));
+                    }
+                }
+            }
+        }
+        other => {
+            let _ = writeln!(out, "{indent}{}", scalar_text(other));
+        }
+    }
+}
+
+/// A value on one line: lists comma-separated (cut after [`MAX_LISTED`] items), strings
+/// bare.
+fn scalar_text(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null => "none".into(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => {
+            let shown: Vec<String> = items.iter().take(MAX_LISTED).map(scalar_text).collect();
+            let more = items.len().saturating_sub(MAX_LISTED);
+            if more > 0 {
+                format!(
+                    "{}, … ({} in all; --format json lists every one)",
+                    shown.join(", "),
+                    thousands(items.len() as u64)
+                )
+            } else if items.iter().any(Value::is_array) {
+                format!("[{}]", shown.join("], ["))
+            } else {
+                shown.join(", ")
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::disclosure::Released;
     use crate::privacy::Guarantee;
     use crate::privacy::compose::Rule;
 
     fn report(guarantee: Option<Guarantee>) -> PrivacyReport {
         PrivacyReport {
-            per_round_epsilon: guarantee.map(|_| 0.25),
+            per_round_epsilon: guarantee.map(|_| Public::new(0.25)),
             per_round_delta: None,
             composition: guarantee.map(|_| "basic"),
-            rounds: 4,
+            rounds: Public::new(4),
             guarantee,
             guarantees: Vec::new(),
             calls: Vec::new(),
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            unit: crate::privacy::Unit::Record,
         }
     }
 
@@ -391,7 +414,7 @@ mod tests {
     fn a_non_private_run_has_no_budget_or_guarantee_line() {
         let r = report(None);
         assert_eq!(budget_line(&r, 1.0, 0.0), None);
-        assert_eq!(guarantee_line(&r, Some(3), false, "x"), None);
+        assert_eq!(guarantee_line(&r, Some(3), false), None);
         assert_eq!(guarantee_cells(&r), [""; 4].map(String::from));
     }
 
@@ -408,9 +431,16 @@ mod tests {
             "budget: total ε = 1, δ = 0, split by basic composition into ε₀ = 0.25 per round \
              over 4 rounds"
         );
-        let line = guarantee_line(&r, Some(1000), false, "one record").unwrap();
+        let line = guarantee_line(&r, Some(1000), false).unwrap();
         let lines: Vec<&str> = line.lines().collect();
         assert_eq!(lines.len(), 3);
+        assert!(lines[0].contains("(neighbouring datasets differ in one record)"), "{line}");
+        let edge = PrivacyReport {
+            unit: crate::privacy::Unit::Edge,
+            ..r
+        };
+        let line = guarantee_line(&edge, None, true).unwrap();
+        assert!(line.contains("differ in one edge"), "{line}");
         assert!(lines[1].contains("the 1,000 trials together"), "{line}");
         assert!(lines[2].contains("seeded run is NOT private"), "{line}");
     }
@@ -418,13 +448,13 @@ mod tests {
     #[test]
     fn an_empty_choice_says_so() {
         let picks = Picks {
-            selected: vec![],
+            selected: Released::new(vec![]),
             types: None,
             names: None,
-            values: vec![],
-            utility: vec![],
-            final_utility: 0.0,
-            gain_evaluations: 0,
+            values: Diagnostic::new(vec![]),
+            utility: Diagnostic::new(vec![]),
+            final_utility: Diagnostic::new(0.0),
+            gain_evaluations: Diagnostic::new(0),
         };
         let table = picks_table(&picks, &[], Some(&["t".to_string()]));
         assert!(table.ends_with("(nothing was chosen)\n"), "{table}");

@@ -324,7 +324,7 @@ pub fn demo_table(out: &DemoReport, flag: &dyn Fn(&str) -> String) -> String {
         "disguise demo: choose {} of {} waiting spots to serve {} pickups,",
         out.k,
         out.candidates,
-        thousands(out.records as u64)
+        thousands(*out.records as u64)
     );
     t.push_str("without revealing any one passenger's pickup (differential privacy).\n");
     let _ = writeln!(t, "data: {}", out.data);
@@ -332,35 +332,41 @@ pub fn demo_table(out: &DemoReport, flag: &dyn Fn(&str) -> String) -> String {
         t,
         "utility f(S)/n: the average over pickups of 1 − (distance to the nearest chosen \
          spot)/{}, so 1 = every pickup at a spot\n",
-        input(out.normalizer)
+        input(*out.normalizer)
     );
+    // The demo's diagnostics are its point: shown with their label (see `task::demo`).
     t.push_str("  #  private pick                      utility so far (exact, NOT private)\n");
     for (i, p) in out.private.iter().enumerate() {
         let _ = writeln!(
             t,
             "  {}  {:<32}  {}",
             i + 1,
-            p.name,
-            fixed(p.utility_after, 4)
+            *p.name,
+            fixed(*p.utility_after.reveal(), 4)
         );
     }
-    let ratio = if out.non_private_utility > 0.0 {
-        100.0 * out.private_utility / out.non_private_utility
+    let (private, exact) = (*out.private_utility.reveal(), *out.non_private_utility.reveal());
+    let ratio = if exact > 0.0 {
+        100.0 * private / exact
     } else {
         100.0
     };
     let _ = writeln!(
         t,
         "\nutility f(S)/n: private {}, non-private greedy {} (private reaches {ratio:.1} %)",
-        fixed(out.private_utility, 4),
-        fixed(out.non_private_utility, 4)
+        fixed(private, 4),
+        fixed(exact, 4)
     );
     t.push_str(
-        "  (utilities are computed exactly on the private pickups to show the quality of the \
-         picks: they are NOT covered by the guarantee below, which protects the private picks \
-         only)\n",
+        "  (utilities are computed exactly on the pickups to show the quality of the picks: \
+         they are NOT covered by the guarantee below, which protects the private picks only)\n",
     );
-    let names: Vec<&str> = out.non_private.iter().map(|p| p.name.as_str()).collect();
+    let names: Vec<&str> = out
+        .non_private
+        .reveal()
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
     let _ = writeln!(
         t,
         "non-private greedy picks (shown for comparison only: NOT private): {}",
@@ -369,7 +375,7 @@ pub fn demo_table(out: &DemoReport, flag: &dyn Fn(&str) -> String) -> String {
     if let Some(g) = out.guarantee {
         let per_round = out
             .per_round_epsilon
-            .map_or(String::new(), |e| format!(", ε₀ = {} per round", budget(e)));
+            .map_or(String::new(), |e| format!(", ε₀ = {} per round", budget(*e)));
         let _ = writeln!(
             t,
             "guarantee: ({}, {})-differential privacy for each passenger, for the private \
@@ -379,7 +385,7 @@ pub fn demo_table(out: &DemoReport, flag: &dyn Fn(&str) -> String) -> String {
             g.rule.name()
         );
     }
-    if !out.secure_rng {
+    if !*out.secure_rng {
         let _ = writeln!(
             t,
             "           (void here: {} made the run reproducible and predictable)",

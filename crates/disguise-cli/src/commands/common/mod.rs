@@ -106,14 +106,6 @@ pub fn warn_if_vacuous(usefulness: &disguise::task::Usefulness) {
     }
 }
 
-/// One `note:` line on stderr naming the columns whose values were clamped into their edge
-/// bins ([`disguise::text::clipped_note`]; the JSON carries it as `clipped`).
-pub fn note_clipped(clipped: &[(String, u64)]) {
-    if let Some(note) = disguise::text::clipped_note(clipped) {
-        eprintln!("note: {note}");
-    }
-}
-
 impl RunArgs {
     /// Reserves in the ledger (if any) what a single release of `mechanism` plans to spend
     /// (`plan`: the task's plan from public parameters), before the data is read
@@ -134,6 +126,39 @@ impl RunArgs {
             1,
             self.seed.is_none(),
         )?))
+    }
+}
+
+/// `--diagnostics`: what a command shows beyond its release.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub struct DiagnosticsArg {
+    /// Also show the diagnostics: values computed on the private data without noise (exact
+    /// utilities and gains, counts of records left out or clamped, training accuracies), NOT
+    /// covered by the guarantee, in a section of their own (`not_private` in JSON), for the
+    /// data's curator. Without it the output is the release alone: a function of the public
+    /// inputs and the released values. Also runs the non-private modes (`--mechanism max`,
+    /// `--bounds-from-data`), whose whole output is a diagnostic.
+    #[arg(long = "diagnostics")]
+    value: bool,
+}
+
+impl DiagnosticsArg {
+    /// Whether the diagnostics are shown.
+    pub fn on(self) -> bool {
+        self.value
+    }
+
+    /// Refuses a non-private mode (`what`, e.g. `--mechanism max`) unless the diagnostics
+    /// were asked for: its whole output is computed from the data without noise.
+    pub fn allow_non_private(self, private: bool, what: &str) -> anyhow::Result<()> {
+        if !private && !self.value {
+            anyhow::bail!(
+                "invalid {what}: it is not private (its output is computed from the data \
+                 without noise), so it runs only as a diagnostic: add --diagnostics, or \
+                 choose a private alternative"
+            );
+        }
+        Ok(())
     }
 }
 
@@ -161,6 +186,8 @@ pub struct RunArgs {
     /// No progress output or notes on stderr (warnings are always printed).
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub diagnostics: DiagnosticsArg,
     #[command(flatten)]
     pub ledger: ledger::LedgerArgs,
 }

@@ -10,9 +10,9 @@ use anyhow::bail;
 use disguise::SecureRng;
 use disguise::numeric::stats::MeanStd;
 use disguise::select::SelectorKind;
+use disguise::disclosure::{Diagnostic, Disclose};
 use disguise::task::{Algorithm, CompositionChoice, Picked, Privacy, Report, Trials, trials};
 use disguise::text;
-use serde::Serialize;
 
 /// The privacy options shared by `select` and `features`.
 #[derive(clap::Args, Debug, Clone)]
@@ -66,6 +66,8 @@ pub struct PrivacyArgs {
     #[arg(long, short)]
     pub quiet: bool,
     #[command(flatten)]
+    pub diagnostics: super::DiagnosticsArg,
+    #[command(flatten)]
     pub ledger: super::ledger::LedgerArgs,
 }
 
@@ -76,6 +78,8 @@ impl PrivacyArgs {
         if self.trials == Some(0) {
             bail!("invalid --trials: must be at least 1");
         }
+        self.diagnostics
+            .allow_non_private(self.mechanism.is_private(), "--mechanism max")?;
         self.estimate()?;
         Ok(())
     }
@@ -168,9 +172,7 @@ pub struct Labels<'a> {
     pub types: Option<&'a [String]>,
     /// The utility of an objective value (e.g. f(S)/n): the task's.
     pub utility: &'a dyn Fn(f64) -> f64,
-    /// What neighbouring data sets differ in, as the guarantee line says it.
-    pub neighbours: &'a str,
-    /// The table's closing note on what the values are.
+    /// What the diagnostics' values and utilities are, said under their heading.
     pub note: &'a str,
 }
 
@@ -181,20 +183,13 @@ impl<'a> Labels<'a> {
             names,
             types: None,
             utility,
-            neighbours: "neighbouring datasets differ in one record",
             note: "",
         }
     }
 
-    /// The same, the table closing with `note` on what the values are.
+    /// The same, the diagnostics saying `note` on what the values are.
     pub fn note(self, note: &'a str) -> Self {
         Self { note, ..self }
-    }
-
-    /// The same, with the guarantee line saying neighbours differ as `neighbours` says (the
-    /// task's report states the guarantee for them).
-    pub fn unit(self, neighbours: &'a str) -> Self {
-        Self { neighbours, ..self }
     }
 
     /// The same, each pick with one of `types`.
@@ -215,11 +210,12 @@ impl<'a> Labels<'a> {
 }
 
 /// What the trials leave for the closing lines: the task's report of the first trial (the
-/// single run without `--trials`) and — for `--format json` with `--trials` — every trial's
-/// picks.
+/// single run without `--trials`), for `--format json` with `--trials` every trial's picks,
+/// and the exact final utilities' mean and standard deviation (a diagnostic).
 struct Outcome<P> {
     first: Report<P>,
     trials: Option<Trials>,
+    finals: Diagnostic<MeanStd>,
 }
 
 /// Runs the trials (one without `--trials`) in parallel and prints them as they finish:
@@ -232,8 +228,9 @@ struct Outcome<P> {
 /// warned of on stderr before any result. With a budget ledger the trials' cost was reserved
 /// by the caller before the data was read (`reserved`); the first trial's guarantee is
 /// checked against it before anything is printed. Then the task's report as JSON, or the
-/// table's closing lines (`labels.note`, the guarantee; [`print_closing`]): a picks
-/// command's whole output.
+/// table's closing lines (the guarantee; [`print_closing`]): a picks command's whole output.
+/// What is printed is the release; the picks' exact values only with `--diagnostics`, in a
+/// section of their own.
 pub fn run_and_print<T, P, F>(
     args: &PrivacyArgs,
     reserved: Option<&super::ledger::Reserved>,
@@ -249,6 +246,7 @@ where
     F: Fn(&mut SecureRng) -> disguise::Result<T> + Sync,
 {
     super::ledger::refuse_non_private(reserved.is_some(), args.mechanism != SelectorKind::Argmax)?;
+    let diagnostics = args.diagnostics.on();
     let count = args.trials.unwrap_or(1);
     let per_trial = args.trials.is_some();
     let bar = if per_trial {
@@ -259,12 +257,14 @@ where
     let typed = labels.types.is_some();
     let mut kept = match (args.format, args.trials) {
         (RowFormat::Json, Some(count)) => {
+            // The diagnostics are kept beside the picks (and once more as JSON values).
+            let bytes = Trials::bytes(count, picks, typed) * if diagnostics { 4 } else { 1 };
             check_memory(
                 &format!(
                     "--trials {count} with --format json (every trial's picks are kept to print \
                      one document)"
                 ),
-                Trials::bytes(count, picks, typed),
+                bytes,
                 "use --format csv, which prints one row per pick as the trials run, or fewer \
                  trials",
             )?;
@@ -280,12 +280,12 @@ where
     // it draws as before).
     let mut estimate_rng = estimate.map(|_| rng.fork());
     let mut first: Option<Report<P>> = None;
+    // The exact final utilities, summarised: shown only as a diagnostic.
     let mut finals = MeanStd::default();
     let mut csv: Option<CsvOut> = None;
     trials::<T, F, _, anyhow::Error>(count, &mut rng, &|| bar.inc(1), run, |t, trial: T| {
         let s = trial.solution();
-        let utility = (labels.utility)(s.value);
-        finals.push(utility);
+        finals.push((labels.utility)(s.value));
         if t == 0 {
             // Reserved before the data was read, for all the trials; a run beyond its plan
             // would release nothing.
@@ -314,7 +314,7 @@ where
                 });
             }
             if args.format == RowFormat::Csv {
-                let header = text::picks_csv_header(typed);
+                let header = text::picks_csv_header(typed, diagnostics);
                 csv = Some(bar.suspend(|| CsvOut::new(&header))?);
             }
             first = Some(r);
@@ -329,11 +329,15 @@ where
                 let r = first.as_ref().expect("trial 0 came first");
                 let cells = text::guarantee_cells(&r.privacy);
                 let out = csv.as_mut().expect("the CSV starts at trial 0");
-                for (i, (&v, &value)) in s.elements.iter().zip(&s.values).enumerate() {
+                for (i, &v) in s.elements.iter().enumerate() {
                     let type_name = labels.type_of(trial.types(), i);
-                    let utility = (labels.utility)(value);
+                    // The exact value after the pick: a diagnostic, in its own columns.
+                    let exact = diagnostics.then(|| {
+                        let value = s.values[i];
+                        Diagnostic::new((value, (labels.utility)(value)))
+                    });
                     let name = &labels.names[v];
-                    let mut row = text::pick_cells(t, i, v, name, type_name, value, utility);
+                    let mut row = text::pick_cells(t, i, v, name, type_name, exact);
                     row.extend(cells.iter().cloned());
                     bar.suspend(|| out.row(&row))?;
                 }
@@ -347,7 +351,7 @@ where
                         text::pick_label(&labels.names[v], labels.type_of(trial.types(), i))
                     })
                     .collect();
-                bar.suspend(|| println!("{}", text::trial_row(t, utility, &chosen)));
+                bar.suspend(|| println!("{}", text::trial_row(t, &chosen)));
             }
             RowFormat::Table => {}
         }
@@ -360,22 +364,22 @@ where
     if let Some(out) = csv {
         return out.finish();
     }
-    if args.format == RowFormat::Table {
-        if let Some(trials) = args.trials {
-            println!();
-            println!(
-                "{}",
-                text::trials_summary(trials, finals.mean(), finals.std())
-            );
-        } else {
-            print!(
-                "{}",
-                text::picks_table(&first.choice, labels.names, labels.types)
-            );
-        }
+    if args.format == RowFormat::Table && args.trials.is_none() {
+        print!(
+            "{}",
+            text::picks_table(&first.choice, labels.names, labels.types)
+        );
     }
     let trials = kept.map(|t| t.named(labels.names));
-    print_closing(args, Outcome { first, trials }, labels)
+    print_closing(
+        args,
+        Outcome {
+            first,
+            trials,
+            finals: Diagnostic::new(finals),
+        },
+        labels,
+    )
 }
 
 /// The budget line of the table output ([`text::budget_line`]), or what a non-private run
@@ -391,29 +395,60 @@ const NON_PRIVATE: &str =
     "guarantee: NONE — NOT private (--mechanism max is the non-private greedy baseline)";
 
 /// The end of a picks command's output, after its trials ([`run_and_print`]): the task's
-/// report as JSON (the first trial's, with every trial's picks under `--trials`) or the
-/// table's closing lines (the note on what the values are, then the guarantee).
-fn print_closing<P: Serialize>(
+/// report as JSON (the first trial's, with every trial's picks under `--trials`; the
+/// diagnostics under `not_private` with `--diagnostics`) or the table's closing lines (the
+/// utility estimate and the guarantee, then with `--diagnostics` the diagnostics' section).
+fn print_closing<P: disguise::task::Params>(
     args: &PrivacyArgs,
-    Outcome { first, trials }: Outcome<P>,
+    Outcome {
+        first,
+        trials,
+        finals,
+    }: Outcome<P>,
     labels: &Labels<'_>,
 ) -> anyhow::Result<()> {
+    let diagnostics = args.diagnostics.on();
     match args.format {
         RowFormat::Json => match trials {
-            Some(trials) => print_json(&first.with_trials(trials)),
-            None => print_json(&first.named(labels.names)),
+            Some(trials) => print_json(&first.with_trials(trials), diagnostics),
+            None => print_json(&first.named(labels.names), diagnostics),
         },
         // Written row by row while the trials ran.
         RowFormat::Csv => Ok(()),
         RowFormat::Table => {
             println!();
-            println!("{}", labels.note);
             if let Some(e) = &first.utility_estimate {
                 println!("{}", text::utility_estimate_line(e));
             }
-            let (privacy, secure) = (&first.privacy, first.secure_rng);
-            let line = text::guarantee_line(privacy, args.trials, secure, labels.neighbours);
+            let (privacy, secure) = (&first.privacy, *first.secure_rng);
+            let line = text::guarantee_line(privacy, args.trials, secure);
             println!("{}", line.unwrap_or_else(|| NON_PRIVATE.to_string()));
+            if diagnostics {
+                let mut section = match args.trials {
+                    // One run: its picks' values and utilities, and what the task counted.
+                    None => first.not_private(),
+                    // Many: their final utilities, summarised (every trial's in JSON).
+                    Some(n) => {
+                        let f = finals.into_revealed();
+                        let mut m = serde_json::Map::new();
+                        m.insert(
+                            "final_utility".into(),
+                            serde_json::json!(text::trials_summary(n, f.mean(), f.std())),
+                        );
+                        if let Some(serde_json::Value::Object(task)) = first.task.not_private() {
+                            m.extend(task);
+                        }
+                        Some(serde_json::Value::Object(m))
+                    }
+                };
+                if let (Some(serde_json::Value::Object(m)), false) =
+                    (section.as_mut(), labels.note.is_empty())
+                {
+                    m.insert("note".into(), serde_json::json!(labels.note));
+                }
+                println!();
+                print!("{}", text::not_private_section(section.as_ref()));
+            }
             Ok(())
         }
     }

@@ -136,10 +136,10 @@ impl ItemsetBudget {
             self.selection.rule
         };
         crate::task::PrivacyReport {
-            per_round_epsilon: Some(self.epsilon0.get()),
-            per_round_delta: Some(self.delta0.get()),
+            per_round_epsilon: Some(crate::disclosure::Public::new(self.epsilon0.get())),
+            per_round_delta: Some(crate::disclosure::Public::new(self.delta0.get())),
             composition: Some(self.split_rule),
-            rounds: top,
+            rounds: crate::disclosure::Public::new(top),
             guarantee: Some(Guarantee {
                 epsilon: self.epsilon,
                 delta: self.selection.delta,
@@ -150,6 +150,7 @@ impl ItemsetBudget {
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            unit: crate::privacy::Unit::Record,
         }
     }
 
