@@ -283,17 +283,31 @@ class Ledger:
         return self
 
 
-def _run(seed: int | None, ledger: Any, dataset: Any, command: Callable[[], str]) -> dict:
+def _run(
+    seed: int | None,
+    ledger: Any,
+    dataset: Any,
+    command: Callable[[], str],
+    diagnostics: Any = False,
+) -> dict:
     """How a native call runs (``Run`` in ``_disguise.pyi``, the one argument every native
     release takes for it): with the generator of ``seed`` (checked by ``_warn_seed``), charged
     to ``ledger`` (not without one) under the data set ``dataset`` names — required with a
     ledger: a name derived from the data would give every resample (a cross-validation's
     folds) a budget of its own. ``command`` describes the call for the audit log; it is called
-    only with a ledger (an estimator's repr costs about 20 µs, a tenth of a small selection)."""
+    only with a ledger (an estimator's repr costs about 20 µs, a tenth of a small selection).
+    ``diagnostics`` shows the values computed on the data without noise beside the release
+    (``not_private``) and allows the non-private modes."""
+    if not isinstance(diagnostics, (bool, np.bool_)):
+        raise ValueError(f"invalid diagnostics: {diagnostics!r} (True or False)")
+    diagnostics = bool(diagnostics)
     if ledger is None:
         if dataset is not None:
             raise ValueError("invalid dataset: it names a data set in a ledger; give ledger=")
-        return {"seed": seed, "ledger": None, "dataset": None, "command": None}
+        return {
+            "seed": seed, "ledger": None, "dataset": None, "command": None,
+            "diagnostics": diagnostics,
+        }
     if not isinstance(ledger, Ledger):
         raise ValueError(f"invalid ledger: {ledger!r} (a disguise.Ledger)")
     if dataset is None:
@@ -303,7 +317,10 @@ def _run(seed: int | None, ledger: Any, dataset: Any, command: Callable[[], str]
         )
     if not isinstance(dataset, str):
         raise ValueError(f"invalid dataset: {dataset!r} (a name, as a str)")
-    return {"seed": seed, "ledger": ledger._native, "dataset": dataset, "command": command()}
+    return {
+        "seed": seed, "ledger": ledger._native, "dataset": dataset, "command": command(),
+        "diagnostics": diagnostics,
+    }
 
 
 def _call(name: str, **params: Any) -> str:
@@ -315,6 +332,24 @@ def _call(name: str, **params: Any) -> str:
 def _refuse_non_private(ledger: Any, why: str) -> None:
     if ledger is not None:
         raise ValueError(f"invalid ledger: {why}, so a budget ledger cannot account for it")
+
+
+def _only_as_diagnostic(diagnostics: Any, what: str) -> None:
+    """A non-private mode (``what``) runs only when the diagnostics were asked for: its whole
+    output is computed from the data without noise."""
+    if diagnostics is not True:
+        raise ValueError(
+            f"invalid {what}: it is not private (its output is computed from the data without "
+            "noise), so it runs only as a diagnostic: pass diagnostics=True, or "
+            "choose a private alternative"
+        )
+
+
+def _not_private_attribute(name: str) -> AttributeError:
+    return AttributeError(
+        f"{name} holds exact values of the private data (NOT private): fit with "
+        "diagnostics=True to see them"
+    )
 
 
 def _positive_int(value: Any, name: str) -> int:
@@ -449,7 +484,13 @@ class _Params:
     def _fit_run(self, seed: int | None) -> dict:
         """How a ``fit`` runs (``_run``): with ``seed``, charged to the estimator's ``ledger``
         under its ``dataset``, recorded as the estimator's repr."""
-        return _run(seed, self.ledger, self.dataset, lambda: f"python: {self!r}.fit")
+        return _run(
+            seed,
+            self.ledger,
+            self.dataset,
+            lambda: f"python: {self!r}.fit",
+            getattr(self, "diagnostics", False),
+        )
 
     def get_params(self, deep: bool = True) -> dict:
         """The constructor's parameters and their values."""
@@ -471,8 +512,9 @@ class _Params:
 
 class _Selected:
     """What the greedy selection estimators share: their privacy options as the native call
-    takes them, and the fitted state: ``ranking_`` and ``gains_`` at once, ``report_``,
-    ``guarantee_`` and ``usefulness_`` parsed from the report when first read."""
+    takes them, and the fitted state: ``ranking_`` at once, ``report_``, ``guarantee_`` and
+    ``usefulness_`` parsed from the report when first read, and with ``diagnostics=True`` the
+    exact ``gains_`` and ``not_private_``."""
 
     def _greedy(self, algorithm: Any) -> dict:
         """The privacy options of the native call (``Greedy`` in ``_disguise.pyi``): the
@@ -499,9 +541,28 @@ class _Selected:
         self._selection, self._private, self._note = selection, private, note
         self.__dict__.pop("_report", None)
         self.ranking_ = selection.selected
-        self.gains_ = selection.gains
+        self._gains = selection.gains
         if selection.warning:
             warnings.warn(selection.warning, UsefulnessWarning, stacklevel=3)
+
+    @property
+    def gains_(self) -> np.ndarray:
+        """Each pick's marginal gain on the private data: NOT private, kept only when the
+        estimator was fitted with ``diagnostics=True``."""
+        gains = self.__dict__.get("_gains")
+        if gains is None:
+            raise _not_private_attribute("gains_")
+        return gains
+
+    @property
+    def not_private_(self) -> dict:
+        """The run's diagnostics: what it computed on the private data without noise (the
+        values and utilities after each pick, counts of records left out, …), NOT covered by
+        the guarantee; kept only when the estimator was fitted with ``diagnostics=True``."""
+        found = self.report_.get("not_private")
+        if found is None:
+            raise _not_private_attribute("not_private_")
+        return found
 
     @property
     def report_(self) -> dict:
@@ -572,8 +633,9 @@ class FacilityLocation(_Selected, _Params):
 
     The candidates must be public (fixed without looking at the records). Omitting them uses
     the records themselves (apricot's convention): the selection then reveals records and is
-    NOT private; a ``NotPrivateWarning`` says so and ``guarantee_["private"]`` is False. So
-    does ``mechanism="max"``, the non-private greedy (a baseline that ignores epsilon).
+    NOT private, so it runs only with ``diagnostics=True``; a ``NotPrivateWarning`` says so
+    and ``guarantee_["private"]`` is False. So does ``mechanism="max"``, the non-private
+    greedy (a baseline that ignores epsilon).
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
     the data set named by ``dataset`` (required with a ledger: one name for every fit on the
@@ -585,9 +647,11 @@ class FacilityLocation(_Selected, _Params):
     the guarantee adds it by basic composition and a ledger charges it.
 
     Attributes after ``fit``: ``ranking_`` (selected candidate indices in selection order),
-    ``gains_`` (their marginal gains, computed on the private records: NOT covered by the
-    guarantee), ``guarantee_`` (epsilon, delta, rule, private), ``usefulness_`` (the paper's
-    a-priori utility bound and whether it is vacuous) and ``report_`` (the library's report).
+    ``guarantee_`` (epsilon, delta, rule, private), ``usefulness_`` (the paper's a-priori
+    utility bound and whether it is vacuous) and ``report_`` (the library's report: the
+    release). With ``diagnostics=True`` also ``gains_`` (the picks' marginal gains) and
+    ``not_private_`` (values and utilities after each pick), computed on the private
+    records: NOT covered by the guarantee, for the data's curator only.
 
     >>> import numpy as np, disguise
     >>> X = np.random.default_rng(0).normal(size=(500, 3))
@@ -613,6 +677,7 @@ class FacilityLocation(_Selected, _Params):
         ledger: Ledger | None = None,
         dataset: str | None = None,
         estimate_utility: float | None = None,
+        diagnostics: bool = False,
     ):
         self._keep_params(locals())
 
@@ -625,6 +690,7 @@ class FacilityLocation(_Selected, _Params):
         note = None
         if candidates is None:
             _refuse_non_private(self.ledger, "candidates=None makes the selection NOT private")
+            _only_as_diagnostic(self.diagnostics, "candidates=None (the records as candidates)")
             warnings.warn(
                 "candidates=None uses the private records as candidates: the selection then "
                 "reveals records and is NOT differentially private; pass public candidates",
@@ -674,8 +740,9 @@ class MaxCoverage(_Selected, _Params):
     record changes any marginal gain by at most 1, so each round is one selection at
     sensitivity 1. The candidates must be public: give their list with ``candidates=`` for
     iterable input (otherwise the names seen in the data are used, which reveals that they
-    occur, and a ``NotPrivateWarning`` says so); a matrix's columns are public by shape.
-    ``mechanism="max"``, the non-private greedy (a baseline that ignores epsilon), warns too.
+    occur: it runs only with ``diagnostics=True``, and a ``NotPrivateWarning`` says so); a
+    matrix's columns are public by shape. ``mechanism="max"``, the non-private greedy (a
+    baseline that ignores epsilon), runs only with ``diagnostics=True`` and warns too.
 
     ``input="edges"`` (the command line's ``--edges``) takes a friendship graph instead:
     ``fit(edges, candidates=people)`` with ``edges`` an iterable of (u, v) pairs of names (or
@@ -694,9 +761,9 @@ class MaxCoverage(_Selected, _Params):
     its 95 % interval (``utility_estimate_``), by the Laplace mechanism at that extra epsilon:
     the guarantee adds it by basic composition and a ledger charges it.
 
-    Attributes after ``fit``: ``ranking_``, ``gains_`` (people newly covered by each pick, NOT
-    covered by the guarantee), ``candidates_`` (the names ``ranking_`` indexes),
-    ``guarantee_``, ``usefulness_``, ``report_``.
+    Attributes after ``fit``: ``ranking_``, ``candidates_`` (the names ``ranking_`` indexes),
+    ``guarantee_``, ``usefulness_``, ``report_``; with ``diagnostics=True`` also ``gains_``
+    (people newly covered by each pick) and ``not_private_``, NOT covered by the guarantee.
 
     >>> import disguise
     >>> people = [["a"], ["a", "b"], ["c"], ["a"], ["b"]] * 20
@@ -718,6 +785,7 @@ class MaxCoverage(_Selected, _Params):
         dataset: str | None = None,
         input: str = "sets",
         estimate_utility: float | None = None,
+        diagnostics: bool = False,
     ):
         self._keep_params(locals())
 
@@ -769,6 +837,7 @@ class MaxCoverage(_Selected, _Params):
                 raise ValueError("invalid sets: empty")
             if candidates is None:
                 _refuse_non_private(self.ledger, "without candidates= the selection is NOT private")
+                _only_as_diagnostic(self.diagnostics, "no candidates= (names seen in the data)")
                 warnings.warn(
                     "no candidates= list: the candidates are the names seen in the data, which "
                     "reveals that they occur; the selection is NOT differentially private",
@@ -856,7 +925,8 @@ class FeatureSelector(_Selected, _Params):
     is public; each round is one selection at the objective's proven sensitivity
     (``docs/proofs/mutual-information.md``), and the total (epsilon, delta) is split over the
     rounds by the accountant's best rule. ``mechanism="max"``, the non-private greedy (a
-    baseline that ignores epsilon), issues a ``NotPrivateWarning``.
+    baseline that ignores epsilon), runs only with ``diagnostics=True`` and issues a
+    ``NotPrivateWarning``.
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
     the data set named by ``dataset`` (required with a ledger: one name for every fit on the
@@ -864,8 +934,9 @@ class FeatureSelector(_Selected, _Params):
     raises ``BudgetExceeded`` and leaves the estimator unfitted.
 
     Attributes after ``fit``: ``ranking_`` (chosen column indices in selection order),
-    ``support_`` (a boolean mask), ``gains_`` (NOT private), ``guarantee_``,
-    ``usefulness_``, ``report_``, ``n_features_in_``, for a DataFrame ``feature_names_in_``,
+    ``support_`` (a boolean mask), ``guarantee_``, ``usefulness_``, ``report_``,
+    ``n_features_in_``, for a DataFrame ``feature_names_in_``, with ``diagnostics=True``
+    ``gains_`` and ``not_private_`` (NOT private),
     and ``classes_`` only when ``classes`` gives the label's levels (levels read from the
     data are not kept: a rare one would reveal that someone has it).
 
@@ -894,6 +965,7 @@ class FeatureSelector(_Selected, _Params):
         ledger: Ledger | None = None,
         dataset: str | None = None,
         bins: Mapping[str | int, tuple[float, float, int]] | None = None,
+        diagnostics: bool = False,
     ):
         self._keep_params(locals())
 

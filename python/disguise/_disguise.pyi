@@ -33,12 +33,14 @@ class Ledger:
 class Run(TypedDict):
     """How a release runs (every release takes one): the generator of ``seed`` (None: the
     secure one) and the charge to ``ledger`` (None: none) under ``dataset``, ``command``
-    describing the call in the ledger's audit log."""
+    describing the call in the ledger's audit log; ``diagnostics`` shows the values computed
+    on the data without noise (``not_private``) and allows the non-private modes."""
 
     seed: int | None
     ledger: Ledger | None
     dataset: str | None
     command: str | None
+    diagnostics: bool
 
 class Greedy(TypedDict):
     """The privacy options of a greedy task, by name."""
@@ -63,7 +65,7 @@ class Selection:
     @property
     def selected(self) -> npt.NDArray[np.int64]: ...
     @property
-    def gains(self) -> npt.NDArray[np.float64]: ...
+    def gains(self) -> npt.NDArray[np.float64] | None: ...
     @property
     def private(self) -> bool: ...
     @property

@@ -24,7 +24,7 @@ pub(crate) fn max_coverage(
     edges: Option<Vec<(i64, i64)>>,
 ) -> PyResult<Selection> {
     let charge = Charge::of(&run)?;
-    let (algorithm, privacy) = greedy.resolve(&charge)?;
+    let (algorithm, privacy) = greedy.resolve(&charge, run.diagnostics)?;
     let estimate = greedy.estimate()?;
     let node = |i: i64| usize::try_from(i).ok().filter(|&i| i < candidates);
     let (covers, input) = match edges {
@@ -51,7 +51,7 @@ pub(crate) fn max_coverage(
     .map_err(library_error)?;
     let work = covers.iter().map(|c| c.len() as u128 + 1).sum::<u128>() * k as u128;
     // The front door itself: validation, the objective, one run and its report.
-    run_selection(py, work, run.seed, reserved, estimate, move |rng| {
+    run_selection(py, work, &run, reserved, estimate, move |rng| {
         request.run(candidates, &covers, rng)
     })
 }

@@ -54,7 +54,7 @@ pub(crate) fn features(
 ) -> PyResult<Selection> {
     let charge = Charge::of(&run)?;
     let objective = named::<FeatureObjective>(objective)?;
-    let (algorithm, privacy) = greedy.resolve(&charge)?;
+    let (algorithm, privacy) = greedy.resolve(&charge, run.diagnostics)?;
     let estimate = greedy.estimate()?;
     let request = Features {
         objective,
@@ -91,7 +91,7 @@ pub(crate) fn features(
         labels: Codes::from(labels.as_slice().map_err(value_error)?.to_vec()),
         label_levels,
     };
-    run_selection(py, work, run.seed, reserved, estimate, move |rng| {
+    run_selection(py, work, &run, reserved, estimate, move |rng| {
         request.run(table, rng)
     })
 }

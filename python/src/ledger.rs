@@ -3,7 +3,7 @@
 
 use crate::errors::{library_error, value_error};
 use crate::runtime::{Run, json};
-use disguise::ledger::Spends;
+use disguise::ledger::{Spend, Spends, Unit};
 use disguise::privacy::Guarantee;
 use disguise::task::PrivacyReport;
 use pyo3::prelude::*;
@@ -170,53 +170,114 @@ impl Charge {
         }))
     }
 
-    /// Records what a request plans to spend (its plan from public parameters), before it
-    /// reads the data; a run that then fails stays charged.
-    pub(crate) fn reserve(&self, plan: &PrivacyReport, mechanism: &str) -> disguise::Result<()> {
-        if let Some(spend) = plan.spend()? {
-            let spend = spend
-                .command(self.command.clone())
-                .mechanism(mechanism)
-                .secure(self.secure);
-            self.ledger.reserve(&self.dataset, &spend)?;
-        }
-        Ok(())
+    /// Records what a request plans to spend (its plan from public parameters, at the unit
+    /// the plan states: edges for `MaxCoverage(input="edges")`), before it reads the data; a
+    /// run that then fails stays charged. Returns the spend reserved (`None`: the plan
+    /// spends nothing).
+    pub(crate) fn reserve(
+        &self,
+        plan: &PrivacyReport,
+        mechanism: &str,
+    ) -> disguise::Result<Option<Spend>> {
+        let Some(spend) = plan.spend()? else {
+            return Ok(None);
+        };
+        let spend = spend
+            .command(self.command.clone())
+            .mechanism(mechanism)
+            .secure(self.secure);
+        self.ledger.reserve(&self.dataset, &spend)?;
+        Ok(Some(spend))
     }
 }
 
+/// What was reserved for a call made with a ledger: the plan's spend (`None`: the plan
+/// spends nothing), which the run is then held to ([`check`]).
+pub(crate) struct Reservation {
+    spend: Option<Spend>,
+}
+
 /// Reserves what the request plans to spend (`plan`) with `charge`, if any, before the data
-/// is read; returns the planned guarantee, which the run is then held to ([`within`]).
+/// is read; returns the reservation (`None` without a ledger), which the run is then held to
+/// ([`check`]).
+pub(crate) fn reserve_plan(
+    charge: &Option<Charge>,
+    mechanism: &str,
+    plan: impl FnOnce() -> disguise::Result<PrivacyReport>,
+) -> disguise::Result<Option<Reservation>> {
+    let Some(charge) = charge else {
+        return Ok(None);
+    };
+    let plan = plan()?;
+    Ok(Some(Reservation {
+        spend: charge.reserve(&plan, mechanism)?,
+    }))
+}
+
+/// Checks that a run is charged no more than was reserved for it, by every filter
+/// ([`disguise::ledger::within_reservation`]: its unit, its guarantee, its ρ and its calls;
+/// the library plans each run by the same accounting, so beyond it would be a bug, and
+/// nothing is returned). `actual` is the run's report.
+pub(crate) fn check(
+    reserved: &Option<Reservation>,
+    actual: &(impl Spends + ?Sized),
+) -> disguise::Result<()> {
+    let Some(reservation) = reserved else {
+        return Ok(());
+    };
+    let Some(actual) = actual.spend()? else {
+        return Ok(());
+    };
+    let fits = reservation
+        .spend
+        .as_ref()
+        .is_some_and(|r| disguise::ledger::within_reservation(r, &actual));
+    if fits {
+        return Ok(());
+    }
+    let words = |s: &Spend| {
+        format!(
+            "ε = {}, δ = {}, {}-level, calls {:?}",
+            s.guarantee.epsilon, s.guarantee.delta, s.unit, s.calls
+        )
+    };
+    Err(disguise::Error::param(
+        "ledger",
+        format!(
+            "internal error: the run spends more than was reserved for it ({}; reserved: {}); \
+             nothing was returned (please report this)",
+            words(&actual),
+            reservation
+                .spend
+                .as_ref()
+                .map_or_else(|| "nothing".to_string(), words)
+        ),
+    ))
+}
+
+/// [`reserve_plan`], returning the planned guarantee only. Transitional: for the callers
+/// that hold a run to its guarantee alone ([`within`]); they move to [`reserve_plan`] and
+/// [`check`] with the run's report, which also checks its calls and unit.
 pub(crate) fn reserve(
     charge: &Option<Charge>,
     mechanism: &str,
     plan: impl FnOnce() -> disguise::Result<PrivacyReport>,
 ) -> disguise::Result<Option<Option<Guarantee>>> {
-    let Some(charge) = charge else {
-        return Ok(None);
-    };
-    let plan = plan()?;
-    charge.reserve(&plan, mechanism)?;
-    Ok(Some(plan.guarantee))
+    Ok(reserve_plan(charge, mechanism, plan)?
+        .map(|reservation| reservation.spend.map(|s| s.guarantee)))
 }
 
-/// Checks that a run's guarantee is within what was reserved for it (the library plans each
-/// run by the same accounting; beyond it would be a bug, and nothing is returned).
+/// Checks that a run's guarantee is within what was reserved for it ([`check`] on the
+/// guarantees alone: both at one unit, the calls unknown). Transitional, as [`reserve`].
 pub(crate) fn within(
     reserved: Option<Option<Guarantee>>,
     actual: Option<Guarantee>,
 ) -> disguise::Result<()> {
-    let Some(planned) = reserved else {
-        return Ok(());
-    };
-    if disguise::ledger::within_plan(planned, actual) {
-        Ok(())
-    } else {
-        Err(disguise::Error::param(
-            "ledger",
-            format!(
-                "internal error: the run's guarantee {actual:?} exceeds what was reserved \
-                 ({planned:?}); nothing was returned (please report this)"
-            ),
-        ))
+    let reserved = reserved.map(|planned| Reservation {
+        spend: planned.map(|g| Spend::protecting(Unit::Record, g)),
+    });
+    match actual {
+        Some(g) => check(&reserved, &Spend::protecting(Unit::Record, g)),
+        None => Ok(()),
     }
 }

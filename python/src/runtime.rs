@@ -23,6 +23,9 @@ pub(crate) struct Run {
     pub(crate) ledger: Option<Py<PyLedger>>,
     pub(crate) dataset: Option<String>,
     pub(crate) command: Option<String>,
+    /// Whether the release's diagnostics (values computed on the data without noise) are
+    /// shown beside it (`not_private`), and its non-private modes allowed.
+    pub(crate) diagnostics: bool,
 }
 
 /// The OS-seeded secure generator, or the insecure seeded one (the Python layer warns).

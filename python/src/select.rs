@@ -34,7 +34,7 @@ pub(crate) fn facility_location(
         )));
     }
     let metric = named::<Metric>(metric)?;
-    let (algorithm, privacy) = greedy.resolve(&charge)?;
+    let (algorithm, privacy) = greedy.resolve(&charge, run.diagnostics)?;
     let estimate = greedy.estimate()?;
     let request = Select {
         metric,
@@ -57,7 +57,7 @@ pub(crate) fn facility_location(
         )
         .map_err(value_error)?;
     let work = points.shape()[0] as u128 * candidates.shape()[0] as u128 * k as u128;
-    run_selection(py, work, run.seed, reserved, estimate, move |rng| {
+    run_selection(py, work, &run, reserved, estimate, move |rng| {
         let prepared = request.prepare(&objective)?;
         let solution = prepared.run_once(rng)?;
         Ok(prepared.report(&solution))

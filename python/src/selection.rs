@@ -4,14 +4,14 @@
 
 use crate::errors::value_error;
 use crate::ledger::{Charge, within};
-use crate::runtime::{generator, named, named_among, run_sized};
+use crate::runtime::{Run, generator, named, named_among, run_sized};
+use disguise::disclosure::shown;
 use disguise::noise::SecureRng;
 use disguise::privacy::Epsilon;
 use disguise::privacy::Guarantee;
 use disguise::task::{Algorithm, CompositionChoice, Params, Privacy, PrivacyReport, Report};
 use numpy::PyArray1;
 use pyo3::prelude::*;
-use serde::Serialize;
 
 /// What a selection's report gives Python at once — the picks, their gains, whether a
 /// guarantee covers them and the likely-useless warning — with the whole report kept as it
@@ -20,7 +20,8 @@ use serde::Serialize;
 #[pyclass(frozen, module = "disguise._disguise")]
 pub(crate) struct Selection {
     selected: Vec<i64>,
-    gains: Vec<f64>,
+    /// Only when the diagnostics were asked for: the gains are exact values of the data.
+    gains: Option<Vec<f64>>,
     private: bool,
     warning: Option<String>,
     report: Box<dyn Fn() -> serde_json::Result<String> + Send + Sync>,
@@ -35,10 +36,11 @@ impl Selection {
         PyArray1::from_slice(py, &self.selected)
     }
 
-    /// Each pick's marginal gain (the differences of the report's cumulative values).
+    /// Each pick's marginal gain (the differences of the report's cumulative values): NOT
+    /// private, `None` unless the diagnostics were asked for.
     #[getter]
-    fn gains<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        PyArray1::from_slice(py, &self.gains)
+    fn gains<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyArray1<f64>>> {
+        self.gains.as_ref().map(|g| PyArray1::from_slice(py, g))
     }
 
     /// Whether the run has a privacy guarantee (false for the non-private argmax).
@@ -53,7 +55,8 @@ impl Selection {
         self.warning.as_deref()
     }
 
-    /// The library's report, as JSON text (written at the first call).
+    /// The library's report, as JSON text (written at the first call): the release, and its
+    /// diagnostics under `not_private` when they were asked for.
     #[getter]
     fn json(&self) -> PyResult<&str> {
         if let Some(json) = self.json.get() {
@@ -64,15 +67,21 @@ impl Selection {
     }
 }
 
-/// A task's report as a [`Selection`]: the picks, their gains and the warning are read
-/// from it, and the whole report is kept to be written as JSON when asked for.
-pub(crate) fn selection<P: Serialize + Send + Sync + 'static>(report: Report<P>) -> Selection {
-    let values = &report.choice.values;
-    let gains = std::iter::once(0.0)
-        .chain(values.iter().copied())
-        .zip(values)
-        .map(|(before, after)| after - before)
-        .collect();
+/// A task's report as a [`Selection`]: the picks and the warning are read from it, the
+/// gains too when the `diagnostics` are shown, and the whole report is kept to be written as
+/// JSON when asked for.
+pub(crate) fn selection<P: Params + Send + Sync + 'static>(
+    report: Report<P>,
+    diagnostics: bool,
+) -> Selection {
+    let gains = diagnostics.then(|| {
+        let values = report.choice.values.reveal();
+        std::iter::once(0.0)
+            .chain(values.iter().copied())
+            .zip(values)
+            .map(|(before, after)| after - before)
+            .collect()
+    });
     // A vacuous worst-case bound is a note, kept in the report (`usefulness_`), not a
     // warning: the release it says nothing about may well be good.
     let warning = report
@@ -86,7 +95,7 @@ pub(crate) fn selection<P: Serialize + Send + Sync + 'static>(report: Report<P>)
         gains,
         private: report.privacy.guarantee.is_some(),
         warning,
-        report: Box::new(move || serde_json::to_string(&report)),
+        report: Box::new(move || serde_json::to_string(&shown(&report, diagnostics))),
         json: std::sync::OnceLock::new(),
     }
 }
@@ -99,7 +108,7 @@ pub(crate) fn selection<P: Serialize + Send + Sync + 'static>(report: Report<P>)
 pub(crate) fn run_selection<P, F>(
     py: Python<'_>,
     work: u128,
-    seed: Option<u64>,
+    run: &Run,
     reserved: Option<Option<Guarantee>>,
     estimate: Option<Epsilon>,
     task: F,
@@ -108,7 +117,7 @@ where
     P: Params + Send + Sync + 'static,
     F: FnOnce(&mut SecureRng) -> disguise::Result<Report<P>> + Send + 'static,
 {
-    let mut rng = generator(seed)?;
+    let mut rng = generator(run.seed)?;
     let report = run_sized(py, work, move || {
         let mut report = task(&mut rng)?;
         if let Some(e) = estimate {
@@ -117,7 +126,7 @@ where
         within(reserved, report.privacy.guarantee)?;
         Ok(report)
     })?;
-    Ok(selection(report))
+    Ok(selection(report, run.diagnostics))
 }
 
 /// The privacy options of a greedy task (`disguise.FacilityLocation`, `MaxCoverage`,
@@ -141,9 +150,20 @@ impl Greedy {
     /// The library's algorithm and privacy options; the non-private argmax is refused before
     /// anything runs when the call is charged to a ledger (`charge`), which cannot account
     /// for it.
-    pub(crate) fn resolve(&self, charge: &Option<Charge>) -> PyResult<(Algorithm, Privacy)> {
+    pub(crate) fn resolve(
+        &self,
+        charge: &Option<Charge>,
+        diagnostics: bool,
+    ) -> PyResult<(Algorithm, Privacy)> {
         let algorithm = named::<Algorithm>(&self.algorithm)?;
         let mechanism = named_among(&self.mechanism, Privacy::MECHANISMS)?;
+        if !mechanism.is_private() && !diagnostics {
+            return Err(value_error(
+                "invalid mechanism: max is not private (it returns the data's exact \
+                 optimum), so it runs only as a diagnostic: pass diagnostics=True, or choose \
+                 a private mechanism",
+            ));
+        }
         if charge.is_some() && !mechanism.is_private() {
             return Err(value_error(
                 "invalid mechanism: max is not private: a budget ledger cannot account for it \

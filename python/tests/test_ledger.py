@@ -1,5 +1,7 @@
 """The privacy budget ledger from Python: ``disguise.Ledger`` and ``ledger=``."""
 
+import re
+import sqlite3
 import threading
 
 import numpy as np
@@ -309,3 +311,79 @@ def test_a_utility_estimate_is_charged_with_the_picks(ledger):
         )
     assert fl.utility_estimate_["sensitivity"] == pytest.approx(1 / 400)
     assert fl.guarantee_["epsilon"] == pytest.approx(1.2)
+
+
+@pytest.mark.parametrize(
+    "alike, existing",
+    [
+        ("\ufeffadult", "adult"),  # byte order mark
+        ("adu\u200blt", "adult"),  # zero-width space
+        ("\uff41\uff44\uff55\uff4c\uff54", "adult"),  # full width
+        ("cafe\u0301", "caf\u00e9"),  # decomposed e + accent
+    ],
+)
+def test_a_look_alike_of_a_data_set_name_is_refused_with_a_suggestion(ledger, alike, existing):
+    # Invisible characters, Unicode spellings and full-width letters would give the same
+    # data a second budget: refused wherever a name is taken, nothing recorded.
+    for name in ("adult", "caf\u00e9"):
+        ledger.set_limit(name, epsilon=1.0)
+    suggestion = re.escape(f'did you mean "{existing}"')
+    with pytest.raises(ValueError, match=suggestion):
+        disguise.exponential([1.0, 50.0], epsilon=0.1, sensitivity=1.0, ledger=ledger,
+                             dataset=alike)
+    with pytest.raises(ValueError, match=suggestion):
+        disguise.MaxCoverage(1, epsilon=0.1, ledger=ledger, dataset=alike).fit(
+            [["a"], ["b"]], candidates=["a", "b"])
+    with pytest.raises(ValueError, match=suggestion):
+        ledger.set_limit(alike, epsilon=5.0)
+    with pytest.raises(ValueError, match=suggestion):
+        ledger.status(alike)
+    assert ledger.releases() == []
+    assert sorted(ledger.datasets()) == ["adult", "caf\u00e9"]
+    with pytest.raises(ValueError, match="empty"):
+        ledger.set_limit("\ufeff\u200b", epsilon=1.0)
+
+
+def test_coverage_of_a_friendship_graph_is_recorded_at_the_edge_level(ledger):
+    ledger.set_limit("graph", epsilon=10.0)
+    edges = [("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")]
+    disguise.MaxCoverage(1, epsilon=1.0, input="edges", ledger=ledger, dataset="graph").fit(
+        edges, candidates=["a", "b", "c", "d"])
+    assert [r["unit"] for r in ledger.releases("graph")] == ["edge"]
+    assert ledger.status("graph")["unit"] == "edge"
+
+
+def test_a_data_set_of_an_older_ledger_with_releases_and_no_limit_takes_no_more(tmp_path):
+    # A ledger of format 2 recorded releases without a limit: on opening, the data set's
+    # limit becomes what it spent, so no limit chosen after seeing its outputs applies.
+    path = tmp_path / "old.ledger"
+    c = sqlite3.connect(path)
+    c.executescript(
+        """
+        PRAGMA application_id = 1682394212; PRAGMA user_version = 2;
+        CREATE TABLE limits (id INTEGER PRIMARY KEY, dataset TEXT NOT NULL,
+            time TEXT NOT NULL, epsilon REAL NOT NULL, delta REAL NOT NULL) STRICT;
+        CREATE TABLE releases (id INTEGER PRIMARY KEY AUTOINCREMENT, dataset TEXT NOT NULL,
+            time TEXT NOT NULL, command TEXT NOT NULL, mechanism TEXT NOT NULL,
+            runs INTEGER NOT NULL, epsilon REAL NOT NULL, delta REAL NOT NULL,
+            rule TEXT NOT NULL, secure INTEGER NOT NULL,
+            unit TEXT NOT NULL DEFAULT 'record') STRICT;
+        CREATE TABLE calls (release INTEGER NOT NULL, kind TEXT NOT NULL,
+            epsilon REAL NOT NULL, delta REAL NOT NULL, count INTEGER NOT NULL) STRICT;
+        INSERT INTO releases (dataset, time, command, mechanism, runs, epsilon, delta, rule,
+            secure) VALUES ('old', 't', 'python: disguise.exponential', 'em', 1, 0.3, 0,
+            'single', 1);
+        """
+    )
+    c.commit()
+    c.close()
+    ledger = disguise.Ledger(path)
+    status = ledger.status("old")
+    assert status["limit"]["epsilon"] == 0.3 and status["remaining"]["epsilon"] == 0.0
+    with pytest.raises(ValueError, match="lowered, not raised"):
+        ledger.set_limit("old", epsilon=2.0)
+    ledger.set_default_limit(epsilon=5.0)
+    with pytest.raises(disguise.BudgetExceeded):
+        disguise.exponential([1.0, 50.0], epsilon=0.1, sensitivity=1.0, ledger=ledger,
+                             dataset="old")
+    assert len(ledger.releases("old")) == 1

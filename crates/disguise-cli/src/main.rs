@@ -153,10 +153,16 @@ fn main() -> ExitCode {
         Ok((cli, matches)) => {
             // What a distributed run's processes must agree on.
             commands::common::cluster::remember_request(&command, &matches);
-            cli
+            let diagnostics = matches
+                .subcommand()
+                .and_then(|(_, m)| m.try_get_one::<bool>("diagnostics").ok().flatten())
+                .copied()
+                .unwrap_or(false);
+            (cli, diagnostics)
         }
         Err(err) => return usage_error(err),
     };
+    let (cli, diagnostics) = cli;
     let result = match cli.command {
         Command::Demo(args) => commands::demo::run(args),
         Command::Budget(args) => commands::budget::run(args),
@@ -197,9 +203,27 @@ fn main() -> ExitCode {
             }
             // One line, whatever a cause contains (a quoted cell with a line break).
             let line: String = line.lines().collect::<Vec<_>>().join(" ");
-            eprintln!("error: {line}");
+            eprintln!("{}", error_line(&line, diagnostics));
             ExitCode::from(2)
         }
+    }
+}
+
+/// The one line of an error. Before a ledger's reservation the error may say what it found
+/// (the curator's own data; nothing was released). After it, the line is the same for every
+/// data set and says what stays charged; the reason, which may depend on the private data,
+/// only with `--diagnostics`.
+fn error_line(reason: &str, diagnostics: bool) -> String {
+    match commands::common::ledger::charged() {
+        None => format!("error: {reason}"),
+        Some(charged) if diagnostics => format!(
+            "error: the release failed after its budget was reserved; {charged}; the reason \
+             (NOT private, shown because of --diagnostics): {reason}"
+        ),
+        Some(charged) => format!(
+            "error: the release failed after its budget was reserved; {charged}; the reason \
+             depends on the private data and is shown only with --diagnostics"
+        ),
     }
 }
 

@@ -148,7 +148,10 @@ fn field_statements(field: &syn::Field, key: String, access: &Tokens) -> syn::Re
     })
 }
 
-fn fields_statements(fields: &Fields, bind: &dyn Fn(usize, &syn::Field) -> Tokens) -> syn::Result<Tokens> {
+fn fields_statements(
+    fields: &Fields,
+    bind: &dyn Fn(usize, &syn::Field) -> Tokens,
+) -> syn::Result<Tokens> {
     let mut body = Tokens::new();
     for (i, field) in fields.iter().enumerate() {
         let key = field
@@ -184,11 +187,10 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
                             .unwrap_or_else(|| format_ident!("field{}", i))
                     })
                     .collect();
-                let statements =
-                    fields_statements(&variant.fields, &|i, _| {
-                        let name = &names[i];
-                        quote! { #name }
-                    })?;
+                let statements = fields_statements(&variant.fields, &|i, _| {
+                    let name = &names[i];
+                    quote! { #name }
+                })?;
                 let pattern = match &variant.fields {
                     Fields::Named(_) => quote! { Self::#ident { #(#names),* } },
                     Fields::Unnamed(_) => quote! { Self::#ident ( #(#names),* ) },

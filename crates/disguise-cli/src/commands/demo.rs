@@ -12,10 +12,10 @@ use crate::output::{Format, check_epsilon, flag_of, input, print_json, rng_from_
 use anyhow::bail;
 use disguise::constraint::Cardinality;
 use disguise::data::{geographic, manhattan_like, read_points};
+use disguise::disclosure::{Diagnostic, Public};
 use disguise::maximize::{Budget, Procedure, Solution, greedy, standard_greedy};
 use disguise::objective::{FacilityLocation, Metric, Normalizer};
 use disguise::select::SelectorKind;
-use disguise::disclosure::{Diagnostic, Public};
 use disguise::task::{DemoPick, DemoReport, ExactPick};
 use disguise_experiments::plot::{self, Map, Pick};
 use std::path::PathBuf;
@@ -190,7 +190,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     let exact = standard_greedy(&f, &constraint)?;
 
-
     let map_path = if args.no_map {
         None
     } else {
@@ -240,7 +239,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         non_private: ExactPick::of(&exact, &names, records.len()),
         non_private_utility: Diagnostic::new(exact.value / n),
         guarantee: private.guarantee,
-        per_round_epsilon: private.budget_split.map(|b| Public::new(b.per_round_epsilon)),
+        per_round_epsilon: private
+            .budget_split
+            .map(|b| Public::new(b.per_round_epsilon)),
         secure_rng: Public::new(private.secure_rng),
         map: map_path.map(Public::new),
     };

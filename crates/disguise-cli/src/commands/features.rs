@@ -2,14 +2,14 @@
 //! informative about a label column (mutual information, Mitrovic et al. 2017 §6.2; or
 //! k-discernibility, Vinterbo 2012).
 
+use super::common::LayoutArgs;
 use super::common::cluster::ClusterArgs;
 use super::common::names::{named, named_among};
 use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
-use super::common::LayoutArgs;
 use crate::output::{flag_of, flagged, spinner};
 use anyhow::bail;
-use disguise::histogram::Schema;
 use disguise::disclosure::{Diagnostic, Public};
+use disguise::histogram::Schema;
 use disguise::maximize::Solution;
 use disguise::task::{
     Algorithm, BinSpec, FeatureObjective, Features, FeaturesReport, LabelledTable,

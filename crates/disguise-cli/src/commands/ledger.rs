@@ -325,7 +325,14 @@ fn show(args: ShowArgs) -> anyhow::Result<()> {
 
 fn export(args: ExportArgs) -> anyhow::Result<()> {
     let ledger = args.file.open()?;
-    let releases = ledger.releases(args.dataset.as_deref())?;
+    // The data set as the ledger holds it: a name alike to another is refused, as by `show`.
+    let dataset = args
+        .dataset
+        .as_deref()
+        .map(|d| ledger.resolve(d))
+        .transpose()
+        .map_err(|e| flagged(e, &|p: &str| format!("--{p}")))?;
+    let releases = ledger.releases(dataset.as_deref())?;
     // `--out -` is standard output, as no `--out` is.
     match args.out.as_deref().filter(|p| *p != Path::new("-")) {
         Some(path) => {

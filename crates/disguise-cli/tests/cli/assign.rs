@@ -29,15 +29,21 @@ fn non_private_assign_picks_the_greedy_assignment() {
     let out = disguise(&dir)
         .args(assign_args())
         .args(["--k", "3", "--mechanism", "max", "--format", "json"])
+        .arg("--diagnostics")
         .stdout_ok();
     let doc = json(&out);
     // A as am (3), D as pm (2), then C as am (1); A cannot also be pm.
     assert_eq!(indices(&doc["selected"]), vec![0, 3, 2], "{doc}");
     assert_eq!(indices(&doc["types"]), vec![0, 1, 0]);
     assert_eq!(doc["names"], serde_json::json!(["A", "D", "C"]));
-    assert_eq!(doc["values"], serde_json::json!([3.0, 5.0, 6.0]));
-    assert_eq!(doc["points_per_type"], serde_json::json!([4, 3]));
-    assert_eq!(doc["gain_evaluations"], 2 * (4 + 3 + 2));
+    // The values and the points of each type are counted on the data: diagnostics.
+    for key in ["values", "points_per_type", "gain_evaluations"] {
+        assert!(doc.get(key).is_none(), "{key} in {doc}");
+    }
+    let exact = &doc["not_private"];
+    assert_eq!(exact["values"], serde_json::json!([3.0, 5.0, 6.0]));
+    assert_eq!(exact["points_per_type"], serde_json::json!([4, 3]));
+    assert_eq!(exact["gain_evaluations"], 2 * (4 + 3 + 2));
     assert!(doc["guarantee"].is_null());
 }
 
@@ -61,6 +67,9 @@ fn private_assign_reports_the_guarantee_for_both_algorithms() {
         assert_eq!(doc["rounds"], 2);
         assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 0.5);
         assert_eq!(doc["per_round_epsilon"], 0.25);
+        assert_eq!(doc["unit"], "record");
+        assert!(doc.get("not_private").is_none(), "{doc}");
+        assert!(doc.get("points_per_type").is_none(), "{doc}");
     }
 }
 
@@ -74,33 +83,66 @@ fn assign_trials_and_csv() {
         .stdout_ok();
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("trial,pick,index,name,type,value,utility"));
+    assert_eq!(
+        lines[0],
+        "trial,pick,index,name,type,per_round_epsilon,epsilon,delta,rule"
+    );
     assert_eq!(lines.len(), 1 + 4 * 2, "{text}");
-    // JSON: one list per trial, typed picks, and each trial's final utility (the last of
-    // its utilities) as select and features give it.
+    // The exact values in columns of their own, on request.
     let out = disguise(&dir)
         .args(assign_args())
         .args(["--k", "2", "--epsilon", "1", "--seed", "5", "--trials", "4"])
-        .args(["--format", "json"])
+        .args(["--format", "csv", "--diagnostics"])
         .stdout_ok();
-    let doc = json(&out);
+    let text = String::from_utf8(out).unwrap();
+    let exact_lines: Vec<&str> = text.lines().collect();
+    assert!(
+        exact_lines[0]
+            .starts_with("trial,pick,index,name,type,not_private_value,not_private_utility,")
+    );
+    assert_eq!(exact_lines.len(), lines.len(), "{text}");
+    // JSON: one list per trial, typed picks, and (diagnostics) each trial's final utility
+    // (the last of its utilities) as select and features give it.
+    let run = |extra: &[&str]| {
+        let out = disguise(&dir)
+            .args(assign_args())
+            .args(["--k", "2", "--epsilon", "1", "--seed", "5", "--trials", "4"])
+            .args(["--format", "json"])
+            .args(extra)
+            .stdout_ok();
+        json(&out)
+    };
+    let doc = run(&[]);
+    for key in ["selected", "types"] {
+        assert_eq!(doc[key].as_array().map(Vec::len), Some(4), "{key}: {doc}");
+    }
     for key in [
-        "selected",
-        "types",
         "utility",
         "gain_evaluations",
         "final_utility",
+        "not_private",
     ] {
-        assert_eq!(doc[key].as_array().map(Vec::len), Some(4), "{key}: {doc}");
+        assert!(doc.get(key).is_none(), "{key} in {doc}");
+    }
+    let shown = run(&["--diagnostics"]);
+    assert_eq!(shown["selected"], doc["selected"]);
+    assert_eq!(shown["types"], doc["types"]);
+    let exact = &shown["not_private"];
+    for key in ["utility", "gain_evaluations", "final_utility"] {
+        assert_eq!(
+            exact[key].as_array().map(Vec::len),
+            Some(4),
+            "{key}: {shown}"
+        );
     }
     for t in 0..4 {
-        let last = doc["utility"][t]
+        let last = exact["utility"][t]
             .as_array()
             .unwrap()
             .last()
             .unwrap()
             .clone();
-        assert_eq!(doc["final_utility"][t], last, "{doc}");
+        assert_eq!(exact["final_utility"][t], last, "{shown}");
     }
 }
 
@@ -158,7 +200,9 @@ fn select_continuous_greedy_non_private_finds_the_optimum() {
     let dir = square("cg_max");
     let out = disguise(&dir)
         .args(select_args())
-        .args(words("--k 2 --mechanism max --format json --seed 1"))
+        .args(words(
+            "--k 2 --mechanism max --format json --seed 1 --diagnostics",
+        ))
         .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["algorithm"], "continuous-greedy");

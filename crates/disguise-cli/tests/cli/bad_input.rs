@@ -171,22 +171,24 @@ fn demo() {
             "demo --no-map --normalizer 0",
             "demo --no-map --normalizer NaN",
             "demo --no-map --normalizer -1",
-            "demo --no-map --data missing.csv",
-            "demo --no-map --data empty.csv",
-            "demo --no-map --data llheader.csv",
-            "demo --no-map --data llbad.csv",
-            "demo --no-map --data lat95.csv",
-            "demo --no-map --data lon200.csv",
-            "demo --no-map --data ll.csv --candidates lat95.csv",
-            "demo --no-map --data folder.csv",
-            "demo --no-map --data ll.csv --candidates missing.csv",
-            "demo --no-map --data ll.csv --candidates empty.csv",
-            "demo --no-map --data ll.csv --candidates llc1.csv",
-            "demo --no-map --data ll.csv --candidates llc.csv --k 3",
-            "demo --data ll.csv --map ll.csv",
-            "demo --data ll.csv --candidates llc.csv --k 2 --map ./llc.csv",
-            "demo --data ll.csv --map no-such-folder/map.png",
-            "demo --data ll.csv --map folder.csv",
+            "demo --diagnostics --no-map --data missing.csv",
+            "demo --diagnostics --no-map --data empty.csv",
+            "demo --diagnostics --no-map --data llheader.csv",
+            "demo --diagnostics --no-map --data llbad.csv",
+            "demo --diagnostics --no-map --data lat95.csv",
+            "demo --diagnostics --no-map --data lon200.csv",
+            "demo --diagnostics --no-map --data ll.csv --candidates lat95.csv",
+            "demo --diagnostics --no-map --data folder.csv",
+            "demo --diagnostics --no-map --data ll.csv --candidates missing.csv",
+            "demo --diagnostics --no-map --data ll.csv --candidates empty.csv",
+            "demo --diagnostics --no-map --data ll.csv --candidates llc1.csv",
+            "demo --diagnostics --no-map --data ll.csv --candidates llc.csv --k 3",
+            "demo --diagnostics --data ll.csv --map ll.csv",
+            "demo --diagnostics --data ll.csv --candidates llc.csv --k 2 --map ./llc.csv",
+            "demo --diagnostics --data ll.csv --map no-such-folder/map.png",
+            "demo --diagnostics --data ll.csv --map folder.csv",
+            // On a user's data the demo runs only as a diagnostic.
+            "demo --no-map --data ll.csv --candidates llc.csv",
             "demo --no-map --format yaml",
             "demo --no-map --unknown-flag",
         ]
@@ -531,7 +533,9 @@ fn demo_map_is_never_written_over_an_input() {
         let out = Command::cargo_bin("disguise")
             .unwrap()
             .current_dir(&dir)
-            .args(words("demo --data ll.csv --candidates llc.csv --k 2"))
+            .args(words(
+                "demo --data ll.csv --candidates llc.csv --k 2 --diagnostics",
+            ))
             .args(["--map", map])
             .timeout(TIMEOUT)
             .output()
@@ -684,7 +688,7 @@ const READERS: [&str; 10] = [
     "itemsets --transactions {F} --id-column y --item-column a --size 1 --epsilon 1 --delta 1e-6",
     "hypothesis --data {F} --label y --bounds 0:10 --epsilon 1 --delta 1e-6",
     "sample --scores {F} --sensitivity 1 --epsilon 1 --mechanism em --trials 3",
-    "demo --data {F} --no-map",
+    "demo --data {F} --no-map --diagnostics",
 ];
 
 #[test]
@@ -700,7 +704,8 @@ fn coordinates_off_the_globe_name_the_file_line_and_column() {
             "lon200.csv:3:2: column 'lon': longitude -200 is outside [-180, 180]",
         ),
     ] {
-        common::fails_with(&dir, &["demo", "--no-map", "--data", file], needle);
+        let demo = ["demo", "--no-map", "--diagnostics", "--data", file];
+        common::fails_with(&dir, &demo, needle);
         let args = [
             "select",
             "--points",

@@ -93,18 +93,35 @@ fn json_is_consistent_and_seeded_runs_reproduce() {
     assert_eq!(doc["secure_rng"], false);
     assert!(doc["map"].is_null());
     assert!(!d.join("disguise-demo-map.png").exists());
+    // The release is the private picks; the exact utilities and the non-private greedy's
+    // picks are diagnostics, which the demo shows (its data are public), under
+    // `not_private`.
+    assert!(doc.get("non_private").is_none(), "{doc}");
+    assert!(
+        doc["private"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p.get("utility_after").is_none()),
+        "{doc}"
+    );
+    let exact = &doc["not_private"];
     for key in ["private", "non_private"] {
-        let picks = doc[key].as_array().unwrap();
+        let listed = if key == "private" { &doc } else { exact };
+        let picks = listed[key].as_array().unwrap();
         assert_eq!(picks.len(), 4, "{key}");
         let mut idx: Vec<u64> = picks.iter().map(|p| p["index"].as_u64().unwrap()).collect();
         idx.sort_unstable();
         idx.dedup();
         assert_eq!(idx.len(), 4, "{key}: repeated pick");
         // f is monotone: the utility never decreases along the picks.
-        let u: Vec<f64> = picks
+        let u: Vec<f64> = exact[key]
+            .as_array()
+            .unwrap()
             .iter()
             .map(|p| p["utility_after"].as_f64().unwrap())
             .collect();
+        assert_eq!(u.len(), 4, "{key}");
         assert!(u.windows(2).all(|w| w[0] <= w[1]), "{key}: {u:?}");
         assert!(u.iter().all(|x| (0.0..=1.0).contains(x)), "{key}: {u:?}");
     }
@@ -112,7 +129,11 @@ fn json_is_consistent_and_seeded_runs_reproduce() {
     assert!(g["epsilon"].as_f64().unwrap() <= 0.1 && g["delta"].as_f64().unwrap() <= 1e-6);
     // The deterministic greedy starts at the synthetic data's centre of mass (the
     // library's synthetic-data tests pin this down).
-    assert_eq!(doc["non_private"][0]["name"], "Empire State Building");
+    assert_eq!(exact["non_private"][0]["name"], "Empire State Building");
+    assert_eq!(
+        exact["private_utility"],
+        exact["private"][3]["utility_after"]
+    );
     let again = demo(&d, &args);
     assert_eq!(out.stdout, again.stdout, "same seed, same output");
 }
@@ -133,12 +154,18 @@ fn real_files_via_data_and_candidates() {
         "name,lat,lon\nSouth Spot,40.75,-73.99\nNorth Spot,40.80,-73.95\nFar Away,40.60,-74.20\n",
     )
     .unwrap();
-    let out = demo(
-        &d,
-        &words(
-            "--data pickups.csv --candidates spots.csv --k 2 --epsilon 5 --seed 1 --format json --map m.png",
-        ),
+    let args = "--data pickups.csv --candidates spots.csv --k 2 --epsilon 5 --seed 1 --format json \
+                --map m.png";
+    // On a user's data the demo shows what is not private: only as a diagnostic.
+    let refused = demo(&d, &words(args));
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.lines().count() == 1 && stderr.contains("--diagnostics"),
+        "{stderr}"
     );
+    assert!(refused.stdout.is_empty() && !d.join("m.png").exists());
+    let out = demo(&d, &words(&format!("{args} --diagnostics")));
     assert!(
         out.status.success(),
         "{}",
@@ -147,7 +174,7 @@ fn real_files_via_data_and_candidates() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["records"], 100);
     assert_eq!(doc["data"], "pickups.csv");
-    let mut names: Vec<&str> = doc["non_private"]
+    let mut names: Vec<&str> = doc["not_private"]["non_private"]
         .as_array()
         .unwrap()
         .iter()
@@ -165,7 +192,11 @@ fn real_files_via_data_and_candidates() {
 fn errors_are_one_line_with_exit_code_2() {
     let d = dir("errors");
     for (args, needle) in [
-        (vec!["--data", "missing.csv"], "missing.csv"),
+        (
+            vec!["--data", "missing.csv", "--diagnostics"],
+            "missing.csv",
+        ),
+        (vec!["--data", "missing.csv"], "add --diagnostics"),
         (vec!["--epsilon", "0"], "psilon"),
         (vec!["--delta", "1"], "elta"),
         (vec!["--k", "0"], "--k must be at least 1"),

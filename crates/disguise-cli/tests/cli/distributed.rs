@@ -567,15 +567,25 @@ fn the_coverage_is_the_same_for_every_partition() {
         ("--sets sets.dat", vec!["--sets sets.dat", "--sets sets"]),
         ("--edges edges.txt", vec!["--edges edges.txt"]),
     ] {
-        let one = run(args(one_input, ""));
-        let report: serde_json::Value = serde_json::from_slice(&one).expect("json");
-        assert!(report["dropped"].as_u64().expect("dropped") > 0, "{report}");
-        assert_eq!(run(args(one_input, "--workers 3")), one, "3 threads");
-        for input in others {
-            assert_eq!(run(args(input, "")), one, "{input} in one process");
-            for (processes, workers) in [(2, 1), (2, 2)] {
-                let out = cluster_stdout(&dir, &args(input, ""), processes, workers);
-                assert_eq!(out, one, "{processes}×{workers} {input}");
+        // The release, and (a diagnostic) what was left out and the exact values: the same
+        // however the records are split.
+        for diagnostics in ["", "--diagnostics"] {
+            let one = run(args(one_input, diagnostics));
+            let report: serde_json::Value = serde_json::from_slice(&one).expect("json");
+            if diagnostics.is_empty() {
+                assert!(report.get("dropped").is_none(), "{report}");
+            } else {
+                let dropped = &report["not_private"]["dropped"];
+                assert!(dropped.as_u64().expect("dropped") > 0, "{report}");
+            }
+            let threads = format!("{diagnostics} --workers 3");
+            assert_eq!(run(args(one_input, &threads)), one, "3 threads");
+            for input in &others {
+                assert_eq!(run(args(input, diagnostics)), one, "{input} in one process");
+                for (processes, workers) in [(2, 1), (2, 2)] {
+                    let out = cluster_stdout(&dir, &args(input, diagnostics), processes, workers);
+                    assert_eq!(out, one, "{processes}×{workers} {input} {diagnostics}");
+                }
             }
         }
     }

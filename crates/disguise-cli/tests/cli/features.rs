@@ -5,7 +5,8 @@
 use crate::common;
 
 use common::{
-    StdoutOk, dir_with, disguise, floats, help, json, one_line_error, with_defaults, words,
+    StdoutOk, dir_with, disguise, fails_after_reservation, floats, help, init_ledger, json,
+    ledger_releases, one_line_error, with_defaults, words,
 };
 
 /// 40 records (CRLF, quoted fields): label `y` = i mod 2; `copy` is the label spelled yes/no;
@@ -33,9 +34,10 @@ fn both_objectives_pick_the_copy_of_the_label() {
         let out = disguise(&dir)
             .args(base())
             .args(["--k", "1", "--mechanism", "max", "--objective", objective])
-            .args(["--format", "json"])
+            .args(["--format", "json", "--diagnostics"])
             .stdout_ok();
         let doc = json(&out);
+        let exact = &doc["not_private"];
         assert_eq!(doc["objective"], objective);
         assert_eq!(doc["selected"], serde_json::json!([0]), "{doc}");
         assert_eq!(doc["names"], serde_json::json!(["copy"]));
@@ -44,13 +46,19 @@ fn both_objectives_pick_the_copy_of_the_label() {
             serde_json::json!(["copy", "noise", "age", "city"])
         );
         assert_eq!(doc["label"], "y");
-        assert_eq!(doc["label_levels"], serde_json::json!(["0", "1"]));
+        // The label's levels were read from the data (no schema): a diagnostic.
+        assert!(doc.get("label_levels").is_none(), "{doc}");
+        assert_eq!(exact["label_levels_seen"], serde_json::json!(["0", "1"]));
         assert_eq!(doc["records"], 40);
         // The copy explains all of the label: one bit of mutual information (H(y) = 1), and
         // every pair with different labels discerned.
-        let u = floats(&doc["utility"]);
+        assert!(
+            doc.get("utility").is_none() && doc.get("values").is_none(),
+            "{doc}"
+        );
+        let u = floats(&exact["utility"]);
         assert!((u[0] - 1.0).abs() < 1e-12, "{doc}");
-        let v = floats(&doc["values"])[0];
+        let v = floats(&exact["values"])[0];
         let expected = if objective == "discernibility" {
             2.0 * 400.0 / 40.0 // 20 × 20 unordered pairs, counted ordered, over n
         } else {
@@ -68,11 +76,11 @@ fn independent_feature_has_zero_gain() {
     let out = disguise(&dir)
         .args(base())
         .args(["--exclude", "copy,city", "--k", "2", "--mechanism", "max"])
-        .args(["--format", "json"])
+        .args(["--format", "json", "--diagnostics"])
         .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["features"], serde_json::json!(["noise", "age"]));
-    for v in floats(&doc["values"]) {
+    for v in floats(&doc["not_private"]["values"]) {
         assert!(v.abs() < 1e-12, "{doc}");
     }
 }
@@ -80,7 +88,7 @@ fn independent_feature_has_zero_gain() {
 #[test]
 fn numeric_columns_with_many_values_need_bins_or_exclusion() {
     let dir = dir_with("numeric", &[("t.csv", &table())]);
-    let args = words("features --data t.csv --label y --k 1 --mechanism max");
+    let args = words("features --data t.csv --label y --k 1 --epsilon 1");
     let err = one_line_error(
         &dir,
         &args,
@@ -92,7 +100,7 @@ fn numeric_columns_with_many_values_need_bins_or_exclusion() {
     let out = disguise(&dir)
         .args(["features", "--data", "t.csv", "--label", "y", "--k", "1"])
         .args(words("--bins id:0:40:4 --bins AGE:0:40:4 --mechanism max"))
-        .args(["--format", "json"])
+        .args(["--format", "json", "--diagnostics"])
         .stdout_ok();
     assert_eq!(json(&out)["names"], serde_json::json!(["copy"]));
 }
@@ -145,7 +153,7 @@ fn trials_csv_and_reproducibility() {
             .env("RAYON_NUM_THREADS", threads)
             .args(base())
             .args(words("--k 2 --epsilon 1 --trials 12 --seed 9"))
-            .args(["--format", format])
+            .args(words(&format!("--format {format}")))
             .assert()
             .success()
             .get_output()
@@ -156,19 +164,40 @@ fn trials_csv_and_reproducibility() {
     assert_eq!(a, run("3", "json"));
     let doc = json(&a);
     assert_eq!(doc["names"].as_array().unwrap().len(), 12);
-    let finals = floats(&doc["final_utility"]);
+    for key in [
+        "final_utility",
+        "mean_utility",
+        "std_utility",
+        "not_private",
+    ] {
+        assert!(doc.get(key).is_none(), "{key} in {doc}");
+    }
+    // The exact utilities, on request: the same trials.
+    let shown = json(&run("2", "json --diagnostics"));
+    assert_eq!(shown["selected"], doc["selected"]);
+    let exact = &shown["not_private"];
+    let finals = floats(&exact["final_utility"]);
+    assert_eq!(finals.len(), 12);
     let mean = finals.iter().sum::<f64>() / 12.0;
-    assert!((doc["mean_utility"].as_f64().unwrap() - mean).abs() < 1e-12);
-    assert!(doc["std_utility"].as_f64().unwrap() >= 0.0);
+    assert!((exact["mean_utility"].as_f64().unwrap() - mean).abs() < 1e-12);
+    assert!(exact["std_utility"].as_f64().unwrap() >= 0.0);
     let csv = String::from_utf8(run("2", "csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "trial,pick,index,name,value,utility,per_round_epsilon,epsilon,delta,rule"
+        "trial,pick,index,name,per_round_epsilon,epsilon,delta,rule"
     );
     assert_eq!(lines.len(), 1 + 12 * 2);
     assert!(lines[1].starts_with("1,1,"));
     assert!(lines.last().unwrap().starts_with("12,2,"));
+    let csv = String::from_utf8(run("2", "csv --diagnostics")).unwrap();
+    let with_exact: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        with_exact[0],
+        "trial,pick,index,name,not_private_value,not_private_utility,per_round_epsilon,\
+         epsilon,delta,rule"
+    );
+    assert_eq!(with_exact.len(), lines.len());
 }
 
 #[test]
@@ -322,7 +351,7 @@ fn reader_edge_cases_name_file_line_and_column() {
                 "id",
             ])
             .args(["--bins", "age:0:40:2", "--k", "2", "--mechanism", "max"])
-            .args(["--format", "json"])
+            .args(["--format", "json", "--diagnostics"])
             .assert()
             .success()
             .get_output()
@@ -341,6 +370,7 @@ fn reader_edge_cases_name_file_line_and_column() {
             "1",
             "--mechanism",
             "max",
+            "--diagnostics",
         ]
     };
     one_line_error(
@@ -456,11 +486,23 @@ fn thirty_numeric_columns_with_one_schema() {
     let doc = json(&out);
     assert_eq!(doc["records"], 569, "{doc}");
     assert_eq!(doc["features"].as_array().unwrap().len(), 30, "{doc}");
+    // The label's levels are the schema's: public, in the release.
+    assert_eq!(doc["label_levels"], serde_json::json!(["B", "M"]), "{doc}");
     // The first pick is one of the separating columns (the label's entropy explained
     // whole); after it no column adds information, so the later picks are any.
     let first = doc["names"][0].as_str().unwrap();
     assert!(["f1", "f2", "f3"].contains(&first), "{doc}");
-    assert!(doc["utility"][0].as_f64().unwrap() > 0.99, "{doc}");
+    assert!(doc.get("utility").is_none(), "{doc}");
+    let shown = disguise(&dir)
+        .args(words(
+            "features --data wdbc.csv --schema wdbc.toml --k 3 --epsilon 10",
+        ))
+        .args(words("--seed 2 --format json --diagnostics"))
+        .stdout_ok();
+    let shown = json(&shown);
+    assert_eq!(shown["names"], doc["names"], "{shown}");
+    let utility = &shown["not_private"]["utility"];
+    assert!(utility[0].as_f64().unwrap() > 0.99, "{shown}");
     // The a-priori bound is stated from public quantities (H(label), the per-round
     // sensitivities of mutual information at n = 569, 30 features, ε₀).
     let bound = doc["usefulness"]["bound"].as_str().unwrap();
@@ -508,4 +550,39 @@ fn a_headerless_file_is_read_whole_with_no_header_and_a_delimiter() {
     assert_eq!(doc["names"], serde_json::json!(["c1"]), "{doc}");
     let bad = words("features --data car.txt --delimiter ab --label c3 --k 1 --epsilon 1");
     one_line_error(&dir, &bad, "--delimiter");
+}
+
+#[test]
+fn a_misspelt_file_is_refused_before_anything_is_charged() {
+    let dir = dir_with("misspelt", &[("t.csv", &table())]);
+    init_ledger(&dir);
+    for data in ["tt.csv", "t.csv.gz"] {
+        let mut args = with_defaults(
+            "features --data t.csv --label y --exclude id --bins age:0:40:2 --k 1 --epsilon 1",
+            &["--data", data],
+        );
+        args.extend(words("--ledger b.ledger --dataset t"));
+        let err = one_line_error(&dir, &args, data);
+        assert!(!err.contains("charged"), "{err}");
+    }
+    assert_eq!(ledger_releases(&dir), Vec::<serde_json::Value>::new());
+}
+
+#[test]
+fn a_bad_cell_read_after_the_reservation_stays_charged_and_is_not_shown() {
+    let mut data = table();
+    data.push_str("1,yes,0,40,secret-age,Rome\r\n");
+    let dir = dir_with("malformed", &[("t.csv", &data)]);
+    init_ledger(&dir);
+    let args = words(
+        "features --data t.csv --label y --exclude id --bins age:0:40:2 --k 1 --epsilon 1 \
+         --ledger b.ledger --dataset t",
+    );
+    fails_after_reservation(
+        &dir,
+        &args,
+        &["secret-age", "t.csv:42", "column 'age'"],
+        "t.csv:42:5: column 'age': not a number: \"secret-age\"",
+    );
+    assert_eq!(ledger_releases(&dir).len(), 2);
 }

@@ -354,7 +354,12 @@ fn unusable_ledgers_and_options_are_refused_with_one_line_and_left_untouched() {
         ("--ledger b.ledger --dataset ''", "invalid --dataset"),
         (
             "--ledger b.ledger --dataset d --mechanism max",
-            "invalid --mechanism",
+            "add --diagnostics",
+        ),
+        // Even as a diagnostic, the non-private baseline has nothing a ledger can record.
+        (
+            "--ledger b.ledger --dataset d --mechanism max --diagnostics",
+            "a budget ledger cannot account for it",
         ),
         (
             "--ledger b.ledger --dataset d --ledger-timeout -1",
@@ -676,14 +681,31 @@ fn the_cost_is_reserved_before_the_data_is_read_and_a_failed_run_stays_charged()
             .output()
             .unwrap()
     };
-    // A run that fails on its data after the reservation stays charged.
+    // A file that cannot be opened is refused before anything is charged.
+    let out = select("missing.csv");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("missing.csv") && !stderr.contains("charged"),
+        "{stderr}"
+    );
+    assert_eq!(show(&dir)["releases"].as_array().unwrap().len(), 0);
+    // A run that fails on its data after the reservation stays charged, and says so in a
+    // line that is the same for every data set.
     let out = select("bad.csv");
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("of (ε = 0.25, δ = 0) stays charged to pts in b.ledger")
+            && !stderr.contains("not a number"),
+        "{stderr}"
+    );
     assert_eq!(show(&dir)["releases"].as_array().unwrap().len(), 1);
     assert!(select("points.csv").status.success());
-    // Now the budget is spent: refused before the points are opened (the file is missing).
-    let out = select("missing.csv");
+    // Now the budget is spent: refused before the points are read (a bad row would be exit
+    // code 2 after a reservation).
+    let out = select("bad.csv");
     assert_eq!(
         out.status.code(),
         Some(3),
@@ -700,7 +722,7 @@ fn coverage_of_a_friendship_graph_is_charged_per_edge_and_shares_a_budget_with_c
     std::fs::write(dir.join("v.txt"), "a\nb\nc\nd\n").unwrap();
     disguise(&dir)
         .args(words(
-            "ledger limit --ledger b.ledger --dataset graph --epsilon 1.5",
+            "ledger limit --ledger b.ledger --dataset graph --epsilon 2.5",
         ))
         .assert()
         .success();
@@ -715,11 +737,12 @@ fn coverage_of_a_friendship_graph_is_charged_per_edge_and_shares_a_budget_with_c
             .stdout_ok(),
     );
     let release = &graph["releases"][0];
-    // One friendship is in two friend lists: (2ε, 2e^ε·δ) by group privacy, at edge level.
+    // Replacing one friendship changes up to four friend lists: (4ε, 4e^{3ε}·δ) by group
+    // privacy, at edge level.
     assert_eq!(release["unit"], "edge");
-    assert_eq!(release["epsilon"], 1.0);
-    assert_eq!(release["calls"][0]["epsilon"], 1.0);
-    // `cut` on the same graph spends from the same budget: 1 + 0.5 = 1.5 fits exactly.
+    assert_eq!(release["epsilon"], 2.0);
+    assert_eq!(release["calls"][0]["epsilon"], 2.0);
+    // `cut` on the same graph spends from the same budget: 2 + 0.5 = 2.5 fits exactly.
     let cut = "cut --edges e.txt --vertices v.txt --k 1 --epsilon 0.5 --ledger b.ledger \
                --dataset graph --format json -q";
     disguise(&dir).args(words(cut)).stdout_ok();
@@ -735,4 +758,118 @@ fn coverage_of_a_friendship_graph_is_charged_per_edge_and_shares_a_budget_with_c
         stderr.contains("edge-level") && !stderr.contains("another data set name"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_dataset_spelled_with_invisible_characters_full_width_or_decomposed_letters_is_refused() {
+    let dir = setup("lookalikes");
+    for name in ["adult", "café"] {
+        disguise(&dir)
+            .args(words(
+                "ledger limit --ledger b.ledger --epsilon 1 --dataset",
+            ))
+            .arg(name)
+            .assert()
+            .success();
+    }
+    let select = |name: &str| {
+        disguise(&dir)
+            .args(words(
+                "select --points points.csv --candidates cands.csv --k 1 --epsilon 0.25 -q \
+                 --format json --ledger b.ledger --dataset",
+            ))
+            .arg(name)
+            .output()
+            .unwrap()
+    };
+    assert!(select("adult").status.success());
+    let alike = [
+        ("\u{feff}adult", "\"adult\""),
+        ("adu\u{200b}lt", "\"adult\""),
+        ("\u{ff41}\u{ff44}\u{ff55}\u{ff4c}\u{ff54}", "\"adult\""),
+        ("cafe\u{301}", "\"café\""),
+    ];
+    for (name, existing) in alike {
+        let refused = select(name);
+        assert_eq!(refused.status.code(), Some(2), "{name:?}");
+        assert!(refused.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("invalid dataset")
+                && stderr.contains(&format!("did you mean {existing}")),
+            "{name:?}: {stderr}"
+        );
+        // The ledger's own commands refuse it too.
+        for command in [
+            "ledger limit --ledger b.ledger --epsilon 9 --dataset",
+            "ledger show --ledger b.ledger --dataset",
+            "ledger export --ledger b.ledger --dataset",
+        ] {
+            let out = disguise(&dir)
+                .args(words(command))
+                .arg(name)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{command} {name:?}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                stderr.contains("did you mean"),
+                "{command} {name:?}: {stderr}"
+            );
+        }
+    }
+    // Invisible characters only: an empty name.
+    let out = select("\u{feff}\u{200b}");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty"));
+    let all = show_all(&dir);
+    assert_eq!(all["datasets"].as_array().unwrap().len(), 2);
+    assert_eq!(all["releases"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_data_set_of_an_older_ledger_with_releases_and_no_limit_takes_no_more_releases() {
+    let dir = dir_with(
+        "legacy",
+        &[("points.csv", POINTS), ("cands.csv", CANDIDATES)],
+    );
+    // A ledger of format 2: releases were recorded without a limit.
+    {
+        let c = rusqlite::Connection::open(dir.join("b.ledger")).unwrap();
+        c.execute_batch(
+            "PRAGMA application_id = 1682394212; PRAGMA user_version = 2;
+             CREATE TABLE limits (id INTEGER PRIMARY KEY, dataset TEXT NOT NULL,
+                 time TEXT NOT NULL, epsilon REAL NOT NULL, delta REAL NOT NULL) STRICT;
+             CREATE TABLE releases (id INTEGER PRIMARY KEY AUTOINCREMENT,
+                 dataset TEXT NOT NULL, time TEXT NOT NULL, command TEXT NOT NULL,
+                 mechanism TEXT NOT NULL, runs INTEGER NOT NULL, epsilon REAL NOT NULL,
+                 delta REAL NOT NULL, rule TEXT NOT NULL, secure INTEGER NOT NULL,
+                 unit TEXT NOT NULL DEFAULT 'record') STRICT;
+             CREATE TABLE calls (release INTEGER NOT NULL, kind TEXT NOT NULL,
+                 epsilon REAL NOT NULL, delta REAL NOT NULL, count INTEGER NOT NULL) STRICT;
+             INSERT INTO releases (dataset, time, command, mechanism, runs, epsilon, delta,
+                 rule, secure) VALUES ('pts', 't', 'disguise select', 'em', 2, 0.25, 0,
+                 'basic', 1);",
+        )
+        .unwrap();
+    }
+    // Its limit is what it spent: nothing is left, and a higher one is refused in one line.
+    let state = show(&dir);
+    assert_eq!(state["datasets"][0]["limit"]["epsilon"], 0.5);
+    assert_eq!(state["remaining"]["epsilon"], 0.0);
+    let out = disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --dataset pts --epsilon 2",
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("lowered, not raised"), "{stderr}");
+    let refused = disguise(&dir).args(words(SELECT)).output().unwrap();
+    assert_eq!(refused.status.code(), Some(3));
+    assert!(refused.stdout.is_empty());
+    assert_eq!(show(&dir)["releases"].as_array().unwrap().len(), 1);
 }

@@ -18,6 +18,7 @@ mod histogram;
 mod hypothesis;
 mod itemsets;
 mod ledger;
+mod neighbours;
 mod sample;
 mod schema;
 mod select;

@@ -5,7 +5,8 @@
 use crate::common;
 
 use common::{
-    StdoutOk, dir_with, disguise, floats, help, indices, json, one_line_error, with_defaults, words,
+    StdoutOk, dir_with, disguise, fails_after_reservation, floats, help, indices, init_ledger,
+    json, ledger_releases, one_line_error, with_defaults, words,
 };
 use std::path::PathBuf;
 
@@ -29,12 +30,20 @@ fn max_picks_the_greedy_optimum_with_exact_utilities() {
     let out = disguise(&dir)
         .args(square_args())
         .args(["--k", "3", "--mechanism", "max", "--format", "json"])
+        .arg("--diagnostics")
         .stdout_ok();
     let doc = json(&out);
     assert_eq!(indices(&doc["selected"]), vec![0, 3, 2], "{doc}");
     assert_eq!(doc["names"], serde_json::json!(["A", "D", "C"]));
-    assert_eq!(floats(&doc["values"]), vec![3.0, 5.0, 6.0]);
-    assert_eq!(floats(&doc["utility"]), vec![0.5, 5.0 / 6.0, 1.0]);
+    // The exact values are diagnostics: under `not_private` only.
+    assert!(
+        doc.get("values").is_none() && doc.get("utility").is_none(),
+        "{doc}"
+    );
+    let exact = &doc["not_private"];
+    assert_eq!(floats(&exact["values"]), vec![3.0, 5.0, 6.0]);
+    assert_eq!(floats(&exact["utility"]), vec![0.5, 5.0 / 6.0, 1.0]);
+    assert_eq!(exact["final_utility"], 1.0);
     assert!(doc["guarantee"].is_null(), "{doc}");
     assert!(doc["per_round_epsilon"].is_null());
     assert_eq!(doc["normalizer"], 1.0);
@@ -50,6 +59,7 @@ fn table_output_states_the_lack_of_privacy_and_the_default_normaliser() {
     let out = disguise(&dir)
         .args(["select", "--points", "p.csv", "--candidates", "c.csv"])
         .args(["--x", "x", "--y", "y", "--k", "2", "--mechanism", "max"])
+        .arg("--diagnostics")
         .stdout_ok();
     let text = String::from_utf8(out).unwrap();
     // Printed for people: 20, not the debug form 20.0.
@@ -57,8 +67,9 @@ fn table_output_states_the_lack_of_privacy_and_the_default_normaliser() {
     assert!(text.contains("bounding box"), "{text}");
     assert!(text.contains("NOT private"), "{text}");
     assert!(text.contains("f(S)/n"), "{text}");
-    let a = text.find("  A  ").expect("A listed");
-    let d = text.find("  D  ").expect("D listed");
+    // The picks table names the picks, without their values.
+    let a = text.find("  A\n").expect("A listed");
+    let d = text.find("  D\n").expect("D listed");
     assert!(a < d, "A is picked before D:\n{text}");
 }
 
@@ -77,7 +88,11 @@ fn private_run_reports_budget_split_and_guarantee() {
         assert_eq!(selected.len(), 2, "{doc}");
         assert_ne!(selected[0], selected[1]);
         assert_eq!(doc["names"].as_array().unwrap().len(), 2);
-        assert_eq!(floats(&doc["utility"]).len(), 2);
+        // The picks' exact utilities are diagnostics, absent from the release.
+        for key in ["values", "utility", "final_utility", "not_private"] {
+            assert!(doc.get(key).is_none(), "{key} in {doc}");
+        }
+        assert_eq!(doc["unit"], "record");
         let e0 = doc["per_round_epsilon"].as_f64().unwrap();
         // Two rounds: every rule gives each at least ε/(2·…) and basic gives exactly ε/2;
         // no valid split can exceed ε per round.
@@ -166,26 +181,39 @@ fn trials_are_reproducible_across_thread_counts_and_summarised() {
             .stdout
             .clone()
     };
-    let one = run("1", &["--trials", "40"]);
-    let four = run("4", &["--trials", "40"]);
+    let one = run("1", &["--trials", "40", "--diagnostics"]);
+    let four = run("4", &["--trials", "40", "--diagnostics"]);
     assert_eq!(
         one, four,
         "a seeded run must not depend on the thread count"
     );
     let doc = json(&one);
+    // Without --diagnostics: the same picks, and nothing of the exact utilities.
+    let release = json(&run("4", &["--trials", "40"]));
+    assert_eq!(release["selected"], doc["selected"]);
+    for key in [
+        "final_utility",
+        "mean_utility",
+        "std_utility",
+        "utility",
+        "not_private",
+    ] {
+        assert!(release.get(key).is_none(), "{key} in {release}");
+    }
+    let exact = &doc["not_private"];
     assert_eq!(doc["trials"], 40);
     let selected = doc["selected"].as_array().unwrap();
     assert_eq!(selected.len(), 40);
     assert!(selected.iter().all(|s| s.as_array().unwrap().len() == 2));
     assert_eq!(doc["names"].as_array().unwrap().len(), 40);
-    let finals = floats(&doc["final_utility"]);
+    let finals = floats(&exact["final_utility"]);
     assert_eq!(finals.len(), 40);
     let mean = finals.iter().sum::<f64>() / 40.0;
     let var = finals.iter().map(|u| (u - mean).powi(2)).sum::<f64>() / 39.0;
-    assert!((doc["mean_utility"].as_f64().unwrap() - mean).abs() < 1e-12);
-    assert!((doc["std_utility"].as_f64().unwrap() - var.sqrt()).abs() < 1e-12);
+    assert!((exact["mean_utility"].as_f64().unwrap() - mean).abs() < 1e-12);
+    assert!((exact["std_utility"].as_f64().unwrap() - var.sqrt()).abs() < 1e-12);
     // Per-trial utilities end in the final utility.
-    for (u, f) in doc["utility"].as_array().unwrap().iter().zip(&finals) {
+    for (u, f) in exact["utility"].as_array().unwrap().iter().zip(&finals) {
         assert_eq!(floats(u).last().unwrap(), f);
     }
     // With ε = 0.5 over 2 rounds on these scores the picks vary between trials (the
@@ -195,6 +223,8 @@ fn trials_are_reproducible_across_thread_counts_and_summarised() {
     let single = json(&run("2", &[]));
     assert_eq!(single["selected"], selected[0]);
     assert!(single.get("mean_utility").is_none());
+    let single = json(&run("2", &["--diagnostics"]));
+    assert!(single["not_private"].get("mean_utility").is_none());
 }
 
 #[test]
@@ -203,15 +233,31 @@ fn csv_output_has_one_row_per_pick() {
     let out = disguise(&dir)
         .args(square_args())
         .args(["--k", "2", "--mechanism", "max", "--format", "csv"])
+        .arg("--diagnostics")
         .stdout_ok();
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "trial,pick,index,name,value,utility,per_round_epsilon,epsilon,delta,rule"
+        "trial,pick,index,name,not_private_value,not_private_utility,per_round_epsilon,epsilon,\
+         delta,rule"
     );
     assert_eq!(lines[1], "1,1,0,A,3.0,0.5,,,,");
     assert_eq!(lines[2], "1,2,3,D,5.0,0.8333333333333334,,,,");
+    assert_eq!(lines.len(), 3);
+    // A private release's rows: the picks and the guarantee, no exact value.
+    let out = disguise(&dir)
+        .args(square_args())
+        .args(words("--k 2 --epsilon 100 --seed 1 --format csv"))
+        .stdout_ok();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "trial,pick,index,name,per_round_epsilon,epsilon,delta,rule"
+    );
+    assert_eq!(lines[1], "1,1,0,A,50.0,100.0,0.0,basic");
+    assert_eq!(lines[2], "1,2,3,D,50.0,100.0,0.0,basic");
     assert_eq!(lines.len(), 3);
 }
 
@@ -232,7 +278,9 @@ fn quoted_crlf_files_and_names_with_commas() {
     );
     let out = disguise(&dir)
         .args(["select", "--points", "p.csv", "--candidates", "c.csv"])
-        .args(words("--lat Lat --lon Lon --k 1 --mechanism max"))
+        .args(words(
+            "--lat Lat --lon Lon --k 1 --mechanism max --diagnostics",
+        ))
         .args(["--metric", "haversine", "--format", "json"])
         .stdout_ok();
     let doc = json(&out);
@@ -257,7 +305,7 @@ fn partition_constraint_limits_each_group() {
     let out = disguise(&dir)
         .args(square_args())
         .args(["--mechanism", "max", "--constraint", "partition:groups.csv"])
-        .args(["--format", "json"])
+        .args(["--format", "json", "--diagnostics"])
         .stdout_ok();
     let doc = json(&out);
     // Without --k the constraint's rank (1 + 2 = 3) is the number of picks.
@@ -267,7 +315,7 @@ fn partition_constraint_limits_each_group() {
     let out = disguise(&dir)
         .args(square_args())
         .args(["--mechanism", "max", "--constraint", "partition:groups.csv"])
-        .args(["--k", "2", "--format", "json"])
+        .args(["--k", "2", "--format", "json", "--diagnostics"])
         .stdout_ok();
     assert_eq!(indices(&json(&out)["selected"]), vec![0, 2]);
 }
@@ -389,6 +437,7 @@ fn reader_edge_cases_name_file_line_and_column() {
         disguise(&dir)
             .args(&args)
             .args(["--k", "2", "--mechanism", "max", "--format", "json"])
+            .arg("--diagnostics")
             .assert()
             .success()
             .get_output()
@@ -412,7 +461,7 @@ fn reader_edge_cases_name_file_line_and_column() {
     ] {
         let mut args = square_args();
         args[2] = file;
-        args.extend(["--k", "2", "--mechanism", "max"]);
+        args.extend(["--k", "2", "--mechanism", "max", "--diagnostics"]);
         let err = one_line_error(&dir, &args, needle);
         assert!(err.len() < 300, "{} bytes of error", err.len());
     }
@@ -478,12 +527,12 @@ fn a_cost_per_location_makes_the_objective_non_monotone() {
     let out = disguise(&dir)
         .args(square_args())
         .args(words(
-            "--k 3 --cost 1.5 --mechanism max --format json --algorithm greedy",
+            "--k 3 --cost 1.5 --mechanism max --format json --algorithm greedy --diagnostics",
         ))
         .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["names"], serde_json::json!(["A", "D", "C"]), "{doc}");
-    assert_eq!(floats(&doc["values"]), vec![1.5, 2.0, 1.5]);
+    assert_eq!(floats(&doc["not_private"]["values"]), vec![1.5, 2.0, 1.5]);
     assert_eq!(doc["cost"], 1.5);
     assert_eq!(doc["objective"], "penalized");
     // Private greedy: no guarantee on a non-monotone objective, said on stderr even for CSV.
@@ -520,7 +569,7 @@ fn a_cost_per_location_makes_the_objective_non_monotone() {
     // Without a cost, no cost field.
     let out = disguise(&dir)
         .args(square_args())
-        .args(words("--k 1 --mechanism max --format json"))
+        .args(words("--k 1 --mechanism max --format json --diagnostics"))
         .stdout_ok();
     assert!(json(&out).get("cost").is_none());
     for (args, needle) in [
@@ -541,4 +590,93 @@ fn a_cost_per_location_makes_the_objective_non_monotone() {
         let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
         assert!(stderr.contains(needle), "{stderr}");
     }
+}
+
+#[test]
+fn max_without_diagnostics_is_refused_naming_diagnostics() {
+    let dir = square("max_refused");
+    let mut args = square_args();
+    args.extend(["--k", "2", "--mechanism", "max"]);
+    let err = one_line_error(&dir, &args, "--diagnostics");
+    assert!(err.contains("--mechanism max"), "{err}");
+    assert!(err.contains("not private"), "{err}");
+}
+
+#[test]
+fn a_misspelt_file_is_refused_before_anything_is_charged() {
+    let dir = square("misspelt");
+    init_ledger(&dir);
+    for (flag, file) in [("--points", "pts.csv"), ("--candidates", "cands.csv")] {
+        let mut args = with_defaults(
+            "select --points p.csv --candidates c.csv --x x --y y --k 2 --epsilon 1",
+            &[flag, file],
+        );
+        args.extend(words("--ledger b.ledger --dataset d"));
+        let err = one_line_error(&dir, &args, file);
+        assert!(!err.contains("charged"), "{err}");
+    }
+    assert_eq!(ledger_releases(&dir), Vec::<serde_json::Value>::new());
+}
+
+#[test]
+fn a_malformed_row_read_after_the_reservation_stays_charged_and_is_not_shown() {
+    let dir = square("malformed");
+    std::fs::write(dir.join("bad.csv"), "x,y\n0,0\n0,secret-cell\n").unwrap();
+    init_ledger(&dir);
+    let args = words(
+        "select --points bad.csv --candidates c.csv --x x --y y --k 2 --epsilon 1 \
+         --ledger b.ledger --dataset d",
+    );
+    let (plain, _) = fails_after_reservation(
+        &dir,
+        &args,
+        &["secret-cell", "bad.csv:3", "column 'y'", "not a number"],
+        "bad.csv:3:2: column 'y': not a number: \"secret-cell\"",
+    );
+    // What stays charged is said, and is what the ledger holds: both failed runs.
+    assert!(
+        plain.contains("of (ε = 1, δ = 0) stays charged to d in b.ledger"),
+        "{plain}"
+    );
+    assert_eq!(ledger_releases(&dir).len(), 2);
+}
+
+#[test]
+fn the_table_ends_with_the_diagnostics_only_when_asked_for() {
+    let dir = square("table_diagnostics");
+    let run = |extra: &[&str]| {
+        let out = disguise(&dir)
+            .args(square_args())
+            .args(words("--k 3 --epsilon 100 --seed 1"))
+            .args(extra)
+            .stdout_ok();
+        String::from_utf8(out).unwrap()
+    };
+    let release = run(&[]);
+    let shown = run(&["--diagnostics"]);
+    // At ε = 100 the picks are the greedy's: A (3 points), D (5), C (6 of 6).
+    let (a, d, c) = (
+        release.find("  A\n").expect("A"),
+        release.find("  D\n").expect("D"),
+        release.find("  C\n").expect("C"),
+    );
+    assert!(a < d && d < c, "{release}");
+    // The diagnostics come after the whole release, in a section of their own, last.
+    let rest = shown
+        .strip_prefix(release.as_str())
+        .unwrap_or_else(|| panic!("the release is not the start of:\n{shown}"));
+    let section = rest.trim_start_matches('\n');
+    assert!(section.starts_with("not private"), "{section}");
+    for line in [
+        "  values: 3.0, 5.0, 6.0",
+        "  utility: 0.5, 0.8333333333333334, 1.0",
+        "  final_utility: 1.0",
+    ] {
+        assert!(section.contains(line), "{line:?} not in:\n{section}");
+    }
+    // Without --diagnostics no number of that section appears.
+    for number in ["3.0", "5.0", "6.0", "0.5", "0.8333", "1.0"] {
+        assert!(!release.contains(number), "{number} in:\n{release}");
+    }
+    assert!(!release.contains("not private"), "{release}");
 }

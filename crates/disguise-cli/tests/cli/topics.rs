@@ -37,20 +37,34 @@ fn seeds_and_topics_that_reach_the_most_people() {
         "topics",
         &[("reach.txt", &reach()), ("seeds.txt", "ann bob cat dan\n")],
     );
-    let out = disguise(&dir)
-        .args(words(
-            "topics --reach reach.txt --candidates seeds.txt --types news,sport",
-        ))
-        .args(words("--k 2 --epsilon 10 --seed 1 --format json"))
-        .stdout_ok();
-    let doc = json(&out);
+    let run = |extra: &str| {
+        let out = disguise(&dir)
+            .args(words(
+                "topics --reach reach.txt --candidates seeds.txt --types news,sport",
+            ))
+            .args(words("--k 2 --epsilon 10 --seed 1 --format json"))
+            .args(words(extra))
+            .stdout_ok();
+        json(&out)
+    };
+    let doc = run("");
     assert_eq!(doc["objective"], "topic-coverage", "{doc}");
     assert_eq!(doc["records"], 300);
-    // zed:news on 28 lines, bob:cooking on 24.
-    assert_eq!(doc["dropped"], 28 + 24);
+    assert_eq!(doc["unit"], "record");
     assert_eq!(doc["names"], serde_json::json!(["ann", "bob"]), "{doc}");
     assert_eq!(doc["types"], serde_json::json!([0, 1]));
-    assert_eq!(doc["values"], serde_json::json!([120.0, 200.0]));
+    // What was left out and the people reached are counted on the data: diagnostics.
+    for key in ["dropped", "values", "not_private"] {
+        assert!(doc.get(key).is_none(), "{key} in {doc}");
+    }
+    let shown = run("--diagnostics");
+    assert_eq!(shown["names"], doc["names"], "{shown}");
+    // zed:news on 28 lines, bob:cooking on 24.
+    assert_eq!(shown["not_private"]["dropped"], 28 + 24, "{shown}");
+    assert_eq!(
+        shown["not_private"]["values"],
+        serde_json::json!([120.0, 200.0])
+    );
     let bound = doc["usefulness"]["bound"].as_str().unwrap();
     assert!(bound.contains("Theorem 5.3"), "{bound}");
     assert_eq!(doc["usefulness"]["vacuous"], false);
@@ -60,11 +74,17 @@ fn seeds_and_topics_that_reach_the_most_people() {
         .args(words(
             "topics --reach reach.txt --candidates seeds.txt --types news,sport",
         ))
-        .args(words("--k 2 --per-topic --mechanism max --format json"))
+        .args(words(
+            "--k 2 --per-topic --mechanism max --format json --diagnostics",
+        ))
         .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["objective"], "ad-allocation", "{doc}");
-    assert_eq!(doc["values"], serde_json::json!([120.0, 220.0]), "{doc}");
+    assert_eq!(
+        doc["not_private"]["values"],
+        serde_json::json!([120.0, 220.0]),
+        "{doc}"
+    );
 }
 
 #[test]

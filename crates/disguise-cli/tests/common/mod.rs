@@ -192,3 +192,67 @@ pub fn histogram_rows(n: usize) -> String {
     }
     csv
 }
+
+/// Creates the budget ledger `b.ledger` in `dir`, with a default limit of ε = 100 for every
+/// data set.
+pub fn init_ledger(dir: &Path) {
+    disguise(dir)
+        .args(["ledger", "init", "b.ledger", "--default-limit", "100"])
+        .assert()
+        .success();
+}
+
+/// The releases recorded in `dir`'s `b.ledger` (`ledger show --format json`).
+pub fn ledger_releases(dir: &Path) -> Vec<serde_json::Value> {
+    let out = disguise(dir)
+        .args(["ledger", "show", "--ledger", "b.ledger", "--format", "json"])
+        .stdout_ok();
+    let doc = json(&out);
+    doc["releases"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no releases in {doc}"))
+        .clone()
+}
+
+/// Runs `disguise args…` (a release under a ledger) in `dir` twice, the second time with
+/// `--diagnostics`, both expected to fail after the ledger's reservation: each time exit
+/// code 2, nothing on stdout and one stderr line saying what stays charged. Without
+/// `--diagnostics` the line holds none of `hidden` (what the data held); with it, it holds
+/// `detail`. Returns both lines.
+pub fn fails_after_reservation(
+    dir: &Path,
+    args: &[&str],
+    hidden: &[&str],
+    detail: &str,
+) -> (String, String) {
+    let run = |extra: &[&str]| {
+        let out = disguise(dir)
+            .args(args)
+            .args(extra)
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{args:?}: one line: {err}"
+        );
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(err.contains("stays charged"), "{args:?}: {err}");
+        err
+    };
+    let plain = run(&[]);
+    for h in hidden {
+        assert!(!plain.contains(h), "{args:?}: {plain:?} shows {h:?}");
+    }
+    assert!(plain.contains("shown only with --diagnostics"), "{plain}");
+    let shown = run(&["--diagnostics"]);
+    assert!(
+        shown.contains(detail),
+        "{args:?}: {shown:?} lacks {detail:?}"
+    );
+    (plain, shown)
+}

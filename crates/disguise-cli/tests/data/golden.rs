@@ -69,7 +69,7 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "select_max",
-        args: "select {planar} --k 3 --mechanism max",
+        args: "select {planar} --k 3 --mechanism max --diagnostics",
         writes: &[],
     },
     Case {
@@ -219,7 +219,7 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "demo_data",
-        args: "demo --data pickups.csv --candidates spots.csv --k 2 --no-map",
+        args: "demo --data pickups.csv --candidates spots.csv --k 2 --no-map --diagnostics",
         writes: &[],
     },
     Case {

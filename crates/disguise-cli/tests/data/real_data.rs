@@ -84,10 +84,11 @@ fn real_data_landmarks_non_private_greedy() {
     let dir = dir_with("real_landmarks", &[]);
     let out = select_on(&dir, &points, &candidates)
         .args(["--k", "3", "--mechanism", "max", "--metric", "manhattan"])
-        .args(["--normalizer", "0.266", "--format", "json"])
+        .args(["--normalizer", "0.266", "--format", "json", "--diagnostics"])
         .stdout_ok();
     let doc = json(&out);
-    // The data README's sanity check (non-private greedy, m = 0.266, Manhattan metric).
+    // The data README's sanity check (non-private greedy, m = 0.266, Manhattan metric: a
+    // diagnostic run).
     let names: Vec<&str> = doc["names"]
         .as_array()
         .unwrap()
@@ -97,7 +98,8 @@ fn real_data_landmarks_non_private_greedy() {
     assert_eq!(names[0], "Empire State Building");
     assert_eq!(names[1], "Soho Grand Hotel");
     assert!(names[2].starts_with("Grand Army Plaza"), "{names:?}");
-    let u = floats(&doc["utility"]);
+    assert!(doc.get("utility").is_none(), "{doc}");
+    let u = floats(&doc["not_private"]["utility"]);
     assert!(
         u.windows(2).all(|w| w[0] <= w[1]) && u[2] <= 1.0 && u[0] > 0.5,
         "{u:?}"
@@ -129,6 +131,11 @@ fn real_data_full_april_file() {
     assert_eq!(indices(&doc["selected"]).len(), 5);
     assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 1.0);
     assert_eq!(doc["secure_rng"], true);
+    assert_eq!(doc["unit"], "record");
+    assert!(
+        doc.get("not_private").is_none() && doc.get("values").is_none(),
+        "{doc}"
+    );
     assert!(elapsed.as_secs_f64() < 20.0, "took {elapsed:?}");
 }
 
@@ -157,15 +164,18 @@ fn real_data_nhanes() {
     };
     // The README's sanity check: insulin_now has by far the highest mutual information with
     // diabetes (0.107 bits), then age_ge_45.
-    let doc = run(&["--k", "2", "--mechanism", "max"]);
+    let doc = run(&["--k", "2", "--mechanism", "max", "--diagnostics"]);
     assert_eq!(
         doc["names"],
         serde_json::json!(["insulin_now", "age_ge_45"])
     );
-    assert!((floats(&doc["values"])[0] - 0.107).abs() < 5e-4, "{doc}");
+    let exact = &doc["not_private"];
+    assert!((floats(&exact["values"])[0] - 0.107).abs() < 5e-4, "{doc}");
     assert_eq!(doc["records"], 17_698);
     assert_eq!(doc["features"].as_array().unwrap().len(), 23);
-    assert_eq!(doc["label_levels"], serde_json::json!(["0", "1"]));
+    // Without a schema the label's levels are read from the data: a diagnostic.
+    assert!(doc.get("label_levels").is_none(), "{doc}");
+    assert_eq!(exact["label_levels_seen"], serde_json::json!(["0", "1"]));
     // A private run with a generous budget, both objectives.
     for objective in ["mutual-information", "discernibility"] {
         let doc = run(&[
@@ -181,6 +191,7 @@ fn real_data_nhanes() {
         assert_eq!(doc["names"].as_array().unwrap().len(), 3);
         assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 1.0);
         assert_eq!(doc["secure_rng"], true);
+        assert!(doc.get("not_private").is_none(), "{doc}");
     }
 }
 

@@ -554,3 +554,97 @@ pub(crate) fn cost_words(spend: &Spend, limit: &Limit) -> String {
         )
     }
 }
+
+impl Charge {
+    /// Whether every part of this charge is at most `other`'s.
+    fn within(&self, other: &Charge) -> bool {
+        self.epsilon <= other.epsilon && self.delta <= other.delta && self.rho <= other.rho
+    }
+}
+
+/// Whether `actual`, alone, is charged at most what `reserved`, alone, is, in every view of
+/// [`Totals`]: the basic filter's (own guarantees, and the pure calls under a pure limit)
+/// and the zCDP filter's (ρ, and the part for approximate releases). Overflowing counts are
+/// not within.
+pub(crate) fn charged_within(reserved: &Spend, actual: &Spend) -> bool {
+    let alone = |spend: &Spend| {
+        let mut totals = Totals::default();
+        totals.add_spend(spend).ok().map(|()| totals)
+    };
+    let (Some(reserved), Some(actual)) = (alone(reserved), alone(actual)) else {
+        return false;
+    };
+    actual.all.within(&reserved.all)
+        && actual.pure.within(&reserved.pure)
+        && actual.zcdp.within(&reserved.zcdp)
+}
+
+/// Whether the calls `actual` (each group's count times `actual_runs`) are covered by the
+/// calls `reserved` (times `reserved_runs`): each call matched to a reserved call of the
+/// same kind whose cost is at least its own in every parameter (ε and δ, or ρ), no
+/// reserved call matched twice. A non-private call is never covered.
+///
+/// Within a kind, costs are pairs (a, b) — (ε, δ), or (ε or ρ, 0) — and the matching is
+/// the greedy one: the run's calls by decreasing a, each given the reserved call of least
+/// b ≥ its own among those with a at least its own. It finds a matching whenever one
+/// exists: the reserved calls available to a call are available to every later one (their
+/// a is at least the later call's too), and exchanging the call's choice for any other
+/// feasible one leaves every later call at least as well served.
+pub(crate) fn calls_covered(
+    reserved: &[(PrivacyCost, u64)],
+    reserved_runs: u64,
+    actual: &[(PrivacyCost, u64)],
+    actual_runs: u64,
+) -> bool {
+    /// (kind, a, b) of a cost; `None` for a non-private call.
+    fn key(cost: PrivacyCost) -> Option<(u8, f64, f64)> {
+        Some(match cost {
+            PrivacyCost::BoundedRange { epsilon } => (0, epsilon.get(), 0.0),
+            PrivacyCost::Pure { epsilon } => (1, epsilon.get(), 0.0),
+            PrivacyCost::Approximate { epsilon, delta } => (2, epsilon.get(), delta.get()),
+            PrivacyCost::Zcdp { rho } => (3, rho, 0.0),
+            PrivacyCost::NonPrivate => return None,
+        })
+    }
+    // (a, b, calls) of one kind, by decreasing a.
+    let of_kind = |calls: &[(PrivacyCost, u64)], runs: u64, kind: u8| {
+        let mut out: Vec<(f64, f64, u128)> = calls
+            .iter()
+            .filter_map(|&(cost, count)| {
+                let (k, a, b) = key(cost)?;
+                (k == kind).then_some((a, b, u128::from(count) * u128::from(runs)))
+            })
+            .collect();
+        out.sort_by(|x, y| y.0.total_cmp(&x.0));
+        out
+    };
+    if actual.iter().any(|&(cost, _)| key(cost).is_none()) {
+        return false;
+    }
+    for kind in 0..4 {
+        let wanted = of_kind(actual, actual_runs, kind);
+        let offered = of_kind(reserved, reserved_runs, kind);
+        // The reserved calls whose a is at least the current call's: (b, calls left).
+        let mut pool: Vec<(f64, u128)> = Vec::new();
+        let mut next = 0;
+        for (a, b, mut calls) in wanted {
+            while next < offered.len() && offered[next].0 >= a {
+                pool.push((offered[next].1, offered[next].2));
+                next += 1;
+            }
+            while calls > 0 {
+                let Some(slot) = pool
+                    .iter_mut()
+                    .filter(|(offered_b, left)| *left > 0 && *offered_b >= b)
+                    .min_by(|x, y| x.0.total_cmp(&y.0))
+                else {
+                    return false;
+                };
+                let taken = calls.min(slot.1);
+                slot.1 -= taken;
+                calls -= taken;
+            }
+        }
+    }
+    true
+}

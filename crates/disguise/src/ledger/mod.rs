@@ -8,13 +8,13 @@
 //! records every release:
 //!
 //! ```
-//! use disguise::ledger::{Ledger, Limit, Spend};
+//! use disguise::ledger::{Ledger, Limit, Spend, Unit};
 //! use disguise::privacy::{Guarantee, compose::Rule};
 //! # let dir = tempfile::tempdir().unwrap();
 //! # let path = dir.path().join("budget.ledger");
 //! let ledger = Ledger::create(&path)?;
 //! ledger.set_limit("adult", Limit::new(0.3, 0.0)?)?;
-//! let run = |epsilon| Spend::new(Guarantee { epsilon, delta: 0.0, rule: Rule::Single });
+//! let run = |epsilon| Spend::protecting(Unit::Record, Guarantee { epsilon, delta: 0.0, rule: Rule::Single });
 //! ledger.reserve("adult", &run(0.1))?;
 //! ledger.reserve("adult", &run(0.2))?; // 0.1 + 0.2 = 0.3 exactly: it fits
 //! let refused = ledger.reserve("adult", &run(0.1)).unwrap_err();
@@ -45,15 +45,20 @@
 //! theorems and their conditions; `docs/proofs/ledger-composition.md` the proofs). Within
 //! one release, whose parameters are fixed before its data is read, the accountant's best
 //! rule gives its own (ε, δ). A limit can be lowered after releases, not raised, and its
-//! filter cannot change then: a budget chosen after seeing outputs is not a filter's.
+//! filter cannot change then: a budget chosen after seeing outputs is not a filter's (each
+//! attempt is judged by the limit in force; the releases stay within the limit of the first
+//! one). After a run, a front end holds it to its reservation ([`within_reservation`]).
 //! Budgets are exact decimals: releases of ε = 0.1 and 0.2 fit a limit of 0.3.
 //!
 //! # Names
 //!
 //! A data set is named by the caller, never by its content (the ledger stores no hash of
 //! the data: a shared ledger must not let anyone test guesses about a record). Names are
-//! trimmed; a name that differs from an existing one only by case or white space is refused
-//! with a suggestion. A release into a data set without a limit is refused, unless the
+//! trimmed and stored as given; a name that a person would take for an existing one — the
+//! same in Unicode normalisation form KC once invisible (default-ignorable) characters,
+//! case and white space are set aside: `\u{feff}adult`, `adu\u{200b}lt`, `ＡＤＵＬＴ`, `Adult`
+//! beside `adult` — is refused with a suggestion, by every method that takes a name
+//! ([`check_name`]). A release into a data set without a limit is refused, unless the
 //! ledger has a default limit ([`Ledger::set_default_limit`]), which is then recorded as
 //! the data set's own.
 //!
@@ -77,8 +82,10 @@
 //! quick_check` fails), was written by a newer format, or stays locked past the timeout
 //! gives [`Error::Ledger`] and is not modified. Older formats are upgraded in place when
 //! opened, in one transaction: format 1 gets privacy units (`edge` for the releases whose
-//! command line ran `cut`), format 2 gets filters (`basic` for every limit) and loses its
-//! content-hash names (`sha256:…` data sets become `unnamed-1`, `unnamed-2`, …).
+//! command line ran `cut`), format 2 gets filters (`basic` for every limit), loses its
+//! content-hash names (`sha256:…` data sets become `unnamed-1`, `unnamed-2`, …), and each of
+//! its data sets with releases but no limit gets the limit of what they spent, which admits
+//! no further release (a limit chosen after seeing their outputs would not be a filter's).
 
 mod dataset;
 pub mod filter;
@@ -121,8 +128,18 @@ pub struct Spend {
 }
 
 impl Spend {
-    /// One run with guarantee `guarantee` (no calls known, secure, no command named).
-    pub fn new(guarantee: Guarantee) -> Self {
+    /// One run with guarantee `guarantee`, protecting `unit` (no calls known, secure, no
+    /// command named). Every spend names its unit: the one the release's report states
+    /// ([`Spends::spend`]), never a default, since a data set composes releases of one unit
+    /// only.
+    ///
+    /// ```
+    /// use disguise::ledger::{Spend, Unit};
+    /// use disguise::privacy::{Guarantee, compose::Rule};
+    /// let cut = Spend::protecting(Unit::Edge, Guarantee { epsilon: 1.0, delta: 0.0, rule: Rule::Basic });
+    /// assert_eq!((cut.unit, cut.runs), (Unit::Edge, 1));
+    /// ```
+    pub fn protecting(unit: Unit, guarantee: Guarantee) -> Self {
         Self {
             guarantee,
             runs: 1,
@@ -130,17 +147,26 @@ impl Spend {
             command: String::new(),
             mechanism: String::new(),
             secure: true,
-            unit: Unit::Record,
+            unit,
         }
     }
 
-    /// What a greedy run spends: its guarantee and the calls it composes; `None` when it
-    /// spent nothing (no planned call).
+    /// [`Spend::protecting`] one person's record ([`Unit::Record`]). Transitional: the
+    /// callers outside the ledger that still build a spend without naming its unit
+    /// (`task/synth.rs`, the Python `select_one`) move to [`Spend::protecting`], and this
+    /// constructor goes.
+    #[doc(hidden)]
+    pub fn new(guarantee: Guarantee) -> Self {
+        Self::protecting(Unit::Record, guarantee)
+    }
+
+    /// What a greedy run spends, for neighbours that differ in one `unit`: its guarantee
+    /// and the calls it composes; `None` when it spent nothing (no planned call).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] naming `mechanism` for a non-private run (the argmax),
     /// which no budget can account for.
-    pub fn of(solution: &Solution) -> Result<Option<Self>> {
+    pub fn of(solution: &Solution, unit: Unit) -> Result<Option<Self>> {
         if solution.planned_rounds == 0 {
             return Ok(None);
         }
@@ -151,7 +177,7 @@ impl Spend {
             calls: solution.calls.clone(),
             mechanism: solution.selector.to_string(),
             secure: solution.secure_rng,
-            ..Self::new(guarantee)
+            ..Self::protecting(unit, guarantee)
         }))
     }
 
@@ -330,28 +356,57 @@ impl Calls {
     }
 }
 
-/// Whether a run's guarantee `actual` is within the guarantee `planned` for it when its cost
-/// was reserved (compared as the decimals they print as, which is what was recorded). A
-/// task plans each run by the same accounting as the run, so a run beyond its plan is a
-/// bug, and a front end releases nothing then. A run without a guarantee (non-private)
-/// fits any plan; a plan without one admits no private run.
+/// Whether a run that reported `actual` is charged, by every filter a ledger applies, no
+/// more than the reservation made for it before its data was read, `reserved` — the check a
+/// front end makes after the run and before it releases anything. A task plans each run by
+/// the same accounting as the run, so a run beyond its reservation is a bug, and nothing is
+/// released then. Compared are what the filters charge (see [`filter`]), not only the
+/// guarantee:
+///
+/// * the unit its guarantee protects (the same);
+/// * runs × its own (ε, δ), as the decimals they print as (the basic filter);
+/// * runs × the basic composition of its pure calls, for a release reported with δ > 0
+///   (the basic filter under a pure limit);
+/// * runs × the ρ of its calls (or of its own pure guarantee), and the (ε, δ) of an
+///   approximate release (the zCDP filter and its part for approximate releases);
+/// * its recorded calls: each matched to a reserved call of the same kind whose cost is at
+///   least its own (ε and δ; ρ), no reserved call used twice (counts × runs), so that the
+///   run has no more calls, of no other kinds and no larger cost than were reserved.
+///
+/// A run that reports no calls (its report does not carry them) is held to its own
+/// guarantee, with the calls taken as reserved.
 ///
 /// ```
-/// use disguise::privacy::{Guarantee, compose::Rule};
-/// let g = |epsilon| Some(Guarantee { epsilon, delta: 0.0, rule: Rule::Basic });
-/// assert!(disguise::ledger::within_plan(g(1.0), g(0.5)));
-/// assert!(!disguise::ledger::within_plan(g(0.5), g(1.0)));
-/// assert!(disguise::ledger::within_plan(None, None) && !disguise::ledger::within_plan(None, g(1.0)));
+/// use disguise::ledger::{Spend, Unit, within_reservation};
+/// use disguise::privacy::{Epsilon, Guarantee, PrivacyCost, compose::Rule};
+/// let spend = |epsilon: f64, calls: u64, each: f64| Spend {
+///     calls: vec![(PrivacyCost::BoundedRange { epsilon: Epsilon::new(each).unwrap() }, calls)],
+///     ..Spend::protecting(Unit::Record, Guarantee { epsilon, delta: 1e-6, rule: Rule::Zcdp })
+/// };
+/// let reserved = spend(1.0, 10, 0.1);
+/// assert!(within_reservation(&reserved, &spend(1.0, 10, 0.1)));
+/// assert!(within_reservation(&reserved, &spend(0.9, 9, 0.1)));
+/// // The same guarantee, but calls that cost more ρ than were reserved: refused.
+/// assert!(!within_reservation(&reserved, &spend(1.0, 10, 0.2)));
+/// assert!(!within_reservation(&reserved, &spend(1.0, 11, 0.1)));
+/// assert!(!within_reservation(&reserved, &spend(1.0, 10, 0.1).unit(Unit::Edge)));
 /// ```
-pub fn within_plan(planned: Option<Guarantee>, actual: Option<Guarantee>) -> bool {
-    use crate::numeric::decimal::shortest;
-    match (planned, actual) {
-        (Some(p), Some(a)) => {
-            shortest(a.epsilon) <= shortest(p.epsilon) && shortest(a.delta) <= shortest(p.delta)
-        }
-        (_, None) => true,
-        (None, Some(_)) => false,
+pub fn within_reservation(reserved: &Spend, actual: &Spend) -> bool {
+    if actual.unit != reserved.unit {
+        return false;
     }
+    let unreported;
+    let actual = if actual.calls.is_empty() && !reserved.calls.is_empty() {
+        unreported = Spend {
+            calls: reserved.calls.clone(),
+            ..actual.clone()
+        };
+        &unreported
+    } else {
+        actual
+    };
+    filter::charged_within(reserved, actual)
+        && filter::calls_covered(&reserved.calls, reserved.runs, &actual.calls, actual.runs)
 }
 
 /// A data set's state: its limit, what its releases have spent and what is left.

@@ -1,6 +1,7 @@
 //! What each report of the library spends: the trait [`Spends`] and its implementations.
+//! Every spend names the unit its report protects.
 
-use super::{Spend, non_private};
+use super::{Spend, Unit, non_private};
 use crate::error::{Error, Result};
 use crate::maximize::Solution;
 use crate::privacy::Guarantee;
@@ -8,22 +9,25 @@ use crate::privacy::compose::Rule;
 
 /// What a run returns that a ledger can charge ([`Ledger::charge`](super::Ledger::charge)).
 pub trait Spends {
-    /// What the run spent; `None` if it touched no data.
+    /// What the run spent, for the neighbour relation of its report's unit; `None` if it
+    /// touched no data.
     ///
     /// # Errors
     /// A non-private run ([`Error::InvalidParameter`] naming `mechanism`).
     fn spend(&self) -> Result<Option<Spend>>;
 }
 
+/// A solution of the library's algorithms on a set function of the caller's: record-level
+/// (one person's record replaced), as the algorithms' guarantees are stated.
 impl Spends for Solution {
     fn spend(&self) -> Result<Option<Spend>> {
-        Spend::of(self)
+        Spend::of(self, Unit::Record)
     }
 }
 
 impl Spends for crate::maximize::Assignment {
     fn spend(&self) -> Result<Option<Spend>> {
-        Spend::of(&self.solution)
+        Spend::of(&self.solution, Unit::Record)
     }
 }
 
@@ -35,23 +39,23 @@ impl Spends for crate::task::PrivacyReport {
         let Some(guarantee) = self.guarantee else {
             return Err(non_private());
         };
-        let mut spend = Spend::new(guarantee)
-            .secure(self.secure_rng)
-            .unit(self.unit);
-        spend.calls = self.calls.clone();
-        Ok(Some(spend))
+        Ok(Some(Spend {
+            calls: self.calls.clone(),
+            secure: self.secure_rng,
+            ..Spend::protecting(self.unit, guarantee)
+        }))
     }
 }
 
-/// The selection tasks' reports: their privacy report, mechanism, generator and the unit
-/// their guarantee protects.
+/// The selection tasks' reports: their privacy report (with the unit the task states),
+/// mechanism and generator.
 impl<P: crate::task::Params, C> Spends for crate::task::Report<P, C> {
     fn spend(&self) -> Result<Option<Spend>> {
         // The unit is the privacy report's, stated by the task.
-        Ok(self.privacy.spend()?.map(|s| {
-            s.mechanism(self.task.mechanism())
-                .secure(*self.secure_rng)
-        }))
+        Ok(self
+            .privacy
+            .spend()?
+            .map(|s| s.mechanism(self.task.mechanism()).secure(*self.secure_rng)))
     }
 }
 
@@ -65,7 +69,7 @@ impl Spends for crate::histogram::ProjectedHistogram {
             ));
         };
         Ok(Some(
-            Spend::new(guarantee)
+            Spend::protecting(Unit::Record, guarantee)
                 .mechanism("projected histogram (PRIVATEKD + thresholded Laplace)")
                 .secure(self.secure_rng),
         ))
@@ -75,7 +79,9 @@ impl Spends for crate::histogram::ProjectedHistogram {
 impl Spends for crate::apps::hypothesis::HypothesisSelection {
     fn spend(&self) -> Result<Option<Spend>> {
         match self.guarantee {
-            Some(g) => Ok(Some(Spend::new(g).secure(self.secure_rng))),
+            Some(g) => Ok(Some(
+                Spend::protecting(Unit::Record, g).secure(self.secure_rng),
+            )),
             None => Err(non_private()),
         }
     }
@@ -89,11 +95,14 @@ impl Spends for crate::apps::ItemsetRelease {
             self.selection_guarantee.rule
         };
         Ok(Some(
-            Spend::new(Guarantee {
-                epsilon: self.epsilon,
-                delta: self.delta,
-                rule,
-            })
+            Spend::protecting(
+                Unit::Record,
+                Guarantee {
+                    epsilon: self.epsilon,
+                    delta: self.delta,
+                    rule,
+                },
+            )
             .mechanism(self.mechanism)
             .secure(self.secure_rng),
         ))

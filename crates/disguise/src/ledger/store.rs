@@ -255,10 +255,11 @@ impl Ledger {
     /// Upgrades an older file to the current format, in one transaction (a no-op when
     /// another process did it first). Format 1 → 2: releases get their privacy unit,
     /// `record`, or `edge` for those whose command line ran `cut` (the only edge-level task
-    /// then). Format 2 → 3: limits get the basic filter, the default limit its table, and
-    /// data sets named by a hash of their content (`sha256:…`) are renamed `unnamed-1`,
+    /// then). Format 2 → 3: limits get the basic filter, the default limit its table, data
+    /// sets named by a hash of their content (`sha256:…`) are renamed `unnamed-1`,
     /// `unnamed-2`, … in the order of their first record, so that the file keeps no hash of
-    /// any data.
+    /// any data, and a data set with releases but no limit gets the limit of what it spent
+    /// ([`spent_limit`]), which admits no further release.
     fn upgrade(&self) -> Result<()> {
         let connection = self.lock();
         let fail = |e| self.fail("cannot upgrade the ledger to the current format", e);
@@ -348,6 +349,27 @@ impl Ledger {
                         .map_err(fail)?;
                 }
             }
+            // Older formats recorded releases without a limit. A limit chosen now, after
+            // their outputs were seen, would not be a privacy filter's: such a data set's
+            // limit is what it spent, so that it admits no further release.
+            let unlimited: Vec<String> = {
+                let mut statement = transaction
+                    .prepare(
+                        "SELECT DISTINCT dataset FROM releases WHERE dataset NOT IN \
+                         (SELECT dataset FROM limits) ORDER BY dataset",
+                    )
+                    .map_err(fail)?;
+                statement
+                    .query_map([], |r| r.get(0))
+                    .map_err(fail)?
+                    .collect::<rusqlite::Result<_>>()
+                    .map_err(fail)?
+            };
+            for dataset in unlimited {
+                let spent = self.totals_of(&transaction, &dataset)?;
+                insert_limit(&transaction, "limits", Some(&dataset), &spent_limit(&spent))
+                    .map_err(fail)?;
+            }
         }
         transaction
             .execute_batch(&format!("PRAGMA user_version = {FORMAT};"))
@@ -359,8 +381,10 @@ impl Ledger {
     /// the latest is in force. Before the data set's first release the limit may change
     /// freely; after it, only downwards and with the same filter, since a budget or a filter
     /// chosen after seeing outputs is not a privacy filter's (a limit below what is spent
-    /// refuses every further release). A new name alike to an existing one (case, white
-    /// space) is refused.
+    /// refuses every further release). A data set whose releases were recorded without a
+    /// limit (by an older format: the upgrade gives it the limit of what it spent) takes no
+    /// limit. A new name alike to an existing one ([`check_name`](super::check_name)) is
+    /// refused.
     ///
     /// # Errors
     /// An invalid name or limit, a name alike to another, or a change the releases forbid
@@ -381,8 +405,12 @@ impl Ledger {
                 |r| r.get(0),
             )
             .map_err(fail)?;
+        let current = limit_of(&transaction, dataset).map_err(fail)?;
+        if releases > 0 && current.is_none() {
+            return Err(unlimited_releases(dataset));
+        }
         if releases > 0
-            && let Some(current) = limit_of(&transaction, dataset).map_err(fail)?
+            && let Some(current) = current
         {
             if current.filter != limit.filter {
                 return Err(Error::param(
@@ -445,13 +473,16 @@ impl Ledger {
         read_limit(&connection, "default_limit", None).map_err(|e| self.fail("cannot read", e))
     }
 
-    /// The limit in force for `dataset`, if any.
+    /// The limit in force for `dataset` (its name trimmed), if any.
     ///
     /// # Errors
-    /// [`Error::Ledger`].
+    /// An invalid name, or a name alike to another ([`Error::InvalidParameter`] naming
+    /// `dataset`); [`Error::Ledger`].
     pub fn limit(&self, dataset: &str) -> Result<Option<Limit>> {
+        let dataset = dataset.trim();
         let connection = self.lock();
-        limit_of(&connection, dataset.trim()).map_err(|e| self.fail("cannot read", e))
+        self.check_alike(&connection, dataset)?;
+        limit_of(&connection, dataset).map_err(|e| self.fail("cannot read", e))
     }
 
     /// Records `spend` on `dataset` (its name trimmed) if the data set's limit admits it, in
@@ -493,6 +524,9 @@ impl Ledger {
         }
         let limit = match limit_of(&transaction, dataset).map_err(fail)? {
             Some(limit) => limit,
+            None if self.has_releases(&transaction, dataset)? => {
+                return Err(unlimited_releases(dataset));
+            }
             None => match read_limit(&transaction, "default_limit", None).map_err(fail)? {
                 // The default becomes the data set's own, recorded with this release.
                 Some(default) => {
@@ -572,9 +606,10 @@ impl Ledger {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] naming `dataset` when no data set has that name, with the
-    /// name alike to it (case, white space) if there is one; [`Error::Ledger`].
+    /// name alike to it ([`check_name`](super::check_name)) if there is one;
+    /// [`Error::Ledger`].
     pub fn resolve(&self, name: &str) -> Result<String> {
-        let name = super::check_name(name)?;
+        let name = name.trim();
         let connection = self.lock();
         self.check_alike(&connection, name)?;
         let known: bool = connection
@@ -594,8 +629,11 @@ impl Ledger {
         Ok(name.to_string())
     }
 
-    /// Refuses `dataset` when it does not exist but a name alike to it (case, white space)
-    /// does.
+    /// Accepts `dataset` (trimmed) when the ledger holds it as it is — whatever it looks
+    /// like: an older ledger's name with a byte order mark is found by that name, and its
+    /// look-alikes are refused —; otherwise checks it ([`check_name`](super::check_name))
+    /// and refuses it when a name alike to it exists: the same [`likeness`] (case, white
+    /// space, invisible characters, Unicode spelling).
     fn check_alike(&self, connection: &Connection, dataset: &str) -> Result<()> {
         let fail = |e| self.fail("cannot read the data sets", e);
         let exists: bool = connection
@@ -609,6 +647,7 @@ impl Ledger {
         if exists {
             return Ok(());
         }
+        super::check_name(dataset)?;
         let key = likeness(dataset);
         let mut statement = connection
             .prepare("SELECT dataset FROM limits UNION SELECT dataset FROM releases ORDER BY 1")
@@ -628,9 +667,10 @@ impl Ledger {
     /// Reserves what a request plans to spend — `planned`, its plan from public parameters
     /// (e.g. [`Select::plan`](crate::task::Select::plan)) — **before** the data is read, then
     /// runs `release` with the generator `rng` (recorded as secure or not) and returns its
-    /// result. A run that fails after the reservation stays charged. The result is held to
-    /// its plan: a run that reports a guarantee beyond what was reserved (a bug) returns an
-    /// error, not its result.
+    /// result. The reservation is the plan's spend, at the unit the plan states. A run that
+    /// fails after the reservation stays charged. The result is held to its plan: a run
+    /// that the filters would charge more than was reserved ([`super::within_reservation`]:
+    /// its guarantee, its calls, its unit — a bug) returns an error, not its result.
     ///
     /// ```
     /// use disguise::ledger::{Ledger, Limit};
@@ -656,7 +696,8 @@ impl Ledger {
     ///
     /// # Errors
     /// Those of [`Ledger::reserve`] (nothing runs; a non-private plan is refused), then the
-    /// run's, then [`Error::InvalidParameter`] naming `ledger` for a run beyond its plan.
+    /// run's, then [`Error::InvalidParameter`] naming `ledger` (an internal error) for a run
+    /// beyond its plan.
     pub fn charge<P: Spends, T: Spends>(
         &self,
         dataset: &str,
@@ -676,21 +717,32 @@ impl Ledger {
         }
         let result = release(rng)?;
         if let Some(actual) = result.spend()? {
-            use crate::numeric::decimal::shortest;
-            let fits = planned.as_ref().is_some_and(|p| {
-                shortest(actual.guarantee.epsilon)
-                    * crate::numeric::decimal::Exact::from_integer(actual.runs.into())
-                    <= shortest(p.guarantee.epsilon)
-                        * crate::numeric::decimal::Exact::from_integer(p.runs.into())
-                    && shortest(actual.guarantee.delta) <= shortest(p.guarantee.delta)
-            });
+            let fits = planned
+                .as_ref()
+                .is_some_and(|p| super::within_reservation(p, &actual));
             if !fits {
                 return Err(Error::param(
                     "ledger",
                     format!(
-                        "the run's guarantee (ε = {}, δ = {}) exceeds what was reserved for \
-                         it; its result is not returned (a bug: please report it)",
-                        actual.guarantee.epsilon, actual.guarantee.delta
+                        "internal error: the run spends more than was reserved for it (ε = \
+                         {}, δ = {}, {} {}-level, calls {:?}; reserved: {}); its result is \
+                         not returned (a bug: please report it)",
+                        typed(actual.guarantee.epsilon),
+                        typed(actual.guarantee.delta),
+                        display::thousands(actual.runs),
+                        actual.unit,
+                        actual.calls,
+                        planned.as_ref().map_or_else(
+                            || "nothing".to_string(),
+                            |p| format!(
+                                "ε = {}, δ = {}, {} {}-level, calls {:?}",
+                                typed(p.guarantee.epsilon),
+                                typed(p.guarantee.delta),
+                                display::thousands(p.runs),
+                                p.unit,
+                                p.calls
+                            )
+                        ),
                     ),
                 ));
             }
@@ -698,12 +750,18 @@ impl Ledger {
         Ok(result)
     }
 
-    /// The recorded releases, oldest first: of `dataset`, or of every data set.
+    /// The recorded releases, oldest first: of `dataset` (its name trimmed), or of every
+    /// data set.
     ///
     /// # Errors
-    /// [`Error::Ledger`].
+    /// An invalid name, or a name alike to another ([`Error::InvalidParameter`] naming
+    /// `dataset`); [`Error::Ledger`].
     pub fn releases(&self, dataset: Option<&str>) -> Result<Vec<Release>> {
+        let dataset = dataset.map(str::trim);
         let connection = self.lock();
+        if let Some(dataset) = dataset {
+            self.check_alike(&connection, dataset)?;
+        }
         releases_of(&connection, dataset).map_err(|e| self.fail("cannot read", e))
     }
 
@@ -722,10 +780,12 @@ impl Ledger {
         read().map_err(|e| self.fail("cannot read", e))
     }
 
-    /// The state of `dataset`: its limit, what its releases spent and what is left.
+    /// The state of `dataset` (its name trimmed): its limit, what its releases spent and what
+    /// is left (none of either for a name the ledger does not hold).
     ///
     /// # Errors
-    /// [`Error::Ledger`].
+    /// An invalid name, or a name alike to another ([`Error::InvalidParameter`] naming
+    /// `dataset`); [`Error::Ledger`].
     pub fn status(&self, dataset: &str) -> Result<Status> {
         let dataset = dataset.trim();
         let connection = self.lock();
@@ -733,6 +793,7 @@ impl Ledger {
         let transaction =
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Deferred)
                 .map_err(|e| self.fail("cannot read", e))?;
+        self.check_alike(&transaction, dataset)?;
         let limit = limit_of(&transaction, dataset).map_err(|e| self.fail("cannot read", e))?;
         let totals = self.totals_of(&transaction, dataset)?;
         let unit = self.unit_of(&transaction, dataset)?;
@@ -908,6 +969,17 @@ impl Ledger {
         Ok(out)
     }
 
+    /// Whether `dataset` has a recorded release.
+    fn has_releases(&self, connection: &Connection, dataset: &str) -> Result<bool> {
+        connection
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM releases WHERE dataset = ?1)",
+                [dataset],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.fail("cannot read the recorded releases", e))
+    }
+
     /// The privacy unit of `dataset`'s releases (`None` before the first).
     fn unit_of(&self, connection: &Connection, dataset: &str) -> Result<Option<Unit>> {
         connection
@@ -934,6 +1006,35 @@ impl Ledger {
     fn fail(&self, what: &str, e: rusqlite::Error) -> Error {
         explain(&self.path, what, e, self.timeout)
     }
+}
+
+/// The limit of a data set whose releases an older format recorded without one: what they
+/// spent (by basic composition of their own guarantees), at most — so that the next
+/// release, whose ε is positive, does not fit. Its ε and δ are the largest decimals at or
+/// below the totals (δ below 1, ε at most the largest a limit takes).
+fn spent_limit(spent: &Totals) -> Limit {
+    use crate::numeric::decimal::carrier_down;
+    Limit {
+        epsilon: carrier_down(&spent.all.epsilon).min(crate::privacy::MAX_EPSILON),
+        delta: carrier_down(&spent.all.delta).min(1f64.next_down()),
+        filter: Filter::Basic,
+        approximate_epsilon: 0.0,
+        approximate_delta: 0.0,
+        rho: None,
+    }
+}
+
+/// The refusal of a limit, or of a release, on a data set whose releases were recorded
+/// without a limit.
+fn unlimited_releases(dataset: &str) -> Error {
+    Error::param(
+        "dataset",
+        format!(
+            "data set {dataset} has releases recorded without a limit (by an older ledger): a \
+             limit chosen after seeing their outputs is not a privacy filter's, so it takes \
+             none, and no further release"
+        ),
+    )
 }
 
 /// A recorded unit (the table's CHECK admits only these names).

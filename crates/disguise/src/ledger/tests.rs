@@ -1,6 +1,8 @@
 use super::filter::Totals;
 use super::*;
+use crate::numeric::decimal::{Exact, shortest};
 use crate::privacy::compose::Rule;
+use num_traits::{Signed, Zero};
 use std::path::PathBuf;
 
 fn fresh() -> (tempfile::TempDir, PathBuf, Ledger) {
@@ -18,13 +20,18 @@ fn g(epsilon: f64, delta: f64) -> Guarantee {
     }
 }
 
+/// One record-level run with guarantee `guarantee`.
+fn record(guarantee: Guarantee) -> Spend {
+    Spend::protecting(Unit::Record, guarantee)
+}
+
 fn eps(e: f64) -> Epsilon {
     Epsilon::new(e).unwrap()
 }
 
 /// A release of one exponential-mechanism call at ε.
 fn em(epsilon: f64) -> Spend {
-    let mut spend = Spend::new(g(epsilon, 0.0));
+    let mut spend = record(g(epsilon, 0.0));
     spend.calls = vec![(
         PrivacyCost::BoundedRange {
             epsilon: eps(epsilon),
@@ -40,7 +47,7 @@ fn a_limit_admits_releases_until_it_is_spent_and_nothing_is_recorded_when_refuse
     ledger
         .set_limit("d", Limit::new(1.0, 0.0).unwrap())
         .unwrap();
-    let spend = Spend::new(g(0.25, 0.0)).command("select --k 3");
+    let spend = record(g(0.25, 0.0)).command("select --k 3");
     for _ in 0..4 {
         ledger.reserve("d", &spend).unwrap();
     }
@@ -72,34 +79,34 @@ fn costs_that_add_up_exactly_to_the_limit_fit_and_what_is_left_prints_as_typed()
     ledger
         .set_limit("car", Limit::new(0.3, 0.0).unwrap())
         .unwrap();
-    ledger.reserve("car", &Spend::new(g(0.1, 0.0))).unwrap();
+    ledger.reserve("car", &record(g(0.1, 0.0))).unwrap();
     assert_eq!(
         ledger.status("car").unwrap().remaining.unwrap().epsilon,
         0.2
     );
-    ledger.reserve("car", &Spend::new(g(0.2, 0.0))).unwrap();
+    ledger.reserve("car", &record(g(0.2, 0.0))).unwrap();
     let status = ledger.status("car").unwrap();
     assert_eq!(status.spent.unwrap().epsilon, 0.3);
     assert_eq!(status.remaining.unwrap().epsilon, 0.0);
-    assert!(ledger.reserve("car", &Spend::new(g(1e-9, 0.0))).is_err());
+    assert!(ledger.reserve("car", &record(g(1e-9, 0.0))).is_err());
     // 3 × 0.5 + 0.4 + 0.1 against 2, with δ typed too.
     ledger
         .set_limit("nursery", Limit::new(2.0, 3e-6).unwrap())
         .unwrap();
     for (e, d) in [(0.5, 1e-6), (0.5, 1e-6), (0.5, 0.0), (0.4, 1e-6)] {
-        ledger.reserve("nursery", &Spend::new(g(e, d))).unwrap();
+        ledger.reserve("nursery", &record(g(e, d))).unwrap();
     }
     let left = ledger.status("nursery").unwrap().remaining.unwrap();
     assert_eq!((left.epsilon, left.delta), (0.1, 0.0));
-    ledger.reserve("nursery", &Spend::new(g(0.1, 0.0))).unwrap();
+    ledger.reserve("nursery", &record(g(0.1, 0.0))).unwrap();
     // The releases' runs multiply exactly too: 3 runs of 0.1.
     ledger
         .set_limit("runs", Limit::new(0.3, 0.0).unwrap())
         .unwrap();
     ledger
-        .reserve("runs", &Spend::new(g(0.1, 0.0)).runs(3))
+        .reserve("runs", &record(g(0.1, 0.0)).runs(3))
         .unwrap();
-    assert!(ledger.reserve("runs", &Spend::new(g(0.1, 0.0))).is_err());
+    assert!(ledger.reserve("runs", &record(g(0.1, 0.0))).is_err());
 }
 
 #[test]
@@ -109,7 +116,7 @@ fn a_pure_limit_adds_pure_releases_exactly_and_refuses_any_delta() {
         .set_limit("e", Limit::new(10.0, 0.0).unwrap())
         .unwrap();
     let err = ledger
-        .reserve("e", &Spend::new(g(0.1, 1e-9)))
+        .reserve("e", &record(g(0.1, 1e-9)))
         .unwrap_err()
         .to_string();
     assert!(err.contains("pure"), "{err}");
@@ -251,19 +258,19 @@ fn the_zcdp_filter_admits_many_small_releases_and_counts_their_calls_exactly() {
     // cost 5·0.01²/8, although the release's own ε is 0.05.
     let (_dir, _path, ledger) = fresh();
     ledger.set_limit("d", limit).unwrap();
-    let mut greedy = Spend::new(g(0.05, 0.0));
+    let mut greedy = record(g(0.05, 0.0));
     greedy.calls = vec![(PrivacyCost::BoundedRange { epsilon: eps(0.01) }, 5)];
     let receipt = ledger.reserve("d", &greedy.clone().runs(4)).unwrap();
     assert!((receipt.spent.rho.unwrap() - 20.0 * 0.0001 / 8.0).abs() < 1e-18);
     // Without recorded calls, a pure release costs ε²/2.
-    let receipt = ledger.reserve("d", &Spend::new(g(0.1, 0.0))).unwrap();
+    let receipt = ledger.reserve("d", &record(g(0.1, 0.0))).unwrap();
     assert!((receipt.spent.rho.unwrap() - 0.00025 - 0.005).abs() < 1e-15);
 }
 
 #[test]
 fn approximate_releases_under_zcdp_spend_their_own_part_by_basic_composition() {
     let lmm = |epsilon: f64, delta: f64| {
-        let mut spend = Spend::new(g(epsilon, delta));
+        let mut spend = record(g(epsilon, delta));
         spend.calls = vec![(
             PrivacyCost::Approximate {
                 epsilon: eps(epsilon),
@@ -369,7 +376,7 @@ fn adaptive_audit(
                 let mut t = Totals::default();
                 for (count, e) in [(s.0 + s.1, small), (s.2 + s.3, large)] {
                     for _ in 0..count {
-                        t.add_spend(&Spend::new(g(e, 0.0))).unwrap();
+                        t.add_spend(&record(g(e, 0.0))).unwrap();
                     }
                 }
                 t
@@ -384,7 +391,7 @@ fn adaptive_audit(
             let other = if state.4 { small } else { large };
             let choice = [preferred, other]
                 .into_iter()
-                .find(|&e| admit(&totals, &Spend::new(g(e, 0.0))));
+                .find(|&e| admit(&totals, &record(g(e, 0.0))));
             let Some(e) = choice else {
                 let loss = f64::from(state.0) * small - f64::from(state.1) * small
                     + f64::from(state.2) * large
@@ -515,7 +522,7 @@ fn a_corrupted_ledger_is_refused_and_not_modified() {
         ledger
             .reserve(
                 &format!("d{}", i % 7),
-                &Spend::new(g(0.1, 0.0)).command("x".repeat(200)),
+                &record(g(0.1, 0.0)).command("x".repeat(200)),
             )
             .unwrap();
     }
@@ -550,7 +557,7 @@ fn a_ledger_locked_by_another_writer_times_out_with_a_clear_error() {
         .unwrap();
     let started = std::time::Instant::now();
     let err = waiting
-        .reserve("d", &Spend::new(g(0.1, 0.0)))
+        .reserve("d", &record(g(0.1, 0.0)))
         .unwrap_err()
         .to_string();
     assert!(started.elapsed() >= std::time::Duration::from_millis(150));
@@ -559,7 +566,7 @@ fn a_ledger_locked_by_another_writer_times_out_with_a_clear_error() {
         "{err}"
     );
     holder.execute_batch("ROLLBACK;").unwrap();
-    waiting.reserve("d", &Spend::new(g(0.1, 0.0))).unwrap();
+    waiting.reserve("d", &record(g(0.1, 0.0))).unwrap();
 }
 
 #[test]
@@ -568,20 +575,16 @@ fn names_and_spends_are_validated() {
     ledger
         .set_default_limit(Some(Limit::new(100.0, 0.5).unwrap()))
         .unwrap();
-    assert!(ledger.reserve("", &Spend::new(g(0.1, 0.0))).is_err());
-    assert!(ledger.reserve("a\nb", &Spend::new(g(0.1, 0.0))).is_err());
+    assert!(ledger.reserve("", &record(g(0.1, 0.0))).is_err());
+    assert!(ledger.reserve("a\nb", &record(g(0.1, 0.0))).is_err());
     assert!(
         ledger
-            .reserve(&"x".repeat(300), &Spend::new(g(0.1, 0.0)))
+            .reserve(&"x".repeat(300), &record(g(0.1, 0.0)))
             .is_err()
     );
-    assert!(ledger.reserve("d", &Spend::new(g(f64::NAN, 0.0))).is_err());
-    assert!(ledger.reserve("d", &Spend::new(g(0.1, 1.0))).is_err());
-    assert!(
-        ledger
-            .reserve("d", &Spend::new(g(0.1, 0.0)).runs(0))
-            .is_err()
-    );
+    assert!(ledger.reserve("d", &record(g(f64::NAN, 0.0))).is_err());
+    assert!(ledger.reserve("d", &record(g(0.1, 1.0))).is_err());
+    assert!(ledger.reserve("d", &record(g(0.1, 0.0)).runs(0)).is_err());
     assert!(Limit::new(0.0, 0.0).is_err() && Limit::new(1.0, -1e-9).is_err());
     assert!(ledger.releases(None).unwrap().is_empty());
 }
@@ -616,7 +619,10 @@ fn a_real_selection_is_charged_its_guarantee_and_its_calls() {
     assert_eq!(r.calls.len(), 1);
     assert_eq!(r.calls[0].count, 2);
     assert_eq!(r.calls[0].kind, "bounded_range");
-    assert_eq!(Some(r.calls[0].epsilon), report.privacy.per_round_epsilon);
+    assert_eq!(
+        Some(r.calls[0].epsilon),
+        report.privacy.per_round_epsilon.map(|e| *e)
+    );
     // The argmax is refused before it runs, and not recorded.
     let argmax = Select::new(2).mechanism(crate::select::SelectorKind::Argmax);
     let plan = argmax.plan(candidates.len()).unwrap();
@@ -638,8 +644,8 @@ fn a_real_selection_is_charged_its_guarantee_and_its_calls() {
 #[test]
 fn releases_of_another_privacy_unit_are_refused_on_a_data_set_and_nothing_is_recorded() {
     let (_dir, _path, ledger) = fresh();
-    let people = Spend::new(g(0.5, 0.0));
-    let edges = Spend::new(g(0.5, 0.0)).unit(Unit::Edge);
+    let people = record(g(0.5, 0.0));
+    let edges = record(g(0.5, 0.0)).unit(Unit::Edge);
     ledger
         .set_default_limit(Some(Limit::new(100.0, 0.0).unwrap()))
         .unwrap();
@@ -761,10 +767,17 @@ fn a_format_1_ledger_is_upgraded_in_place_and_its_cut_releases_become_edge_level
     drop(ledger);
     let ledger = Ledger::open(&path).unwrap();
     ledger
-        .set_limit("p", Limit::new(1.0, 0.0).unwrap())
+        .set_limit("new", Limit::new(1.0, 0.0).unwrap())
         .unwrap();
-    ledger.reserve("p", &Spend::new(g(0.5, 0.0))).unwrap();
-    assert_eq!(ledger.releases(Some("p")).unwrap().len(), 2);
+    ledger.reserve("new", &record(g(0.5, 0.0))).unwrap();
+    assert_eq!(ledger.releases(Some("new")).unwrap()[0].unit, Unit::Record);
+    // `p` had a release and no limit: its limit is what it spent, and nothing more fits.
+    assert_eq!(
+        ledger.limit("p").unwrap(),
+        Some(Limit::new(0.5, 0.0).unwrap())
+    );
+    assert!(ledger.reserve("p", &record(g(0.5, 0.0))).is_err());
+    assert_eq!(ledger.releases(Some("p")).unwrap().len(), 1);
 }
 
 #[test]
@@ -832,4 +845,498 @@ fn a_format_2_ledger_gets_basic_filters_and_loses_its_content_hash_names() {
     ledger.reserve("adult", &em(0.5)).unwrap();
     assert!(ledger.reserve("adult", &em(0.5)).is_err());
     assert_eq!(ledger.integrity_check().unwrap(), "ok");
+}
+
+/// The refusal of a look-alike name: a parameter error naming `dataset` that suggests
+/// `existing`.
+fn assert_did_you_mean(result: Result<impl std::fmt::Debug>, existing: &str, what: &str) {
+    let err = result.unwrap_err();
+    let Error::InvalidParameter { name, reason } = &err else {
+        panic!("{what}: {err:?}");
+    };
+    assert_eq!(*name, "dataset", "{what}");
+    assert!(
+        reason.contains(&format!("did you mean {existing:?}")),
+        "{what}: {reason}"
+    );
+}
+
+#[test]
+fn invisible_characters_unicode_spellings_and_full_width_letters_are_look_alikes_refused_everywhere()
+ {
+    let (_dir, _path, ledger) = fresh();
+    ledger
+        .set_limit("adult", Limit::new(1.0, 0.0).unwrap())
+        .unwrap();
+    ledger
+        .set_limit("café", Limit::new(1.0, 0.0).unwrap())
+        .unwrap();
+    ledger.reserve("adult", &em(0.25)).unwrap();
+    for (alike, existing) in [
+        ("\u{feff}adult", "adult"),                            // byte order mark
+        ("adu\u{200b}lt", "adult"),                            // zero-width space
+        ("\u{ff41}\u{ff44}\u{ff55}\u{ff4c}\u{ff54}", "adult"), // full width
+        ("Adu\u{00ad}lt", "adult"),                            // soft hyphen, case
+        ("cafe\u{301}", "café"),                               // decomposed é
+        ("CAFE\u{301}", "café"),
+    ] {
+        assert_did_you_mean(ledger.reserve(alike, &em(0.25)), existing, alike);
+        assert_did_you_mean(
+            ledger.set_limit(alike, Limit::new(9.0, 0.0).unwrap()),
+            existing,
+            alike,
+        );
+        assert_did_you_mean(ledger.resolve(alike), existing, alike);
+        assert_did_you_mean(ledger.status(alike), existing, alike);
+        assert_did_you_mean(ledger.limit(alike), existing, alike);
+        assert_did_you_mean(ledger.overview(Some(alike)), existing, alike);
+        assert_did_you_mean(ledger.releases(Some(alike)), existing, alike);
+    }
+    // Nothing was recorded for them; a name of invisible characters only is empty.
+    assert_eq!(ledger.datasets().unwrap(), ["adult", "café"]);
+    assert_eq!(ledger.releases(None).unwrap().len(), 1);
+    for empty in ["\u{feff}", "\u{200b}\u{2060}"] {
+        let err = ledger.reserve(empty, &em(0.25)).unwrap_err().to_string();
+        assert!(err.contains("empty"), "{empty:?}: {err}");
+    }
+    // The names themselves still work, and an unknown name is no look-alike.
+    assert_eq!(ledger.status("adult").unwrap().releases, 1);
+    assert_eq!(ledger.resolve(" café ").unwrap(), "café");
+    assert_eq!(ledger.status("adults").unwrap().releases, 0);
+}
+
+#[test]
+fn an_older_ledgers_name_with_invisible_characters_is_itself_and_its_look_alikes_are_refused() {
+    let (_dir, path, ledger) = fresh();
+    drop(ledger);
+    // As an earlier version recorded them: names taken as given, invisible characters kept.
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        for name in ["\u{feff}adult", "zero\u{200b}width"] {
+            c.execute(
+                "INSERT INTO limits (dataset, time, epsilon, delta) VALUES (?1, 't', 1, 0)",
+                [name],
+            )
+            .unwrap();
+        }
+    }
+    let ledger = Ledger::open(&path).unwrap();
+    for (alike, existing) in [
+        ("adult", "\u{feff}adult"),
+        ("ADULT", "\u{feff}adult"),
+        ("\u{ff41}dult", "\u{feff}adult"),
+        ("zerowidth", "zero\u{200b}width"),
+        ("zero\u{2060}width", "zero\u{200b}width"),
+    ] {
+        assert_did_you_mean(ledger.reserve(alike, &em(0.25)), existing, alike);
+        assert_did_you_mean(
+            ledger.set_limit(alike, Limit::new(9.0, 0.0).unwrap()),
+            existing,
+            alike,
+        );
+        assert_did_you_mean(ledger.status(alike), existing, alike);
+        assert_did_you_mean(ledger.resolve(alike), existing, alike);
+    }
+    // Given exactly, the held name is itself.
+    ledger.reserve("\u{feff}adult", &em(0.25)).unwrap();
+    assert_eq!(ledger.status("\u{feff}adult").unwrap().releases, 1);
+    assert_eq!(ledger.datasets().unwrap().len(), 2);
+    // The overview of the whole ledger reads every held name.
+    assert_eq!(ledger.overview(None).unwrap().datasets.len(), 2);
+}
+
+#[test]
+fn a_spend_is_reserved_at_the_unit_its_plan_states_and_a_run_of_another_unit_is_refused() {
+    let (_dir, _path, ledger) = fresh();
+    ledger
+        .set_default_limit(Some(Limit::new(10.0, 0.0).unwrap()))
+        .unwrap();
+    let mut rng = crate::SecureRng::insecure_from_seed(1);
+    let edges = em(0.5).unit(Unit::Edge);
+    let run = ledger
+        .charge("g", "test", &edges, &mut rng, |_| Ok(edges.clone()))
+        .unwrap();
+    assert_eq!(run.unit, Unit::Edge);
+    assert_eq!(ledger.releases(Some("g")).unwrap()[0].unit, Unit::Edge);
+    // A run whose report protects another unit than its plan is not returned.
+    let err = ledger
+        .charge("g", "test", &edges, &mut rng, |_| Ok(em(0.5)))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("internal error") && err.contains("record-level"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_coverage_plan_on_a_friendship_graph_spends_at_the_edge_level() {
+    use crate::task::{CoverageInput, MaxCoverage, WithPrivacy};
+    let mut request = MaxCoverage::new(2).epsilon(1.0);
+    request.input = CoverageInput::Edges;
+    let plan = request.plan(5).unwrap();
+    assert_eq!(plan.spend().unwrap().unwrap().unit, Unit::Edge);
+    let plan = MaxCoverage::new(2).epsilon(1.0).plan(5).unwrap();
+    assert_eq!(plan.spend().unwrap().unwrap().unit, Unit::Record);
+}
+
+/// A release of `count` exponential-mechanism calls at ε₀ = `each`, reported as (ε, δ).
+fn calls_of(epsilon: f64, delta: f64, count: u64, each: f64) -> Spend {
+    Spend {
+        calls: vec![(PrivacyCost::BoundedRange { epsilon: eps(each) }, count)],
+        ..record(g(epsilon, delta))
+    }
+}
+
+#[test]
+fn a_run_whose_calls_cost_more_rho_than_reserved_is_refused_though_its_guarantee_matches() {
+    let (_dir, _path, ledger) = fresh();
+    ledger
+        .set_limit("d", Limit::zcdp(10.0, 1e-6).unwrap())
+        .unwrap();
+    let mut rng = crate::SecureRng::insecure_from_seed(2);
+    // Planned: 10 calls of 0.1, (1, 10⁻⁶) by zCDP. The run reports the same (ε, δ), but its
+    // calls are of 0.2: four times the ρ the zCDP filter charged.
+    let planned = calls_of(1.0, 1e-6, 10, 0.1);
+    let err = ledger
+        .charge("d", "test", &planned, &mut rng, |_| {
+            Ok(calls_of(1.0, 1e-6, 10, 0.2))
+        })
+        .unwrap_err();
+    let Error::InvalidParameter { name, reason } = &err else {
+        panic!("{err:?}");
+    };
+    assert_eq!(*name, "ledger");
+    assert!(reason.contains("internal error"), "{reason}");
+    // More calls than reserved, or of another kind, likewise; the run as planned is returned.
+    let more = |_: &mut crate::SecureRng| Ok(calls_of(1.0, 1e-6, 11, 0.1));
+    assert!(
+        ledger
+            .charge("d", "test", &planned, &mut rng, more)
+            .is_err()
+    );
+    let pure = |_: &mut crate::SecureRng| {
+        Ok(Spend {
+            calls: vec![(PrivacyCost::Pure { epsilon: eps(0.1) }, 10)],
+            ..record(g(1.0, 1e-6))
+        })
+    };
+    assert!(
+        ledger
+            .charge("d", "test", &planned, &mut rng, pure)
+            .is_err()
+    );
+    let same = |_: &mut crate::SecureRng| Ok(calls_of(1.0, 1e-6, 10, 0.1));
+    assert!(ledger.charge("d", "test", &planned, &mut rng, same).is_ok());
+    // Every attempt was reserved before it ran: a run that fails its check stays charged.
+    assert_eq!(ledger.releases(Some("d")).unwrap().len(), 4);
+}
+
+#[test]
+fn within_reservation_compares_what_every_filter_charges_and_matches_calls_by_kind_and_cost() {
+    let reserved = calls_of(1.0, 1e-6, 10, 0.1);
+    assert!(within_reservation(&reserved, &reserved));
+    assert!(within_reservation(&reserved, &calls_of(0.5, 1e-7, 5, 0.1)));
+    // Fewer calls of a smaller cost, a smaller guarantee: covered.
+    assert!(within_reservation(
+        &reserved,
+        &calls_of(1.0, 1e-6, 10, 0.05)
+    ));
+    // A larger ε or δ, ρ, count, or runs: not.
+    assert!(!within_reservation(
+        &reserved,
+        &calls_of(1.1, 1e-6, 10, 0.1)
+    ));
+    assert!(!within_reservation(
+        &reserved,
+        &calls_of(1.0, 2e-6, 10, 0.1)
+    ));
+    assert!(!within_reservation(
+        &reserved,
+        &calls_of(1.0, 1e-6, 10, 0.11)
+    ));
+    assert!(!within_reservation(
+        &reserved,
+        &calls_of(1.0, 1e-6, 10, 0.1).runs(2)
+    ));
+    assert!(within_reservation(
+        &reserved.clone().runs(2),
+        &calls_of(1.0, 1e-6, 20, 0.1)
+    ));
+    // A run that reports no calls is held to its guarantee, its calls taken as reserved.
+    assert!(within_reservation(&reserved, &record(g(1.0, 1e-6))));
+    assert!(!within_reservation(&reserved, &record(g(1.5, 1e-6))));
+    // But a run with calls where none were reserved is not covered.
+    assert!(!within_reservation(
+        &record(g(1.0, 1e-6)),
+        &calls_of(1.0, 1e-6, 10, 0.1)
+    ));
+    // Approximate calls are matched on ε and δ together: two reserved calls, (0.2, 10⁻⁹)
+    // and (0.1, 10⁻⁸), cover (0.1, 10⁻⁹) and (0.2, 10⁻⁹)? No: (0.2, 10⁻⁹) needs the first,
+    // then (0.1, 10⁻⁹) fits the second. And (0.15, 10⁻⁸) fits neither.
+    let lmm = |pairs: &[(f64, f64)]| Spend {
+        calls: pairs
+            .iter()
+            .map(|&(e, d)| {
+                (
+                    PrivacyCost::Approximate {
+                        epsilon: eps(e),
+                        delta: Delta::new(d).unwrap(),
+                    },
+                    1,
+                )
+            })
+            .collect(),
+        ..record(g(0.3, 1e-6))
+    };
+    let two = lmm(&[(0.2, 1e-9), (0.1, 1e-8)]);
+    assert!(within_reservation(&two, &lmm(&[(0.1, 1e-9), (0.2, 1e-9)])));
+    assert!(within_reservation(&two, &lmm(&[(0.1, 1e-8), (0.2, 1e-9)])));
+    assert!(!within_reservation(&two, &lmm(&[(0.15, 1e-8)])));
+    assert!(!within_reservation(&two, &lmm(&[(0.2, 1e-9), (0.2, 1e-9)])));
+    // The greedy needs the right reserved call when two fit: (0.1, 10⁻⁹) could take either,
+    // and must leave (0.2, 10⁻⁸) to the call that needs it.
+    let both = lmm(&[(0.2, 1e-8), (0.1, 1e-9)]);
+    assert!(within_reservation(&both, &lmm(&[(0.1, 1e-9), (0.2, 1e-8)])));
+    assert!(within_reservation(
+        &both,
+        &lmm(&[(0.05, 1e-9), (0.15, 1e-9)])
+    ));
+}
+
+/// An old ledger (format 2) holding releases on `old` without a limit, and on `kept` with
+/// its limit.
+fn format_2_with_releases_and_no_limit(path: &std::path::Path) {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.execute_batch(&format!(
+        "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 1; {FORMAT_1}"
+    ))
+    .unwrap();
+    c.execute_batch(
+        "ALTER TABLE releases ADD COLUMN unit TEXT NOT NULL DEFAULT 'record' \
+         CHECK (unit IN ('record', 'edge')); PRAGMA user_version = 2;",
+    )
+    .unwrap();
+    c.execute(
+        "INSERT INTO limits (dataset, time, epsilon, delta) VALUES ('kept', 't0', 1, 1e-6)",
+        [],
+    )
+    .unwrap();
+    for (dataset, epsilon, delta) in [
+        ("old", 0.1, 0.0),
+        ("kept", 0.25, 0.0),
+        ("old", 0.2, 1e-7),
+        ("old", 0.45, 0.0),
+    ] {
+        c.execute(
+            "INSERT INTO releases (dataset, time, command, mechanism, runs, epsilon, delta, \
+             rule, secure) VALUES (?1, 't', 'disguise select', 'em', 1, ?2, ?3, 'basic', 1)",
+            rusqlite::params![dataset, epsilon, delta],
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn an_older_data_set_with_releases_and_no_limit_gets_the_limit_it_spent_and_admits_no_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.ledger");
+    format_2_with_releases_and_no_limit(&path);
+    let ledger = Ledger::open(&path).unwrap();
+    // 0.1 + 0.2 + 0.45 = 0.75 and 10⁻⁷, exactly.
+    let limit = ledger.limit("old").unwrap().unwrap();
+    assert_eq!(
+        (limit.epsilon, limit.delta, limit.filter),
+        (0.75, 1e-7, Filter::Basic)
+    );
+    let status = ledger.status("old").unwrap();
+    let left = status.remaining.unwrap();
+    assert_eq!((left.epsilon, left.delta), (0.0, 0.0));
+    // No further release, even with a default limit in the ledger.
+    ledger
+        .set_default_limit(Some(Limit::new(100.0, 1e-3).unwrap()))
+        .unwrap();
+    let err = ledger.reserve("old", &em(0.01)).unwrap_err();
+    assert!(matches!(err, Error::BudgetExceeded { .. }), "{err:?}");
+    // Its limit cannot be raised: one line saying why.
+    let err = ledger
+        .set_limit("old", Limit::new(5.0, 1e-6).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("lowered, not raised") && !err.contains('\n'),
+        "{err}"
+    );
+    assert_eq!(ledger.releases(Some("old")).unwrap().len(), 3);
+    // A data set that had its limit keeps it.
+    let kept = ledger.limit("kept").unwrap().unwrap();
+    assert_eq!((kept.epsilon, kept.delta), (1.0, 1e-6));
+    ledger.reserve("kept", &em(0.5)).unwrap();
+    assert_eq!(ledger.integrity_check().unwrap(), "ok");
+}
+
+#[test]
+fn releases_recorded_without_a_limit_take_none_afterwards_nor_a_default() {
+    // A file of the current format whose releases have no limit (written by hand, or by a
+    // version between formats): refused both ways, with one line saying why.
+    let (_dir, path, ledger) = fresh();
+    drop(ledger);
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "INSERT INTO releases (dataset, time, command, mechanism, runs, epsilon, delta, \
+             rule, secure) VALUES ('d', 't', 'disguise select', 'em', 1, 0.5, 0, 'basic', 1)",
+            [],
+        )
+        .unwrap();
+    let ledger = Ledger::open(&path).unwrap();
+    let err = ledger
+        .set_limit("d", Limit::new(1.0, 0.0).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("without a limit")
+            && err.contains("after seeing their outputs")
+            && !err.contains('\n'),
+        "{err}"
+    );
+    ledger
+        .set_default_limit(Some(Limit::new(100.0, 0.0).unwrap()))
+        .unwrap();
+    let err = ledger.reserve("d", &em(0.1)).unwrap_err().to_string();
+    assert!(err.contains("without a limit"), "{err}");
+    assert_eq!(ledger.limit("d").unwrap(), None);
+    assert_eq!(ledger.releases(Some("d")).unwrap().len(), 1);
+}
+
+#[test]
+fn lowering_a_limits_delta_to_0_can_admit_a_release_the_original_limit_refuses() {
+    // Why "the lowered limit admits a subset of the original's" is false: under a pure
+    // limit a release reported with δ > 0 is charged the basic composition of its pure
+    // calls, not its own (ε, δ). Calls exact in binary, so the sums are exact.
+    let (_dir, _path, ledger) = fresh();
+    let original = Limit::new(1.0, 1e-6).unwrap();
+    ledger.set_limit("d", original).unwrap();
+    // 7 calls of 0.125 (Σ 0.875), reported (0.8, 10⁻⁶) by a rule for δ > 0.
+    let first = calls_of(0.8, 1e-6, 7, 0.125);
+    ledger.reserve("d", &first).unwrap();
+    let lowered = Limit::new(1.0, 0.0).unwrap();
+    ledger.set_limit("d", lowered).unwrap();
+    let second = calls_of(0.1, 1e-9, 1, 0.125);
+    ledger.reserve("d", &second).unwrap();
+    let mut both = Totals::default();
+    both.add_spend(&first).unwrap();
+    both.add_spend(&second).unwrap();
+    assert!(both.within(&lowered), "0.875 + 0.125 = 1, pure");
+    assert!(!both.within(&original), "δ: 10⁻⁶ + 10⁻⁹ > 10⁻⁶");
+}
+
+/// The charges one release alone gets: its own (ε, δ) times its runs, and its pure charge
+/// π (the basic filter's under a pure limit; `None` when it has none).
+fn own_and_pure(spend: &Spend) -> (Exact, Exact, Option<Exact>) {
+    let mut t = Totals::default();
+    t.add_spend(spend).unwrap();
+    let pure = t.pure.delta.is_zero().then_some(t.pure.epsilon);
+    (t.all.epsilon, t.all.delta, pure)
+}
+
+#[test]
+fn limits_lowered_during_an_adaptive_interaction_keep_its_releases_within_the_first_limit() {
+    // The argument of docs/proofs/ledger-composition.md ("Changing a limit"), on the file's
+    // own decisions: each admitted release i is charged gᵢ = (min(εᵢ, πᵢ), δᵢ) while the
+    // limit in force has δ > 0 and (πᵢ, 0) once it is pure (each a guarantee of release i,
+    // fixed before it runs), and whatever the lowerings, chosen from the outputs,
+    // G + max(Φ, 0) ≤ (ε₁, δ₁) after every step — G = Σ gᵢ, Φ what is left of the limit in
+    // force: (ε − min(Σεⱼ, Σπⱼ), δ − Σδⱼ), or (ε − Σπⱼ, 0) under a pure limit — so G stays
+    // within the first limit, and the basic filter's theorem, for any such charges, gives
+    // the transcript (ε₁, δ₁).
+    use rand_core::Rng;
+    let mut rng = crate::SecureRng::insecure_from_seed(5);
+    let mut pick = move |n: usize| (rng.next_u64() % n as u64) as usize;
+    let lmm = |epsilon: f64, delta: f64| Spend {
+        calls: vec![(
+            PrivacyCost::Approximate {
+                epsilon: eps(epsilon),
+                delta: Delta::new(delta).unwrap(),
+            },
+            1,
+        )],
+        ..record(g(epsilon, delta))
+    };
+    let first = Limit::new(1.0, 1e-6).unwrap();
+    let (e1, d1) = (shortest(first.epsilon), shortest(first.delta));
+    let mut switched = 0;
+    for _ in 0..60 {
+        let (_dir, _path, ledger) = fresh();
+        ledger.set_limit("d", first).unwrap();
+        let mut limit = first;
+        let mut totals = Totals::default();
+        let (mut g_eps, mut g_del) = (Exact::zero(), Exact::zero());
+        let potential = |t: &Totals, l: &Limit| -> (Exact, Exact) {
+            let pi = t.pure.delta.is_zero().then(|| t.pure.epsilon.clone());
+            if l.delta == 0.0 {
+                // No pure charge for some release: nothing more is admitted, Φ⁺ = 0.
+                let left = pi.map_or(Exact::zero(), |p| shortest(l.epsilon) - p);
+                (left, Exact::zero())
+            } else {
+                let b = match pi {
+                    Some(p) if p < t.all.epsilon => p,
+                    _ => t.all.epsilon.clone(),
+                };
+                (shortest(l.epsilon) - b, shortest(l.delta) - &t.all.delta)
+            }
+        };
+        let positive = |x: Exact| if x.is_positive() { x } else { Exact::zero() };
+        for _ in 0..40 {
+            if pick(5) == 0 {
+                // Lower the limit: ε to one of these at most the current one, δ kept, halved
+                // or 0.
+                let epsilon = [1.0f64, 0.875, 0.75, 0.5][pick(4)].min(limit.epsilon);
+                let delta = [limit.delta, limit.delta / 2.0, 0.0][pick(3)];
+                let lowered = Limit::new(epsilon, delta).unwrap();
+                let (before_e, before_d) = potential(&totals, &limit);
+                ledger.set_limit("d", lowered).unwrap();
+                if limit.delta > 0.0 && delta == 0.0 {
+                    switched += 1;
+                }
+                limit = lowered;
+                let (after_e, after_d) = potential(&totals, &limit);
+                assert!(positive(after_e) <= positive(before_e));
+                assert!(positive(after_d) <= positive(before_d));
+            }
+            let each = [0.0625, 0.125][pick(2)];
+            let k = 1 + pick(2) as u64;
+            let sum = each * k as f64;
+            let spend = match pick(4) {
+                0 => record(g(each, 0.0)),
+                // Reported below the calls' sum at δ > 0, or a hair above it (rounded up).
+                1 => calls_of(sum * 0.75, 1e-7, k, each),
+                2 => calls_of(sum + 1.0 / 1024.0, 2e-7, k, each),
+                _ => lmm(each, 1e-7),
+            };
+            let mut after = totals.clone();
+            after.add_spend(&spend).unwrap();
+            let admitted = ledger.reserve("d", &spend).is_ok();
+            assert_eq!(admitted, after.within(&limit));
+            if !admitted {
+                continue;
+            }
+            let (own_e, own_d, pi) = own_and_pure(&spend);
+            if limit.delta > 0.0 {
+                g_eps += match pi {
+                    Some(p) if p < own_e => p,
+                    _ => own_e,
+                };
+                g_del += own_d;
+            } else {
+                g_eps += pi.expect("a release admitted under a pure limit has a pure charge");
+            }
+            totals = after;
+            let (left_e, left_d) = potential(&totals, &limit);
+            assert!(!left_e.is_negative() && !left_d.is_negative());
+            assert!(&g_eps + left_e <= e1 && &g_del + left_d <= d1);
+        }
+        assert!(g_eps <= e1 && g_del <= d1);
+    }
+    assert!(switched > 10, "{switched}");
 }

@@ -15,6 +15,7 @@ use super::{
     Algorithm, Privacy, PrivacyReport, Reporting, Runnable, SelectorKind, Usefulness, WithPrivacy,
 };
 use crate::constraint::{Cardinality, Independence, Matroid};
+use crate::disclosure::{Diagnostic, Disclose, Public};
 use crate::error::{Error, Result};
 use crate::maximize::{Assignment, Procedure, k_submodular_greedy, k_submodular_subsample_greedy};
 use crate::names::Named;
@@ -23,7 +24,6 @@ use crate::objective::{
     Coverage, FacilityLocation, KSubmodularFunction, Metric, Normalizer, Separable, TopicCoverage,
     ad_allocation, k_type_facility_location,
 };
-use crate::disclosure::{Diagnostic, Disclose, Public};
 use crate::privacy::Unit;
 use serde::Serialize;
 

@@ -20,10 +20,10 @@ use super::{
     Algorithm, Privacy, PrivacyReport, Report, Reporting, Runnable, Usefulness, WithPrivacy,
 };
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
+use crate::disclosure::{Diagnostic, Disclose, Public};
 use crate::error::Result;
 use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
 use crate::names::Named;
-use crate::disclosure::{Diagnostic, Disclose, Public};
 use crate::noise::SecureRng;
 use crate::objective::{Coverage, SetFunction};
 use crate::privacy::Unit;
@@ -411,15 +411,15 @@ mod tests {
             .run(3, &covers, &mut SecureRng::insecure_from_seed(1))
             .unwrap();
         // Greedy: 0 (60), then 2 (25 new) beats 1 (10 new).
-        assert_eq!(report.choice.selected, [0, 2]);
-        assert_eq!(report.choice.values, [60.0, 85.0]);
+        assert_eq!(*report.choice.selected, [0, 2]);
+        assert_eq!(*report.choice.values.reveal(), [60.0, 85.0]);
         assert!(report.privacy.guarantee.is_none());
         let private = MaxCoverage::new(2).epsilon(20.0);
         let report = private
             .run(3, &covers, &mut SecureRng::insecure_from_seed(1))
             .unwrap();
         assert!(report.privacy.guarantee.unwrap().epsilon <= 20.0);
-        assert_eq!(report.choice.utility.len(), 2);
+        assert_eq!(report.choice.utility.reveal().len(), 2);
     }
 
     #[test]

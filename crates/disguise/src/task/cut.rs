@@ -24,10 +24,10 @@ use super::{
     Algorithm, Privacy, PrivacyReport, Report, Reporting, Runnable, Usefulness, WithPrivacy,
 };
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
+use crate::disclosure::{Diagnostic, Disclose, Public};
 use crate::error::Result;
 use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
 use crate::names::Named;
-use crate::disclosure::{Diagnostic, Disclose, Public};
 use crate::noise::SecureRng;
 use crate::objective::{GraphCut, SetFunction};
 use crate::privacy::Unit;
@@ -331,8 +331,8 @@ mod tests {
             .unwrap();
         assert_eq!(report.choice.selected.len(), 2);
         assert!(report.choice.selected.contains(&0) && report.choice.selected.contains(&1));
-        assert_eq!(report.choice.values, [10.0, 20.0]);
-        assert_eq!(report.choice.utility, [0.5, 1.0]);
+        assert_eq!(*report.choice.values.reveal(), [10.0, 20.0]);
+        assert_eq!(*report.choice.utility.reveal(), [0.5, 1.0]);
         assert!(report.privacy.guarantee.is_none());
     }
 
@@ -344,7 +344,7 @@ mod tests {
             .unwrap();
         assert!(report.privacy.guarantee.unwrap().epsilon <= 2.0 + 1e-12);
         // Every round's selector was calibrated to the value bound λ = 1.
-        assert!(report.privacy.rounds > 0);
+        assert!(*report.privacy.rounds > 0);
         let u = report.usefulness.unwrap();
         assert!(u.bound.contains("Theorem 4.1, non-monotone"), "{}", u.bound);
         assert!(u.bound.contains("λ = 1"), "{}", u.bound);
@@ -369,7 +369,7 @@ mod tests {
                 ..MaxCut::new(3).epsilon(2.0)
             };
             let objective = request.objective(22, &two_stars()).unwrap();
-            let prepared = request.prepare(&objective, 20).unwrap();
+            let prepared = request.prepare(&objective, 20, 20).unwrap();
             prepared.run(&mut SecureRng::insecure_from_seed(4)).unwrap()
         };
         for algorithm in [Algorithm::Subsample, Algorithm::Greedy] {
@@ -382,16 +382,38 @@ mod tests {
     }
 
     #[test]
-    fn the_bound_holds_at_most_the_public_records() {
+    fn the_bound_utility_and_estimate_use_the_public_records_only() {
         // 20 distinct edges read from 25 lines (repeats merged): the bound says f ≤ 25, the
-        // public number of records, not 20, which is a statistic of the data.
+        // public number of records, not 20, which is a statistic of the data; utilities and
+        // the estimate's sensitivity divide by 25 too.
         let request = MaxCut::new(2).epsilon(2.0);
         let objective = request.objective(22, &two_stars()).unwrap();
-        let prepared = request.prepare(&objective, 20).unwrap().with_records(25);
+        let prepared = request.prepare(&objective, 25, 20).unwrap();
         let s = prepared.run(&mut SecureRng::insecure_from_seed(4)).unwrap();
         let u = prepared.usefulness(&s).unwrap();
         assert!(u.bound.ends_with("f is at most 25"), "{}", u.bound);
-        assert_eq!(prepared.utility(10.0), 0.5);
+        assert_eq!(prepared.utility(10.0), 0.4);
+        let report = prepared.report(&s);
+        use crate::task::Params;
+        assert_eq!(report.task.utility_scale().unwrap().sensitivity, 1.0 / 25.0);
+        assert_eq!(*report.task.records, 25);
+        assert_eq!(*report.task.edges.reveal(), 20);
+        let json = serde_json::to_string(&report).unwrap();
+        assert!(!json.contains("\"edges\""), "{json}");
+    }
+
+    #[test]
+    fn a_graph_without_edges_releases_picks_over_zero_gains() {
+        // Every line a self-loop or an unknown vertex: a valid graph with no edges, whose
+        // release is the mechanism's picks (all gains 0), never an error.
+        let request = MaxCut::new(2).epsilon(1.0);
+        let objective = request.objective(5, &[]).unwrap();
+        let prepared = request.prepare(&objective, 7, 0).unwrap();
+        let s = prepared.run(&mut SecureRng::insecure_from_seed(5)).unwrap();
+        let report = prepared.report(&s);
+        assert!(report.choice.selected.len() <= 2);
+        assert!(report.privacy.guarantee.is_some());
+        assert_eq!(report.privacy.unit, Unit::Edge);
     }
 
     #[test]
@@ -406,11 +428,6 @@ mod tests {
             err.to_string(),
             "invalid k: 5 is larger than the number of vertices (3)"
         );
-        let err = MaxCut::new(1)
-            .epsilon(1.0)
-            .run(3, &[], &mut SecureRng::insecure_from_seed(1))
-            .unwrap_err();
-        assert_eq!(err.to_string(), "invalid edges: there are no edges");
         let err = MaxCut {
             algorithm: Algorithm::ContinuousGreedy,
             ..MaxCut::new(1).epsilon(1.0)

@@ -158,10 +158,11 @@ pub fn estimate_epsilon(
 /// let scale = UtilityScale::of(1.0, 10_000, 0.0, 1.0)?;
 /// let mut rng = SecureRng::from_os()?;
 /// let e = estimate_utility(0.87, &scale, Epsilon::new(0.1)?, &mut rng)?;
-/// assert!(e.epsilon <= 0.1 && e.noise_scale >= 1e-3);
-/// assert!(e.low <= e.estimate && e.estimate <= e.high && e.high <= 1.0);
+/// assert!(*e.epsilon <= 0.1 && *e.noise_scale >= 1e-3);
+/// let (low, estimate, high) = (*e.low, *e.estimate, *e.high);
+/// assert!(low <= estimate && estimate <= high && high <= 1.0);
 /// // b·ln 20 = 0.003: "0.87 ± 0.003" with probability 95 %.
-/// assert!(e.high - e.low <= 2.0 * 0.0031);
+/// assert!(high - low <= 2.0 * 0.0031);
 /// # Ok::<(), disguise::Error>(())
 /// ```
 ///
@@ -207,7 +208,7 @@ mod tests {
         let misses = (0..4000)
             .filter(|_| {
                 let e = estimate_utility(0.5, &scale, eps, &mut rng).unwrap();
-                !(e.low <= 0.5 && 0.5 <= e.high)
+                !(*e.low <= 0.5 && 0.5 <= *e.high)
             })
             .count();
         assert!((130..=270).contains(&misses), "{misses} misses of 4,000");
@@ -231,7 +232,8 @@ mod tests {
         let mut rng = SecureRng::insecure_from_seed(1);
         for _ in 0..200 {
             let e = estimate_utility(1.0, &scale, Epsilon::new(0.01).unwrap(), &mut rng).unwrap();
-            assert!(0.0 <= e.low && e.low <= e.estimate && e.estimate <= e.high && e.high <= 1.0);
+            let (low, estimate, high) = (*e.low, *e.estimate, *e.high);
+            assert!(0.0 <= low && low <= estimate && estimate <= high && high <= 1.0);
         }
         assert!(UtilityScale::of(1.0, 0, 0.0, 1.0).is_err());
     }

@@ -16,12 +16,12 @@ use super::{
 };
 use crate::constraint::{Cardinality, Independence};
 use crate::data::Codes;
+use crate::disclosure::{Diagnostic, Disclose, Public};
 use crate::error::{Error, Result};
 use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
 use crate::names::{Named, named_traits};
 use crate::noise::SecureRng;
 use crate::objective::{Discernibility, MutualInformation, SetFunction};
-use crate::disclosure::{Diagnostic, Disclose, Public};
 use crate::privacy::Unit;
 use serde::Serialize;
 use std::sync::Arc;
@@ -646,20 +646,17 @@ mod tests {
             .epsilon(50.0)
             .run(table(), &mut SecureRng::insecure_from_seed(2))
             .unwrap();
-        assert_eq!(report.choice.names.unwrap(), ["copy", "half"]);
+        assert_eq!(*report.choice.names.unwrap(), ["copy", "half"]);
         // The exact copy explains all of H(label).
-        assert!(
-            (report.choice.utility[0] - 1.0).abs() < 1e-9,
-            "{:?}",
-            report.choice.utility
-        );
+        let utility = report.choice.utility.reveal();
+        assert!((utility[0] - 1.0).abs() < 1e-9, "{utility:?}");
         let report = Features::new(1)
             .objective(FeatureObjective::Discernibility)
             .epsilon(50.0)
             .run(table(), &mut SecureRng::insecure_from_seed(2))
             .unwrap();
-        assert_eq!(report.choice.names.unwrap(), ["copy"]);
-        assert_eq!(report.choice.final_utility, 1.0);
+        assert_eq!(*report.choice.names.unwrap(), ["copy"]);
+        assert_eq!(*report.choice.final_utility.reveal(), 1.0);
     }
 
     #[test]
@@ -716,8 +713,11 @@ mod tests {
             (FeatureObjective::Discernibility, 200.0),
         ] {
             let request = Features::new(1).objective(objective).epsilon(1.0);
-            let prepared =
-                |labels: &Vec<u32>| request.prepare(with_labels(labels.clone())).unwrap();
+            // The 3 levels are public (a schema's).
+            let prepared = |labels: &Vec<u32>| {
+                let p = request.prepare(with_labels(labels.clone())).unwrap();
+                p.with_public_label_levels(3)
+            };
             let (a, b) = (prepared(&balanced), prepared(&skewed));
             assert_ne!(a.scale(), b.scale(), "{objective}: the data differ");
             assert_eq!(a.max_value(), max, "{objective}");
@@ -768,8 +768,26 @@ mod tests {
         let f = Features::new(1)
             .objective(FeatureObjective::Discernibility)
             .epsilon(1.0);
-        let p = f.prepare(table).unwrap();
-        assert_eq!(p.scale(), p.max_value());
+        let p = f.prepare(table).unwrap().with_public_label_levels(3);
+        assert_eq!(*p.scale().reveal(), p.max_value());
+    }
+
+    #[test]
+    fn without_public_levels_the_bound_allows_a_level_per_record() {
+        // Levels read from the data are a statistic of it: the bound then takes L = n, the
+        // most a data set of n records can have, the same for every data set.
+        let y: Vec<u32> = (0..8).map(|i| i % 2).collect();
+        let table = || FeatureTable {
+            names: vec!["key".into()],
+            columns: vec![y.clone().into()],
+            arities: vec![2],
+            labels: y.clone().into(),
+            label_levels: 2,
+        };
+        let mi = Features::new(1).epsilon(1.0);
+        assert_eq!(mi.prepare(table()).unwrap().max_value(), 3.0); // log₂ 8
+        let public = mi.prepare(table()).unwrap().with_public_label_levels(2);
+        assert_eq!(public.max_value(), 1.0);
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::apps::hypothesis::{
     HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, StumpClass, hypothesis_spend,
     select_hypothesis, table_columns,
 };
+use crate::disclosure::Public;
 use crate::error::{Error, Result};
 use crate::histogram::Table;
 use crate::names::Named;
@@ -20,7 +21,6 @@ use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
 use crate::select::SelectorKind;
 use crate::task::Usefulness;
-use crate::disclosure::Public;
 use serde::Serialize;
 
 /// A private hypothesis selection: the mechanism, the budget and the threshold grid.

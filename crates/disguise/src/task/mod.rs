@@ -82,6 +82,7 @@ pub use select::{
 pub use synth::{SYNTH_NEIGHBOURS, Synth, SynthRelease, SynthReport};
 pub use usefulness::Usefulness;
 
+use crate::disclosure::{Disclose, Public};
 use crate::error::{Error, Result};
 use crate::maximize::{Budget, Procedure, Solution};
 use crate::names::{Named, named_traits};
@@ -89,7 +90,6 @@ use crate::noise::SecureRng;
 use crate::privacy::compose::Rule;
 use crate::privacy::{Delta, Epsilon, Guarantee};
 use crate::select::SelectorKind;
-use crate::disclosure::{Disclose, Public};
 use rayon::prelude::*;
 use serde::Serialize;
 

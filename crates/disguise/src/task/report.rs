@@ -502,15 +502,27 @@ mod tests {
             "k",
             "selected",
             "names",
-            "values",
-            "utility",
-            "final_utility",
-            "gain_evaluations",
             "guarantee",
+            "unit",
             "secure_rng",
         ] {
             assert!(json.get(key).is_some(), "{key} missing from {json}");
         }
+        // The exact values are diagnostics: only under `not_private`, when asked for.
+        for key in ["values", "utility", "final_utility", "gain_evaluations"] {
+            assert!(json.get(key).is_none(), "{key} in {json}");
+        }
+        let shown = serde_json::to_value(crate::disclosure::shown(&report, true)).unwrap();
+        for key in ["values", "utility", "final_utility", "gain_evaluations"] {
+            assert!(
+                shown["not_private"].get(key).is_some(),
+                "{key} not in {shown}"
+            );
+        }
+        assert_eq!(
+            shown["not_private"]["values"],
+            serde_json::json!(report.choice.values.reveal())
+        );
         assert_eq!(json["records"], 4);
         assert_eq!(json["secure_rng"], false);
         let names = json["names"].as_array().unwrap();
@@ -534,6 +546,16 @@ mod tests {
         let names = ["a".to_string(), "b".to_string()];
         let report = prepared.report(&runs[0]).with_trials(trials.named(&names));
         let json = serde_json::to_value(&report).unwrap();
+        for key in [
+            "values",
+            "utility",
+            "final_utility",
+            "mean_utility",
+            "std_utility",
+        ] {
+            assert!(json.get(key).is_none(), "{key} in {json}");
+        }
+        let json = serde_json::to_value(crate::disclosure::shown(&report, true)).unwrap();
         assert_eq!(json["trials"], 3);
         let selected = json["selected"].as_array().unwrap();
         assert_eq!(selected.len(), 3);
@@ -541,12 +563,16 @@ mod tests {
             assert_eq!(selected[t], serde_json::json!(run.elements));
             let name = &names[run.elements[0]];
             assert_eq!(json["names"][t], serde_json::json!([name]));
-            assert_eq!(json["final_utility"][t], utility(run.value));
+            assert_eq!(json["not_private"]["final_utility"][t], utility(run.value));
+            assert_eq!(
+                json["not_private"]["values"][t],
+                serde_json::json!(run.values)
+            );
         }
         let finals: Vec<f64> = runs.iter().map(|r| utility(r.value)).collect();
         let (mean, std) = mean_std(&finals);
-        assert_eq!(json["mean_utility"], mean);
-        assert_eq!(json["std_utility"], std);
+        assert_eq!(json["not_private"]["mean_utility"], mean);
+        assert_eq!(json["not_private"]["std_utility"], std);
         // The memory a count needs grows with it, so a front end can refuse it first.
         assert!(Trials::bytes(1_000_000, 5, false) > Trials::bytes(1_000, 5, false));
         assert!(Trials::bytes(10, 5, true) > Trials::bytes(10, 5, false));

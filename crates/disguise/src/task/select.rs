@@ -17,6 +17,7 @@ use super::{
     Algorithm, Privacy, PrivacyReport, Report, Reporting, Runnable, Usefulness, WithPrivacy,
 };
 use crate::constraint::{Cardinality, Independence, Intersection, Matroid};
+use crate::disclosure::{Disclose, Public};
 use crate::error::{Error, Result};
 use crate::maximize::{
     ContinuousGreedy, Directions, Procedure, Solution, continuous_greedy, greedy, planned,
@@ -30,7 +31,6 @@ use crate::objective::{
     ClosedForm, FacilityLocation, FacilityMultilinear, GradientOracle, Metric, Normalizer,
     Penalized, SampledGradient, SetFunction,
 };
-use crate::disclosure::{Disclose, Public};
 use crate::privacy::Unit;
 use serde::Serialize;
 
@@ -52,8 +52,8 @@ use serde::Serialize;
 ///     .normalizer(6.0);
 /// let report = request.run(&points, &candidates, &mut SecureRng::insecure_from_seed(1))?;
 /// assert_eq!(report.privacy.composition, Some("basic"));
-/// assert_eq!(report.privacy.per_round_epsilon, Some(0.5));
-/// assert!(!report.secure_rng); // a seeded run protects no one
+/// assert_eq!(report.privacy.per_round_epsilon.map(|e| *e), Some(0.5));
+/// assert!(!*report.secure_rng); // a seeded run protects no one
 /// # Ok::<(), disguise::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -961,16 +961,16 @@ mod tests {
             &mut SecureRng::insecure_from_seed(3).fork(),
         )
         .unwrap();
-        assert_eq!(report.choice.selected, by_hand.elements);
-        assert_eq!(report.choice.values, by_hand.values);
+        assert_eq!(*report.choice.selected, by_hand.elements);
+        assert_eq!(*report.choice.values.reveal(), by_hand.values);
         assert_eq!(report.privacy.guarantee, by_hand.guarantee);
-        assert_eq!(report.task.k, 3);
-        assert_eq!(report.task.points, 40);
+        assert_eq!(*report.task.k, 3);
+        assert_eq!(*report.task.points, 40);
         assert_eq!(
-            report.task.normalizer_source,
+            *report.task.normalizer_source,
             NormalizerSource::CandidateBoundingBox
         );
-        assert_eq!(report.choice.final_utility, by_hand.value / 40.0);
+        assert_eq!(*report.choice.final_utility.reveal(), by_hand.value / 40.0);
         assert!(report.privacy.guarantee.unwrap().epsilon <= 2.0);
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["mechanism"], "em");
@@ -1066,9 +1066,9 @@ mod tests {
         };
         assert_eq!(collect(9), collect(9));
         let report = prepared.report(&prepared.run(&mut SecureRng::insecure_from_seed(1)).unwrap());
-        assert_eq!(report.privacy.per_round_epsilon, Some(0.5));
+        assert_eq!(report.privacy.per_round_epsilon, Some(Public::new(0.5)));
         assert_eq!(report.privacy.composition, Some("basic"));
-        assert_eq!(report.task.normalizer, 5.0);
+        assert_eq!(*report.task.normalizer, 5.0);
     }
 
     #[test]
@@ -1101,7 +1101,13 @@ mod tests {
             .usefulness
             .unwrap();
         assert!(greedy.vacuous && greedy.bound.contains("no approximation guarantee"));
-        assert!(greedy.advice.unwrap().starts_with("without a cost"));
+        assert!(
+            greedy
+                .advice
+                .as_deref()
+                .unwrap()
+                .starts_with("without a cost")
+        );
         // Without a cost the objective is monotone and non-negative: the monotone form.
         let u = usefulness(0.0);
         assert!(u.bound.starts_with("E[f(S)] ≥ 0.468·OPT"), "{}", u.bound);
@@ -1218,7 +1224,7 @@ mod tests {
             .run(&points, &candidates, &mut SecureRng::insecure_from_seed(4))
             .unwrap();
         assert_eq!(report.choice.selected.len(), 2);
-        assert_eq!(report.privacy.rounds, 3);
+        assert_eq!(*report.privacy.rounds, 3);
         let err = Select::new(2)
             .epsilon(1.0)
             .algorithm(Algorithm::ContinuousGreedy)

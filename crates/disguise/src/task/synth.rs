@@ -4,6 +4,7 @@
 //! Privacy: replace-one neighbours (n public); ε-DP with Laplace measurements, (ε, δ)-DP
 //! with Gaussian ones; the schema's domains must be public. See [`crate::synth::Plan`].
 
+use crate::disclosure::Public;
 use crate::error::{Error, Result};
 use crate::histogram::{BinRule, Discretized, Domain, Schema};
 use crate::noise::SecureRng;
@@ -13,7 +14,6 @@ use crate::synth::{
     synthesize,
 };
 use rayon::prelude::*;
-use crate::disclosure::Public;
 use serde::Serialize;
 use std::io::Write;
 

@@ -138,7 +138,10 @@ pub fn utility_estimate_line(e: &crate::task::UtilityEstimate) -> String {
 pub fn guarantee_line(report: &PrivacyReport, trials: Option<u64>, secure: bool) -> Option<String> {
     let g = report.guarantee?;
     let neighbours = report.unit.neighbours();
-    let mut line = match (report.selection_guarantee, report.estimate_epsilon.map(Public::into_inner)) {
+    let mut line = match (
+        report.selection_guarantee,
+        report.estimate_epsilon.map(Public::into_inner),
+    ) {
         (Some(picks), Some(e)) => format!(
             "guarantee: ({}, {})-differentially private for the picks and the utility estimate \
              together ({neighbours})\n           by basic composition of the picks' ({}, {}), \
@@ -312,7 +315,7 @@ pub const NOT_PRIVATE_HEADING: &str = "not private — computed on the data with
 /// let text = disguise::text::not_private_section(Some(&v));
 /// assert!(text.starts_with("not private"));
 /// assert!(text.contains("\n  edges: 4\n"), "{text}");
-/// assert!(text.contains("\n  values: 1, 2.5\n"), "{text}");
+/// assert!(text.contains("\n  values: 1.0, 2.5\n"), "{text}");
 /// assert!(text.contains("\n  picks:\n    1. true_count: 3\n"), "{text}");
 /// assert_eq!(disguise::text::not_private_section(None), "");
 /// ```
@@ -434,7 +437,10 @@ mod tests {
         let line = guarantee_line(&r, Some(1000), false).unwrap();
         let lines: Vec<&str> = line.lines().collect();
         assert_eq!(lines.len(), 3);
-        assert!(lines[0].contains("(neighbouring datasets differ in one record)"), "{line}");
+        assert!(
+            lines[0].contains("(neighbouring datasets differ in one record)"),
+            "{line}"
+        );
         let edge = PrivacyReport {
             unit: crate::privacy::Unit::Edge,
             ..r

@@ -345,7 +345,10 @@ pub fn demo_table(out: &DemoReport, flag: &dyn Fn(&str) -> String) -> String {
             fixed(*p.utility_after.reveal(), 4)
         );
     }
-    let (private, exact) = (*out.private_utility.reveal(), *out.non_private_utility.reveal());
+    let (private, exact) = (
+        *out.private_utility.reveal(),
+        *out.non_private_utility.reveal(),
+    );
     let ratio = if exact > 0.0 {
         100.0 * private / exact
     } else {
@@ -373,9 +376,9 @@ pub fn demo_table(out: &DemoReport, flag: &dyn Fn(&str) -> String) -> String {
         names.join(", ")
     );
     if let Some(g) = out.guarantee {
-        let per_round = out
-            .per_round_epsilon
-            .map_or(String::new(), |e| format!(", ε₀ = {} per round", budget(*e)));
+        let per_round = out.per_round_epsilon.map_or(String::new(), |e| {
+            format!(", ε₀ = {} per round", budget(*e))
+        });
         let _ = writeln!(
             t,
             "guarantee: ({}, {})-differential privacy for each passenger, for the private \

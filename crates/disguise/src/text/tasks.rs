@@ -152,7 +152,12 @@ pub fn cut_preamble(t: &CutParams) -> String {
 /// The opening lines of feature selection: the records (in `data`), the features, the
 /// label `label` (with its levels when they are public: the report's), the objective and
 /// the algorithm.
-pub fn features_preamble(t: &FeaturesParams, data: &str, label: &str, objective: FeatureObjective) -> String {
+pub fn features_preamble(
+    t: &FeaturesParams,
+    data: &str,
+    label: &str,
+    objective: FeatureObjective,
+) -> String {
     let mut out = String::new();
     let levels = match &t.label_levels {
         Some(levels) => format!(" with levels {} (the schema's)", levels.join(", ")),

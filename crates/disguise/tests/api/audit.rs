@@ -1181,7 +1181,7 @@ fn bucketed_estimate(
     let covered = covers.iter().filter(|c| c.contains(&0)).count();
     let utility = covered as f64 / covers.len() as f64;
     let e = disguise::task::estimate_utility(utility, scale, Epsilon::new(1.0)?, rng)?;
-    Ok((e.estimate / (0.25 * e.noise_scale)).floor() as i64)
+    Ok((*e.estimate / (0.25 * *e.noise_scale)).floor() as i64)
 }
 
 #[test]
@@ -1243,8 +1243,8 @@ fn utility_estimate_draws_laplace_noise_of_its_scale() {
     for _ in 0..20_000 {
         let e = disguise::task::estimate_utility(0.5, &scale, Epsilon::new(1.0).unwrap(), &mut rng)
             .unwrap();
-        assert!((e.noise_scale - b).abs() < 1e-9);
-        let noise = e.estimate - 0.5;
+        assert!((*e.noise_scale - b).abs() < 1e-9);
+        let noise = *e.estimate - 0.5;
         counts[edges.iter().filter(|&&q| q < noise).count()] += 1;
     }
     let test = chi_square(&counts, &[0.1; 10]).unwrap();

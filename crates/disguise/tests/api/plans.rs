@@ -143,7 +143,7 @@ fn coverage_cut_features_and_assignments_run_as_planned() {
                 if let Ok(plan) = assign.plan(candidates.len()) {
                     let objective = assign.objective(&points, &types, &candidates).unwrap();
                     let run = assign.prepare(&objective).unwrap().run(&mut rng).unwrap();
-                    let report = PrivacyReport::of(&run.solution);
+                    let report = PrivacyReport::of(&run.solution, disguise::privacy::Unit::Record);
                     same(&plan, &report, &format!("assign {what}"));
                     checked += 1;
                 }

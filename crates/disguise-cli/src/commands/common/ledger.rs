@@ -2,7 +2,7 @@
 //! command ([`disguise::ledger`]).
 
 use anyhow::bail;
-use disguise::ledger::{Ledger, Spends, Unit};
+use disguise::ledger::{Ledger, Spend, Spends, Unit};
 use disguise::privacy::Guarantee;
 use disguise::task::PrivacyReport;
 use std::path::{Path, PathBuf};
@@ -36,7 +36,6 @@ pub struct Charge {
     ledger: Ledger,
     dataset: String,
     command: String,
-    unit: Option<Unit>,
 }
 
 impl LedgerArgs {
@@ -71,7 +70,6 @@ impl LedgerArgs {
             ledger,
             dataset,
             command: command_line(),
-            unit: None,
         }))
     }
 }
@@ -92,18 +90,11 @@ impl LedgerArgs {
 }
 
 impl Charge {
-    /// The same charge for a task whose guarantee protects `unit` (the default: one
-    /// person's record), e.g. `cut`'s edges.
-    pub fn unit(mut self, unit: Unit) -> Self {
-        self.unit = Some(unit);
-        self
-    }
-
     /// Records what the request plans to spend (its report's privacy, from public
-    /// parameters: the library's `plan`), `runs` times (the trials released together), made
-    /// with a `secure` generator or not — **before the data is read**; an error (exit code 3
-    /// when over the limit) means nothing may be read or released. A run that fails after
-    /// this stays charged.
+    /// parameters: the library's `plan`, at the unit the plan states), `runs` times (the
+    /// trials released together), made with a `secure` generator or not — **before the data
+    /// is read**; an error (exit code 3 when over the limit) means nothing may be read or
+    /// released. A run that fails after this stays charged.
     pub fn reserve(
         &self,
         plan: &PrivacyReport,
@@ -114,41 +105,126 @@ impl Charge {
         let spent = plan
             .spend()
             .map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
-        if let Some(spend) = spent {
-            let mut spend = spend
-                .runs(runs)
-                .secure(secure)
-                .mechanism(mechanism)
-                .command(self.command.clone());
-            if let Some(unit) = self.unit {
-                spend = spend.unit(unit);
+        let spend = match spent {
+            Some(spend) => {
+                let spend = spend
+                    .runs(runs)
+                    .secure(secure)
+                    .mechanism(mechanism)
+                    .command(self.command.clone());
+                let receipt = self.ledger.reserve(&self.dataset, &spend)?;
+                // As recorded: the guarantee of one run (rounded up, as every guarantee
+                // printed is) and the number of runs released together.
+                let g = spend.guarantee;
+                let each = format!(
+                    "(ε = {}, δ = {})",
+                    disguise::numeric::display::guarantee(g.epsilon),
+                    disguise::numeric::display::guarantee(g.delta)
+                );
+                let what = match spend.runs {
+                    1 => each,
+                    n => format!("{n} runs × {each}"),
+                };
+                let _ = CHARGED.set(format!(
+                    "release {} of {what} stays charged to {} in {}",
+                    receipt.id,
+                    self.dataset,
+                    self.ledger.path().display()
+                ));
+                Some(spend)
             }
-            self.ledger.reserve(&self.dataset, &spend)?;
-        }
-        Ok(Reserved {
-            planned: plan.guarantee,
-        })
+            None => None,
+        };
+        Ok(Reserved { spend })
     }
 }
 
-/// A reservation made before the data was read: what the run may report.
+/// What this process's release charged, once its reservation is recorded: a run that fails
+/// after it says so, in words that are the same for every data set ([`charged`]).
+static CHARGED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// What was charged (`ε = …, δ = … stays charged to DATASET in FILE`), when a reservation was
+/// recorded.
+pub fn charged() -> Option<&'static str> {
+    CHARGED.get().map(String::as_str)
+}
+
+/// A reservation made before the data was read: what the run may spend.
 pub struct Reserved {
-    planned: Option<Guarantee>,
+    /// The spend reserved (`None`: the plan spends nothing).
+    spend: Option<Spend>,
 }
 
 impl Reserved {
-    /// Checks that a run's guarantee is within what was reserved (the library plans each
-    /// run by the same accounting; a run beyond its plan would be a bug, and releases
-    /// nothing).
-    pub fn check(&self, actual: Option<Guarantee>) -> anyhow::Result<()> {
-        if !disguise::ledger::within_plan(self.planned, actual) {
+    /// Checks that a run is charged no more than was reserved for it, by every filter
+    /// ([`disguise::ledger::within_reservation`]: its unit, its guarantee times the trials,
+    /// its ρ and its calls); the library plans each run by the same accounting, so a run
+    /// beyond its plan would be a bug, and releases nothing. `actual` is one trial's report
+    /// (anything that [`Spends`]), each trial held to the reservation's share; or, until
+    /// every caller passes its report, one trial's guarantee alone, whose calls are then
+    /// taken as reserved.
+    pub fn check(&self, actual: impl Ran) -> anyhow::Result<()> {
+        let actual = actual
+            .spend_given(self.spend.as_ref())
+            .map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
+        let Some(actual) = actual else {
+            return Ok(());
+        };
+        let fits = self.spend.as_ref().is_some_and(|reserved| {
+            // Every trial is checked: each is held to the share of one of the runs reserved.
+            let actual = actual.clone().runs(reserved.runs);
+            disguise::ledger::within_reservation(reserved, &actual)
+        });
+        if !fits {
             bail!(
-                "internal error: the run's guarantee {actual:?} exceeds what was reserved \
-                 ({:?}); nothing was released (please report this)",
-                self.planned
+                "internal error: the run spends more than was reserved for it (ε = {}, δ = {}, \
+                 {}-level, calls {:?}; reserved: {}); nothing was released (please report \
+                 this)",
+                actual.guarantee.epsilon,
+                actual.guarantee.delta,
+                actual.unit,
+                actual.calls,
+                self.spend.as_ref().map_or_else(
+                    || "nothing".to_string(),
+                    |r| format!(
+                        "ε = {}, δ = {}, {}-level, calls {:?}",
+                        r.guarantee.epsilon, r.guarantee.delta, r.unit, r.calls
+                    )
+                )
             );
         }
         Ok(())
+    }
+}
+
+/// What a run reports that [`Reserved::check`] holds to its reservation: one trial's spend.
+pub trait Ran {
+    /// The run's spend, given what was `reserved` (`None`: the run touched no data).
+    ///
+    /// # Errors
+    /// A non-private run.
+    fn spend_given(self, reserved: Option<&Spend>) -> disguise::Result<Option<Spend>>;
+}
+
+/// A report: its own spend, calls and unit included.
+impl<T: Spends + ?Sized> Ran for &T {
+    fn spend_given(self, _reserved: Option<&Spend>) -> disguise::Result<Option<Spend>> {
+        Spends::spend(self)
+    }
+}
+
+/// A guarantee alone (transitional, for callers that do not pass their report yet): the
+/// reserved spend with this guarantee, its calls and unit taken as reserved (unchecked);
+/// a private run without a reservation is a run with nothing reserved for it.
+impl Ran for Option<Guarantee> {
+    fn spend_given(self, reserved: Option<&Spend>) -> disguise::Result<Option<Spend>> {
+        Ok(self.map(|guarantee| match reserved {
+            Some(r) => Spend {
+                guarantee,
+                ..r.clone()
+            },
+            None => Spend::protecting(Unit::Record, guarantee),
+        }))
     }
 }
 
@@ -189,4 +265,49 @@ fn command_line() -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use disguise::prelude::*;
+
+    #[test]
+    fn a_run_whose_calls_cost_more_than_reserved_is_an_internal_error_though_its_guarantee_matches()
+    {
+        let plan = Select::new(3).epsilon(1.0).delta(1e-6).plan(10).unwrap();
+        let reserved = Reserved {
+            spend: Some(plan.spend().unwrap().unwrap().runs(4)),
+        };
+        // The run as planned, one of the 4 trials: within.
+        reserved.check(&plan).unwrap();
+        reserved.check(plan.guarantee).unwrap();
+        // The same guarantee, but calls of twice the ε: 4× the ρ a zCDP limit charged.
+        let mut run = plan.clone();
+        run.calls = run
+            .calls
+            .iter()
+            .map(|&(cost, n)| match cost {
+                PrivacyCost::BoundedRange { epsilon } => (
+                    PrivacyCost::BoundedRange {
+                        epsilon: Epsilon::new(2.0 * epsilon.get()).unwrap(),
+                    },
+                    n,
+                ),
+                other => (other, n),
+            })
+            .collect();
+        assert_eq!(run.guarantee, plan.guarantee);
+        let err = reserved.check(&run).unwrap_err().to_string();
+        assert!(
+            err.starts_with("internal error: the run spends more than was reserved"),
+            "{err}"
+        );
+        // A larger guarantee, even given alone.
+        let mut larger = plan.guarantee.unwrap();
+        larger.epsilon *= 1.5;
+        assert!(reserved.check(Some(larger)).is_err());
+        // Nothing reserved: any private run is beyond it.
+        assert!(Reserved { spend: None }.check(&plan).is_err());
+    }
 }

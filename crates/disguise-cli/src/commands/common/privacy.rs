@@ -8,9 +8,9 @@ use crate::output::{
 };
 use anyhow::bail;
 use disguise::SecureRng;
+use disguise::disclosure::{Diagnostic, Disclose};
 use disguise::numeric::stats::MeanStd;
 use disguise::select::SelectorKind;
-use disguise::disclosure::{Diagnostic, Disclose};
 use disguise::task::{Algorithm, CompositionChoice, Picked, Privacy, Report, Trials, trials};
 use disguise::text;
 
