@@ -176,13 +176,13 @@ fn adult_end_to_end() {
     let config = ProjectionConfig::new(eps(1.0));
     let release = projected_histogram(&data, target, &config, &mut rng).unwrap();
     // The simulation gives k = 4 for Adult's shape (2 bins per numeric predictor).
-    assert_eq!(release.k, 4, "{release:?}");
+    assert_eq!(*release.k, 4, "{release:?}");
     // The default split is the balanced rule's (about 0.70 here); the paper's equation (11)
     // would give the histogram about 0.16.
     let estimate = release.gamma_estimate.as_ref().unwrap();
-    assert_eq!(release.gamma, GammaRule::Balanced.gamma(1.0, estimate));
+    assert_eq!(*release.gamma, GammaRule::Balanced.gamma(1.0, estimate));
     assert!(
-        release.gamma > 0.6 && release.gamma < 0.8,
+        *release.gamma > 0.6 && *release.gamma < 0.8,
         "{}",
         release.gamma
     );
@@ -193,7 +193,7 @@ fn adult_end_to_end() {
     );
     assert!(release.guarantee.unwrap().epsilon <= 1.0);
     assert!(
-        release.synthetic_rows > 40_000,
+        *release.synthetic_rows > 40_000,
         "{}",
         release.synthetic_rows
     );
@@ -202,7 +202,7 @@ fn adult_end_to_end() {
         release
             .write_csv(&mut out, &mut SecureRng::insecure_from_seed(1))
             .unwrap(),
-        release.synthetic_rows
+        *release.synthetic_rows
     );
     // Schema files for the other datasets parse and read their data.
     for (schema, file, rows) in [

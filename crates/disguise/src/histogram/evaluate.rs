@@ -262,13 +262,13 @@ pub fn evaluate_fold_with(
             let kept: Vec<usize> = columns.iter().copied().filter(|&c| c != target).collect();
             let enc = FeatureEncoding::new(&domains, &kept)?;
             let summary = ReleaseSummary {
-                k: hist.k,
-                gamma: hist.gamma,
-                epsilon_p: hist.epsilon_p,
-                epsilon_h: hist.epsilon_h,
-                attributes: hist.attributes.clone(),
-                support_size: hist.support_size,
-                synthetic_rows: hist.synthetic_rows,
+                k: *hist.k,
+                gamma: *hist.gamma,
+                epsilon_p: *hist.epsilon_p,
+                epsilon_h: *hist.epsilon_h,
+                attributes: hist.attributes.to_vec(),
+                support_size: *hist.support_size,
+                synthetic_rows: *hist.synthetic_rows,
                 proven_epsilon: hist.guarantee.map(|g| g.epsilon),
             };
             // The synthetic records as codes (one row per released cell, weight = copies),

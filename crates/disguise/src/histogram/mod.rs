@@ -55,7 +55,7 @@
 //! config.k = KChoice::Given(1);
 //! let mut rng = SecureRng::from_os()?;
 //! let release = projected_histogram(&data, 2, &config, &mut rng)?;
-//! assert_eq!(release.k, 1);
+//! assert_eq!(*release.k, 1);
 //! assert!(release.guarantee.unwrap().epsilon <= 2.0);
 //! let mut csv = Vec::new();
 //! release.write_csv(&mut csv, &mut rng)?;

@@ -9,6 +9,7 @@ use super::privatekd::{DEFAULT_SIGMA, discernibility_for, private_kd, select_k_b
 use super::release::write_synthetic_csv;
 use super::sparse::{SparseLaplace, ThresholdedHistogram};
 use crate::data::Codes;
+use crate::disclosure::{Disclose, Public, Released};
 use crate::error::{Error, Result};
 use crate::maximize::Solution;
 use crate::noise::SecureRng;
@@ -129,78 +130,103 @@ impl ProjectionConfig {
 }
 
 /// A projected histogram release: what was chosen, what it cost, and the histogram.
-#[derive(Debug, Clone, Serialize)]
+///
+/// Every field says what it is ([`crate::disclosure`]): [`Public`] values are functions of
+/// the options, the schema's domains and the public number of records n; [`Released`] ones
+/// are the mechanisms' outputs (PRIVATEKD's picks, the thresholded Laplace histogram) and
+/// their post-processing. Nothing in it is computed from the records without noise, so it
+/// has no diagnostics of its own. That holds for public domains: a release on domains taken
+/// from the data (`private_domains` false, no guarantee) is a diagnostic as a whole, which
+/// front ends show only on request.
+#[derive(Debug, Clone, Serialize, Disclose)]
 pub struct ProjectedHistogram {
     /// The target column.
-    pub target: String,
-    /// The predictors kept by the projection, in table order (the synthetic file's order).
-    pub attributes: Vec<String>,
+    pub target: Public<String>,
+    /// The predictors kept by the projection, in table order (the synthetic file's order):
+    /// PRIVATEKD's picks (or every informative predictor when k = d − 1).
+    pub attributes: Released<Vec<String>>,
     /// The number of bins of each kept numeric predictor (a value in the synthetic file is
-    /// its bin's midpoint).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub bins: std::collections::BTreeMap<String, usize>,
+    /// its bin's midpoint): the schema's bins (or the bandwidth rule's, from n) of the
+    /// released attributes.
+    #[serde(skip_serializing_if = "released_map_is_empty")]
+    pub bins: Released<std::collections::BTreeMap<String, usize>>,
     /// The same predictors in the order PRIVATEKD picked them.
-    pub selection_order: Vec<String>,
+    pub selection_order: Released<Vec<String>>,
     /// The predictors left out of the release, in table order: those the projection did not
     /// pick and those with a single value (one bin), which carry no information.
-    pub dropped: Vec<String>,
+    pub dropped: Released<Vec<String>>,
     /// The released columns (chosen attributes and target) in table order.
-    pub columns: Vec<String>,
+    pub columns: Released<Vec<String>>,
     /// Number of records n (public).
-    pub records: usize,
+    pub records: Public<usize>,
     /// The number of predictors the projection could choose from: the d − 1 predictors but
-    /// those with a single value (one bin), which carry no information.
-    pub predictors: usize,
-    /// k.
-    pub k: usize,
-    /// How k was chosen.
-    pub k_method: String,
-    /// γ.
-    pub gamma: f64,
+    /// those with a single value (one bin), which carry no information (from the schema's
+    /// domains and n).
+    pub predictors: Public<usize>,
+    /// k: given, or computed from public quantities (simulated or public data), except with
+    /// data splitting ([`KChoice::Split`]), where the mechanism chose it: released either
+    /// way (a public value is trivially so).
+    pub k: Released<usize>,
+    /// How k was chosen (with data splitting, naming the k chosen).
+    pub k_method: Released<String>,
+    /// γ: given, or estimated from public quantities.
+    pub gamma: Public<f64>,
     /// How γ was chosen.
-    pub gamma_method: String,
+    pub gamma_method: Public<String>,
     /// What the paper's estimate (Section 2.3.2) says each step needs, when γ was estimated:
     /// budgets the split is computed from, not what was spent (that is
-    /// [`epsilon_p`](Self::epsilon_p) and [`epsilon_h`](Self::epsilon_h)).
-    pub gamma_estimate: Option<super::params::GammaEstimate>,
+    /// [`epsilon_p`](Self::epsilon_p) and [`epsilon_h`](Self::epsilon_h)). From n, the
+    /// domain sizes and k (public).
+    pub gamma_estimate: Option<Public<super::params::GammaEstimate>>,
     /// Total ε requested.
-    pub epsilon: f64,
+    pub epsilon: Public<f64>,
     /// Budget spent on the projection.
-    pub epsilon_p: f64,
+    pub epsilon_p: Public<f64>,
     /// Budget of the histogram (the proven ε of its noise, ≤ γε).
-    pub epsilon_h: f64,
+    pub epsilon_h: Public<f64>,
     /// The threshold τ = A·ln(n)/ε_h.
-    pub threshold: f64,
-    /// m, the number of cells of the projected space.
-    pub space_size: u64,
+    pub threshold: Public<f64>,
+    /// m, the number of cells of the projected space: the product of the released columns'
+    /// public domain sizes.
+    pub space_size: Released<u64>,
     /// The number of released cells.
-    pub support_size: usize,
+    pub support_size: Released<usize>,
     /// How the number of synthetic records was set.
-    pub rows: SyntheticRows,
+    pub rows: Public<SyntheticRows>,
     /// The number of synthetic records: n, or Σ ⌈h̃ − ½⌉ with [`SyntheticRows::NoisyCounts`].
-    pub synthetic_rows: u64,
+    pub synthetic_rows: Released<u64>,
     /// Σ ⌈h̃ − ½⌉, the records the raw noisy counts would give (what the paper's synthetic
     /// data holds), for comparison with n.
-    pub noisy_rows: u64,
-    /// The threshold against the counts n records can put in a cell, from public quantities:
-    /// whether the release is expected to be mostly noise.
-    pub usefulness: crate::task::Usefulness,
+    pub noisy_rows: Released<u64>,
+    /// The threshold against the counts n records can put in a cell, from public quantities
+    /// and the released support: whether the release is expected to be mostly noise.
+    pub usefulness: Released<crate::task::Usefulness>,
     /// The accountant's end-to-end guarantee (basic composition of the projection and the
     /// histogram); `None` when the run is not private (domains taken from the data).
     pub guarantee: Option<Guarantee>,
     /// Whether the domains were public (schema) — false with `--bounds-from-data`.
-    pub private_domains: bool,
+    pub private_domains: Public<bool>,
     /// Whether the generator was keyed by the operating system (false: seeded, reproducible,
     /// protects no one).
-    pub secure_rng: bool,
-    /// Remarks on the run (parameter adjustments, privacy warnings).
-    pub notes: Vec<String>,
+    pub secure_rng: Public<bool>,
+    /// Remarks on the run (parameter adjustments, privacy warnings): from the options and
+    /// public quantities.
+    pub notes: Public<Vec<String>>,
+    /// The released histogram (written as the synthetic file).
     #[serde(skip)]
+    #[disclose(internal)]
     histogram: ThresholdedHistogram,
     #[serde(skip)]
+    #[disclose(internal)]
     encoding: MixedRadix,
     #[serde(skip)]
+    #[disclose(internal)]
     domains: Vec<Domain>,
+}
+
+/// Whether a released map is empty (serde's `skip_serializing_if`).
+fn released_map_is_empty<K, V>(map: &Released<std::collections::BTreeMap<K, V>>) -> bool {
+    map.is_empty()
 }
 
 impl ProjectedHistogram {
@@ -533,7 +559,7 @@ pub(crate) fn release<R: Rows>(
         .map(|&c| data.names()[c].clone())
         .collect();
     // How many bins each kept numeric predictor has (the release's values are their
-    // midpoints): public, from the schema and n.
+    // midpoints): from the schema and n, for the released columns.
     let bins: std::collections::BTreeMap<String, usize> = columns
         .iter()
         .filter(|&&c| c != target)
@@ -584,41 +610,47 @@ pub(crate) fn release<R: Rows>(
     if !rng.is_secure() {
         notes.push("seeded generator: the run is reproducible and protects no one".to_string());
     }
-    Ok(ProjectedHistogram {
-        target: data.names()[target].clone(),
-        attributes,
-        bins,
-        selection_order,
-        dropped,
-        columns: names,
-        records: n,
-        predictors: d1,
-        k,
-        k_method,
-        gamma,
-        gamma_method,
-        gamma_estimate,
-        epsilon: eps,
-        epsilon_p: eps_p,
-        epsilon_h: mechanism.epsilon(),
-        threshold: mechanism.threshold(),
-        space_size: encoding.size(),
-        support_size,
-        usefulness: crate::task::Usefulness::histogram(
+    // The outputs of the two mechanisms (PRIVATEKD or the split, and the thresholded
+    // histogram), and their post-processing with public domains.
+    let support = Released::new(support_size);
+    let usefulness = support.map(|support| {
+        crate::task::Usefulness::histogram(
             n,
             mechanism.epsilon(),
             config.params.a,
             encoding.size(),
-            support_size,
+            support,
             noisy_rows,
-        ),
-        rows: config.rows,
-        synthetic_rows: histogram.synthetic_rows(),
-        noisy_rows,
+        )
+    });
+    Ok(ProjectedHistogram {
+        target: Public::new(data.names()[target].clone()),
+        attributes: Released::new(attributes),
+        bins: Released::new(bins),
+        selection_order: Released::new(selection_order),
+        dropped: Released::new(dropped),
+        columns: Released::new(names),
+        records: Public::new(n),
+        predictors: Public::new(d1),
+        k: Released::new(k),
+        k_method: Released::new(k_method),
+        gamma: Public::new(gamma),
+        gamma_method: Public::new(gamma_method),
+        gamma_estimate: gamma_estimate.map(Public::new),
+        epsilon: Public::new(eps),
+        epsilon_p: Public::new(eps_p),
+        epsilon_h: Public::new(mechanism.epsilon()),
+        threshold: Public::new(mechanism.threshold()),
+        space_size: Released::new(encoding.size()),
+        support_size: support,
+        usefulness,
+        rows: Public::new(config.rows),
+        synthetic_rows: Released::new(histogram.synthetic_rows()),
+        noisy_rows: Released::new(noisy_rows),
         guarantee,
-        private_domains,
-        secure_rng: rng.is_secure(),
-        notes,
+        private_domains: Public::new(private_domains),
+        secure_rng: Public::new(rng.is_secure()),
+        notes: Public::new(notes),
         histogram,
         encoding,
         domains,

@@ -71,7 +71,7 @@ impl Spends for crate::histogram::ProjectedHistogram {
         Ok(Some(
             Spend::protecting(Unit::Record, guarantee)
                 .mechanism("projected histogram (PRIVATEKD + thresholded Laplace)")
-                .secure(self.secure_rng),
+                .secure(*self.secure_rng),
         ))
     }
 }

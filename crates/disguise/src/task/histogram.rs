@@ -8,6 +8,7 @@
 //! (bounds, levels) must be public; choosing k by simulation or on a public dataset costs
 //! nothing, data splitting spends the projection budget.
 
+use crate::disclosure::{Diagnostic, Disclose, Public};
 use crate::error::{Error, Result};
 use crate::histogram::{
     BinRule, DEFAULT_A, DEFAULT_SEED, DEFAULT_SIGMA, Discretized, GammaRule, KChoice,
@@ -112,7 +113,7 @@ impl Histogram {
             per_round_epsilon: None,
             per_round_delta: None,
             composition: None,
-            rounds: crate::disclosure::Public::new(1),
+            rounds: Public::new(1),
             guarantee: Some(crate::privacy::Guarantee {
                 epsilon,
                 delta: 0.0,
@@ -275,42 +276,67 @@ pub const HISTOGRAM_NEIGHBOURS: &str =
 
 /// The report of a [`Histogram`] release: the release (k, γ, the chosen attributes, the
 /// budget split, the guarantee, the usefulness), whether it is private, the neighbour
-/// relation, and the front end's files.
-#[derive(Debug, Clone, Serialize)]
+/// relation, and the front end's files — public and released values only
+/// ([`crate::disclosure`]) — and, as a diagnostic shown only on request, how many values of
+/// each numeric column were clamped into its edge bins.
+///
+/// ```
+/// use disguise::disclosure::{Diagnostic, shown};
+/// use disguise::histogram::{ColumnSpec, Discretized, DomainSource, Schema, Table};
+/// use disguise::task::{Histogram, HistogramReport};
+/// use disguise::SecureRng;
+/// let schema = Schema::new(vec![
+///     ColumnSpec::numeric("age", 0.0, 100.0),
+///     ColumnSpec::categorical("sick", &["no", "yes"]),
+/// ])?;
+/// let rows: Vec<Vec<String>> = (0..200)
+///     .map(|i| vec![(i % 90).to_string(), if i % 3 == 0 { "yes" } else { "no" }.into()])
+///     .collect();
+/// let data = Discretized::new(&Table::from_rows(&schema, &rows, DomainSource::Schema, "rows")?)?;
+/// let release = Histogram::new(1.0).run(&data, 1, None, &mut SecureRng::from_os()?)?;
+/// let report = HistogramReport {
+///     clamped: Diagnostic::new(vec![("age".to_string(), 2)]),
+///     ..HistogramReport::of(&release)
+/// };
+/// let default = serde_json::to_value(shown(&report, false)).unwrap();
+/// assert!(default.get("clamped").is_none() && default.get("not_private").is_none());
+/// let asked = serde_json::to_value(shown(&report, true)).unwrap();
+/// assert_eq!(asked["not_private"]["clamped"], serde_json::json!([["age", 2]]));
+/// # Ok::<(), disguise::Error>(())
+/// ```
+#[derive(Debug, Clone, Serialize, Disclose)]
 pub struct HistogramReport<'a> {
     /// The data files read (a front end's; absent when the data came in memory).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub data: Option<Vec<String>>,
+    pub data: Option<Public<Vec<String>>>,
     /// The synthetic data file written (a front end's).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub out: Option<String>,
+    pub out: Option<Public<String>>,
     /// Whether the release carries its guarantee: public domains and a secure generator.
-    pub private: bool,
+    pub private: Public<bool>,
     /// The release.
     #[serde(flatten)]
     pub release: &'a ProjectedHistogram,
     /// What neighbouring datasets differ in.
     pub neighbouring: &'static str,
-    /// Values clamped into the edge bins per numeric column: exact counts from the data, a
-    /// diagnostic for the data's owner, NOT private (the key says so to a program reading
-    /// it); absent when none were clamped.
-    #[serde(
-        rename = "clipped_not_private",
-        skip_serializing_if = "std::collections::BTreeMap::is_empty"
-    )]
-    pub clipped: std::collections::BTreeMap<String, u64>,
+    /// Values clamped into the edge bins, per numeric column that had any: exact counts
+    /// from the data, a diagnostic for the data's owner (NOT private: shown only under
+    /// `not_private`); empty when none were clamped or none were counted (a distributed
+    /// run).
+    #[serde(skip)]
+    pub clamped: Diagnostic<Vec<(String, u64)>>,
 }
 
 impl<'a> HistogramReport<'a> {
-    /// The report of `release`.
+    /// The report of `release`, without files and with no clamped values counted.
     pub fn of(release: &'a ProjectedHistogram) -> Self {
         Self {
             data: None,
             out: None,
-            private: release.guarantee.is_some() && release.secure_rng,
+            private: Public::new(release.guarantee.is_some() && *release.secure_rng),
             release,
             neighbouring: HISTOGRAM_NEIGHBOURS,
-            clipped: std::collections::BTreeMap::new(),
+            clamped: Diagnostic::new(Vec::new()),
         }
     }
 }

@@ -127,7 +127,7 @@ pub fn histogram_summary(
     let _ = writeln!(
         t,
         "projected histogram: {} records, {} predictors, target {}",
-        thousands(release.records as u64),
+        thousands(*release.records as u64),
         release.predictors,
         release.target
     );
@@ -146,11 +146,11 @@ pub fn histogram_summary(
     if !release.dropped.is_empty() {
         let _ = writeln!(t, "  dropped     {}", names_list(&release.dropped));
     }
-    if release.epsilon_p > 0.0 {
+    if *release.epsilon_p > 0.0 {
         let _ = writeln!(
             t,
             "  projection  ε_p = {}, exponential mechanism in PRIVATEKD",
-            guarantee(release.epsilon_p)
+            guarantee(*release.epsilon_p)
         );
     } else {
         t.push_str("  projection  ε_p = 0 (k = every predictor: nothing to choose)\n");
@@ -159,11 +159,11 @@ pub fn histogram_summary(
         t,
         "  histogram   ε_h = {}, thresholded Laplace (scale 2/ε_h, τ = {}): {} cells ({}), {} \
          released, {} synthetic records -> {out}",
-        guarantee(release.epsilon_h),
-        sig(release.threshold, 4),
-        thousands(release.space_size),
+        guarantee(*release.epsilon_h),
+        sig(*release.threshold, 4),
+        thousands(*release.space_size),
         release.columns.join(" × "),
-        thousands(release.support_size as u64),
+        thousands(*release.support_size as u64),
         thousands(written),
     );
     let _ = match &release.gamma_estimate {
@@ -177,22 +177,22 @@ pub fn histogram_summary(
         None => writeln!(
             t,
             "  split       γ = {} ({})",
-            input(release.gamma),
+            input(*release.gamma),
             release.gamma_method
         ),
     };
-    if release.rows == SyntheticRows::Records {
+    if *release.rows == SyntheticRows::Records {
         let _ = writeln!(
             t,
             "  rows        n = {} (public), in proportion to the noisy counts (which would \
              give {}; {} noisy-counts)",
-            thousands(release.records as u64),
-            thousands(release.noisy_rows),
+            thousands(*release.records as u64),
+            thousands(*release.noisy_rows),
             flag("rows")
         );
     }
     let _ = match &release.guarantee {
-        Some(g) if release.secure_rng => writeln!(
+        Some(g) if *release.secure_rng => writeln!(
             t,
             "  guarantee   ({}, {})-DP by {} composition; neighbours: {HISTOGRAM_NEIGHBOURS}",
             guarantee(g.epsilon),
@@ -210,7 +210,7 @@ pub fn histogram_summary(
             "  guarantee   NONE: NOT PRIVATE (domains taken from the data)"
         ),
     };
-    for note in &release.notes {
+    for note in release.notes.iter() {
         let _ = writeln!(t, "  note        {note}");
     }
     text
@@ -453,14 +453,14 @@ pub fn histogram_nothing_released(
     out: &str,
     flag: &dyn Fn(&str) -> String,
 ) -> Option<String> {
-    (release.support_size == 0).then(|| {
+    (*release.support_size == 0).then(|| {
         format!(
             "no cell's noisy count passed the threshold τ = {} (n = {}, ε_h = {}), so {out} \
              holds a header only; a larger ε, or fewer or coarser columns (smaller {}, fewer \
              bins), would help",
-            sig(release.threshold, 4),
-            thousands(release.records as u64),
-            guarantee(release.epsilon_h),
+            sig(*release.threshold, 4),
+            thousands(*release.records as u64),
+            guarantee(*release.epsilon_h),
             flag("k")
         )
     })

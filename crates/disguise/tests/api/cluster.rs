@@ -368,7 +368,7 @@ fn projected_histograms_are_partition_independent() {
         }
         assert!(one.histogram().support_size() > 3);
         assert!(
-            request.k.is_none() || one.k < one.predictors,
+            request.k.is_none() || *one.k < *one.predictors,
             "PRIVATEKD chose among the predictors"
         );
     }
@@ -390,10 +390,10 @@ fn projected_histograms_are_partition_independent() {
         )
         .expect("distributed")
         .expect("process 0 has the result");
-    assert!(secure.secure_rng && secure.guarantee.is_some());
-    assert_eq!(secure.k, 2);
+    assert!(*secure.secure_rng && secure.guarantee.is_some());
+    assert_eq!(*secure.k, 2);
     assert!(secure.histogram().support_size() > 3);
-    assert_eq!(secure.synthetic_rows, rows as u64);
+    assert_eq!(*secure.synthetic_rows, rows as u64);
     // Data splitting needs the records in one place.
     let split = Histogram {
         k_split: Some(vec![1, 2]),

@@ -449,13 +449,13 @@ fn release_decodes_to_valid_rows() {
     config.gamma = Some(0.7);
     let mut rng = SecureRng::insecure_from_seed(8);
     let release = projected_histogram(&data, 4, &config, &mut rng).unwrap();
-    assert_eq!(release.k, 2);
+    assert_eq!(*release.k, 2);
     assert_eq!(release.columns.len(), 3);
     assert!(release.columns.contains(&"t".to_string()));
     let g = release.guarantee.unwrap();
     assert!(g.epsilon <= 4.0, "{g:?}");
-    assert!((release.epsilon_p + release.epsilon_h - 4.0).abs() < 1e-9);
-    assert!((release.epsilon_h - 0.7 * 4.0).abs() < 1e-9);
+    assert!((*release.epsilon_p + *release.epsilon_h - 4.0).abs() < 1e-9);
+    assert!((*release.epsilon_h - 0.7 * 4.0).abs() < 1e-9);
     // Attribute a determines the target: PRIVATEKD at ε_p = 1.2 finds it.
     assert!(
         release.attributes.contains(&"a".to_string()),
@@ -472,7 +472,7 @@ fn release_decodes_to_valid_rows() {
             &mut SecureRng::insecure_from_seed(2),
         )
         .unwrap();
-    assert_eq!(written, release.synthetic_rows);
+    assert_eq!(written, *release.synthetic_rows);
     let specs: Vec<ColumnSpec> = release
         .columns
         .iter()
@@ -501,7 +501,7 @@ fn release_decodes_to_valid_rows() {
         .encoding()
         .encode_codes_into(&cols, 0, &mut codes)
         .unwrap();
-    let counts = disguise::histogram::cell_counts(&codes, release.space_size).unwrap();
+    let counts = disguise::histogram::cell_counts(&codes, *release.space_size).unwrap();
     let expected: Vec<(u64, u64)> = release
         .histogram()
         .cells()
@@ -519,8 +519,8 @@ fn pipeline_estimates_and_edge_cases() {
     let mut rng = SecureRng::insecure_from_seed(9);
     // Everything estimated.
     let r = projected_histogram(&data, 4, &ProjectionConfig::new(eps(1.0)), &mut rng).unwrap();
-    assert!(r.k >= 1 && r.k <= 4);
-    assert!(r.gamma > 0.0 && r.gamma <= 1.0);
+    assert!(*r.k >= 1 && *r.k <= 4);
+    assert!(*r.gamma > 0.0 && *r.gamma <= 1.0);
     assert!(r.guarantee.unwrap().epsilon <= 1.0);
     assert!(
         r.gamma_method.starts_with("balanced γ rule"),
@@ -528,7 +528,7 @@ fn pipeline_estimates_and_edge_cases() {
         r.gamma_method
     );
     let est = r.gamma_estimate.as_ref().expect("γ was estimated");
-    assert_eq!(r.gamma, GammaRule::Balanced.gamma(1.0, est));
+    assert_eq!(*r.gamma, GammaRule::Balanced.gamma(1.0, est));
     // Kept predictors in table order, the picks in PRIVATEKD's order, the rest dropped.
     let names = data.names();
     let position = |a: &String| names.iter().position(|n| n == a).unwrap();
@@ -537,22 +537,22 @@ fn pipeline_estimates_and_edge_cases() {
             .windows(2)
             .all(|w| position(&w[0]) < position(&w[1]))
     );
-    let mut picked = r.selection_order.clone();
+    let mut picked = r.selection_order.to_vec();
     picked.sort_by_key(position);
-    assert_eq!(picked, r.attributes);
+    assert_eq!(picked, *r.attributes);
     assert_eq!(r.attributes.len() + r.dropped.len(), names.len() - 1);
     assert!(
         r.dropped
             .iter()
-            .all(|d| !r.attributes.contains(d) && *d != r.target)
+            .all(|d| !r.attributes.contains(d) && *d != *r.target)
     );
     // k = d − 1: no projection, γ = 1, everything to the histogram.
     let mut config = ProjectionConfig::new(eps(1.0));
     config.k = KChoice::Given(4);
     config.gamma = Some(0.5);
     let r = projected_histogram(&data, 4, &config, &mut rng).unwrap();
-    assert_eq!(r.gamma, 1.0);
-    assert_eq!(r.epsilon_p, 0.0);
+    assert_eq!(*r.gamma, 1.0);
+    assert_eq!(*r.epsilon_p, 0.0);
     assert!(!r.notes.is_empty());
     // γ = 1 with k < d − 1 leaves nothing for PRIVATEKD.
     config.k = KChoice::Given(2);
@@ -567,7 +567,7 @@ fn pipeline_estimates_and_edge_cases() {
         sigma: 0.1,
     };
     let r = projected_histogram(&data, 4, &config, &mut rng).unwrap();
-    assert!(r.k == 1 || r.k == 2);
+    assert!(*r.k == 1 || *r.k == 2);
     assert!(r.guarantee.unwrap().epsilon <= 1.0);
     // k from a public dataset with the same domains.
     config.k = KChoice::Public {
@@ -593,7 +593,7 @@ fn pipeline_estimates_and_edge_cases() {
     let t = Table::from_rows(&schema, &rows, DomainSource::Data, "rows").unwrap();
     let d = Discretized::new(&t).unwrap();
     let r = projected_histogram(&d, 1, &ProjectionConfig::new(eps(1.0)), &mut rng).unwrap();
-    assert!(r.guarantee.is_none() && !r.private_domains);
+    assert!(r.guarantee.is_none() && !*r.private_domains);
     assert!(r.notes.iter().any(|n| n.contains("NOT PRIVATE")));
 }
 
@@ -692,6 +692,6 @@ fn the_simulations_model_the_schemas_bins() {
     let sigma = disguise::histogram::DEFAULT_SIGMA;
     let seed = disguise::histogram::DEFAULT_SEED;
     let expected = disguise::histogram::simulate_k_with(2000, 6, 2, 4, sigma, seed).unwrap();
-    assert_eq!(r.k, expected);
+    assert_eq!(*r.k, expected);
     assert_eq!(r.gamma_estimate.unwrap().bins, 4);
 }
