@@ -61,6 +61,7 @@ pub use marginals::Marginals;
 pub use measure::{CountNoise, MeasurementNoise, Plan};
 pub use model::{FitSummary, Measured, TreeModel};
 
+use crate::disclosure::Diagnostic;
 use crate::error::Result;
 use crate::maximize::Solution;
 use crate::noise::SecureRng;
@@ -102,8 +103,11 @@ pub struct Synthesis {
     pub plan: Plan,
     /// The measured pairs (i < j), in the order the greedy chose them.
     pub tree: Vec<(usize, usize)>,
-    /// The tree step's greedy run (its rounds, calls and guarantee).
-    pub selection: Solution,
+    /// The tree step's greedy run (its rounds, calls and guarantee). NOT private: its
+    /// values are the exact sums of the chosen pairs' scores on the data, which the
+    /// exponential mechanism protects but does not release; the pairs it chose are
+    /// [`Synthesis::tree`] (released).
+    pub selection: Diagnostic<Solution>,
     /// The fitted model, on the compressed domain.
     pub model: TreeModel,
     /// Which rare values were merged before the tree and the 2-ways.
@@ -196,7 +200,7 @@ pub fn synthesize(
         compression,
         plan,
         tree: edges,
-        selection,
+        selection: Diagnostic::new(selection),
         model,
         fit,
         rows: n,

@@ -4,7 +4,7 @@
 //! Privacy: replace-one neighbours (n public); ε-DP with Laplace measurements, (ε, δ)-DP
 //! with Gaussian ones; the schema's domains must be public. See [`crate::synth::Plan`].
 
-use crate::disclosure::Public;
+use crate::disclosure::{Diagnostic, Disclose, Public, Released};
 use crate::error::{Error, Result};
 use crate::histogram::{BinRule, Discretized, Domain, Schema};
 use crate::noise::SecureRng;
@@ -306,112 +306,133 @@ impl SynthRelease {
         out.finish()
     }
 
-    /// The release's report.
+    /// The release's report: public and released values only, and no clamped values
+    /// counted (a front end that counted them sets [`SynthReport::clamped`]).
     pub fn report(&self) -> SynthReport {
         let s = &self.synthesis;
         let plan = &s.plan;
         let (sd1, sd2) = plan.noise_sd();
         let n = s.rows as f64;
-        let sizes = s.model.sizes();
-        // A-priori usefulness from public quantities: the expected total-variation error that
-        // the noise alone puts on a measured marginal before the fit, at most cells·sd/(2n)
-        // (E|Z| ≤ sd), averaged over the columns and over the measured pairs.
+        // The compressed domain's sizes: post-processing of the noisy 1-ways.
+        let sizes = Released::new(s.model.sizes());
+        let tree = Released::new(&s.tree);
+        // The expected total-variation error that the noise alone puts on a measured marginal
+        // before the fit, at most cells·sd/(2n) (E|Z| ≤ sd), averaged over the columns and
+        // over the measured pairs: the cells are those of the released compression and tree,
+        // so the bound is released (post-processing), not public.
         let tv = |cells: usize, sd: f64| (cells as f64 * sd / (2.0 * n)).min(1.0);
         let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len().max(1) as f64;
-        let noise_tv_one_way = mean(sizes.iter().map(|&s| tv(s, sd1)).collect());
-        let noise_tv_two_way = mean(
-            s.tree
-                .iter()
-                .map(|&(i, j)| tv(sizes[i] * sizes[j], sd2))
-                .collect(),
-        );
+        let noise_tv_one_way =
+            sizes.as_map(|sizes| mean(sizes.iter().map(|&c| tv(c, sd1)).collect()));
+        let noise_tv_two_way = sizes.as_map(|sizes| {
+            mean(
+                tree.iter()
+                    .map(|&(i, j)| tv(sizes[i] * sizes[j], sd2))
+                    .collect(),
+            )
+        });
         SynthReport {
             data: None,
             out: None,
-            private: self.is_private(),
+            private: Public::new(self.is_private()),
             neighbouring: SYNTH_NEIGHBOURS,
-            columns: self.names.clone(),
-            bins: self
-                .names
-                .iter()
-                .zip(&self.domains)
-                .filter_map(|(name, d)| match d {
-                    Domain::Numeric { bins, .. } => Some((name.clone(), bins.count())),
-                    Domain::Categorical { .. } => None,
-                })
-                .collect(),
-            records: s.rows,
-            rows: self.rows,
-            merged: self
-                .names
-                .iter()
-                .zip(s.compression.merged_counts())
-                .filter(|(_, k)| *k > 0)
-                .map(|(name, k)| (name.clone(), k))
-                .collect(),
-            noise: plan.noise,
-            tree: s
-                .tree
-                .iter()
-                .map(|&(i, j)| (self.names[i].clone(), self.names[j].clone()))
-                .collect(),
-            one_way_noise_sd: sd1,
-            two_way_noise_sd: sd2,
-            tree_epsilon0: plan.tree_epsilon0,
+            columns: Public::new(self.names.clone()),
+            // From the schema and n (the reading schema's rule uses the plan's noise).
+            bins: Public::new(
+                self.names
+                    .iter()
+                    .zip(&self.domains)
+                    .filter_map(|(name, d)| match d {
+                        Domain::Numeric { bins, .. } => Some((name.clone(), bins.count())),
+                        Domain::Categorical { .. } => None,
+                    })
+                    .collect(),
+            ),
+            records: Public::new(s.rows),
+            rows: Public::new(self.rows),
+            // Which values were merged: a function of the noisy 1-ways.
+            merged: Released::new(
+                self.names
+                    .iter()
+                    .zip(s.compression.merged_counts())
+                    .filter(|(_, k)| *k > 0)
+                    .map(|(name, k)| (name.clone(), k))
+                    .collect(),
+            ),
+            noise: Public::new(plan.noise),
+            tree: tree.as_map(|tree| {
+                tree.iter()
+                    .map(|&(i, j)| (self.names[i].clone(), self.names[j].clone()))
+                    .collect()
+            }),
+            one_way_noise_sd: Public::new(sd1),
+            two_way_noise_sd: Public::new(sd2),
+            tree_epsilon0: Public::new(plan.tree_epsilon0),
             noise_tv_one_way,
             noise_tv_two_way,
-            fit: s.fit,
+            // Fitted to the noisy marginals only: post-processing.
+            fit: Released::new(s.fit),
             guarantee: s.guarantee,
-            secure_rng: s.secure_rng,
+            secure_rng: Public::new(s.secure_rng),
+            clamped: Diagnostic::new(Vec::new()),
         }
     }
 }
 
-/// The report of a [`Synth`] release.
-#[derive(Debug, Clone, Serialize)]
+/// The report of a [`Synth`] release: public and released values only
+/// ([`crate::disclosure`]), and as a diagnostic shown only on request the values clamped
+/// into the edge bins.
+#[derive(Debug, Clone, Serialize, Disclose)]
 pub struct SynthReport {
     /// The data files read (a front end's).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub data: Option<Vec<String>>,
+    pub data: Option<Public<Vec<String>>>,
     /// The synthetic data file written (a front end's).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub out: Option<String>,
+    pub out: Option<Public<String>>,
     /// Whether the release carries its guarantee: public domains and a secure generator.
-    pub private: bool,
+    pub private: Public<bool>,
     /// What neighbouring datasets differ in.
     pub neighbouring: &'static str,
     /// Every column, in the schema's order.
-    pub columns: Vec<String>,
-    /// The bins of each numeric column.
-    pub bins: std::collections::BTreeMap<String, usize>,
-    /// n, the table's records.
-    pub records: u64,
+    pub columns: Public<Vec<String>>,
+    /// The bins of each numeric column (the schema's, or its rule's from n and the noise).
+    pub bins: Public<std::collections::BTreeMap<String, usize>>,
+    /// n, the table's records (public).
+    pub records: Public<u64>,
     /// The synthetic records written.
-    pub rows: u64,
-    /// For each column whose rare values were merged (MST's domain compression), how many
-    /// values share its merged value.
-    pub merged: std::collections::BTreeMap<String, usize>,
+    pub rows: Public<u64>,
+    /// For each column whose rare values were merged (MST's domain compression, on the
+    /// noisy 1-ways), how many values share its merged value.
+    pub merged: Released<std::collections::BTreeMap<String, usize>>,
     /// The measurements' noise.
-    pub noise: MeasurementNoise,
-    /// The measured pairs, in the order chosen.
-    pub tree: Vec<(String, String)>,
+    pub noise: Public<MeasurementNoise>,
+    /// The measured pairs, in the order the exponential mechanism chose them.
+    pub tree: Released<Vec<(String, String)>>,
     /// The noise standard deviation of one count of a 1-way marginal.
-    pub one_way_noise_sd: f64,
+    pub one_way_noise_sd: Public<f64>,
     /// The noise standard deviation of one count of a 2-way marginal.
-    pub two_way_noise_sd: f64,
+    pub two_way_noise_sd: Public<f64>,
     /// ε₀ of each exponential mechanism of the tree.
-    pub tree_epsilon0: f64,
-    /// A-priori (public) bound on the expected total-variation error the noise alone puts on
-    /// a 1-way marginal's measurement, before the fit (mean over the columns).
-    pub noise_tv_one_way: f64,
-    /// The same for a measured 2-way marginal (mean over the measured pairs).
-    pub noise_tv_two_way: f64,
-    /// How the fit went.
-    pub fit: FitSummary,
+    pub tree_epsilon0: Public<f64>,
+    /// A bound on the expected total-variation error the noise alone puts on a 1-way
+    /// marginal's measurement, before the fit (mean over the columns), on the released
+    /// compressed domain.
+    pub noise_tv_one_way: Released<f64>,
+    /// The same for a measured 2-way marginal (mean over the released tree's pairs).
+    pub noise_tv_two_way: Released<f64>,
+    /// How the fit to the noisy marginals went (its loss is measured against them, never
+    /// against the data).
+    pub fit: Released<FitSummary>,
     /// The end-to-end guarantee.
     pub guarantee: crate::privacy::Guarantee,
     /// Whether the generator was the operating system's.
-    pub secure_rng: bool,
+    pub secure_rng: Public<bool>,
+    /// Values clamped into the edge bins, per numeric column that had any: exact counts
+    /// from the data (NOT private: shown only under `not_private`); empty when none were
+    /// clamped or none were counted (a distributed run).
+    #[serde(skip)]
+    pub clamped: Diagnostic<Vec<(String, u64)>>,
 }
 
 impl crate::ledger::Spends for SynthRelease {
@@ -474,6 +495,43 @@ mod tests {
     }
 
     #[test]
+    fn the_report_shows_clamped_values_only_as_diagnostics() {
+        use crate::disclosure::shown;
+        let mut rng = SecureRng::insecure_from_seed(2);
+        let release = Synth::new(2.0).run(table(600), &mut rng).unwrap();
+        let report = SynthReport {
+            clamped: Diagnostic::new(vec![("age".to_string(), 3)]),
+            ..release.report()
+        };
+        let default = serde_json::to_value(shown(&report, false)).unwrap();
+        let text = default.to_string();
+        assert!(
+            !text.contains("clamped") && !text.contains("not_private"),
+            "{text}"
+        );
+        // Every other field is in the release: public or released.
+        for key in [
+            "columns",
+            "bins",
+            "merged",
+            "tree",
+            "fit",
+            "noise_tv_two_way",
+        ] {
+            assert!(default.get(key).is_some(), "{key}: {text}");
+        }
+        let asked = serde_json::to_value(shown(&report, true)).unwrap();
+        assert_eq!(
+            asked["not_private"],
+            serde_json::json!({"clamped": [["age", 3]]})
+        );
+        // The tree's greedy run, whose values are the pairs' exact scores, is a diagnostic.
+        let run = release.synthesis.selection.reveal();
+        assert_eq!(run.elements.len(), 2);
+        assert!(format!("{:?}", release.synthesis.selection).contains("not shown"));
+    }
+
+    #[test]
     fn the_release_reports_its_guarantee_and_tree() {
         let data = table(3000);
         let mut rng = SecureRng::insecure_from_seed(9);
@@ -484,11 +542,11 @@ mod tests {
         .run(data, &mut rng)
         .unwrap();
         let report = release.report();
-        assert_eq!(report.noise, MeasurementNoise::Gaussian);
+        assert_eq!(*report.noise, MeasurementNoise::Gaussian);
         assert!(report.guarantee.epsilon <= 1.0 && report.guarantee.delta <= 1e-6);
         assert_eq!(report.tree.len(), 2);
-        assert!(!report.private, "a seeded run is not private");
-        assert!(report.noise_tv_two_way > 0.0 && report.noise_tv_two_way < 1.0);
+        assert!(!*report.private, "a seeded run is not private");
+        assert!(*report.noise_tv_two_way > 0.0 && *report.noise_tv_two_way < 1.0);
         let spend = crate::ledger::Spends::spend(&release).unwrap().unwrap();
         assert_eq!(spend.calls.len(), 3);
         // Gaussian noise without δ is refused before any record is read.

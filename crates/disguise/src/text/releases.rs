@@ -475,20 +475,20 @@ pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> S
     let _ = writeln!(
         t,
         "synthetic data: {} records × {} columns -> {} synthetic records in {out}",
-        thousands(r.records),
+        thousands(*r.records),
         r.columns.len(),
         thousands(written)
     );
-    let noise = match r.noise {
+    let noise = match *r.noise {
         MeasurementNoise::Laplace => "discrete Laplace",
         MeasurementNoise::Gaussian => "discrete Gaussian",
     };
     let _ = writeln!(
         t,
         "  marginals   every 1-way ({noise}, sd {} per count) and {} 2-ways (sd {})",
-        sig(r.one_way_noise_sd, 3),
+        sig(*r.one_way_noise_sd, 3),
         r.tree.len(),
-        sig(r.two_way_noise_sd, 3)
+        sig(*r.two_way_noise_sd, 3)
     );
     if !r.merged.is_empty() {
         let merged: Vec<String> = r.merged.iter().map(|(c, k)| format!("{c} ({k})")).collect();
@@ -503,7 +503,7 @@ pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> S
         t,
         "  tree        {} (exponential mechanism, ε₀ = {} per pair)",
         tree.join(", "),
-        sig(r.tree_epsilon0, 3)
+        sig(*r.tree_epsilon0, 3)
     );
     let _ = writeln!(
         t,
@@ -515,16 +515,16 @@ pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> S
     let _ = writeln!(
         t,
         "  noise       before the fit, expected total-variation error of a measurement at most \
-         {} (1-way) and {} (2-way), from public quantities",
-        sig(r.noise_tv_one_way, 2),
-        sig(r.noise_tv_two_way, 2)
+         {} (1-way) and {} (2-way), on the released domains and tree",
+        sig(*r.noise_tv_one_way, 2),
+        sig(*r.noise_tv_two_way, 2)
     );
     let g = &r.guarantee;
-    let rule = match r.noise {
+    let rule = match *r.noise {
         MeasurementNoise::Laplace => "basic composition",
         MeasurementNoise::Gaussian => "zCDP (converted by Canonne–Kamath–Steinke)",
     };
-    let _ = if r.private {
+    let _ = if *r.private {
         writeln!(
             t,
             "  guarantee   ({}, {})-DP by {rule}; neighbours: {}",
@@ -532,7 +532,7 @@ pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> S
             guarantee(g.delta),
             r.neighbouring
         )
-    } else if r.secure_rng {
+    } else if *r.secure_rng {
         writeln!(
             t,
             "  guarantee   NONE: NOT PRIVATE (domains taken from the data)"
@@ -549,15 +549,15 @@ pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> S
 }
 
 /// The warning a front end prints when the noise alone may move a measured 2-way marginal
-/// by half its mass or more on average (public quantities: the report's `noise_tv_two_way`),
-/// or `None`.
+/// by half its mass or more on average (released quantities: the report's `noise_tv_two_way`,
+/// from the released compression and tree), or `None`.
 pub fn synth_noise_warning(r: &crate::task::SynthReport) -> Option<String> {
-    (r.noise_tv_two_way >= 0.5).then(|| {
+    (*r.noise_tv_two_way >= 0.5).then(|| {
         format!(
             "the noise may move a measured 2-way marginal by up to {} in total variation \
              before the fit: pairs of columns will be reproduced poorly (give numeric columns \
              fewer bins, merge rare levels, or spend more ε)",
-            sig(r.noise_tv_two_way, 2)
+            sig(*r.noise_tv_two_way, 2)
         )
     })
 }
