@@ -8,12 +8,13 @@
 use super::common::ledger::Reserved;
 use super::common::names::named;
 use super::common::table::TableArgs;
-use super::common::{RunArgs, note_clipped, warn_if_vacuous};
+use super::common::{RunArgs, warn_if_vacuous};
 use crate::output::{Format, NothingReleased, flag_of, flagged, print_json};
 use anyhow::{Context, bail};
+use disguise::disclosure::{Diagnostic, Disclose, Public};
 use disguise::histogram::{
     BinRule, DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, GammaRule, ProjectedHistogram,
-    Schema, SyntheticRows,
+    SyntheticRows,
 };
 use disguise::prelude::*;
 use disguise::task::{Histogram, HistogramReport};
@@ -89,7 +90,8 @@ pub struct Args {
     #[arg(long, value_name = "HOW", value_parser = named::<SyntheticRows>(), default_value_t)]
     rows: SyntheticRows,
     /// Take missing numeric bounds and categorical levels from the data. NOT PRIVATE: the
-    /// domains reveal records; for exploration only (the output is marked as not private).
+    /// domains reveal records, so the whole output is a diagnostic: it runs only with
+    /// --diagnostics, for exploration (the output is marked as not private).
     #[arg(long)]
     bounds_from_data: bool,
     #[command(flatten)]
@@ -97,6 +99,10 @@ pub struct Args {
 }
 
 /// Runs `disguise histogram`.
+///
+/// Every check that needs no data comes before the ledger's reservation: the options, the
+/// non-private mode's refusal without `--diagnostics`, the data files readable, the schema
+/// complete (unless `--bounds-from-data`) with its target, and `--out` writable.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (table, run) = (&args.table, &args.run);
     let request = Histogram {
@@ -126,6 +132,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
              chosen on simulated or public data)"
         );
     }
+    // Domains taken from the data make the whole output a diagnostic.
+    run.diagnostics
+        .allow_non_private(!args.bounds_from_data, "--bounds-from-data")?;
+    let source = if args.bounds_from_data {
+        DomainSource::Data
+    } else {
+        DomainSource::Schema
+    };
+    table.check_inputs(args.public_data.as_ref())?;
+    let schema = table.schema(source)?;
+    let target_name = match (&args.target, &schema.target) {
+        (Some(t), _) | (None, Some(t)) => t.clone(),
+        (None, None) => bail!("no target column: give --target or set `target` in the schema"),
+    };
+    let target = schema.column_index(&target_name)?;
     table.check_out(args.public_data.as_ref())?;
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
     if charge.is_some() && args.bounds_from_data {
@@ -138,12 +159,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mechanism = "projected histogram (PRIVATEKD + thresholded Laplace)";
     let reserved = run.reserve(charge.as_ref(), mechanism, || request.plan())?;
     let cluster = table.cluster()?;
-    let schema = Schema::from_path(&table.schema)?;
-    let target_name = match (&args.target, &schema.target) {
-        (Some(t), _) | (None, Some(t)) => t.clone(),
-        (None, None) => bail!("no target column: give --target or set `target` in the schema"),
-    };
-    let target = schema.column_index(&target_name)?;
     // Numeric columns are cut for the predictors the release keeps (the request's rule).
     let schema = request.reading(&schema, &target_name);
     let files = disguise::data::Parts::resolve_all(&table.data)?;
@@ -152,40 +167,31 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         // The same output in process 0 as a one-process run on the concatenated files.
         let public: Vec<PathBuf> = args.public_data.iter().cloned().collect();
         return match request.run_distributed(&cluster, files, &schema, target, public, &mut rng)? {
-            Some(release) => print_release(
-                &args,
-                reserved.as_ref(),
-                &release,
-                Default::default(),
-                &mut rng,
-            ),
+            // The workers do not count clamped values.
+            Some(release) => {
+                print_release(&args, reserved.as_ref(), &release, Vec::new(), &mut rng)
+            }
             None => Ok(()),
         };
     }
     // Warned only where it is honoured: a distributed release refuses the flag.
-    let source = if args.bounds_from_data {
+    if args.bounds_from_data {
         eprintln!(
             "warning: --bounds-from-data takes column bounds and levels from the data itself; \
              they reveal records, so the output is NOT private (exploration only)"
         );
-        DomainSource::Data
-    } else {
-        DomainSource::Schema
-    };
+    }
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     // Straight into compact codes: only the schema's columns, each value binned as it is
     // read (the same codes as reading a table and discretizing it).
     let read = Discretized::read(&paths, &schema, source)?;
     if !read.inferred.is_empty() {
+        // The columns the schema leaves without a domain (public: the schema's).
         eprintln!(
             "warning: domains taken from the data for column(s): {}",
             read.inferred.join(", ")
         );
     }
-    if !run.quiet {
-        note_clipped(&read.clipped);
-    }
-    let clipped = read.clipped.iter().cloned().collect();
     let data = read.data;
 
     // k by MDA on a public dataset: read with the private data's domains.
@@ -203,16 +209,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Keyed only now, after every check: a seeded run's warning is never followed by an error.
     let mut rng = table.rng(run.seed, None)?;
     let release = request.run(&data, target, public, &mut rng)?;
-    print_release(&args, reserved.as_ref(), &release, clipped, &mut rng)
+    print_release(&args, reserved.as_ref(), &release, read.clipped, &mut rng)
 }
 
 /// Writes the synthetic data to --out (its records in an order drawn from `rng`) and prints
-/// the release's summary.
+/// the release's summary: the release alone, and with `--diagnostics` the values `clamped`
+/// into the edge bins (exact counts from the data) after it.
 fn print_release(
     args: &Args,
     reserved: Option<&Reserved>,
     release: &ProjectedHistogram,
-    clipped: std::collections::BTreeMap<String, u64>,
+    clamped: Vec<(String, u64)>,
     rng: &mut SecureRng,
 ) -> anyhow::Result<()> {
     if let Some(reserved) = reserved {
@@ -222,22 +229,33 @@ fn print_release(
     let table = &args.table;
     let written = table.write_out(args.public_data.as_ref(), |w| release.write_csv(w, rng))?;
     if !args.run.quiet {
+        // The kept and dropped columns and their bins: released.
         eprintln!("note: {}", disguise::text::histogram_columns_note(release));
     }
     let (data, out) = table.names();
     let report = HistogramReport {
-        data,
-        out,
-        clipped,
+        data: data.map(Public::new),
+        out: out.map(Public::new),
+        clamped: Diagnostic::new(clamped),
         ..HistogramReport::of(release)
     };
     let out = table.out.display().to_string();
+    let diagnostics = args.run.diagnostics.on();
     match args.run.format {
-        Format::Json => print_json(&report)?,
-        Format::Table => print!(
-            "{}",
-            disguise::text::histogram_summary(release, written, &out, &flag_of)
-        ),
+        Format::Json => print_json(&report, diagnostics)?,
+        Format::Table => {
+            print!(
+                "{}",
+                disguise::text::histogram_summary(release, written, &out, &flag_of)
+            );
+            if diagnostics {
+                println!();
+                print!(
+                    "{}",
+                    disguise::text::not_private_section(report.not_private().as_ref())
+                );
+            }
+        }
     }
     if let Some(why) = disguise::text::histogram_nothing_released(release, &out, &flag_of) {
         return Err(NothingReleased(why).into());

@@ -3,9 +3,10 @@
 
 use super::common::names::named;
 use super::common::table::TableArgs;
-use super::common::{DeltaArg, RunArgs, note_clipped};
+use super::common::{DeltaArg, RunArgs};
 use crate::output::{Format, flag_of, flagged, print_json};
-use disguise::histogram::{Discretized, DomainSource, Schema};
+use disguise::disclosure::{Diagnostic, Disclose, Public};
+use disguise::histogram::{Discretized, DomainSource};
 use disguise::synth::MeasurementNoise;
 use disguise::task::{Synth, SynthReport};
 use std::path::{Path, PathBuf};
@@ -48,6 +49,9 @@ pub struct Args {
 }
 
 /// Runs `disguise synth`.
+///
+/// Every check that needs no data comes before the ledger's reservation: the options, the
+/// data files readable, the schema complete, and `--out` writable.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (table, run) = (&args.table, &args.run);
     let request = Synth {
@@ -58,9 +62,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         iterations: args.iterations,
     };
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    table.check_out(None)?;
-    let schema = Schema::from_path(&table.schema)?;
+    table.check_inputs(None)?;
+    // Every domain public: synth takes none from the data.
+    let schema = table.schema(DomainSource::Schema)?;
     let schema = request.reading(&schema).map_err(|e| flagged(e, &flag_of))?;
+    table.check_out(None)?;
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
     // Charged before a record is read, from the options and the schema alone.
     let reserved = run.reserve(charge.as_ref(), "synthetic data (MST)", || {
@@ -68,25 +74,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })?;
     let cluster = table.cluster()?;
     let files = disguise::data::Parts::resolve_all(&table.data)?;
-    let (release, mut rng) = match &cluster {
-        // Each worker counts its share's marginals; only process 0 releases and writes.
+    let (release, clamped, mut rng) = match &cluster {
+        // Each worker counts its share's marginals; only process 0 releases and writes (the
+        // workers do not count clamped values).
         Some(cluster) => {
             let mut rng = table.rng(run.seed, Some(cluster))?;
             match request.run_distributed(cluster, files, &schema, &mut rng)? {
-                Some(release) => (release, rng),
+                Some(release) => (release, Vec::new(), rng),
                 None => return Ok(()),
             }
         }
         None => {
             let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
             let read = Discretized::read(&paths, &schema, DomainSource::Schema)?;
-            if !run.quiet {
-                note_clipped(&read.clipped);
-            }
             // Keyed only after the data is read: a seeded run's warning is never followed by
             // an error.
             let mut rng = table.rng(run.seed, None)?;
-            (request.run(read.data, &mut rng)?, rng)
+            (request.run(read.data, &mut rng)?, read.clipped, rng)
         }
     };
     if let Some(reserved) = &reserved {
@@ -95,18 +99,28 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let written = table.write_out(None, |w| release.write_csv(w, release.rows, &mut rng))?;
     let (data, out) = table.names();
     let report = SynthReport {
-        data,
-        out,
+        data: data.map(Public::new),
+        out: out.map(Public::new),
+        clamped: Diagnostic::new(clamped),
         ..release.report()
     };
+    // From the released compression and tree.
     if let Some(warning) = disguise::text::synth_noise_warning(&report) {
         eprintln!("warning: {warning}");
     }
+    let diagnostics = run.diagnostics.on();
     match run.format {
-        Format::Json => print_json(&report)?,
+        Format::Json => print_json(&report, diagnostics)?,
         Format::Table => {
             let out = table.out.display().to_string();
             print!("{}", disguise::text::synth_summary(&report, written, &out));
+            if diagnostics {
+                println!();
+                print!(
+                    "{}",
+                    disguise::text::not_private_section(report.not_private().as_ref())
+                );
+            }
         }
     }
     Ok(())

@@ -199,10 +199,10 @@ fn table_output_with_estimated_parameters() {
 }
 
 #[test]
-fn bounds_from_data_is_flagged_not_private() {
+fn bounds_from_data_runs_only_as_a_diagnostic() {
     let schema = SCHEMA.replace(", bounds = [0, 100]", "");
     let dir = setup("bounds", &schema);
-    // Without the flag: one line, exit 2, naming the column and why.
+    // An incomplete schema: one line, exit 2, naming the column and why.
     let out = base(&dir)
         .args(["--epsilon", "1", "--out", "syn.csv"])
         .assert()
@@ -215,10 +215,29 @@ fn bounds_from_data_is_flagged_not_private() {
         stderr.contains("age") && stderr.contains("not private"),
         "{stderr}"
     );
-    // With it: a warning, and no guarantee.
+    // The flag alone is refused before anything is read (the data file does not exist):
+    // its whole output is a diagnostic.
+    let out = disguise(&dir)
+        .args(words(
+            "histogram --data missing.csv --schema schema.toml --epsilon 1 --out never.csv \
+             --bounds-from-data",
+        ))
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--bounds-from-data") && stderr.contains("--diagnostics"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("missing.csv"), "{stderr}");
+    assert!(!dir.join("never.csv").exists());
+    // With --diagnostics: a warning, and no guarantee.
     let out = base(&dir)
         .args(["--epsilon", "1", "--out", "syn.csv", "--bounds-from-data"])
-        .args(["--format", "json"])
+        .args(["--diagnostics", "--format", "json"])
         .assert()
         .success()
         .get_output()
@@ -232,6 +251,7 @@ fn bounds_from_data_is_flagged_not_private() {
     assert!(doc["guarantee"].is_null());
     assert_eq!(doc["private"], false);
     assert_eq!(doc["private_domains"], false);
+    assert!(doc["not_private"]["clamped"].is_array(), "{doc}");
 }
 
 #[test]
@@ -332,28 +352,97 @@ fn reader_edge_cases_name_file_line_and_column() {
     }
 }
 
+/// Values outside the schema's bounds are clamped into the edge bins; how many is an exact
+/// count of the data: never in the default output (JSON, table or stderr), shown under
+/// `not_private` with --diagnostics.
 #[test]
-fn values_outside_the_bounds_are_counted_not_clamped_silently() {
+fn clamped_values_are_counted_only_as_diagnostics() {
     let dir = setup("clipped", SCHEMA);
     let mut rows = histogram_rows(100);
     rows.push_str("150,no,north,no\n-3,yes,south,yes\n250,no,east,no\n");
     std::fs::write(dir.join("data.csv"), rows).unwrap();
-    let out = base(&dir)
-        .args(words(
-            "--epsilon 1 --k 1 --out syn.csv --seed 1 --format json",
-        ))
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("clamped into the edge bins (NOT private"),
-        "{stderr}"
+    let run = |extra: &str| {
+        let out = base(&dir)
+            .args(words("--epsilon 1 --k 1 --out syn.csv --seed 1"))
+            .args(words(extra))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    for format in ["json", "table"] {
+        let (stdout, stderr) = run(&format!("--format {format}"));
+        for text in [&stdout, &stderr] {
+            for secret in ["clamped", "clipped", "not_private", "not private —"] {
+                assert!(!text.contains(secret), "{format}: {secret} in {text}");
+            }
+        }
+    }
+    let (stdout, stderr) = run("--format json --diagnostics");
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        doc["not_private"]["clamped"],
+        serde_json::json!([["age", 3]]),
+        "{doc}"
     );
-    assert!(stderr.contains("age 3"), "{stderr}");
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["clipped_not_private"]["age"], 3, "{doc}");
-    assert!(doc.get("clipped").is_none(), "{doc}");
+    assert!(doc.get("clamped").is_none() && doc.get("clipped_not_private").is_none());
+    assert!(!stderr.contains("clamped"), "{stderr}");
+    let (stdout, _) = run("--diagnostics");
+    let section = stdout
+        .split_once("\n\nnot private")
+        .unwrap_or_else(|| panic!("{stdout}"))
+        .1;
+    assert!(section.contains("clamped"), "{stdout}");
+    assert!(section.contains("age"), "{stdout}");
+}
+
+/// A misspelt data file, a schema without a domain and an output that cannot be written
+/// are refused before the ledger is charged: exit 2, and the ledger records nothing.
+#[test]
+fn checks_that_need_no_data_come_before_the_ledger_charge() {
+    let dir = common::dir_with(
+        "ledger-checks",
+        &[("data.csv", &histogram_rows(600)), ("schema.toml", SCHEMA)],
+    );
+    std::fs::write(
+        dir.join("no-levels.toml"),
+        SCHEMA.replace(", levels = [\"north\", \"south\", \"east\", \"west\"]", ""),
+    )
+    .unwrap();
+    disguise(&dir)
+        .args(words("ledger init b.ledger --default-limit 10"))
+        .assert()
+        .success();
+    let mut cases = vec![
+        ("--data dta.csv --schema schema.toml --out syn.csv", "dta.csv"),
+        (
+            "--data data.csv --schema no-levels.toml --out syn.csv",
+            "region",
+        ),
+    ];
+    // Creating a file in /proc fails even for root (a read-only folder does not).
+    if cfg!(target_os = "linux") {
+        cases.push((
+            "--data data.csv --schema schema.toml --out /proc/syn.csv",
+            "/proc",
+        ));
+    }
+    for (files, needle) in cases {
+        let args: Vec<&str> = words("histogram --epsilon 1 --k 1 --ledger b.ledger --dataset d")
+            .into_iter()
+            .chain(words(files))
+            .collect();
+        common::fails_with(&dir, &args, needle);
+    }
+    let state = common::json(
+        &disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --format json"))
+            .stdout_ok(),
+    );
+    assert_eq!(state["releases"], serde_json::json!([]), "{state}");
 }
 
 /// Too few records for the budget: τ is far above n, no cell passes, and the command says

@@ -167,3 +167,93 @@ fn a_seeded_run_on_bad_data_prints_its_error_alone() {
         assert!(stderr.contains("data.csv:2"), "{command}: {stderr}");
     }
 }
+
+/// Values outside the schema's bounds are clamped into the edge bins; how many is an exact
+/// count of the data: never in the default output (JSON, table or stderr), shown under
+/// `not_private` with --diagnostics.
+#[test]
+fn clamped_values_are_counted_only_as_diagnostics() {
+    let dir = setup("clamped");
+    let mut rows = histogram_rows(600);
+    rows.push_str("150,no,north,no\n-3,yes,south,yes\n");
+    std::fs::write(dir.join("data.csv"), rows).unwrap();
+    let run = |extra: &str| {
+        let out = disguise(&dir)
+            .args(words(
+                "synth --data data.csv --schema schema.toml --out syn.csv --epsilon 2 --seed 1",
+            ))
+            .args(words(extra))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    for format in ["json", "table"] {
+        let (stdout, stderr) = run(&format!("--format {format}"));
+        for text in [&stdout, &stderr] {
+            for secret in ["clamped", "clipped", "not_private", "not private —"] {
+                assert!(!text.contains(secret), "{format}: {secret} in {text}");
+            }
+        }
+    }
+    let (stdout, stderr) = run("--format json --diagnostics");
+    let doc = json(stdout.as_bytes());
+    assert_eq!(
+        doc["not_private"]["clamped"],
+        serde_json::json!([["age", 2]]),
+        "{doc}"
+    );
+    assert!(doc.get("clamped").is_none(), "{doc}");
+    assert!(!stderr.contains("clamped"), "{stderr}");
+    let (stdout, _) = run("--diagnostics");
+    let section = stdout
+        .split_once("\n\nnot private")
+        .unwrap_or_else(|| panic!("{stdout}"))
+        .1;
+    assert!(section.contains("clamped") && section.contains("age"), "{stdout}");
+    // The noise's total-variation bound is labelled for what it is computed on.
+    assert!(stdout.contains("on the released domains and tree"), "{stdout}");
+}
+
+/// A misspelt data file, a schema without a domain and an output that cannot be written
+/// are refused before the ledger is charged: exit 2, and the ledger records nothing.
+#[test]
+fn checks_that_need_no_data_come_before_the_ledger_charge() {
+    let dir = setup("ledger-checks");
+    std::fs::write(
+        dir.join("no-bounds.toml"),
+        SCHEMA.replace(", bounds = [0, 100]", ""),
+    )
+    .unwrap();
+    disguise(&dir)
+        .args(words("ledger init b.ledger --default-limit 10"))
+        .assert()
+        .success();
+    let mut cases = vec![
+        ("--data dta.csv --schema schema.toml --out syn.csv", "dta.csv"),
+        ("--data data.csv --schema no-bounds.toml --out syn.csv", "age"),
+    ];
+    // Creating a file in /proc fails even for root (a read-only folder does not).
+    if cfg!(target_os = "linux") {
+        cases.push((
+            "--data data.csv --schema schema.toml --out /proc/syn.csv",
+            "/proc",
+        ));
+    }
+    for (files, needle) in cases {
+        let args: Vec<&str> = words("synth --epsilon 1 --ledger b.ledger --dataset d")
+            .into_iter()
+            .chain(words(files))
+            .collect();
+        common::fails_with(&dir, &args, needle);
+    }
+    let state = json(
+        &disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --format json"))
+            .stdout_ok(),
+    );
+    assert_eq!(state["releases"], serde_json::json!([]), "{state}");
+}

@@ -269,8 +269,23 @@ impl Table {
     }
 }
 
-/// Refuses a schema without every domain unless `source` lets the data fill them in.
-pub(crate) fn check_complete(schema: &Schema, source: DomainSource) -> Result<()> {
+/// Refuses a schema without every domain unless `source` lets the data fill them in: a check
+/// that needs no data, which front ends make before a ledger is charged.
+///
+/// ```
+/// use disguise::histogram::{ColumnSpec, DomainSource, Schema, table::check_complete};
+/// let mut age = ColumnSpec::numeric("age", 0.0, 100.0);
+/// age.bounds = None;
+/// let schema = Schema::new(vec![age, ColumnSpec::categorical("y", &["a", "b"])])?;
+/// let err = check_complete(&schema, DomainSource::Schema).unwrap_err().to_string();
+/// assert!(err.contains("age") && err.contains("not private"), "{err}");
+/// assert!(check_complete(&schema, DomainSource::Data).is_ok());
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `schema` and the columns without a public domain.
+pub fn check_complete(schema: &Schema, source: DomainSource) -> Result<()> {
     let missing = schema.incomplete_columns();
     if source == DomainSource::Schema && !missing.is_empty() {
         return Err(Error::param(

@@ -4,6 +4,7 @@
 use super::cluster::ClusterArgs;
 use anyhow::Context;
 use disguise::cluster::Cluster;
+use disguise::histogram::{DomainSource, Schema};
 use disguise::{Result, SecureRng};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -46,6 +47,29 @@ impl TableArgs {
             .chain(extra)
             .map(PathBuf::as_path)
             .collect()
+    }
+
+    /// Checks that every data file (and `extra`, a public file of the run) can be read
+    /// ([`disguise::files::check_input`]): before anything is charged, so that a misspelt
+    /// name costs nothing. Not in a run over `--hosts`, whose processes each find their own
+    /// data where they run.
+    pub fn check_inputs(&self, extra: Option<&PathBuf>) -> anyhow::Result<()> {
+        if self.cluster.hosts.is_none() {
+            for path in self.data.iter().chain(extra) {
+                disguise::files::check_input(path)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The schema of `--schema`, refused unless it gives every column's domain (bounds,
+    /// levels) or `source` lets the data fill them in: a check that needs no data, made
+    /// before anything is charged.
+    pub fn schema(&self, source: DomainSource) -> anyhow::Result<Schema> {
+        let schema = Schema::from_path(&self.schema)?;
+        disguise::histogram::table::check_complete(&schema, source)
+            .map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
+        Ok(schema)
     }
 
     /// Checks `--out` (a writable place, not an input; `extra` is one more input) in the
