@@ -417,7 +417,10 @@ fn checks_that_need_no_data_come_before_the_ledger_charge() {
         .assert()
         .success();
     let mut cases = vec![
-        ("--data dta.csv --schema schema.toml --out syn.csv", "dta.csv"),
+        (
+            "--data dta.csv --schema schema.toml --out syn.csv",
+            "dta.csv",
+        ),
         (
             "--data data.csv --schema no-levels.toml --out syn.csv",
             "region",

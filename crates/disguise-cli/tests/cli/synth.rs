@@ -213,9 +213,15 @@ fn clamped_values_are_counted_only_as_diagnostics() {
         .split_once("\n\nnot private")
         .unwrap_or_else(|| panic!("{stdout}"))
         .1;
-    assert!(section.contains("clamped") && section.contains("age"), "{stdout}");
+    assert!(
+        section.contains("clamped") && section.contains("age"),
+        "{stdout}"
+    );
     // The noise's total-variation bound is labelled for what it is computed on.
-    assert!(stdout.contains("on the released domains and tree"), "{stdout}");
+    assert!(
+        stdout.contains("on the released domains and tree"),
+        "{stdout}"
+    );
 }
 
 /// A misspelt data file, a schema without a domain and an output that cannot be written
@@ -233,8 +239,14 @@ fn checks_that_need_no_data_come_before_the_ledger_charge() {
         .assert()
         .success();
     let mut cases = vec![
-        ("--data dta.csv --schema schema.toml --out syn.csv", "dta.csv"),
-        ("--data data.csv --schema no-bounds.toml --out syn.csv", "age"),
+        (
+            "--data dta.csv --schema schema.toml --out syn.csv",
+            "dta.csv",
+        ),
+        (
+            "--data data.csv --schema no-bounds.toml --out syn.csv",
+            "age",
+        ),
     ];
     // Creating a file in /proc fails even for root (a read-only folder does not).
     if cfg!(target_os = "linux") {
