@@ -98,13 +98,13 @@ impl Spends for crate::apps::ItemsetRelease {
             Spend::protecting(
                 Unit::Record,
                 Guarantee {
-                    epsilon: self.epsilon,
-                    delta: self.delta,
+                    epsilon: *self.epsilon,
+                    delta: *self.delta,
                     rule,
                 },
             )
             .mechanism(self.mechanism)
-            .secure(self.secure_rng),
+            .secure(*self.secure_rng),
         ))
     }
 }

@@ -11,12 +11,13 @@
 
 use crate::apps::itemsets::{
     check_count_share, check_delta, check_item_list, check_max_margin, check_mechanism, check_size,
-    check_top,
+    check_top, check_universe, key_words,
 };
 use crate::apps::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, ITEMSET_MECHANISMS,
     ItemsetBudget, ItemsetCounts, ItemsetQuery, ItemsetRelease, Transactions, mine_itemsets,
 };
+use crate::disclosure::{Diagnostic, Disclose, Public, Released};
 use crate::error::Result;
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
@@ -40,7 +41,7 @@ use serde::Serialize;
 /// let t = Transactions::from_rows(&rows, None)?;
 /// let release = Itemsets::new(2, 1.0, 1e-6).run(&t, &mut SecureRng::insecure_from_seed(1))?;
 /// assert_eq!(release.picks.len(), 1);
-/// assert!(release.epsilon <= 1.0);
+/// assert!(*release.epsilon <= 1.0);
 /// # Ok::<(), disguise::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -188,18 +189,18 @@ impl Itemsets {
     /// A per-round budget the large margin mechanism refuses (not one [`Itemsets::release`]
     /// returned).
     pub fn usefulness(&self, release: &ItemsetRelease) -> Result<Usefulness> {
-        let (epsilon0, n) = (release.per_round_epsilon, release.transactions);
+        let (epsilon0, n) = (*release.per_round_epsilon, *release.transactions);
         // A release over a public item list states its universe.
         let mechanism = self.chosen_mechanism(release.universe_items.is_some());
         let Some(variant) = mechanism.margin_variant() else {
-            let items = release.universe_items.unwrap_or(0);
+            let items = release.universe_items.map_or(0, Public::into_inner);
             // C(items, r) as a float: only its logarithm enters the bound.
             let universe = (0..self.size).fold(1.0f64, |c, i| {
                 c * (items.saturating_sub(i)) as f64 / (i + 1) as f64
             });
             return Ok(Usefulness::exponential(universe, 1.0, epsilon0, n as f64));
         };
-        let delta0 = release.per_round_delta;
+        let delta0 = *release.per_round_delta;
         let mut useful = Usefulness::large_margin(variant, epsilon0, delta0, 1.0, n)?;
         if useful.vacuous {
             // Itemsets can use the exponential mechanism only over a public item list.
@@ -225,22 +226,52 @@ impl Itemsets {
         release: ItemsetRelease,
     ) -> Result<ItemsetsReport> {
         Ok(ItemsetsReport {
-            usefulness: self.usefulness(&release)?,
+            // From n, the public list's size and the per-round budget (Itemsets::usefulness).
+            usefulness: Public::new(self.usefulness(&release)?),
             items: released_items(transactions, &release),
-            delta_target: self.delta,
-            dropped_items: transactions.dropped_items(),
+            delta_target: Public::new(self.delta),
+            dropped_items: Diagnostic::new(transactions.dropped_items()),
             release,
         })
+    }
+
+    /// Checks a public item list against the request from public quantities alone, before
+    /// any transaction is read (so that a front end refuses before it charges a budget
+    /// ledger): some itemset of r of its distinct items exists, their universe C(|I|, r) is
+    /// within [`MAX_UNIVERSE_BITS`](crate::apps::MAX_UNIVERSE_BITS), and r ids of the list
+    /// fit in a counting key. The release checks the same again.
+    ///
+    /// ```
+    /// use disguise::task::Itemsets;
+    /// let items: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+    /// assert!(Itemsets::new(2, 1.0, 0.0).check_items(&items).is_ok());
+    /// let err = Itemsets::new(4, 1.0, 0.0).check_items(&items).unwrap_err();
+    /// assert!(err.to_string().contains("none exist"), "{err}");
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) naming `size`, or `items`
+    /// for an empty list.
+    pub fn check_items(&self, items: &[String]) -> Result<()> {
+        if items.is_empty() {
+            return Err(crate::Error::param("items", "the item list is empty"));
+        }
+        let distinct: std::collections::HashSet<&str> = items.iter().map(String::as_str).collect();
+        check_universe(distinct.len() as u64, self.size)?;
+        key_words(self.size, distinct.len())?;
+        Ok(())
     }
 }
 
 /// The items a release may name: the public list when there is one, else those of its
 /// released itemsets, in the canonical item order — never the items read from the
 /// transactions, which would give away one person's rare item.
-fn released_items(data: &Transactions, release: &ItemsetRelease) -> Vec<String> {
+fn released_items(data: &Transactions, release: &ItemsetRelease) -> Released<Vec<String>> {
     if data.has_public_items() {
-        return data.items().to_vec();
+        // The public list: public, so released as it is.
+        return Released::new(data.items().to_vec());
     }
+    // Post-processing of the released itemsets.
     let mut items: Vec<String> = release
         .picks
         .iter()
@@ -250,26 +281,31 @@ fn released_items(data: &Transactions, release: &ItemsetRelease) -> Vec<String> 
         .collect();
     items.sort_unstable_by(|a, b| crate::apps::item_order(a, b));
     items.dedup();
-    items
+    Released::new(items)
 }
 
-/// The report of an [`Itemsets`] release. True counts and frequencies in it are computed on
-/// the private transactions for evaluation: they are NOT covered by the guarantee.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The report of an [`Itemsets`] release: the release (public options and sizes, the
+/// released picks), the items it may name and the a-priori usefulness. The exact counts
+/// and frequencies, whether a pick occurs, the numbers of occurring itemsets, of cut
+/// transactions and of dropped items are computed on the private transactions:
+/// [`Diagnostic`]s, NOT covered by the guarantee, shown only on request
+/// ([`crate::disclosure::shown`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct ItemsetsReport {
     /// The release and its guarantee.
     #[serde(flatten)]
     pub release: ItemsetRelease,
     /// The total δ asked for.
-    pub delta_target: f64,
-    /// Item occurrences dropped for not being in the public item list (a count from the
-    /// data: NOT private).
-    pub dropped_items: u64,
-    /// The items the release may name ([`Itemsets::report`]).
-    pub items: Vec<String>,
+    pub delta_target: Public<f64>,
+    /// Item occurrences dropped for not being in the public item list (NOT private).
+    #[serde(skip)]
+    pub dropped_items: Diagnostic<u64>,
+    /// The items the release may name ([`Itemsets::report`]): the public list, or the
+    /// items of the released itemsets.
+    pub items: Released<Vec<String>>,
     /// The a-priori utility: the large margin mechanisms' condition, or the exponential
     /// mechanism's error bound.
-    pub usefulness: Usefulness,
+    pub usefulness: Public<Usefulness>,
 }
 
 #[cfg(test)]
@@ -408,5 +444,89 @@ mod tests {
             release.picks[0].itemset.as_deref(),
             Some(&["a".to_string(), "b".to_string()][..])
         );
+    }
+
+    #[test]
+    fn the_report_shows_the_release_and_only_on_request_the_exact_counts() {
+        use crate::disclosure::shown;
+        // Over a public list of 40 items, pairs (a, b) in 300 transactions and one long
+        // transaction cut to B = 4: with three rounds at a small ε, the exponential mechanism
+        // names zero-frequency pairs too.
+        let mut rows: Vec<Vec<String>> = vec![vec!["a".into(), "b".into(), "zz".into()]; 300];
+        rows.push((0..6).map(|i| format!("i{i}")).collect());
+        let list: Vec<String> = ["a", "b"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain((0..38).map(|i| format!("i{i}")))
+            .collect();
+        let t = Transactions::from_rows(&rows, Some(&list[..])).unwrap();
+        let request = Itemsets {
+            top: 3,
+            max_length: 4,
+            ..Itemsets::new(2, 0.5, 0.0)
+        };
+        request.check_items(&list).unwrap();
+        let release = request
+            .run(&t, &mut SecureRng::insecure_from_seed(9))
+            .unwrap();
+        let report = request.report(&t, release).unwrap();
+        let plain = serde_json::to_value(shown(&report, false)).unwrap();
+        for key in [
+            "true_count",
+            "true_frequency",
+            "occurs",
+            "occurring",
+            "truncated",
+            "dropped_items",
+            "not_private",
+        ] {
+            assert!(!plain.to_string().contains(key), "{key} in {plain}");
+        }
+        // One released outcome whether or not the named pair occurs (at this ε, the second
+        // and third picks are zero-frequency pairs named from the list).
+        assert!(report.release.picks.iter().any(|p| !*p.occurs.reveal()));
+        for p in plain["picks"].as_array().unwrap() {
+            assert_eq!(p["outcome"], "itemset", "{p}");
+        }
+        assert_eq!(plain["items"].as_array().unwrap().len(), 40);
+        let both = serde_json::to_value(shown(&report, true)).unwrap();
+        let np = &both["not_private"];
+        assert_eq!(np["truncated"], 1, "{np}");
+        assert_eq!(np["dropped_items"], 300, "{np}");
+        let picks = np["picks"].as_array().unwrap();
+        assert_eq!(picks.len(), 3);
+        for (p, released) in picks.iter().zip(&report.release.picks) {
+            assert_eq!(p["true_count"], *released.true_count.reveal());
+            assert_eq!(p["occurs"], *released.true_count.reveal() > 0);
+        }
+        // The release beside the diagnostics is the default one.
+        assert_eq!(both["picks"], plain["picks"]);
+    }
+
+    #[test]
+    fn a_public_item_list_is_checked_before_any_transaction() {
+        let list = |n: usize| -> Vec<String> { (0..n).map(|i| format!("x{i}")).collect() };
+        assert!(Itemsets::new(3, 1.0, 0.0).check_items(&list(3)).is_ok());
+        // Repeated names count once.
+        let mut repeated = list(2);
+        repeated.push("x0".into());
+        let err = Itemsets::new(3, 1.0, 0.0)
+            .check_items(&repeated)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("none exist"), "{err}");
+        // A universe beyond the exact arithmetic's bits.
+        let err = Itemsets::new(50_000, 1.0, 0.0)
+            .check_items(&list(100_000))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("more than 2^65536 members"), "{err}");
+        // Keys wider than counting supports: 200 ids of 16 bits.
+        let err = Itemsets::new(200, 1.0, 0.0)
+            .check_items(&list(1 << 16))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("would need keys"), "{err}");
+        assert!(Itemsets::new(2, 1.0, 0.0).check_items(&[]).is_err());
     }
 }

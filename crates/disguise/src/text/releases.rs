@@ -11,9 +11,10 @@ use crate::task::{DemoReport, HISTOGRAM_NEIGHBOURS, HypothesisReport};
 use std::fmt::Write as _;
 
 /// The table of a frequent-itemset release: what was searched, one line per round (the
-/// itemset, its margin, its noisy frequency and, NOT private, its true count and frequency),
-/// the budget — the total `epsilon` and `delta` as typed, split over `top` rounds — and the
-/// guarantee. Each line ends with `\n`.
+/// itemset, its margin and its noisy frequency), the budget — the total `epsilon` and
+/// `delta` as typed, split over `top` rounds — and the guarantee. Public and released
+/// values only: the exact counts are the report's diagnostics
+/// ([`not_private_section`](super::not_private_section)). Each line ends with `\n`.
 pub fn itemsets_table(
     r: &ItemsetRelease,
     epsilon: f64,
@@ -33,30 +34,21 @@ pub fn itemsets_table(
     };
     let _ = writeln!(
         out,
-        "{} transactions, itemsets of size {}, mechanism {}, universe: {universe}",
-        thousands(r.transactions as u64),
+        "{} transactions, itemsets of size {} (transactions cut to {} items), mechanism {}, \
+         universe: {universe}",
+        thousands(*r.transactions as u64),
         r.size,
+        r.max_length,
         r.mechanism
-    );
-    let _ = writeln!(
-        out,
-        "NOT PRIVATE (diagnostics): {} distinct itemsets occur; {} transactions were cut to {} \
-         items",
-        thousands(r.occurring as u64),
-        thousands(r.truncated as u64),
-        r.max_length
     );
     out.push('\n');
     let _ = writeln!(
         out,
-        "{:>5}  {:<40} {:>8} {:>12} {:>11} {:>14}",
-        "round", "itemset", "margin ℓ", "noisy freq", "true count", "true freq"
+        "{:>5}  {:<40} {:>8} {:>12}",
+        "round", "itemset", "margin ℓ", "noisy freq"
     );
     for p in &r.picks {
-        let itemset = match (&p.itemset, p.outcome) {
-            (Some(items), ItemsetOutcome::NotOccurring) => {
-                format!("{{{}}} (does not occur)", items.join(" "))
-            }
+        let itemset = match (&*p.itemset, *p.outcome) {
             (Some(items), _) => format!("{{{}}}", items.join(" ")),
             (None, ItemsetOutcome::NoMargin) => "(no itemset: no margin found)".to_string(),
             (None, _) => "(no itemset: a zero-frequency pick)".to_string(),
@@ -67,19 +59,16 @@ pub fn itemsets_table(
             .map_or("-".to_string(), |f| format!("{f:.5}"));
         let _ = writeln!(
             out,
-            "{:>5}  {:<40} {:>8} {:>12} {:>11} {:>14.5}",
-            p.round, itemset, margin, noisy, p.true_count, p.true_frequency
+            "{:>5}  {:<40} {:>8} {:>12}",
+            p.round, itemset, margin, noisy
         );
     }
-    out.push_str(
-        "        (true count and true freq are computed on the private data: NOT private)\n",
-    );
     out.push('\n');
     let counts = match (r.count_epsilon, r.count_scale) {
         (Some(e), Some(b)) => format!(
             "; noisy frequencies: ε = {}, Laplace scale {} counts",
-            budget(e),
-            sig(b, 6)
+            budget(*e),
+            sig(*b, 6)
         ),
         _ => String::new(),
     };
@@ -89,8 +78,8 @@ pub fn itemsets_table(
          {} composition){counts}",
         input(epsilon),
         input(delta),
-        budget(r.per_round_epsilon),
-        budget(r.per_round_delta),
+        budget(*r.per_round_epsilon),
+        budget(*r.per_round_delta),
         r.split_rule,
     );
     let plus = if r.count_epsilon.is_some() {
@@ -102,11 +91,11 @@ pub fn itemsets_table(
         out,
         "guarantee: ({}, {})-differentially private (selection by {} composition{plus}; \
          neighbouring datasets differ in one transaction)",
-        guarantee(r.epsilon),
-        guarantee(r.delta),
+        guarantee(*r.epsilon),
+        guarantee(*r.delta),
         r.selection_guarantee.rule,
     );
-    if !r.secure_rng {
+    if !*r.secure_rng {
         out.push_str(SEEDED);
     }
     out.push('\n');
@@ -426,19 +415,23 @@ pub fn itemsets_nothing_released(
          too close for this budget); {help} would help",
         flag("max_margin"),
         r.max_margin,
-        budget(r.per_round_epsilon)
+        budget(*r.per_round_epsilon)
     ))
 }
 
-/// How many transactions were cut to the longest length counted; `None` when none was.
+/// How many transactions were cut to the longest length counted; `None` when none was. The
+/// number cut is counted on the data: a diagnostic (NOT private), for a front end that
+/// shows diagnostics.
 pub fn itemsets_truncated(r: &ItemsetRelease, flag: &dyn Fn(&str) -> String) -> Option<String> {
-    (r.truncated > 0).then(|| {
+    let truncated = *r.truncated.reveal();
+    (truncated > 0).then(|| {
         let max_length = flag("max_length");
         format!(
             "{} of {} transactions are longer than {max_length} {} and were cut to their {} \
-             smallest items (raise {max_length} to count them whole)",
-            thousands(r.truncated as u64),
-            thousands(r.transactions as u64),
+             smallest items (raise {max_length} to count them whole; NOT private: counted on \
+             the data)",
+            thousands(truncated as u64),
+            thousands(*r.transactions as u64),
             r.max_length,
             r.max_length
         )

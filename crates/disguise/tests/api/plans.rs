@@ -182,7 +182,7 @@ fn hypotheses_itemsets_and_histograms_spend_at_most_their_plan() {
             let g = plan.guarantee.unwrap();
             assert_eq!(
                 (g.epsilon, g.delta),
-                (release.epsilon, release.delta),
+                (*release.epsilon, *release.delta),
                 "{mechanism:?} {count_share}"
             );
         }

@@ -140,20 +140,29 @@ impl Transactions {
                 truncated: self.rows().filter(|r| r.len() > max_length).count(),
             });
         }
-        let Some(words) = count::key_words(size, bits) else {
-            return Err(Error::param(
-                "size",
-                format!(
-                    "itemsets of {size} items over {} distinct items would need keys of \
-                     {size} × {bits} bits; at most {} bits are supported: choose a smaller \
-                     size",
-                    self.items.len(),
-                    count::MAX_KEY_BITS
-                ),
-            ));
-        };
+        let words = key_words(size, self.items.len())?;
         count::count(self, size, max_length, bits, words)
     }
+}
+
+/// The `u64` words of the packed key of an itemset of `size` ids among `items` items.
+/// Public quantities only with a public item list: a front end checks it before any
+/// transaction is read ([`Itemsets::check_items`](crate::task::Itemsets::check_items)).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `size` when the key would exceed the bits supported.
+pub(crate) fn key_words(size: usize, items: usize) -> Result<usize> {
+    let bits = count::id_bits(items);
+    count::key_words(size, bits).ok_or_else(|| {
+        Error::param(
+            "size",
+            format!(
+                "itemsets of {size} items over {items} distinct items would need keys of \
+                 {size} × {bits} bits; at most {} bits are supported: choose a smaller size",
+                count::MAX_KEY_BITS
+            ),
+        )
+    })
 }
 
 /// The counts of all occurring itemsets of one size ([`Transactions::count_itemsets`]),

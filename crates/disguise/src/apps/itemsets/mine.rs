@@ -11,6 +11,7 @@ use super::{
 };
 use crate::apps::block::{BlockChoice, sample_exponential_with_block};
 use crate::apps::margin::{LargeMarginTail, SortedScores, TailOutcome, TailSize};
+use crate::disclosure::{Diagnostic, Public, Released};
 use crate::error::{Error, Result};
 use crate::names::Named;
 use crate::noise::bernoulli::uniform_below;
@@ -76,18 +77,10 @@ pub fn mine_itemsets_with_budget(
     let r = counts.size();
     let n_items = transactions.items().len() as u64;
     let universe = if public {
-        Some(universe_size(n_items, r)?)
+        Some(check_universe(n_items, r)?)
     } else {
         None
     };
-    if let Some(k) = &universe
-        && k.is_zero()
-    {
-        return Err(Error::param(
-            "size",
-            format!("itemsets of {r} items from a list of {n_items} items: none exist"),
-        ));
-    }
     let (eps0, delta0) = (budget.epsilon0, budget.delta0);
     let n = transactions.len();
     let lambda = Sensitivity::new(1.0)?;
@@ -161,30 +154,35 @@ pub fn mine_itemsets_with_budget(
             }
             (None, None) => unreachable!("em without an item list was rejected above"),
         };
+        // The released outcome says what the mechanism chose — an itemset, the zero block
+        // without a list to name one from, or no margin — never whether a named itemset
+        // occurs (with a public item list, a zero-frequency pick is named too): that is the
+        // pick's diagnostic.
         let pick = |itemset: Option<Vec<u32>>, outcome, count: u64| ItemsetPick {
-            round,
-            itemset: itemset.as_ref().map(|ids| transactions.names(ids)),
-            outcome,
-            margin,
-            true_count: count,
-            true_frequency: count as f64 / n as f64,
-            noisy_frequency: None,
+            round: Released::new(round),
+            itemset: Released::new(itemset.as_ref().map(|ids| transactions.names(ids))),
+            outcome: Released::new(outcome),
+            margin: Released::new(margin),
+            noisy_frequency: Released::new(None),
+            occurs: Diagnostic::new(count > 0),
+            true_count: Diagnostic::new(count),
+            true_frequency: Diagnostic::new(count as f64 / n as f64),
         };
         match choice {
             TailOutcome::Explicit(i) => {
                 picks.push(pick(
                     Some(counts.itemset(i)),
-                    ItemsetOutcome::Occurring,
+                    ItemsetOutcome::Itemset,
                     counts.count(i),
                 ));
             }
             TailOutcome::Tail if public => {
                 let ids = uniform_unseen(rng, n_items, r, counts, &zero_named)?;
                 zero_named.insert(ids.clone());
-                picks.push(pick(Some(ids), ItemsetOutcome::NotOccurring, 0));
+                picks.push(pick(Some(ids), ItemsetOutcome::Itemset, 0));
             }
             TailOutcome::Tail => {
-                picks.push(pick(None, ItemsetOutcome::NotOccurring, 0));
+                picks.push(pick(None, ItemsetOutcome::ZeroFrequency, 0));
                 break;
             }
             TailOutcome::NoMargin => {
@@ -194,35 +192,55 @@ pub fn mine_itemsets_with_budget(
         }
     }
 
-    // Noisy frequencies of the released itemsets: one Laplace vector release.
+    // Noisy frequencies of the released itemsets: one Laplace vector release (the
+    // mechanism's input is the exact count; its output is released).
     if let Some(scale) = budget.count_scale {
         let noise = Laplace::new(scale)?;
         for p in picks.iter_mut().filter(|p| p.itemset.is_some()) {
-            let noisy = noise.sample(rng, p.true_count as f64)?;
-            p.noisy_frequency = Some((noisy / n as f64).clamp(0.0, 1.0));
+            let noisy = noise.sample(rng, *p.true_count.reveal() as f64)?;
+            p.noisy_frequency = Released::new(Some((noisy / n as f64).clamp(0.0, 1.0)));
         }
     }
     Ok(ItemsetRelease {
         picks,
         mechanism: query.mechanism.name(),
-        transactions: n,
-        size: r,
-        max_length: counts.max_length(),
-        universe_items: public.then_some(transactions.items().len()),
-        universe_size: universe.map(|k| k.to_string()),
-        max_margin: query.max_margin,
-        per_round_epsilon: eps0.get(),
-        per_round_delta: delta0.get(),
+        // n, the options, the public list's size and the budget are public.
+        transactions: Public::new(n),
+        size: Public::new(r),
+        max_length: Public::new(counts.max_length()),
+        universe_items: public.then(|| Public::new(transactions.items().len())),
+        universe_size: universe.map(|k| Public::new(k.to_string())),
+        max_margin: Public::new(query.max_margin),
+        per_round_epsilon: Public::new(eps0.get()),
+        per_round_delta: Public::new(delta0.get()),
         split_rule: budget.split_rule,
         selection_guarantee: budget.selection,
-        count_epsilon: budget.count_epsilon,
-        count_scale: budget.count_scale,
-        epsilon: budget.epsilon,
-        delta: budget.selection.delta,
-        occurring: counts.len(),
-        truncated: counts.truncated_transactions(),
-        secure_rng: rng.is_secure(),
+        count_epsilon: budget.count_epsilon.map(Public::new),
+        count_scale: budget.count_scale.map(Public::new),
+        epsilon: Public::new(budget.epsilon),
+        delta: Public::new(budget.selection.delta),
+        occurring: Diagnostic::new(counts.len()),
+        truncated: Diagnostic::new(counts.truncated_transactions()),
+        secure_rng: Public::new(rng.is_secure()),
     })
+}
+
+/// C(|I|, r), the universe of a public list of `n_items` items, refused when no itemset of
+/// `r` items exists or beyond 2^[`MAX_UNIVERSE_BITS`] ([`universe_size`]). Public quantities
+/// only: a front end checks it before any transaction is read
+/// ([`Itemsets::check_items`](crate::task::Itemsets::check_items)).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `size`.
+pub(crate) fn check_universe(n_items: u64, r: usize) -> Result<BigUint> {
+    let k = universe_size(n_items, r)?;
+    if k.is_zero() {
+        return Err(Error::param(
+            "size",
+            format!("itemsets of {r} items from a list of {n_items} items: none exist"),
+        ));
+    }
+    Ok(k)
 }
 
 /// C(|I|, r), the universe of a public item list, refused beyond 2^[`MAX_UNIVERSE_BITS`]

@@ -47,12 +47,14 @@
 //!   passes, ℓ = K and the exponential mechanism runs over the whole universe (the zero
 //!   itemsets as a block). A block pick is named by drawing a uniform r-subset of the list
 //!   that does not occur (and was not released before). Data items not in the list are
-//!   dropped from their transactions first (per-record). This is exactly LMM over C(I, r)
+//!   dropped from their transactions first (per-record). Either way the pick is released as
+//!   [`ItemsetOutcome::Itemset`]: whether it occurs is a function of its exact count, a
+//!   diagnostic ([`ItemsetPick::occurs`]). This is exactly LMM over C(I, r)
 //!   with the search's thresholds above the cap raised to +∞ — (ε, δ)-DP, see
 //!   [`super::LargeMarginTail`].
 //! * **Without an item list**: the domain is unknown (think of it as unbounded). A pick in the
 //!   zero block and a search without a pass up to the cap are both reported as *no itemset*
-//!   ([`ItemsetOutcome::NotOccurring`], [`ItemsetOutcome::NoMargin`]), and peeling stops.
+//!   ([`ItemsetOutcome::ZeroFrequency`], [`ItemsetOutcome::NoMargin`]), and peeling stops.
 //!   Guarantee: for any domain of N items, let M be the LMM over C(N, r) (random tie-break
 //!   among zeros, "no itemset" when the search does not pass); our output is M with every
 //!   zero-frequency pick replaced by "no itemset". That replacement depends on D, but only
@@ -76,7 +78,8 @@
 //! With `count_share` s > 0, a share s·ε of the budget releases the released itemsets'
 //! counts with Laplace noise of scale Δ/(sε) (Δ = min(T, 2·C(B, r)), the L1 sensitivity of
 //! the count vector), composed with the selection by basic composition. The *true* counts
-//! in [`ItemsetPick`] are **not private** (they are for evaluation only).
+//! in [`ItemsetPick`] are **not private**: [`Diagnostic`](crate::disclosure::Diagnostic)s,
+//! shown only on request.
 //!
 //! # Layout
 //! One concept a file: `transactions` (the data, its reading and the item order), `read`
@@ -104,7 +107,8 @@ pub use transactions::{TransactionFormat, Transactions, item_order, read_item_li
 pub use crate::numeric::combinatorics::binomial;
 
 // The one check of each public option, for the `Itemsets` task too.
-pub(crate) use counts::check_size;
+pub(crate) use counts::{check_size, key_words};
+pub(crate) use mine::check_universe;
 pub(crate) use query::{
     check_count_share, check_delta, check_item_list, check_max_margin, check_mechanism, check_top,
 };
