@@ -658,7 +658,7 @@ fn hypotheses(ctx: &mut Context, table: &mut Vec<String>) -> anyhow::Result<()> 
         };
         let s = select_hypothesis(class, scores, RECORDS, &query, rng)
             .context("hypothesis selection")?;
-        Ok((test_error(class, s.index), s.margin))
+        Ok((test_error(class, *s.index), *s.margin))
     })?;
 
     let mut rows = Vec::new();

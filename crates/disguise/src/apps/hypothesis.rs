@@ -19,6 +19,7 @@
 //! Any [`crate::select::Selector`] then gives its own guarantee (one call).
 
 use crate::data::Codes;
+use crate::disclosure::{Diagnostic, Disclose, Public, Released};
 use crate::error::{Error, Result};
 use crate::histogram::{ColumnType, ColumnValues, Table};
 use crate::noise::SecureRng;
@@ -571,26 +572,31 @@ pub struct HypothesisQuery {
     pub delta: Delta,
 }
 
-/// The result of [`select_hypothesis`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The result of [`select_hypothesis`]: the released choice, the public size of the class
+/// and the guarantee; the training accuracies, computed on the private records, are
+/// [`Diagnostic`]s ([`crate::disclosure`]). The non-private `max` releases nothing: its
+/// choice is the data's exact optimum, and front ends show it only as a diagnostic.
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct HypothesisSelection {
     /// Index of the chosen stump in the class.
-    pub index: usize,
+    pub index: Released<usize>,
     /// The chosen stump.
-    pub stump: Stump,
+    pub stump: Released<Stump>,
     /// The margin ℓ (large margin mechanisms).
-    pub margin: Option<usize>,
+    pub margin: Released<Option<usize>>,
     /// |H|.
-    pub hypotheses: usize,
-    /// Training accuracy of the chosen stump — **NOT PRIVATE** (evaluation only).
-    pub training_accuracy: f64,
-    /// The best training accuracy in the class — **NOT PRIVATE** (evaluation only).
-    pub best_training_accuracy: f64,
+    pub hypotheses: Public<usize>,
+    /// Training accuracy of the chosen stump (NOT private).
+    #[serde(skip)]
+    pub training_accuracy: Diagnostic<f64>,
+    /// The best training accuracy in the class (NOT private).
+    #[serde(skip)]
+    pub best_training_accuracy: Diagnostic<f64>,
     /// The guarantee (`None` for the non-private `max`).
     pub guarantee: Option<Guarantee>,
     /// Whether the generator was keyed by the operating system (a seeded run is
     /// reproducible by anyone and protects no one, whatever the guarantee says).
-    pub secure_rng: bool,
+    pub secure_rng: Public<bool>,
 }
 
 /// What the one selection of `query` spends — its cost and guarantee — computed from the
@@ -642,14 +648,15 @@ pub fn select_hypothesis(
     let best = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
     let denom = n.max(1) as f64;
     Ok(HypothesisSelection {
-        index: pick.index,
-        stump: class.stump(pick.index),
-        margin: pick.margin,
-        hypotheses: class.len(),
-        training_accuracy: scores[pick.index] / denom,
-        best_training_accuracy: best / denom,
+        index: Released::new(pick.index),
+        stump: Released::new(class.stump(pick.index)),
+        margin: Released::new(pick.margin),
+        // The class is built from the public domains and grid.
+        hypotheses: Public::new(class.len()),
+        training_accuracy: Diagnostic::new(scores[pick.index] / denom),
+        best_training_accuracy: Diagnostic::new(best / denom),
         guarantee,
-        secure_rng: rng.is_secure(),
+        secure_rng: Public::new(rng.is_secure()),
     })
 }
 

@@ -80,7 +80,7 @@ impl Spends for crate::apps::hypothesis::HypothesisSelection {
     fn spend(&self) -> Result<Option<Spend>> {
         match self.guarantee {
             Some(g) => Ok(Some(
-                Spend::protecting(Unit::Record, g).secure(self.secure_rng),
+                Spend::protecting(Unit::Record, g).secure(*self.secure_rng),
             )),
             None => Err(non_private()),
         }

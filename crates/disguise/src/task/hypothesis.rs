@@ -13,7 +13,7 @@ use crate::apps::hypothesis::{
     HypothesisQuery, HypothesisSelection, MAX_HYPOTHESES, StumpClass, hypothesis_spend,
     select_hypothesis, table_columns,
 };
-use crate::disclosure::Public;
+use crate::disclosure::{Diagnostic, Disclose, Public, Released};
 use crate::error::{Error, Result};
 use crate::histogram::Table;
 use crate::names::Named;
@@ -204,40 +204,51 @@ impl Hypothesis {
     ) -> Result<HypothesisReport> {
         Ok(HypothesisReport {
             mechanism: self.mechanism.name(),
-            records,
-            thresholds: self.thresholds,
-            hypothesis: class.describe(selection.index, positive, negative),
-            usefulness: self.usefulness(selection.hypotheses, records)?,
+            records: Public::new(records),
+            thresholds: Public::new(self.thresholds),
+            // Post-processing of the released index with the public class and classes.
+            hypothesis: selection
+                .index
+                .map(|i| class.describe(i, positive, negative)),
+            // From |H|, n and the options (Hypothesis::usefulness).
+            usefulness: self
+                .usefulness(*selection.hypotheses, records)?
+                .map(Public::new),
             selection,
-            test_accuracy: None,
-            private_domains,
+            test_accuracy: Diagnostic::new(None),
+            private_domains: Public::new(private_domains),
         })
     }
 }
 
-/// The report of a [`Hypothesis`] selection. The accuracies are computed on the private
-/// records for evaluation: they are NOT covered by the guarantee, which protects the choice
-/// only; without public domains (`private_domains` false) there is no guarantee at all.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// The report of a [`Hypothesis`] selection: the public options and sizes, the released
+/// stump and the guarantee. The accuracies are computed on the private records (and on
+/// held-out records, which may be private too): [`Diagnostic`]s, NOT covered by the
+/// guarantee, which protects the choice only, and shown only on request
+/// ([`crate::disclosure::shown`]). Without public domains (`private_domains` false) there
+/// is no guarantee at all.
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct HypothesisReport {
     /// The selection mechanism.
     pub mechanism: &'static str,
     /// The number of records.
-    pub records: usize,
+    pub records: Public<usize>,
     /// Thresholds per numeric column.
-    pub thresholds: usize,
+    pub thresholds: Public<usize>,
     /// The chosen stump, in words.
-    pub hypothesis: String,
+    pub hypothesis: Released<String>,
     /// The selection and its guarantee.
     #[serde(flatten)]
     pub selection: HypothesisSelection,
     /// Accuracy on a held-out test set, when the front end has one (NOT private).
-    pub test_accuracy: Option<f64>,
-    /// Whether the domains (bounds, levels) were public, as the guarantee needs.
-    pub private_domains: bool,
+    #[serde(skip)]
+    pub test_accuracy: Diagnostic<Option<f64>>,
+    /// Whether every domain (bounds, levels) was public, as the guarantee needs (false:
+    /// some were taken from the data).
+    pub private_domains: Public<bool>,
     /// The a-priori utility (for em and the large margin mechanisms).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usefulness: Option<Usefulness>,
+    pub usefulness: Option<Public<Usefulness>>,
 }
 
 #[cfg(test)]
@@ -291,5 +302,54 @@ mod tests {
             ..ok
         };
         assert!(argmax.validate().is_ok());
+    }
+
+    #[test]
+    fn the_report_shows_the_stump_and_only_on_request_the_accuracies() {
+        use crate::apps::hypothesis::{FeatureSpec, HypothesisQuery};
+        use crate::disclosure::shown;
+        let class = StumpClass::new(
+            vec![FeatureSpec::Numeric {
+                name: "x".into(),
+                lo: 0.0,
+                hi: 1.0,
+            }],
+            3,
+            true,
+        )
+        .unwrap();
+        // Correct counts of each stump on 100 records: one is far ahead.
+        let mut scores = vec![50.0; class.len()];
+        scores[3] = 97.0;
+        let request = Hypothesis::new(SelectorKind::Exponential, 2.0, 0.0);
+        let query: HypothesisQuery = request.validate().unwrap();
+        let mut rng = SecureRng::insecure_from_seed(4);
+        let selection =
+            crate::apps::hypothesis::select_hypothesis(&class, &scores, 100, &query, &mut rng)
+                .unwrap();
+        let mut report = request
+            .report(&class, selection, 100, true, ["yes", "no"])
+            .unwrap();
+        report.test_accuracy = Diagnostic::new(Some(0.875));
+        let plain = serde_json::to_value(shown(&report, false)).unwrap();
+        for key in ["accuracy", "not_private"] {
+            assert!(!plain.to_string().contains(key), "{key} in {plain}");
+        }
+        for key in [
+            "hypothesis",
+            "index",
+            "stump",
+            "hypotheses",
+            "records",
+            "guarantee",
+        ] {
+            assert!(plain.get(key).is_some(), "{key} missing from {plain}");
+        }
+        let both = serde_json::to_value(shown(&report, true)).unwrap();
+        let np = &both["not_private"];
+        assert_eq!(np["best_training_accuracy"], 0.97, "{np}");
+        assert_eq!(np["test_accuracy"], 0.875, "{np}");
+        let index = *report.selection.index;
+        assert_eq!(np["training_accuracy"], scores[index] / 100.0, "{np}");
     }
 }

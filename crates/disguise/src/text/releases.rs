@@ -244,13 +244,10 @@ fn names_list(names: &[String]) -> String {
 }
 
 /// The table of a private hypothesis selection: the class searched, the chosen stump, its
-/// margin, its accuracies (NOT private; the test accuracy on `test`, the held-out file as
-/// the front end names it) and the guarantee. Each line ends with `\n`.
-pub fn hypothesis_table(
-    report: &HypothesisReport,
-    test: Option<&str>,
-    flag: &dyn Fn(&str) -> String,
-) -> String {
+/// margin and the guarantee. Public and released values only: the accuracies are the
+/// report's diagnostics ([`not_private_section`](super::not_private_section)). Each line
+/// ends with `\n`.
+pub fn hypothesis_table(report: &HypothesisReport, flag: &dyn Fn(&str) -> String) -> String {
     let mut text = String::new();
     let t = &mut text;
     let selection = &report.selection;
@@ -265,20 +262,12 @@ pub fn hypothesis_table(
         "chosen: {}  (hypothesis #{})",
         report.hypothesis, selection.index
     );
-    if let Some(m) = selection.margin {
+    if let Some(m) = *selection.margin {
         let _ = writeln!(t, "margin ℓ = {m}");
     }
-    let _ = writeln!(
-        t,
-        "NOT PRIVATE (evaluation): training accuracy {:.4}, best in the class {:.4}",
-        selection.training_accuracy, selection.best_training_accuracy
-    );
-    if let (Some(acc), Some(path)) = (report.test_accuracy, test) {
-        let _ = writeln!(t, "test accuracy {acc:.4} on {path}");
-    }
     let _ = match selection.guarantee {
-        Some(g) if report.private_domains => {
-            let seeded = if selection.secure_rng { "" } else { SEEDED };
+        Some(g) if *report.private_domains => {
+            let seeded = if *selection.secure_rng { "" } else { SEEDED };
             writeln!(
                 t,
                 "guarantee: ({}, {})-differentially private ({} composition; neighbouring \
