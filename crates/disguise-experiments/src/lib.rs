@@ -295,6 +295,12 @@ pub struct Report {
     pub table: Vec<String>,
 }
 
+/// Public by nature: an experiment runs the papers' mechanisms on public data sets (the
+/// papers' benchmarks and synthetic data, never a user's private data), so its report —
+/// the experiment's name, trials, seed, wall-clock time and the files written — and the
+/// files themselves (exact utilities included) disclose nothing private.
+impl disguise::disclosure::Disclose for Report {}
+
 impl std::fmt::Display for Report {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         for line in &self.table {

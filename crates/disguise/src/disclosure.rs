@@ -373,6 +373,13 @@ mod by_nature {
     impl Disclose for crate::privacy::PrivacyCost {}
     /// What neighbours differ in: fixed by the task.
     impl Disclose for crate::privacy::Unit {}
+    /// A budget ledger's overview (`ledger show`): the ledger's own records — each release's
+    /// data set name, command, time, mechanism and the spend reserved for it from its
+    /// options and public sizes, the limits its curator set — and the ledger's path. Public
+    /// with respect to the data: a ledger records what releases cost, never a value read
+    /// from the data they were made on.
+    #[cfg(feature = "ledger")]
+    impl Disclose for crate::ledger::Overview {}
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The selection procedure of an algorithm: which mechanism, with what budget.
 
+use crate::disclosure::Public;
 use crate::error::{Error, Result};
 use crate::names::Named;
 use crate::privacy::budget::{BestBudget, BudgetQuery, CallKind, plan};
@@ -304,7 +305,7 @@ fn split_total(
             )),
         };
     }
-    plan.best.ok_or_else(|| {
+    plan.best.map(Public::into_inner).ok_or_else(|| {
         let reasons: Vec<String> = plan
             .rules
             .iter()

@@ -54,6 +54,7 @@ use super::compose::{
     decomposable_factor, kov_core, kov_delta_core, pure_rho, round::*, zcdp_to_dp_core,
 };
 use super::{Delta, Epsilon, PrivacyCost};
+use crate::disclosure::Public;
 use crate::error::{Error, Result};
 use crate::names::{Named, named_traits};
 use serde::Serialize;
@@ -212,24 +213,26 @@ pub struct BestBudget {
     pub per_round_delta: f64,
 }
 
-/// Per-round budgets under every rule, and the best.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Per-round budgets under every rule, and the best. Every field is public
+/// ([`crate::disclosure`]): [`plan`] computes it from a [`BudgetQuery`], the options alone,
+/// without any data.
+#[derive(Debug, Clone, PartialEq, Serialize, crate::disclosure::Disclose)]
 pub struct BudgetPlan {
     /// Number of rounds k.
-    pub rounds: u64,
+    pub rounds: Public<u64>,
     /// Total ε, as asked (each rule's per-round ε₀ composes to at most it).
-    pub epsilon: f64,
+    pub epsilon: Public<f64>,
     /// Total δ, as asked.
-    pub delta: f64,
+    pub delta: Public<f64>,
     /// Kind of call in every round.
-    pub kind: CallKind,
+    pub kind: Public<CallKind>,
     /// Whether the objective was declared decomposable.
-    pub decomposable: bool,
+    pub decomposable: Public<bool>,
     /// One entry per rule: basic, advanced, kov, zcdp, and decomposable when declared.
-    pub rules: Vec<RuleBudget>,
+    pub rules: Vec<Public<RuleBudget>>,
     /// The valid rule with the largest ε₀ (ties go to the earlier rule); `None` if no rule
     /// is valid.
-    pub best: Option<BestBudget>,
+    pub best: Option<Public<BestBudget>>,
 }
 
 /// The per-round budget of one rule, chosen from a [`BudgetPlan`] ([`BudgetPlan::split`]),
@@ -305,8 +308,8 @@ impl BudgetPlan {
         let cost = self.kind.cost(Epsilon::new(epsilon0)?, Delta::new(delta0)?);
         let composed = super::compose::compose_homogeneous(
             cost,
-            self.rounds,
-            Delta::new(self.delta)?,
+            *self.rounds,
+            Delta::new(*self.delta)?,
             super::compose::ComposeOptions::default(),
         )?;
         Ok(BudgetSplit {
@@ -743,15 +746,16 @@ pub fn plan(query: &BudgetQuery) -> Result<BudgetPlan> {
             }
         });
 
+    // Every value is a function of the query: the options.
     Ok(BudgetPlan {
-        rounds: k,
+        rounds: Public::new(k),
         // The budget asked for, as typed (it is planned at most as typed).
-        epsilon: crate::numeric::decimal::tidy_up(eps),
-        delta: crate::numeric::decimal::tidy_up(delta),
-        kind: query.kind,
-        decomposable: query.decomposable,
-        rules,
-        best,
+        epsilon: Public::new(crate::numeric::decimal::tidy_up(eps)),
+        delta: Public::new(crate::numeric::decimal::tidy_up(delta)),
+        kind: Public::new(query.kind),
+        decomposable: Public::new(query.decomposable),
+        rules: rules.into_iter().map(Public::new).collect(),
+        best: best.map(Public::new),
     })
 }
 

@@ -8,6 +8,7 @@
 //! the guarantee of one run, never of the counts.
 
 use super::Usefulness;
+use crate::disclosure::{Disclose, Public, Released};
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon, Sensitivity};
@@ -106,41 +107,51 @@ impl Sample {
         let (epsilon, delta) = selector.cost().epsilon_delta().unzip();
         Ok(SampleReport {
             mechanism: selector.name(),
-            trials: self.trials,
-            counts,
-            guarantee: PerSelection { epsilon, delta },
-            usefulness: self.usefulness(scores),
-            secure_rng: rng.is_secure(),
+            trials: Public::new(self.trials),
+            // The selections' outputs, counted.
+            counts: Released::new(counts),
+            // The selector's cost, from the options.
+            guarantee: PerSelection {
+                epsilon: epsilon.map(Public::new),
+                delta: delta.map(Public::new),
+            },
+            // The scores are the caller's own public input.
+            usefulness: self.usefulness(scores).map(Public::new),
+            secure_rng: Public::new(rng.is_secure()),
         })
     }
 }
 
 /// The (ε, δ) of one selection; both `None` for the non-private argmax.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Disclose)]
 pub struct PerSelection {
     /// ε of one selection.
-    pub epsilon: Option<f64>,
+    pub epsilon: Option<Public<f64>>,
     /// δ of one selection.
-    pub delta: Option<f64>,
+    pub delta: Option<Public<f64>>,
 }
 
 /// The report of a [`Sample`]: how often each score was picked, and the guarantee of ONE
 /// selection (the counts of all runs together are not a private release).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// The scores are the caller's own input, public to whoever runs it, so a function of them
+/// (the usefulness against their range) is public; the counts are the selections' outputs,
+/// released. A report without diagnostics; `--mechanism max` on public scores is public too.
+#[derive(Debug, Clone, PartialEq, Serialize, Disclose)]
 pub struct SampleReport {
     /// The selector.
     pub mechanism: &'static str,
     /// The number of selections.
-    pub trials: u64,
+    pub trials: Public<u64>,
     /// How often each score was picked.
-    pub counts: Vec<u64>,
+    pub counts: Released<Vec<u64>>,
     /// The guarantee of one selection.
     pub guarantee: PerSelection,
     /// The exponential mechanism's error bound against the scores' range.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usefulness: Option<Usefulness>,
+    pub usefulness: Option<Public<Usefulness>>,
     /// Whether the generator was keyed by the operating system (a seeded run is not private).
-    pub secure_rng: bool,
+    pub secure_rng: Public<bool>,
 }
 
 #[cfg(test)]
@@ -174,16 +185,16 @@ mod tests {
             ..Sample::new(SelectorKind::Argmax, 1.0)
         };
         let report = argmax.run(&scores, &mut rng).unwrap();
-        assert_eq!(report.counts, [50, 0, 0]);
+        assert_eq!(*report.counts, [50, 0, 0]);
         assert_eq!(report.guarantee.epsilon, None);
-        assert!(!report.secure_rng);
+        assert!(!*report.secure_rng);
         let em = Sample {
             trials: 200,
             ..Sample::new(SelectorKind::Exponential, 0.5)
         };
         let report = em.run(&scores, &mut rng).unwrap();
         assert_eq!(report.counts.iter().sum::<u64>(), 200);
-        assert_eq!(report.guarantee.epsilon, Some(0.5));
+        assert_eq!(report.guarantee.epsilon, Some(Public::new(0.5)));
         assert!(report.usefulness.is_some());
         // Equal scores: no range to measure a shortfall against.
         assert!(em.usefulness(&[1.0, 1.0]).is_none());

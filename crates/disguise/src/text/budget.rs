@@ -32,11 +32,11 @@ pub fn budget_table(p: &BudgetPlan) -> String {
     let _ = writeln!(
         out,
         "total budget ε = {}, δ = {} over {} rounds of {} calls{}",
-        input(p.epsilon),
-        input(p.delta),
-        thousands(p.rounds),
-        kind_phrase(p.kind),
-        if p.decomposable {
+        input(*p.epsilon),
+        input(*p.delta),
+        thousands(*p.rounds),
+        kind_phrase(*p.kind),
+        if *p.decomposable {
             ", decomposable objective"
         } else {
             ""
@@ -113,10 +113,10 @@ pub fn no_rule_fits(p: &BudgetPlan) -> Option<String> {
     }
     Some(format!(
         "no composition rule fits a total (ε, δ) = ({}, {}) over {} rounds of {} calls ({})",
-        input(p.epsilon),
-        input(p.delta),
-        thousands(p.rounds),
-        kind_phrase(p.kind),
+        input(*p.epsilon),
+        input(*p.delta),
+        thousands(*p.rounds),
+        kind_phrase(*p.kind),
         reasons.join("; ")
     ))
 }

@@ -16,9 +16,9 @@ pub fn sample_table(
     flag: &dyn Fn(&str) -> String,
 ) -> String {
     let mut out = String::new();
-    let (mechanism, counts) = (report.mechanism, &report.counts);
-    let trials = thousands(report.trials);
-    let guaranteed = report.guarantee.epsilon.zip(report.guarantee.delta);
+    let (mechanism, counts) = (report.mechanism, &*report.counts);
+    let trials = thousands(*report.trials);
+    let guaranteed = (report.guarantee.epsilon.zip(report.guarantee.delta)).map(|(e, d)| (*e, *d));
     let _ = match guaranteed {
         Some((e, d)) => writeln!(
             out,
@@ -32,7 +32,7 @@ pub fn sample_table(
             "{mechanism}: {trials} runs, NOT private (non-private baseline)"
         ),
     };
-    let share = |count: u64| fixed(count as f64 / report.trials as f64, 4);
+    let share = |count: u64| fixed(count as f64 / *report.trials as f64, 4);
     let row = |out: &mut String, i: usize| {
         let _ = writeln!(
             out,
