@@ -138,6 +138,7 @@ pub struct DiagnosticsArg {
     /// data's curator. Without it the output is the release alone: a function of the public
     /// inputs and the released values. Also runs the non-private modes (`--mechanism max`,
     /// `--bounds-from-data`), whose whole output is a diagnostic.
+    // Its own id: `value` is DeltaArg's too, and clap refuses two arguments of one id.
     #[arg(long = "diagnostics", id = "diagnostics")]
     value: bool,
 }
