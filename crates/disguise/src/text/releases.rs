@@ -380,9 +380,10 @@ pub fn demo_table(out: &DemoReport, flag: &dyn Fn(&str) -> String) -> String {
     text
 }
 
-/// Why a frequent-itemset release holds no itemset (every round found no margin), with
-/// what would help (`items`: whether a public item list was given); `None` when some round
-/// released one.
+/// Why a frequent-itemset release holds no itemset — the first round found no margin, or
+/// without an item list picked the block of zero-frequency itemsets (its released outcome)
+/// — with what would help (`items`: whether a public item list was given); `None` when some
+/// round released one.
 pub fn itemsets_nothing_released(
     r: &ItemsetRelease,
     items: bool,
@@ -399,13 +400,25 @@ pub fn itemsets_nothing_released(
             flag("items")
         )
     };
-    Some(format!(
-        "no margin was found up to {} {} at ε₀ = {} per round (the top itemsets' counts are \
-         too close for this budget); {help} would help",
-        flag("max_margin"),
-        r.max_margin,
-        budget(*r.per_round_epsilon)
-    ))
+    let zero_block = r
+        .picks
+        .first()
+        .is_some_and(|p| *p.outcome == ItemsetOutcome::ZeroFrequency);
+    Some(if zero_block {
+        format!(
+            "the selection picked the block of zero-frequency itemsets at ε₀ = {} per round, \
+             and without an item list there is none to name; {help} would help",
+            budget(*r.per_round_epsilon)
+        )
+    } else {
+        format!(
+            "no margin was found up to {} {} at ε₀ = {} per round (the top itemsets' counts \
+             are too close for this budget); {help} would help",
+            flag("max_margin"),
+            r.max_margin,
+            budget(*r.per_round_epsilon)
+        )
+    })
 }
 
 /// How many transactions were cut to the longest length counted; `None` when none was. The
