@@ -59,7 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_decomposable(args.decomposable);
     let result = plan(&query)?;
     match args.format {
-        Format::Json => print_json(&result)?,
+        Format::Json => print_json(&result, false)?,
         Format::Table => print!("{}", disguise::text::budget_table(&result)),
     }
     // The table (or JSON) above says rule by rule why; the error line sums it up.

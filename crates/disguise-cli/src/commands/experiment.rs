@@ -18,7 +18,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let report = disguise_experiments::run(args.experiment)?;
     match args.format {
-        Format::Json => print_json(&report),
+        Format::Json => print_json(&report, false),
         Format::Table => {
             print!("{report}");
             Ok(())

@@ -7,6 +7,7 @@ use super::common::{DeltaArg, LayoutArgs, RunArgs, warn_if_vacuous};
 use crate::output::{Format, flag_of, flagged, print_json, rng_from_seed, spinner};
 use anyhow::{Context, bail};
 use disguise::apps::hypothesis::{header_schema, table_columns, table_labels};
+use disguise::disclosure::{Diagnostic, Disclose};
 use disguise::histogram::{DomainSource, Schema, Table};
 use disguise::select::SelectorKind;
 use disguise::task::{Hypothesis, Privacy};
@@ -33,8 +34,12 @@ Thresholds come from the public bounds only — a --schema, or --bounds LO:HI fo
 — never from the data (--bounds-from-data does that, and the result is NOT private).
 
 Privacy: neighbouring datasets differ in one record; n is public. The score of a stump is its
-number of correctly classified records (sensitivity 1). Training and test accuracies are
-computed on the data for evaluation and are NOT private.";
+number of correctly classified records (sensitivity 1). The output is the release: the chosen
+stump, its margin and the guarantee. With --diagnostics it also shows, in a section of its own
+('not_private' in JSON), the training accuracy of the chosen stump and the best in the class,
+and with --test the accuracy on the held-out data: computed on the data without noise, NOT
+private. --mechanism max and --bounds-from-data are not private and run only with
+--diagnostics.";
 
 /// Arguments of `disguise hypothesis`.
 #[derive(clap::Args)]
@@ -63,14 +68,14 @@ pub struct Args {
     #[arg(long, value_name = "LO:HI", allow_hyphen_values = true)]
     bounds: Option<String>,
     /// Take missing bounds and levels from the data. NOT PRIVATE (the domains reveal
-    /// records); for exploration only.
+    /// records); for exploration only, with --diagnostics.
     #[arg(long)]
     bounds_from_data: bool,
     /// Grid thresholds N per numeric column (|H| grows linearly in N; at most 1e8
     /// hypotheses in all, so N ≤ 5e7). Example: `--thresholds 1000`.
     #[arg(long, value_name = "N", default_value_t = 32)]
     thresholds: usize,
-    /// The selection mechanism.
+    /// The selection mechanism (`max`, the non-private argmax, only with --diagnostics).
     #[arg(long, value_name = "NAME", value_parser = named_among(Privacy::MECHANISMS), default_value_t = SelectorKind::LargeMargin)]
     mechanism: SelectorKind,
     /// Privacy budget ε > 0 of the one selection (ignored by max). Example: `--epsilon 1`.
@@ -79,7 +84,7 @@ pub struct Args {
     #[command(flatten)]
     delta: DeltaArg,
     /// Held-out data (same columns) on which to report the chosen stump's accuracy
-    /// (evaluation only). Example: `--test test.csv`.
+    /// (evaluation only, NOT private: with --diagnostics). Example: `--test test.csv`.
     #[arg(long, value_name = "FILE")]
     test: Option<PathBuf>,
     #[command(flatten)]
@@ -113,6 +118,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Everything that needs no data is validated first, in the library.
     request.validate().map_err(|e| flagged(e, &flag_of))?;
+    // The non-private modes run only as diagnostics, refused before anything is read.
+    let diagnostics = args.run.diagnostics;
+    diagnostics.allow_non_private(args.mechanism.is_private(), "--mechanism max")?;
+    diagnostics.allow_non_private(!args.bounds_from_data, "--bounds-from-data")?;
+    if args.test.is_some() && !diagnostics.on() {
+        bail!(
+            "invalid --test: the held-out accuracy is computed on data without noise, NOT \
+             private, so it is shown only as a diagnostic: add --diagnostics, or drop --test"
+        );
+    }
+    // The inputs can be read, before anything is charged for reading them.
+    disguise::files::check_input(&args.data)?;
+    if let Some(test) = &args.test {
+        disguise::files::check_input(test)?;
+    }
     let charge = args.run.ledger.open(&[&args.data], false)?;
     if charge.is_some() && args.bounds_from_data {
         bail!(
@@ -193,18 +213,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let (test_labels, _, _) = table_labels(&test, label, Some(&pos))
             .or_else(|_| table_labels(&test, label, args.positive.as_deref()))?;
         let test_columns = table_columns(&test, label);
-        let index = report.selection.index;
-        report.test_accuracy = Some(1.0 - class.error_rate(index, &test_columns, &test_labels));
+        let index = *report.selection.index;
+        let accuracy = 1.0 - class.error_rate(index, &test_columns, &test_labels);
+        report.test_accuracy = Diagnostic::new(Some(accuracy));
     }
     if let Some(u) = &report.usefulness {
         warn_if_vacuous(u);
     }
     match args.run.format {
-        Format::Json => print_json(&report),
+        Format::Json => print_json(&report, diagnostics.on()),
         Format::Table => {
-            let test = args.test.as_ref().map(|p| p.display().to_string());
-            let table = disguise::text::hypothesis_table(&report, test.as_deref(), &flag_of);
-            print!("{table}");
+            print!("{}", disguise::text::hypothesis_table(&report, &flag_of));
+            if diagnostics.on() {
+                println!();
+                print!(
+                    "{}",
+                    disguise::text::not_private_section(report.not_private().as_ref())
+                );
+            }
             Ok(())
         }
     }

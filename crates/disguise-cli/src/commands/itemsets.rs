@@ -11,6 +11,7 @@ use disguise::apps::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, TransactionFormat,
     Transactions, read_item_list,
 };
+use disguise::disclosure::Disclose;
 use disguise::names::Named;
 use disguise::select::SelectorKind;
 use disguise::task::Itemsets;
@@ -48,12 +49,14 @@ the exponential one) a large margin mechanism falls back to the exponential mech
 whole universe and names a uniformly random zero-frequency itemset instead. Either way the
 output is (ε, δ)-DP (see the library docs of disguise::apps::itemsets).
 
-Transactions longer than --max-length are cut, with a warning on stderr giving their number.
 When no round releases an itemset, the report is printed, one 'nothing released:' line on
 stderr says why, and the exit status is 4.
 
-The 'true' counts and frequencies are computed on the private data for evaluation and are NOT
-private; the 'noisy' frequencies (--count-share) are.";
+The output is the release: the itemsets, margins and noisy frequencies (--count-share). With
+--diagnostics it also shows, in a section of its own ('not_private' in JSON), values computed on
+the private data for evaluation, NOT private: each pick's true count and frequency and whether
+it occurs, the number of distinct itemsets that occur, of transactions cut to --max-length
+(also a note on stderr) and of items dropped for not being in --items.";
 
 /// The layout of the transactions file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -148,6 +151,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     request
         .validate(args.items.is_some())
         .map_err(|e| flagged(e, &flag_of))?;
+    // Everything that needs no private data is checked before the ledger is charged: the
+    // transactions can be read, and the public item list (read whole: it is public) admits
+    // itemsets of this size that the counting can key.
+    disguise::files::check_input(&args.transactions)?;
+    let items = match &args.items {
+        Some(path) => {
+            let items = read_item_list(path)?;
+            request
+                .check_items(&items)
+                .map_err(|e| flagged(e, &flag_of))?;
+            Some(items)
+        }
+        None => None,
+    };
     let charge = args.run.ledger.open(&[&args.transactions], false)?;
     // Charged before a transaction is read, from the options alone.
     let reserved = args.run.reserve(
@@ -172,10 +189,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             id_column: args.id_column.clone(),
             item_column: args.item_column.clone(),
         },
-    };
-    let items = match &args.items {
-        Some(path) => Some(read_item_list(path)?),
-        None => None,
     };
 
     let bar = spinner(
@@ -204,29 +217,44 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let release = request.release(&transactions, &counts, &mut rng)?;
     if let Some(reserved) = &reserved {
         reserved.check(Some(disguise::privacy::Guarantee {
-            epsilon: release.epsilon,
-            delta: release.delta,
+            epsilon: *release.epsilon,
+            delta: *release.delta,
             rule: release.selection_guarantee.rule,
         }))?;
     }
     let report = request.report(&transactions, release)?;
     warn_if_vacuous(&report.usefulness);
     let release = &report.release;
-    if let Some(warning) = disguise::text::itemsets_truncated(release, &flag_of) {
-        eprintln!("warning: {warning}");
+    let diagnostics = args.run.diagnostics.on();
+    // How many transactions were cut is counted on the data: a diagnostic (also in the
+    // not-private section), noted on stderr only with --diagnostics, and not with -q.
+    if diagnostics
+        && !args.run.quiet
+        && let Some(note) = disguise::text::itemsets_truncated(release, &flag_of)
+    {
+        eprintln!("note: {note}");
     }
     match args.run.format {
-        Format::Json => print_json(&report)?,
-        Format::Table => print!(
-            "{}",
-            disguise::text::itemsets_table(
-                release,
-                args.epsilon,
-                args.delta.value,
-                args.top,
-                &flag_of
-            )
-        ),
+        Format::Json => print_json(&report, diagnostics)?,
+        Format::Table => {
+            print!(
+                "{}",
+                disguise::text::itemsets_table(
+                    release,
+                    args.epsilon,
+                    args.delta.value,
+                    args.top,
+                    &flag_of
+                )
+            );
+            if diagnostics {
+                println!();
+                print!(
+                    "{}",
+                    disguise::text::not_private_section(report.not_private().as_ref())
+                );
+            }
+        }
     }
     let items = args.items.is_some();
     if let Some(why) = disguise::text::itemsets_nothing_released(release, items, &flag_of) {

@@ -315,7 +315,7 @@ fn show(args: ShowArgs) -> anyhow::Result<()> {
         .overview(args.dataset.as_deref())
         .map_err(|e| flagged(e, &flag))?;
     match args.format {
-        Format::Json => print_json(&overview),
+        Format::Json => print_json(&overview, false),
         Format::Table => {
             print!("{}", disguise::text::overview_text(&overview));
             Ok(())

@@ -91,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.seed)?;
     let report = request.run(&scores, &mut rng)?;
     match args.format {
-        Format::Json => print_json(&report)?,
+        Format::Json => print_json(&report, false)?,
         Format::Table => {
             let (top, per_score) = (args.top, args.per_score);
             let table = disguise::text::sample_table(&report, &scores, top, per_score, &flag_of);

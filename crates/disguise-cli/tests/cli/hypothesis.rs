@@ -25,18 +25,19 @@ fn finds_the_separating_stump_with_every_mechanism() {
             .args(words("hypothesis --data d.csv --label y --bounds 0:255"))
             .args(["--thresholds", "254", "--mechanism", mechanism])
             .args(words("--epsilon 1 --delta 1e-6 --seed 4 --format json"))
-            .args(["--test", "d.csv"])
+            .args(["--test", "d.csv", "--diagnostics"])
             .stdout_ok();
         let doc = json(&out);
         assert_eq!(doc["hypotheses"], 2 + 2 * 254 * 2, "{doc}");
         assert_eq!(doc["records"], 2000);
         // Thresholds are k·255/255 = k: "a ≤ 100 → 0" separates exactly.
-        assert_eq!(doc["best_training_accuracy"], 1.0, "{doc}");
+        let np = &doc["not_private"];
+        assert_eq!(np["best_training_accuracy"], 1.0, "{doc}");
         assert!(
-            doc["training_accuracy"].as_f64().unwrap() >= 0.98,
+            np["training_accuracy"].as_f64().unwrap() >= 0.98,
             "{mechanism}: {doc}"
         );
-        assert!(doc["test_accuracy"].as_f64().unwrap() >= 0.98);
+        assert!(np["test_accuracy"].as_f64().unwrap() >= 0.98);
         assert!(
             doc["hypothesis"].as_str().unwrap().starts_with("a ≤"),
             "{doc}"
@@ -67,19 +68,36 @@ columns = [
 "#;
     let csv = data().replace(",0\n", ",no\n").replace(",1\n", ",yes\n");
     let dir = dir_with("schema", &[("d.csv", &csv), ("s.toml", schema)]);
-    disguise(&dir)
-        .args(words(
-            "hypothesis --data d.csv --schema s.toml --positive yes",
-        ))
-        .args(words("--thresholds 254 --epsilon 1 --delta 1e-6 --seed 1"))
+    let run = || {
+        let mut command = disguise(&dir);
+        command
+            .args(words(
+                "hypothesis --data d.csv --schema s.toml --positive yes",
+            ))
+            .args(words("--thresholds 254 --epsilon 1 --delta 1e-6 --seed 1"));
+        command
+    };
+    run()
         .assert()
         .success()
         .stdout(predicate::str::contains("→ no, else yes"))
         .stdout(predicate::str::contains("1018 hypotheses"))
-        .stdout(predicate::str::contains("NOT PRIVATE"))
+        .stdout(predicate::str::contains("accuracy").not())
         .stdout(predicate::str::contains(
             "guarantee: (1, 1e-6)-differentially private",
         ));
+    // The accuracies after the release, in their own section.
+    run()
+        .arg("--diagnostics")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "guarantee: (1, 1e-6)-differentially private",
+        ))
+        .stdout(predicate::str::contains(
+            "\n\nnot private — computed on the data",
+        ))
+        .stdout(predicate::str::contains("  best_training_accuracy: 1"));
 }
 
 #[test]
@@ -89,11 +107,120 @@ fn bounds_from_data_is_flagged_not_private() {
         .args(words(
             "hypothesis --data d.csv --label y --bounds-from-data",
         ))
-        .args(["--epsilon", "1", "--mechanism", "em"])
+        .args(["--epsilon", "1", "--mechanism", "em", "--diagnostics"])
         .assert()
         .success()
         .stderr(predicate::str::contains("NOT private"))
         .stdout(predicate::str::contains("guarantee: NONE"));
+}
+
+#[test]
+fn the_non_private_modes_run_only_with_diagnostics_and_are_refused_before_reading() {
+    let dir = dir_with("non_private", &[("d.csv", &data())]);
+    // Refused in one line, exit 2, nothing on stdout — before the data is read (a missing
+    // file gets the same line).
+    for data in ["d.csv", "missing.csv"] {
+        for (extra, needle) in [
+            (
+                "--bounds 0:255 --mechanism max",
+                "invalid --mechanism max: it is not private",
+            ),
+            (
+                "--bounds-from-data --mechanism em --epsilon 1",
+                "invalid --bounds-from-data: it is not private",
+            ),
+            (
+                "--bounds 0:255 --mechanism em --epsilon 1 --test d.csv",
+                "invalid --test",
+            ),
+        ] {
+            let args = [
+                vec!["hypothesis", "--data", data, "--label", "y"],
+                words(extra),
+            ]
+            .concat();
+            let err = fails_with(&dir, &args, needle);
+            assert!(err.contains("--diagnostics"), "{err}");
+        }
+    }
+    // With --diagnostics they run, and say so.
+    disguise(&dir)
+        .args(words(
+            "hypothesis --data d.csv --label y --bounds 0:255 --mechanism max --diagnostics",
+        ))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("guarantee: NONE"))
+        .stdout(predicate::str::contains("training_accuracy"));
+}
+
+#[test]
+fn the_default_output_is_the_stump_and_the_accuracies_come_with_diagnostics() {
+    let dir = dir_with("disclosure", &[("d.csv", &data())]);
+    let base = words(
+        "hypothesis --data d.csv --label y --bounds 0:255 --thresholds 254 --epsilon 1 \
+         --delta 1e-6 --seed 4",
+    );
+    let run = |extra: &[&str]| disguise(&dir).args(&base).args(extra).stdout_ok();
+    let plain = json(&run(&["--format", "json"]));
+    for key in ["accuracy", "not_private"] {
+        assert!(!plain.to_string().contains(key), "{key} in {plain}");
+    }
+    assert!(
+        plain["hypothesis"].as_str().unwrap().starts_with("a ≤"),
+        "{plain}"
+    );
+    let table = String::from_utf8(run(&[])).unwrap();
+    assert!(!table.contains("accuracy"), "{table}");
+    assert!(!table.contains("not private —"), "{table}");
+    let both = json(&run(&[
+        "--format",
+        "json",
+        "--diagnostics",
+        "--test",
+        "d.csv",
+    ]));
+    for key in ["hypothesis", "index", "stump", "margin", "guarantee"] {
+        assert_eq!(both[key], plain[key], "{key}");
+    }
+    let np = &both["not_private"];
+    for key in [
+        "training_accuracy",
+        "best_training_accuracy",
+        "test_accuracy",
+    ] {
+        assert!(np[key].as_f64().unwrap() >= 0.98, "{key}: {np}");
+    }
+}
+
+#[test]
+fn a_misspelt_data_file_is_refused_before_the_ledger_is_charged() {
+    let dir = dir_with("ledger_checks", &[("d.csv", &data())]);
+    disguise(&dir)
+        .args(["ledger", "init", "b.ledger", "--default-limit", "100"])
+        .assert()
+        .success();
+    let base = "hypothesis --label y --bounds 0:255 --mechanism em --epsilon 1 \
+                --ledger b.ledger --dataset d -q --format json";
+    fails_with(
+        &dir,
+        &[words(base), words("--data d.cvs")].concat(),
+        "d.cvs",
+    );
+    let show = || {
+        json(
+            &disguise(&dir)
+                .args(words("ledger show --ledger b.ledger --format json"))
+                .stdout_ok(),
+        )
+    };
+    assert_eq!(show()["releases"].as_array().unwrap().len(), 0);
+    disguise(&dir)
+        .args(words(base))
+        .args(["--data", "d.csv"])
+        .assert()
+        .success();
+    assert_eq!(show()["releases"].as_array().unwrap().len(), 1);
 }
 
 #[test]
@@ -159,7 +286,7 @@ fn reader_edge_cases_name_file_line_and_column() {
                 "--bounds",
                 "0:255",
             ])
-            .args(["--mechanism", "max", "--format", "json"])
+            .args(["--mechanism", "max", "--format", "json", "--diagnostics"])
             .assert()
             .success()
             .get_output()
@@ -175,6 +302,7 @@ fn reader_edge_cases_name_file_line_and_column() {
         "0:255",
         "--mechanism",
         "max",
+        "--diagnostics",
     ];
     for (file, needle) in [
         (
@@ -236,16 +364,18 @@ fn a_categorical_label_without_a_schema_takes_positive() {
         csv.push_str(&format!("{label},{radius}\n"));
     }
     let dir = dir_with("categorical_label", &[("wdbc.csv", &csv)]);
-    let base = "hypothesis --data wdbc.csv --label diagnosis --positive M --mechanism max";
+    let base = "hypothesis --data wdbc.csv --label diagnosis --positive M";
     let out = disguise(&dir)
         .args(words(base))
-        .args(words("--bounds-from-data --thresholds 64 --format json"))
+        .args(words(
+            "--mechanism max --bounds-from-data --thresholds 64 --format json --diagnostics",
+        ))
         .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["records"], 60, "{doc}");
-    assert_eq!(doc["training_accuracy"], 1.0, "{doc}");
+    assert_eq!(doc["not_private"]["training_accuracy"], 1.0, "{doc}");
     // A private run cannot take the label's levels from the data: one line naming --schema.
-    let private = format!("{base} --bounds 0:40");
+    let private = format!("{base} --mechanism em --epsilon 1 --bounds 0:40");
     fails_with(&dir, &words(&private), "--schema");
 }
 
@@ -312,7 +442,7 @@ fn a_headerless_file_with_another_delimiter_is_read_with_no_header() {
             "hypothesis --data d.txt --no-header --delimiter ; --label c3",
         ))
         .args(words(
-            "--bounds 0:255 --thresholds 254 --mechanism max --format json",
+            "--bounds 0:255 --thresholds 254 --mechanism max --format json --diagnostics",
         ))
         .stdout_ok();
     let doc = json(&out);
@@ -325,7 +455,10 @@ fn a_headerless_file_with_another_delimiter_is_read_with_no_header() {
     // Without --no-header the first record is refused as a header, naming the way out.
     fails_with(
         &dir,
-        &words("hypothesis --data d.txt --delimiter ; --label c3 --bounds 0:255 --mechanism max"),
+        &words(
+            "hypothesis --data d.txt --delimiter ; --label c3 --bounds 0:255 --mechanism max \
+             --diagnostics",
+        ),
         "the header row looks like data",
     );
     // The layout flags belong to files without a schema.
@@ -336,7 +469,7 @@ fn a_headerless_file_with_another_delimiter_is_read_with_no_header() {
     .unwrap();
     fails_with(
         &dir,
-        &words("hypothesis --data d.txt --schema s.toml --no-header --mechanism max"),
+        &words("hypothesis --data d.txt --schema s.toml --no-header --mechanism max --diagnostics"),
         "cannot be used with",
     );
 }

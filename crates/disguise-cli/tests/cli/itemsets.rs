@@ -58,7 +58,8 @@ fn top_pairs_with_guarantee_in_json() {
             .clone();
         let doc = json(&out);
         assert_eq!(doc["transactions"], 2760, "{doc}");
-        assert_eq!(doc["occurring"], 5);
+        // The number of occurring itemsets is counted on the data: not in the release.
+        assert!(doc.get("occurring").is_none(), "{doc}");
         let picks = doc["picks"].as_array().unwrap();
         assert_eq!(picks.len(), 4);
         let mut sets: Vec<String> = picks
@@ -78,7 +79,7 @@ fn top_pairs_with_guarantee_in_json() {
         sets.sort();
         assert_eq!(sets, ["1 2", "1 5", "2 5"], "{doc}");
         for p in picks {
-            assert_eq!(p["outcome"], "occurring");
+            assert_eq!(p["outcome"], "itemset");
             assert!(p["margin"].as_u64().unwrap() >= 1);
             assert!(p["noisy_frequency"].as_f64().is_some());
         }
@@ -120,14 +121,14 @@ fn exponential_mechanism_over_the_item_list() {
             "itemsets --transactions t.dat --size 2 --items items.txt",
         ))
         .args(words("--mechanism em --epsilon 1 --count-share 0 --seed 5"))
-        .args(["--format", "json"])
+        .args(["--format", "json", "--diagnostics"])
         .stdout_ok();
     let doc = json(&out);
     assert_eq!(doc["universe_size"], "36", "{doc}");
     assert_eq!(doc["delta"], 0.0);
     assert!(doc["epsilon"].as_f64().unwrap() <= 1.0);
     assert_eq!(doc["picks"][0]["noisy_frequency"], serde_json::Value::Null);
-    assert_eq!(doc["picks"][0]["true_count"], 1500);
+    assert_eq!(doc["not_private"]["picks"][0]["true_count"], 1500, "{doc}");
     // em without the list is refused before reading data.
     disguise(&dir)
         .args(["itemsets", "--transactions", "t.dat", "--size", "2"])
@@ -167,9 +168,10 @@ fn an_item_list_makes_the_exponential_mechanism_the_default_and_cuts_are_counted
     t.push_str(&"3 4 5 6\n".repeat(3));
     let dir = dir_with("defaults", &[("t.dat", &t), ("items.txt", "1 2 3 4 5 6")]);
     let base = "itemsets --transactions t.dat --size 2 --epsilon 2 --seed 1 --format json";
+    // How many were cut is counted on the data: said only with --diagnostics.
     let out = disguise(&dir)
         .args(words(base))
-        .args(words("--items items.txt --max-length 2"))
+        .args(words("--items items.txt --max-length 2 --diagnostics"))
         .assert()
         .success()
         .stderr(predicate::str::contains(
@@ -180,7 +182,19 @@ fn an_item_list_makes_the_exponential_mechanism_the_default_and_cuts_are_counted
         .clone();
     let doc = json(&out);
     assert_eq!(doc["mechanism"], "em", "{doc}");
-    assert_eq!(doc["truncated"], 3, "{doc}");
+    assert_eq!(doc["not_private"]["truncated"], 3, "{doc}");
+    let out = disguise(&dir)
+        .args(words(base))
+        .args(words("--items items.txt --max-length 2"))
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("longer than").not())
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["mechanism"], "em", "{doc}");
+    assert!(doc.get("truncated").is_none(), "{doc}");
 }
 
 #[test]
@@ -252,18 +266,18 @@ fn a_byte_order_mark_is_not_an_item() {
         let out = disguise(&dir)
             .args(["itemsets", "--transactions", file])
             .args(words("--size 1 --top 3 --epsilon 2 --delta 1e-6 --seed 4"))
-            .args(["--format", "json"])
+            .args(["--format", "json", "--diagnostics"])
             .args(extra)
             .stdout_ok();
         json(&out)
     };
     let (plain, with_bom) = (run("plain.dat", &[]), run("bom.dat", &[]));
-    assert_eq!(plain["occurring"], 6, "{plain}");
-    assert_eq!(with_bom["occurring"], 6, "{with_bom}");
+    assert_eq!(plain["not_private"]["occurring"], 6, "{plain}");
+    assert_eq!(with_bom["not_private"]["occurring"], 6, "{with_bom}");
     assert_eq!(plain["picks"], with_bom["picks"]);
     let listed = run("bom.dat", &["--items", "items.txt"]);
     assert_eq!(listed["universe_items"], 6, "{listed}");
-    assert_eq!(listed["dropped_items"], 0, "{listed}");
+    assert_eq!(listed["not_private"]["dropped_items"], 0, "{listed}");
 }
 
 #[test]
@@ -283,4 +297,134 @@ fn sizes_that_set_the_work_are_bounded_in_one_line() {
     let mut args = base.to_vec();
     args[2] = "bad.dat";
     fails_with(&dir, &args, "bad.dat:2:3: not valid UTF-8");
+}
+
+/// What the exact counts and occurrences are called in a report: none may be in a release.
+const DIAGNOSTIC_KEYS: [&str; 7] = [
+    "true_count",
+    "true_frequency",
+    "occurs",
+    "occurring",
+    "truncated",
+    "dropped_items",
+    "not_private",
+];
+
+#[test]
+fn the_default_output_is_the_release_and_the_exact_counts_come_with_diagnostics() {
+    // A long transaction (cut to 4 items) and an item outside the list (dropped).
+    let mut t = fimi();
+    t.push_str(
+        "1 2 3 4 5 6 7
+",
+    );
+    t.push_str(
+        "1 2 77
+",
+    );
+    let items = (1..=9).map(|i| format!("{i}\n")).collect::<String>();
+    let dir = dir_with("disclosure", &[("t.dat", &t), ("items.txt", &items)]);
+    let base = words(
+        "itemsets --transactions t.dat --size 2 --top 3 --epsilon 4 --delta 1e-6 --seed 2 \
+         --max-length 4",
+    );
+    for list in [&[][..], &["--items", "items.txt"][..]] {
+        let run = |extra: &[&str]| {
+            disguise(&dir)
+                .args(&base)
+                .args(list)
+                .args(extra)
+                .stdout_ok()
+        };
+        // JSON: public options and the release only.
+        let plain = json(&run(&["--format", "json"]));
+        let text = plain.to_string();
+        for key in DIAGNOSTIC_KEYS {
+            assert!(!text.contains(key), "{list:?}: {key} in {plain}");
+        }
+        for p in plain["picks"].as_array().unwrap() {
+            assert_eq!(p["outcome"], "itemset", "{list:?}: {p}");
+        }
+        // The table: no exact count, no occurrence, no diagnostics section.
+        let table = String::from_utf8(run(&[])).unwrap();
+        for needle in [
+            "true",
+            "does not occur",
+            "NOT PRIVATE",
+            "not private —",
+            "distinct",
+        ] {
+            assert!(!table.contains(needle), "{list:?}: {needle} in {table}");
+        }
+        // With --diagnostics: the same release, and the exact values under not_private.
+        let both = json(&run(&["--format", "json", "--diagnostics"]));
+        assert_eq!(both["picks"], plain["picks"], "{list:?}");
+        let np = &both["not_private"];
+        assert_eq!(np["truncated"], 1, "{list:?}: {np}");
+        assert_eq!(
+            np["dropped_items"],
+            if list.is_empty() { 0 } else { 1 },
+            "{np}"
+        );
+        let picks = np["picks"].as_array().unwrap();
+        assert_eq!(picks.len(), 3, "{np}");
+        for p in picks {
+            assert!(p["true_count"].as_u64().unwrap() >= 1200, "{np}");
+            assert_eq!(p["occurs"], true, "{np}");
+        }
+        let table = String::from_utf8(run(&["--diagnostics"])).unwrap();
+        let (release, section) = table.split_once("\n\nnot private").unwrap();
+        assert!(!release.contains("true_count"), "{table}");
+        assert!(section.contains("true_count: 1"), "{table}");
+        assert!(section.contains("occurring: "), "{table}");
+    }
+}
+
+#[test]
+fn inputs_and_the_item_list_are_checked_before_the_ledger_is_charged() {
+    let dir = dir_with(
+        "ledger_checks",
+        &[("t.dat", &fimi()), ("items.txt", "1 2 3\n")],
+    );
+    disguise(&dir)
+        .args(["ledger", "init", "b.ledger"])
+        .assert()
+        .success();
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --default --epsilon 100 --delta 1e-3",
+        ))
+        .assert()
+        .success();
+    let base = "itemsets --epsilon 1 --delta 1e-6 --ledger b.ledger --dataset t -q";
+    // A misspelt file, and an item list too short for the size: one line, exit 2.
+    fails_with(
+        &dir,
+        &[words(base), words("--size 2 --transactions t.dta")].concat(),
+        "t.dta",
+    );
+    fails_with(
+        &dir,
+        &[
+            words(base),
+            words("--size 4 --transactions t.dat --items items.txt"),
+        ]
+        .concat(),
+        "none exist",
+    );
+    let show = |dir: &std::path::Path| {
+        json(
+            &disguise(dir)
+                .args(words("ledger show --ledger b.ledger --format json"))
+                .stdout_ok(),
+        )
+    };
+    assert_eq!(show(&dir)["releases"].as_array().unwrap().len(), 0);
+    // The same run on the file it meant is charged once.
+    disguise(&dir)
+        .args(words(base))
+        .args(words("--size 2 --transactions t.dat --format json"))
+        .assert()
+        .success();
+    assert_eq!(show(&dir)["releases"].as_array().unwrap().len(), 1);
 }

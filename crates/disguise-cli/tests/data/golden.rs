@@ -163,13 +163,18 @@ const CASES: &[Case] = &[
         writes: &[],
     },
     Case {
+        name: "itemsets_em_items_diagnostics",
+        args: "itemsets --transactions transactions.dat --size 2 --epsilon 1 --delta 1e-6 --top 3 --mechanism em --items items.txt --diagnostics",
+        writes: &[],
+    },
+    Case {
         name: "hypothesis_schema_lmm",
         args: "hypothesis --data table.csv --schema table.schema.toml --positive 1 --epsilon 1 --delta 1e-6",
         writes: &[],
     },
     Case {
         name: "hypothesis_bounds_em",
-        args: "hypothesis --data table.csv --label y --bounds 0:90 --thresholds 9 --mechanism em --epsilon 1 --test table.csv",
+        args: "hypothesis --data table.csv --label y --bounds 0:90 --thresholds 9 --mechanism em --epsilon 1 --test table.csv --diagnostics",
         writes: &[],
     },
     Case {
