@@ -20,9 +20,10 @@ Examples:
       --label income --positive '>50K' --epsilon 1 --delta 1e-6
 
   # a CSV whose features all lie in [0, 255] (public sensor range) and a 0/1 label, a fine
-  # grid of 1000 thresholds per column, the exponential mechanism, held-out test accuracy
+  # grid of 1000 thresholds per column, the exponential mechanism, and for the data's curator
+  # the training and held-out accuracies (NOT private)
   disguise hypothesis --data train.csv --label y --bounds 0:255 --thresholds 1000 \\
-      --mechanism em --epsilon 0.5 --test test.csv
+      --mechanism em --epsilon 0.5 --test test.csv --diagnostics
 
 The class: for every numeric column with public bounds [lo, hi], the N grid thresholds
 t_k = lo + (hi − lo)·k/(N + 1), k = 1..N, each in two directions ('x ≤ t → positive, else
@@ -159,7 +160,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if bounds.is_none() && !args.bounds_from_data {
                 bail!(
                     "the stumps' thresholds need public bounds: give --schema, --bounds LO:HI, \
-                     or (NOT private) --bounds-from-data"
+                     or (NOT private, with --diagnostics) --bounds-from-data"
                 );
             }
             let positive = args.positive.as_deref();
