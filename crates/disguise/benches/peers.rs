@@ -182,7 +182,7 @@ fn front_door(workload: &str, dir: &Path) -> Option<(f64, Vec<usize>)> {
     };
     warm_up(|| call().expect("warm-up"));
     let (seconds, report) = median_of(STEADY_CALLS, || call().expect("run"));
-    Some((seconds, report.choice.selected))
+    Some((seconds, report.choice.selected.into_inner()))
 }
 
 fn run(workload: &str, dir: &Path, reps: usize) {

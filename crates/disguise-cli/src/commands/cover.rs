@@ -24,10 +24,11 @@ Examples:
   disguise cover --edges friends.txt --candidates users.txt --k 10 --epsilon 1 --delta 1e-6
 
 Privacy unit: one record is one person's set. With --sets that is one line (the candidates
-that cover this person); with --edges it is one person's friend list, and a single friendship
-sits in two friend lists, so protecting one friendship costs twice: the output gives that
-edge-level guarantee too ((2ε, 2e^ε·δ), group privacy). Protecting everything about a
-person of a graph (all their friendships) is not bounded: their degree is not.
+that cover this person); with --edges it is one person's friend list, and the guarantee
+protects one edge: one line of the edge list replaced by another, which changes up to four
+friend lists, so the output states group privacy of size 4 ((4ε, 4e^{3ε}·δ)) and a ledger
+records it at the edge unit. Protecting everything about a person of a graph (all their
+friendships) is not bounded: their degree is not.
 
 Coverage counts are computed on the private records for evaluation: they are NOT covered by
 the guarantee, which protects the chosen candidates only.";

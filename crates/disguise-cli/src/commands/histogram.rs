@@ -223,7 +223,7 @@ fn print_release(
     rng: &mut SecureRng,
 ) -> anyhow::Result<()> {
     if let Some(reserved) = reserved {
-        reserved.check(release.guarantee)?;
+        reserved.check(release)?;
     }
     warn_if_vacuous(&release.usefulness);
     let table = &args.table;

@@ -198,7 +198,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.run.seed)?;
     let (class, selection) = request.run(&table, label, &labels, &mut rng)?;
     if let Some(reserved) = &reserved {
-        reserved.check(selection.guarantee)?;
+        reserved.check(&selection)?;
     }
     let private_domains = table.is_private();
     let mut report = request.report(

@@ -216,11 +216,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut rng = rng_from_seed(args.run.seed)?;
     let release = request.release(&transactions, &counts, &mut rng)?;
     if let Some(reserved) = &reserved {
-        reserved.check(Some(disguise::privacy::Guarantee {
-            epsilon: *release.epsilon,
-            delta: *release.delta,
-            rule: release.selection_guarantee.rule,
-        }))?;
+        reserved.check(&release)?;
     }
     let report = request.report(&transactions, release)?;
     warn_if_vacuous(&report.usefulness);

@@ -94,7 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     };
     if let Some(reserved) = &reserved {
-        reserved.check(Some(release.synthesis.guarantee))?;
+        reserved.check(&release)?;
     }
     let written = table.write_out(None, |w| release.write_csv(w, release.rows, &mut rng))?;
     let (data, out) = table.names();

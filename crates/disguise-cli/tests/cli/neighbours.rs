@@ -91,12 +91,16 @@ impl Case {
         args.extend(["--format".into(), format.into()]);
         if ledger {
             binary(&dir)
-                .args(["ledger", "init", "budget.ledger", "--default-limit", "700,0.5"])
+                .args([
+                    "ledger",
+                    "init",
+                    "budget.ledger",
+                    "--default-limit",
+                    "700,0.5",
+                ])
                 .assert()
                 .success();
-            args.extend(
-                ["--ledger", "budget.ledger", "--dataset", "people"].map(String::from),
-            );
+            args.extend(["--ledger", "budget.ledger", "--dataset", "people"].map(String::from));
         }
         let out = binary(&dir).args(&args).output().unwrap();
         let written = self
@@ -135,7 +139,10 @@ impl Case {
     fn check(&self, pairs: &[(&str, String, String)]) {
         let mut compared = 0;
         for (shape, d, d2) in pairs {
-            let (a, b) = (self.run("a", d, "json", false), self.run("b", d2, "json", false));
+            let (a, b) = (
+                self.run("a", d, "json", false),
+                self.run("b", d2, "json", false),
+            );
             assert_eq!(a.code, Some(0), "{}: {shape}: {}", self.name, a.stderr);
             let released = |s: &Shown| {
                 serde_json::from_str::<Value>(&s.stdout)
@@ -154,7 +161,8 @@ impl Case {
                     let a = self.masked(self.run("a", d, format, ledger), format);
                     let b = self.masked(self.run("b", d2, format, ledger), format);
                     assert_eq!(
-                        a, b,
+                        a,
+                        b,
                         "{}: the neighbours differ by {shape}; their {format} output{} differs \
                          although the released values coincide",
                         self.name,
@@ -226,7 +234,10 @@ fn replaced(data: &str, i: usize, line: &str) -> String {
 
 /// Neighbouring pairs of `data`: for each `(shape, line, with)`, the data set with line
 /// `line` replaced by `with`, against `data` itself.
-fn pairs(data: &str, shapes: &[(&'static str, usize, &str)]) -> Vec<(&'static str, String, String)> {
+fn pairs(
+    data: &str,
+    shapes: &[(&'static str, usize, &str)],
+) -> Vec<(&'static str, String, String)> {
     shapes
         .iter()
         .map(|&(shape, i, with)| (shape, data.to_string(), replaced(data, i, with)))
@@ -351,7 +362,10 @@ fn cover_prints_only_its_release() {
         ),
         ..case
     };
-    estimate.check(&pairs(&data, &[("a record outside the candidates", 2, "zed")]));
+    estimate.check(&pairs(
+        &data,
+        &[("a record outside the candidates", 2, "zed")],
+    ));
 }
 
 /// A graph on u0–u9: a hub u0 joined to everyone, a few more edges.
@@ -420,7 +434,9 @@ fn cut_prints_only_its_release() {
     // The review's pair: `a b / a b` against `a b / c d`.
     let tiny = Case {
         name: "cut-tiny",
-        args: args("cut --edges data --vertices vertices.txt --k 1 --epsilon 40 --estimate-utility 1 --seed 4"),
+        args: args(
+            "cut --edges data --vertices vertices.txt --k 1 --epsilon 40 --estimate-utility 1 --seed 4",
+        ),
         public: vec![("vertices.txt", "a b c d\n".into())],
         ..case
     };
@@ -530,7 +546,14 @@ fn assign_and_topics_print_only_their_release() {
     ));
     let mut reach = String::new();
     for i in 0..40 {
-        reach.push_str(["s1:news s2:sport\n", "s1:news\n", "s3:sport s1:sport\n", "s2:news\n"][i % 4]);
+        reach.push_str(
+            [
+                "s1:news s2:sport\n",
+                "s1:news\n",
+                "s3:sport s1:sport\n",
+                "s2:news\n",
+            ][i % 4],
+        );
     }
     let topics = Case {
         name: "topics",
@@ -547,6 +570,141 @@ fn assign_and_topics_print_only_their_release() {
             ("a duplicate record", 1, "s1:news s2:sport"),
             ("a record naming an unknown seed", 2, "s9:news"),
             ("a record naming an unknown topic", 3, "s1:weather"),
+        ],
+    ));
+}
+
+/// The released fields of a histogram or synth report: the attributes kept, the model's
+/// structure.
+fn kept(report: &Value) -> Value {
+    let mut out = serde_json::Map::new();
+    for key in [
+        "attributes",
+        "selection_order",
+        "dropped",
+        "columns",
+        "k",
+        "tree",
+        "merged",
+    ] {
+        if let Some(v) = report.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+#[test]
+fn histogram_and_synth_print_only_their_release() {
+    let data = table();
+    let shapes = [
+        ("a duplicate record", 1, "p,r,20,yes"),
+        ("an out-of-bounds value", 2, "q,s,250,no"),
+        ("a level seen once", 3, "z,t,30,yes"),
+        ("a record of another class", 4, "p,s,41,yes"),
+    ];
+    let histogram = Case {
+        name: "histogram",
+        args: args(
+            "histogram --data data --schema schema.toml --epsilon 20 --seed 7 --out synthetic.csv",
+        ),
+        public: vec![("schema.toml", TABLE_SCHEMA.into())],
+        writes: &["synthetic.csv"],
+        formats: &["json", "table"],
+        released: kept,
+        // Released by the thresholded Laplace histogram: its noisy counts, and what the
+        // report computes from them.
+        masked_keys: &["support_size", "noisy_rows", "usefulness"],
+        masked_lines: &["released", "would give", "expected to be"],
+    };
+    histogram.check(&pairs(&data, &shapes));
+    let synth = Case {
+        name: "synth",
+        args: args(
+            "synth --data data --schema schema.toml --epsilon 20 --seed 7 --out synthetic.csv",
+        ),
+        // The fit is measured against the noisy marginals: released, and different between
+        // neighbours by nature.
+        masked_keys: &["initial_loss", "final_loss", "iterations"],
+        masked_lines: &["fit "],
+        ..histogram
+    };
+    synth.check(&pairs(&data, &shapes));
+}
+
+#[test]
+fn itemsets_and_hypothesis_print_only_their_release() {
+    let mut tx = String::new();
+    for i in 0..100 {
+        tx.push_str(["a b c\n", "a b\n", "b c d\n", "a c\n", "a b d\n"][i % 5]);
+    }
+    let shapes = [
+        ("a duplicate transaction", 1, "a b c"),
+        ("an item seen once", 2, "a b zz"),
+        ("a long transaction", 3, "a b c d e f g h i j k l"),
+    ];
+    // The released itemsets, their rounds, outcomes and margins.
+    let picked = |report: &Value| {
+        let mut picks = report.get("picks").cloned().unwrap_or(Value::Null);
+        blank_keys(&mut picks, &["noisy_frequency"]);
+        picks
+    };
+    let itemsets = Case {
+        name: "itemsets",
+        args: args(
+            "itemsets --transactions data --size 2 --top 2 --epsilon 20 --delta 1e-6 --seed 1",
+        ),
+        public: vec![],
+        writes: &[],
+        formats: &["json", "table"],
+        released: picked,
+        masked_keys: &["noisy_frequency"],
+        masked_lines: &["{"],
+    };
+    itemsets.check(&pairs(&tx, &shapes));
+    let listed = Case {
+        name: "itemsets-items",
+        args: args(
+            "itemsets --transactions data --items items.txt --size 2 --top 2 --epsilon 20 \
+             --seed 1",
+        ),
+        public: vec![("items.txt", "a b c d e\n".into())],
+        ..itemsets
+    };
+    listed.check(&pairs(
+        &tx,
+        &[
+            ("a duplicate transaction", 1, "a b c"),
+            ("an item outside the list", 2, "a b zz"),
+            ("a transaction of items never seen", 3, "e"),
+        ],
+    ));
+    let chosen = |report: &Value| {
+        serde_json::json!([
+            report.get("hypothesis"),
+            report.get("index"),
+            report.get("margin")
+        ])
+    };
+    let hypothesis = Case {
+        name: "hypothesis",
+        args: args(
+            "hypothesis --data data --schema schema.toml --label label --positive yes \
+             --epsilon 20 --delta 1e-6 --seed 1",
+        ),
+        public: vec![("schema.toml", TABLE_SCHEMA.into())],
+        writes: &[],
+        formats: &["json", "table"],
+        released: chosen,
+        masked_keys: &[],
+        masked_lines: &[],
+    };
+    hypothesis.check(&pairs(
+        &table(),
+        &[
+            ("a duplicate record", 1, "p,r,20,yes"),
+            ("an out-of-bounds value", 2, "q,s,250,no"),
+            ("a level seen once", 3, "z,t,30,yes"),
         ],
     ));
 }
@@ -570,7 +728,9 @@ fn the_harness_catches_a_private_count_in_the_output() {
     // statistic of the data — the number of lines left out — must be caught.
     let case = Case {
         name: "control",
-        args: args("cover --sets data --candidates candidates.txt --k 2 --epsilon 40 --seed 2 --diagnostics"),
+        args: args(
+            "cover --sets data --candidates candidates.txt --k 2 --epsilon 40 --seed 2 --diagnostics",
+        ),
         public: vec![("candidates.txt", "a\nb\nc\nd\n".into())],
         writes: &[],
         formats: &["json"],
@@ -580,13 +740,13 @@ fn the_harness_catches_a_private_count_in_the_output() {
     };
     let data = sets();
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        case.check(&pairs(&data, &[("a record outside the candidates", 2, "zed")]));
+        case.check(&pairs(
+            &data,
+            &[("a record outside the candidates", 2, "zed")],
+        ));
     }))
     .expect_err("the harness missed the diagnostics printed by --diagnostics");
-    let message = caught
-        .downcast_ref::<String>()
-        .cloned()
-        .unwrap_or_default();
+    let message = caught.downcast_ref::<String>().cloned().unwrap_or_default();
     assert!(
         message.contains("json output differs although the released values coincide"),
         "{message}"

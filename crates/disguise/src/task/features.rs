@@ -294,8 +294,9 @@ impl Features {
     /// schema's public domains: codes must mean the same everywhere). The naive-Bayes model
     /// needs only the counts n_y and n_{j,a,y}: each worker counts its rows, process 0 adds
     /// the counts exactly and runs the greedy on the model they give, so the guarantee and,
-    /// with a seeded `rng`, the report are [`Features::run`]'s on all the rows. The report
-    /// in process 0, `None` elsewhere.
+    /// with a seeded `rng`, the report are those of [`Features::prepare`] on all the rows
+    /// with [`PreparedFeatures::with_public_label_levels`] (the schema's levels are public,
+    /// so the a-priori bound uses their number). The report in process 0, `None` elsewhere.
     ///
     /// # Errors
     /// As [`Features::run`]; discernibility is refused; a worker's `load` error, tables of
@@ -707,10 +708,11 @@ mod tests {
         let skewed: Vec<u32> = (0..300)
             .map(|i| if i % 10 == 0 { 1 + i % 2 } else { 0 })
             .collect();
-        for (objective, max) in [
-            (FeatureObjective::MutualInformation, 3f64.log2()),
+        for (objective, max, shown) in [
+            // log₂ 3 = 1.58496…, printed rounded up.
+            (FeatureObjective::MutualInformation, 3f64.log2(), "1.5850"),
             // C(300, 2) − 3·C(100, 2) = 30,000 pairs: F ≤ 2·30,000/300.
-            (FeatureObjective::Discernibility, 200.0),
+            (FeatureObjective::Discernibility, 200.0, "200"),
         ] {
             let request = Features::new(1).objective(objective).epsilon(1.0);
             // The 3 levels are public (a schema's).
@@ -729,7 +731,7 @@ mod tests {
             let (ua, ub) = (bound(&a), bound(&b));
             assert_eq!(ua, ub, "{objective}");
             assert!(
-                ua.bound.ends_with(&format!("f is at most {max}")),
+                ua.bound.ends_with(&format!("f is at most {shown}")),
                 "{}",
                 ua.bound
             );

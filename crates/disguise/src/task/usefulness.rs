@@ -356,20 +356,20 @@ impl Usefulness {
         let k = lambdas.len();
         let lambda: f64 = lambdas.iter().sum::<f64>() / k.max(1) as f64;
         let lambda_text = if lambdas.iter().all(|&l| l == lambda) {
-            format!("λ = {lambda}")
+            format!("λ = {}", whole_or_up(lambda))
         } else {
             format!("mean λ = {lambda:.4}")
         };
         let (c_text, additive_text) = (down(c, 3), up(additive, 4));
+        let f_text = whole_or_up(f_max);
         let bound = format!(
             "{lhs} ≥ {c_text}·OPT − {additive_text} ({formula} for {lambda_text}, k = {k}, \
-             m = {m}, ε₀ = {epsilon0:.4}; {theorem}); f is at most {}",
-            f_max + 0.0 // never "-0"
+             m = {m}, ε₀ = {epsilon0:.4}; {theorem}); f is at most {f_text}"
         );
         let vacuous = additive.is_nan() || additive >= c * f_max;
         let advice = vacuous.then(|| {
             format!(
-                "the privacy term {additive_text} is at least {c_text}·{f_max}; a larger ε, \
+                "the privacy term {additive_text} is at least {c_text}·{f_text}; a larger ε, \
                  fewer picks k or fewer candidates would help"
             )
         });
@@ -458,7 +458,7 @@ impl Usefulness {
             run.rank,
             run.candidates,
             run.epsilon0,
-            run.f_max + 0.0 // never "-0"
+            whole_or_up(run.f_max)
         );
         if c.is_nan() || c <= 0.0 {
             return Self {
@@ -573,6 +573,16 @@ fn down(x: f64, decimals: i32) -> String {
 }
 
 /// `x` with `decimals` decimals, rounded up: a term subtracted in a lower bound.
+/// A bound's number as people read it: a whole number as it is (never "-0"), anything else
+/// rounded up to 4 decimals (a bound stated larger stays true).
+fn whole_or_up(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x + 0.0)
+    } else {
+        up(x, 4)
+    }
+}
+
 fn up(x: f64, decimals: i32) -> String {
     let scale = 10f64.powi(decimals);
     format!("{:.*}", decimals as usize, (x * scale).ceil() / scale)

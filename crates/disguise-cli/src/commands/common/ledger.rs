@@ -2,8 +2,7 @@
 //! command ([`disguise::ledger`]).
 
 use anyhow::bail;
-use disguise::ledger::{Ledger, Spend, Spends, Unit};
-use disguise::privacy::Guarantee;
+use disguise::ledger::{Ledger, Spend, Spends};
 use disguise::task::PrivacyReport;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -213,21 +212,6 @@ impl<T: Spends + ?Sized> Ran for &T {
     }
 }
 
-/// A guarantee alone (transitional, for callers that do not pass their report yet): the
-/// reserved spend with this guarantee, its calls and unit taken as reserved (unchecked);
-/// a private run without a reservation is a run with nothing reserved for it.
-impl Ran for Option<Guarantee> {
-    fn spend_given(self, reserved: Option<&Spend>) -> disguise::Result<Option<Spend>> {
-        Ok(self.map(|guarantee| match reserved {
-            Some(r) => Spend {
-                guarantee,
-                ..r.clone()
-            },
-            None => Spend::protecting(Unit::Record, guarantee),
-        }))
-    }
-}
-
 /// Opens the ledger `file`, waiting up to `timeout` seconds (`--ledger-timeout`) for another
 /// process holding it.
 pub fn open_ledger(file: &Path, timeout: f64) -> anyhow::Result<Ledger> {
@@ -281,7 +265,6 @@ mod tests {
         };
         // The run as planned, one of the 4 trials: within.
         reserved.check(&plan).unwrap();
-        reserved.check(plan.guarantee).unwrap();
         // The same guarantee, but calls of twice the ε: 4× the ρ a zCDP limit charged.
         let mut run = plan.clone();
         run.calls = run
@@ -303,10 +286,10 @@ mod tests {
             err.starts_with("internal error: the run spends more than was reserved"),
             "{err}"
         );
-        // A larger guarantee, even given alone.
-        let mut larger = plan.guarantee.unwrap();
-        larger.epsilon *= 1.5;
-        assert!(reserved.check(Some(larger)).is_err());
+        // A larger guarantee.
+        let mut larger = plan.clone();
+        larger.guarantee.as_mut().unwrap().epsilon *= 1.5;
+        assert!(reserved.check(&larger).is_err());
         // Nothing reserved: any private run is beyond it.
         assert!(Reserved { spend: None }.check(&plan).is_err());
     }

@@ -287,17 +287,14 @@ where
         let s = trial.solution();
         finals.push((labels.utility)(s.value));
         if t == 0 {
-            // Reserved before the data was read, for all the trials; a run beyond its plan
-            // would release nothing.
-            if let Some(reserved) = reserved {
-                reserved.check(s.guarantee)?;
-            }
             let mut r = report(&trial);
             if let (Some(e), Some(erng)) = (estimate, estimate_rng.as_mut()) {
                 r = r.with_utility_estimate(e, erng)?;
-                if let Some(reserved) = reserved {
-                    reserved.check(r.privacy.guarantee)?;
-                }
+            }
+            // Reserved before the data was read, for all the trials: a run beyond what was
+            // reserved (its guarantee, calls, unit) releases nothing.
+            if let Some(reserved) = reserved {
+                reserved.check(&r.privacy)?;
             }
             // Said before any result, in every format (it depends on public quantities only).
             if let Some(u) = &r.usefulness {
