@@ -80,6 +80,27 @@ fn binary(dir: &Path) -> assert_cmd::Command {
 }
 
 impl Case {
+    /// A selection command (`line`, without `--format`): its picks are released, a utility
+    /// estimate is blanked; compared in every format.
+    fn selection(name: &'static str, line: &str) -> Self {
+        Case {
+            name,
+            args: args(line),
+            public: Vec::new(),
+            writes: &[],
+            formats: &["json", "table", "csv"],
+            released: picks,
+            masked_keys: &["estimate", "low", "high"],
+            masked_lines: &["utility estimate"],
+        }
+    }
+
+    /// The same with a public file `name` holding `content`.
+    fn with(mut self, name: &'static str, content: &str) -> Self {
+        self.public.push((name, content.to_string()));
+        self
+    }
+
     /// Runs the case on `data` in `format`, in a folder of its own (`tag` names it), with a
     /// fresh budget ledger when `ledger` is set.
     fn run(&self, tag: &str, data: &str, format: &str, ledger: bool) -> Shown {
@@ -263,19 +284,12 @@ const CANDIDATES: &str = "name,x,y\nsouth,0,0\nnorth,5,5\neast,9,1\nfar,20,20\n"
 
 #[test]
 fn select_prints_only_its_release() {
-    let case = Case {
-        name: "select",
-        args: args(
-            "select --points data --candidates candidates.csv --x x --y y --k 2 --epsilon 40 \
-             --seed 3",
-        ),
-        public: vec![("candidates.csv", CANDIDATES.into())],
-        writes: &[],
-        formats: &["json", "table", "csv"],
-        released: picks,
-        masked_keys: &[],
-        masked_lines: &[],
-    };
+    let case = Case::selection(
+        "select",
+        "select --points data --candidates candidates.csv --x x --y y --k 2 --epsilon 40 \
+         --seed 3",
+    )
+    .with("candidates.csv", CANDIDATES);
     let data = points();
     case.check(&pairs(
         &data,
@@ -290,37 +304,26 @@ fn select_prints_only_its_release() {
 
 #[test]
 fn select_with_an_estimate_and_trials_prints_only_its_release() {
-    let estimate = Case {
-        name: "select-estimate",
-        args: args(
-            "select --points data --candidates candidates.csv --x x --y y --k 2 --epsilon 40 \
-             --estimate-utility 1 --seed 5",
-        ),
-        public: vec![("candidates.csv", CANDIDATES.into())],
-        writes: &[],
-        formats: &["json", "table"],
-        released: picks,
-        // The estimate is released: noisy, it differs between the neighbours by nature.
-        masked_keys: &["estimate", "low", "high"],
-        masked_lines: &["utility estimate"],
-    };
+    // The estimate is released: noisy, it differs between the neighbours by nature, and is
+    // blanked.
+    let estimate = Case::selection(
+        "select-estimate",
+        "select --points data --candidates candidates.csv --x x --y y --k 2 --epsilon 40 \
+         --estimate-utility 1 --seed 5",
+    )
+    .with("candidates.csv", CANDIDATES);
     let data = points();
     let shapes = [
         ("a duplicate record", 1, "0.013,-0.013"),
         ("a point outside the candidates' box", 2, "500,-300"),
     ];
     estimate.check(&pairs(&data, &shapes));
-    let trials = Case {
-        name: "select-trials",
-        args: args(
-            "select --points data --candidates candidates.csv --x x --y y --k 2 --epsilon 40 \
-             --trials 3 --seed 5",
-        ),
-        masked_keys: &[],
-        masked_lines: &[],
-        formats: &["json", "table", "csv"],
-        ..estimate
-    };
+    let trials = Case::selection(
+        "select-trials",
+        "select --points data --candidates candidates.csv --x x --y y --k 2 --epsilon 40 \
+         --trials 3 --seed 5",
+    )
+    .with("candidates.csv", CANDIDATES);
     trials.check(&pairs(&data, &shapes));
 }
 
@@ -335,16 +338,11 @@ fn sets() -> String {
 
 #[test]
 fn cover_prints_only_its_release() {
-    let case = Case {
-        name: "cover-sets",
-        args: args("cover --sets data --candidates candidates.txt --k 2 --epsilon 40 --seed 2"),
-        public: vec![("candidates.txt", "a\nb\nc\nd\n".into())],
-        writes: &[],
-        formats: &["json", "table", "csv"],
-        released: picks,
-        masked_keys: &["estimate", "low", "high"],
-        masked_lines: &["utility estimate"],
-    };
+    let case = Case::selection(
+        "cover-sets",
+        "cover --sets data --candidates candidates.txt --k 2 --epsilon 40 --seed 2",
+    )
+    .with("candidates.txt", "a\nb\nc\nd\n");
     let data = sets();
     case.check(&pairs(
         &data,
@@ -354,14 +352,12 @@ fn cover_prints_only_its_release() {
             ("a record partly outside the candidates", 3, "a zed yan"),
         ],
     ));
-    let estimate = Case {
-        name: "cover-sets-estimate",
-        args: args(
-            "cover --sets data --candidates candidates.txt --k 2 --epsilon 40 \
-             --estimate-utility 1 --seed 2",
-        ),
-        ..case
-    };
+    let estimate = Case::selection(
+        "cover-sets-estimate",
+        "cover --sets data --candidates candidates.txt --k 2 --epsilon 40 --estimate-utility 1 \
+         --seed 2",
+    )
+    .with("candidates.txt", "a\nb\nc\nd\n");
     estimate.check(&pairs(
         &data,
         &[("a record outside the candidates", 2, "zed")],
@@ -384,19 +380,12 @@ const VERTICES: &str = "u0 u1 u2 u3 u4 u5 u6 u7 u8 u9\n";
 
 #[test]
 fn cover_edges_prints_only_its_release() {
-    let case = Case {
-        name: "cover-edges",
-        args: args(
-            "cover --edges data --candidates vertices.txt --k 2 --epsilon 40 \
-             --estimate-utility 1 --seed 4",
-        ),
-        public: vec![("vertices.txt", VERTICES.into())],
-        writes: &[],
-        formats: &["json", "table", "csv"],
-        released: picks,
-        masked_keys: &["estimate", "low", "high"],
-        masked_lines: &["utility estimate"],
-    };
+    let case = Case::selection(
+        "cover-edges",
+        "cover --edges data --candidates vertices.txt --k 2 --epsilon 40 --estimate-utility 1 \
+         --seed 4",
+    )
+    .with("vertices.txt", VERTICES);
     case.check(&pairs(
         &edges(),
         &[
@@ -409,19 +398,9 @@ fn cover_edges_prints_only_its_release() {
 
 #[test]
 fn cut_prints_only_its_release() {
-    let case = Case {
-        name: "cut",
-        args: args(
-            "cut --edges data --vertices vertices.txt --k 1 --epsilon 40 --estimate-utility 1 \
-             --seed 4",
-        ),
-        public: vec![("vertices.txt", VERTICES.into())],
-        writes: &[],
-        formats: &["json", "table", "csv"],
-        released: picks,
-        masked_keys: &["estimate", "low", "high"],
-        masked_lines: &["utility estimate"],
-    };
+    let line = "cut --edges data --vertices vertices.txt --k 1 --epsilon 40 \
+                --estimate-utility 1 --seed 4";
+    let case = Case::selection("cut", line).with("vertices.txt", VERTICES);
     case.check(&pairs(
         &edges(),
         &[
@@ -432,14 +411,7 @@ fn cut_prints_only_its_release() {
         ],
     ));
     // The review's pair: `a b / a b` against `a b / c d`.
-    let tiny = Case {
-        name: "cut-tiny",
-        args: args(
-            "cut --edges data --vertices vertices.txt --k 1 --epsilon 40 --estimate-utility 1 --seed 4",
-        ),
-        public: vec![("vertices.txt", "a b c d\n".into())],
-        ..case
-    };
+    let tiny = Case::selection("cut-tiny", line).with("vertices.txt", "a b c d\n");
     tiny.check(&[("a repeated edge", "a b\na b\n".into(), "a b\nc d\n".into())]);
 }
 
@@ -477,16 +449,11 @@ levels = ["yes", "no"]
 
 #[test]
 fn features_prints_only_its_release() {
-    let schema = Case {
-        name: "features-schema",
-        args: args("features --data data --schema schema.toml --k 1 --epsilon 40 --seed 6"),
-        public: vec![("schema.toml", TABLE_SCHEMA.into())],
-        writes: &[],
-        formats: &["json", "table", "csv"],
-        released: picks,
-        masked_keys: &[],
-        masked_lines: &[],
-    };
+    let schema = Case::selection(
+        "features-schema",
+        "features --data data --schema schema.toml --k 1 --epsilon 40 --seed 6",
+    )
+    .with("schema.toml", TABLE_SCHEMA);
     let data = table();
     let shapes = [
         ("a duplicate record", 1, "p,r,20,yes"),
@@ -494,12 +461,10 @@ fn features_prints_only_its_release() {
         ("a level seen once", 3, "z,t,30,yes"),
     ];
     schema.check(&pairs(&data, &shapes));
-    let free = Case {
-        name: "features",
-        args: args("features --data data --label label --exclude age --k 1 --epsilon 40 --seed 6"),
-        public: vec![],
-        ..schema
-    };
+    let free = Case::selection(
+        "features",
+        "features --data data --label label --exclude age --k 1 --epsilon 40 --seed 6",
+    );
     free.check(&pairs(
         &data,
         &[
@@ -523,19 +488,12 @@ fn typed_points() -> String {
 
 #[test]
 fn assign_and_topics_print_only_their_release() {
-    let assign = Case {
-        name: "assign",
-        args: args(
-            "assign --points data --candidates candidates.csv --x x --y y --type-column shift \
-             --types m,e --k 2 --epsilon 40 --delta 1e-6 --seed 8",
-        ),
-        public: vec![("candidates.csv", CANDIDATES.into())],
-        writes: &[],
-        formats: &["json", "table", "csv"],
-        released: picks,
-        masked_keys: &[],
-        masked_lines: &[],
-    };
+    let assign = Case::selection(
+        "assign",
+        "assign --points data --candidates candidates.csv --x x --y y --type-column shift \
+         --types m,e --k 2 --epsilon 40 --delta 1e-6 --seed 8",
+    )
+    .with("candidates.csv", CANDIDATES);
     assign.check(&pairs(
         &typed_points(),
         &[
@@ -555,15 +513,12 @@ fn assign_and_topics_print_only_their_release() {
             ][i % 4],
         );
     }
-    let topics = Case {
-        name: "topics",
-        args: args(
-            "topics --reach data --candidates seeds.txt --types news,sport --k 2 --epsilon 40 \
-             --delta 1e-6 --seed 8",
-        ),
-        public: vec![("seeds.txt", "s1 s2 s3\n".into())],
-        ..assign
-    };
+    let topics = Case::selection(
+        "topics",
+        "topics --reach data --candidates seeds.txt --types news,sport --k 2 --epsilon 40 \
+         --delta 1e-6 --seed 8",
+    )
+    .with("seeds.txt", "s1 s2 s3\n");
     topics.check(&pairs(
         &reach,
         &[

@@ -234,38 +234,19 @@ fn checks_that_need_no_data_come_before_the_ledger_charge() {
         SCHEMA.replace(", bounds = [0, 100]", ""),
     )
     .unwrap();
-    disguise(&dir)
-        .args(words("ledger init b.ledger --default-limit 10"))
-        .assert()
-        .success();
-    let mut cases = vec![
-        (
-            "--data dta.csv --schema schema.toml --out syn.csv",
-            "dta.csv",
-        ),
-        (
-            "--data data.csv --schema no-bounds.toml --out syn.csv",
-            "age",
-        ),
-    ];
-    // Creating a file in /proc fails even for root (a read-only folder does not).
-    if cfg!(target_os = "linux") {
-        cases.push((
-            "--data data.csv --schema schema.toml --out /proc/syn.csv",
-            "/proc",
-        ));
-    }
-    for (files, needle) in cases {
-        let args: Vec<&str> = words("synth --epsilon 1 --ledger b.ledger --dataset d")
-            .into_iter()
-            .chain(words(files))
-            .collect();
-        common::fails_with(&dir, &args, needle);
-    }
-    let state = json(
-        &disguise(&dir)
-            .args(words("ledger show --ledger b.ledger --format json"))
-            .stdout_ok(),
+    common::refused_before_the_charge(
+        &dir,
+        "synth --epsilon 1 --ledger b.ledger --dataset d",
+        "--data data.csv --schema schema.toml",
+        &[
+            (
+                "--data data.csv --schema no-bounds.toml --out syn.csv",
+                "age",
+            ),
+            (
+                "--data dta.csv --schema schema.toml --out syn.csv",
+                "dta.csv",
+            ),
+        ],
     );
-    assert_eq!(state["releases"], serde_json::json!([]), "{state}");
 }

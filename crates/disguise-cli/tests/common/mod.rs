@@ -214,6 +214,25 @@ pub fn ledger_releases(dir: &Path) -> Vec<serde_json::Value> {
         .clone()
 }
 
+/// Each case of a table command (`command`, without its files) refused before the ledger
+/// charges anything: `(files, needle)` — the files as options, and what the one-line error
+/// names — run under a fresh `b.ledger` in `dir`; and the `valid` files with an output that
+/// cannot be written (`--out /proc/syn.csv`: creating a file there fails even for root,
+/// where a read-only folder does not). Afterwards the ledger holds no release.
+pub fn refused_before_the_charge(dir: &Path, command: &str, valid: &str, cases: &[(&str, &str)]) {
+    init_ledger(dir);
+    let unwritable = format!("{valid} --out /proc/syn.csv");
+    let mut all: Vec<(&str, &str)> = cases.to_vec();
+    if cfg!(target_os = "linux") {
+        all.push((&unwritable, "/proc"));
+    }
+    for (files, needle) in all {
+        let args: Vec<&str> = words(command).into_iter().chain(words(files)).collect();
+        fails_with(dir, &args, needle);
+    }
+    assert_eq!(ledger_releases(dir), Vec::<serde_json::Value>::new());
+}
+
 /// Runs `disguise args…` (a release under a ledger) in `dir` twice, the second time with
 /// `--diagnostics`, both expected to fail after the ledger's reservation: each time exit
 /// code 2, nothing on stdout and one stderr line saying what stays charged. Without

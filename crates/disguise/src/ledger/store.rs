@@ -308,20 +308,13 @@ impl Ledger {
                      rho REAL CHECK (rho > 0)) STRICT;",
                 )
                 .map_err(fail)?;
-            let hashed: Vec<String> = {
-                let mut statement = transaction
-                    .prepare(
-                        "SELECT dataset FROM (SELECT dataset, time FROM releases UNION ALL \
-                         SELECT dataset, time FROM limits) WHERE dataset LIKE 'sha256:%' \
-                         GROUP BY dataset ORDER BY MIN(time), dataset",
-                    )
-                    .map_err(fail)?;
-                statement
-                    .query_map([], |r| r.get(0))
-                    .map_err(fail)?
-                    .collect::<rusqlite::Result<_>>()
-                    .map_err(fail)?
-            };
+            let hashed = names(
+                &transaction,
+                "SELECT dataset FROM (SELECT dataset, time FROM releases UNION ALL \
+                 SELECT dataset, time FROM limits) WHERE dataset LIKE 'sha256:%' \
+                 GROUP BY dataset ORDER BY MIN(time), dataset",
+            )
+            .map_err(fail)?;
             let mut number = 0;
             for old in hashed {
                 // A free name: `unnamed-N` not already taken by a user.
@@ -352,19 +345,12 @@ impl Ledger {
             // Older formats recorded releases without a limit. A limit chosen now, after
             // their outputs were seen, would not be a privacy filter's: such a data set's
             // limit is what it spent, so that it admits no further release.
-            let unlimited: Vec<String> = {
-                let mut statement = transaction
-                    .prepare(
-                        "SELECT DISTINCT dataset FROM releases WHERE dataset NOT IN \
-                         (SELECT dataset FROM limits) ORDER BY dataset",
-                    )
-                    .map_err(fail)?;
-                statement
-                    .query_map([], |r| r.get(0))
-                    .map_err(fail)?
-                    .collect::<rusqlite::Result<_>>()
-                    .map_err(fail)?
-            };
+            let unlimited = names(
+                &transaction,
+                "SELECT DISTINCT dataset FROM releases WHERE dataset NOT IN \
+                 (SELECT dataset FROM limits) ORDER BY dataset",
+            )
+            .map_err(fail)?;
             for dataset in unlimited {
                 let spent = self.totals_of(&transaction, &dataset)?;
                 insert_limit(&transaction, "limits", Some(&dataset), &spent_limit(&spent))
@@ -1298,4 +1284,10 @@ fn explain(path: &Path, what: &str, e: rusqlite::Error, timeout: Duration) -> Er
         _ => format!("{shown}: {what}"),
     };
     ledger_error(message, Some(e))
+}
+
+/// The names a query of one text column returns, in its order.
+fn names(connection: &rusqlite::Connection, sql: &str) -> rusqlite::Result<Vec<String>> {
+    let mut statement = connection.prepare(sql)?;
+    statement.query_map([], |r| r.get(0))?.collect()
 }
