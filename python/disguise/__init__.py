@@ -14,6 +14,14 @@ Three lines from data to a private selection (apricot's convention, with a budge
 >>> sel.ranking_.shape
 (5,)
 
+What a release returns — its result, its attributes, its warnings — is the release: values
+released by a mechanism, and what is computed from them and from the public inputs. Values
+computed from the private data without noise (a selection's exact gains, an itemset's true
+count, the values clamped into a bin) are shown only with ``diagnostics=True``, apart from
+the release (``not_private`` in a result, ``not_private_`` on an estimator) and NOT covered
+by the guarantee; the non-private modes (``mechanism="max"``, the records as candidates)
+run only then.
+
 Without a seed, all noise comes from the operating system's secure generator. ``seed=S`` is a
 reproducible mode for tests and experiments only: it is insecure, and a warning says so.
 Every error of the library (bad parameters or data) is raised as ``ValueError``.
@@ -22,7 +30,8 @@ Every release can be charged to a persistent privacy budget ledger (``Ledger``, 
 command line's ``--ledger`` uses): pass ``ledger=`` and ``dataset=`` (required with a ledger:
 the name of the data set whose budget the release spends, the same for every release on the
 same records); a release over the data set's limit raises ``BudgetExceeded`` and returns
-nothing.
+nothing, and one that fails after its budget was reserved raises a ``ValueError`` that says
+what stays charged (its reason, which may depend on the data, only with ``diagnostics=True``).
 """
 
 from __future__ import annotations
@@ -109,31 +118,53 @@ def _warn_if_vacuous(usefulness: dict | None) -> None:
         )
 
 
-def _vector(values: Any, name: str) -> np.ndarray:
-    """A 1-D C-contiguous float64 array: no copy when it already is one."""
+def _shaped(values: Any, name: str, ndim: int) -> np.ndarray:
+    """``values`` as an array of its own shape, without converting its values (a numpy array
+    as it is), the shape checked: ``ndim`` dimensions, none empty. The shape is public (the
+    number of records and columns); the values are read by ``_floats``."""
     try:
-        array = np.ascontiguousarray(values, dtype=np.float64)
+        array = np.asarray(values)
     except (TypeError, ValueError) as e:
         raise ValueError(f"invalid {name}: {e}") from None
-    if array.ndim != 1:
-        raise ValueError(f"invalid {name}: expected a 1-D array, got shape {array.shape}")
+    if array.ndim != ndim:
+        expected = "a 1-D array" if ndim == 1 else "a 2-D array (rows × columns)"
+        raise ValueError(f"invalid {name}: expected {expected}, got shape {array.shape}")
     if array.size == 0:
-        raise ValueError(f"invalid {name}: empty")
+        raise ValueError(
+            f"invalid {name}: empty" + ("" if ndim == 1 else f" (shape {array.shape})"))
     return array
+
+
+def _floats(array: np.ndarray, name: str) -> np.ndarray:
+    """A C-contiguous float64 copy of ``array`` (no copy when it already is one; float32,
+    Fortran-ordered and integer input is converted once)."""
+    try:
+        return np.ascontiguousarray(array, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"invalid {name}: {e}") from None
 
 
 def _matrix(values: Any, name: str) -> np.ndarray:
     """A 2-D C-contiguous float64 array (a DataFrame works): no copy when it already is one;
     float32, Fortran-ordered and integer input is converted once."""
+    return _floats(_shaped(values, name, 2), name)
+
+
+def _read_private(run: dict, read: Callable[[], Any], placeholder: Callable[[], Any]) -> Any:
+    """The private data shaped for the native call by ``read()``. A ``ValueError`` it raises
+    was found in the data: without a ledger it is raised at once (nothing is charged, and
+    the data's holder sees what was found); under a ledger it is deferred to the native call
+    (``run["failed"]``, which ``placeholder()``'s data of the same public shape then
+    accompanies), which reserves the budget first and then fails with the line that says
+    what stays charged — the command line's order, which reads the data after the
+    reservation — so that what is wrong with a data set is never learned for free."""
     try:
-        array = np.ascontiguousarray(np.asarray(values), dtype=np.float64)
-    except (TypeError, ValueError) as e:
-        raise ValueError(f"invalid {name}: {e}") from None
-    if array.ndim != 2:
-        raise ValueError(f"invalid {name}: expected a 2-D array (rows × columns), got shape {array.shape}")
-    if array.shape[0] == 0 or array.shape[1] == 0:
-        raise ValueError(f"invalid {name}: empty (shape {array.shape})")
-    return array
+        return read()
+    except ValueError as e:
+        if run["ledger"] is None:
+            raise
+        run["failed"] = str(e)
+        return placeholder()
 
 
 class Ledger:
@@ -148,7 +179,9 @@ class Ledger:
     cross-validation, every program — so that they all count against one limit). Before a
     release reads its data, its planned cost is recorded in one transaction; over the limit
     it raises ``BudgetExceeded`` (a ``ValueError``) and nothing is recorded, run or returned.
-    A run that fails after its reservation stays charged.
+    A run that fails after its reservation stays charged: it raises a ``ValueError`` whose
+    message is the same for every data set and says what stays charged (its reason, which
+    may depend on the data, is appended only with ``diagnostics=True``).
 
     A limit is stopped by a privacy filter fixed with it (``rule=``): ``"basic"`` (the
     default; the releases' epsilons and deltas add up, and one release at exactly the limit
@@ -306,7 +339,7 @@ def _run(
             raise ValueError("invalid dataset: it names a data set in a ledger; give ledger=")
         return {
             "seed": seed, "ledger": None, "dataset": None, "command": None,
-            "diagnostics": diagnostics,
+            "diagnostics": diagnostics, "failed": None,
         }
     if not isinstance(ledger, Ledger):
         raise ValueError(f"invalid ledger: {ledger!r} (a disguise.Ledger)")
@@ -319,7 +352,7 @@ def _run(
         raise ValueError(f"invalid dataset: {dataset!r} (a name, as a str)")
     return {
         "seed": seed, "ledger": ledger._native, "dataset": dataset, "command": command(),
-        "diagnostics": diagnostics,
+        "diagnostics": diagnostics, "failed": None,
     }
 
 
@@ -337,7 +370,7 @@ def _refuse_non_private(ledger: Any, why: str) -> None:
 def _only_as_diagnostic(diagnostics: Any, what: str) -> None:
     """A non-private mode (``what``) runs only when the diagnostics were asked for: its whole
     output is computed from the data without noise."""
-    if diagnostics is not True:
+    if not (isinstance(diagnostics, (bool, np.bool_)) and bool(diagnostics)):
         raise ValueError(
             f"invalid {what}: it is not private (its output is computed from the data without "
             "noise), so it runs only as a diagnostic: pass diagnostics=True, or "
@@ -367,6 +400,7 @@ def exponential(
     seed: int | None = None,
     ledger: Ledger | None = None,
     dataset: str | None = None,
+    diagnostics: bool = False,
 ) -> int:
     """One private choice by the exponential mechanism: the index of the chosen score.
 
@@ -382,12 +416,15 @@ def exponential(
     1
 
     ``ledger=`` charges the choice to a budget ledger (``Ledger``), under the data set named
-    by ``dataset`` (required with a ledger).
+    by ``dataset`` (required with a ledger). The result is the choice alone; a choice that
+    fails after its budget was reserved (a NaN score) raises a ``ValueError`` that says what
+    stays charged, its reason only with ``diagnostics=True``.
     """
     seed = _warn_seed(seed)
-    array = _vector(scores, "scores")
+    shaped = _shaped(scores, "scores", 1)
     run = _run(seed, ledger, dataset, lambda: _call(
-        "exponential", epsilon=epsilon, sensitivity=sensitivity, monotone=monotone))
+        "exponential", epsilon=epsilon, sensitivity=sensitivity, monotone=monotone), diagnostics)
+    array = _read_private(run, lambda: _floats(shaped, "scores"), lambda: np.zeros(shaped.shape))
     return _disguise.select_one(
         array, float(epsilon), 0.0, float(sensitivity), bool(monotone), None, run
     )
@@ -403,6 +440,7 @@ def large_margin(
     seed: int | None = None,
     ledger: Ledger | None = None,
     dataset: str | None = None,
+    diagnostics: bool = False,
 ) -> int:
     """One private choice by the large margin mechanism: the index of the chosen score.
 
@@ -417,12 +455,15 @@ def large_margin(
     99
 
     ``ledger=`` charges the choice to a budget ledger (``Ledger``), under the data set named
-    by ``dataset`` (required with a ledger).
+    by ``dataset`` (required with a ledger); ``diagnostics=True`` shows the reason of a
+    failure after the reservation, as for ``exponential``.
     """
     seed = _warn_seed(seed)
-    array = _vector(scores, "scores")
+    shaped = _shaped(scores, "scores", 1)
     run = _run(seed, ledger, dataset, lambda: _call(
-        "large_margin", epsilon=epsilon, delta=delta, sensitivity=sensitivity, variant=variant))
+        "large_margin", epsilon=epsilon, delta=delta, sensitivity=sensitivity, variant=variant),
+        diagnostics)
+    array = _read_private(run, lambda: _floats(shaped, "scores"), lambda: np.zeros(shaped.shape))
     return _disguise.select_one(
         array, float(epsilon), float(delta), float(sensitivity), False, str(variant), run
     )
@@ -510,7 +551,23 @@ class _Params:
         return f"{type(self).__name__}({args})"
 
 
-class _Selected:
+class _Diagnosed:
+    """An estimator whose report holds its diagnostics under ``not_private`` when it was
+    fitted with ``diagnostics=True``: ``not_private_``."""
+
+    @property
+    def not_private_(self) -> dict:
+        """The fit's diagnostics: what it computed on the private data without noise (for
+        the selections the values and utilities after each pick, for the tables the values
+        clamped into the edge bins, …), NOT covered by the guarantee; kept only when the
+        estimator was fitted with ``diagnostics=True``."""
+        found = self.report_.get("not_private")
+        if found is None:
+            raise _not_private_attribute("not_private_")
+        return found
+
+
+class _Selected(_Diagnosed):
     """What the greedy selection estimators share: their privacy options as the native call
     takes them, and the fitted state: ``ranking_`` at once, ``report_``, ``guarantee_`` and
     ``usefulness_`` parsed from the report when first read, and with ``diagnostics=True`` the
@@ -553,16 +610,6 @@ class _Selected:
         if gains is None:
             raise _not_private_attribute("gains_")
         return gains
-
-    @property
-    def not_private_(self) -> dict:
-        """The run's diagnostics: what it computed on the private data without noise (the
-        values and utilities after each pick, counts of records left out, …), NOT covered by
-        the guarantee; kept only when the estimator was fitted with ``diagnostics=True``."""
-        found = self.report_.get("not_private")
-        if found is None:
-            raise _not_private_attribute("not_private_")
-        return found
 
     @property
     def report_(self) -> dict:
@@ -686,11 +733,13 @@ class FacilityLocation(_Selected, _Params):
         returns self."""
         k = _positive_int(self.n_select, "n_select")
         seed = _warn_seed(self.seed)
-        records = _matrix(X, "X")
+        shaped = _shaped(X, "X", 2)
         note = None
         if candidates is None:
             _refuse_non_private(self.ledger, "candidates=None makes the selection NOT private")
             _only_as_diagnostic(self.diagnostics, "candidates=None (the records as candidates)")
+        run = self._fit_run(seed)
+        if candidates is None:
             warnings.warn(
                 "candidates=None uses the private records as candidates: the selection then "
                 "reveals records and is NOT differentially private; pass public candidates",
@@ -698,9 +747,11 @@ class FacilityLocation(_Selected, _Params):
                 stacklevel=2,
             )
             note = "candidates taken from the private records: NOT private"
-            cands = records
+            records = cands = _floats(shaped, "X")
         else:
             cands = _matrix(candidates, "candidates")
+            records = _read_private(run, lambda: _floats(shaped, "X"),
+                                    lambda: np.zeros(shaped.shape))
         selection = _disguise.facility_location(
             records,
             cands,
@@ -710,7 +761,7 @@ class FacilityLocation(_Selected, _Params):
             float(self.cost),
             # "auto": the library chooses (the subsample greedy for f − cost·|S|).
             self._greedy(self.algorithm or "auto"),
-            self._fit_run(seed),
+            run,
         )
         self._set_selection(selection, candidates is not None, note)
         return self
@@ -748,9 +799,11 @@ class MaxCoverage(_Selected, _Params):
     ``fit(edges, candidates=people)`` with ``edges`` an iterable of (u, v) pairs of names (or
     an (m, 2) array) and ``candidates`` the PUBLIC list of people (required); choosing a person
     covers their friends, edges with a name outside the list and self-loops are left out, a
-    repeated edge counts once. Neighbours then differ in one friendship, which sits in two
-    friend lists, so the guarantee is group privacy of size 2 of the run's, (2 epsilon,
-    2 e^epsilon delta), and ``guarantee_`` says so.
+    repeated edge counts once. Neighbours then differ in one friendship (one line of the edge
+    list) replaced by another, which changes up to four friend lists (the old friendship's two
+    ends and the new one's), so the guarantee is group privacy of size 4 of the run's,
+    (4 epsilon, 4 e^(3 epsilon) delta): ``guarantee_`` says so, and a ledger records the
+    release at the edge unit.
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
     the data set named by ``dataset`` (required with a ledger: one name for every fit on the
@@ -799,6 +852,11 @@ class MaxCoverage(_Selected, _Params):
         edges = None
         if self.input not in ("sets", "edges"):
             raise ValueError(f"invalid input {self.input!r}: expected 'sets' or 'edges'")
+        matrix_like = isinstance(sets, np.ndarray) or hasattr(sets, "to_numpy")
+        if self.input == "sets" and not matrix_like and candidates is None:
+            _refuse_non_private(self.ledger, "without candidates= the selection is NOT private")
+            _only_as_diagnostic(self.diagnostics, "no candidates= (names seen in the data)")
+        run = self._fit_run(seed)
         if self.input == "edges":
             if candidates is None:
                 raise ValueError("invalid candidates: input='edges' needs the public list of people")
@@ -806,26 +864,38 @@ class MaxCoverage(_Selected, _Params):
             index = {name: i for i, name in enumerate(names)}
             if len(index) != len(names):
                 raise ValueError("invalid candidates: a name is listed twice")
-            edges = []
-            for pair in (sets.tolist() if isinstance(sets, np.ndarray) else sets):
-                try:
-                    u, v = pair
-                except (TypeError, ValueError):
-                    raise ValueError(f"invalid edges: an edge is a pair of names, got {pair!r}") from None
-                try:
-                    edges.append((index.get(u, -1), index.get(v, -1)))
-                except TypeError:
-                    raise ValueError(f"invalid edges: names must be hashable, got {pair!r}") from None
-            if not edges:
+            lines = list(sets.tolist() if isinstance(sets, np.ndarray) else sets)
+            if not lines:
                 raise ValueError("invalid edges: empty")
+
+            def read_edges() -> list[tuple[int, int]]:
+                edges = []
+                for pair in lines:
+                    try:
+                        u, v = pair
+                    except (TypeError, ValueError):
+                        raise ValueError(
+                            f"invalid edges: an edge is a pair of names, got {pair!r}") from None
+                    try:
+                        edges.append((index.get(u, -1), index.get(v, -1)))
+                    except TypeError:
+                        raise ValueError(
+                            f"invalid edges: names must be hashable, got {pair!r}") from None
+                return edges
+
+            edges = _read_private(run, read_edges, lambda: [(-1, -1)] * len(lines))
             covers = []
-        elif isinstance(sets, np.ndarray) or hasattr(sets, "to_numpy"):
+        elif matrix_like:
             matrix = np.asarray(sets)
             if matrix.ndim != 2 or matrix.size == 0:
                 raise ValueError(f"invalid sets: expected a non-empty 2-D 0/1 matrix, got shape {matrix.shape}")
-            if np.issubdtype(matrix.dtype, np.floating) and np.isnan(matrix).any():
-                raise ValueError("invalid sets: the matrix holds NaN")
-            covers = [np.flatnonzero(row).tolist() for row in matrix]
+
+            def read_matrix() -> list[list[int]]:
+                if np.issubdtype(matrix.dtype, np.floating) and np.isnan(matrix).any():
+                    raise ValueError("invalid sets: the matrix holds NaN")
+                return [np.flatnonzero(row).tolist() for row in matrix]
+
+            covers = _read_private(run, read_matrix, lambda: [[] for _ in matrix])
             names = list(candidates) if candidates is not None else list(range(matrix.shape[1]))
             if len(names) != matrix.shape[1]:
                 raise ValueError(
@@ -836,8 +906,6 @@ class MaxCoverage(_Selected, _Params):
             if not rows:
                 raise ValueError("invalid sets: empty")
             if candidates is None:
-                _refuse_non_private(self.ledger, "without candidates= the selection is NOT private")
-                _only_as_diagnostic(self.diagnostics, "no candidates= (names seen in the data)")
                 warnings.warn(
                     "no candidates= list: the candidates are the names seen in the data, which "
                     "reveals that they occur; the selection is NOT differentially private",
@@ -854,7 +922,7 @@ class MaxCoverage(_Selected, _Params):
             # Names not in the public list cover nobody that can be chosen: left out.
             covers = [[index[x] for x in row if x in index] for row in rows]
         selection = _disguise.max_coverage(
-            covers, len(names), k, self._greedy(self.algorithm), self._fit_run(seed), edges
+            covers, len(names), k, self._greedy(self.algorithm), run, edges
         )
         self.candidates_ = names
         note = None if private else "candidates taken from the data: NOT private"
@@ -873,6 +941,20 @@ def _columns(X: Any) -> tuple[list[np.ndarray], list[str] | None]:
     return [array[:, j] for j in range(array.shape[1])], None
 
 
+def _levels(levels: Sequence | None, name: str) -> list | None:
+    """A column's public levels as a list, none listed twice."""
+    if levels is None:
+        return None
+    levels = list(levels)
+    try:
+        distinct = len(set(levels))
+    except TypeError:
+        raise ValueError(f"invalid categories of {name}: levels must be hashable") from None
+    if distinct != len(levels):
+        raise ValueError(f"invalid categories of {name}: a level is listed twice")
+    return levels
+
+
 def _code(values: np.ndarray, name: str, levels: Sequence | None) -> tuple[np.ndarray, list]:
     """Category codes of one column: by the public ``levels`` when given, else by the
     distinct values in sorted order (a numeric column with more than MAX_NUMERIC_LEVELS
@@ -880,10 +962,8 @@ def _code(values: np.ndarray, name: str, levels: Sequence | None) -> tuple[np.nd
     if values.dtype.kind == "f" and np.isnan(values).any():
         raise ValueError(f"invalid {name}: holds NaN (code missing values as a category first)")
     if levels is not None:
-        levels = list(levels)
+        levels = _levels(levels, name)
         index = {v: i for i, v in enumerate(levels)}
-        if len(index) != len(levels):
-            raise ValueError(f"invalid categories of {name}: a level is listed twice")
         try:
             codes = np.fromiter((index[v] for v in values.tolist()), dtype=np.uint32,
                                 count=len(values))
@@ -969,14 +1049,15 @@ class FeatureSelector(_Selected, _Params):
     ):
         self._keep_params(locals())
 
-    def _binned(self, columns: list[np.ndarray], shown: list[str]) -> dict[int, tuple[np.ndarray, list]]:
-        """The columns ``bins`` names, coded by their public bins: index → (codes, levels)."""
-        out: dict[int, tuple[np.ndarray, list]] = {}
+    def _bins(self, width: int, shown: list[str]) -> dict[int, tuple[float, float, int]]:
+        """The columns ``bins`` names and their public bins, checked without the data: column
+        index → (min, max, count)."""
+        out: dict[int, tuple[float, float, int]] = {}
         for key, spec in (self.bins or {}).items():
             if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
                 j = int(key)
-                if not 0 <= j < len(columns):
-                    raise ValueError(f"invalid bins: column {j} does not exist ({len(columns)} columns)")
+                if not 0 <= j < width:
+                    raise ValueError(f"invalid bins: column {j} does not exist ({width} columns)")
             elif key in shown:
                 j = shown.index(key)
             else:
@@ -986,13 +1067,21 @@ class FeatureSelector(_Selected, _Params):
             except (TypeError, ValueError):
                 raise ValueError(f"invalid bins of {key!r}: expected (min, max, count), got {spec!r}") from None
             count = _positive_int(count, f"bins of {key!r}")
-            try:
-                values = np.ascontiguousarray(columns[j], dtype=np.float64)
-            except (TypeError, ValueError):
-                raise ValueError(f"invalid column {shown[j]!r}: binned columns must be numeric") from None
-            codes = _disguise.bin_codes(values, float(lo), float(hi), count, f"column {shown[j]!r}")
-            out[j] = (codes, list(range(count)))
+            lo, hi = float(lo), float(hi)
+            # The bins alone, on no value.
+            _disguise.bin_codes(np.empty(0), lo, hi, count, f"column {shown[j]!r}")
+            out[j] = (lo, hi, count)
         return out
+
+    @staticmethod
+    def _binned(values: np.ndarray, name: str, bins: tuple[float, float, int]) -> tuple[np.ndarray, list]:
+        """A column's codes by its public bins, and its levels (the bins)."""
+        lo, hi, count = bins
+        try:
+            values = np.ascontiguousarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"invalid column {name!r}: binned columns must be numeric") from None
+        return _disguise.bin_codes(values, lo, hi, count, f"column {name!r}"), list(range(count))
 
     def fit(self, X: Any, y: Any) -> "FeatureSelector":
         """Chooses the features of ``X`` most informative about ``y``; returns self."""
@@ -1010,24 +1099,41 @@ class FeatureSelector(_Selected, _Params):
                 f"invalid categories: {len(self.categories)} lists for {len(columns)} columns"
             )
         shown = names or [f"x{j}" for j in range(len(columns))]
-        binned = self._binned(columns, shown)
-        coded = [
-            binned[j] if j in binned else
-            _code(c, f"column {shown[j]!r}", None if self.categories is None else self.categories[j])
-            for j, c in enumerate(columns)
-        ]
-        label_codes, label_levels = _code(labels, "y", self.classes)
-        codes = np.ascontiguousarray(np.vstack([c for c, _ in coded]), dtype=np.uint32)
+        bins = self._bins(len(columns), shown)
+        # The public levels, checked before the data is read.
+        for j, levels in enumerate(self.categories or []):
+            _levels(levels, f"column {shown[j]!r}")
+        _levels(self.classes, "y")
+        run = self._fit_run(seed)
+
+        def read() -> tuple[np.ndarray, list[int], np.ndarray, list]:
+            coded = [
+                self._binned(c, shown[j], bins[j]) if j in bins else
+                _code(c, f"column {shown[j]!r}",
+                      None if self.categories is None else self.categories[j])
+                for j, c in enumerate(columns)
+            ]
+            label_codes, label_levels = _code(labels, "y", self.classes)
+            return (
+                np.ascontiguousarray(np.vstack([c for c, _ in coded]), dtype=np.uint32),
+                [max(len(levels), 1) for _, levels in coded],
+                np.ascontiguousarray(label_codes, dtype=np.uint32),
+                label_levels,
+            )
+
+        codes, arities, label_codes, label_levels = _read_private(
+            run, read, lambda: (np.zeros((len(columns), n), dtype=np.uint32), [1] * len(columns),
+                                np.zeros(n, dtype=np.uint32), []))
         selection = _disguise.features(
             codes,
-            [max(len(levels), 1) for _, levels in coded],
-            np.ascontiguousarray(label_codes, dtype=np.uint32),
+            arities,
+            label_codes,
             max(len(label_levels), 1),
             shown,
             k,
             str(self.objective),
             self._greedy(self.algorithm),
-            self._fit_run(seed),
+            run,
         )
         self.n_features_in_ = len(columns)
         if names is not None:
@@ -1117,7 +1223,7 @@ def _field(value: Any, missing: str | None, name: str) -> str:
     return str(value)
 
 
-class ProjectedHistogram(_Params):
+class ProjectedHistogram(_Diagnosed, _Params):
     """Vinterbo's (2012) differentially private projected histogram: a synthetic table for
     training classifiers.
 
@@ -1143,14 +1249,24 @@ class ProjectedHistogram(_Params):
     rest); all use public quantities only. Numeric columns without ``bins`` in the schema are
     cut by the paper's bandwidth rule for the predictors the release keeps (``bin_rule=
     "released"``, the default: a given ``k``, else the paper's simulated k; 5 bins on Adult)
-    or for all of them (``"paper"``: 2 bins on Adult's 14 predictors). Attributes after
-    ``fit``: ``attributes_`` (the kept
-    predictors, in table order), ``dropped_`` (the predictors left out), ``k_``, ``gamma_``,
-    ``guarantee_``, ``usefulness_``, ``report_``.
+    or for all of them (``"paper"``: 2 bins on Adult's 14 predictors). Every domain comes
+    from the schema: a column without levels or bounds is refused (domains read from the data
+    would reveal records), and a value outside a numeric column's bounds is clamped into its
+    edge bin.
+
+    Attributes after ``fit``, the release and what is computed from it and the public
+    inputs: ``attributes_`` (the kept predictors, in table order), ``dropped_`` (the
+    predictors left out), ``k_``, ``gamma_``, ``guarantee_``, ``usefulness_`` and
+    ``report_`` (the library's report: the budget split, the released cells and rows). With
+    ``diagnostics=True`` also ``not_private_`` (and ``report_["not_private"]``): how many
+    values of each numeric column were clamped into its edge bins, counted on the private
+    data, NOT covered by the guarantee.
 
     ``ledger=`` (a ``Ledger``) charges every ``fit`` to a persistent privacy budget, under
     the data set named by ``dataset`` (required with a ledger); a fit over the data set's
-    limit raises ``BudgetExceeded`` and leaves the estimator unfitted (sampling is free).
+    limit raises ``BudgetExceeded`` and leaves the estimator unfitted (sampling is free). A
+    fit that fails after its reservation (a value the schema cannot read) raises a
+    ``ValueError`` that says what stays charged, its reason only with ``diagnostics=True``.
 
     >>> import disguise
     >>> schema = {"target": "sick", "columns": [
@@ -1178,6 +1294,7 @@ class ProjectedHistogram(_Params):
         dataset: str | None = None,
         gamma_rule: str = "balanced",
         bin_rule: str = "released",
+        diagnostics: bool = False,
     ):
         self._keep_params(locals())
 
@@ -1185,8 +1302,9 @@ class ProjectedHistogram(_Params):
         """Releases the projected histogram of ``data``; returns self."""
         seed = _warn_seed(self.seed)
         schema_json = _schema_json(self.schema)
-        rows = _schema_rows(data, schema_json)
         k = None if self.k is None else _positive_int(self.k, "k")
+        run = self._fit_run(seed)
+        rows = _schema_rows(data, schema_json, run)
         self._release = _disguise.histogram_fit(
             schema_json,
             rows,
@@ -1196,7 +1314,7 @@ class ProjectedHistogram(_Params):
             None if self.gamma is None else float(self.gamma),
             float(self.threshold_constant),
             str(self.gamma_rule),
-            self._fit_run(seed),
+            run,
             str(self.bin_rule),
         )
         report = json.loads(self._release.report())
@@ -1223,9 +1341,12 @@ class ProjectedHistogram(_Params):
         return _sample_frame(self._release, n)
 
 
-def _schema_rows(data: Any, schema_json: str) -> list[list[str]]:
+def _schema_rows(data: Any, schema_json: str, run: dict) -> list[list[str]]:
     """The records of ``data`` (a DataFrame, a dict of columns or rows in the schema's column
-    order) as lists of field texts in the schema's column order."""
+    order) as lists of field texts in the schema's column order. Its columns (the schema's
+    names) and its number of records are public and checked at once; what is found in the
+    records (a row of the wrong width, a missing value the schema does not allow) is read as
+    ``_read_private`` says."""
     schema = json.loads(schema_json)
     names = [c["name"] for c in schema["columns"]]
     missing = schema.get("missing")
@@ -1239,21 +1360,29 @@ def _schema_rows(data: Any, schema_json: str) -> list[list[str]]:
             if key is None:
                 raise ValueError(f"invalid data: no column {name!r} (the schema's columns: {names})")
             columns.append(list(np.asarray(data[key], dtype=object)))
+        table = None
     else:
         table = [list(row) for row in data]
-        if any(len(row) != len(names) for row in table):
-            raise ValueError(
-                f"invalid data: every row needs {len(names)} fields, the schema's columns {names}"
-            )
-        columns = [list(col) for col in zip(*table)] if table else [[] for _ in names]
-    lengths = {len(c) for c in columns}
-    if len(lengths) != 1:
-        raise ValueError(f"invalid data: columns of different lengths {sorted(lengths)}")
-    texts = [[_field(v, missing, name) for v in col] for col, name in zip(columns, names)]
-    rows = [list(r) for r in zip(*texts)]
-    if not rows:
+        columns = None
+    if (len(table) if table is not None else max(len(c) for c in columns)) == 0:
         raise ValueError("invalid data: empty")
-    return rows
+
+    def read() -> list[list[str]]:
+        by_column = columns
+        if table is not None:
+            if any(len(row) != len(names) for row in table):
+                raise ValueError(
+                    f"invalid data: every row needs {len(names)} fields, the schema's columns "
+                    f"{names}"
+                )
+            by_column = [list(col) for col in zip(*table)]
+        lengths = {len(c) for c in by_column}
+        if len(lengths) != 1:
+            raise ValueError(f"invalid data: columns of different lengths {sorted(lengths)}")
+        texts = [[_field(v, missing, name) for v in col] for col, name in zip(by_column, names)]
+        return [list(r) for r in zip(*texts)]
+
+    return _read_private(run, read, list)
 
 
 def _sample_frame(release: Any, n: int | None) -> Any:
@@ -1278,7 +1407,7 @@ def _sample_frame(release: Any, n: int | None) -> Any:
     return pd.DataFrame(out)
 
 
-class Synthesizer(_Params):
+class Synthesizer(_Diagnosed, _Params):
     """Whole-table differentially private synthetic data: MST (McKenna, Miklau, Sheldon
     2021) on disguise's engine.
 
@@ -1295,8 +1424,15 @@ class Synthesizer(_Params):
     Numeric columns without ``bins`` are cut so that a noisy 2-way marginal's cells expect at
     least one noise standard deviation of records.
 
-    Attributes after ``fit``: ``tree_`` (the measured pairs of column names), ``guarantee_``,
-    ``report_``. ``ledger=`` charges every ``fit`` as for the other estimators.
+    Attributes after ``fit``, the release and what is computed from it and the public
+    inputs: ``tree_`` (the measured pairs of column names, as the exponential mechanism chose
+    them), ``guarantee_`` and ``report_`` (the noise, the values merged by the compression of
+    the noisy 1-ways, the fit to the noisy marginals). With ``diagnostics=True`` also
+    ``not_private_`` (and ``report_["not_private"]``): how many values of each numeric column
+    were clamped into its edge bins, counted on the private data, NOT covered by the
+    guarantee. ``ledger=`` charges every ``fit`` as for the other estimators; a fit that fails
+    after its reservation raises a ``ValueError`` that says what stays charged, its reason
+    only with ``diagnostics=True``.
 
     >>> import disguise
     >>> schema = {"columns": [
@@ -1321,6 +1457,7 @@ class Synthesizer(_Params):
         seed: int | None = None,
         ledger: Ledger | None = None,
         dataset: str | None = None,
+        diagnostics: bool = False,
     ):
         self._keep_params(locals())
 
@@ -1328,15 +1465,17 @@ class Synthesizer(_Params):
         """Fits the private model of ``data``; returns self."""
         seed = _warn_seed(self.seed)
         schema_json = _schema_json(self.schema)
-        rows = _schema_rows(data, schema_json)
+        iterations = _positive_int(self.iterations, "iterations")
+        run = self._fit_run(seed)
+        rows = _schema_rows(data, schema_json, run)
         self._model = _disguise.synth_fit(
             schema_json,
             rows,
             float(self.epsilon),
             float(self.delta),
             None if self.noise is None else str(self.noise),
-            _positive_int(self.iterations, "iterations"),
-            self._fit_run(seed),
+            iterations,
+            run,
         )
         report = json.loads(self._model.report())
         self.report_ = report
@@ -1380,6 +1519,7 @@ def frequent_itemsets(
     seed: int | None = None,
     ledger: Ledger | None = None,
     dataset: str | None = None,
+    diagnostics: bool = False,
 ) -> dict:
     """The ``top`` most frequent itemsets of ``size`` items, released privately.
 
@@ -1388,11 +1528,18 @@ def frequent_itemsets(
     (the default then); without it the large margin mechanism (``"lmm"``) chooses among the
     itemsets that occur, and may release nothing when no clear margin exists. Returns the
     release as a dict: ``itemsets`` (the released itemsets as tuples of item names, None for a
-    round that released nothing), ``picks`` (per round: the itemset, margin, and the true and
-    noisy frequencies — the true ones are NOT private, nor are the diagnostics ``occurring``
-    and ``truncated``), ``items`` (the public ``items`` list, in canonical order, or without
-    one only the items of the released itemsets: never an item read from the transactions),
-    the guarantee (``epsilon``, ``delta``) and ``usefulness``.
+    round that released nothing), ``picks`` (per round: the itemset, its ``outcome``, the
+    margin and the noisy frequency), ``items`` (the public ``items`` list, in canonical order,
+    or without one only the items of the released itemsets: never an item read from the
+    transactions), the public sizes, the guarantee (``epsilon``, ``delta``) and
+    ``usefulness``. With a public item list an itemset that does not occur in the data is
+    released as any other.
+
+    ``diagnostics=True`` adds ``not_private``: values computed on the transactions without
+    noise, NOT covered by the guarantee — per pick its true count and frequency and whether
+    it occurs, the number of itemsets that occur (``occurring``), of transactions cut to the
+    maximum length (``truncated``) and of item occurrences outside the list
+    (``dropped_items``).
 
     >>> import disguise
     >>> baskets = [["tea", "cake"]] * 600 + [["bread", "milk"]] * 1400
@@ -1400,9 +1547,13 @@ def frequent_itemsets(
     >>> r = disguise.frequent_itemsets(baskets, size=2, epsilon=1.0, delta=1e-6, items=items)
     >>> r["itemsets"]
     [('bread', 'milk')]
+    >>> "not_private" in r
+    False
 
     ``ledger=`` charges the release to a budget ledger (``Ledger``), under the data set
-    named by ``dataset`` (required with a ledger).
+    named by ``dataset`` (required with a ledger); a release that fails after its
+    reservation raises a ``ValueError`` that says what stays charged, its reason only with
+    ``diagnostics=True``.
     """
     seed = _warn_seed(seed)
     rows = [[str(x) for x in t] for t in transactions]
@@ -1419,7 +1570,7 @@ def frequent_itemsets(
         None if mechanism is None else str(mechanism),
         _run(seed, ledger, dataset, lambda: _call(
             "frequent_itemsets", size=size, epsilon=epsilon, delta=delta, top=top,
-            items=items, mechanism=mechanism)),
+            items=items, mechanism=mechanism), diagnostics),
     )
     report = json.loads(text)
     _warn_if_vacuous(report.get("usefulness"))

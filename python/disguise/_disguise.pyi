@@ -1,7 +1,14 @@
 """Type stubs of the native module (a thin shell over the Rust library's front door).
 
 Use the functions and classes of ``disguise`` instead: they shape the input (numpy arrays,
-DataFrames, iterables), warn about seeds and turn the JSON reports into dicts."""
+DataFrames, iterables), warn about seeds and turn the JSON reports into dicts.
+
+What every call returns is the release: values released by a mechanism and what is computed
+from them and the public inputs. With ``Run["diagnostics"]`` the reports (JSON) also hold,
+under the key ``not_private``, what was computed from the data without noise (NOT private),
+and ``Selection.gains`` is set. A call charged to a ledger that fails after its reservation
+raises ``ValueError`` with one line that says what stays charged, the same for every data
+set (its reason appended only with the diagnostics), from None."""
 
 from typing import TypedDict
 
@@ -34,13 +41,17 @@ class Run(TypedDict):
     """How a release runs (every release takes one): the generator of ``seed`` (None: the
     secure one) and the charge to ``ledger`` (None: none) under ``dataset``, ``command``
     describing the call in the ledger's audit log; ``diagnostics`` shows the values computed
-    on the data without noise (``not_private``) and allows the non-private modes."""
+    on the data without noise (``not_private`` in the reports, ``Selection.gains``, the reason
+    of a failure after a ledger's reservation) and allows the non-private modes. ``failed``:
+    what the Python layer found wrong in the private data while shaping it, under a ledger
+    (``disguise._read_private``): the call reserves the budget, then fails with it."""
 
     seed: int | None
     ledger: Ledger | None
     dataset: str | None
     command: str | None
     diagnostics: bool
+    failed: str | None
 
 class Greedy(TypedDict):
     """The privacy options of a greedy task, by name."""
@@ -62,10 +73,15 @@ def select_one(
     run: Run,
 ) -> int: ...
 class Selection:
+    """A selection's release: the picks, whether a guarantee covers them, the usefulness
+    warning and the report (``json``: the release, and ``not_private`` with the
+    diagnostics)."""
+
     @property
     def selected(self) -> npt.NDArray[np.int64]: ...
     @property
-    def gains(self) -> npt.NDArray[np.float64] | None: ...
+    def gains(self) -> npt.NDArray[np.float64] | None:
+        """The picks' exact marginal gains (NOT private): None without the diagnostics."""
     @property
     def private(self) -> bool: ...
     @property
@@ -103,7 +119,11 @@ def frequent_itemsets(
     top: int,
     mechanism: str | None,
     run: Run,
-) -> str: ...
+) -> str:
+    """The report as JSON: the picks (itemset, outcome, margin, noisy frequency), the public
+    sizes, the guarantee, the items it may name and the usefulness; with the diagnostics,
+    ``not_private`` (each pick's true count, frequency and occurrence, ``occurring``,
+    ``truncated``, ``dropped_items``)."""
 
 MAX_NUMERIC_LEVELS: int
 
@@ -124,12 +144,16 @@ def bin_codes(
 def histogram_schema(source: str, kind: str) -> str: ...
 
 class HistogramRelease:
-    def report(self) -> str: ...
+    def report(self) -> str:
+        """The release's report as JSON; with the diagnostics, ``not_private``: the values
+        clamped into the edge bins per numeric column (``clamped``)."""
     def columns(self) -> list[tuple[str, bool]]: ...
     def sample(self, n: int | None = None) -> list[list[str]]: ...
 
 class SynthModel:
-    def report(self) -> str: ...
+    def report(self) -> str:
+        """The release's report as JSON; with the diagnostics, ``not_private``: the values
+        clamped into the edge bins per numeric column (``clamped``)."""
     def noise_warning(self) -> str | None: ...
     def columns(self) -> list[tuple[str, bool]]: ...
     def sample(self, n: int | None = None) -> list[list[str]]: ...

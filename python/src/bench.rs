@@ -44,7 +44,10 @@ fn select_seconds(
         .normalizer(0.266)
         .run(&points, &candidates, &mut rng)
         .map_err(value_error)?;
-    Ok((start.elapsed().as_secs_f64(), report.choice.selected))
+    Ok((
+        start.elapsed().as_secs_f64(),
+        report.choice.selected.into_inner(),
+    ))
 }
 
 /// Seconds of one exponential-mechanism selection at ε = 1, sensitivity 1 (the selector

@@ -1,7 +1,7 @@
 //! `disguise.MaxCoverage`: the maximum-coverage task ([`disguise::task::MaxCoverage`]).
 
 use crate::errors::library_error;
-use crate::ledger::{Charge, reserve};
+use crate::ledger::{Charge, after_reservation, reserve_plan};
 use crate::runtime::Run;
 use crate::selection::{Greedy, Selection, run_selection};
 use disguise::data::Neighbourhoods;
@@ -45,13 +45,17 @@ pub(crate) fn max_coverage(
         input,
         ..MaxCoverage::new(k)
     };
-    let reserved = reserve(&charge, &greedy.mechanism, || {
+    let reserved = reserve_plan(&charge, &greedy.mechanism, || {
         greedy.planned(request.plan(candidates)?)
     })
     .map_err(library_error)?;
     let work = covers.iter().map(|c| c.len() as u128 + 1).sum::<u128>() * k as u128;
-    // The front door itself: validation, the objective, one run and its report.
-    run_selection(py, work, &run, reserved, estimate, move |rng| {
-        request.run(candidates, &covers, rng)
-    })
+    // The front door itself: validation, the objective, one run and its report; charged
+    // from here on ([`after_reservation`]).
+    let released = run.deferred().and_then(|()| {
+        run_selection(py, work, &run, &reserved, estimate, move |rng| {
+            request.run(candidates, &covers, rng)
+        })
+    });
+    after_reservation(py, &reserved, run.diagnostics, released)
 }

@@ -1,7 +1,7 @@
 //! `disguise.FeatureSelector`: the feature-selection task ([`disguise::task::Features`]).
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, reserve};
+use crate::ledger::{Charge, after_reservation, reserve_plan};
 use crate::runtime::{Run, named};
 use crate::selection::{Greedy, Selection, run_selection};
 use disguise::data::Codes;
@@ -63,12 +63,8 @@ pub(crate) fn features(
         ..Features::new(k)
     };
     request.validate().map_err(value_error)?;
-    let reserved = reserve(&charge, &greedy.mechanism, || {
-        greedy.planned(request.plan(names.len())?)
-    })
-    .map_err(library_error)?;
+    // The table's shape is public (n and the features): checked before the reservation.
     let n = labels.len();
-    let flat = codes.as_slice().map_err(value_error)?;
     if codes.shape()[1] != n || names.len() != codes.shape()[0] || arities.len() != names.len() {
         return Err(value_error(format!(
             "invalid table: {} feature rows of {} codes for {n} labels, {} names, {} arities",
@@ -78,20 +74,30 @@ pub(crate) fn features(
             arities.len()
         )));
     }
-    let columns: Vec<Codes> = flat
-        .chunks(n.max(1))
-        .take(names.len())
-        .map(|c| Codes::from(c.to_vec()))
-        .collect();
-    let work = n as u128 * names.len() as u128 * k as u128;
-    let table = FeatureTable {
-        names,
-        columns,
-        arities,
-        labels: Codes::from(labels.as_slice().map_err(value_error)?.to_vec()),
-        label_levels,
-    };
-    run_selection(py, work, &run, reserved, estimate, move |rng| {
-        request.run(table, rng)
+    let reserved = reserve_plan(&charge, &greedy.mechanism, || {
+        greedy.planned(request.plan(names.len())?)
     })
+    .map_err(library_error)?;
+    // Charged from here on: a failure says so ([`after_reservation`]).
+    let released = (|| {
+        run.deferred()?;
+        let flat = codes.as_slice().map_err(value_error)?;
+        let columns: Vec<Codes> = flat
+            .chunks(n.max(1))
+            .take(names.len())
+            .map(|c| Codes::from(c.to_vec()))
+            .collect();
+        let work = n as u128 * names.len() as u128 * k as u128;
+        let table = FeatureTable {
+            names,
+            columns,
+            arities,
+            labels: Codes::from(labels.as_slice().map_err(value_error)?.to_vec()),
+            label_levels,
+        };
+        run_selection(py, work, &run, &reserved, estimate, move |rng| {
+            request.run(table, rng)
+        })
+    })();
+    after_reservation(py, &reserved, run.diagnostics, released)
 }

@@ -2,13 +2,14 @@
 //! ([`disguise::task::Histogram`]) and its synthetic rows.
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, reserve, within};
+use crate::ledger::{Charge, after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named};
+use disguise::disclosure::{Diagnostic, shown};
 use disguise::histogram::{
-    Discretized, Domain, DomainSource, ProjectedHistogram, Schema, SyntheticRows, Table,
-    for_each_synthetic_record_shuffled,
+    ColumnValues, Discretized, Domain, DomainSource, ProjectedHistogram, Schema, SyntheticRows,
+    Table, for_each_synthetic_record_shuffled,
 };
-use disguise::task::Histogram;
+use disguise::task::{Histogram, HistogramReport};
 use pyo3::prelude::*;
 
 /// A schema given as a TOML file (`kind` = "path"), TOML text ("toml") or the JSON of a dict
@@ -29,6 +30,29 @@ pub(crate) fn histogram_schema(source: &str, kind: &str) -> PyResult<String> {
     json(&schema)
 }
 
+/// The values outside the schema's bounds in each numeric column of `table` that had any
+/// (clamped into the edge bins when discretized, as the command line counts them while
+/// reading): exact counts of the data, a diagnostic.
+pub(crate) fn clamped(table: &Table) -> Diagnostic<Vec<(String, u64)>> {
+    let schema = table.schema();
+    let counts = schema
+        .columns
+        .iter()
+        .enumerate()
+        .filter_map(|(c, spec)| match (table.column(c), spec.bounds) {
+            (ColumnValues::Numeric(values), Some([lo, hi])) => {
+                let outside = values
+                    .iter()
+                    .filter(|x| !x.is_nan() && !(lo..=hi).contains(*x))
+                    .count() as u64;
+                (outside > 0).then(|| (spec.name.clone(), outside))
+            }
+            _ => None,
+        })
+        .collect();
+    Diagnostic::new(counts)
+}
+
 /// A projected-histogram release held by Python: its report, and synthetic tables of any size
 /// drawn from it (post-processing: no privacy cost).
 #[pyclass(frozen, module = "disguise._disguise")]
@@ -36,14 +60,23 @@ pub(crate) struct HistogramRelease {
     release: ProjectedHistogram,
     /// The release's seed, if any: a seeded release's samples are reproducible too.
     seed: Option<u64>,
+    /// Whether the diagnostics were asked for (shown under `not_private`).
+    diagnostics: bool,
+    /// The values clamped into the edge bins (a diagnostic).
+    clamped: Diagnostic<Vec<(String, u64)>>,
 }
 
 #[pymethods]
 impl HistogramRelease {
     /// The release's report (k, γ, the chosen attributes, the budget split, the guarantee,
-    /// the usefulness), as JSON.
+    /// the usefulness), as JSON: the release alone, and with the diagnostics the values
+    /// clamped into the edge bins under `not_private`.
     fn report(&self) -> PyResult<String> {
-        json(&disguise::task::HistogramReport::of(&self.release))
+        let report = HistogramReport {
+            clamped: self.clamped.clone(),
+            ..HistogramReport::of(&self.release)
+        };
+        json(&shown(&report, self.diagnostics))
     }
 
     /// The released columns (the chosen attributes and the target) and whether each is
@@ -62,7 +95,7 @@ impl HistogramRelease {
     /// release's seed), as one list of decoded values per column.
     #[pyo3(signature = (n=None))]
     fn sample(&self, n: Option<u64>) -> PyResult<Vec<Vec<String>>> {
-        let n = n.unwrap_or(self.release.records as u64);
+        let n = n.unwrap_or(*self.release.records as u64);
         let histogram = self.release.histogram().clone().apportioned(n);
         let (domains, encoding) = (self.release.domains(), self.release.encoding());
         let mut out: Vec<Vec<String>> = vec![Vec::new(); domains.len()];
@@ -114,13 +147,11 @@ pub(crate) fn histogram_fit(
         ..Histogram::new(epsilon)
     };
     request.validate().map_err(value_error)?;
-    let reserved = reserve(
-        &charge,
-        "projected histogram (PRIVATEKD + thresholded Laplace)",
-        || request.plan(),
-    )
-    .map_err(library_error)?;
+    // Everything that needs no data is checked before the reservation: the schema complete
+    // (every domain public), the target named and in it.
     let schema: Schema = serde_json::from_str(schema_json).map_err(value_error)?;
+    disguise::histogram::table::check_complete(&schema, DomainSource::Schema)
+        .map_err(value_error)?;
     let target = match (target.as_ref(), schema.target.as_ref()) {
         (Some(t), _) | (None, Some(t)) => t.clone(),
         (None, None) => {
@@ -129,22 +160,38 @@ pub(crate) fn histogram_fit(
             ));
         }
     };
-    // Numeric columns are cut for the predictors the release keeps (the request's rule).
-    let schema = request.reading(&schema, &target);
-    let table =
-        Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
-    drop(rows);
-    let data = Discretized::new(&table).map_err(value_error)?;
-    drop(table);
-    let target = data.column_index(&target).map_err(value_error)?;
-    let mut rng = generator(run.seed)?;
-    let release = interruptible(py, move || {
-        let release = request.run(&data, target, None, &mut rng)?;
-        within(reserved, release.guarantee)?;
-        Ok(release)
-    })?;
-    Ok(HistogramRelease {
-        release,
-        seed: run.seed,
-    })
+    schema.column_index(&target).map_err(value_error)?;
+    let reserved = reserve_plan(
+        &charge,
+        "projected histogram (PRIVATEKD + thresholded Laplace)",
+        || request.plan(),
+    )
+    .map_err(library_error)?;
+    // The data is read from here on: a failure says what stays charged.
+    let released = (|| {
+        run.deferred()?;
+        // Numeric columns are cut for the predictors the release keeps (the request's rule).
+        let schema = request.reading(&schema, &target);
+        let table =
+            Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
+        drop(rows);
+        let clamped = clamped(&table);
+        let data = Discretized::new(&table).map_err(value_error)?;
+        drop(table);
+        let target = data.column_index(&target).map_err(value_error)?;
+        let mut rng = generator(run.seed)?;
+        let held = reserved.clone();
+        let release = interruptible(py, move || {
+            let release = request.run(&data, target, None, &mut rng)?;
+            check(&held, &release)?;
+            Ok(release)
+        })?;
+        Ok(HistogramRelease {
+            release,
+            seed: run.seed,
+            diagnostics: run.diagnostics,
+            clamped,
+        })
+    })();
+    after_reservation(py, &reserved, run.diagnostics, released)
 }

@@ -1,11 +1,13 @@
 //! The privacy budget ledger from Python: `disguise.Ledger` and the charge of a call made
-//! with `ledger=` (reserved before the data is read, checked against the run).
+//! with `ledger=`: reserved before the data is read ([`reserve_plan`]), the run held to it
+//! ([`check`]), and a failure after it said in one line that is the same for every data set
+//! ([`after_reservation`]).
 
 use crate::errors::{library_error, value_error};
 use crate::runtime::{Run, json};
-use disguise::ledger::{Spend, Spends, Unit};
-use disguise::privacy::Guarantee;
+use disguise::ledger::{Spend, Spends};
 use disguise::task::PrivacyReport;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::sync::Arc;
 use std::time::Duration;
@@ -172,29 +174,52 @@ impl Charge {
 
     /// Records what a request plans to spend (its plan from public parameters, at the unit
     /// the plan states: edges for `MaxCoverage(input="edges")`), before it reads the data; a
-    /// run that then fails stays charged. Returns the spend reserved (`None`: the plan
-    /// spends nothing).
+    /// run that then fails stays charged ([`after_reservation`]). The reservation holds the
+    /// spend reserved (`None`: the plan spends nothing).
     pub(crate) fn reserve(
         &self,
         plan: &PrivacyReport,
         mechanism: &str,
-    ) -> disguise::Result<Option<Spend>> {
-        let Some(spend) = plan.spend()? else {
-            return Ok(None);
-        };
-        let spend = spend
-            .command(self.command.clone())
-            .mechanism(mechanism)
-            .secure(self.secure);
-        self.ledger.reserve(&self.dataset, &spend)?;
-        Ok(Some(spend))
+    ) -> disguise::Result<Reservation> {
+        match plan.spend()? {
+            Some(spend) => self.reserve_spend(spend.mechanism(mechanism)),
+            None => Ok(Reservation {
+                spend: None,
+                charged: None,
+            }),
+        }
+    }
+
+    /// Records `spend` (with this call's description and generator) before the data is
+    /// read: what a call that plans its spend itself reserves (one selector call).
+    pub(crate) fn reserve_spend(&self, spend: Spend) -> disguise::Result<Reservation> {
+        let spend = spend.command(self.command.clone()).secure(self.secure);
+        let receipt = self.ledger.reserve(&self.dataset, &spend)?;
+        // As recorded: the guarantee of one run, rounded up as every guarantee shown is
+        // (the command line's words).
+        let charged = format!(
+            "release {} of (ε = {}, δ = {}) stays charged to {} in {}",
+            receipt.id,
+            disguise::numeric::display::guarantee(spend.guarantee.epsilon),
+            disguise::numeric::display::guarantee(spend.guarantee.delta),
+            self.dataset,
+            self.ledger.path().display()
+        );
+        Ok(Reservation {
+            spend: Some(spend),
+            charged: Some(charged),
+        })
     }
 }
 
 /// What was reserved for a call made with a ledger: the plan's spend (`None`: the plan
-/// spends nothing), which the run is then held to ([`check`]).
+/// spends nothing), which the run is then held to ([`check`]), and what stays charged if the
+/// run fails ([`after_reservation`]).
+#[derive(Clone)]
 pub(crate) struct Reservation {
     spend: Option<Spend>,
+    /// `release N of (ε = …, δ = …) stays charged to DATASET in FILE`, once recorded.
+    charged: Option<String>,
 }
 
 /// Reserves what the request plans to spend (`plan`) with `charge`, if any, before the data
@@ -209,9 +234,7 @@ pub(crate) fn reserve_plan(
         return Ok(None);
     };
     let plan = plan()?;
-    Ok(Some(Reservation {
-        spend: charge.reserve(&plan, mechanism)?,
-    }))
+    charge.reserve(&plan, mechanism).map(Some)
 }
 
 /// Checks that a run is charged no more than was reserved for it, by every filter
@@ -255,29 +278,41 @@ pub(crate) fn check(
     ))
 }
 
-/// [`reserve_plan`], returning the planned guarantee only. Transitional: for the callers
-/// that hold a run to its guarantee alone ([`within`]); they move to [`reserve_plan`] and
-/// [`check`] with the run's report, which also checks its calls and unit.
-pub(crate) fn reserve(
-    charge: &Option<Charge>,
-    mechanism: &str,
-    plan: impl FnOnce() -> disguise::Result<PrivacyReport>,
-) -> disguise::Result<Option<Option<Guarantee>>> {
-    Ok(reserve_plan(charge, mechanism, plan)?
-        .map(|reservation| reservation.spend.map(|s| s.guarantee)))
-}
-
-/// Checks that a run's guarantee is within what was reserved for it ([`check`] on the
-/// guarantees alone: both at one unit, the calls unknown). Transitional, as [`reserve`].
-pub(crate) fn within(
-    reserved: Option<Option<Guarantee>>,
-    actual: Option<Guarantee>,
-) -> disguise::Result<()> {
-    let reserved = reserved.map(|planned| Reservation {
-        spend: planned.map(|g| Spend::protecting(Unit::Record, g)),
-    });
-    match actual {
-        Some(g) => check(&reserved, &Spend::protecting(Unit::Record, g)),
-        None => Ok(()),
-    }
+/// The result of everything a release does after its reservation (reading the data, the
+/// run, its report). Without a reservation, or when it succeeded, `result` as it is. A
+/// `ValueError` after a reservation becomes one line that is the same for every data set
+/// and says what stays charged (the command line's words): its reason may depend on the
+/// private data, so it is appended only with `diagnostics` (NOT private). Raised as `from
+/// None`: the original error is not chained. Other exceptions (Ctrl-C's `KeyboardInterrupt`,
+/// an internal error's `RuntimeError`) pass as they are.
+pub(crate) fn after_reservation<T>(
+    py: Python<'_>,
+    reserved: &Option<Reservation>,
+    diagnostics: bool,
+    result: PyResult<T>,
+) -> PyResult<T> {
+    let Some(charged) = reserved.as_ref().and_then(|r| r.charged.as_deref()) else {
+        return result;
+    };
+    result.map_err(|e| {
+        if !e.is_instance_of::<PyValueError>(py) {
+            return e;
+        }
+        let line = if diagnostics {
+            format!(
+                "the release failed after its budget was reserved; {charged}; the reason (NOT \
+                 private, shown because of diagnostics=True): {}",
+                e.value(py)
+            )
+        } else {
+            format!(
+                "the release failed after its budget was reserved; {charged}; the reason \
+                 depends on the private data and is shown only with diagnostics=True"
+            )
+        };
+        let failed = PyValueError::new_err(line);
+        // `from None`: no cause, and the context suppressed.
+        failed.set_cause(py, None);
+        failed
+    })
 }

@@ -8,8 +8,11 @@
 //! library's `Serialize`.
 //!
 //! Errors of the library become `ValueError` with its message (a refused release
-//! `BudgetExceeded` and an unusable ledger `LedgerError`, both subclasses); long runs release
-//! the GIL.
+//! `BudgetExceeded` and an unusable ledger `LedgerError`, both subclasses), except after a
+//! ledger's reservation, where the message is one line that says what stays charged, its
+//! reason only with the diagnostics (`ledger::after_reservation`); a report is serialised
+//! through `disguise::disclosure::shown`, its diagnostics under `not_private` only when the
+//! run asked for them; long runs release the GIL.
 //!
 //! One module per task, as `disguise::task` has them (select, coverage, features, histogram,
 //! itemsets, budget, selectors), over what they share: errors, runtime (the run of a call,

@@ -26,6 +26,23 @@ pub(crate) struct Run {
     /// Whether the release's diagnostics (values computed on the data without noise) are
     /// shown beside it (`not_private`), and its non-private modes allowed.
     pub(crate) diagnostics: bool,
+    /// What the Python layer found wrong in the private data while shaping it for the call
+    /// (`disguise._read_private`), when the call is charged to a ledger: deferred to after
+    /// the reservation ([`Run::deferred`]), as the command line reads its data after it.
+    pub(crate) failed: Option<String>,
+}
+
+impl Run {
+    /// Fails with the error the Python layer deferred, if any: called first thing after the
+    /// reservation, so that a malformed data set is charged and refused like one the library
+    /// finds malformed (the caller passes the result through
+    /// [`after_reservation`](crate::ledger::after_reservation)).
+    pub(crate) fn deferred(&self) -> PyResult<()> {
+        match &self.failed {
+            Some(reason) => Err(value_error(reason)),
+            None => Ok(()),
+        }
+    }
 }
 
 /// The OS-seeded secure generator, or the insecure seeded one (the Python layer warns).

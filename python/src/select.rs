@@ -1,7 +1,7 @@
 //! `disguise.FacilityLocation`: the facility-location task ([`disguise::task::Select`]).
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, reserve};
+use crate::ledger::{Charge, after_reservation, reserve_plan};
 use crate::runtime::{Run, named};
 use crate::selection::{Greedy, Selection, run_selection};
 use disguise::objective::Metric;
@@ -45,21 +45,26 @@ pub(crate) fn facility_location(
         ..Select::new(k)
     };
     request.validate().map_err(value_error)?;
-    let reserved = reserve(&charge, &greedy.mechanism, || {
+    let reserved = reserve_plan(&charge, &greedy.mechanism, || {
         greedy.planned(request.plan(candidates.shape()[0])?)
     })
     .map_err(library_error)?;
-    let objective = request
-        .objective_vectors(
-            dims,
-            points.as_slice().map_err(value_error)?,
-            candidates.as_slice().map_err(value_error)?,
-        )
-        .map_err(value_error)?;
-    let work = points.shape()[0] as u128 * candidates.shape()[0] as u128 * k as u128;
-    run_selection(py, work, &run, reserved, estimate, move |rng| {
-        let prepared = request.prepare(&objective)?;
-        let solution = prepared.run_once(rng)?;
-        Ok(prepared.report(&solution))
-    })
+    // From here on the release is charged: a failure says so ([`after_reservation`]).
+    let released = (|| {
+        run.deferred()?;
+        let objective = request
+            .objective_vectors(
+                dims,
+                points.as_slice().map_err(value_error)?,
+                candidates.as_slice().map_err(value_error)?,
+            )
+            .map_err(value_error)?;
+        let work = points.shape()[0] as u128 * candidates.shape()[0] as u128 * k as u128;
+        run_selection(py, work, &run, &reserved, estimate, move |rng| {
+            let prepared = request.prepare(&objective)?;
+            let solution = prepared.run_once(rng)?;
+            Ok(prepared.report(&solution))
+        })
+    })();
+    after_reservation(py, &reserved, run.diagnostics, released)
 }

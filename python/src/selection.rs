@@ -3,12 +3,11 @@
 //! ([`Greedy`]).
 
 use crate::errors::value_error;
-use crate::ledger::{Charge, within};
+use crate::ledger::{Charge, Reservation, check};
 use crate::runtime::{Run, generator, named, named_among, run_sized};
 use disguise::disclosure::shown;
 use disguise::noise::SecureRng;
 use disguise::privacy::Epsilon;
-use disguise::privacy::Guarantee;
 use disguise::task::{Algorithm, CompositionChoice, Params, Privacy, PrivacyReport, Report};
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -87,7 +86,7 @@ pub(crate) fn selection<P: Params + Send + Sync + 'static>(
     let warning = report
         .usefulness
         .as_ref()
-        .and_then(disguise::text::usefulness_line)
+        .and_then(|u| disguise::text::usefulness_line(u))
         .filter(|(level, _)| *level == "warning")
         .map(|(_, line)| line);
     Selection {
@@ -101,15 +100,16 @@ pub(crate) fn selection<P: Params + Send + Sync + 'static>(
 }
 
 /// Runs a selection task (`work` units of work: [`run_sized`]) with the generator of `seed`,
-/// holds its guarantee to what was `reserved` for it ([`within`]) and returns its report as a
-/// [`Selection`].
+/// holds its spend to what was `reserved` for it ([`check`]: unit, guarantee, calls) and
+/// returns its report as a [`Selection`]. Called after the reservation: the caller passes
+/// the result through [`after_reservation`](crate::ledger::after_reservation).
 /// With `estimate`, the report also holds a private estimate of the choice's utility at that
 /// ε ([`Report::with_utility_estimate`]), drawn after the run from the same generator.
 pub(crate) fn run_selection<P, F>(
     py: Python<'_>,
     work: u128,
     run: &Run,
-    reserved: Option<Option<Guarantee>>,
+    reserved: &Option<Reservation>,
     estimate: Option<Epsilon>,
     task: F,
 ) -> PyResult<Selection>
@@ -118,12 +118,13 @@ where
     F: FnOnce(&mut SecureRng) -> disguise::Result<Report<P>> + Send + 'static,
 {
     let mut rng = generator(run.seed)?;
+    let held = reserved.clone();
     let report = run_sized(py, work, move || {
         let mut report = task(&mut rng)?;
         if let Some(e) = estimate {
             report = report.with_utility_estimate(e, &mut rng)?;
         }
-        within(reserved, report.privacy.guarantee)?;
+        check(&held, &report)?;
         Ok(report)
     })?;
     Ok(selection(report, run.diagnostics))

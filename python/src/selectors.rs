@@ -1,7 +1,7 @@
 //! One selection by a named selector (`disguise.exponential`, `disguise.large_margin`).
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::Charge;
+use crate::ledger::{Charge, after_reservation};
 use crate::runtime::{Run, generator, guarded};
 use disguise::ledger::Spend;
 use disguise::privacy::Guarantee;
@@ -55,21 +55,22 @@ pub(crate) fn select_one(
     let mut rng = generator(run.seed)?;
     let cost = selector.cost();
     // Charged before the scores are looked at: one call of the selector.
-    if let (Some(charge), Some((epsilon, delta))) = (&charge, cost.epsilon_delta()) {
-        let mut spend = Spend::new(Guarantee {
-            epsilon: disguise::numeric::decimal::tidy_up(epsilon),
-            delta: disguise::numeric::decimal::tidy_up(delta),
-            rule: Rule::Single,
-        })
-        .mechanism(selector.name())
-        .secure(charge.secure)
-        .command(charge.command.clone());
-        spend.calls = vec![(cost, 1)];
-        charge
-            .ledger
-            .reserve(&charge.dataset, &spend)
-            .map_err(library_error)?;
-    }
-    let pick = guarded(py, || selector.select(scores, lambda, &mut rng))?;
-    Ok(pick.index)
+    let reserved = match (&charge, cost.epsilon_delta()) {
+        (Some(charge), Some((epsilon, delta))) => {
+            let mut spend = Spend::new(Guarantee {
+                epsilon: disguise::numeric::decimal::tidy_up(epsilon),
+                delta: disguise::numeric::decimal::tidy_up(delta),
+                rule: Rule::Single,
+            })
+            .mechanism(selector.name());
+            spend.calls = vec![(cost, 1)];
+            Some(charge.reserve_spend(spend).map_err(library_error)?)
+        }
+        _ => None,
+    };
+    // The scores are read from here on: a failure (a NaN score) says what stays charged.
+    let pick = run
+        .deferred()
+        .and_then(|()| guarded(py, || selector.select(scores, lambda, &mut rng)));
+    Ok(after_reservation(py, &reserved, run.diagnostics, pick)?.index)
 }

@@ -2,11 +2,13 @@
 //! engine) and its synthetic rows.
 
 use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, reserve, within};
+use crate::histogram::clamped;
+use crate::ledger::{Charge, after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named};
+use disguise::disclosure::{Diagnostic, shown};
 use disguise::histogram::{Discretized, Domain, DomainSource, Schema, Table};
 use disguise::synth::MeasurementNoise;
-use disguise::task::{Synth, SynthRelease};
+use disguise::task::{Synth, SynthRelease, SynthReport};
 use pyo3::prelude::*;
 
 /// A fitted synthesizer held by Python: its report, and synthetic tables of any size drawn
@@ -16,13 +18,23 @@ pub(crate) struct SynthModel {
     release: SynthRelease,
     /// The fit's seed, if any: a seeded model's samples are reproducible too.
     seed: Option<u64>,
+    /// Whether the diagnostics were asked for (shown under `not_private`).
+    diagnostics: bool,
+    /// The values clamped into the edge bins (a diagnostic).
+    clamped: Diagnostic<Vec<(String, u64)>>,
 }
 
 #[pymethods]
 impl SynthModel {
-    /// The release's report (the tree, the noise, the fit, the guarantee), as JSON.
+    /// The release's report (the tree, the noise, the fit, the guarantee), as JSON: the
+    /// release alone, and with the diagnostics the values clamped into the edge bins under
+    /// `not_private`.
     fn report(&self) -> PyResult<String> {
-        json(&self.release.report())
+        let report = SynthReport {
+            clamped: self.clamped.clone(),
+            ..self.release.report()
+        };
+        json(&shown(&report, self.diagnostics))
     }
 
     /// The warning the command line prints when the noise may swamp the measured pairs
@@ -97,25 +109,38 @@ pub(crate) fn synth_fit(
         ..Synth::new(epsilon)
     };
     request.validate().map_err(value_error)?;
+    // Everything that needs no data is checked before the reservation: the schema complete
+    // (every domain public).
     let schema: Schema = serde_json::from_str(schema_json).map_err(value_error)?;
-    let reserved = reserve(&charge, "synthetic data (MST)", || {
+    disguise::histogram::table::check_complete(&schema, DomainSource::Schema)
+        .map_err(value_error)?;
+    let schema = request.reading(&schema).map_err(value_error)?;
+    let reserved = reserve_plan(&charge, "synthetic data (MST)", || {
         request.plan(schema.columns.len())
     })
     .map_err(library_error)?;
-    let schema = request.reading(&schema).map_err(value_error)?;
-    let table =
-        Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
-    drop(rows);
-    let data = Discretized::new(&table).map_err(value_error)?;
-    drop(table);
-    let mut rng = generator(run.seed)?;
-    let release = interruptible(py, move || {
-        let release = request.run(data, &mut rng)?;
-        within(reserved, Some(release.synthesis.guarantee))?;
-        Ok(release)
-    })?;
-    Ok(SynthModel {
-        release,
-        seed: run.seed,
-    })
+    // The data is read from here on: a failure says what stays charged.
+    let released = (|| {
+        run.deferred()?;
+        let table =
+            Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
+        drop(rows);
+        let clamped = clamped(&table);
+        let data = Discretized::new(&table).map_err(value_error)?;
+        drop(table);
+        let mut rng = generator(run.seed)?;
+        let held = reserved.clone();
+        let release = interruptible(py, move || {
+            let release = request.run(data, &mut rng)?;
+            check(&held, &release)?;
+            Ok(release)
+        })?;
+        Ok(SynthModel {
+            release,
+            seed: run.seed,
+            diagnostics: run.diagnostics,
+            clamped,
+        })
+    })();
+    after_reservation(py, &reserved, run.diagnostics, released)
 }

@@ -299,7 +299,7 @@ def test_a_utility_estimate_is_charged_with_the_picks(ledger):
     with pytest.raises(ValueError, match="invalid estimate_utility"):
         disguise.MaxCoverage(1, epsilon=1.0, estimate_utility="much").fit(people, candidates=["a"])
     with pytest.raises(ValueError, match="protect nothing"):
-        disguise.MaxCoverage(1, mechanism="max", estimate_utility=0.1).fit(
+        disguise.MaxCoverage(1, mechanism="max", estimate_utility=0.1, diagnostics=True).fit(
             people, candidates=["a"]
         )
     # Facility location: the share of the records' service, sensitivity 1/n.
@@ -345,12 +345,146 @@ def test_a_look_alike_of_a_data_set_name_is_refused_with_a_suggestion(ledger, al
 
 
 def test_coverage_of_a_friendship_graph_is_recorded_at_the_edge_level(ledger):
+    # One friendship replaced by another changes up to four friend lists: the release is
+    # recorded at the edge unit with group privacy of size 4 of the run's ε.
     ledger.set_limit("graph", epsilon=10.0)
     edges = [("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")]
-    disguise.MaxCoverage(1, epsilon=1.0, input="edges", ledger=ledger, dataset="graph").fit(
-        edges, candidates=["a", "b", "c", "d"])
-    assert [r["unit"] for r in ledger.releases("graph")] == ["edge"]
+    sel = disguise.MaxCoverage(1, epsilon=1.0, input="edges", ledger=ledger,
+                               dataset="graph").fit(edges, candidates=["a", "b", "c", "d"])
+    releases = ledger.releases("graph")
+    assert [r["unit"] for r in releases] == ["edge"]
     assert ledger.status("graph")["unit"] == "edge"
+    assert releases[0]["epsilon"] == pytest.approx(4.0)
+    assert sel.guarantee_["epsilon"] == pytest.approx(4.0)
+    assert ledger.status("graph")["spent"]["epsilon"] == pytest.approx(4.0)
+    # A record-level release cannot share the data set's budget.
+    with pytest.raises(ValueError, match="edge-level releases"):
+        disguise.MaxCoverage(1, epsilon=1.0, ledger=ledger, dataset="graph").fit(
+            [["a"], ["b"]], candidates=["a", "b"])
+    assert len(ledger.releases("graph")) == 1
+
+
+TWO_COLUMNS = {"target": "sick", "columns": [
+    {"name": "smoker", "type": "categorical", "levels": ["no", "yes"]},
+    {"name": "sick", "type": "categorical", "levels": ["no", "yes"]}]}
+
+
+def _failing(bad):
+    """Every release whose run fails on private data read after its reservation: ``bad`` (0
+    or 1) picks one of two malformed data sets, with different reasons."""
+    level = ["zzz", "qqq"][bad]
+    table = {"smoker": ["yes", level] * 50, "sick": ["no", "yes"] * 50}
+    points = np.array([[0.0, 1.0], [[np.nan, 1.0], [1.0, np.inf]][bad]])
+    long = [[f"i{j}" for j in range(64)]] * (14 + bad)
+    coded = np.array([[0, 1], [1, 0], [[7, 1], [1, 9]][bad]] * 20)
+    matrix = np.ones((30, 3))
+    matrix[bad, bad] = np.nan
+    missing = {"smoker": ["yes", [None, np.nan][bad]] * 50, "sick": ["no", "yes"] * 50}
+    return {
+        # Found by the Python layer while it shapes the data: deferred to after the
+        # reservation too (a text among the scores, a value outside the public categories,
+        # a NaN in a 0/1 matrix, an edge that is no pair, a missing value the schema does
+        # not allow, a row of the wrong width).
+        "exponential, a text": lambda **kw: disguise.exponential(
+            [1.0, ["x", "y"][bad]], epsilon=1.0, sensitivity=1.0, **kw),
+        "FacilityLocation, a text": lambda **kw: disguise.FacilityLocation(
+            1, epsilon=1.0, **kw).fit([[0.0, 1.0], [["a", 1.0], [1.0, "b"]][bad]],
+                                      candidates=np.eye(2)),
+        "FeatureSelector": lambda **kw: disguise.FeatureSelector(
+            1, epsilon=1.0, categories=[[0, 1], [0, 1]], classes=[0, 1], **kw).fit(
+                coded, np.arange(60) % 2),
+        "MaxCoverage, a matrix": lambda **kw: disguise.MaxCoverage(1, epsilon=1.0, **kw).fit(
+            matrix),
+        "MaxCoverage, edges": lambda **kw: disguise.MaxCoverage(
+            1, epsilon=1.0, input="edges", **kw).fit(
+                [("a", "b"), [("a", "b", "c"), ("c",)][bad]], candidates=["a", "b", "c"]),
+        "ProjectedHistogram, a missing value": lambda **kw: disguise.ProjectedHistogram(
+            epsilon=1.0, schema=TWO_COLUMNS, k=1, **kw).fit(missing),
+        "Synthesizer, a row's width": lambda **kw: disguise.Synthesizer(
+            epsilon=1.0, schema=TWO_COLUMNS, **kw).fit(
+                [["yes", "no"], [["no"], ["no", "yes", "no"]][bad]] * 20),
+        # Found by the library.
+        "exponential": lambda **kw: disguise.exponential(
+            [1.0, [np.nan, np.inf][bad]], epsilon=1.0, sensitivity=1.0, **kw),
+        "FacilityLocation": lambda **kw: disguise.FacilityLocation(1, epsilon=1.0, **kw).fit(
+            points, candidates=np.eye(2)),
+        "ProjectedHistogram": lambda **kw: disguise.ProjectedHistogram(
+            epsilon=1.0, schema=TWO_COLUMNS, k=1, **kw).fit(table),
+        "Synthesizer": lambda **kw: disguise.Synthesizer(
+            epsilon=1.0, schema=TWO_COLUMNS, **kw).fit(table),
+        # Counting would enumerate more subsets than the limit: found on the transactions.
+        "frequent_itemsets": lambda **kw: disguise.frequent_itemsets(
+            long, size=5, epsilon=1.0, delta=1e-6, **kw),
+    }
+
+
+def test_checks_that_need_no_data_come_before_the_reservation(ledger):
+    # An incomplete schema, a target outside it, an item list that admits no itemset of the
+    # size asked: refused at once, with their reasons, and nothing is charged.
+    ledger.set_limit("d", epsilon=10.0, delta=1e-3)
+    kw = {"ledger": ledger, "dataset": "d"}
+    table = {"smoker": ["yes", "no"] * 50, "sick": ["no", "yes"] * 50}
+    incomplete = {"target": "sick", "columns": [
+        {"name": "smoker", "type": "categorical"},
+        {"name": "sick", "type": "categorical", "levels": ["no", "yes"]}]}
+    with pytest.raises(ValueError, match="no public domain for column"):
+        disguise.ProjectedHistogram(epsilon=1.0, schema=incomplete, k=1, **kw).fit(table)
+    with pytest.raises(ValueError, match="no public domain for column"):
+        disguise.Synthesizer(epsilon=1.0, schema=incomplete, **kw).fit(table)
+    with pytest.raises(ValueError, match="no column 'age' in the schema"):
+        disguise.ProjectedHistogram(epsilon=1.0, schema=TWO_COLUMNS, target="age", k=1,
+                                    **kw).fit(table)
+    with pytest.raises(ValueError, match="none exist"):
+        disguise.frequent_itemsets([["a", "b"]] * 10, size=3, epsilon=1.0, delta=1e-6,
+                                   items=["a", "b"], **kw)
+    with pytest.raises(ValueError, match="no column 'sick'"):
+        disguise.Synthesizer(epsilon=1.0, schema=TWO_COLUMNS, **kw).fit({"smoker": ["no"]})
+    assert ledger.releases("d") == []
+
+
+@pytest.mark.parametrize("name", sorted(_failing(0)))
+def test_a_release_that_fails_after_its_reservation_says_what_stays_charged(tmp_path, name):
+    # After the reservation the error is one line, the same for every data set: what stays
+    # charged. Its reason depends on the private data: only with diagnostics=True, and the
+    # original error is not chained (raised from None).
+    path = tmp_path / "budget.ledger"
+    messages = []
+    # An edge list is charged at the edge unit: 4 times the run's ε.
+    epsilon = 4 if "edges" in name else 1
+    for bad in (0, 1):
+        if path.exists():
+            path.unlink()
+        ledger = disguise.Ledger.create(path)
+        ledger.set_limit("d", epsilon=10.0, delta=1e-3)
+        with pytest.raises(ValueError) as failed:
+            _failing(bad)[name](ledger=ledger, dataset="d")
+        error = failed.value
+        assert type(error) is ValueError
+        assert error.__cause__ is None and error.__suppress_context__ is True
+        messages.append(str(error))
+        # The release stays charged.
+        assert len(ledger.releases("d")) == 1
+    assert messages[0] == messages[1]
+    pattern = (
+        rf"^the release failed after its budget was reserved; release 1 of \(ε = {epsilon}, δ = "
+        r"[0-9e.-]+\) stays charged to d in .*budget\.ledger; the reason depends on the "
+        r"private data and is shown only with diagnostics=True$"
+    )
+    assert re.match(pattern, messages[0]), messages[0]
+    line = messages[0].replace(str(path), "FILE")
+    for secret in ("zzz", "qqq", "NaN", "nan", "inf", "subsets", "7", "9", "'x'", "'a'",
+                   "missing", "fields"):
+        assert secret not in line
+    # With diagnostics=True the reason follows, marked NOT private.
+    with pytest.raises(ValueError, match=r"stays charged to d in .*; the reason \(NOT private, "
+                       r"shown because of diagnostics=True\): .+") as shown:
+        _failing(0)[name](ledger=ledger, dataset="d", diagnostics=True)
+    assert shown.value.__cause__ is None and shown.value.__suppress_context__ is True
+    assert len(ledger.releases("d")) == 2
+    # Without a ledger nothing is charged: the error says what it found at once.
+    with pytest.raises(ValueError) as plain:
+        _failing(0)[name]()
+    assert "budget was reserved" not in str(plain.value)
 
 
 def test_a_data_set_of_an_older_ledger_with_releases_and_no_limit_takes_no_more(tmp_path):

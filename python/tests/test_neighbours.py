@@ -3,10 +3,13 @@ by default — its return value, every public attribute, every warning — is a 
 public inputs and of the values it released.
 
 Each entry point runs with one seed on pairs of neighbouring inputs (one record replaced),
-including the adversarial shapes that stay valid input (a duplicate, an out-of-bounds value,
-a record outside the candidates, a level seen once). Whenever the two runs released the same
-values (the picks, the attributes kept), everything else they show must be equal, released
-values that differ by nature (a noisy estimate) blanked. The command line's harness is
+including the adversarial shapes that stay valid input (a duplicate, an out-of-bounds value
+clamped, a record outside the candidates, a level or an item seen once, a missing value, an
+item outside the public list, a transaction cut to the maximum length). Whenever the two runs
+released the same values (the picks, the attributes kept and cells released, the model's tree,
+the itemsets), everything else they show must be equal, released values that differ by
+nature (a noisy estimate, noisy counts and the synthetic rows drawn from them, a fit's losses)
+blanked. The command line's harness is
 ``crates/disguise-cli/tests/cli/neighbours.rs``; RELIABILITY.md describes both.
 """
 
@@ -20,11 +23,15 @@ import disguise
 
 def shown(call):
     """Everything ``call()`` shows by default: its result (or a fitted estimator's public
-    attributes, an attribute that raises recorded as its error) and its warnings."""
+    attributes, an attribute that raises recorded as its error) and its warnings. A call may
+    return ``(estimator, extra)``: what its methods returned (``sample(n)``), by name."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = call()
     seen = {"warnings": [(type(w.message).__name__, str(w.message)) for w in caught]}
+    if isinstance(result, tuple):
+        result, extra = result
+        seen.update({name: plain(value) for name, value in extra.items()})
     if isinstance(result, (dict, list, int, float, str)):
         seen["result"] = plain(result)
         return seen
@@ -38,9 +45,12 @@ def shown(call):
 
 
 def plain(value):
-    """A comparable copy: arrays as lists, dicts and lists recursively."""
+    """A comparable copy: arrays as lists, tables as dicts of lists, dicts and lists
+    recursively."""
     if isinstance(value, np.ndarray):
         return value.tolist()
+    if hasattr(value, "to_dict") and hasattr(value, "columns"):  # a DataFrame
+        return {str(c): plain(np.asarray(value[c])) for c in value.columns}
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -179,11 +189,106 @@ def test_feature_selector_shows_only_its_release():
 
 def test_the_selectors_show_only_their_choice():
     scores = [1.0, 50.0, 2.0, 49.0]
-    pairs = [("scores moved by at most the sensitivity", scores, [s + d for s, d in zip(scores, [1, -1, 0.5, 1])])]
+    pairs = [("scores moved by at most the sensitivity", scores,
+              [s + d for s, d in zip(scores, [1, 1, 0.5, -1])])]
     check(lambda s: disguise.exponential(s, epsilon=20.0, sensitivity=1.0, seed=1), pairs,
           lambda seen: seen["result"])
     check(lambda s: disguise.large_margin(s, epsilon=20.0, delta=1e-6, sensitivity=1.0, seed=1),
           pairs, lambda seen: seen["result"])
+
+
+# --- the tables and the itemsets -------------------------------------------------------------
+
+# A schema as the package takes it: every domain public, a nullable numeric column, a level
+# nobody may have.
+TABLE_SCHEMA = {
+    "target": "sick",
+    "missing": "?",
+    "columns": [
+        {"name": "smoker", "type": "categorical", "levels": ["no", "yes", "rare"]},
+        {"name": "age", "type": "numeric", "bounds": [0, 100], "bins": 4, "nullable": True},
+        {"name": "city", "type": "categorical", "levels": ["a", "b", "c"]},
+        {"name": "sick", "type": "categorical", "levels": ["no", "yes"]},
+    ],
+}
+
+
+def records(n=300):
+    """Rows in the schema's order: sick follows smoker for 90% of the records."""
+    out = []
+    for i in range(n):
+        smoker = "yes" if i % 3 == 0 else "no"
+        sick = smoker if i % 10 else ("no" if smoker == "yes" else "yes")
+        out.append([smoker, float((i * 37) % 100), "abc"[(i // 3) % 3], sick])
+    return out
+
+
+def table_pairs():
+    R = records()
+    return [
+        ("a duplicate record", R, replaced(R, 1, R[0])),
+        ("an out-of-bounds value, clamped", R, replaced(R, 2, ["no", 500.0, "b", "no"])),
+        ("a level seen once", R, replaced(R, 3, ["rare", 40.0, "a", "yes"])),
+        ("a missing value seen once", R, replaced(R, 4, ["no", None, "c", "no"])),
+    ]
+
+
+def with_sample(estimator, data, n=20):
+    """``estimator.fit(data)`` and what ``sample(n)`` draws from it."""
+    estimator.fit(data)
+    return estimator, {"sample": estimator.sample(n)}
+
+
+def test_projected_histogram_shows_only_its_release():
+    # Released: the attributes kept and the cells released. The noisy counts (the synthetic
+    # rows they give, and so the sample) differ by nature between neighbours.
+    for k in (1, 2, None):
+        check(
+            lambda data: with_sample(disguise.ProjectedHistogram(
+                epsilon=50.0, schema=TABLE_SCHEMA, k=k, seed=3), data),
+            table_pairs(),
+            lambda seen: (seen["attributes_"], seen["report_"]["support_size"]),
+            ("noisy_rows", "synthetic_rows", "sample"),
+        )
+
+
+def test_synthesizer_shows_only_its_release():
+    # Released: the tree and the values merged by the compression of the noisy 1-ways. The
+    # fit (its losses, its iterations) and the rows drawn differ by nature.
+    for delta in (0.0, 1e-6):
+        check(
+            lambda data: with_sample(disguise.Synthesizer(
+                epsilon=20.0, delta=delta, schema=TABLE_SCHEMA, seed=3), data),
+            table_pairs(),
+            lambda seen: (seen["tree_"], seen["report_"]["merged"]),
+            ("fit", "sample"),
+        )
+
+
+BASKETS = [["bread", "milk"]] * 140 + [["tea", "cake"]] * 60 + [["bread", "tea"]] * 20 \
+    + [["milk"]] * 20
+
+
+def test_frequent_itemsets_show_only_their_release():
+    B = BASKETS
+    pairs = [
+        ("a duplicate transaction", B, replaced(B, 1, B[200])),
+        ("an item seen once", B, replaced(B, 2, ["bread", "insulin"])),
+        ("items outside the list", B, replaced(B, 3, ["zzz", "yyy"])),
+        ("a transaction cut to the maximum length", B,
+         replaced(B, 4, [f"i{j}" for j in range(80)])),
+    ]
+    # With and without a public item list (the exponential mechanism over its universe, the
+    # large margin mechanism over the itemsets that occur): released, the itemsets and their
+    # margins; the noisy frequencies differ by nature.
+    for items in (["bread", "cake", "milk", "tea", "insulin"], None):
+        check(
+            lambda data: disguise.frequent_itemsets(
+                data, size=2, epsilon=20.0, delta=1e-6, top=2, items=items, seed=3),
+            pairs,
+            lambda seen: [(p["itemset"], p["margin"]) for p in seen["result"]["picks"]],
+            ("noisy_frequency",),
+        )
 
 
 def test_the_harness_catches_a_diagnostic():
@@ -196,6 +301,24 @@ def test_the_harness_catches_a_diagnostic():
                 data, candidates=["a", "b", "c", "d"]),
             [("a record outside the candidates", S, replaced(S, 2, ["zed"]))],
             ranking,
+        )
+    # In a table's report: the attributes kept coincide, the values clamped do not.
+    with pytest.raises(AssertionError, match="what is shown differs"):
+        check(
+            lambda data: disguise.ProjectedHistogram(
+                epsilon=50.0, schema=TABLE_SCHEMA, k=1, seed=3, diagnostics=True).fit(data),
+            [table_pairs()[1]],
+            lambda seen: seen["attributes_"],
+            ("noisy_rows", "synthetic_rows"),
+        )
+    # And in a returned dict: the itemsets coincide, their true counts do not.
+    with pytest.raises(AssertionError, match="what is shown differs"):
+        check(
+            lambda data: disguise.frequent_itemsets(
+                data, size=2, epsilon=20.0, delta=1e-6, seed=3, diagnostics=True),
+            [("a duplicate transaction", BASKETS, replaced(BASKETS, 1, BASKETS[200]))],
+            lambda seen: seen["result"]["itemsets"],
+            ("noisy_frequency",),
         )
 
 
