@@ -1129,6 +1129,8 @@ class FeatureSelector(_Selected, _Params):
             arities,
             label_codes,
             max(len(label_levels), 1),
+            # Named by the user (public): the a-priori bound may use how many there are.
+            self.classes is not None,
             shown,
             k,
             str(self.objective),

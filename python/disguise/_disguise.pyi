@@ -132,6 +132,7 @@ def features(
     arities: list[int],
     labels: npt.NDArray[np.uint32],
     label_levels: int,
+    public_levels: bool,
     names: list[str],
     k: int,
     objective: str,

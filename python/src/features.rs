@@ -5,7 +5,7 @@ use crate::ledger::{Charge, after_reservation, reserve_plan};
 use crate::runtime::{Run, named};
 use crate::selection::{Greedy, Selection, run_selection};
 use disguise::data::Codes;
-use disguise::task::{FeatureObjective, FeatureTable, Features};
+use disguise::task::{FeatureObjective, FeatureTable, Features, Reporting};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::prelude::*;
 
@@ -35,10 +35,11 @@ pub(crate) fn bin_codes<'py>(
 }
 
 /// Private feature selection on a coded table: `codes` is (features, records) — one row of
-/// category codes per feature — and `labels` the label's codes. The report of `Features`,
-/// as a [`Selection`].
+/// category codes per feature — and `labels` the label's codes, whose `label_levels` are
+/// public when `public_levels` (the user named the classes): the a-priori bound then uses
+/// their number. The report of `Features`, as a [`Selection`].
 #[pyfunction]
-#[pyo3(signature = (codes, arities, labels, label_levels, names, k, objective, greedy, run))]
+#[pyo3(signature = (codes, arities, labels, label_levels, public_levels, names, k, objective, greedy, run))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 pub(crate) fn features(
     py: Python<'_>,
@@ -46,6 +47,7 @@ pub(crate) fn features(
     arities: Vec<u32>,
     labels: PyReadonlyArray1<'_, u32>,
     label_levels: u32,
+    public_levels: bool,
     names: Vec<String>,
     k: usize,
     objective: &str,
@@ -96,7 +98,13 @@ pub(crate) fn features(
             label_levels,
         };
         run_selection(py, work, &run, &reserved, estimate, move |rng| {
-            request.run(table, rng)
+            let prepared = request.prepare(table)?;
+            let prepared = if public_levels {
+                prepared.with_public_label_levels(label_levels)
+            } else {
+                prepared
+            };
+            prepared.run_report(rng)
         })
     })();
     after_reservation(py, &reserved, run.diagnostics, released)

@@ -342,3 +342,15 @@ def test_non_private_modes_run_only_as_diagnostics():
     assert "not_private" not in private.report_
     for key in ("values", "utility", "final_utility", "gain_evaluations"):
         assert key not in private.report_
+
+
+def test_public_classes_bound_the_feature_utility_by_their_number():
+    # Classes named by the user are public: the a-priori bound is log2 of their number; read
+    # from the data, it allows one level per record (log2 n), the same for every data set.
+    X, y = table()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", disguise.InsecureSeedWarning)
+        named = disguise.FeatureSelector(1, epsilon=1.0, seed=1, classes=[0, 1]).fit(X, y)
+        seen = disguise.FeatureSelector(1, epsilon=1.0, seed=1).fit(X, y)
+    assert named.usefulness_["bound"].endswith("f is at most 1"), named.usefulness_
+    assert seen.usefulness_["bound"].endswith("f is at most 7.6439"), seen.usefulness_

@@ -428,3 +428,20 @@ fn inputs_and_the_item_list_are_checked_before_the_ledger_is_charged() {
         .success();
     assert_eq!(show(&dir)["releases"].as_array().unwrap().len(), 1);
 }
+
+/// A CSV file's columns are checked from its header alone, before the ledger charges:
+/// a misspelt `--id-column` is refused with exit 2 and nothing is recorded.
+#[test]
+fn a_missing_csv_column_is_refused_before_anything_is_charged() {
+    let dir = dir_with("csv-columns", &[("baskets.csv", &long_csv())]);
+    common::init_ledger(&dir);
+    fails_with(
+        &dir,
+        &words(
+            "itemsets --transactions baskets.csv --id-column basket --item-column product \
+             --size 2 --top 1 --epsilon 1 --delta 1e-6 --ledger b.ledger --dataset d",
+        ),
+        "no column 'basket'",
+    );
+    assert!(common::ledger_releases(&dir).is_empty());
+}

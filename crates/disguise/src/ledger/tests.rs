@@ -787,16 +787,7 @@ fn a_format_2_ledger_gets_basic_filters_and_loses_its_content_hash_names() {
     let hash_a = format!("sha256:{}", "a".repeat(64));
     let hash_b = format!("sha256:{}", "b".repeat(64));
     {
-        let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute_batch(&format!(
-            "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 1; {FORMAT_1}"
-        ))
-        .unwrap();
-        c.execute_batch(
-            "ALTER TABLE releases ADD COLUMN unit TEXT NOT NULL DEFAULT 'record' \
-             CHECK (unit IN ('record', 'edge')); PRAGMA user_version = 2;",
-        )
-        .unwrap();
+        let c = format_2(&path);
         c.execute(
             "INSERT INTO limits (dataset, time, epsilon, delta) VALUES ('adult', 't0', 1, 0)",
             [],
@@ -1104,9 +1095,8 @@ fn within_reservation_compares_what_every_filter_charges_and_matches_calls_by_ki
     ));
 }
 
-/// An old ledger (format 2) holding releases on `old` without a limit, and on `kept` with
-/// its limit.
-fn format_2_with_releases_and_no_limit(path: &std::path::Path) {
+/// An empty ledger of format 2 (format 1 with units) at `path`, open.
+fn format_2(path: &std::path::Path) -> rusqlite::Connection {
     let c = rusqlite::Connection::open(path).unwrap();
     c.execute_batch(&format!(
         "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = 1; {FORMAT_1}"
@@ -1117,6 +1107,13 @@ fn format_2_with_releases_and_no_limit(path: &std::path::Path) {
          CHECK (unit IN ('record', 'edge')); PRAGMA user_version = 2;",
     )
     .unwrap();
+    c
+}
+
+/// An old ledger (format 2) holding releases on `old` without a limit, and on `kept` with
+/// its limit.
+fn format_2_with_releases_and_no_limit(path: &std::path::Path) {
+    let c = format_2(path);
     c.execute(
         "INSERT INTO limits (dataset, time, epsilon, delta) VALUES ('kept', 't0', 1, 1e-6)",
         [],

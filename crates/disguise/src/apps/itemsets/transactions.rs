@@ -149,6 +149,43 @@ impl Transactions {
         read::read_fimi(path, &shown, interner, keep)
     }
 
+    /// Checks a transactions file from its header row alone, before anything is charged for
+    /// reading its rows: a CSV file has the columns its format names (and no column twice).
+    /// FIMI files have no header; a file that is not a regular file (a pipe) is not opened,
+    /// since reading its header would take it, and is checked when it is read.
+    ///
+    /// ```
+    /// use disguise::apps::{TransactionFormat, Transactions};
+    /// let dir = std::env::temp_dir().join("disguise-doc-transactions-header");
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("baskets.csv");
+    /// std::fs::write(&path, "basket,item\n1,milk\n")?;
+    /// let csv = |id: &str| TransactionFormat::Csv { id_column: id.into(), item_column: "item".into() };
+    /// assert!(Transactions::check_header(&path, &csv("basket")).is_ok());
+    /// let err = Transactions::check_header(&path, &csv("order")).unwrap_err();
+    /// assert!(err.to_string().contains("order"), "{err}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Transactions::read`] for the header: a missing or repeated column, an empty file.
+    pub fn check_header(path: &Path, format: &TransactionFormat) -> Result<()> {
+        let TransactionFormat::Csv {
+            id_column,
+            item_column,
+        } = format
+        else {
+            return Ok(());
+        };
+        if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+            return Ok(());
+        }
+        let reader = crate::data::reader::Delimited::open(path, crate::data::reader::Layout::CSV)?;
+        reader.find(id_column)?;
+        reader.find(item_column)?;
+        Ok(())
+    }
+
     /// The number n of transactions (public).
     pub fn len(&self) -> usize {
         self.offsets.len() - 1
