@@ -12,7 +12,8 @@ const MAX_NAME: usize = 256;
 /// bytes, no control characters, and something visible (a name made only of invisible
 /// characters, such as a byte order mark or a zero-width space, is empty). The name is
 /// stored as given (trimmed): what a person typed is what the audit log shows, and what
-/// they type again; names alike to it are refused by the ledger ([`likeness`]).
+/// they type again; names alike to it are refused by the ledger (alike: equal after NFKC,
+/// with invisible characters dropped and case and white space folded).
 ///
 /// ```
 /// use disguise::ledger::check_name;

@@ -89,7 +89,7 @@ impl MaxCut {
     /// Validates every option that needs no data and builds the procedure.
     ///
     /// # Errors
-    /// [`Error::InvalidParameter`] naming `k`, `algorithm` or a privacy option.
+    /// [`Error::InvalidParameter`](crate::Error::InvalidParameter) naming `k`, `algorithm` or a privacy option.
     pub fn validate(&self) -> Result<Procedure<'static>> {
         super::discrete(
             &self.privacy,
