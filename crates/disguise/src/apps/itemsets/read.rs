@@ -192,16 +192,14 @@ fn csv_error(shown: &str, e: &csv::Error) -> Error {
     }
 }
 
-/// Reads a long CSV file: a header, then one (transaction id, item) pair per row; every
-/// distinct id is one transaction, in order of first appearance. Streams the rows, keeping
-/// only the ids of the transactions and one (transaction, item) pair of integers per row.
-pub(super) fn read_csv(
+/// Opens a long CSV file of transactions and reads its header: the reader at the first row,
+/// and the positions of the id and item columns (no column named twice).
+pub(super) fn open_csv(
     path: &Path,
     shown: &str,
     id_column: &str,
     item_column: &str,
-    mut interner: Interner,
-) -> Result<Transactions> {
+) -> Result<(csv::Reader<impl std::io::Read>, usize, usize)> {
     let file = open_input(path, shown)?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
@@ -232,6 +230,20 @@ pub(super) fn read_csv(
     let names: Vec<String> = headers.iter().map(|h| h.trim().to_string()).collect();
     let find = |name: &str| crate::data::reader::find_column(shown, &names, name);
     let (id_idx, item_idx) = (find(id_column)?, find(item_column)?);
+    Ok((reader, id_idx, item_idx))
+}
+
+/// Reads a long CSV file: a header, then one (transaction id, item) pair per row; every
+/// distinct id is one transaction, in order of first appearance. Streams the rows, keeping
+/// only the ids of the transactions and one (transaction, item) pair of integers per row.
+pub(super) fn read_csv(
+    path: &Path,
+    shown: &str,
+    id_column: &str,
+    item_column: &str,
+    mut interner: Interner,
+) -> Result<Transactions> {
+    let (mut reader, id_idx, item_idx) = open_csv(path, shown, id_column, item_column)?;
     let mut by_id: HashMap<Box<str>, u32> = HashMap::new();
     // (transaction, item) pairs in file order.
     let mut pairs: Vec<(u32, u32)> = Vec::new();

@@ -180,10 +180,8 @@ impl Transactions {
         if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
             return Ok(());
         }
-        let reader = crate::data::reader::Delimited::open(path, crate::data::reader::Layout::CSV)?;
-        reader.find(id_column)?;
-        reader.find(item_column)?;
-        Ok(())
+        let shown = path.display().to_string();
+        read::open_csv(path, &shown, id_column, item_column).map(|_| ())
     }
 
     /// The number n of transactions (public).
