@@ -45,14 +45,16 @@ fn hosts(dir: &Path, processes: usize) -> PathBuf {
     path
 }
 
-/// Starts process `i` of the host file with `args` (and `--timeout 30` unless they give one).
-fn start(dir: &Path, args: &[&str], hosts: &Path, i: usize, workers: usize) -> Child {
+/// Process `i` of the host file with `args` (and `--timeout 30` unless they give one), its
+/// output captured, ready to start.
+fn process(dir: &Path, args: &[&str], hosts: &Path, i: usize, workers: usize) -> Command {
     let timeout: &[&str] = if args.contains(&"--timeout") {
         &[]
     } else {
         &["--timeout", "30"]
     };
-    Command::new(binary())
+    let mut command = Command::new(binary());
+    command
         .current_dir(dir)
         .args(args)
         .args([
@@ -64,7 +66,13 @@ fn start(dir: &Path, args: &[&str], hosts: &Path, i: usize, workers: usize) -> C
         .args(["--workers", &workers.to_string()])
         .args(timeout)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// Starts process `i` of the host file with `args` (and `--timeout 30` unless they give one).
+fn start(dir: &Path, args: &[&str], hosts: &Path, i: usize, workers: usize) -> Child {
+    process(dir, args, hosts, i, workers)
         .spawn()
         .expect("start disguise")
 }
@@ -944,6 +952,64 @@ fn hosts_beyond_this_machine_need_a_key_and_must_resolve() {
         .args(select_args("csv/points", ""))
         .assert()
         .success();
+}
+
+/// `DISGUISE_CLUSTER_KEY` set but empty names no key: a one-process run and a keyless run
+/// of processes on this machine work as without the variable, and a host beyond this
+/// machine asks for a key, not for a value of --cluster-key.
+#[test]
+fn an_empty_key_variable_means_no_key() {
+    let dir = dir_with(
+        "empty-key",
+        &[("remote.txt", "127.0.0.1:1\n192.0.2.1:4000\n")],
+    );
+    generate(&dir, "csv", 400, 2, "csv");
+    let args = select_args("csv/points", "");
+    let alone = disguise(&dir).args(&args).stdout_ok();
+    let empty = disguise(&dir)
+        .env("DISGUISE_CLUSTER_KEY", "")
+        .args(&args)
+        .output()
+        .expect("run");
+    assert!(
+        empty.status.success(),
+        "{}",
+        String::from_utf8_lossy(&empty.stderr)
+    );
+    assert_eq!(empty.stdout, alone);
+    let host_file = hosts(&dir, 2);
+    let children: Vec<Child> = (0..2)
+        .rev()
+        .map(|i| {
+            process(&dir, &args, &host_file, i, 1)
+                .env("DISGUISE_CLUSTER_KEY", "")
+                .spawn()
+                .expect("start disguise")
+        })
+        .collect();
+    let outs: Vec<Output> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("process"))
+        .collect();
+    for out in &outs {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        outs[1].stdout, alone,
+        "process 0 prints the one-process result"
+    );
+    let remote = disguise(&dir)
+        .env("DISGUISE_CLUSTER_KEY", "")
+        .args(select_args("csv/points", "--hosts remote.txt --process 0"))
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&remote.stderr);
+    assert_eq!(remote.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is not this machine"), "{stderr}");
 }
 
 /// A process stopped mid-run: the other's timeout names it; resumed after the other has

@@ -125,13 +125,28 @@ pub struct ClusterArgs {
     pub timeout: f64,
     /// The cluster's key (made by `disguise cluster key`, copied to every machine): every
     /// link between processes is then mutually authenticated and encrypted. Required when a
-    /// host is not this machine; unused without --hosts (so the variable may stay set).
-    /// Example: `--cluster-key cluster.key`.
-    #[arg(long, value_name = "FILE", env = "DISGUISE_CLUSTER_KEY")]
+    /// host is not this machine; unused without --hosts. Default: the file named by the
+    /// environment variable DISGUISE_CLUSTER_KEY (which may stay set; set but empty, it names
+    /// no key). Example: `--cluster-key cluster.key`.
+    #[arg(long, value_name = "FILE")]
     pub cluster_key: Option<PathBuf>,
 }
 
+/// The variable that names the cluster's key when `--cluster-key` is not given.
+const KEY_VARIABLE: &str = "DISGUISE_CLUSTER_KEY";
+
 impl ClusterArgs {
+    /// The key file: `--cluster-key`, else `DISGUISE_CLUSTER_KEY` unless it is empty (read
+    /// here rather than by clap, which takes a set but empty variable for an empty path and
+    /// refuses it even in a run that needs no key).
+    fn key_file(&self) -> Option<PathBuf> {
+        self.cluster_key.clone().or_else(|| {
+            std::env::var_os(KEY_VARIABLE)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
+    }
+
     /// The cluster, when the options ask for a distributed run. `inputs` are the private
     /// inputs, each with the option that names it (`--points`): their listings are compared
     /// between the processes before any record is read.
@@ -160,8 +175,8 @@ impl ClusterArgs {
             cluster = cluster
                 .agreement(agreement(inputs)?)
                 .on_dropped(|line| eprintln!("warning: {line}"));
-            if let Some(path) = &self.cluster_key {
-                let key = ClusterKey::read(path).map_err(|e| match e {
+            if let Some(path) = self.key_file() {
+                let key = ClusterKey::read(&path).map_err(|e| match e {
                     disguise::Error::InvalidParameter { name, reason } => {
                         anyhow::anyhow!("invalid --{name}: {reason}")
                     }
