@@ -790,7 +790,7 @@ fn every_process_must_run_the_same_request() {
             with("csv/candidates.csv", "reordered.csv"),
             "another --candidates",
         ),
-        (normalizer, "another request"),
+        (normalizer, "--normalizer, which process"),
         (cover, "another command"),
     ];
     let digits = regex_free_numbers;
@@ -824,6 +824,45 @@ fn every_process_must_run_the_same_request() {
         "{}",
         String::from_utf8_lossy(&outs[1].stderr)
     );
+}
+
+/// An option given on one process only is named, whichever side has it (the request used to
+/// be compared option by option in order, so the first option after the missing one was
+/// named: `--k` for `--normalizer`, `--directions` for `--seed`).
+#[test]
+fn an_option_given_on_one_process_only_is_named() {
+    let dir = dir_with("one-sided", &[]);
+    generate(&dir, "csv", 400, 2, "csv");
+    let select = owned(&select_args("csv/points", ""));
+    let mut normalizer = select.clone();
+    normalizer.extend(owned(&["--normalizer", "2"]));
+    let at = select.iter().position(|a| a == "--seed").expect("--seed");
+    let mut unseeded = select.clone();
+    unseeded.drain(at..at + 2);
+    let cases = [
+        (
+            normalizer,
+            "--normalizer",
+            "process 1 was started with --normalizer, which process 0 was not given",
+            "process 0 was started without --normalizer, which process 1 was given",
+        ),
+        (
+            unseeded,
+            "--seed",
+            "process 1 was started without --seed, which process 0 was given",
+            "process 0 was started with --seed, which process 1 was not given",
+        ),
+    ];
+    for (theirs, option, lead, peer) in cases {
+        let host_file = hosts(&dir, 2);
+        let outs = run_each(&dir, &[select.clone(), theirs], &host_file);
+        both_refuse(&outs, option, option);
+        for (out, needle) in outs.iter().zip([lead, peer]) {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains(needle), "{option}: {stderr}");
+            assert!(!stderr.contains("differ at"), "{option}: {stderr}");
+        }
+    }
 }
 
 /// The numbers in `text` (runs of digits).

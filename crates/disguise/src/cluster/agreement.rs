@@ -1,23 +1,34 @@
 //! What every process of a run must agree on before any record is read: the request (the
-//! command, every option that affects the result, the contents of the public files) and the
-//! listing of each private input (which parts, of which sizes; for one file dealt row by row,
-//! its content hash). Exchanged in the handshake; any difference stops the run on every
-//! process with one line naming the first field or part that differs — and no number derived
-//! from the data.
+//! command, every option that affects the result — given or not —, the contents of the
+//! public files) and the listing of each private input (which parts, of which sizes; for one
+//! file dealt row by row, its content hash). Exchanged in the handshake; any difference
+//! stops the run on every process with one line naming the first option or part that
+//! differs — and no number derived from the data.
 
 use crate::data::Parts;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::io::Read;
+use std::path::Path;
 
 /// The request and the inputs of a run, as one process sees them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Agreement {
-    /// (field name, SHA-256 of its value), in the order given.
-    request: Vec<(String, String)>,
+    /// (field name, SHA-256 of its values, or `None` for an option not given), in the order
+    /// given.
+    request: Vec<(String, Option<String>)>,
     /// The private inputs, in the order given.
     inputs: Vec<Listing>,
+}
+
+/// One value of a request field.
+#[derive(Debug, Clone, Copy)]
+pub enum RequestValue<'a> {
+    /// An option's text as given.
+    Text(&'a [u8]),
+    /// A public file, by its content (another path to the same content is the same value).
+    File(&'a Path),
 }
 
 /// The parts of one private input as one process lists them.
@@ -32,10 +43,11 @@ struct Listing {
     parts: Vec<(String, u64, Option<String>)>,
 }
 
-/// The SHA-256 of a file's content, read in blocks of 1 MiB.
-fn sha256_of(path: &std::path::Path) -> Result<String> {
-    let io = |e| Error::io_with(format!("cannot read {}", path.display()), e);
+/// The SHA-256 of `tag` and then a file's content, read in blocks of 1 MiB.
+fn sha256_of(path: &Path, tag: &[u8]) -> Result<[u8; 32]> {
     let mut hasher = Sha256::new();
+    hasher.update(tag);
+    let io = |e| Error::io_with(format!("cannot read {}", path.display()), e);
     let mut f = std::fs::File::open(path).map_err(io)?;
     let mut buf = vec![0u8; 1 << 20];
     loop {
@@ -45,7 +57,7 @@ fn sha256_of(path: &std::path::Path) -> Result<String> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(hex(hasher.finalize()))
+    Ok(hasher.finalize().into())
 }
 
 fn hex(digest: impl AsRef<[u8]>) -> String {
@@ -58,12 +70,11 @@ impl Agreement {
         Self::default()
     }
 
-    /// Adds a request field: its name (say, `--normalizer`) and its value's bytes (a public
-    /// file's content, an option's text). Only a hash of the value is exchanged.
-    pub fn field(mut self, name: &str, value: &[u8]) -> Self {
-        self.request
-            .push((name.to_string(), hex(Sha256::digest(value))));
-        self
+    /// Adds a request field: its name (say, `--normalizer`) and its value's bytes (an
+    /// option's text). Only a hash of the value is exchanged.
+    pub fn field(self, name: &str, value: &[u8]) -> Self {
+        self.values(name, &[RequestValue::Text(value)])
+            .expect("a text value is never read from a file")
     }
 
     /// Adds a request field whose value is the content of the public file `path` (read
@@ -71,10 +82,38 @@ impl Agreement {
     ///
     /// # Errors
     /// If the file cannot be read.
-    pub fn file(mut self, name: &str, path: &std::path::Path) -> Result<Self> {
-        let digest = sha256_of(path)?;
-        self.request.push((name.to_string(), digest));
+    pub fn file(self, name: &str, path: &Path) -> Result<Self> {
+        self.values(name, &[RequestValue::File(path)])
+    }
+
+    /// Adds a request field given several values (an option repeated), in order; only a
+    /// hash of them is exchanged, so a difference in any names the field.
+    ///
+    /// # Errors
+    /// As [`Agreement::file`], for a file value.
+    pub fn values(mut self, name: &str, values: &[RequestValue<'_>]) -> Result<Self> {
+        let mut hasher = Sha256::new();
+        for value in values {
+            // Each value tagged with its kind: a text never equals a file's content.
+            let digest: [u8; 32] = match value {
+                RequestValue::Text(text) => Sha256::new_with_prefix(b"text\0")
+                    .chain_update(text)
+                    .finalize()
+                    .into(),
+                RequestValue::File(path) => sha256_of(path, b"file\0")?,
+            };
+            hasher.update(digest);
+        }
+        self.request
+            .push((name.to_string(), Some(hex(hasher.finalize()))));
         Ok(self)
+    }
+
+    /// Adds a request field that was not given (an option without a value and without a
+    /// default): a process given it differs from one not given it, by this name.
+    pub fn absent(mut self, name: &str) -> Self {
+        self.request.push((name.to_string(), None));
+        self
     }
 
     /// Adds the listing of a private input named `name` (its option, say `--points`): the
@@ -94,7 +133,7 @@ impl Agreement {
                 .unwrap_or_default();
             // A pipe or device can be read only once: its content is not hashed.
             let hash = if parts.is_single() && meta.is_file() {
-                Some(sha256_of(file)?)
+                Some(hex(sha256_of(file, b"")?))
             } else {
                 None
             };
@@ -119,32 +158,47 @@ impl Agreement {
                 "process {peer} runs another command than process {me}: {same}"
             ));
         }
+        // Every option of the command is a field, given or not: the names differ only
+        // between other versions of the program.
         let names = |a: &Agreement| a.request.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
         if names(self) != names(theirs) {
-            let first = self
-                .request
+            let (mine, others) = (names(self), names(theirs));
+            let first = mine
                 .iter()
-                .zip(&theirs.request)
-                .find(|(a, b)| a.0 != b.0)
-                .map(|(a, _)| a.0.clone())
-                .or_else(|| self.request.get(theirs.request.len()).map(|a| a.0.clone()))
-                .or_else(|| theirs.request.get(self.request.len()).map(|b| b.0.clone()))
+                .find(|n| !others.contains(n))
+                .or_else(|| others.iter().find(|n| !mine.contains(n)))
+                .or_else(|| {
+                    mine.iter()
+                        .zip(&others)
+                        .find(|(a, b)| a != b)
+                        .map(|(a, _)| a)
+                })
+                .cloned()
                 .unwrap_or_default();
             return Some(format!(
                 "process {peer} runs another request than process {me} (they differ at \
-                 {first}): {same}"
+                 {first}; is it another version of disguise?): {same}"
             ));
         }
-        if let Some((name, _)) = self
+        if let Some(((name, mine), (_, other))) = self
             .request
             .iter()
             .zip(&theirs.request)
             .find(|(a, b)| a.1 != b.1)
-            .map(|(a, b)| (&a.0, b))
         {
-            return Some(format!(
-                "process {peer} was started with another {name} than process {me}: {same}"
-            ));
+            return Some(match (mine, other) {
+                (Some(_), None) => format!(
+                    "process {peer} was started without {name}, which process {me} was \
+                     given: {same}"
+                ),
+                (None, Some(_)) => format!(
+                    "process {peer} was started with {name}, which process {me} was not \
+                     given: {same}"
+                ),
+                _ => format!(
+                    "process {peer} was started with another {name} than process {me}: {same}"
+                ),
+            });
         }
         if self.inputs.len() != theirs.inputs.len() {
             return Some(format!(
@@ -258,6 +312,51 @@ mod tests {
             a.differs(0, &d, 1)
                 .unwrap()
                 .contains("differ at --normalizer")
+        );
+    }
+
+    #[test]
+    fn an_option_given_on_one_side_only_is_named() {
+        let given = |normalizer: bool| {
+            let a = Agreement::new().field("command", b"select");
+            let a = if normalizer {
+                a.field("--normalizer", b"2")
+            } else {
+                a.absent("--normalizer")
+            };
+            a.field("--k", b"4")
+        };
+        let d = given(false).differs(0, &given(true), 1).expect("differs");
+        assert!(
+            d.contains("process 1 was started with --normalizer, which process 0 was not given"),
+            "{d}"
+        );
+        let d = given(true).differs(0, &given(false), 1).expect("differs");
+        assert!(
+            d.contains("process 1 was started without --normalizer, which process 0 was given"),
+            "{d}"
+        );
+        assert!(!d.contains("--k"), "{d}");
+        assert_eq!(given(false).differs(0, &given(false), 1), None);
+    }
+
+    #[test]
+    fn repeated_values_and_kinds_of_value_are_compared() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.csv");
+        std::fs::write(&file, "a").unwrap();
+        let with = |values: &[RequestValue<'_>]| Agreement::new().values("--x", values).unwrap();
+        let (a, b) = (RequestValue::Text(b"a"), RequestValue::Text(b"b"));
+        assert_eq!(with(&[a, b]).differs(0, &with(&[a, b]), 1), None);
+        for other in [with(&[b, a]), with(&[a]), with(&[a, b, b])] {
+            let d = with(&[a, b]).differs(0, &other, 1).expect("differs");
+            assert!(d.contains("another --x"), "{d}");
+        }
+        // A text that spells a file's content is not that file.
+        assert!(
+            with(&[a])
+                .differs(0, &with(&[RequestValue::File(&file)]), 1)
+                .is_some()
         );
     }
 

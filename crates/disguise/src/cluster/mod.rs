@@ -57,7 +57,7 @@ mod secure;
 mod sharded;
 mod table;
 
-pub use agreement::Agreement;
+pub use agreement::{Agreement, RequestValue};
 pub use secure::ClusterKey;
 pub use sharded::{Aggregate, Comm, Sharded, ShardedState, Summable, SynthInput};
 pub(crate) use sharded::{Link, Msg, Serve};

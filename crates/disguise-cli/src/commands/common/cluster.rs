@@ -2,7 +2,7 @@
 //! ([`disguise::cluster`]), and the request every process of it must agree on.
 
 use anyhow::bail;
-use disguise::cluster::{Agreement, Cluster, ClusterKey};
+use disguise::cluster::{Agreement, Cluster, ClusterKey, RequestValue};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -27,10 +27,11 @@ const NOT_THE_REQUEST: &[&str] = &[
     "data",
 ];
 
-/// One option of the request: its name, its values, and whether they name files.
+/// One option of the request: its name, its values (`None`: not given, and no default), and
+/// whether they name files.
 struct Field {
     name: String,
-    values: Vec<std::ffi::OsString>,
+    values: Option<Vec<std::ffi::OsString>>,
     files: bool,
 }
 
@@ -39,8 +40,10 @@ struct Field {
 static REQUEST: OnceLock<Vec<Field>> = OnceLock::new();
 
 /// Records the request of `matches` (the whole command line, parsed): the subcommand's name,
-/// then every option outside [`NOT_THE_REQUEST`], defaults included. Nothing is read here: a
-/// file option's content is hashed only when a distributed run builds its agreement.
+/// then every option outside [`NOT_THE_REQUEST`], defaults included, and those not given as
+/// not given — so that an option given to one process only is named, not the option after
+/// it. Nothing is read here: a file option's content is hashed only when a distributed run
+/// builds its agreement.
 pub fn remember_request(command: &clap::Command, matches: &clap::ArgMatches) {
     let mut name = String::new();
     let mut at = (command, matches);
@@ -54,7 +57,7 @@ pub fn remember_request(command: &clap::Command, matches: &clap::ArgMatches) {
     }
     let mut fields = vec![Field {
         name: "command".into(),
-        values: vec![name.into()],
+        values: Some(vec![name.into()]),
         files: false,
     }];
     let (def, matches) = at;
@@ -63,14 +66,14 @@ pub fn remember_request(command: &clap::Command, matches: &clap::ArgMatches) {
         if NOT_THE_REQUEST.contains(&id) {
             continue;
         }
-        let Ok(Some(values)) = matches.try_get_raw(id) else {
+        let Ok(values) = matches.try_get_raw(id) else {
             continue;
         };
         fields.push(Field {
             name: arg
                 .get_long()
                 .map_or_else(|| id.to_string(), |l| format!("--{l}")),
-            values: values.map(|v| v.to_os_string()).collect(),
+            values: values.map(|v| v.map(|v| v.to_os_string()).collect()),
             // File options are named FILE in --help (a convention of every command here).
             files: arg
                 .get_value_names()
@@ -81,19 +84,27 @@ pub fn remember_request(command: &clap::Command, matches: &clap::ArgMatches) {
 }
 
 /// The agreement of this process: the remembered request — a regular file by its content
-/// (another path to the same public file is the same request), anything else by its text —
-/// and the listings of the private `inputs`.
+/// (another path to the same public file is the same request), anything else by its text, an
+/// option not given as not given — and the listings of the private `inputs`.
 fn agreement(inputs: &[(&str, &Path)]) -> anyhow::Result<Agreement> {
     let mut agreement = Agreement::new();
     for field in REQUEST.get().map(Vec::as_slice).unwrap_or_default() {
-        for value in &field.values {
-            let path = Path::new(value);
-            agreement = if field.files && path.is_file() {
-                agreement.file(&field.name, path)?
-            } else {
-                agreement.field(&field.name, value.as_encoded_bytes())
-            };
-        }
+        let Some(values) = &field.values else {
+            agreement = agreement.absent(&field.name);
+            continue;
+        };
+        let values: Vec<RequestValue<'_>> = values
+            .iter()
+            .map(|value| {
+                let path = Path::new(value);
+                if field.files && path.is_file() {
+                    RequestValue::File(path)
+                } else {
+                    RequestValue::Text(value.as_encoded_bytes())
+                }
+            })
+            .collect();
+        agreement = agreement.values(&field.name, &values)?;
     }
     for (name, path) in inputs {
         agreement = agreement.input(name, &disguise::data::Parts::resolve(path)?)?;
