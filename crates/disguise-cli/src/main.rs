@@ -163,26 +163,27 @@ fn main() -> ExitCode {
         Err(err) => return usage_error(err),
     };
     let (cli, diagnostics) = cli;
-    let result = match cli.command {
-        Command::Demo(args) => commands::demo::run(args),
-        Command::Budget(args) => commands::budget::run(args),
-        Command::Sample(args) => commands::sample::run(args),
-        Command::Select(args) => commands::select::run(args),
-        Command::Cover(args) => commands::cover::run(args),
-        Command::Cut(args) => commands::cut::run(args),
-        Command::Features(args) => commands::features::run(args),
-        Command::Itemsets(args) => commands::itemsets::run(args),
-        Command::Hypothesis(args) => commands::hypothesis::run(args),
-        Command::Experiment(args) => commands::experiment::run(args),
-        Command::Generate(args) => commands::generate::run(args),
-        Command::Schema(args) => commands::schema::run(args),
-        Command::Histogram(args) => commands::histogram::run(args),
-        Command::Synth(args) => commands::synth::run(args),
-        Command::Assign(args) => commands::assign::run(args),
-        Command::Topics(args) => commands::topics::run(args),
-        Command::Ledger(command) => commands::ledger::run(command),
-        Command::Cluster(command) => commands::cluster::run(command),
-    };
+    let result =
+        commands::common::cluster::hold_public_streams().and_then(|()| match cli.command {
+            Command::Demo(args) => commands::demo::run(args),
+            Command::Budget(args) => commands::budget::run(args),
+            Command::Sample(args) => commands::sample::run(args),
+            Command::Select(args) => commands::select::run(args),
+            Command::Cover(args) => commands::cover::run(args),
+            Command::Cut(args) => commands::cut::run(args),
+            Command::Features(args) => commands::features::run(args),
+            Command::Itemsets(args) => commands::itemsets::run(args),
+            Command::Hypothesis(args) => commands::hypothesis::run(args),
+            Command::Experiment(args) => commands::experiment::run(args),
+            Command::Generate(args) => commands::generate::run(args),
+            Command::Schema(args) => commands::schema::run(args),
+            Command::Histogram(args) => commands::histogram::run(args),
+            Command::Synth(args) => commands::synth::run(args),
+            Command::Assign(args) => commands::assign::run(args),
+            Command::Topics(args) => commands::topics::run(args),
+            Command::Ledger(command) => commands::ledger::run(command),
+            Command::Cluster(command) => commands::cluster::run(command),
+        });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if is_broken_pipe(&err) => ExitCode::from(BROKEN_PIPE as u8),

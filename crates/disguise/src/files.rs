@@ -276,6 +276,93 @@ fn canonical(p: &Path) -> Option<PathBuf> {
     folder.canonicalize().ok().map(|f| f.join(name))
 }
 
+/// Whether `path` names a stream: an existing input that is neither a regular file nor a
+/// folder — a pipe (`cat data.csv | disguise … /dev/stdin`, `<(zcat data.csv.gz)`), a socket,
+/// a device. A stream can be read once, and its size says nothing of its content.
+///
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// let file = dir.path().join("data.csv");
+/// std::fs::write(&file, "a\n1\n")?;
+/// assert!(!disguise::files::is_stream(&file));
+/// assert!(!disguise::files::is_stream(dir.path()));
+/// assert!(!disguise::files::is_stream(&dir.path().join("absent.csv")));
+/// # #[cfg(target_os = "linux")]
+/// assert!(disguise::files::is_stream(std::path::Path::new("/dev/null")));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn is_stream(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// The streams read whole by [`hold_stream`], by the path that names them.
+static HELD: std::sync::Mutex<Vec<(PathBuf, std::sync::Arc<[u8]>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Reads the stream `path` ([`is_stream`]) whole, now, and keeps its bytes: from then on,
+/// every reader of this library that opens `path` reads these bytes, and [`held`] returns
+/// them. A distributed run does this with the public inputs it is given as streams
+/// (`--candidates <(…)`), so that its processes can compare their content by hash before
+/// the run and then read the very bytes they compared. Returns whether `path` is a stream
+/// (now held); a regular file, a folder or a missing path is left alone, and a stream held
+/// already is not read again.
+///
+/// ```
+/// # let dir = tempfile::tempdir()?;
+/// let file = dir.path().join("candidates.csv");
+/// std::fs::write(&file, "x,y\n1,2\n")?;
+/// assert!(!disguise::files::hold_stream(&file)?);
+/// assert!(disguise::files::held(&file).is_none());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] if the stream cannot be read or holds a line longer than
+/// [`crate::data::MAX_LINE_BYTES`] (not line-oriented text); [`Error::Memory`] if it outgrows
+/// the memory available.
+pub fn hold_stream(path: &Path) -> Result<bool> {
+    use std::io::Read;
+    if !is_stream(path) {
+        return Ok(false);
+    }
+    if held(path).is_some() {
+        return Ok(true);
+    }
+    let shown = path.display().to_string();
+    let mut input = crate::data::open_input(path, &shown)?;
+    let mut bytes = Vec::new();
+    let mut block = vec![0u8; 1 << 16];
+    loop {
+        let n = input
+            .read(&mut block)
+            .map_err(|e| Error::io_with(shown.clone(), e))?;
+        if n == 0 {
+            break;
+        }
+        if bytes.len() + n > bytes.capacity() {
+            crate::memory::check(
+                &format!("{shown}, read from a stream"),
+                (bytes.len() + n) as u128 * 2,
+                "write it to a file first",
+            )?;
+        }
+        bytes.extend_from_slice(&block[..n]);
+    }
+    HELD.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push((path.to_path_buf(), bytes.into()));
+    Ok(true)
+}
+
+/// The bytes of the stream `path` if [`hold_stream`] holds it.
+pub fn held(path: &Path) -> Option<std::sync::Arc<[u8]>> {
+    HELD.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .find(|(p, _)| p == path)
+        .map(|(_, bytes)| bytes.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -206,6 +206,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     // Bad --bins specs are reported before the data is read.
     let bins = bin_specs(&args)?;
+    args.cluster.refuse_streams(&[("--data", &args.data)])?;
     let charge = (args.privacy.ledger).open_on(&[&args.data], &args.cluster)?;
     // Charged before a record is read, from the public columns and options.
     let reserved = match &charge {

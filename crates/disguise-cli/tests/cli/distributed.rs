@@ -865,6 +865,221 @@ fn an_option_given_on_one_process_only_is_named() {
     }
 }
 
+/// As [`run_each`], process i's standard input a pipe carrying `per_process[i].1` when
+/// given (nothing otherwise): `/dev/stdin` among its arguments is then a stream, as in
+/// `cat file | disguise … /dev/stdin` or `<(cat file)`.
+fn run_fed(
+    dir: &Path,
+    per_process: &[(Vec<String>, Option<Vec<u8>>)],
+    hosts: &Path,
+) -> Vec<Output> {
+    use std::io::Write;
+    let mut started = Vec::new();
+    for i in (0..per_process.len()).rev() {
+        let (args, input) = &per_process[i];
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut command = process(dir, &args, hosts, i, 1);
+        command.stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
+        let mut child = command.spawn().expect("start disguise");
+        let writer = input.clone().map(|bytes| {
+            let mut pipe = child.stdin.take().expect("stdin");
+            // A process that refuses the stream closes it unread: the write then fails.
+            std::thread::spawn(move || {
+                let _ = pipe.write_all(&bytes);
+            })
+        });
+        started.push((i, child, writer));
+    }
+    let mut outs: Vec<(usize, Output)> = started
+        .into_iter()
+        .map(|(i, child, writer)| {
+            let out = child.wait_with_output().expect("process");
+            if let Some(w) = writer {
+                w.join().expect("writer");
+            }
+            (i, out)
+        })
+        .collect();
+    outs.sort_by_key(|(i, _)| *i);
+    outs.into_iter().map(|(_, o)| o).collect()
+}
+
+/// Records from a stream (a pipe, `<(…)`, /dev/stdin) can be neither compared by content
+/// before they are read nor read once by each process or worker: a run over several
+/// processes or worker threads refuses them at once, on every process that is given one,
+/// before any record is read, with one line that says to write them to a file. (Before, two
+/// processes fed the points and the points without their first row each listed a pipe "of
+/// size 0", agreed, dealt rows of two different streams and released over 1 record less
+/// than either holds, some counted twice.) One process with one worker reads a stream once,
+/// as before.
+#[test]
+fn private_records_from_a_stream_are_refused_in_a_distributed_run() {
+    let dir = dir_with("private-stream", &[]);
+    generate(&dir, "csv", 400, 1, "csv");
+    let file = "csv/points/part-00000.csv";
+    let full = std::fs::read_to_string(dir.join(file)).expect("points");
+    let mut lines: Vec<&str> = full.lines().collect();
+    lines.remove(1);
+    let short = lines.join("\n") + "\n";
+    let args = owned(&select_args("/dev/stdin", ""));
+    let host_file = hosts(&dir, 2);
+    let outs = run_fed(
+        &dir,
+        &[
+            (args.clone(), Some(full.clone().into_bytes())),
+            (args.clone(), Some(short.into_bytes())),
+        ],
+        &host_file,
+    );
+    both_refuse(
+        &outs,
+        "--points /dev/stdin is not a regular file",
+        "two streams",
+    );
+    let stderr = String::from_utf8_lossy(&outs[0].stderr);
+    assert!(stderr.contains("write it to a file first"), "{stderr}");
+    // Worker threads of one process would each read their rows of one stream.
+    let threads = disguise(&dir)
+        .args(select_args("/dev/stdin", "--workers 2"))
+        .write_stdin(full.clone())
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&threads.stderr);
+    assert_eq!(threads.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--points /dev/stdin is not a regular file"),
+        "{stderr}"
+    );
+    assert!(threads.stdout.is_empty());
+    // The table commands refuse a stream before their ledger reserves anything.
+    table_of(&dir, 400, false);
+    let table = std::fs::read_to_string(dir.join("table.csv")).expect("table");
+    disguise(&dir)
+        .args(words("ledger init b.ledger --default-limit 100"))
+        .assert()
+        .success();
+    for head in [
+        "histogram --schema schema.toml --epsilon 2 --k 2 --out out.csv",
+        "synth --schema schema.toml --epsilon 2 --out out.csv",
+        "features --label sick --k 2 --epsilon 1",
+    ] {
+        let line =
+            format!("{head} --workers 2 --data /dev/stdin --ledger b.ledger --dataset piped-table");
+        let out = disguise(&dir)
+            .args(words(&line))
+            .write_stdin(table.clone())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{head}: {stderr}");
+        assert!(
+            stderr.starts_with("error: --data /dev/stdin is not a regular file"),
+            "{head}: {stderr}"
+        );
+    }
+    let ledger = disguise(&dir)
+        .args(words("ledger show --ledger b.ledger --format json"))
+        .stdout_ok();
+    assert!(
+        !String::from_utf8_lossy(&ledger).contains("piped-table"),
+        "charged: {}",
+        String::from_utf8_lossy(&ledger)
+    );
+    // One process, one worker: the stream is read once, as the file.
+    let streamed = disguise(&dir)
+        .args(select_args("/dev/stdin", ""))
+        .write_stdin(full)
+        .stdout_ok();
+    assert_eq!(
+        streamed,
+        disguise(&dir).args(select_args(file, "")).stdout_ok()
+    );
+}
+
+/// A public file from a stream (a pipe, `<(…)`) is compared by its content, like a file: it
+/// is read whole before the run, hashed, and the run reads those very bytes. Another
+/// candidate order, or a schema with its levels reordered, stops both processes naming the
+/// option (before, each process used its own and the run exited 0 with a result that was
+/// neither's); the same content from a pipe on one process and a file on the other is one
+/// request, and the result is the one-process result.
+#[test]
+fn public_files_from_a_stream_are_compared_by_content() {
+    let dir = dir_with("public-stream", &[]);
+    generate(&dir, "csv", 400, 2, "csv");
+    let candidates = std::fs::read_to_string(dir.join("csv/candidates.csv")).unwrap();
+    let mut lines: Vec<&str> = candidates.lines().collect();
+    lines[1..].reverse();
+    let reordered = lines.join("\n") + "\n";
+    let select = owned(&select_args("csv/points", ""));
+    let streamed: Vec<String> = select
+        .iter()
+        .map(|a| {
+            if a == "csv/candidates.csv" {
+                "/dev/stdin".to_string()
+            } else {
+                a.clone()
+            }
+        })
+        .collect();
+    let feed = |text: &str| Some(text.as_bytes().to_vec());
+    let host_file = hosts(&dir, 2);
+    let outs = run_fed(
+        &dir,
+        &[
+            (streamed.clone(), feed(&candidates)),
+            (streamed.clone(), feed(&reordered)),
+        ],
+        &host_file,
+    );
+    both_refuse(&outs, "another --candidates", "reordered candidates");
+    let host_file = hosts(&dir, 2);
+    let outs = run_fed(
+        &dir,
+        &[(streamed, feed(&candidates)), (select.clone(), None)],
+        &host_file,
+    );
+    for out in &outs {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let one = disguise(&dir).args(&select).stdout_ok();
+    assert_eq!(
+        outs[0].stdout, one,
+        "a pipe and a file of the same candidates"
+    );
+
+    // A schema from a stream, its levels reordered on process 1.
+    table_of(&dir, 400, false);
+    let schema = std::fs::read_to_string(dir.join("schema.toml")).unwrap();
+    let reordered = schema.replace(
+        "levels = [\"red\", \"green\", \"blue\"]",
+        "levels = [\"blue\", \"green\", \"red\"]",
+    );
+    assert_ne!(schema, reordered);
+    let histogram = owned(&words(
+        "histogram --schema /dev/stdin --epsilon 2 --k 2 --gamma 0.5 --seed 3 --out out.csv \
+         --format json --data table.csv",
+    ));
+    let host_file = hosts(&dir, 2);
+    let outs = run_fed(
+        &dir,
+        &[
+            (histogram.clone(), feed(&schema)),
+            (histogram, feed(&reordered)),
+        ],
+        &host_file,
+    );
+    both_refuse(&outs, "another --schema", "reordered levels");
+    assert!(!dir.join("out.csv").exists(), "nothing written");
+}
+
 /// The numbers in `text` (runs of digits).
 fn regex_free_numbers(text: &str) -> Vec<u64> {
     text.split(|c: char| !c.is_ascii_digit())

@@ -1,9 +1,9 @@
 //! What every process of a run must agree on before any record is read: the request (the
 //! command, every option that affects the result — given or not —, the contents of the
-//! public files) and the listing of each private input (which parts, of which sizes; for one
-//! file dealt row by row, its content hash). Exchanged in the handshake; any difference
-//! stops the run on every process with one line naming the first option or part that
-//! differs — and no number derived from the data.
+//! public files, streams included) and the listing of each private input (which parts, of
+//! which sizes; for one file dealt row by row, its content hash; never a stream). Exchanged
+//! in the handshake; any difference stops the run on every process with one line naming the
+//! first option or part that differs — and no number derived from the data.
 
 use crate::data::Parts;
 use crate::error::{Error, Result};
@@ -27,7 +27,8 @@ pub struct Agreement {
 pub enum RequestValue<'a> {
     /// An option's text as given.
     Text(&'a [u8]),
-    /// A public file, by its content (another path to the same content is the same value).
+    /// A public file, by its content (another path to the same content is the same value):
+    /// a regular file, or a stream read whole by [`crate::files::hold_stream`].
     File(&'a Path),
 }
 
@@ -43,10 +44,23 @@ struct Listing {
     parts: Vec<(String, u64, Option<String>)>,
 }
 
-/// The SHA-256 of `tag` and then a file's content, read in blocks of 1 MiB.
+/// The SHA-256 of a public file's content: the bytes [`crate::files::hold_stream`] holds for
+/// a stream, else the regular file's, read in blocks of 1 MiB. Anything else is refused: a
+/// stream not held would be consumed here, and the run could not read what was compared.
 fn sha256_of(path: &Path, tag: &[u8]) -> Result<[u8; 32]> {
     let mut hasher = Sha256::new();
     hasher.update(tag);
+    if let Some(bytes) = crate::files::held(path) {
+        hasher.update(&bytes);
+        return Ok(hasher.finalize().into());
+    }
+    if crate::files::is_stream(path) {
+        return Err(Error::io(format!(
+            "{} is not a regular file (a pipe, a socket or a device) and was not read whole \
+             before the run (files::hold_stream): write it to a file first",
+            path.display()
+        )));
+    }
     let io = |e| Error::io_with(format!("cannot read {}", path.display()), e);
     let mut f = std::fs::File::open(path).map_err(io)?;
     let mut buf = vec![0u8; 1 << 20];
@@ -64,6 +78,29 @@ fn hex(digest: impl AsRef<[u8]>) -> String {
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Refuses a private input that is a stream (a pipe such as `<(…)` or `/dev/stdin`, a
+/// socket, a device, or `-` for standard input) in a run over several processes or worker
+/// threads: each process (each worker of one process) reads one input file whole and keeps
+/// its rows, and the processes compare its content before reading it — a stream can be read
+/// only once, and its listing says nothing of its content. Folders and patterns list regular
+/// files only. `name` is the option that names it (`--points`).
+///
+/// # Errors
+/// [`Error::Io`]: one line naming the option and the stream, saying to write it to a file.
+pub fn refuse_stream(name: &str, input: &Path) -> Result<()> {
+    // A stream is one part (a folder or pattern lists regular files only).
+    if input.as_os_str() != "-" && !crate::files::is_stream(input) {
+        return Ok(());
+    }
+    Err(Error::io(format!(
+        "{name} {} is not a regular file but a stream (a pipe such as <(…) or /dev/stdin, a \
+         socket, a device, standard input): a run over several processes or workers compares \
+         each input file between the processes, then reads it once per process or worker, and \
+         a stream can be read only once; write it to a file first (the same on every process)",
+        input.display()
+    )))
+}
+
 impl Agreement {
     /// An empty agreement (a request with no field and no input).
     pub fn new() -> Self {
@@ -78,10 +115,11 @@ impl Agreement {
     }
 
     /// Adds a request field whose value is the content of the public file `path` (read
-    /// once, in blocks; only its hash is kept and exchanged).
+    /// once, in blocks; only its hash is kept and exchanged): a regular file, or a stream
+    /// read whole by [`crate::files::hold_stream`].
     ///
     /// # Errors
-    /// If the file cannot be read.
+    /// If the file cannot be read, or is a stream not held.
     pub fn file(self, name: &str, path: &Path) -> Result<Self> {
         self.values(name, &[RequestValue::File(path)])
     }
@@ -121,18 +159,25 @@ impl Agreement {
     /// every process reads that file whole anyway).
     ///
     /// # Errors
-    /// If a part cannot be inspected or read.
+    /// If a part cannot be inspected or read; a stream ([`refuse_stream`]).
     pub fn input(mut self, name: &str, parts: &Parts) -> Result<Self> {
         let mut listed = Vec::with_capacity(parts.files().len());
         for file in parts.files() {
+            if parts.is_single() {
+                refuse_stream(name, file)?;
+            }
             let io = |e| Error::io_with(format!("cannot inspect {}", file.display()), e);
             let meta = std::fs::metadata(file).map_err(io)?;
+            if !meta.is_file() {
+                // Parts of a folder or pattern are regular files when listed; one that is
+                // no longer is refused as a stream would be.
+                refuse_stream(name, file)?;
+            }
             let part = file
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            // A pipe or device can be read only once: its content is not hashed.
-            let hash = if parts.is_single() && meta.is_file() {
+            let hash = if parts.is_single() {
                 Some(hex(sha256_of(file, b"")?))
             } else {
                 None
@@ -358,6 +403,52 @@ mod tests {
                 .differs(0, &with(&[RequestValue::File(&file)]), 1)
                 .is_some()
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_stream_is_compared_by_its_held_content_or_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("schema.toml");
+        std::fs::write(&file, "").unwrap();
+        // /dev/null: a device, read whole as empty.
+        let null = Path::new("/dev/null");
+        assert!(crate::files::is_stream(null));
+        let e = Agreement::new()
+            .input("--points", &Parts::resolve(null).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("--points /dev/null is not a regular file")
+                && e.contains("write it to a file first"),
+            "{e}"
+        );
+        let e = refuse_stream("--data", Path::new("-"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--data - is not a regular file"), "{e}");
+        assert!(refuse_stream("--data", &file).is_ok());
+        assert!(refuse_stream("--data", dir.path()).is_ok());
+        let e = Agreement::new()
+            .file("--schema", null)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not read whole"), "{e}");
+        assert!(crate::files::hold_stream(null).unwrap());
+        assert!(!crate::files::hold_stream(&file).unwrap());
+        // Held, the stream is its content: the same as an empty file's.
+        let held = Agreement::new().file("--schema", null).unwrap();
+        let empty = Agreement::new().file("--schema", &file).unwrap();
+        assert_eq!(held.differs(0, &empty, 1), None);
+        std::fs::write(&file, "x").unwrap();
+        let other = Agreement::new().file("--schema", &file).unwrap();
+        assert!(
+            held.differs(0, &other, 1)
+                .unwrap()
+                .contains("another --schema")
+        );
+        // Readers of the library read the held bytes (here: none).
+        assert_eq!(crate::data::read_text(null, "null").unwrap(), "");
     }
 
     #[test]

@@ -57,7 +57,7 @@ mod secure;
 mod sharded;
 mod table;
 
-pub use agreement::{Agreement, RequestValue};
+pub use agreement::{Agreement, RequestValue, refuse_stream};
 pub use secure::ClusterKey;
 pub use sharded::{Aggregate, Comm, Sharded, ShardedState, Summable, SynthInput};
 pub(crate) use sharded::{Link, Msg, Serve};
@@ -187,9 +187,9 @@ impl Cluster {
     /// # Errors
     /// If the file cannot be read, or as [`Cluster::hosts`] (naming the file and line).
     pub fn from_host_file(path: &Path, process: usize, workers: usize) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::io_with(format!("cannot read the host file {}", path.display()), e)
-        })?;
+        // Through the library's reader: a host file given as a stream that
+        // `files::hold_stream` read is read from its held bytes.
+        let text = crate::data::read_text(path, &format!("the host file {}", path.display()))?;
         let hosts: Vec<String> = text.lines().map(|l| l.trim().to_string()).collect();
         Cluster::hosts(hosts, process, workers).map_err(|e| match e {
             Error::InvalidParameter {

@@ -24,6 +24,19 @@ pub fn is_parquet(path: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// Opens the Parquet file `path`. A stream that [`crate::files::hold_stream`] read is
+/// refused: Parquet is read by seeking (and the stream cannot be read again).
+fn open(path: &Path) -> Result<File> {
+    let shown = path.display();
+    if crate::files::held(path).is_some() {
+        return Err(Error::io(format!(
+            "{shown}: a Parquet file is read by seeking, not from a stream: write it to a file \
+             first"
+        )));
+    }
+    File::open(path).map_err(|e| Error::io_with(format!("cannot open {shown}"), e))
+}
+
 /// The points of the rows `keep` accepts (0-based row of the file) from two numeric columns
 /// of a Parquet file (DOUBLE, FLOAT, INT32 or INT64; names matched case-insensitively, as
 /// for CSV). Only the two columns are decoded, one row group and at most 65,536 values at a
@@ -54,7 +67,7 @@ pub fn read_points_parquet(
     mut keep: impl FnMut(u64) -> bool,
 ) -> Result<Vec<[f64; 2]>> {
     let shown = path.display();
-    let file = File::open(path).map_err(|e| Error::io_with(format!("cannot open {shown}"), e))?;
+    let file = open(path)?;
     let reader = SerializedFileReader::new(file)
         .map_err(|e| Error::parse_with(format!("{shown}: not a readable Parquet file"), e))?;
     let schema = reader.metadata().file_metadata().schema_descr();
@@ -162,7 +175,7 @@ pub(crate) fn scan_as_text(
     mut cell: impl FnMut(u64, usize, Option<&str>) -> Result<()>,
 ) -> Result<u64> {
     let shown = path.display();
-    let file = File::open(path).map_err(|e| Error::io_with(format!("cannot open {shown}"), e))?;
+    let file = open(path)?;
     let reader = SerializedFileReader::new(file)
         .map_err(|e| Error::parse_with(format!("{shown}: not a readable Parquet file"), e))?;
     let schema = reader.metadata().file_metadata().schema_descr();

@@ -145,15 +145,32 @@ impl<R: std::io::Read> std::io::Read for LineLimit<R> {
     }
 }
 
-/// Opens a user's input file for reading, with the line length bounded ([`LineLimit`]).
-/// `shown` names the file in the message.
-pub(crate) fn open_input(
-    path: &std::path::Path,
-    shown: &str,
-) -> crate::Result<LineLimit<std::fs::File>> {
+/// An input opened for reading: a file, or a stream's bytes held by
+/// [`crate::files::hold_stream`] (read there once, served from memory to every reader).
+pub(crate) enum Input {
+    File(std::fs::File),
+    Held(std::io::Cursor<std::sync::Arc<[u8]>>),
+}
+
+impl std::io::Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Input::File(f) => f.read(buf),
+            Input::Held(c) => c.read(buf),
+        }
+    }
+}
+
+/// Opens a user's input file for reading, with the line length bounded ([`LineLimit`]): the
+/// held bytes of a stream [`crate::files::hold_stream`] read, else the file. `shown` names
+/// the file in the message.
+pub(crate) fn open_input(path: &std::path::Path, shown: &str) -> crate::Result<LineLimit<Input>> {
+    if let Some(bytes) = crate::files::held(path) {
+        return Ok(LineLimit::new(Input::Held(std::io::Cursor::new(bytes))));
+    }
     let file = std::fs::File::open(path)
         .map_err(|e| crate::Error::io_with(format!("cannot read {shown}"), e))?;
-    Ok(LineLimit::new(file))
+    Ok(LineLimit::new(Input::File(file)))
 }
 
 /// Reads a whole (small) text file such as a schema or constraint file, with the line length

@@ -1,7 +1,7 @@
 //! `--workers`, `--hosts`, `--process`, `--timeout`, `--cluster-key`: a distributed run
 //! ([`disguise::cluster`]), and the request every process of it must agree on.
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use disguise::cluster::{Agreement, Cluster, ClusterKey, RequestValue};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -43,7 +43,7 @@ static REQUEST: OnceLock<Vec<Field>> = OnceLock::new();
 /// then every option outside [`NOT_THE_REQUEST`], defaults included, and those not given as
 /// not given — so that an option given to one process only is named, not the option after
 /// it. Nothing is read here: a file option's content is hashed only when a distributed run
-/// builds its agreement.
+/// builds its agreement (streams are read whole first, by [`hold_public_streams`]).
 pub fn remember_request(command: &clap::Command, matches: &clap::ArgMatches) {
     let mut name = String::new();
     let mut at = (command, matches);
@@ -83,9 +83,31 @@ pub fn remember_request(command: &clap::Command, matches: &clap::ArgMatches) {
     let _ = REQUEST.set(fields);
 }
 
-/// The agreement of this process: the remembered request — a regular file by its content
-/// (another path to the same public file is the same request), anything else by its text, an
-/// option not given as not given — and the listings of the private `inputs`.
+/// In a run over `--hosts`, reads whole every public file of the request that is a stream —
+/// a pipe (`--candidates <(sort c.csv)`, `/dev/stdin`), a socket, a device — before anything
+/// else reads it ([`disguise::files::hold_stream`]): the processes then compare its content
+/// like a file's, and the run reads the very bytes they compared. Called by `main` before
+/// the command runs; nothing to do in any other run.
+pub fn hold_public_streams() -> anyhow::Result<()> {
+    let request = REQUEST.get().map(Vec::as_slice).unwrap_or_default();
+    let distributed = request
+        .iter()
+        .any(|f| f.name == "--hosts" && f.values.is_some());
+    if !distributed {
+        return Ok(());
+    }
+    for field in request.iter().filter(|f| f.files) {
+        for value in field.values.iter().flatten() {
+            disguise::files::hold_stream(Path::new(value)).with_context(|| field.name.clone())?;
+        }
+    }
+    Ok(())
+}
+
+/// The agreement of this process: the remembered request — a public file by its content (a
+/// regular file, or a stream held by [`hold_public_streams`]: another path to the same
+/// content is the same request), anything else by its text — and the listings of the
+/// private `inputs`.
 fn agreement(inputs: &[(&str, &Path)]) -> anyhow::Result<Agreement> {
     let mut agreement = Agreement::new();
     for field in REQUEST.get().map(Vec::as_slice).unwrap_or_default() {
@@ -97,7 +119,7 @@ fn agreement(inputs: &[(&str, &Path)]) -> anyhow::Result<Agreement> {
             .iter()
             .map(|value| {
                 let path = Path::new(value);
-                if field.files && path.is_file() {
+                if field.files && (path.is_file() || disguise::files::held(path).is_some()) {
                     RequestValue::File(path)
                 } else {
                     RequestValue::Text(value.as_encoded_bytes())
@@ -123,8 +145,9 @@ pub struct ClusterArgs {
     pub workers: Option<usize>,
     /// A host file: one `host:port` per line, process 0 first; start the same command once
     /// per line, each with its --process. Input parts (a directory or glob as --points) go
-    /// to process j mod P; one input file is dealt row by row. Only process 0 prints.
-    /// Example: `--hosts hosts.txt --process 1`.
+    /// to process j mod P; one input file is dealt row by row. Data must be files, not
+    /// streams such as `<(…)` or /dev/stdin (a public file may be one: it is read whole
+    /// first). Only process 0 prints. Example: `--hosts hosts.txt --process 1`.
     #[arg(long, value_name = "FILE", requires = "process")]
     pub hosts: Option<PathBuf>,
     /// This process's line of the host file, from 0.
@@ -147,6 +170,19 @@ pub struct ClusterArgs {
 const KEY_VARIABLE: &str = "DISGUISE_CLUSTER_KEY";
 
 impl ClusterArgs {
+    /// In a distributed run (`--workers` or `--hosts`), refuses the private `inputs` that
+    /// are streams ([`disguise::cluster::refuse_stream`]): each process or worker reads an
+    /// input file once, and the processes compare it by content first. A check that needs
+    /// no data, made before anything is reserved (and again by [`ClusterArgs::cluster`]).
+    pub fn refuse_streams(&self, inputs: &[(&str, &Path)]) -> anyhow::Result<()> {
+        if self.hosts.is_some() || self.workers.is_some() {
+            for (name, path) in inputs {
+                disguise::cluster::refuse_stream(name, path)?;
+            }
+        }
+        Ok(())
+    }
+
     /// The key file: `--cluster-key`, else `DISGUISE_CLUSTER_KEY` unless it is empty (read
     /// here rather than by clap, which takes a set but empty variable for an empty path and
     /// refuses it even in a run that needs no key).
@@ -170,6 +206,7 @@ impl ClusterArgs {
         }
         let timeout = Duration::from_secs_f64(self.timeout);
         let workers = self.workers.unwrap_or(1);
+        self.refuse_streams(inputs)?;
         let cluster = match (&self.hosts, self.process) {
             (Some(file), Some(process)) => Cluster::from_host_file(file, process, workers),
             _ if self.workers.is_some() => Cluster::local(workers),

@@ -52,8 +52,12 @@ impl TableArgs {
     /// Checks that every data file (and `extra`, a public file of the run) can be read
     /// ([`disguise::files::check_input`]): before anything is charged, so that a misspelt
     /// name costs nothing. Not in a run over `--hosts`, whose processes each find their own
-    /// data where they run.
+    /// data where they run; in a distributed run, no data file may be a stream
+    /// ([`ClusterArgs::refuse_streams`]).
     pub fn check_inputs(&self, extra: Option<&PathBuf>) -> anyhow::Result<()> {
+        let inputs: Vec<(&str, &Path)> =
+            self.data.iter().map(|p| ("--data", p.as_path())).collect();
+        self.cluster.refuse_streams(&inputs)?;
         if self.cluster.hosts.is_none() {
             for path in self.data.iter().chain(extra) {
                 disguise::files::check_input(path)?;
