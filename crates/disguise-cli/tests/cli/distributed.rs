@@ -2,6 +2,9 @@
 //! time) give the one-process result bit for bit, whatever the partition and the format of
 //! the parts; a peer that dies or never comes makes the others fail with one line.
 
+#[cfg(target_os = "linux")]
+mod faults;
+
 use crate::common;
 
 use common::{StdoutOk, dir_with, disguise, fails_with, words};

@@ -43,10 +43,12 @@
 //! reproducible: it protects no one anyway).
 //!
 //! # Failure
-//! Connections are made by [`Cluster`] itself with a deadline ([`Cluster::timeout`]); a peer
-//! that closes its connection mid-run (killed, crashed) makes timely's network threads fail on
-//! every other process, which then return [`Error::Cluster`]; a peer that stops answering
-//! without closing its connection is given up after the same timeout per exchange.
+//! Connections are made by [`Cluster`] itself under one deadline ([`Cluster::timeout`]); each
+//! accepted connection's handshake runs on a thread of its own under a deadline for the whole
+//! handshake, so a stranger that trickles bytes holds up nothing. A peer that closes its
+//! connection mid-run (killed, crashed) makes timely's network threads fail on every other
+//! process, which then return [`Error::Cluster`]; a peer that stops answering without closing
+//! its connection is given up after the same timeout per exchange.
 
 mod agreement;
 mod discernibility;

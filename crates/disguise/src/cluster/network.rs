@@ -1,11 +1,17 @@
 //! The connections between processes, made here rather than by timely (whose own set-up
 //! retries forever and reports on standard output, where process 0 writes its result): each
-//! process connects to the lower-numbered ones and accepts the higher-numbered ones, with a
-//! deadline. Every link is first secured with the cluster key ([`super::secure`]), if there is
-//! one; then both sides exchange a hello (program version, process index, process and worker
-//! counts, and the [`Agreement`]) and each checks the other's. A connection that fails the
-//! handshake (a port scan, a stranger, a peer with another key) is dropped and reported, and
-//! the set-up goes on; a member that disagrees stops the run on both sides with one line.
+//! process connects to the lower-numbered ones and accepts the higher-numbered ones, all
+//! within one deadline (`--timeout`). Every link is first secured with the cluster key
+//! ([`super::secure`]), if there is one; then both sides exchange a hello (program version,
+//! process index, process and worker counts, and the [`Agreement`]) and each checks the
+//! other's.
+//!
+//! Each accepted connection runs its handshake on a thread of its own, under a deadline for
+//! the whole handshake (at most `HANDSHAKE`, never past the set-up's): when it passes, the
+//! connection is shut down, so a stranger that trickles its bytes cannot hold up the accept
+//! loop or outlast the set-up. A connection that is not a member of this run — a port scan, a
+//! stranger, a peer with another key — is dropped and reported, and the set-up goes on; a
+//! member that disagrees stops the run on both sides with one line.
 
 use super::agreement::Agreement;
 use super::secure::{ClusterKey, SecureLink};
@@ -13,22 +19,31 @@ use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// "disguise cluster", protocol 2: a peer of another program or protocol is refused.
 const MAGIC: &str = "disguise cluster 2";
 
-/// How long to sleep between attempts to connect or accept.
+/// How every hello's body begins (serde writes the fields in order, `magic` first): a
+/// connection that sends anything else is dropped after these few bytes.
+const HELLO_START: &str = "{\"magic\":\"disguise cluster 2\"";
+
+/// How long to sleep between attempts to connect, and between looks at the listener.
 const POLL: Duration = Duration::from_millis(20);
 
-/// The longest a connection may take to complete its handshake before it is dropped, so that
-/// a silent stranger cannot hold up the set-up.
+/// The longest one accepted connection may take to complete its whole handshake (key
+/// exchange and hello), however it spreads its bytes: then it is shut down and dropped.
 const HANDSHAKE: Duration = Duration::from_secs(10);
 
-/// The largest hello accepted (its listings hold a line per part).
+/// The largest hello accepted (its listings hold a line per part). Read as it arrives, never
+/// allocated ahead from the length a peer announces.
 const MAX_HELLO: usize = 64 << 20;
+
+/// The most handshakes under way at once; further connections wait in the listen backlog.
+const MAX_IN_FLIGHT: usize = 64;
 
 /// Where a message to report a dropped connection goes.
 pub(super) type Warn<'a> = &'a (dyn Fn(&str) + Sync);
@@ -49,6 +64,14 @@ enum Kind {
 }
 
 impl PeerStream {
+    fn new(kind: Kind, peer: usize) -> Self {
+        PeerStream {
+            kind,
+            peer,
+            closed: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
     fn tcp(&self) -> &TcpStream {
         match &self.kind {
             Kind::Plain(t) => t,
@@ -103,6 +126,99 @@ impl timely::communication::allocator::zero_copy::stream::Stream for PeerStream 
     }
     fn shutdown(&self, how: Shutdown) -> std::io::Result<()> {
         self.tcp().shutdown(how)
+    }
+}
+
+/// The connections of a set-up still in their handshake, each with its deadline: shut down
+/// when it passes, and all of them when the set-up ends, so that no read of the set-up can
+/// outlast its deadline however slowly the other side sends.
+#[derive(Default)]
+struct Watch {
+    open: Mutex<Vec<Watching>>,
+    next: AtomicU64,
+    over: AtomicBool,
+}
+
+struct Watching {
+    id: u64,
+    deadline: Instant,
+    tcp: TcpStream,
+    expired: Arc<AtomicBool>,
+}
+
+/// One watched connection; dropping it stops the watch.
+struct Watched<'w> {
+    watch: &'w Watch,
+    id: u64,
+    expired: Arc<AtomicBool>,
+}
+
+impl Watch {
+    fn watch(&self, tcp: &TcpStream, deadline: Instant) -> std::io::Result<Watched<'_>> {
+        let id = self.next.fetch_add(1, Ordering::SeqCst);
+        let expired = Arc::new(AtomicBool::new(false));
+        let tcp = tcp.try_clone()?;
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if self.over.load(Ordering::SeqCst) {
+            expired.store(true, Ordering::SeqCst);
+            let _ = tcp.shutdown(Shutdown::Both);
+        } else {
+            open.push(Watching {
+                id,
+                deadline,
+                tcp,
+                expired: Arc::clone(&expired),
+            });
+        }
+        Ok(Watched {
+            watch: self,
+            id,
+            expired,
+        })
+    }
+
+    /// Shuts down every connection past its deadline (every one, once the set-up is over).
+    fn sweep(&self) {
+        let now = Instant::now();
+        let over = self.over.load(Ordering::SeqCst);
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.retain(|w| {
+            if over || now >= w.deadline {
+                w.expired.store(true, Ordering::SeqCst);
+                let _ = w.tcp.shutdown(Shutdown::Both);
+                false
+            } else {
+                true
+            }
+        });
+    }
+
+    /// The set-up is over: the handshakes still under way are cut.
+    fn end(&self) {
+        self.over.store(true, Ordering::SeqCst);
+        self.sweep();
+    }
+}
+
+impl Watched<'_> {
+    /// Whether the deadline passed (the connection was shut down).
+    fn expired(&self) -> bool {
+        self.expired.load(Ordering::SeqCst)
+    }
+
+    /// Stops watching a connection whose handshake is complete: whether it is intact (the
+    /// deadline had not passed).
+    fn keep(self) -> bool {
+        let mut open = self.watch.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.retain(|w| w.id != self.id);
+        !self.expired()
+    }
+}
+
+impl Drop for Watched<'_> {
+    fn drop(&mut self) {
+        let mut open = self.watch.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.retain(|w| w.id != self.id);
     }
 }
 
@@ -162,21 +278,25 @@ pub(super) struct Setup<'a> {
 
 /// Why a connection did not become a link.
 enum Refused {
-    /// Not a member (a scan, a stranger, another key): dropped, reported, the set-up goes on.
+    /// Not a member (a scan, a stranger, another key or version): dropped, reported, the
+    /// set-up goes on.
     Drop(String),
     /// A member that disagrees, or a failure of this process: the run stops.
     Fatal(Error),
 }
 
-impl Setup<'_> {
-    fn stream(&self, kind: Kind, peer: usize) -> PeerStream {
-        PeerStream {
-            kind,
-            peer,
-            closed: Arc::new(AtomicUsize::new(0)),
-        }
-    }
+/// What the threads of a set-up report to it.
+enum Event {
+    /// The link to a lower-numbered process, or why there is none.
+    Connected(usize, Result<PeerStream>),
+    /// An accepted connection's handshake: a link to a higher-numbered process, or why not.
+    Accepted(
+        SocketAddr,
+        std::result::Result<(usize, PeerStream), Refused>,
+    ),
+}
 
+impl Setup<'_> {
     fn hello(&self) -> Hello {
         Hello {
             magic: MAGIC.to_string(),
@@ -188,7 +308,8 @@ impl Setup<'_> {
         }
     }
 
-    /// Sockets to every other process, in process order, `None` at `me`.
+    /// Sockets to every other process, in process order, `None` at `me`: all within one
+    /// deadline, `timeout` from now.
     pub(super) fn connect(&self) -> Result<Vec<Option<PeerStream>>> {
         let deadline = Instant::now() + self.timeout;
         let (hosts, me) = (self.hosts, self.me);
@@ -208,15 +329,121 @@ impl Setup<'_> {
         } else {
             None
         };
+        let watch = Watch::default();
         let mut links: Vec<Option<PeerStream>> = (0..processes).map(|_| None).collect();
-        for peer in 0..me {
-            links[peer] = Some(self.connect_to(peer, &addresses[peer], deadline)?);
+        let (events, inbox) = mpsc::channel::<Event>();
+        std::thread::scope(|scope| {
+            // The lower-numbered processes, one after the other, on a thread of their own
+            // while this one accepts the higher-numbered ones.
+            if me > 0 {
+                let (events, watch, addresses) = (events.clone(), &watch, &addresses);
+                scope.spawn(move || {
+                    for (peer, address) in addresses.iter().enumerate().take(me) {
+                        let link = self.connect_to(peer, address, deadline, watch);
+                        let failed = link.is_err();
+                        if events.send(Event::Connected(peer, link)).is_err() || failed {
+                            return;
+                        }
+                    }
+                });
+            }
+            let outcome = self.gather(
+                scope,
+                listener.as_ref(),
+                &events,
+                &inbox,
+                &watch,
+                deadline,
+                &mut links,
+            );
+            // Handshakes still under way (strangers) are cut, and their threads end.
+            watch.end();
+            outcome
+        })?;
+        // The strangers cut as the set-up ended.
+        for event in inbox.try_iter() {
+            if let Event::Accepted(from, Err(Refused::Drop(why))) = event {
+                (self.warn)(&format!("dropped a connection from {from}: {why}"));
+            }
         }
-        if let Some(listener) = listener {
-            let mut missing = processes - me - 1;
-            while missing > 0 {
+        for link in links.iter_mut().flatten() {
+            link.closed = Arc::clone(self.closed);
+            link.tcp()
+                .set_read_timeout(None)
+                .map_err(|e| Error::Cluster(format!("cannot configure a link: {e}")))?;
+        }
+        Ok(links)
+    }
+
+    /// Accepts connections (each handshake on a thread of its own) and gathers the links
+    /// until every peer has one, a member stops the run, or the deadline passes.
+    #[allow(clippy::too_many_arguments)]
+    fn gather<'scope, 'env: 'scope>(
+        &'env self,
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        listener: Option<&TcpListener>,
+        events: &mpsc::Sender<Event>,
+        inbox: &mpsc::Receiver<Event>,
+        watch: &'env Watch,
+        deadline: Instant,
+        links: &mut [Option<PeerStream>],
+    ) -> Result<()> {
+        let (hosts, me) = (self.hosts, self.me);
+        let mut missing = hosts.len() - 1;
+        let mut in_flight = 0usize;
+        while missing > 0 {
+            let now = Instant::now();
+            // The lower-numbered processes are the connecting thread's to report (it gives up
+            // at the deadline, naming the cause): only a slack past it, should it not.
+            let slack = if links[..me].iter().any(Option::is_none) {
+                POLL * 100
+            } else {
+                Duration::ZERO
+            };
+            if now >= deadline + slack {
+                let absent: Vec<String> = (0..hosts.len())
+                    .filter(|&p| p != me && links[p].is_none())
+                    .map(|p| format!("{p} ({})", hosts[p]))
+                    .collect();
+                return Err(Error::Cluster(format!(
+                    "process {} did not connect within {} s",
+                    absent.join(", "),
+                    self.timeout.as_secs_f64()
+                )));
+            }
+            while let Some(listener) = listener.filter(|_| in_flight < MAX_IN_FLIGHT) {
                 match listener.accept() {
-                    Ok((stream, from)) => match self.accept(stream, deadline) {
+                    Ok((stream, from)) => {
+                        in_flight += 1;
+                        let events = events.clone();
+                        let until = deadline.min(Instant::now() + HANDSHAKE);
+                        scope.spawn(move || {
+                            let _ = events
+                                .send(Event::Accepted(from, self.accept(stream, until, watch)));
+                        });
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(e) => {
+                        return Err(Error::Cluster(format!(
+                            "accepting peers on {}: {e}",
+                            hosts[me]
+                        )));
+                    }
+                }
+            }
+            watch.sweep();
+            let event = match inbox.recv_timeout(POLL) {
+                Ok(event) => event,
+                Err(_) => continue,
+            };
+            match event {
+                Event::Connected(peer, link) => {
+                    links[peer] = Some(link?);
+                    missing -= 1;
+                }
+                Event::Accepted(from, outcome) => {
+                    in_flight -= 1;
+                    match outcome {
                         Ok((peer, link)) => {
                             if links[peer].is_some() {
                                 return Err(Error::Cluster(format!(
@@ -231,59 +458,44 @@ impl Setup<'_> {
                             (self.warn)(&format!("dropped a connection from {from}: {why}"));
                         }
                         Err(Refused::Fatal(e)) => return Err(e),
-                    },
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                        if Instant::now() >= deadline {
-                            let absent: Vec<String> = (me + 1..processes)
-                                .filter(|&p| links[p].is_none())
-                                .map(|p| format!("{p} ({})", hosts[p]))
-                                .collect();
-                            return Err(Error::Cluster(format!(
-                                "process {} did not connect within {} s",
-                                absent.join(", "),
-                                self.timeout.as_secs_f64()
-                            )));
-                        }
-                        std::thread::sleep(POLL);
-                    }
-                    Err(e) => {
-                        return Err(Error::Cluster(format!(
-                            "accepting peers on {}: {e}",
-                            hosts[me]
-                        )));
                     }
                 }
             }
         }
-        for link in links.iter_mut().flatten() {
-            link.closed = Arc::clone(self.closed);
-            link.tcp()
-                .set_read_timeout(None)
-                .map_err(|e| Error::Cluster(format!("cannot configure a link: {e}")))?;
-        }
-        Ok(links)
+        Ok(())
     }
 
     /// Connects to the lower-numbered `peer`, retrying until the deadline while nobody
-    /// listens there.
+    /// listens there, and runs the handshake, all before the deadline.
     fn connect_to(
         &self,
         peer: usize,
         address: &[SocketAddr],
         deadline: Instant,
+        watch: &Watch,
     ) -> Result<PeerStream> {
         let host = &self.hosts[peer];
-        let stream = loop {
-            match TcpStream::connect(address) {
-                Ok(s) => break s,
-                Err(e) if Instant::now() >= deadline => {
-                    return Err(Error::Cluster(format!(
-                        "process {peer} at {host} could not be reached within {} s: {e}",
-                        self.timeout.as_secs_f64()
-                    )));
+        let stream = 'connected: loop {
+            let mut last = None;
+            for a in address {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
                 }
-                Err(_) => std::thread::sleep(POLL),
+                // In short attempts, so that a set-up that ends early is not held up.
+                match TcpStream::connect_timeout(a, left.min(Duration::from_secs(2))) {
+                    Ok(s) => break 'connected s,
+                    Err(e) => last = Some(e),
+                }
             }
+            if Instant::now() >= deadline || watch.over.load(Ordering::SeqCst) {
+                let e = last.map_or_else(|| "no connection".to_string(), |e| e.to_string());
+                return Err(Error::Cluster(format!(
+                    "process {peer} at {host} could not be reached within {} s: {e}",
+                    self.timeout.as_secs_f64()
+                )));
+            }
+            std::thread::sleep(POLL);
         };
         let wire = |e: std::io::Error| {
             Error::Cluster(format!(
@@ -291,18 +503,18 @@ impl Setup<'_> {
                  have the same --cluster-key (or none, on one machine)?"
             ))
         };
-        let left = deadline.saturating_duration_since(Instant::now());
+        let watched = watch.watch(&stream, deadline).map_err(wire)?;
         stream.set_nodelay(true).map_err(wire)?;
-        stream
-            .set_read_timeout(Some(left.max(Duration::from_millis(100))))
-            .map_err(wire)?;
         let kind = match self.key {
             Some(key) => Kind::Secure(SecureLink::handshake(stream, key, true).map_err(wire)?),
             None => Kind::Plain(stream),
         };
-        let mut link = self.stream(kind, peer);
+        let mut link = PeerStream::new(kind, peer);
         send_hello(&mut link, &self.hello()).map_err(wire)?;
         let theirs = read_hello(&mut link).map_err(wire)?;
+        if !watched.keep() {
+            return Err(wire(std::io::ErrorKind::TimedOut.into()));
+        }
         if theirs.process != peer {
             return Err(Error::Cluster(format!(
                 "the process at {host} says it is process {}, not {peer}: is --process the \
@@ -314,25 +526,27 @@ impl Setup<'_> {
         Ok(link)
     }
 
-    /// Runs the handshake of an accepted connection.
+    /// Runs the handshake of an accepted connection, all before `deadline`.
     fn accept(
         &self,
         stream: TcpStream,
         deadline: Instant,
+        watch: &Watch,
     ) -> std::result::Result<(usize, PeerStream), Refused> {
-        let drop = |e: std::io::Error| Refused::Drop(e.to_string());
+        let watched = watch
+            .watch(&stream, deadline)
+            .map_err(|e| Refused::Drop(e.to_string()))?;
+        let drop = |e: std::io::Error| {
+            Refused::Drop(cut(&watched, watch).unwrap_or_else(|| e.to_string()))
+        };
         stream.set_nonblocking(false).map_err(drop)?;
         stream.set_nodelay(true).map_err(drop)?;
-        let left = deadline.saturating_duration_since(Instant::now());
-        stream
-            .set_read_timeout(Some(left.clamp(Duration::from_millis(100), HANDSHAKE)))
-            .map_err(drop)?;
         let kind = match self.key {
             Some(key) => Kind::Secure(SecureLink::handshake(stream, key, false).map_err(drop)?),
             None => Kind::Plain(stream),
         };
-        // The peer's index is known after its hello; until then a closed stream notes nobody.
-        let mut link = self.stream(kind, usize::MAX - 1);
+        // The peer's index is known after its hello.
+        let mut link = PeerStream::new(kind, usize::MAX - 1);
         let theirs = read_hello(&mut link).map_err(drop)?;
         if theirs.magic != MAGIC {
             return Err(Refused::Drop(
@@ -354,6 +568,12 @@ impl Setup<'_> {
                  --process the line of each host?",
                 theirs.process, self.me
             ))));
+        }
+        if let Some(why) = cut(&watched, watch) {
+            return Err(Refused::Drop(why));
+        }
+        if !watched.keep() {
+            return Err(Refused::Drop("its handshake was cut".into()));
         }
         link.peer = theirs.process;
         Ok((theirs.process, link))
@@ -387,6 +607,20 @@ impl Setup<'_> {
     }
 }
 
+/// Why an accepted connection's handshake was cut, if it was.
+fn cut(watched: &Watched<'_>, watch: &Watch) -> Option<String> {
+    watched.expired().then(|| {
+        if watch.over.load(Ordering::SeqCst) {
+            "its handshake was not complete when the set-up was".to_string()
+        } else {
+            format!(
+                "its handshake was not complete in time (at most {} s per connection)",
+                HANDSHAKE.as_secs()
+            )
+        }
+    })
+}
+
 fn send_hello(link: &mut PeerStream, hello: &Hello) -> std::io::Result<()> {
     let body = serde_json::to_vec(hello).map_err(std::io::Error::other)?;
     link.write_all(&(body.len() as u64).to_le_bytes())?;
@@ -394,22 +628,30 @@ fn send_hello(link: &mut PeerStream, hello: &Hello) -> std::io::Result<()> {
     link.flush()
 }
 
+/// Reads a hello: its length, then its body as it arrives, refusing at once a body that does
+/// not begin as every hello does.
 fn read_hello(link: &mut PeerStream) -> std::io::Result<Hello> {
-    let mut len = [0u8; 8];
-    link.read_exact(&mut len)?;
-    let len = u64::from_le_bytes(len);
-    if len > MAX_HELLO as u64 {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "not a disguise process of this protocol",
-        ));
-    }
-    let mut body = vec![0u8; len as usize];
-    link.read_exact(&mut body)?;
-    serde_json::from_slice(&body).map_err(|_| {
+    let foreign = || {
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             "not a disguise process of this protocol",
         )
-    })
+    };
+    let mut len = [0u8; 8];
+    link.read_exact(&mut len)?;
+    let len = u64::from_le_bytes(len);
+    if len > MAX_HELLO as u64 || len < HELLO_START.len() as u64 {
+        return Err(foreign());
+    }
+    let mut body = vec![0u8; HELLO_START.len()];
+    link.read_exact(&mut body)?;
+    if body != HELLO_START.as_bytes() {
+        return Err(foreign());
+    }
+    let rest = len - HELLO_START.len() as u64;
+    let got = (&mut *link).take(rest).read_to_end(&mut body)?;
+    if got as u64 != rest {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    serde_json::from_slice(&body).map_err(|_| foreign())
 }
