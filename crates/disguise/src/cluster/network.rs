@@ -10,8 +10,8 @@
 //! the whole handshake (at most `HANDSHAKE`, never past the set-up's): when it passes, the
 //! connection is shut down, so a stranger that trickles its bytes cannot hold up the accept
 //! loop or outlast the set-up. A connection that is not a member of this run — a port scan, a
-//! stranger, a peer with another key — is dropped and reported, and the set-up goes on; a
-//! member that disagrees stops the run on both sides with one line.
+//! stranger, a peer with another key or of another version — is dropped and reported, and the
+//! set-up goes on; a member that disagrees stops the run on both sides with one line.
 
 use super::agreement::Agreement;
 use super::secure::{ClusterKey, SecureLink};
@@ -553,14 +553,18 @@ impl Setup<'_> {
                 "not a disguise process of this protocol".into(),
             ));
         }
-        // A member: from here on, a disagreement stops the run. Answer first, so that the
-        // peer sees the same disagreement and stops too.
-        send_hello(&mut link, &self.hello()).map_err(|e| {
-            Refused::Fatal(Error::Cluster(format!(
-                "the handshake with process {} failed: {e}",
-                theirs.process
-            )))
-        })?;
+        if theirs.version != env!("CARGO_PKG_VERSION") {
+            // A member must run this very version; anyone else may say anything here.
+            let version: String = theirs.version.chars().take(40).collect();
+            return Err(Refused::Drop(format!(
+                "it says it runs disguise {version:?}, this process {:?}: every process must run \
+                 one version",
+                env!("CARGO_PKG_VERSION")
+            )));
+        }
+        // A member of this version: answer, so that it sees what we see, then check. A peer
+        // gone before the answer was no member of this run.
+        send_hello(&mut link, &self.hello()).map_err(drop)?;
         self.check(&theirs).map_err(Refused::Fatal)?;
         if theirs.process <= self.me || theirs.process >= self.hosts.len() {
             return Err(Refused::Fatal(Error::Cluster(format!(

@@ -1,9 +1,10 @@
 //! Faults of a distributed run, each made on purpose: a stranger that trickles its bytes into
-//! the set-up. The run goes on, and the stranger is dropped with a warning.
+//! the set-up, a stranger of another version. The run goes on, and each stranger is dropped
+//! with a warning.
 
 use super::{generate, hosts, select_args, start};
 use crate::common::{dir_with, disguise, words};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -89,4 +90,49 @@ fn a_slow_stranger_does_not_hold_up_the_set_up() {
             "{what}: {stderr}"
         );
     }
+}
+
+/// Without a key, a local stranger that sends a hello of this protocol but of another
+/// version is dropped with a warning, as a stranger is on a keyed port: the run goes on.
+#[test]
+fn a_stranger_of_another_version_is_dropped_without_a_key() {
+    let dir = dir_with("version", &[]);
+    generate(&dir, "csv", 400, 2, "csv");
+    let expected = disguise(&dir)
+        .args(select_args("csv/points", ""))
+        .output()
+        .expect("one process");
+    let host_file = hosts(&dir, 2);
+    let address = first_host(&host_file);
+    let args = select_args("csv/points", "");
+    let lead = start(&dir, &args, &host_file, 0, 1);
+    let hello = br#"{"magic":"disguise cluster 2","version":"0.0.0-stranger","process":1,"processes":2,"workers":1,"agreement":{"request":[],"inputs":[]}}"#;
+    let mut stranger = connect_when_listening(&address);
+    stranger
+        .write_all(&(hello.len() as u64).to_le_bytes())
+        .expect("length");
+    stranger.write_all(hello).expect("hello");
+    // Process 0 drops the stranger (and answers nothing): its end of the connection closes.
+    stranger
+        .set_read_timeout(Some(PATIENCE))
+        .expect("read timeout");
+    let mut answer = Vec::new();
+    let _ = stranger.read_to_end(&mut answer);
+    assert!(answer.is_empty(), "process 0 answered a stranger");
+    let peer = start(&dir, &args, &host_file, 1, 1)
+        .wait_with_output()
+        .expect("process 1");
+    let lead = lead.wait_with_output().expect("process 0");
+    let stderr = String::from_utf8_lossy(&lead.stderr);
+    assert!(lead.status.success(), "{stderr}");
+    assert!(
+        peer.status.success(),
+        "{}",
+        String::from_utf8_lossy(&peer.stderr)
+    );
+    assert_eq!(lead.stdout, expected.stdout);
+    assert!(
+        stderr.contains("warning: dropped a connection from") && stderr.contains("0.0.0-stranger"),
+        "{stderr}"
+    );
 }
