@@ -318,8 +318,13 @@ impl Setup<'_> {
         // Listen first, so that the higher-numbered processes find us as soon as possible.
         let listener = if me + 1 < processes {
             let l = TcpListener::bind(&addresses[me][..]).map_err(|e| {
+                let why = if e.kind() == std::io::ErrorKind::AddrInUse {
+                    "address in use (another program, or another run, holds that port)".into()
+                } else {
+                    e.to_string()
+                };
                 Error::Cluster(format!(
-                    "process {me} cannot listen on {} (its line of the host file): {e}",
+                    "process {me} could not listen on {} (its line of the host file): {why}",
                     hosts[me]
                 ))
             })?;
@@ -475,6 +480,10 @@ impl Setup<'_> {
         watch: &Watch,
     ) -> Result<PeerStream> {
         let host = &self.hosts[peer];
+        let seconds = self.timeout.as_secs_f64();
+        let unreachable = |why: String| {
+            Error::Cluster(format!("could not reach process {peer} at {host}: {why}"))
+        };
         let stream = 'connected: loop {
             let mut last = None;
             for a in address {
@@ -489,31 +498,75 @@ impl Setup<'_> {
                 }
             }
             if Instant::now() >= deadline || watch.over.load(Ordering::SeqCst) {
-                let e = last.map_or_else(|| "no connection".to_string(), |e| e.to_string());
-                return Err(Error::Cluster(format!(
-                    "process {peer} at {host} could not be reached within {} s: {e}",
-                    self.timeout.as_secs_f64()
-                )));
+                let why = match last {
+                    Some(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => format!(
+                        "nothing listened there within {seconds} s (is process {peer} started, \
+                         with this host file?)"
+                    ),
+                    Some(e) => format!("{e} (within {seconds} s)"),
+                    None => format!("no connection within {seconds} s"),
+                };
+                return Err(unreachable(why));
             }
             std::thread::sleep(POLL);
         };
-        let wire = |e: std::io::Error| {
-            Error::Cluster(format!(
-                "the handshake with process {peer} at {host} failed ({e}): does every process \
-                 have the same --cluster-key (or none, on one machine)?"
-            ))
+        let watched = watch
+            .watch(&stream, deadline)
+            .map_err(|e| unreachable(e.to_string()))?;
+        let expired = Arc::clone(&watched.expired);
+        // What went wrong in the handshake, as this side can tell.
+        let failed = |stage: Stage, e: std::io::Error| -> Error {
+            use std::io::ErrorKind::*;
+            if expired.load(Ordering::SeqCst) {
+                return unreachable(format!(
+                    "nothing answered the handshake within {seconds} s (is another program \
+                     listening on that port?)"
+                ));
+            }
+            let closed = matches!(
+                e.kind(),
+                UnexpectedEof | ConnectionReset | ConnectionAborted | BrokenPipe
+            );
+            match (stage, self.key.is_some()) {
+                (Stage::Key, _) if closed => Error::Cluster(format!(
+                    "process {peer} at {host} refused the handshake (it closed the connection): \
+                     does every process have the same --cluster-key?"
+                )),
+                (Stage::Key, _) if e.kind() == PermissionDenied => Error::Cluster(format!(
+                    "the program at {host} (process {peer}'s line) is not a member of this \
+                     cluster: does every process have the same --cluster-key?"
+                )),
+                (_, _) if e.kind() == InvalidData => unreachable(
+                    "the program there is not a disguise process of this protocol (another \
+                     program on that port?)"
+                        .into(),
+                ),
+                (Stage::Hello, false) if closed => unreachable(format!(
+                    "the program there closed the connection during the handshake (a disguise \
+                     process of another version, or another program on that port? see \
+                     process {peer}'s warnings)"
+                )),
+                (Stage::Hello, true) if closed => unreachable(format!(
+                    "process {peer} closed the connection during the handshake (another version \
+                     of disguise? see its warnings)"
+                )),
+                _ => unreachable(format!("the handshake failed: {e}")),
+            }
         };
-        let watched = watch.watch(&stream, deadline).map_err(wire)?;
-        stream.set_nodelay(true).map_err(wire)?;
+        stream
+            .set_nodelay(true)
+            .map_err(|e| failed(Stage::Key, e))?;
         let kind = match self.key {
-            Some(key) => Kind::Secure(SecureLink::handshake(stream, key, true).map_err(wire)?),
+            Some(key) => Kind::Secure(
+                SecureLink::handshake(stream, key, true).map_err(|e| failed(Stage::Key, e))?,
+            ),
             None => Kind::Plain(stream),
         };
         let mut link = PeerStream::new(kind, peer);
-        send_hello(&mut link, &self.hello()).map_err(wire)?;
-        let theirs = read_hello(&mut link).map_err(wire)?;
+        send_hello(&mut link, &self.hello()).map_err(|e| failed(Stage::Hello, e))?;
+        let theirs = read_hello(&mut link).map_err(|e| failed(Stage::Hello, e))?;
         if !watched.keep() {
-            return Err(wire(std::io::ErrorKind::TimedOut.into()));
+            return Err(failed(Stage::Hello, std::io::ErrorKind::TimedOut.into()));
         }
         if theirs.process != peer {
             return Err(Error::Cluster(format!(
@@ -623,6 +676,13 @@ fn cut(watched: &Watched<'_>, watch: &Watch) -> Option<String> {
             )
         }
     })
+}
+
+/// Where the connecting side's handshake failed: the key exchange or the hellos.
+#[derive(Clone, Copy)]
+enum Stage {
+    Key,
+    Hello,
 }
 
 fn send_hello(link: &mut PeerStream, hello: &Hello) -> std::io::Result<()> {

@@ -1,16 +1,44 @@
 //! Faults of a distributed run, each made on purpose: a stranger that trickles its bytes into
-//! the set-up, a stranger of another version. The run goes on, and each stranger is dropped
-//! with a warning.
+//! the set-up, a stranger of another version, a port held by another program. Each ends with
+//! the run's result, the stranger dropped with a warning, or with the one line that names the
+//! process and the cause.
 
 use super::{generate, hosts, select_args, start};
 use crate::common::{dir_with, disguise, words};
 use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::net::{TcpListener, TcpStream};
 use std::path::Path;
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 /// How long a test waits for what takes a second on an idle machine.
 const PATIENCE: Duration = Duration::from_secs(120);
+
+/// The error lines of a process's standard error.
+fn errors(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .map(String::from)
+        .collect()
+}
+
+/// Exit code 2 and one error line holding every one of `needles`, nothing on stdout, no
+/// internal error.
+fn fails_naming(out: &Output, needles: &[&str], what: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{what}: {stderr}");
+    let errors = errors(out);
+    assert_eq!(errors.len(), 1, "{what}: {stderr}");
+    for needle in needles {
+        assert!(
+            errors[0].contains(needle),
+            "{what}: no {needle:?} in {stderr}"
+        );
+    }
+    assert!(!stderr.contains("internal error"), "{what}: {stderr}");
+    assert!(out.stdout.is_empty(), "{what}: printed");
+}
 
 /// Connects to `address` once something listens there.
 fn connect_when_listening(address: &str) -> TcpStream {
@@ -135,4 +163,37 @@ fn a_stranger_of_another_version_is_dropped_without_a_key() {
         stderr.contains("warning: dropped a connection from") && stderr.contains("0.0.0-stranger"),
         "{stderr}"
     );
+}
+
+/// Process 0's port held by another program (which never answers): process 0 cannot listen
+/// there and says so; process 1 cannot reach process 0 there and says so after the timeout —
+/// neither blames the key.
+#[test]
+fn a_port_held_by_another_program_is_named() {
+    let dir = dir_with("taken", &[]);
+    generate(&dir, "csv", 100, 1, "csv");
+    disguise(&dir)
+        .args(words("cluster key --out k.key"))
+        .assert()
+        .success();
+    for extra in ["--timeout 2", "--timeout 2 --cluster-key k.key"] {
+        let host_file = hosts(&dir, 2);
+        let address = first_host(&host_file);
+        let squatter = TcpListener::bind(&address).expect("the other program's port");
+        let args = select_args("csv/points", extra);
+        let zero = start(&dir, &args, &host_file, 0, 1);
+        let one = start(&dir, &args, &host_file, 1, 1);
+        let zero = zero.wait_with_output().expect("process 0");
+        let one = one.wait_with_output().expect("process 1");
+        drop(squatter);
+        let listen = format!("process 0 could not listen on {address}");
+        fails_naming(&zero, &[&listen, "address in use"], extra);
+        let reach = format!("could not reach process 0 at {address}");
+        fails_naming(&one, &[&reach], extra);
+        assert!(
+            !errors(&one)[0].contains("cluster-key"),
+            "{extra}: {}",
+            errors(&one)[0]
+        );
+    }
 }
