@@ -269,13 +269,41 @@ fn a_peer_killed_mid_run_fails_the_others() {
     }
 }
 
-/// Starts `args` on 2 processes, kills process `victim` a second in, and checks the survivor:
+/// Waits until `child` has connected to its peers and runs: on Linux, until timely's network
+/// threads exist (read from /proc); elsewhere, a second and a half.
+fn wait_until_connected(child: &mut Child) {
+    if !cfg!(target_os = "linux") {
+        std::thread::sleep(Duration::from_millis(1500));
+        return;
+    }
+    let tasks = format!("/proc/{}/task", child.id());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let connected = std::fs::read_dir(&tasks).is_ok_and(|entries| {
+            entries.flatten().any(|task| {
+                std::fs::read_to_string(task.path().join("comm"))
+                    .is_ok_and(|name| name.starts_with("timely:recv"))
+            })
+        });
+        if connected {
+            return;
+        }
+        assert!(
+            child.try_wait().expect("status").is_none(),
+            "the process ended before it connected"
+        );
+        assert!(Instant::now() < deadline, "the process never connected");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Starts `args` on 2 processes, kills process `victim` once it runs, and checks the survivor:
 /// it fails within the timeout, with one error line naming the lost peer and nothing on
 /// stdout.
 fn kill_peer(dir: &Path, args: &[&str], victim: usize) {
     let hosts = hosts(dir, 2);
     let mut children: Vec<Child> = (0..2).map(|i| start(dir, args, &hosts, i, 1)).collect();
-    std::thread::sleep(Duration::from_millis(1000));
+    wait_until_connected(&mut children[victim]);
     let mut killed = children.remove(victim);
     let still_running = killed.try_wait().expect("status").is_none();
     killed.kill().expect("kill");
@@ -297,7 +325,8 @@ fn kill_peer(dir: &Path, args: &[&str], victim: usize) {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("closed its connection") || stderr.contains("heard nothing"),
+        stderr.contains(&format!("process {victim} closed its connection"))
+            || stderr.contains(&format!("process {victim} reset its connection")),
         "{stderr}"
     );
     assert_eq!(
@@ -1291,9 +1320,9 @@ fn the_timeout_names_the_silent_process_and_a_late_one_exits_at_once() {
     let host_file = hosts(&dir, 2);
     let mut args0 = args.clone();
     args0.extend(["--timeout", "3"]);
-    let peer = start(&dir, &args, &host_file, 1, 1);
+    let mut peer = start(&dir, &args, &host_file, 1, 1);
     let lead = start(&dir, &args0, &host_file, 0, 1);
-    std::thread::sleep(Duration::from_millis(1500));
+    wait_until_connected(&mut peer);
     let pid = peer.id().to_string();
     Command::new("kill").args(["-STOP", &pid]).status().unwrap();
     let lead = lead.wait_with_output().unwrap();

@@ -45,10 +45,12 @@
 //! # Failure
 //! Connections are made by [`Cluster`] itself under one deadline ([`Cluster::timeout`]); each
 //! accepted connection's handshake runs on a thread of its own under a deadline for the whole
-//! handshake, so a stranger that trickles bytes holds up nothing. A peer that closes its
-//! connection mid-run (killed, crashed) makes timely's network threads fail on every other
-//! process, which then return [`Error::Cluster`]; a peer that stops answering without closing
-//! its connection is given up after the same timeout per exchange.
+//! handshake, so a stranger that trickles bytes holds up nothing. A peer whose connection
+//! closes, resets or is altered mid-run (killed, crashed, tampered with) makes timely's network
+//! threads fail on every other process, which then return [`Error::Cluster`] naming that peer
+//! and how its link ended; a peer that stops answering without closing its connection is given
+//! up after the same timeout per exchange. A link that fails once every result is in takes
+//! nothing away: the run returns its result.
 
 mod agreement;
 mod discernibility;

@@ -12,6 +12,10 @@
 //! loop or outlast the set-up. A connection that is not a member of this run — a port scan, a
 //! stranger, a peer with another key or of another version — is dropped and reported, and the
 //! set-up goes on; a member that disagrees stops the run on both sides with one line.
+//!
+//! Once the run is under way, each link notes in the run's [`Health`] the first peer whose
+//! stream ended or failed, and how (closed, reset, altered in transit): the error a worker
+//! reports names that process and that cause.
 
 use super::agreement::Agreement;
 use super::secure::{ClusterKey, SecureLink};
@@ -48,14 +52,133 @@ const MAX_IN_FLIGHT: usize = 64;
 /// Where a message to report a dropped connection goes.
 pub(super) type Warn<'a> = &'a (dyn Fn(&str) + Sync);
 
+/// How a link ended, as its stream saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// The peer closed its end (it ended, died or was killed).
+    Closed,
+    /// The connection was reset (the peer died or was killed with data unread, or the
+    /// network cut it).
+    Reset,
+    /// A frame failed authentication: the link was altered in transit.
+    Altered,
+    /// Another failure of the connection.
+    Failed(String),
+}
+
+impl Ending {
+    /// How a link ended that failed with `e` (`secure`: a keyed link's).
+    fn of(e: &std::io::Error, secure: bool) -> Ending {
+        use std::io::ErrorKind::*;
+        match e.kind() {
+            UnexpectedEof | BrokenPipe => Ending::Closed,
+            ConnectionReset | ConnectionAborted => Ending::Reset,
+            InvalidData if secure => Ending::Altered,
+            _ => Ending::Failed(e.to_string()),
+        }
+    }
+}
+
+/// How the links of a run are faring: which peers' streams ended or failed, in order, and
+/// how; how many streams timely's network threads still hold, and the first link whose
+/// thread failed. Shared by every link of a run.
+#[derive(Debug, Default)]
+pub(crate) struct Health {
+    /// Whether a peer's stream has ended: read at every step of a waiting worker, so an atomic.
+    ended: AtomicBool,
+    /// Each peer whose stream ended or failed, with how, in the order they did.
+    endings: Mutex<Vec<(usize, Ending)>>,
+    /// Streams held by timely's network threads (one to send, one to receive per link).
+    threads: AtomicUsize,
+    /// The first peer whose network thread dropped its stream while panicking: its link failed
+    /// (it ended without the end of its stream, or broke), and joining that thread would
+    /// re-raise its panic.
+    broken: Mutex<Option<usize>>,
+    /// Whether `broken` is set (read at every step of a worker finishing its run).
+    failed: AtomicBool,
+}
+
+impl Health {
+    fn note(&self, peer: usize, how: Ending) {
+        let mut endings = self.endings.lock().unwrap_or_else(|e| e.into_inner());
+        if !endings.iter().any(|(p, _)| *p == peer) {
+            endings.push((peer, how));
+            self.ended.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn break_link(&self, peer: usize) {
+        let mut broken = self.broken.lock().unwrap_or_else(|e| e.into_inner());
+        broken.get_or_insert(peer);
+        self.failed.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether a peer's stream has ended or failed (cleanly or not).
+    pub(crate) fn ended(&self) -> bool {
+        self.ended.load(Ordering::SeqCst)
+    }
+
+    /// Whether one of timely's network threads failed (its link is broken).
+    pub(crate) fn broken(&self) -> bool {
+        self.failed.load(Ordering::SeqCst)
+    }
+
+    /// The error naming the peer whose link failed first — else the first whose stream ended
+    /// — and how; `None` while every link is up. (A process that fails because another did
+    /// ends its own streams cleanly, after the other's broke.)
+    pub(crate) fn failure(&self) -> Option<Error> {
+        let endings = self
+            .endings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let broken = *self.broken.lock().unwrap_or_else(|e| e.into_inner());
+        let (peer, how) = match broken {
+            Some(b) => endings
+                .into_iter()
+                .find(|(p, _)| *p == b)
+                .unwrap_or((b, Ending::Closed)),
+            None => endings.into_iter().next()?,
+        };
+        let what = match how {
+            Ending::Closed => {
+                format!("process {peer} closed its connection (it ended, died or was killed)")
+            }
+            Ending::Reset => format!(
+                "process {peer} reset its connection (it died or was killed, or the network cut \
+                 the link)"
+            ),
+            Ending::Altered => format!(
+                "a frame from process {peer} failed authentication: the link was altered in \
+                 transit"
+            ),
+            Ending::Failed(e) => format!("the link with process {peer} failed: {e}"),
+        };
+        Some(Error::Cluster(format!("{what}; nothing was released")))
+    }
+
+    /// Waits until timely's network threads have all let go of their streams (they ended),
+    /// or `until`: whether they all did.
+    pub(crate) fn wait_threads(&self, until: Instant) -> bool {
+        while self.threads.load(Ordering::SeqCst) > 0 {
+            if Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        true
+    }
+}
+
 /// A link to another process: in the clear (loopback only) or encrypted with the key.
 pub(crate) struct PeerStream {
     kind: Kind,
-    /// The peer's process index, and where to note (as index + 1) the first peer whose
-    /// stream ended: a worker waiting on an exchange then fails at once instead of waiting
-    /// for the timeout.
+    /// The peer's process index, for [`Health`] to name when this stream ends.
     peer: usize,
-    closed: Arc<AtomicUsize>,
+    health: Arc<Health>,
+    /// Whether one of timely's network threads holds this stream (a clone): counted in
+    /// [`Health`] while it lives.
+    thread: bool,
 }
 
 enum Kind {
@@ -68,7 +191,8 @@ impl PeerStream {
         PeerStream {
             kind,
             peer,
-            closed: Arc::new(AtomicUsize::new(0)),
+            health: Arc::default(),
+            thread: false,
         }
     }
 
@@ -78,6 +202,10 @@ impl PeerStream {
             Kind::Secure(s) => s.tcp(),
         }
     }
+
+    fn secure(&self) -> bool {
+        matches!(self.kind, Kind::Secure(_))
+    }
 }
 
 impl Read for PeerStream {
@@ -86,10 +214,10 @@ impl Read for PeerStream {
             Kind::Plain(t) => t.read(buf),
             Kind::Secure(s) => s.read(buf),
         };
-        if matches!(got, Ok(0) | Err(_)) && !buf.is_empty() {
-            let _ =
-                self.closed
-                    .compare_exchange(0, self.peer + 1, Ordering::SeqCst, Ordering::SeqCst);
+        match &got {
+            Ok(0) if !buf.is_empty() => self.health.note(self.peer, Ending::Closed),
+            Err(e) => self.health.note(self.peer, Ending::of(e, self.secure())),
+            _ => {}
         }
         got
     }
@@ -97,10 +225,15 @@ impl Read for PeerStream {
 
 impl Write for PeerStream {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match &mut self.kind {
+        let put = match &mut self.kind {
             Kind::Plain(t) => t.write(buf),
             Kind::Secure(s) => s.write(buf),
+        };
+        // A reset is reported once, to whichever of the link's threads meets it first.
+        if let Err(e) = &put {
+            self.health.note(self.peer, Ending::of(e, self.secure()));
         }
+        put
     }
     fn flush(&mut self) -> std::io::Result<()> {
         match &mut self.kind {
@@ -110,15 +243,30 @@ impl Write for PeerStream {
     }
 }
 
+impl Drop for PeerStream {
+    fn drop(&mut self) {
+        if self.thread {
+            if std::thread::panicking() {
+                self.health.break_link(self.peer);
+            }
+            self.health.threads.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
 impl timely::communication::allocator::zero_copy::stream::Stream for PeerStream {
     fn try_clone(&self) -> std::io::Result<Self> {
+        let kind = match &self.kind {
+            Kind::Plain(t) => Kind::Plain(t.try_clone()?),
+            Kind::Secure(s) => Kind::Secure(s.try_clone()?),
+        };
+        // Timely clones each link once for its sending thread and once for its receiving one.
+        self.health.threads.fetch_add(1, Ordering::SeqCst);
         Ok(PeerStream {
-            kind: match &self.kind {
-                Kind::Plain(t) => Kind::Plain(t.try_clone()?),
-                Kind::Secure(s) => Kind::Secure(s.try_clone()?),
-            },
+            kind,
             peer: self.peer,
-            closed: Arc::clone(&self.closed),
+            health: Arc::clone(&self.health),
+            thread: true,
         })
     }
     fn set_nonblocking(&self, nonblocking: bool) -> std::io::Result<()> {
@@ -272,8 +420,8 @@ pub(super) struct Setup<'a> {
     pub key: Option<&'a ClusterKey>,
     pub agreement: &'a Agreement,
     pub warn: Warn<'a>,
-    /// Where a stream notes the first peer whose stream ended (index + 1; 0 while none).
-    pub closed: &'a Arc<AtomicUsize>,
+    /// The run's links' health, which every link notes its end in once the set-up is done.
+    pub health: &'a Arc<Health>,
 }
 
 /// Why a connection did not become a link.
@@ -372,7 +520,7 @@ impl Setup<'_> {
             }
         }
         for link in links.iter_mut().flatten() {
-            link.closed = Arc::clone(self.closed);
+            link.health = Arc::clone(self.health);
             link.tcp()
                 .set_read_timeout(None)
                 .map_err(|e| Error::Cluster(format!("cannot configure a link: {e}")))?;

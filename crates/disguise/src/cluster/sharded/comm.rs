@@ -3,12 +3,12 @@
 //! [`Comm`], a worker's collective exchanges built on it.
 
 use super::super::Place;
+use super::super::network::Health;
 use super::protocol::Msg;
 use crate::error::{Error, Result};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::operators::{Exchange, Input, Inspect, Probe};
@@ -30,8 +30,8 @@ pub(super) struct Wire<'w> {
     timeout: Duration,
     /// Worker threads per process (to name a silent worker's process).
     workers: usize,
-    /// The first peer process whose stream ended, plus one (0 while none).
-    closed: Arc<AtomicUsize>,
+    /// The links' health: the first peer whose stream ended, and how.
+    health: Arc<Health>,
 }
 
 impl<'w> Wire<'w> {
@@ -39,7 +39,7 @@ impl<'w> Wire<'w> {
         worker: &'w mut Worker,
         timeout: Duration,
         workers: usize,
-        closed: Arc<AtomicUsize>,
+        health: Arc<Health>,
     ) -> Self {
         let mut input = InputHandle::new();
         let probe = ProbeHandle::new();
@@ -62,7 +62,7 @@ impl<'w> Wire<'w> {
             inbox,
             timeout,
             workers: workers.max(1),
-            closed,
+            health,
         }
     }
 
@@ -85,19 +85,16 @@ impl<'w> Wire<'w> {
         let start = Instant::now();
         while self.probe.less_than(&next) {
             self.worker.step_or_park(Some(Duration::from_millis(50)));
-            let closed = self.closed.load(Ordering::SeqCst);
-            if closed != 0 {
+            if self.health.ended() {
                 // What the peer sent before its end is already here: a moment to take it in.
                 let grace = Instant::now();
                 while self.probe.less_than(&next) && grace.elapsed() < Duration::from_millis(500) {
                     self.worker.step_or_park(Some(Duration::from_millis(10)));
                 }
                 if self.probe.less_than(&next) {
-                    return Err(Error::Cluster(format!(
-                        "process {} closed its connection (it ended, died or was killed); \
-                         nothing was released",
-                        closed - 1
-                    )));
+                    return Err(self.health.failure().unwrap_or_else(|| {
+                        Error::Cluster("a peer closed its connection; nothing was released".into())
+                    }));
                 }
             }
             if start.elapsed() > self.timeout {

@@ -3,17 +3,20 @@
 //! caller's algorithm on process 0 over the link to worker 0, and join the workers, reporting
 //! the first failure.
 
-use super::super::{Cluster, Place, network};
+use super::super::network::{self, Health};
+use super::super::{Cluster, Place};
 use super::comm::{Comm, Wire};
 use super::link::Link;
 use super::objective::{ObjectiveServer, Sharded, Summable};
 use super::protocol::Msg;
 use super::worker::{Serve, work};
 use crate::error::{Error, Result};
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::atomic::AtomicU64;
 use std::sync::mpsc::channel;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use timely::communication::allocator::AllocatorBuilder;
 use timely::worker::Worker;
 
@@ -85,15 +88,13 @@ impl Cluster {
     {
         let timeout = self.timeout;
         let process = self.process;
-        let (builders, network, closed) = self.connect()?;
+        let (builders, network, health) = self.connect()?;
         let (to_wire, commands) = channel::<Msg>();
         let (to_caller, answers) = channel::<Result<Msg>>();
         let desk = Arc::new(Mutex::new(Some((commands, to_caller))));
-        // Each worker's error, kept here too: a worker thread whose peer died may panic again
-        // in timely's clean-up after our part returned, and its join then says nothing useful.
-        let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
-        let guards = self.execute(builders, Arc::clone(&errors), move |worker, place| {
-            work(worker, place, timeout, &closed, &build, &desk)
+        let workers = Arc::clone(&health);
+        let started = self.execute(builders, &health, move |worker, place, done| {
+            work(worker, place, timeout, &workers, &build, &desk, done)
         })?;
         let outcome = if process == 0 {
             // Worker 0 first says how many records there are in all (or fails).
@@ -105,13 +106,14 @@ impl Cluster {
                         next_id: AtomicU64::new(0),
                     });
                     let result = drive(&link, records as usize);
-                    // Every state is gone: the workers may stop.
-                    link.call(Msg::Done);
                     let failure = link
                         .failure
                         .lock()
                         .unwrap_or_else(|e| e.into_inner())
                         .take();
+                    // Every state is gone: the workers may stop. Every answer is in by now, so
+                    // what befalls this last exchange no longer matters to the result.
+                    link.call(Msg::Done);
                     match failure {
                         Some(e) => Err(e),
                         None => result.map(Some),
@@ -124,25 +126,36 @@ impl Cluster {
             drop(to_wire);
             Ok(None)
         };
-        finish(guards, &errors, network)?;
-        outcome
+        let finished = self.finish(started, network, &health);
+        match outcome {
+            // Every answer was received: a link that fails as the run ends takes nothing away.
+            Ok(Some(result)) => Ok(Some(result)),
+            outcome => finished.and(outcome),
+        }
     }
 
-    /// Starts every worker of this process on `body`, with its [`Place`]. A worker's error
-    /// (or panic: a peer that closed its connection) is noted in `errors` and its dataflow
-    /// dropped — timely would otherwise keep stepping it until every peer finishes it,
-    /// forever if one is gone.
+    /// Starts every worker of this process on `body`, with its [`Place`] and a flag that
+    /// `body` sets once its part of the run is complete (a failure after it is no failure of
+    /// the run). A worker's error (or panic: a peer that closed its connection) is noted, with
+    /// every worker's outcome, in what this returns, and its dataflow dropped — timely would
+    /// otherwise keep stepping it until every peer finishes it, forever if one is gone. A
+    /// worker that succeeds steps its dataflow to its end itself, for at most the timeout and
+    /// only while every link holds.
     fn execute<F>(
         &self,
         builders: Vec<AllocatorBuilder>,
-        errors: Arc<Mutex<Vec<Error>>>,
+        health: &Arc<Health>,
         body: F,
-    ) -> Result<timely::communication::WorkerGuards<Result<()>>>
+    ) -> Result<Started>
     where
-        F: Fn(&mut Worker, Place) -> Result<()> + Send + Sync + 'static,
+        F: Fn(&mut Worker, Place, &Cell<bool>) -> Result<()> + Send + Sync + 'static,
     {
         let (processes, process, workers) = (self.processes(), self.process, self.workers);
-        timely::execute::execute_from(
+        let timeout = self.timeout;
+        let outcomes: Outcomes = Arc::new(Mutex::new(Vec::new()));
+        let noted = Arc::clone(&outcomes);
+        let health = Arc::clone(health);
+        let guards = timely::execute::execute_from(
             builders,
             Box::new(()),
             timely::WorkerConfig::default(),
@@ -155,39 +168,40 @@ impl Cluster {
                     local: worker.index() % workers,
                     workers,
                 };
-                let result = catch_unwind(AssertUnwindSafe(|| body(worker, place)))
-                    .unwrap_or_else(|p| Err(peer_failure(&panic_text(&*p))));
-                if let Err(e) = &result {
-                    errors
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(Error::Cluster(e.to_string()));
-                    for id in worker.installed_dataflows() {
-                        worker.drop_dataflow(id);
-                    }
+                let done = Cell::new(false);
+                let result = catch_unwind(AssertUnwindSafe(|| body(worker, place, &done)))
+                    .unwrap_or_else(|p| Err(peer_failure(&panic_text(&*p), &health)));
+                let result = if done.get() { Ok(()) } else { result };
+                let settled = result.is_ok() && settle(worker, &health, timeout);
+                if !settled {
+                    let _ = catch_unwind(AssertUnwindSafe(|| {
+                        for id in worker.installed_dataflows() {
+                            worker.drop_dataflow(id);
+                        }
+                    }));
                 }
+                let kept = match &result {
+                    Ok(()) => Ok(()),
+                    Err(e) => Err(Error::Cluster(e.to_string())),
+                };
+                (noted.lock().unwrap_or_else(|e| e.into_inner())).push((place.local, kept));
                 result
             },
         )
-        .map_err(Error::Cluster)
+        .map_err(Error::Cluster)?;
+        Ok(Started { guards, outcomes })
     }
 
-    /// The communication of a run: timely's allocators, and the network threads' guard
-    /// (`None` in one process).
+    /// The communication of a run: timely's allocators, the network threads' guard (`None`
+    /// in one process), and the links' health.
     #[allow(clippy::type_complexity)]
-    fn connect(
-        &self,
-    ) -> Result<(
-        Vec<AllocatorBuilder>,
-        Option<NetworkGuard>,
-        Arc<AtomicUsize>,
-    )> {
-        let closed = Arc::new(AtomicUsize::new(0));
+    fn connect(&self) -> Result<(Vec<AllocatorBuilder>, Option<NetworkGuard>, Arc<Health>)> {
+        let health = Arc::new(Health::default());
         if self.hosts.is_empty() {
             let (builders, _) = timely::CommunicationConfig::Process(self.workers)
                 .try_build()
                 .map_err(Error::Cluster)?;
-            return Ok((builders, None, closed));
+            return Ok((builders, None, health));
         }
         use timely::communication::allocator::ProcessBuilder;
         use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
@@ -200,7 +214,7 @@ impl Cluster {
             key: self.key.as_ref(),
             agreement: &self.agreement,
             warn: &warn,
-            closed: &closed,
+            health: &health,
         }
         .connect()?;
         let hooks = timely::communication::Hooks::default();
@@ -209,7 +223,7 @@ impl Cluster {
             initialize_networking_from_sockets(local, sockets, self.process, self.workers, hooks)
                 .map_err(|e| Error::Cluster(format!("starting the network: {e}")))?;
         let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
-        Ok((builders, Some(Box::new(guard)), closed))
+        Ok((builders, Some(Box::new(guard)), health))
     }
 
     /// Adds up, exactly, the vectors of counts that `count` makes on every worker from its
@@ -230,13 +244,13 @@ impl Cluster {
         B: Fn(Place) -> Result<Vec<u64>> + Send + Sync + 'static,
     {
         let timeout = self.timeout;
-        let (builders, network, closed) = self.connect()?;
-        let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
+        let (builders, network, health) = self.connect()?;
         let total: Arc<Mutex<Option<Vec<u64>>>> = Arc::default();
         let kept = Arc::clone(&total);
-        let guards = self.execute(builders, Arc::clone(&errors), move |worker, place| {
+        let links = Arc::clone(&health);
+        let started = self.execute(builders, &health, move |worker, place, _| {
             let mut comm = Comm {
-                wire: Wire::new(worker, timeout, place.workers, Arc::clone(&closed)),
+                wire: Wire::new(worker, timeout, place.workers, Arc::clone(&links)),
                 place,
             };
             let sum = comm.all_sum(count(place))?;
@@ -245,8 +259,12 @@ impl Cluster {
             }
             Ok(())
         })?;
-        finish(guards, &errors, network)?;
-        Ok(total.lock().unwrap_or_else(|e| e.into_inner()).take())
+        let finished = self.finish(started, network, &health);
+        // Process 0 holds the sum once every count is in, whatever befalls the links after.
+        match total.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            Some(sum) => Ok(Some(sum)),
+            None => finished.map(|()| None),
+        }
     }
 }
 
@@ -265,13 +283,13 @@ impl Cluster {
         schema: crate::histogram::Schema,
     ) -> Result<Option<SynthInput>> {
         let timeout = self.timeout;
-        let (builders, network, closed) = self.connect()?;
-        let errors: Arc<Mutex<Vec<Error>>> = Arc::default();
+        let (builders, network, health) = self.connect()?;
         let total: Arc<Mutex<Option<SynthInput>>> = Arc::default();
         let kept = Arc::clone(&total);
-        let guards = self.execute(builders, Arc::clone(&errors), move |worker, place| {
+        let links = Arc::clone(&health);
+        let started = self.execute(builders, &health, move |worker, place, _| {
             let mut comm = Comm {
-                wire: Wire::new(worker, timeout, place.workers, Arc::clone(&closed)),
+                wire: Wire::new(worker, timeout, place.workers, Arc::clone(&links)),
                 place,
             };
             let data = super::super::read_share(&mut comm, &paths, &schema)?;
@@ -290,8 +308,11 @@ impl Cluster {
             }
             Ok(())
         })?;
-        finish(guards, &errors, network)?;
-        Ok(total.lock().unwrap_or_else(|e| e.into_inner()).take())
+        let finished = self.finish(started, network, &health);
+        match total.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            Some(input) => Ok(Some(input)),
+            None => finished.map(|()| None),
+        }
     }
 }
 
@@ -307,49 +328,94 @@ pub struct SynthInput {
     pub domains: Vec<crate::histogram::Domain>,
 }
 
-/// Joins the workers: the first error any of them noted (a worker whose peer died may panic
-/// again in timely's clean-up after noting it), else none. The network threads are joined
-/// after a clean run and left alone after a failed one (joining them would re-raise their
-/// panics; the process is about to report the error).
-fn finish(
+/// Every worker of this process, started: their threads, and each one's outcome (its local
+/// index and result, in the order they ended) as it noted it before timely's clean-up.
+struct Started {
     guards: timely::communication::WorkerGuards<Result<()>>,
-    errors: &Mutex<Vec<Error>>,
-    network: Option<NetworkGuard>,
-) -> Result<()> {
-    let joined = guards.join();
-    let mut first_error = errors
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .drain(..)
-        .next();
-    for result in joined {
-        let error = match result {
-            Ok(Ok(())) => continue,
-            Ok(Err(e)) => e,
-            // A panic outside our part of the worker: timely's own stepping.
-            Err(_) => peer_failure("the worker's dataflow failed"),
-        };
-        first_error.get_or_insert(error);
-    }
-    match first_error {
-        None => {
-            drop(network);
-            Ok(())
+    outcomes: Outcomes,
+}
+
+type Outcomes = Arc<Mutex<Vec<(usize, Result<()>)>>>;
+
+/// How long a failed process waits for its network threads to send what its workers left
+/// (worker 0's reason to stop, the end of each stream) before it reports the failure.
+const LINGER: Duration = Duration::from_secs(2);
+
+impl Cluster {
+    /// Joins the workers: the first error any of them noted, else none. A worker thread may
+    /// panic in timely's clean-up after its part ended (a poisoned queue: its peer's link
+    /// failed): that is no failure of the run. The network threads are joined only once they
+    /// have all ended without failing (joining a failed one would re-raise its panic); after a
+    /// failed run they are given a moment to send what the workers left, then left alone (the
+    /// process is about to report the error).
+    fn finish(
+        &self,
+        started: Started,
+        network: Option<NetworkGuard>,
+        health: &Health,
+    ) -> Result<()> {
+        let Started { guards, outcomes } = started;
+        let joined = guards.join();
+        let outcomes = std::mem::take(&mut *outcomes.lock().unwrap_or_else(|e| e.into_inner()));
+        let ended: Vec<usize> = outcomes.iter().map(|(local, _)| *local).collect();
+        let mut first_error = outcomes.into_iter().find_map(|(_, r)| r.err());
+        for (local, result) in joined.into_iter().enumerate() {
+            if result.is_err() && !ended.contains(&local) {
+                // A panic before the worker's part ended, outside it: timely's own stepping.
+                first_error.get_or_insert_with(|| {
+                    health
+                        .failure()
+                        .unwrap_or_else(|| Error::Cluster("a worker's dataflow failed".into()))
+                });
+            }
         }
-        Some(e) => {
-            std::mem::forget(network);
-            Err(e)
+        let Some(network) = network else {
+            return first_error.map_or(Ok(()), Err);
+        };
+        match first_error {
+            None => {
+                if health.wait_threads(Instant::now() + self.timeout) && !health.broken() {
+                    drop(network);
+                } else {
+                    std::mem::forget(network);
+                }
+                Ok(())
+            }
+            Some(e) => {
+                health.wait_threads(Instant::now() + LINGER.min(self.timeout));
+                std::mem::forget(network);
+                Err(e)
+            }
         }
     }
 }
 
-/// The error for a worker that failed inside timely: a closed connection is a peer that died.
-fn peer_failure(text: &str) -> Error {
+/// Steps a worker whose part succeeded until its dataflows complete (its last progress reaches
+/// the others), for at most `timeout` and while every link holds: whether they completed.
+fn settle(worker: &mut Worker, health: &Health, timeout: Duration) -> bool {
+    let until = Instant::now() + timeout;
+    catch_unwind(AssertUnwindSafe(|| {
+        while worker.has_dataflows() {
+            if health.broken() || Instant::now() >= until {
+                return false;
+            }
+            worker.step_or_park(Some(Duration::from_millis(50)));
+        }
+        true
+    }))
+    .unwrap_or(false)
+}
+
+/// The error for a worker that failed inside timely: a failed link names its peer and how.
+fn peer_failure(text: &str, health: &Health) -> Error {
     if text.contains("timely communication error") || text.contains("MergeQueue poisoned") {
-        Error::Cluster(
-            "a peer closed its connection mid-run (it died or was killed); nothing was released"
-                .into(),
-        )
+        health.failure().unwrap_or_else(|| {
+            Error::Cluster(
+                "a peer closed its connection mid-run (it died or was killed); nothing was \
+                 released"
+                    .into(),
+            )
+        })
     } else {
         Error::Cluster(format!("a worker failed: {text}"))
     }

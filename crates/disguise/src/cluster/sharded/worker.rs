@@ -3,11 +3,12 @@
 //! until `Done` ([`work`]).
 
 use super::super::Place;
+use super::super::network::Health;
 use super::comm::{Comm, Wire};
 use super::link::Desk;
 use super::protocol::{Msg, sum_answers};
 use crate::error::{Error, Result};
-use std::sync::atomic::AtomicUsize;
+use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use timely::worker::Worker;
@@ -27,21 +28,24 @@ pub(crate) trait Serve {
 }
 
 /// One worker's whole run: build its part, then answer commands until `Done`. Worker 0
-/// takes the commands from the caller's thread (`desk`) and sends them to everyone.
+/// takes the commands from the caller's thread (`desk`) and sends them to everyone. `done` is
+/// set once `Done` is served: this worker's part is complete, whatever befalls the answer's
+/// exchange.
 pub(super) fn work<S, B>(
     worker: &mut Worker,
     place: Place,
     timeout: Duration,
-    closed: &Arc<AtomicUsize>,
+    health: &Arc<Health>,
     build: &B,
     desk: &Mutex<Option<Desk>>,
+    done: &Cell<bool>,
 ) -> Result<()>
 where
     S: Serve,
     B: Fn(&mut Comm<'_>) -> Result<S>,
 {
     let mut comm = Comm {
-        wire: Wire::new(worker, timeout, place.workers, Arc::clone(closed)),
+        wire: Wire::new(worker, timeout, place.workers, Arc::clone(health)),
         place,
     };
     let built = build(&mut comm);
@@ -134,6 +138,9 @@ where
         let answer = server
             .serve(&mut comm, &command)
             .unwrap_or_else(|e| Msg::Failed(e.to_string()));
+        if matches!(command, Msg::Done) {
+            done.set(true);
+        }
         let answers = comm.exchange(vec![(0, answer)])?;
         if let Some((_, to_caller)) = &desk {
             // The caller may be gone after `Done`; nothing waits for the answer then.
