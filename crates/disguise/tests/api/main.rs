@@ -9,6 +9,7 @@ mod support;
 mod apps;
 mod audit;
 mod cluster;
+mod cluster_faults;
 mod constraints;
 mod continuous_greedy;
 mod fuzz_inputs;

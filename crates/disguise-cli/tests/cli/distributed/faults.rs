@@ -1,51 +1,24 @@
 //! Faults of a distributed run, each made on purpose: a stranger that trickles its bytes into
-//! the set-up, a stranger of another version, a connection reset at the end of a run or in
-//! its middle, a frame altered in transit, a port held by another program, a process killed.
-//! Each ends with the one line that names the process and the cause — or, when nothing was
-//! lost, with the result.
+//! the set-up, a stranger of another version, a port held by another program, a process
+//! killed or stopped mid-run. Each ends with the one line that names the process and the
+//! cause — or, when nothing was lost, with the result. (The faults of the wire itself — a
+//! connection reset, a frame altered — are made by a relay between two processes of the
+//! library's tests, `disguise/tests/api/cluster_faults.rs`: through the command line every
+//! process reads the same host file, so none can be pointed at a relay.)
 //!
-//! A relay between processes 0 and 1 makes the faults of the wire: each process reads its
-//! host list from standard input (`--hosts /dev/stdin`), so process 1 can be told that
-//! process 0 listens at the relay. The processes are waited for by what they do, never by
-//! a guessed sleep: a killed process is killed once its network threads run.
+//! The processes are waited for by what they do, never by a guessed sleep: a process is
+//! killed or stopped once its network threads run.
 
-use super::{binary, generate, generate_with, hosts, select_args, start, wait_until_connected};
+use super::{generate, generate_with, hosts, select_args, start, wait_until_connected};
 use crate::common::{dir_with, disguise, words};
 use std::io::{Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
-use std::thread::JoinHandle;
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 /// How long a test waits for what takes a second on an idle machine.
 const PATIENCE: Duration = Duration::from_secs(120);
-
-/// Process `i` of a run whose host list comes on standard input (`--hosts /dev/stdin`), so
-/// that each process may be given its own list. (The request compares a host file that is
-/// not a regular file by its name, the same for every process.)
-fn start_listing(dir: &Path, args: &[&str], listing: &str, i: usize) -> Child {
-    let timeout: &[&str] = if args.contains(&"--timeout") {
-        &[]
-    } else {
-        &["--timeout", "30"]
-    };
-    let mut child = Command::new(binary())
-        .current_dir(dir)
-        .args(args)
-        .args(["--hosts", "/dev/stdin", "--process", &i.to_string()])
-        .args(["--workers", "1"])
-        .args(timeout)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start disguise");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(listing.as_bytes()).expect("host list");
-    drop(stdin);
-    child
-}
 
 /// The error lines of a process's standard error.
 fn errors(out: &Output) -> Vec<String> {
@@ -89,159 +62,6 @@ fn connect_when_listening(address: &str) -> TcpStream {
 fn first_host(host_file: &Path) -> String {
     let text = std::fs::read_to_string(host_file).expect("host file");
     text.lines().next().expect("a line").to_string()
-}
-
-/// What the relay does to the link between processes 1 and 0.
-#[derive(Clone, Copy, PartialEq, Debug)]
-enum Fault {
-    /// Resets both connections as soon as either process ends its stream: the run's end.
-    ResetAtEnd,
-    /// Resets both connections at the first byte after the two hellos: mid-run.
-    ResetMidRun,
-    /// Flips a bit of the `n`th frame process 1 sends (frames of a keyed link: 2 bytes of
-    /// length, then the message).
-    Flip(usize),
-}
-
-/// A relay that process 1 connects to as to process 0, forwarding to process 0 at `to` and
-/// making `fault`: its address, and its thread, which says what it did.
-fn relay(to: String, fault: Fault) -> (SocketAddr, JoinHandle<String>) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("relay");
-    let address = listener.local_addr().expect("address");
-    let thread = std::thread::spawn(move || {
-        listener.set_nonblocking(true).expect("nonblocking");
-        let deadline = Instant::now() + PATIENCE;
-        let one = loop {
-            match listener.accept() {
-                Ok((s, _)) => break s,
-                Err(_) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(10))
-                }
-                Err(e) => return format!("process 1 never came: {e}"),
-            }
-        };
-        one.set_nonblocking(false).expect("blocking");
-        let zero = connect_when_listening(&to);
-        pump([one, zero], fault)
-    });
-    (address, thread)
-}
-
-/// Ends both connections with a reset (SO_LINGER 0, then close).
-fn reset(streams: [TcpStream; 2]) {
-    for s in &streams {
-        rustix::net::sockopt::set_socket_linger(s, Some(Duration::ZERO)).expect("linger");
-    }
-}
-
-/// Forwards between process 1 (`streams[0]`) and process 0 (`streams[1]`) on one thread,
-/// making `fault`.
-fn pump(streams: [TcpStream; 2], fault: Fault) -> String {
-    for s in &streams {
-        s.set_read_timeout(Some(Duration::from_millis(2)))
-            .expect("timeout");
-        s.set_nodelay(true).expect("nodelay");
-    }
-    let mut open = [true, true];
-    // Bytes passed from each side, and the first 8 (a keyless hello's length).
-    let mut passed = [0u64; 2];
-    let mut head: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
-    // Frames from process 1 not yet complete, and how many passed.
-    let mut pending: Vec<u8> = Vec::new();
-    let mut frames = 0usize;
-    let mut buf = vec![0u8; 1 << 16];
-    let started = Instant::now();
-    while open[0] || open[1] {
-        if started.elapsed() > PATIENCE {
-            return "the run did not end".into();
-        }
-        for from in 0..2 {
-            if !open[from] {
-                continue;
-            }
-            let to = 1 - from;
-            let n = match (&streams[from]).read(&mut buf) {
-                Ok(n) => n,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    continue;
-                }
-                Err(_) => 0,
-            };
-            if n == 0 {
-                if fault == Fault::ResetAtEnd {
-                    reset(streams);
-                    return format!("reset when process {} ended its stream", to);
-                }
-                open[from] = false;
-                let _ = streams[to].shutdown(Shutdown::Write);
-                continue;
-            }
-            let mut data = buf[..n].to_vec();
-            match fault {
-                Fault::ResetMidRun => {
-                    let before = passed[from];
-                    passed[from] += n as u64;
-                    let take = (8 - head[from].len()).min(n);
-                    head[from].extend_from_slice(&data[..take]);
-                    let end = |side: usize| {
-                        (head[side].len() == 8).then(|| {
-                            8 + u64::from_le_bytes(head[side][..].try_into().expect("8 bytes"))
-                        })
-                    };
-                    let done = |side: usize| end(side).is_some_and(|e| passed[side] >= e);
-                    if let Some(mine) = end(from)
-                        && passed[from] > mine
-                        && done(to)
-                    {
-                        let keep = mine.saturating_sub(before) as usize;
-                        let _ = (&streams[to]).write_all(&data[..keep]);
-                        reset(streams);
-                        return "reset mid-run".into();
-                    }
-                }
-                Fault::Flip(k) if from == 0 => {
-                    pending.extend_from_slice(&data);
-                    data.clear();
-                    while pending.len() >= 2 {
-                        let len = u16::from_be_bytes([pending[0], pending[1]]) as usize;
-                        if pending.len() < 2 + len {
-                            break;
-                        }
-                        let mut frame: Vec<u8> = pending.drain(..2 + len).collect();
-                        frames += 1;
-                        if frames == k {
-                            frame[2 + len / 2] ^= 1;
-                        }
-                        data.extend_from_slice(&frame);
-                    }
-                }
-                _ => {}
-            }
-            if (&streams[to]).write_all(&data).is_err() {
-                open[to] = false;
-            }
-        }
-    }
-    "no fault".into()
-}
-
-/// Processes 0 and 1 of `args` through a relay making `fault`: their outputs, and what the
-/// relay did.
-fn relayed(dir: &Path, args: &[&str], fault: Fault) -> (Output, Output, String) {
-    let host_file = hosts(dir, 2);
-    let text = std::fs::read_to_string(&host_file).expect("host file");
-    let lines: Vec<&str> = text.lines().collect();
-    let (through, relay) = relay(lines[0].to_string(), fault);
-    let zero = start_listing(dir, args, &text, 0);
-    let one = start_listing(dir, args, &format!("{through}\n{}\n", lines[1]), 1);
-    let one = one.wait_with_output().expect("process 1");
-    let zero = zero.wait_with_output().expect("process 0");
-    (zero, one, relay.join().expect("relay"))
 }
 
 /// A stranger that connects to process 0, announces a frame and then sends one byte every
@@ -351,57 +171,6 @@ fn a_stranger_of_another_version_is_dropped_without_a_key() {
     );
 }
 
-/// A connection reset as the run ends, after every result was received: process 0 prints its
-/// result and both processes succeed. Reset mid-run: both fail with exit code 2 and one line
-/// naming the other process — never an internal error.
-#[test]
-fn a_reset_connection_names_the_peer_or_loses_nothing() {
-    let dir = dir_with("reset", &[]);
-    generate(&dir, "csv", 400, 2, "csv");
-    let expected = disguise(&dir)
-        .args(select_args("csv/points", ""))
-        .output()
-        .expect("one process");
-    let args = select_args("csv/points", "");
-    for _ in 0..3 {
-        let (zero, one, relay) = relayed(&dir, &args, Fault::ResetAtEnd);
-        let stderr = String::from_utf8_lossy(&zero.stderr);
-        assert!(relay.starts_with("reset when"), "{relay}");
-        assert!(zero.status.success(), "process 0 ({relay}): {stderr}");
-        assert_eq!(zero.stdout, expected.stdout, "{relay}");
-        assert!(
-            one.status.success(),
-            "process 1 ({relay}): {}",
-            String::from_utf8_lossy(&one.stderr)
-        );
-    }
-    let (zero, one, relay) = relayed(&dir, &args, Fault::ResetMidRun);
-    assert_eq!(relay, "reset mid-run");
-    fails_naming(&zero, &["process 1", "reset its connection"], "process 0");
-    fails_naming(&one, &["process 0", "reset its connection"], "process 1");
-}
-
-/// A bit flipped in a frame of a keyed link fails the run, and the receiving process says
-/// that a frame failed authentication — not that its peer closed its connection.
-#[test]
-fn an_altered_frame_is_named_as_such() {
-    let dir = dir_with("altered", &[]);
-    generate(&dir, "csv", 400, 2, "csv");
-    disguise(&dir)
-        .args(words("cluster key --out k.key"))
-        .assert()
-        .success();
-    let args = select_args("csv/points", "--cluster-key k.key");
-    // Process 1's frames: the key exchange, the hello's length, the hello; then the run's.
-    let (zero, one, _) = relayed(&dir, &args, Fault::Flip(4));
-    fails_naming(
-        &zero,
-        &["a frame from process 1 failed authentication", "altered"],
-        "process 0",
-    );
-    fails_naming(&one, &["process 0"], "process 1");
-}
-
 /// Process 0's port held by another program (which never answers): process 0 cannot listen
 /// there and says so; process 1 cannot reach process 0 there and says so after the timeout —
 /// neither blames the key.
@@ -476,5 +245,48 @@ fn a_killed_process_is_named_by_the_others() {
                 "{what}: {line}"
             );
         }
+    }
+}
+
+/// A process stopped mid-run (SIGSTOP), of 3: each other process names it — process 0 after
+/// its timeout, process 1 as well (from what process 0 said as it gave up, or after its own
+/// timeout) — never an innocent process, never "another worker". Resumed, the stopped
+/// process exits at once.
+#[cfg(unix)]
+#[test]
+fn a_stopped_process_is_named_by_every_other() {
+    let dir = dir_with("stopped-named", &[]);
+    let args = long_run(&dir, 6);
+    let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
+    args.extend(["--timeout", "3"]);
+    for victim in [2, 1] {
+        let host_file = hosts(&dir, 3);
+        let mut children: Vec<Child> = (0..3)
+            .map(|i| start(&dir, &args, &host_file, i, 1))
+            .collect();
+        wait_until_connected(&mut children[victim]);
+        let stopped = children.remove(victim);
+        let pid = stopped.id().to_string();
+        Command::new("kill").args(["-STOP", &pid]).status().unwrap();
+        let name = format!("heard nothing from process {victim}");
+        for (i, child) in children.into_iter().enumerate() {
+            let i = if i >= victim { i + 1 } else { i };
+            let out = child.wait_with_output().expect("survivor");
+            let what = format!("process {victim} stopped: process {i}");
+            fails_naming(&out, &[&name], &what);
+        }
+        Command::new("kill").args(["-CONT", &pid]).status().unwrap();
+        let resumed = Instant::now();
+        let out = stopped.wait_with_output().expect("the stopped process");
+        assert!(
+            resumed.elapsed() < Duration::from_secs(20),
+            "the resumed process lingered"
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }

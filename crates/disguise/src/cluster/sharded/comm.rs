@@ -71,10 +71,9 @@ impl<'w> Wire<'w> {
     pub(super) fn exchange(&mut self, out: Vec<(u64, Msg)>) -> Result<Vec<Msg>> {
         let now = *self.input.time();
         let me = self.worker.index() as u64;
-        // Worker 0 announces itself to every worker and every worker to worker 0: linear in
-        // the workers (not quadratic), and enough for worker 0 to name any silent worker and
-        // for the others to tell whether worker 0 is the silent one.
-        for to in self.watched() {
+        // Every worker announces itself to every other: a few bytes each, and any worker that
+        // times out can name exactly the workers it heard nothing from.
+        for to in self.others() {
             self.input.send((to, now, Msg::Here(me)));
         }
         for (to, m) in out {
@@ -83,13 +82,26 @@ impl<'w> Wire<'w> {
         let next = now + 1;
         self.input.advance_to(next);
         let start = Instant::now();
-        while self.probe.less_than(&next) {
+        loop {
+            if let Some(reason) = self.gave_up() {
+                return Err(Error::Cluster(reason));
+            }
+            if !self.probe.less_than(&next) {
+                break;
+            }
             self.worker.step_or_park(Some(Duration::from_millis(50)));
             if self.health.ended() {
-                // What the peer sent before its end is already here: a moment to take it in.
+                // What the peer sent before its end is already here: a moment to take it in
+                // (above all a message saying why it gave up).
                 let grace = Instant::now();
-                while self.probe.less_than(&next) && grace.elapsed() < Duration::from_millis(500) {
+                while self.probe.less_than(&next)
+                    && self.gave_up().is_none()
+                    && grace.elapsed() < Duration::from_millis(500)
+                {
                     self.worker.step_or_park(Some(Duration::from_millis(10)));
+                }
+                if let Some(reason) = self.gave_up() {
+                    return Err(Error::Cluster(reason));
                 }
                 if self.probe.less_than(&next) {
                     return Err(self.health.failure().unwrap_or_else(|| {
@@ -98,25 +110,7 @@ impl<'w> Wire<'w> {
                 }
             }
             if start.elapsed() > self.timeout {
-                let heard: Vec<u64> = (self.inbox.borrow().iter())
-                    .filter_map(|(e, m)| match m {
-                        Msg::Here(w) if *e == now => Some(*w),
-                        _ => None,
-                    })
-                    .collect();
-                let silent: Vec<String> = (self.watched())
-                    .filter(|w| !heard.contains(w))
-                    .map(|w| format!("process {} (worker {w})", w as usize / self.workers))
-                    .collect();
-                let who = if silent.is_empty() {
-                    "another worker (process 0's message names it)".to_string()
-                } else {
-                    silent.join(", ")
-                };
-                return Err(Error::Cluster(format!(
-                    "heard nothing from {who} for {} s: stopped, or slower than --timeout",
-                    self.timeout.as_secs_f64()
-                )));
+                return Err(self.give_up(now));
             }
         }
         let mut inbox = self.inbox.borrow_mut();
@@ -129,12 +123,63 @@ impl<'w> Wire<'w> {
             .collect())
     }
 
-    /// The workers this one announces itself to and listens for in each exchange: every
-    /// other worker for worker 0, worker 0 for the others.
-    fn watched(&self) -> impl Iterator<Item = u64> + use<> {
+    /// Why a peer that gave up waiting stopped, once its message is here (at any epoch: it
+    /// sends it after its own has advanced).
+    fn gave_up(&self) -> Option<String> {
+        self.inbox.borrow().iter().find_map(|(_, m)| match m {
+            Msg::GaveUp(reason) => Some(reason.clone()),
+            _ => None,
+        })
+    }
+
+    /// Ends a wait on the exchange of epoch `now` that outlasted the timeout: names the
+    /// workers not heard from in it, tells every other worker (so that none of them blames
+    /// this process when its connections close), and returns the error.
+    fn give_up(&mut self, now: u64) -> Error {
+        let heard: Vec<u64> = (self.inbox.borrow().iter())
+            .filter_map(|(e, m)| match m {
+                Msg::Here(w) if *e == now => Some(*w),
+                _ => None,
+            })
+            .collect();
+        let silent: Vec<String> = (self.others())
+            .filter(|w| !heard.contains(w))
+            .map(|w| format!("process {} (worker {w})", w as usize / self.workers))
+            .collect();
+        let seconds = self.timeout.as_secs_f64();
+        let why = if silent.is_empty() {
+            format!(
+                "every worker reached the exchange, but it did not complete in {seconds} s: a \
+                 process stopped or slowed in it (slower than --timeout)"
+            )
+        } else {
+            format!(
+                "heard nothing from {} for {seconds} s: stopped, or slower than --timeout",
+                silent.join(", ")
+            )
+        };
+        let me = self.worker.index();
+        let told = Msg::GaveUp(format!(
+            "process {} (worker {me}) gave up: it {why}; nothing was released",
+            me / self.workers
+        ));
+        let later = *self.input.time();
+        for to in self.others() {
+            self.input.send((to, later, told.clone()));
+        }
+        self.input.flush();
+        // Hands the message to the network threads, which send it before the streams end.
+        for _ in 0..4 {
+            self.worker.step_or_park(Some(Duration::ZERO));
+        }
+        Error::Cluster(why)
+    }
+
+    /// Every other worker: the ones this one announces itself to and listens for in each
+    /// exchange.
+    fn others(&self) -> impl Iterator<Item = u64> + use<> {
         let (me, peers) = (self.worker.index() as u64, self.worker.peers() as u64);
-        let range = if me == 0 { 1..peers } else { 0..1 };
-        range.filter(move |&w| w != me)
+        (0..peers).filter(move |&w| w != me)
     }
 
     /// `msg` to every worker.

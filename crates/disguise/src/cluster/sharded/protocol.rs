@@ -36,9 +36,13 @@ pub(crate) enum Msg {
     Insert { state: u64, v: u64 },
     /// The run is over.
     Done,
-    /// Worker `0` has reached this exchange: sent to every other worker with its messages,
+    /// The worker has reached this exchange: sent to every other worker with its messages,
     /// so that a timeout can name the workers not heard from.
     Here(u64),
+    /// A worker gave up waiting on an exchange, and why (naming the workers it heard nothing
+    /// from): sent to every other worker as it stops, so that those still waiting name the
+    /// silent process, not the one that gave up and closed its connections.
+    GaveUp(String),
     /// Answers: gains and a value in units, or nothing to say.
     Units(Vec<i64>),
     /// A worker's counts ([`Comm::all_sum`](super::Comm::all_sum)).
