@@ -69,6 +69,7 @@ pub mod features;
 pub mod params;
 pub mod privatekd;
 pub mod project;
+pub mod quantiles;
 pub mod release;
 pub mod schema;
 pub mod sparse;
@@ -93,6 +94,9 @@ pub use privatekd::{
 };
 pub use project::{
     KChoice, ProjectedHistogram, ProjectionConfig, SyntheticRows, projected_histogram,
+};
+pub use quantiles::{
+    Grid, MAX_GRID_CELLS, MAX_QUANTILES, PrivateQuantiles, QuantileRelease, Targets,
 };
 pub use release::{
     drain_synthetic_cells_rev, for_each_synthetic_cell, for_each_synthetic_record_shuffled,
