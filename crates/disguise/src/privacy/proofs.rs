@@ -22,3 +22,6 @@ pub mod utility_bounds {}
 
 #[doc = include_str!("../../../../docs/proofs/synthetic-data.md")]
 pub mod synthetic_data {}
+
+#[doc = include_str!("../../../../docs/proofs/private-quantiles.md")]
+pub mod private_quantiles {}
