@@ -19,9 +19,25 @@ use num_traits::{ToPrimitive, Zero};
 
 /// The most grid points a column may have (2⁴⁰ + 1: a run length fits a `u64` and a grid
 /// index is exact in an `f64`).
+///
+/// ```
+/// use disguise::histogram::{Grid, MAX_GRID_CELLS, PrivateQuantiles, Targets};
+/// use disguise::privacy::Epsilon;
+/// let too_fine = Grid::Cells(MAX_GRID_CELLS + 1);
+/// assert!(PrivateQuantiles::new(0.0, 1.0, too_fine, Targets::Count(1), Epsilon::new(1.0)?).is_err());
+/// # Ok::<(), disguise::Error>(())
+/// ```
 pub const MAX_GRID_CELLS: u64 = 1 << 40;
 
 /// The most quantiles one call may release.
+///
+/// ```
+/// use disguise::histogram::{Grid, MAX_QUANTILES, PrivateQuantiles, Targets};
+/// use disguise::privacy::Epsilon;
+/// let many = Targets::Count(MAX_QUANTILES + 1);
+/// assert!(PrivateQuantiles::new(0.0, 1.0, Grid::Cells(64), many, Epsilon::new(1.0)?).is_err());
+/// # Ok::<(), disguise::Error>(())
+/// ```
 pub const MAX_QUANTILES: usize = 1 << 16;
 
 /// ln 2 rounded up: the double above `LN_2` (which is below ln 2 by about 2.3·10⁻¹⁷;
@@ -33,6 +49,17 @@ const LN2_UP: f64 = 0.693_147_180_559_945_4;
 /// Every record is snapped to its nearest grid point (after clamping into [lo, hi]) and
 /// every edge is a grid point, so equal values share a point and two edges may coincide:
 /// a point mass (a 0 held by 92 % of people) can get a bin of its own.
+///
+/// ```
+/// use disguise::histogram::{Grid, PrivateQuantiles, Targets};
+/// use disguise::privacy::Epsilon;
+/// let eps = Epsilon::new(1.0)?;
+/// let ages = PrivateQuantiles::new(17.0, 90.0, Grid::Integers, Targets::Count(3), eps)?;
+/// assert_eq!(ages.grid_points(), 74);
+/// let hours = PrivateQuantiles::new(0.0, 100.0, Grid::Cells(1 << 20), Targets::Count(3), eps)?;
+/// assert_eq!(hours.grid_points(), (1 << 20) + 1);
+/// # Ok::<(), disguise::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Grid {
     /// The integers lo, lo + 1, …, hi (lo and hi must be integers, hi − lo ≤ 2⁴⁰): for a
@@ -46,6 +73,17 @@ pub enum Grid {
 }
 
 /// Which quantiles to release.
+///
+/// ```
+/// use disguise::histogram::{Grid, PrivateQuantiles, Targets};
+/// use disguise::privacy::Epsilon;
+/// let eps = Epsilon::new(1.0)?;
+/// let quartiles = PrivateQuantiles::new(0.0, 1.0, Grid::Cells(64), Targets::Count(3), eps)?;
+/// assert_eq!(quartiles.targets(), &[0.25, 0.5, 0.75]);
+/// let tails = Targets::Probabilities(vec![0.05, 0.95]);
+/// assert_eq!(PrivateQuantiles::new(0.0, 1.0, Grid::Cells(64), tails, eps)?.targets(), &[0.05, 0.95]);
+/// # Ok::<(), disguise::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Targets {
     /// m evenly spaced quantiles, qₖ = k/(m + 1) for k = 1, …, m: the inner edges of m + 1
@@ -56,6 +94,17 @@ pub enum Targets {
 }
 
 /// What [`PrivateQuantiles::release`] returns.
+///
+/// ```
+/// use disguise::histogram::{Grid, PrivateQuantiles, Targets};
+/// use disguise::privacy::Epsilon;
+/// use disguise::privacy::PrivacyCost;
+/// let q = PrivateQuantiles::new(0.0, 8.0, Grid::Cells(8), Targets::Count(1), Epsilon::new(1.0)?)?;
+/// let release = q.release(&[1.0, 2.0, 3.0], &mut disguise::SecureRng::from_os()?)?;
+/// assert_eq!(release.edges[0], q.value_of(release.indices[0]));
+/// assert_eq!(release.cost, PrivacyCost::Pure { epsilon: Epsilon::new(1.0)? });
+/// # Ok::<(), disguise::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuantileRelease {
     /// The m released edges, non-decreasing, in [lo, hi]: grid points.
@@ -103,10 +152,11 @@ pub struct QuantileRelease {
 /// * *exact sampling*: JointExp samples from a dynamic program of sums of exponentials in
 ///   floating point, which cannot be made exact with integer arithmetic; here every draw is
 ///   one exact exponential mechanism over O(n′) runs (see *Exactness*);
-/// * *point masses*: JointExp (and KSS's code) perturb the data with continuous noise to
-///   break ties, which spreads a point mass over an interval and gives its grid point the
-///   weight of a sliver: on a grid a mass keeps its point, with score 0 for every target
-///   inside it;
+/// * *point masses*: the continuous mechanisms (Smith's intervals, JointExp) give equal
+///   values zero-length intervals, which they never pick, and implementations break ties
+///   by perturbing the data (KSS's public code adds small Gaussian noise), which spreads a
+///   mass over an interval and leaves each target a sliver of its weight: on a grid a mass
+///   keeps one point, with score 0 for every target inside it;
 /// * *time*: O(n log n) to sort, O(n) per level (each record is in one node of a level),
 ///   O(n·log m + m) for the mechanisms: O(n log n + n log m) in all.
 ///
@@ -117,14 +167,14 @@ pub struct QuantileRelease {
 /// * *Sensitivity 1.* Replacing a record inside a node leaves t and moves L(g), L⁺(g) by at
 ///   most 1; adding or removing one (n′ ± 1) moves t by 0 or ±1 in the same direction as
 ///   L(g), L⁺(g) (0 or ±1 each), so every u(g) moves by at most 1 either way. Each call is
-///   the exponential mechanism with λ = 1, ε_c-DP (McSherry–Talwar 2007, Theorem 6; Dwork–
-///   Roth 2014, Theorem 3.10), the candidate range being a function of earlier outputs.
+///   the exponential mechanism with λ = 1, ε_c-DP (McSherry–Talwar 2007; Dwork–Roth 2014,
+///   Theorem 3.10), the candidate range being a function of earlier outputs.
 /// * *Levels.* Given the earlier levels' edges, the nodes of a level split the records by
 ///   value, so replacing x by x′ changes at most two nodes (x's, which loses it, and x′'s,
 ///   which gains it — one node if both are in it). A level with one node costs ε_c, a level
-///   with two or more costs at most 2ε_c. KSS 2022 prove the add/remove case; the factor 2
-///   for replace-one is proven in the note (KSS's own code charges 2 per level for "swap"
-///   neighbours too).
+///   with two or more costs at most 2ε_c. KSS 2022 analyse neighbours that add or remove a
+///   point (one ε/levels per call); the factor 2 for replace-one is proven in the note
+///   (KSS's public code also divides by 2·levels for "swap" neighbours).
 /// * *Composition* over the levels (adaptive, basic: Dwork–Roth 2014, Theorem 3.16):
 ///
 /// ```text
@@ -162,9 +212,9 @@ pub struct QuantileRelease {
 /// # Runtime
 /// Per node: one pass over its sorted records; each round of stage 1 is one exact
 /// exponential mechanism over the R ≤ 2d + 1 representatives (expected O(R), see
-/// [`sample_exponential`]); a representative's weight is at most 2·(1 + 2⁻⁵⁰) times its run's
-/// weight (⌈log₂ len⌉ overshoots log₂ len by less than 1), so the expected number of rounds
-/// is at most about 2, *whatever the data*: a concentrated mass (one run with all the weight)
+/// [`sample_exponential`]); a representative's weight is at most about twice its run's
+/// weight (⌈log₂ len⌉ overshoots log₂ len by less than 1; upward rounding adds a relative
+/// 10⁻¹⁵ or so), so the expected number of rounds is at most about 2, *whatever the data*: a concentrated mass (one run with all the weight)
 /// is accepted at once, being a single grid point (len = 1). Big-integer work: one coin per
 /// proposed run of length > 1, O(1) expected per call. As for every rejection sampler, the
 /// time depends on the data, which the privacy guarantee does not cover.
@@ -333,27 +383,66 @@ impl PrivateQuantiles {
     }
 
     /// The target probabilities, in order.
+    ///
+    /// ```
+    /// use disguise::histogram::{Grid, PrivateQuantiles, Targets};
+    /// use disguise::privacy::Epsilon;
+    /// let q = PrivateQuantiles::new(0.0, 1.0, Grid::Cells(4), Targets::Count(1), Epsilon::new(1.0)?)?;
+    /// assert_eq!(q.targets(), &[0.5]);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
     pub fn targets(&self) -> &[f64] {
         &self.targets
     }
 
     /// The number of grid points, G.
+    ///
+    /// ```
+    /// use disguise::histogram::{Grid, PrivateQuantiles, Targets};
+    /// use disguise::privacy::Epsilon;
+    /// let q = PrivateQuantiles::new(-5.0, 5.0, Grid::Integers, Targets::Count(1), Epsilon::new(1.0)?)?;
+    /// assert_eq!(q.grid_points(), 11);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
     pub fn grid_points(&self) -> u64 {
         self.last + 1
     }
 
     /// Σ over the recursion's levels of min(2, nodes with a target): ε = units·ε_c (see
     /// *Guarantee*). A function of m alone.
+    ///
+    /// ```
+    /// use disguise::histogram::{Grid, PrivateQuantiles, Targets};
+    /// use disguise::privacy::Epsilon;
+    /// let units = |m| PrivateQuantiles::new(0.0, 1.0, Grid::Cells(4), Targets::Count(m), Epsilon::new(1.0).unwrap()).unwrap().units();
+    /// assert_eq!((units(1), units(3), units(31)), (1, 3, 9));
+    /// ```
     pub fn units(&self) -> u32 {
         level_units(self.targets.len())
     }
 
     /// ε_c = ε/units (rounded down), the budget of each exponential mechanism call.
+    ///
+    /// ```
+    /// use disguise::histogram::{Grid, PrivateQuantiles, Targets};
+    /// use disguise::privacy::Epsilon;
+    /// let q = PrivateQuantiles::new(0.0, 1.0, Grid::Cells(4), Targets::Count(3), Epsilon::new(0.3)?)?;
+    /// assert!(q.epsilon_per_call().get() * 3.0 <= 0.3);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
     pub fn epsilon_per_call(&self) -> Epsilon {
         self.epsilon_call
     }
 
     /// The cost of one [`release`](Self::release): ε-DP (pure) for replace-one neighbours.
+    ///
+    /// ```
+    /// use disguise::histogram::{Grid, PrivateQuantiles, Targets};
+    /// use disguise::privacy::{Epsilon, PrivacyCost};
+    /// let q = PrivateQuantiles::new(0.0, 1.0, Grid::Cells(4), Targets::Count(7), Epsilon::new(0.5)?)?;
+    /// assert_eq!(q.cost(), PrivacyCost::Pure { epsilon: Epsilon::new(0.5)? });
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
     pub fn cost(&self) -> PrivacyCost {
         PrivacyCost::Pure {
             epsilon: self.epsilon,
@@ -362,6 +451,15 @@ impl PrivateQuantiles {
 
     /// The grid index of a value: clamped into [lo, hi], then snapped to the nearest grid
     /// point. A function of the value and the public grid alone.
+    ///
+    /// ```
+    /// use disguise::histogram::{Grid, PrivateQuantiles, Targets};
+    /// use disguise::privacy::Epsilon;
+    /// let q = PrivateQuantiles::new(0.0, 1.0, Grid::Cells(4), Targets::Count(1), Epsilon::new(1.0)?)?;
+    /// assert_eq!(q.index_of(0.3), 1); // 1.2 cells: nearest point 1
+    /// assert_eq!(q.index_of(-8.0), 0); // clamped
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
     pub fn index_of(&self, value: f64) -> u64 {
         let x = value.clamp(self.lo, self.hi);
         let i = match self.grid {
@@ -372,6 +470,14 @@ impl PrivateQuantiles {
     }
 
     /// The value of grid index i ≤ G − 1, non-decreasing in i, lo at 0 and hi at G − 1.
+    ///
+    /// ```
+    /// use disguise::histogram::{Grid, PrivateQuantiles, Targets};
+    /// use disguise::privacy::Epsilon;
+    /// let q = PrivateQuantiles::new(0.0, 1.0, Grid::Cells(4), Targets::Count(1), Epsilon::new(1.0)?)?;
+    /// assert_eq!((q.value_of(0), q.value_of(1), q.value_of(4)), (0.0, 0.25, 1.0));
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
     pub fn value_of(&self, index: u64) -> f64 {
         let i = index.min(self.last);
         if i == self.last {
@@ -389,6 +495,19 @@ impl PrivateQuantiles {
     /// # Errors
     /// [`Error::InvalidParameter`] named `values` when a value is NaN (malformed input: the
     /// message names no position and no value).
+    ///
+    /// ```
+    /// use disguise::histogram::{Grid, PrivateQuantiles, Targets};
+    /// use disguise::privacy::Epsilon;
+    /// let q = PrivateQuantiles::new(0.0, 10.0, Grid::Integers, Targets::Count(4), Epsilon::new(2.0)?)?;
+    /// let mut rng = disguise::SecureRng::from_os()?;
+    /// let edges = q.release(&[1.0, 2.0, 2.0, 5.0, 8.0, 40.0], &mut rng)?.edges;
+    /// assert!(edges.windows(2).all(|w| w[0] <= w[1]) && edges.iter().all(|e| (0.0..=10.0).contains(e)));
+    /// assert!(q.release(&[f64::NAN], &mut rng).is_err());
+    /// // An empty column is valid: edges drawn from the bounds alone.
+    /// assert_eq!(q.release(&[], &mut rng)?.edges.len(), 4);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
     pub fn release(&self, values: &[f64], rng: &mut SecureRng) -> Result<QuantileRelease> {
         self.release_with(values, Sensitivity::new(1.0)?, rng)
     }
