@@ -284,13 +284,20 @@ fn values_are_drawn_inside_their_bins_or_written_as_midpoints() {
     let uniform = ages(&dir);
     let distinct: std::collections::BTreeSet<&String> = uniform.iter().collect();
     assert!(distinct.len() > 1000, "{} distinct ages", distinct.len());
-    assert!(uniform.iter().all(|a| (0.0..=100.0).contains(&a.parse::<f64>().unwrap())));
+    assert!(
+        uniform
+            .iter()
+            .all(|a| (0.0..=100.0).contains(&a.parse::<f64>().unwrap()))
+    );
     synth(&dir, "--epsilon 3 --seed 4").success();
     assert_eq!(ages(&dir), uniform, "a seeded run is reproducible");
     // The text report says how values were written.
     let out = synth(&dir, "--epsilon 3 --seed 4").success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
-    assert!(text.contains("values      uniform within bins: age"), "{text}");
+    assert!(
+        text.contains("values      uniform within bins: age"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -301,14 +308,23 @@ fn integer_columns_and_one_value_bins_are_written_as_such() {
     );
     let dir = dir_with(
         "synth-integer",
-        &[("data.csv", &histogram_rows(3000)), ("schema.toml", &schema)],
+        &[
+            ("data.csv", &histogram_rows(3000)),
+            ("schema.toml", &schema),
+        ],
     );
     let out = synth(&dir, "--epsilon 3 --seed 4 --format json").success();
     let doc = json(&out.get_output().stdout);
-    assert_eq!(doc["bins"]["age"], 4, "[0, 20), {{20}}, (20, 50), [50, 100]");
+    assert_eq!(
+        doc["bins"]["age"], 4,
+        "[0, 20), {{20}}, (20, 50), [50, 100]"
+    );
     assert_eq!(doc["values"]["age"]["integer"], true);
     let ages = ages(&dir);
-    assert!(ages.iter().all(|a| a.parse::<i64>().is_ok()), "integers only");
+    assert!(
+        ages.iter().all(|a| a.parse::<i64>().is_ok()),
+        "integers only"
+    );
     // One record in 60 is 20: the one-value bin gives 20 itself, about 50 times.
     let twenty = ages.iter().filter(|a| *a == "20").count();
     assert!((10..=150).contains(&twenty), "{twenty} records of age 20");
@@ -317,7 +333,10 @@ fn integer_columns_and_one_value_bins_are_written_as_such() {
     std::fs::write(dir.join("schema.toml"), both).unwrap();
     let out = synth(&dir, "--epsilon 3").code(2);
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-    assert!(err.contains("column 'age'") && err.contains("not both"), "{err}");
+    assert!(
+        err.contains("column 'age'") && err.contains("not both"),
+        "{err}"
+    );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
