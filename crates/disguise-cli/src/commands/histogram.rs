@@ -14,7 +14,7 @@ use anyhow::{Context, bail};
 use disguise::disclosure::{Diagnostic, Disclose, Public};
 use disguise::histogram::{
     BinRule, DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, GammaRule, ProjectedHistogram,
-    SyntheticRows,
+    SyntheticRows, Values,
 };
 use disguise::prelude::*;
 use disguise::task::{Histogram, HistogramReport};
@@ -94,6 +94,16 @@ pub struct Args {
     /// --diagnostics, for exploration (the output is marked as not private).
     #[arg(long)]
     bounds_from_data: bool,
+    /// How a numeric value is written: `uniform` (default) — drawn uniformly inside its
+    /// released bin (a uniform integer for an `integer = true` column; a one-value bin's
+    /// value), `midpoint` — the bin's midpoint. Post-processing: no privacy cost; a seeded
+    /// run stays reproducible.
+    #[arg(long, value_name = "HOW", value_parser = named::<Values>(), default_value_t)]
+    values: Values,
+    /// A column neither read nor written (repeatable), e.g. an identifier. Needs a header
+    /// row. Example: `--exclude id`.
+    #[arg(long, value_name = "COL")]
+    exclude: Vec<String>,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -141,7 +151,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         DomainSource::Schema
     };
     table.check_inputs(args.public_data.as_ref())?;
-    let schema = table.schema(source)?;
+    let schema = table
+        .schema(source)?
+        .without(&args.exclude)
+        .map_err(|e| flagged(e, &flag_of))?;
     let target_name = match (&args.target, &schema.target) {
         (Some(t), _) | (None, Some(t)) => t.clone(),
         (None, None) => bail!("no target column: give --target or set `target` in the schema"),
@@ -168,9 +181,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let public: Vec<PathBuf> = args.public_data.iter().cloned().collect();
         return match request.run_distributed(&cluster, files, &schema, target, public, &mut rng)? {
             // The workers do not count clamped values.
-            Some(release) => {
-                print_release(&args, reserved.as_ref(), &release, Vec::new(), &mut rng)
-            }
+            Some(release) => print_release(
+                &args,
+                reserved.as_ref(),
+                &release.with_values(args.values),
+                Vec::new(),
+                &mut rng,
+            ),
             None => Ok(()),
         };
     }
@@ -208,7 +225,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Keyed only now, after every check: a seeded run's warning is never followed by an error.
     let mut rng = table.rng(run.seed, None)?;
-    let release = request.run(&data, target, public, &mut rng)?;
+    let release = request
+        .run(&data, target, public, &mut rng)?
+        .with_values(args.values);
     print_release(&args, reserved.as_ref(), &release, read.clipped, &mut rng)
 }
 

@@ -6,7 +6,7 @@ use super::common::table::TableArgs;
 use super::common::{DeltaArg, RunArgs};
 use crate::output::{Format, flag_of, flagged, print_json};
 use disguise::disclosure::{Diagnostic, Disclose, Public};
-use disguise::histogram::{Discretized, DomainSource};
+use disguise::histogram::{Discretized, DomainSource, Values};
 use disguise::synth::MeasurementNoise;
 use disguise::task::{Synth, SynthReport};
 use std::path::{Path, PathBuf};
@@ -44,6 +44,16 @@ pub struct Args {
     /// At most this many mirror-descent iterations of the fit.
     #[arg(long, value_name = "N", default_value_t = disguise::synth::DEFAULT_ITERATIONS)]
     iterations: usize,
+    /// How a numeric value is written: `uniform` (default) — drawn uniformly inside its
+    /// released bin (a uniform integer for an `integer = true` column; a one-value bin's
+    /// value), `midpoint` — the bin's midpoint. Post-processing: no privacy cost; a seeded
+    /// run stays reproducible.
+    #[arg(long, value_name = "HOW", value_parser = named::<Values>(), default_value_t)]
+    values: Values,
+    /// A column neither read nor written (repeatable), e.g. an identifier. Needs a header
+    /// row. Example: `--exclude id`.
+    #[arg(long, value_name = "COL")]
+    exclude: Vec<String>,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -64,7 +74,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     table.check_inputs(None)?;
     // Every domain public: synth takes none from the data.
-    let schema = table.schema(DomainSource::Schema)?;
+    let schema = table
+        .schema(DomainSource::Schema)?
+        .without(&args.exclude)
+        .map_err(|e| flagged(e, &flag_of))?;
     let schema = request.reading(&schema).map_err(|e| flagged(e, &flag_of))?;
     table.check_out(None)?;
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
@@ -96,6 +109,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(reserved) = &reserved {
         reserved.check(&release)?;
     }
+    let release = disguise::task::SynthRelease {
+        values: args.values,
+        ..release
+    };
     let written = table.write_out(None, |w| release.write_csv(w, release.rows, &mut rng))?;
     let (data, out) = table.names();
     let report = SynthReport {

@@ -535,8 +535,19 @@ fn predictors_cut_into_one_bin_leave_the_target_histogram_alone() {
     }
     let dir = setup("one-bin", &schema);
     std::fs::write(dir.join("data.csv"), csv).unwrap();
+    // By default a release never makes a column constant: every predictor gets 2 bins at
+    // least, so none is left out for having one value.
     let out = base(&dir)
         .args(words("--epsilon 4 --out syn.csv --seed 1 --format json"))
+        .stdout_ok();
+    let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let bins = doc["bins"].as_object().expect("bins");
+    assert!(bins.values().all(|b| b.as_u64().unwrap() >= 2), "{doc}");
+    // The paper's rule, exact: one bin each, and the release keeps the target alone.
+    let out = base(&dir)
+        .args(words(
+            "--epsilon 4 --out syn.csv --seed 1 --format json --bin-rule paper",
+        ))
         .stdout_ok();
     let doc: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(doc["k"], 0, "{doc}");
@@ -582,7 +593,7 @@ fn numeric_columns_are_cut_for_the_predictors_released() {
     let release = |extra: &str| {
         let out = base(&dir)
             .args(words(
-                "--epsilon 4 --k 2 --out syn.csv --seed 1 --format json",
+                "--epsilon 4 --k 2 --out syn.csv --seed 1 --format json --values midpoint",
             ))
             .args(words(extra))
             .stdout_ok();

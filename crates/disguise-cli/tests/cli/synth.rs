@@ -250,3 +250,108 @@ fn checks_that_need_no_data_come_before_the_ledger_charge() {
         ],
     );
 }
+
+/// The synthetic ages of a seeded run, as written.
+fn ages(dir: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("syn.csv")).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn values_are_drawn_inside_their_bins_or_written_as_midpoints() {
+    let dir = setup("values");
+    let out = synth(&dir, "--epsilon 3 --seed 4 --format json --values midpoint").success();
+    let doc = json(&out.get_output().stdout);
+    assert_eq!(
+        doc["values"],
+        serde_json::json!({"age": {"values": "midpoint", "integer": false}})
+    );
+    let bins = doc["bins"]["age"].as_u64().unwrap() as f64;
+    let midpoints: std::collections::BTreeSet<String> = ages(&dir).into_iter().collect();
+    // Every value is a midpoint (k + ½)·100/bins.
+    for m in &midpoints {
+        let k = m.parse::<f64>().unwrap() * bins / 100.0 - 0.5;
+        assert!((k - k.round()).abs() < 1e-9, "{m} is not a midpoint");
+    }
+    // Uniform (the default): many distinct values, each in the bin its midpoint names, and
+    // the same file again with the same seed.
+    let out = synth(&dir, "--epsilon 3 --seed 4 --format json").success();
+    let doc = json(&out.get_output().stdout);
+    assert_eq!(doc["values"]["age"]["values"], "uniform");
+    let uniform = ages(&dir);
+    let distinct: std::collections::BTreeSet<&String> = uniform.iter().collect();
+    assert!(distinct.len() > 1000, "{} distinct ages", distinct.len());
+    assert!(
+        uniform
+            .iter()
+            .all(|a| (0.0..=100.0).contains(&a.parse::<f64>().unwrap()))
+    );
+    synth(&dir, "--epsilon 3 --seed 4").success();
+    assert_eq!(ages(&dir), uniform, "a seeded run is reproducible");
+    // The text report says how values were written.
+    let out = synth(&dir, "--epsilon 3 --seed 4").success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        text.contains("values      uniform within bins: age"),
+        "{text}"
+    );
+}
+
+#[test]
+fn integer_columns_and_one_value_bins_are_written_as_such() {
+    let schema = SCHEMA.replace(
+        "{ name = \"age\", type = \"numeric\", bounds = [0, 100] }",
+        "{ name = \"age\", type = \"numeric\", bounds = [0, 100], integer = true, edges = [20, 20, 50] }",
+    );
+    let dir = dir_with(
+        "synth-integer",
+        &[
+            ("data.csv", &histogram_rows(3000)),
+            ("schema.toml", &schema),
+        ],
+    );
+    let out = synth(&dir, "--epsilon 3 --seed 4 --format json").success();
+    let doc = json(&out.get_output().stdout);
+    assert_eq!(
+        doc["bins"]["age"], 4,
+        "[0, 20), {{20}}, (20, 50), [50, 100]"
+    );
+    assert_eq!(doc["values"]["age"]["integer"], true);
+    let ages = ages(&dir);
+    assert!(
+        ages.iter().all(|a| a.parse::<i64>().is_ok()),
+        "integers only"
+    );
+    // One record in 60 is 20: the one-value bin gives 20 itself, about 50 times.
+    let twenty = ages.iter().filter(|a| *a == "20").count();
+    assert!((10..=150).contains(&twenty), "{twenty} records of age 20");
+    // Bins and edges together are refused in one line naming the column.
+    let both = schema.replace("integer = true,", "bins = 3,");
+    std::fs::write(dir.join("schema.toml"), both).unwrap();
+    let out = synth(&dir, "--epsilon 3").code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("column 'age'") && err.contains("not both"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn an_excluded_column_is_neither_read_nor_written() {
+    let dir = setup("exclude");
+    let out = synth(&dir, "--epsilon 3 --seed 4 --format json --exclude REGION").success();
+    let doc = json(&out.get_output().stdout);
+    assert_eq!(doc["columns"], serde_json::json!(["age", "smoker", "sick"]));
+    let text = std::fs::read_to_string(dir.join("syn.csv")).unwrap();
+    assert_eq!(text.lines().next(), Some("age,smoker,sick"));
+    let out = synth(&dir, "--epsilon 3 --exclude regoin").code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(
+        err.contains("--exclude") && err.contains("no column 'regoin'") && err.contains("region"),
+        "{err}"
+    );
+}

@@ -2,12 +2,15 @@
 //! their public bounds and cut into ⌈1/bw(n, d − 1) − 0.5⌉ equal bins, with Lei's (2011)
 //! bandwidth bw(n, d) = (log(n)/n)^(1/(d+1)); reversed by bin midpoints.
 
+use super::bins::format_number;
+pub use super::bins::{Bins, Values};
 use super::schema::{ColumnType, DomainSource, Schema};
 use super::table::{
     ColumnValues, SchemaReader, Table, Value, check_complete, data_bounds, sorted_levels,
 };
 use crate::data::Codes;
 use crate::error::{Error, Result};
+use crate::noise::SecureRng;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
@@ -133,6 +136,20 @@ crate::names::named_traits!(BinRule);
 /// # Errors
 /// As [`bin_count`] and [`simulate_k_with`](super::simulate_k_with).
 pub fn default_bins(schema: &Schema, n: u64) -> Result<usize> {
+    Ok(rule_bins(schema, n)?.max(schema.min_bins))
+}
+
+/// The number of bins a numeric column's schema fixes (`bins`, or the bins its `edges`
+/// make), if it does.
+pub(crate) fn fixed_bins(c: &super::schema::ColumnSpec) -> Option<usize> {
+    match (&c.edges, c.bounds) {
+        (Some(edges), Some([lo, hi])) => Bins::from_edges(lo, hi, edges).ok().map(|b| b.count()),
+        _ => c.bins,
+    }
+}
+
+/// [`default_bins`] before the schema's floor.
+fn rule_bins(schema: &Schema, n: u64) -> Result<usize> {
     let predictors = schema.columns.len().saturating_sub(1);
     let paper = bin_count(n, predictors)?;
     if schema.bin_rule == BinRule::Paper {
@@ -160,7 +177,7 @@ pub fn default_bins(schema: &Schema, n: u64) -> Result<usize> {
     let size = |c: &super::schema::ColumnSpec, bins: usize| {
         let base = match c.kind {
             ColumnType::Categorical => c.levels.as_ref().map_or(0, Vec::len),
-            ColumnType::Numeric => c.bins.unwrap_or(bins),
+            ColumnType::Numeric => fixed_bins(c).unwrap_or(bins),
         };
         base + usize::from(c.nullable && schema.missing.is_some())
     };
@@ -189,60 +206,6 @@ pub fn default_bins(schema: &Schema, n: u64) -> Result<usize> {
         super::DEFAULT_SEED,
     )?;
     bin_count(n, k)
-}
-
-/// Equal-width bins over public bounds [lo, hi].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Bins {
-    lo: f64,
-    hi: f64,
-    count: usize,
-}
-
-impl Bins {
-    /// `count` equal bins over [lo, hi].
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] unless lo < hi are finite and count ≥ 1 (and fits u32).
-    pub fn new(lo: f64, hi: f64, count: usize) -> Result<Self> {
-        if !(lo.is_finite() && hi.is_finite() && lo < hi && (hi - lo).is_finite()) {
-            return Err(Error::param(
-                "bounds",
-                format!("need finite lo < hi, got [{lo}, {hi}]"),
-            ));
-        }
-        if count == 0 || count > u32::MAX as usize - 1 {
-            return Err(Error::param(
-                "bins",
-                format!("must be in [1, 2^32 − 2], got {count}"),
-            ));
-        }
-        Ok(Self { lo, hi, count })
-    }
-
-    /// The number of bins.
-    pub fn count(&self) -> usize {
-        self.count
-    }
-
-    /// The public bounds.
-    pub fn bounds(&self) -> (f64, f64) {
-        (self.lo, self.hi)
-    }
-
-    /// The bin of x: t = (x − lo)/(hi − lo) clamped into [0, 1], bin min(⌊t·count⌋, count − 1).
-    /// Values outside the public bounds are **clamped** to the first or last bin, so an
-    /// outlier is never an error (an error would itself reveal it) and never widens the
-    /// domain.
-    pub fn index(&self, x: f64) -> usize {
-        let t = ((x - self.lo) / (self.hi - self.lo)).clamp(0.0, 1.0);
-        ((t * self.count as f64) as usize).min(self.count - 1)
-    }
-
-    /// The midpoint lo + (b + ½)·(hi − lo)/count of bin b (the value a released record gets).
-    pub fn midpoint(&self, b: usize) -> f64 {
-        self.lo + (b as f64 + 0.5) / self.count as f64 * (self.hi - self.lo)
-    }
 }
 
 /// The finite domain Vᵢ of one column after discretization.
@@ -286,19 +249,76 @@ impl Domain {
             },
             Domain::Numeric { bins, missing } => {
                 if code < bins.count() {
-                    format_number(bins.midpoint(code))
+                    if bins.is_integer() {
+                        format!("{}", bins.midpoint(code) as i64)
+                    } else {
+                        format_number(bins.midpoint(code))
+                    }
                 } else {
                     missing.clone().unwrap_or_default()
                 }
             }
         }
     }
+
+    /// Writes the value code stands for into `out`: as [`Domain::decode`], except that a
+    /// numeric bin is written as `values` says ([`Bins::write`]: drawn uniformly inside the
+    /// bin from `rng`, or its midpoint).
+    pub fn write(&self, code: u32, values: Values, rng: &mut SecureRng, out: &mut String) {
+        match self {
+            Domain::Numeric { bins, .. } if (code as usize) < bins.count() => {
+                bins.write(code as usize, values, rng, out);
+            }
+            _ => {
+                out.clear();
+                out.push_str(&self.decode(code));
+            }
+        }
+    }
 }
 
-/// Shortest text that reads back as the same double.
-fn format_number(x: f64) -> String {
-    let s = x.to_string();
-    if s == "-0" { "0".to_string() } else { s }
+/// How a numeric column's values were written: a public choice (the release's
+/// [`Values`] and the schema's `integer`), as a report states it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Written {
+    /// Drawn uniformly inside the bin, or the bin's midpoint.
+    pub values: Values,
+    /// Whether the values are integers.
+    pub integer: bool,
+}
+
+impl std::fmt::Display for Written {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let how = match (self.values, self.integer) {
+            (Values::Uniform, false) => "uniform within bins",
+            (Values::Uniform, true) => "uniform integers within bins",
+            (Values::Midpoint, false) => "bin midpoints",
+            (Values::Midpoint, true) => "bin midpoints (integers)",
+        };
+        f.write_str(how)
+    }
+}
+
+/// How each numeric column among `names` with `domains` is written under `values`.
+pub fn written_values(
+    names: &[String],
+    domains: &[Domain],
+    values: Values,
+) -> std::collections::BTreeMap<String, Written> {
+    names
+        .iter()
+        .zip(domains)
+        .filter_map(|(name, d)| match d {
+            Domain::Numeric { bins, .. } => Some((
+                name.clone(),
+                Written {
+                    values,
+                    integer: bins.is_integer(),
+                },
+            )),
+            Domain::Categorical { .. } => None,
+        })
+        .collect()
 }
 
 /// A table discretized into codes: column c of row r is `codes(c).get(r) <
@@ -467,7 +487,7 @@ impl Discretized {
         let needs_rows = schema
             .columns
             .iter()
-            .any(|c| c.kind == ColumnType::Numeric && c.bins.is_none());
+            .any(|c| c.kind == ColumnType::Numeric && c.bins.is_none() && c.edges.is_none());
         let mut resolved = schema.clone();
         let mut inferred = Vec::new();
         let mut rows = None;
@@ -720,22 +740,30 @@ fn domains_for_schema(schema: &Schema, n: u64, n_known: bool) -> Result<Vec<Doma
                         format!("column '{}' has no bounds", col.name.trim()),
                     )
                 })?;
-                let count = match col.bins {
-                    Some(b) => b,
-                    None => match common_bins {
-                        Some(b) => b,
-                        None => {
-                            debug_assert!(n_known, "the bandwidth rule needs n");
-                            let b = default_bins(schema, n)?;
-                            common_bins = Some(b);
-                            b
-                        }
-                    },
+                let bins = match (&col.edges, col.bins) {
+                    (Some(edges), _) => Bins::from_edges(lo, hi, edges)?,
+                    (None, Some(b)) => Bins::new(lo, hi, b)?,
+                    (None, None) => {
+                        let b = match common_bins {
+                            Some(b) => b,
+                            None => {
+                                debug_assert!(n_known, "the bandwidth rule needs n");
+                                let b = default_bins(schema, n)?;
+                                common_bins = Some(b);
+                                b
+                            }
+                        };
+                        Bins::new(lo, hi, b)?
+                    }
                 };
-                Domain::Numeric {
-                    bins: Bins::new(lo, hi, count)?,
-                    missing,
-                }
+                let bins = if col.integer {
+                    bins.integers().map_err(|e| {
+                        Error::param("schema", format!("column '{}': {e}", col.name.trim()))
+                    })?
+                } else {
+                    bins
+                };
+                Domain::Numeric { bins, missing }
             }
         };
         domains.push(domain);

@@ -62,6 +62,7 @@
 //! # Ok::<(), disguise::Error>(())
 //! ```
 
+pub mod bins;
 pub mod discretize;
 pub mod encode;
 pub mod evaluate;
@@ -75,9 +76,10 @@ pub mod schema;
 pub mod sparse;
 pub mod table;
 
+pub use bins::Values;
 pub use discretize::{
-    BinRule, Bins, Discretized, DiscretizedFile, Domain, bandwidth, bin_count, default_bins,
-    domains_for,
+    BinRule, Bins, Discretized, DiscretizedFile, Domain, Written, bandwidth, bin_count,
+    default_bins, domains_for, written_values,
 };
 pub use encode::MixedRadix;
 pub use evaluate::{Classifier, FoldOutcome, ReleaseSummary, evaluate_fold, evaluate_fold_with};

@@ -212,10 +212,23 @@ pub struct ProjectedHistogram {
     /// Remarks on the run (parameter adjustments, privacy warnings): from the options and
     /// public quantities.
     pub notes: Public<Vec<String>>,
+    /// How each numeric column of the table is written in the synthetic file (uniform
+    /// within its bin or its midpoint; integer or not): the release's and the schema's
+    /// choices ([`ProjectedHistogram::with_values`]).
+    pub values: Public<std::collections::BTreeMap<String, super::Written>>,
     /// The released histogram (written as the synthetic file).
     #[serde(skip)]
     #[disclose(internal)]
     histogram: ThresholdedHistogram,
+    #[serde(skip)]
+    #[disclose(internal)]
+    written: super::Values,
+    #[serde(skip)]
+    #[disclose(internal)]
+    names: Vec<String>,
+    #[serde(skip)]
+    #[disclose(internal)]
+    all_domains: Vec<Domain>,
     #[serde(skip)]
     #[disclose(internal)]
     encoding: MixedRadix,
@@ -264,8 +277,26 @@ impl ProjectedHistogram {
             &self.domains,
             &self.encoding,
             &self.histogram,
+            self.written,
             rng,
         )
+    }
+
+    /// The release writing numeric values as `values` says (default
+    /// [`Values::Uniform`](super::Values::Uniform)): post-processing, no privacy cost.
+    pub fn with_values(mut self, values: super::Values) -> Self {
+        self.written = values;
+        self.values = Public::new(super::written_values(
+            &self.names,
+            &self.all_domains,
+            values,
+        ));
+        self
+    }
+
+    /// How numeric values are written ([`ProjectedHistogram::with_values`]).
+    pub fn written(&self) -> super::Values {
+        self.written
     }
 }
 
@@ -624,6 +655,15 @@ pub(crate) fn release<R: Rows>(
         )
     });
     Ok(ProjectedHistogram {
+        // From the schema's domains (public) and the default choice.
+        values: Public::new(super::written_values(
+            data.names(),
+            data.domains(),
+            super::Values::default(),
+        )),
+        written: super::Values::default(),
+        names: data.names().to_vec(),
+        all_domains: data.domains().to_vec(),
         target: Public::new(data.names()[target].clone()),
         attributes: Released::new(attributes),
         bins: Released::new(bins),

@@ -5,7 +5,7 @@
 //! Post-processing of the histogram: it costs no privacy, and its guarantee is the
 //! histogram's.
 
-use super::discretize::Domain;
+use super::discretize::{Domain, Values};
 use super::encode::MixedRadix;
 use super::sparse::ThresholdedHistogram;
 use crate::error::{Error, Result};
@@ -220,11 +220,12 @@ where
 /// Writes the synthetic dataset as CSV with a header row (`names`), one line per synthetic
 /// record: ⌈h̃(x) − ½⌉ lines for each released cell x, in a uniformly random order drawn
 /// from `rng` ([`for_each_synthetic_record_shuffled`]), with values decoded by
-/// `domains` ([`Domain::decode`]). Returns the number of records written.
+/// `domains` as `values` says ([`Domain::write`]: drawn uniformly inside their bins, or
+/// bin midpoints). Returns the number of records written.
 ///
 /// ```
 /// use disguise::histogram::{
-///     Bins, Domain, MixedRadix, SparseLaplace, write_synthetic_csv,
+///     Bins, Domain, MixedRadix, SparseLaplace, Values, write_synthetic_csv,
 /// };
 /// use disguise::privacy::Epsilon;
 /// use disguise::SecureRng;
@@ -239,7 +240,7 @@ where
 /// let h = mech.release_counts(&mut rng, &[(3, 40)], 4)?;
 /// let mut out = Vec::new();
 /// let names = ["x".to_string(), "y".to_string()];
-/// let rows = write_synthetic_csv(&mut out, &names, &domains, &enc, &h, &mut rng)?;
+/// let rows = write_synthetic_csv(&mut out, &names, &domains, &enc, &h, Values::Midpoint, &mut rng)?;
 /// let text = String::from_utf8(out).unwrap();
 /// assert!(text.starts_with("x,y\n"));
 /// assert_eq!(text.lines().count() as u64, rows + 1);
@@ -258,6 +259,7 @@ pub fn write_synthetic_csv<W: Write>(
     domains: &[Domain],
     encoding: &MixedRadix,
     histogram: &ThresholdedHistogram,
+    values: Values,
     rng: &mut SecureRng,
 ) -> Result<u64> {
     check(histogram, encoding)?;
@@ -281,7 +283,7 @@ pub fn write_synthetic_csv<W: Write>(
             ),
         ));
     }
-    let mut out = CodedCsv::new(writer, names, domains)?;
+    let mut out = CodedCsv::new(writer, names, domains, values, rng)?;
     let mut digits = vec![0u32; encoding.len()];
     for_each_synthetic_record_shuffled(histogram, rng, |cell| {
         encoding.decode(cell, &mut digits);
@@ -292,12 +294,16 @@ pub fn write_synthetic_csv<W: Write>(
 
 /// A CSV writer of coded records, the one every synthetic table is written with: a header
 /// of the column names, then each record's codes decoded by its column's domain (a level as
-/// the schema spells it, a numeric value as its bin's midpoint).
+/// the schema spells it, a numeric value drawn uniformly inside its bin or its bin's
+/// midpoint, [`Values`]).
 pub(crate) struct CodedCsv<'d, W: Write> {
     writer: csv::Writer<W>,
     domains: &'d [Domain],
     row: Vec<String>,
     written: u64,
+    /// The generator of uniform values (a fork of the run's, taken once, so that a seeded
+    /// run is reproducible); `None` writes midpoints and draws nothing.
+    uniform: Option<SecureRng>,
 }
 
 fn csv_io(e: csv::Error) -> Error {
@@ -305,22 +311,35 @@ fn csv_io(e: csv::Error) -> Error {
 }
 
 impl<'d, W: Write> CodedCsv<'d, W> {
-    /// Writes the header `names` (one per domain).
-    pub(crate) fn new(writer: W, names: &[String], domains: &'d [Domain]) -> Result<Self> {
+    /// Writes the header `names` (one per domain). Uniform values fork their generator from
+    /// `rng` here when a column is numeric; midpoints (and a table without numeric columns)
+    /// leave `rng` untouched.
+    pub(crate) fn new(
+        writer: W,
+        names: &[String],
+        domains: &'d [Domain],
+        values: Values,
+        rng: &mut SecureRng,
+    ) -> Result<Self> {
         let mut writer = csv::Writer::from_writer(writer);
         writer.write_record(names).map_err(csv_io)?;
+        let numeric = domains.iter().any(|d| matches!(d, Domain::Numeric { .. }));
         Ok(Self {
             writer,
             domains,
             row: vec![String::new(); domains.len()],
             written: 0,
+            uniform: (values == Values::Uniform && numeric).then(|| rng.fork()),
         })
     }
 
     /// Writes one record, its codes in the columns' order.
     pub(crate) fn record(&mut self, codes: &[u32]) -> Result<()> {
         for ((field, domain), &code) in self.row.iter_mut().zip(self.domains).zip(codes) {
-            *field = domain.decode(code);
+            match &mut self.uniform {
+                Some(rng) => domain.write(code, Values::Uniform, rng, field),
+                None => *field = domain.decode(code),
+            }
         }
         self.writer.write_record(&self.row).map_err(csv_io)?;
         self.written += 1;

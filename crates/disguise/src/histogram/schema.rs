@@ -30,12 +30,31 @@
 //! bins = 10               # optional: overrides the paper's bandwidth rule
 //!
 //! [[columns]]
+//! name = "capital-gain"
+//! type = "numeric"
+//! bounds = [0, 99999]
+//! edges = [0, 0, 5000]    # optional, not with `bins`: public inner edges (below)
+//! integer = true          # optional: values are integers, and are written as integers
+//!
+//! [[columns]]
 //! name = "workclass"
 //! type = "categorical"
 //! levels = ["Private", "Self-emp-not-inc"]
 //! nullable = true         # the column may hold the `missing` marker (its own level/bin)
 //! aliases = { "Private." = "Private" }   # optional spellings mapped onto a level
 //! ```
+//!
+//! *Bins.* A numeric column without `bins` or `edges` gets the bandwidth rule's number of
+//! equal-width bins (a release uses at least 2). `edges = [e1, …]` are public inner edges:
+//! finite, non-decreasing, within the bounds. A value on an edge falls in the bin to its
+//! right (`[e1, e2)`; the last bin is closed at the upper bound); an edge listed twice
+//! makes a one-value bin, so `edges = [0, 0, 5000]` over `[0, 99999]` gives the bins {0},
+//! (0, 5000) and [5000, 99999], and a capital gain of 0 is written as 0. An edge at a bound
+//! (listed once) changes nothing. See [`Bins`](super::Bins).
+//!
+//! *Integers.* `integer = true` makes equal-width bins fall on integer boundaries (one bin
+//! per integer when there are fewer integers than bins) and writes values as integers;
+//! edges that would make a bin holding no integer are refused. Bounds must be within ±2^53.
 //!
 //! *Missing values* (`missing` marker in a `nullable` column) are kept as a value of their
 //! own — an extra level of a categorical column, an extra bin of a numeric one — and decoded
@@ -83,6 +102,19 @@ pub struct ColumnSpec {
     /// [`bin_count`](super::bin_count)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bins: Option<usize>,
+    /// Numeric only: public inner bin edges, non-decreasing within the bounds; an edge
+    /// listed twice makes a one-value bin ([`Bins::from_edges`](super::Bins::from_edges)).
+    /// Not with `bins`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "edges_in_order"
+    )]
+    pub edges: Option<Vec<f64>>,
+    /// Numeric only: the values are integers: bins hold integers and values are written as
+    /// integers ([`Bins::integers`](super::Bins::integers)).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub integer: bool,
     /// Whether the column may hold the schema's `missing` marker.
     #[serde(default)]
     pub nullable: bool,
@@ -98,6 +130,8 @@ impl ColumnSpec {
             aliases: None,
             bounds: None,
             bins: None,
+            edges: None,
+            integer: false,
             nullable: false,
         }
     }
@@ -111,6 +145,8 @@ impl ColumnSpec {
             aliases: None,
             bounds: Some([lo, hi]),
             bins: None,
+            edges: None,
+            integer: false,
             nullable: false,
         }
     }
@@ -177,6 +213,50 @@ pub struct Schema {
     /// columns). Set by the synthesizer's reading schema, never read from a file.
     #[serde(skip)]
     pub marginal_noise_sd: Option<f64>,
+    /// The fewest bins the bandwidth rule may give a numeric column without `bins` or
+    /// `edges` (0 or 1: none). A release sets 2, so that a column is never made constant
+    /// because there are many predictors for few records; the paper's experiments keep the
+    /// rule exact. Not part of the file.
+    #[serde(skip)]
+    pub min_bins: usize,
+}
+
+/// Reads `edges`, refusing at its place in the file what needs no bounds to refuse: an edge
+/// that is not finite, smaller than the one before, or listed more than twice.
+fn edges_in_order<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Option<Vec<f64>>, D::Error> {
+    use serde::de::Error as _;
+    let edges = Vec::<f64>::deserialize(deserializer)?;
+    for (i, &e) in edges.iter().enumerate() {
+        if !e.is_finite() {
+            return Err(D::Error::custom(format!(
+                "edge {} is {e}: edges must be finite numbers",
+                i + 1
+            )));
+        }
+        if i > 0 && e < edges[i - 1] {
+            return Err(D::Error::custom(format!(
+                "edges must be non-decreasing: edge {} = {e} follows {}",
+                i + 1,
+                edges[i - 1]
+            )));
+        }
+        if i > 1 && e == edges[i - 1] && e == edges[i - 2] {
+            return Err(D::Error::custom(format!(
+                "edge {e} is listed more than twice (twice makes the one-value bin {{{e}}})"
+            )));
+        }
+    }
+    Ok(Some(edges))
+}
+
+/// The reason of an [`Error::InvalidParameter`] (without its parameter's name).
+fn reason(e: Error) -> String {
+    match e {
+        Error::InvalidParameter { reason, .. } => reason,
+        other => other.to_string(),
+    }
 }
 
 fn default_true() -> bool {
@@ -204,6 +284,7 @@ impl Schema {
             bin_rule: super::discretize::BinRule::Paper,
             kept_predictors: None,
             marginal_noise_sd: None,
+            min_bins: 0,
         };
         schema.validate()?;
         Ok(schema)
@@ -280,8 +361,14 @@ impl Schema {
             }
             match col.kind {
                 ColumnType::Categorical => {
-                    if col.bounds.is_some() || col.bins.is_some() {
-                        return bad("bounds and bins apply to numeric columns only");
+                    if col.bounds.is_some()
+                        || col.bins.is_some()
+                        || col.edges.is_some()
+                        || col.integer
+                    {
+                        return bad(
+                            "bounds, bins, edges and integer apply to numeric columns only",
+                        );
                     }
                     if let Some(levels) = &col.levels {
                         if levels.is_empty() {
@@ -332,6 +419,33 @@ impl Schema {
                     if col.bins == Some(0) {
                         return bad("bins must be at least 1");
                     }
+                    if col.bins.is_some() && col.edges.is_some() {
+                        return bad(
+                            "give either bins = N (equal width) or edges = [...], not both",
+                        );
+                    }
+                    if let Some(edges) = &col.edges {
+                        let Some([lo, hi]) = col.bounds else {
+                            return bad("edges need public bounds = [min, max]");
+                        };
+                        let bins = super::Bins::from_edges(lo, hi, edges).map_err(|e| {
+                            Error::param("schema", format!("column '{name}': {}", reason(e)))
+                        })?;
+                        if col.integer
+                            && let Some(bin) = bins.first_without_integer()
+                        {
+                            return bad(&format!(
+                                "integer = true, but the edges make the bin {bin}, which holds no \
+                                 integer"
+                            ));
+                        }
+                    }
+                    if col.integer
+                        && let Some([lo, hi]) = col.bounds
+                        && let Err(e) = super::Bins::new(lo, hi, 1).and_then(super::Bins::integers)
+                    {
+                        return bad(&format!("integer = true: {}", reason(e)));
+                    }
                 }
             }
         }
@@ -355,6 +469,54 @@ impl Schema {
                     ),
                 )
             })
+    }
+
+    /// The schema without the columns `exclude` names (case-insensitive): a data file read
+    /// with it skips them, so they are neither read into a model nor written.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] (`exclude`) for a name that is not a column (listing the
+    /// columns), for a file without a header row (its fields are the schema's columns in
+    /// order), or when no column would be left.
+    pub fn without(&self, exclude: &[String]) -> Result<Schema> {
+        if exclude.is_empty() {
+            return Ok(self.clone());
+        }
+        if !self.has_header {
+            return Err(Error::param(
+                "exclude",
+                "needs a data file with a header row (has_header = true): without one, the \
+                 file's fields are the schema's columns in order (remove the column from the \
+                 schema instead)",
+            ));
+        }
+        let mut drop = vec![false; self.columns.len()];
+        for name in exclude {
+            let i = self.column_index(name).map_err(|_| {
+                Error::param(
+                    "exclude",
+                    format!(
+                        "no column '{name}' in the schema (columns: {})",
+                        self.names().join(", ")
+                    ),
+                )
+            })?;
+            drop[i] = true;
+        }
+        let columns: Vec<ColumnSpec> = self
+            .columns
+            .iter()
+            .zip(&drop)
+            .filter(|(_, d)| !**d)
+            .map(|(c, _)| c.clone())
+            .collect();
+        if columns.is_empty() {
+            return Err(Error::param("exclude", "excludes every column"));
+        }
+        Ok(Schema {
+            columns,
+            ..self.clone()
+        })
     }
 
     /// The column names, in order.

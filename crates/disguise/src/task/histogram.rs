@@ -94,6 +94,12 @@ impl Histogram {
             target: Some(target.to_string()),
             bin_rule: self.bin_rule,
             kept_predictors: self.k,
+            // A release never makes a column constant; the paper's rule stays exact.
+            min_bins: if self.bin_rule == BinRule::Paper {
+                0
+            } else {
+                2
+            },
             ..schema.clone()
         }
     }

@@ -149,6 +149,7 @@ impl Synth {
         Ok(Schema {
             bin_rule: BinRule::Marginals,
             marginal_noise_sd: Some(plan.noise_sd().1),
+            min_bins: 2,
             ..schema.clone()
         })
     }
@@ -219,6 +220,7 @@ impl Synth {
             domains,
             public_domains,
             synthesis,
+            values: crate::histogram::Values::default(),
         })
     }
 }
@@ -247,6 +249,8 @@ pub struct SynthRelease {
     pub rows: u64,
     /// The fitted model and its guarantee.
     pub synthesis: Synthesis,
+    /// How numeric values are written (default: drawn uniformly inside their bins).
+    pub values: crate::histogram::Values,
 }
 
 impl SynthRelease {
@@ -292,13 +296,20 @@ impl SynthRelease {
     }
 
     /// Writes `rows` records as CSV with a header (every column, in the schema's order; a
-    /// level as the schema spells it, a numeric value as its bin's midpoint); returns the
-    /// number written.
+    /// level as the schema spells it, a numeric value as [`SynthRelease::values`] says:
+    /// drawn uniformly inside its bin from a generator forked from `rng`, or its bin's
+    /// midpoint); returns the number written.
     ///
     /// # Errors
     /// [`Error::Io`] if writing fails.
     pub fn write_csv<W: Write>(&self, writer: W, rows: u64, rng: &mut SecureRng) -> Result<u64> {
-        let mut out = crate::histogram::release::CodedCsv::new(writer, &self.names, &self.domains)?;
+        let mut out = crate::histogram::release::CodedCsv::new(
+            writer,
+            &self.names,
+            &self.domains,
+            self.values,
+            rng,
+        )?;
         let d = self.names.len();
         self.sample_codes(rows, rng, |chunk| {
             chunk.chunks(d).try_for_each(|record| out.record(record))
@@ -348,6 +359,12 @@ impl SynthRelease {
                     })
                     .collect(),
             ),
+            // The release's choice and the schema's `integer`: public.
+            values: Public::new(crate::histogram::written_values(
+                &self.names,
+                &self.domains,
+                self.values,
+            )),
             records: Public::new(s.rows),
             rows: Public::new(self.rows),
             // Which values were merged: a function of the noisy 1-ways.
@@ -398,6 +415,9 @@ pub struct SynthReport {
     pub columns: Public<Vec<String>>,
     /// The bins of each numeric column (the schema's, or its rule's from n and the noise).
     pub bins: Public<std::collections::BTreeMap<String, usize>>,
+    /// How each numeric column's values are written (uniform within its bin or its
+    /// midpoint; integer or not).
+    pub values: Public<std::collections::BTreeMap<String, crate::histogram::Written>>,
     /// n, the table's records (public).
     pub records: Public<u64>,
     /// The synthetic records written.

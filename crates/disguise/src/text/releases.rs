@@ -132,6 +132,9 @@ pub fn histogram_summary(
         release.predictors,
         release.k_method
     );
+    if let Some(line) = values_line(&release.values) {
+        let _ = writeln!(t, "  values      {line}");
+    }
     if !release.dropped.is_empty() {
         let _ = writeln!(t, "  dropped     {}", names_list(&release.dropped));
     }
@@ -461,6 +464,28 @@ pub fn histogram_nothing_released(
     })
 }
 
+/// How the numeric columns' values are written, grouped by how (`None` without numeric
+/// columns): `uniform within bins: age, hours; uniform integers within bins: capital-gain`.
+pub fn values_line(
+    values: &std::collections::BTreeMap<String, crate::histogram::Written>,
+) -> Option<String> {
+    let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+    for (name, how) in values {
+        let how = how.to_string();
+        match groups.iter_mut().find(|(h, _)| *h == how) {
+            Some((_, names)) => names.push(name),
+            None => groups.push((how, vec![name])),
+        }
+    }
+    (!groups.is_empty()).then(|| {
+        groups
+            .iter()
+            .map(|(how, names)| format!("{how}: {}", names.join(", ")))
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
+}
+
 /// The summary of a whole-table synthetic-data release, `written` records to `out`. Each line
 /// ends with `\n`.
 pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> String {
@@ -492,6 +517,9 @@ pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> S
             "  merged      rare values (noisy count below 3σ) into one per column: {}",
             merged.join(", ")
         );
+    }
+    if let Some(line) = values_line(&r.values) {
+        let _ = writeln!(t, "  values      {line}");
     }
     let tree: Vec<String> = r.tree.iter().map(|(a, b)| format!("{a}–{b}")).collect();
     let _ = writeln!(

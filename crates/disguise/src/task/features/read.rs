@@ -284,7 +284,11 @@ impl SchemaColumns {
             )));
         }
         Ok(Self {
-            schema,
+            // A column without bins is never made constant by the bandwidth rule.
+            schema: Schema {
+                min_bins: schema.min_bins.max(2),
+                ..schema
+            },
             label,
             excluded,
         })
