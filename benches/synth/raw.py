@@ -98,6 +98,8 @@ def dataset(name):
         if c["type"] == "numeric":
             lo, hi = c["bounds"]
             lines.append(f"bounds = [{lo!r}, {hi!r}]")
+            if c.get("integer"):
+                lines.append("integer = true")
         else:
             lines.append("levels = [" + ", ".join(json.dumps(str(l)) for l in c["levels"]) + "]")
         if c.get("nullable"):
