@@ -1162,166 +1162,43 @@ mod tests {
             Err(Error::InvalidParameter { name, .. }) => name,
             other => panic!("{other:?}"),
         };
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                1.0,
-                1.0,
-                Grid::Cells(4),
-                Targets::Count(1),
-                e
-            )),
-            "hi"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                2.0,
-                1.0,
-                Grid::Cells(4),
-                Targets::Count(1),
-                e
-            )),
-            "hi"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                f64::NAN,
-                1.0,
-                Grid::Cells(4),
-                Targets::Count(1),
-                e
-            )),
-            "lo"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                0.0,
-                f64::INFINITY,
-                Grid::Cells(4),
-                Targets::Count(1),
-                e
-            )),
-            "hi"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                -f64::MAX,
-                f64::MAX,
-                Grid::Cells(4),
-                Targets::Count(1),
-                e
-            )),
-            "hi"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                0.0,
-                1.5,
-                Grid::Integers,
-                Targets::Count(1),
-                e
-            )),
-            "grid"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                0.0,
-                1e13,
-                Grid::Integers,
-                Targets::Count(1),
-                e
-            )),
-            "grid"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
+        // (lo, hi, grid, targets, ε, the parameter named).
+        let cells = |c| Grid::Cells(c);
+        let count = |m| Targets::Count(m);
+        let probabilities = |p: &[f64]| Targets::Probabilities(p.to_vec());
+        let cases = [
+            (1.0, 1.0, cells(4), count(1), e, "hi"),
+            (2.0, 1.0, cells(4), count(1), e, "hi"),
+            (f64::NAN, 1.0, cells(4), count(1), e, "lo"),
+            (0.0, f64::INFINITY, cells(4), count(1), e, "hi"),
+            (-f64::MAX, f64::MAX, cells(4), count(1), e, "hi"),
+            (0.0, 1.5, Grid::Integers, count(1), e, "grid"),
+            (0.0, 1e13, Grid::Integers, count(1), e, "grid"),
+            (0.0, 1.0, cells(0), count(1), e, "grid"),
+            (0.0, 1.0, cells(MAX_GRID_CELLS + 1), count(1), e, "grid"),
+            (0.0, 1.0, cells(4), count(0), e, "targets"),
+            (0.0, 1.0, cells(4), count(MAX_QUANTILES + 1), e, "targets"),
+            (0.0, 1.0, cells(4), probabilities(&[]), e, "targets"),
+            (
                 0.0,
                 1.0,
-                Grid::Cells(0),
-                Targets::Count(1),
-                e
-            )),
-            "grid"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                0.0,
-                1.0,
-                Grid::Cells(MAX_GRID_CELLS + 1),
-                Targets::Count(1),
-                e
-            )),
-            "grid"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                0.0,
-                1.0,
-                Grid::Cells(4),
-                Targets::Count(0),
-                e
-            )),
-            "targets"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                0.0,
-                1.0,
-                Grid::Cells(4),
-                Targets::Count(MAX_QUANTILES + 1),
-                e
-            )),
-            "targets"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                0.0,
-                1.0,
-                Grid::Cells(4),
-                Targets::Probabilities(vec![]),
-                e
-            )),
-            "targets"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                0.0,
-                1.0,
-                Grid::Cells(4),
-                Targets::Probabilities(vec![0.5, f64::NAN]),
-                e
-            )),
-            "targets"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                0.0,
-                1.0,
-                Grid::Cells(4),
-                Targets::Probabilities(vec![0.5, 1.5]),
-                e
-            )),
-            "targets"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                0.0,
-                1.0,
-                Grid::Cells(4),
-                Targets::Probabilities(vec![0.6, 0.5]),
-                e
-            )),
-            "targets"
-        );
-        assert_eq!(
-            name(PrivateQuantiles::new(
-                0.0,
-                1.0,
-                Grid::Cells(4),
-                Targets::Count(1),
-                eps(1e-307)
-            )),
-            "epsilon"
-        );
+                cells(4),
+                probabilities(&[0.5, f64::NAN]),
+                e,
+                "targets",
+            ),
+            (0.0, 1.0, cells(4), probabilities(&[0.5, 1.5]), e, "targets"),
+            (0.0, 1.0, cells(4), probabilities(&[0.6, 0.5]), e, "targets"),
+            (0.0, 1.0, cells(4), count(1), eps(1e-307), "epsilon"),
+        ];
+        for (lo, hi, grid, targets, epsilon, expected) in cases {
+            let what = format!("[{lo}, {hi}], {grid:?}, {targets:?}");
+            assert_eq!(
+                name(PrivateQuantiles::new(lo, hi, grid, targets, epsilon)),
+                expected,
+                "{what}"
+            );
+        }
         // ε itself is validated by its type: ε ≤ 0 and NaN never reach the mechanism.
         assert_eq!(Epsilon::new(0.0), Err(Error::InvalidEpsilon(0.0)));
         assert!(matches!(Epsilon::new(f64::NAN), Err(Error::InvalidEpsilon(v)) if v.is_nan()));

@@ -9,7 +9,10 @@
 //! The processes are waited for by what they do, never by a guessed sleep: a process is
 //! killed or stopped once its network threads run.
 
-use super::{generate, generate_with, hosts, select_args, start, wait_until_connected};
+use super::{
+    generate, generate_with, hosts, resume_and_see_it_exit, select_args, start,
+    wait_until_connected,
+};
 use crate::common::{dir_with, disguise, words};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -275,18 +278,6 @@ fn a_stopped_process_is_named_by_every_other() {
             let what = format!("process {victim} stopped: process {i}");
             fails_naming(&out, &[&name], &what);
         }
-        Command::new("kill").args(["-CONT", &pid]).status().unwrap();
-        let resumed = Instant::now();
-        let out = stopped.wait_with_output().expect("the stopped process");
-        assert!(
-            resumed.elapsed() < Duration::from_secs(20),
-            "the resumed process lingered"
-        );
-        assert_eq!(
-            out.status.code(),
-            Some(2),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        resume_and_see_it_exit(stopped);
     }
 }
