@@ -1296,6 +1296,7 @@ class ProjectedHistogram(_Diagnosed, _Params):
         dataset: str | None = None,
         gamma_rule: str = "balanced",
         bin_rule: str = "released",
+        values: str = "uniform",
         diagnostics: bool = False,
     ):
         self._keep_params(locals())
@@ -1333,14 +1334,12 @@ class ProjectedHistogram(_Diagnosed, _Params):
     def sample(self, n: int | None = None) -> Any:
         """``n`` synthetic records (default: as many as the data had), in a random order (the
         release's ``seed`` makes it reproducible), as a DataFrame when pandas is installed,
-        else a dict of columns. Numeric columns hold bin midpoints."""
+        else a dict of columns. A numeric value is drawn uniformly inside its bin (an integer
+        for an integer column), or is the bin's midpoint with ``values="midpoint"``:
+        post-processing, no privacy cost."""
         if not hasattr(self, "_release"):
             raise ValueError("this ProjectedHistogram is not fitted yet: call fit first")
-        if n is not None:
-            n = int(n)
-            if n < 0:
-                raise ValueError(f"invalid n: {n} (at least 0)")
-        return _sample_frame(self._release, n)
+        return _sample_frame(self._release, n, self.values)
 
 
 def _schema_rows(data: Any, schema_json: str, run: dict) -> list[list[str]]:
@@ -1387,14 +1386,15 @@ def _schema_rows(data: Any, schema_json: str, run: dict) -> list[list[str]]:
     return _read_private(run, read, list)
 
 
-def _sample_frame(release: Any, n: int | None) -> Any:
+def _sample_frame(release: Any, n: int | None, values: str) -> Any:
     """``n`` records drawn from a native release, as a DataFrame when pandas is installed,
-    else a dict of columns; numeric columns as floats (bin midpoints)."""
+    else a dict of columns; numeric columns as floats, drawn inside their bins
+    (``values="uniform"``) or their bins' midpoints (``values="midpoint"``)."""
     if n is not None:
         n = int(n)
         if n < 0:
             raise ValueError(f"invalid n: {n} (at least 0)")
-    values = release.sample(n)
+    values = release.sample(n, str(values))
     out = {}
     for (name, numeric), column in zip(release.columns(), values):
         if numeric:
@@ -1459,6 +1459,7 @@ class Synthesizer(_Diagnosed, _Params):
         seed: int | None = None,
         ledger: Ledger | None = None,
         dataset: str | None = None,
+        values: str = "uniform",
         diagnostics: bool = False,
     ):
         self._keep_params(locals())
@@ -1491,10 +1492,12 @@ class Synthesizer(_Diagnosed, _Params):
     def sample(self, n: int | None = None) -> Any:
         """``n`` synthetic records (default: as many as the data had), drawn independently
         from the fitted model (the ``seed`` makes it reproducible), as a DataFrame when pandas
-        is installed, else a dict of columns. Numeric columns hold bin midpoints."""
+        is installed, else a dict of columns. A numeric value is drawn uniformly inside its
+        bin (an integer for an integer column), or is the bin's midpoint with
+        ``values="midpoint"``: post-processing, no privacy cost."""
         if not hasattr(self, "_model"):
             raise ValueError("this Synthesizer is not fitted yet: call fit first")
-        return _sample_frame(self._model, n)
+        return _sample_frame(self._model, n, self.values)
 
 
 def _numbers_or_missing(column: list[str]) -> list[str]:

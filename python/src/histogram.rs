@@ -7,7 +7,7 @@ use crate::runtime::{Run, generator, interruptible, json, named};
 use disguise::disclosure::{Diagnostic, shown};
 use disguise::histogram::{
     ColumnValues, Discretized, Domain, DomainSource, ProjectedHistogram, Schema, SyntheticRows,
-    Table, for_each_synthetic_record_shuffled,
+    Table, Values, for_each_synthetic_record_shuffled,
 };
 use disguise::task::{Histogram, HistogramReport};
 use pyo3::prelude::*;
@@ -92,19 +92,25 @@ impl HistogramRelease {
 
     /// `n` synthetic records (default: the public n of the data), apportioned in proportion
     /// to the noisy counts, in a random order (the operating system's generator, or the
-    /// release's seed), as one list of decoded values per column.
-    #[pyo3(signature = (n=None))]
-    fn sample(&self, n: Option<u64>) -> PyResult<Vec<Vec<String>>> {
+    /// release's seed), as one list of decoded values per column; a numeric value as `values`
+    /// says (drawn inside its bin, or the bin's midpoint).
+    #[pyo3(signature = (n=None, values="uniform"))]
+    fn sample(&self, n: Option<u64>, values: &str) -> PyResult<Vec<Vec<String>>> {
+        let values: Values = named(values)?;
         let n = n.unwrap_or(*self.release.records as u64);
         let histogram = self.release.histogram().clone().apportioned(n);
         let (domains, encoding) = (self.release.domains(), self.release.encoding());
         let mut out: Vec<Vec<String>> = vec![Vec::new(); domains.len()];
         let mut digits = vec![0u32; domains.len()];
         let mut rng = generator(self.seed)?;
+        // The draws inside bins from a generator of their own, as the command line's writer.
+        let mut inside = rng.fork();
+        let mut field = String::new();
         for_each_synthetic_record_shuffled(&histogram, &mut rng, |cell| {
             encoding.decode(cell, &mut digits);
             for ((column, domain), &code) in out.iter_mut().zip(domains).zip(&digits) {
-                column.push(domain.decode(code));
+                domain.write(code, values, &mut inside, &mut field);
+                column.push(field.clone());
             }
             Ok(())
         })

@@ -6,7 +6,7 @@ use crate::histogram::clamped;
 use crate::ledger::{Charge, after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named};
 use disguise::disclosure::{Diagnostic, shown};
-use disguise::histogram::{Discretized, Domain, DomainSource, Schema, Table};
+use disguise::histogram::{Discretized, Domain, DomainSource, Schema, Table, Values};
 use disguise::synth::MeasurementNoise;
 use disguise::task::{Synth, SynthRelease, SynthReport};
 use pyo3::prelude::*;
@@ -55,9 +55,11 @@ impl SynthModel {
 
     /// `n` synthetic records (default: the public n of the data), drawn independently from
     /// the fitted model (the operating system's generator, or the fit's seed), as one list of
-    /// decoded values per column.
-    #[pyo3(signature = (n=None))]
-    fn sample(&self, py: Python<'_>, n: Option<u64>) -> PyResult<Vec<Vec<String>>> {
+    /// decoded values per column; a numeric value as `values` says (drawn inside its bin, or
+    /// the bin's midpoint).
+    #[pyo3(signature = (n=None, values="uniform"))]
+    fn sample(&self, py: Python<'_>, n: Option<u64>, values: &str) -> PyResult<Vec<Vec<String>>> {
+        let values: Values = named(values)?;
         let n = n.unwrap_or(self.release.rows);
         disguise::memory::check(
             &format!("sample({n})"),
@@ -66,16 +68,20 @@ impl SynthModel {
         )
         .map_err(value_error)?;
         let mut rng = generator(self.seed)?;
+        // The draws inside bins from a generator of their own, as the command line's writer.
+        let mut inside = rng.fork();
         let release = &self.release;
         let d = release.names.len();
         py.detach(|| {
             let mut out: Vec<Vec<String>> = vec![Vec::new(); d];
+            let mut field = String::new();
             release.sample_codes(n, &mut rng, |chunk| {
                 for record in chunk.chunks(d) {
                     for ((column, domain), &code) in
                         out.iter_mut().zip(&release.domains).zip(record)
                     {
-                        column.push(domain.decode(code));
+                        domain.write(code, values, &mut inside, &mut field);
+                        column.push(field.clone());
                     }
                 }
                 Ok(())

@@ -741,7 +741,7 @@ def test_projected_histogram_cuts_numeric_columns_for_the_predictors_kept():
     data = {**{f"x{j}": x[:, j] for j in range(4)}, "y": np.where(x[:, 0] > 0.5, "b", "a")}
     for rule, bins in [("released", 16), ("paper", 3)]:
         h = quiet(disguise.ProjectedHistogram(epsilon=8.0, schema=schema, k=1, seed=1,
-                                              bin_rule=rule).fit, data)
+                                              bin_rule=rule, values="midpoint").fit, data)
         assert h.attributes_ == ["x0"] and h.report_["bins"] == {"x0": bins}, h.report_
         assert len({float(v) for v in h.sample()["x0"]}) <= bins
     with pytest.raises(ValueError, match="bin rule"):
@@ -926,6 +926,33 @@ def test_synthesizer_releases_every_column_and_keeps_the_strong_pair():
     # The same seed draws the same records.
     again = s.sample(50)
     assert list(np.asarray(again["city"])) == list(np.asarray(s.sample(50)["city"]))
+
+
+def test_synthetic_numeric_values_are_drawn_inside_their_bins_or_are_midpoints():
+    data = sick_table()
+    integer = dict(SCHEMA, columns=[dict(c, integer=True) if c["name"] == "age" else c
+                                    for c in SCHEMA["columns"]])
+
+    def ages(values, schema=SCHEMA):
+        s = quiet(disguise.Synthesizer(epsilon=3.0, schema=schema, seed=2, values=values).fit, data)
+        a = np.asarray(s.sample()["age"], dtype=float)
+        assert np.isnan(a).any()  # NaN in, the missing value of a nullable column out
+        return a[~np.isnan(a)]
+
+    uniform = ages("uniform")
+    # Four bins over [0, 100]: drawn inside them, not four midpoints.
+    assert len(np.unique(uniform)) > 100 and 0 <= uniform.min() and uniform.max() <= 100
+    assert set(np.unique(ages("midpoint")).tolist()) <= {12.5, 37.5, 62.5, 87.5}
+    whole = ages("uniform", integer)
+    assert np.all(whole == np.round(whole)) and len(np.unique(whole)) > 20
+    h = quiet(disguise.ProjectedHistogram(epsilon=3.0, schema=SCHEMA, seed=2, values="midpoint").fit,
+              data)
+    assert len(h.sample(10)["sick"]) == 10
+    for estimator in (disguise.Synthesizer(epsilon=1.0, schema=SCHEMA, values="mean"),
+                      disguise.ProjectedHistogram(epsilon=1.0, schema=SCHEMA, values="mean")):
+        fitted = quiet(estimator.fit, data)
+        with pytest.raises(ValueError, match="mean"):
+            fitted.sample(3)
 
 
 def test_synthesizer_gaussian_needs_delta_and_bad_input_raises_value_error():
