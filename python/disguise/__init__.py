@@ -1209,6 +1209,41 @@ def _schema_json(schema: Any) -> str:
     raise ValueError(f"invalid schema: a dict, a path or TOML text, not {type(schema).__name__}")
 
 
+def _prepared_schema(schema: Any, exclude: Any, data: Any) -> str:
+    """The validated schema of a fit as JSON: without the columns ``exclude`` names (as
+    ``--exclude`` on the command line: neither read nor written), and with ``integer`` set on
+    a numeric column of a dict schema that does not say, when ``data``'s column has an integer
+    dtype (its values are whole numbers; write ``"integer": False`` to keep fractions)."""
+    if isinstance(schema, dict) and (hasattr(data, "columns") or isinstance(data, dict)):
+        keys = list(data.keys()) if isinstance(data, dict) else list(data.columns)
+        by_name = {str(k).lower(): k for k in keys}
+        columns = []
+        for c in schema.get("columns", []):
+            if isinstance(c, dict) and c.get("type") == "numeric" and "integer" not in c:
+                key = by_name.get(str(c.get("name", "")).lower())
+                if key is not None and np.asarray(data[key]).dtype.kind in "iu":
+                    c = dict(c, integer=True)
+            columns.append(c)
+        schema = dict(schema, columns=columns)
+    text = _schema_json(schema)
+    if exclude is None or (not isinstance(exclude, str) and len(exclude) == 0):
+        return text
+    wanted = [exclude] if isinstance(exclude, str) else list(exclude)
+    parsed = json.loads(text)
+    names = [c["name"] for c in parsed["columns"]]
+    lowered = {n.strip().lower(): n for n in names}
+    drop = set()
+    for name in wanted:
+        found = lowered.get(str(name).strip().lower())
+        if found is None:
+            raise ValueError(f"invalid exclude: no column {name!r} in the schema (columns: {names})")
+        drop.add(found)
+    parsed["columns"] = [c for c in parsed["columns"] if c["name"] not in drop]
+    if not parsed["columns"]:
+        raise ValueError("invalid exclude: it excludes every column of the schema")
+    return _disguise.histogram_schema(json.dumps(parsed), "json")
+
+
 def _field(value: Any, missing: str | None, name: str) -> str:
     """One value as the text the schema parses; None and NaN are the missing marker."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -1254,7 +1289,11 @@ class ProjectedHistogram(_Diagnosed, _Params):
     or for all of them (``"paper"``: 2 bins on Adult's 14 predictors). Every domain comes
     from the schema: a column without levels or bounds is refused (domains read from the data
     would reveal records), and a value outside a numeric column's bounds is clamped into its
-    edge bin.
+    edge bin. A release never cuts a numeric column into one bin (at least 2; ``bin_rule=
+    "paper"`` stays exact). ``values="uniform"`` (default) draws a sampled numeric value
+    inside its bin, ``"midpoint"`` writes the bin's midpoint; a numeric column of a dict
+    schema whose data has an integer dtype is an integer column unless the schema says
+    ``"integer": False``; ``exclude`` names columns neither read nor written (an identifier).
 
     Attributes after ``fit``, the release and what is computed from it and the public
     inputs: ``attributes_`` (the kept predictors, in table order), ``dropped_`` (the
@@ -1297,6 +1336,7 @@ class ProjectedHistogram(_Diagnosed, _Params):
         gamma_rule: str = "balanced",
         bin_rule: str = "released",
         values: str = "uniform",
+        exclude: Sequence[str] | None = None,
         diagnostics: bool = False,
     ):
         self._keep_params(locals())
@@ -1304,7 +1344,7 @@ class ProjectedHistogram(_Diagnosed, _Params):
     def fit(self, data: Any, y: Any = None) -> "ProjectedHistogram":
         """Releases the projected histogram of ``data``; returns self."""
         seed = _warn_seed(self.seed)
-        schema_json = _schema_json(self.schema)
+        schema_json = _prepared_schema(self.schema, self.exclude, data)
         k = None if self.k is None else _positive_int(self.k, "k")
         run = self._fit_run(seed)
         rows = _schema_rows(data, schema_json, run)
@@ -1424,7 +1464,11 @@ class Synthesizer(_Diagnosed, _Params):
     for many columns) and the guarantee is (epsilon, delta)-DP through zCDP. Neighbours are
     replace-one; every domain must be public (``schema``, as for ``ProjectedHistogram``).
     Numeric columns without ``bins`` are cut so that a noisy 2-way marginal's cells expect at
-    least one noise standard deviation of records.
+    least one noise standard deviation of records. ``values="uniform"`` (default) draws a
+    numeric value inside its bin, ``"midpoint"`` writes the bin's midpoint; a numeric column
+    of a dict schema whose data has an integer dtype is an integer column unless the schema
+    says ``"integer": False``; ``exclude`` names columns neither read nor written (an
+    identifier).
 
     Attributes after ``fit``, the release and what is computed from it and the public
     inputs: ``tree_`` (the measured pairs of column names, as the exponential mechanism chose
@@ -1460,6 +1504,7 @@ class Synthesizer(_Diagnosed, _Params):
         ledger: Ledger | None = None,
         dataset: str | None = None,
         values: str = "uniform",
+        exclude: Sequence[str] | None = None,
         diagnostics: bool = False,
     ):
         self._keep_params(locals())
@@ -1467,7 +1512,7 @@ class Synthesizer(_Diagnosed, _Params):
     def fit(self, data: Any, y: Any = None) -> "Synthesizer":
         """Fits the private model of ``data``; returns self."""
         seed = _warn_seed(self.seed)
-        schema_json = _schema_json(self.schema)
+        schema_json = _prepared_schema(self.schema, self.exclude, data)
         iterations = _positive_int(self.iterations, "iterations")
         run = self._fit_run(seed)
         rows = _schema_rows(data, schema_json, run)

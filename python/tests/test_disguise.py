@@ -955,6 +955,30 @@ def test_synthetic_numeric_values_are_drawn_inside_their_bins_or_are_midpoints()
             fitted.sample(3)
 
 
+def test_integer_columns_are_inferred_from_the_data_and_excluded_columns_are_dropped():
+    data = sick_table()
+    data["age"] = np.nan_to_num(data["age"], nan=50.0).astype(np.int64)
+    data["id"] = np.arange(len(data["age"]))
+    schema = dict(SCHEMA, missing=None, columns=[
+        dict(c, nullable=False) if c["name"] == "age" else c for c in SCHEMA["columns"]
+    ] + [{"name": "id", "type": "numeric", "bounds": [0, 10000]}])
+    s = quiet(disguise.Synthesizer(epsilon=3.0, schema=schema, seed=2, exclude=["ID"]).fit, data)
+    table = s.sample(200)
+    columns = list(table.columns) if hasattr(table, "columns") else list(table)
+    assert "id" not in columns and "age" in columns
+    ages = np.asarray(table["age"], dtype=float)
+    assert np.all(ages == np.round(ages))  # an integer dtype makes an integer column
+    fractions = dict(schema, columns=[dict(c, integer=False) if c["name"] == "age" else c
+                                      for c in schema["columns"]])
+    s = quiet(disguise.Synthesizer(epsilon=3.0, schema=fractions, seed=2, exclude="id").fit, data)
+    assert not np.all(np.asarray(s.sample(200)["age"], dtype=float) % 1 == 0)  # the schema says
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        disguise.Synthesizer(epsilon=1.0, schema=schema, exclude=["nope"]).fit(data)
+    with pytest.raises(ValueError, match="every column"):
+        disguise.ProjectedHistogram(epsilon=1.0, schema=schema,
+                                    exclude=[c["name"] for c in schema["columns"]]).fit(data)
+
+
 def test_synthesizer_gaussian_needs_delta_and_bad_input_raises_value_error():
     data = sick_table(600)
     g = disguise.Synthesizer(epsilon=1.0, delta=1e-6, schema=SCHEMA).fit(data)
