@@ -1209,22 +1209,12 @@ def _schema_json(schema: Any) -> str:
     raise ValueError(f"invalid schema: a dict, a path or TOML text, not {type(schema).__name__}")
 
 
-def _prepared_schema(schema: Any, exclude: Any, data: Any) -> str:
-    """The validated schema of a fit as JSON: without the columns ``exclude`` names (as
-    ``--exclude`` on the command line: neither read nor written), and with ``integer`` set on
-    a numeric column of a dict schema that does not say, when ``data``'s column has an integer
-    dtype (its values are whole numbers; write ``"integer": False`` to keep fractions)."""
-    if isinstance(schema, dict) and (hasattr(data, "columns") or isinstance(data, dict)):
-        keys = list(data.keys()) if isinstance(data, dict) else list(data.columns)
-        by_name = {str(k).lower(): k for k in keys}
-        columns = []
-        for c in schema.get("columns", []):
-            if isinstance(c, dict) and c.get("type") == "numeric" and "integer" not in c:
-                key = by_name.get(str(c.get("name", "")).lower())
-                if key is not None and np.asarray(data[key]).dtype.kind in "iu":
-                    c = dict(c, integer=True)
-            columns.append(c)
-        schema = dict(schema, columns=columns)
+def _prepared_schema(schema: Any, exclude: Any) -> str:
+    """The validated schema of a fit as JSON, without the columns ``exclude`` names (as
+    ``--exclude`` on the command line: neither read nor written). Whether a numeric column is
+    an integer column is the schema's to say (``"integer": True``), never inferred from the
+    data: a column's dtype is a function of its values, and one record with a fraction would
+    change how every value is written."""
     text = _schema_json(schema)
     if exclude is None or (not isinstance(exclude, str) and len(exclude) == 0):
         return text
@@ -1291,9 +1281,8 @@ class ProjectedHistogram(_Diagnosed, _Params):
     would reveal records), and a value outside a numeric column's bounds is clamped into its
     edge bin. A release never cuts a numeric column into one bin (at least 2; ``bin_rule=
     "paper"`` stays exact). ``values="uniform"`` (default) draws a sampled numeric value
-    inside its bin, ``"midpoint"`` writes the bin's midpoint; a numeric column of a dict
-    schema whose data has an integer dtype is an integer column unless the schema says
-    ``"integer": False``; ``exclude`` names columns neither read nor written (an identifier).
+    inside its bin, ``"midpoint"`` writes the bin's midpoint; a numeric column the schema marks ``"integer": True`` gets
+    whole numbers; ``exclude`` names columns neither read nor written (an identifier).
 
     Attributes after ``fit``, the release and what is computed from it and the public
     inputs: ``attributes_`` (the kept predictors, in table order), ``dropped_`` (the
@@ -1344,7 +1333,7 @@ class ProjectedHistogram(_Diagnosed, _Params):
     def fit(self, data: Any, y: Any = None) -> "ProjectedHistogram":
         """Releases the projected histogram of ``data``; returns self."""
         seed = _warn_seed(self.seed)
-        schema_json = _prepared_schema(self.schema, self.exclude, data)
+        schema_json = _prepared_schema(self.schema, self.exclude)
         k = None if self.k is None else _positive_int(self.k, "k")
         run = self._fit_run(seed)
         rows = _schema_rows(data, schema_json, run)
@@ -1465,9 +1454,8 @@ class Synthesizer(_Diagnosed, _Params):
     replace-one; every domain must be public (``schema``, as for ``ProjectedHistogram``).
     Numeric columns without ``bins`` are cut so that a noisy 2-way marginal's cells expect at
     least one noise standard deviation of records. ``values="uniform"`` (default) draws a
-    numeric value inside its bin, ``"midpoint"`` writes the bin's midpoint; a numeric column
-    of a dict schema whose data has an integer dtype is an integer column unless the schema
-    says ``"integer": False``; ``exclude`` names columns neither read nor written (an
+    numeric value inside its bin, ``"midpoint"`` writes the bin's midpoint; a numeric column the schema marks ``"integer": True`` gets
+    whole numbers; ``exclude`` names columns neither read nor written (an
     identifier).
 
     Attributes after ``fit``, the release and what is computed from it and the public
@@ -1512,7 +1500,7 @@ class Synthesizer(_Diagnosed, _Params):
     def fit(self, data: Any, y: Any = None) -> "Synthesizer":
         """Fits the private model of ``data``; returns self."""
         seed = _warn_seed(self.seed)
-        schema_json = _prepared_schema(self.schema, self.exclude, data)
+        schema_json = _prepared_schema(self.schema, self.exclude)
         iterations = _positive_int(self.iterations, "iterations")
         run = self._fit_run(seed)
         rows = _schema_rows(data, schema_json, run)
