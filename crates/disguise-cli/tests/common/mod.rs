@@ -275,3 +275,17 @@ pub fn fails_after_reservation(
     );
     (plain, shown)
 }
+
+/// Runs a release through `run` (extra arguments → its stdout and stderr) in JSON and in a
+/// table, and checks that neither output names a diagnostic: without `--diagnostics`, the
+/// counts of clamped values and the "not private" section stay hidden.
+pub fn hides_diagnostics(run: &dyn Fn(&str) -> (String, String)) {
+    for format in ["json", "table"] {
+        let (stdout, stderr) = run(&format!("--format {format}"));
+        for text in [&stdout, &stderr] {
+            for secret in ["clamped", "clipped", "not_private", "not private —"] {
+                assert!(!text.contains(secret), "{format}: {secret} in {text}");
+            }
+        }
+    }
+}
