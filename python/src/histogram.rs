@@ -182,13 +182,15 @@ pub(crate) fn histogram_fit(
             Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
         drop(rows);
         let clamped = clamped(&table);
-        let data = Discretized::new(&table).map_err(value_error)?;
+        let mut rng = generator(run.seed)?;
+        let edges = request.edges(&schema).map_err(value_error)?;
+        let (data, edges) =
+            Discretized::with_edges(&table, &edges, &mut rng).map_err(value_error)?;
         drop(table);
         let target = data.column_index(&target).map_err(value_error)?;
-        let mut rng = generator(run.seed)?;
         let held = reserved.clone();
         let release = interruptible(py, move || {
-            let release = request.run(&data, target, None, &mut rng)?;
+            let release = request.run_with_edges(&data, target, None, edges, &mut rng)?;
             check(&held, &release)?;
             Ok(release)
         })?;

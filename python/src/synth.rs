@@ -121,10 +121,8 @@ pub(crate) fn synth_fit(
     disguise::histogram::table::check_complete(&schema, DomainSource::Schema)
         .map_err(value_error)?;
     let schema = request.reading(&schema).map_err(value_error)?;
-    let reserved = reserve_plan(&charge, "synthetic data (MST)", || {
-        request.plan(schema.columns.len())
-    })
-    .map_err(library_error)?;
+    let reserved = reserve_plan(&charge, "synthetic data (MST)", || request.plan(&schema))
+        .map_err(library_error)?;
     // The data is read from here on: a failure says what stays charged.
     let released = (|| {
         run.deferred()?;
@@ -132,12 +130,14 @@ pub(crate) fn synth_fit(
             Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
         drop(rows);
         let clamped = clamped(&table);
-        let data = Discretized::new(&table).map_err(value_error)?;
-        drop(table);
         let mut rng = generator(run.seed)?;
+        let edges = request.edges(&schema).map_err(value_error)?;
+        let (data, edges) =
+            Discretized::with_edges(&table, &edges, &mut rng).map_err(value_error)?;
+        drop(table);
         let held = reserved.clone();
         let release = interruptible(py, move || {
-            let release = request.run(data, &mut rng)?;
+            let release = request.run(data, edges, &mut rng)?;
             check(&held, &release)?;
             Ok(release)
         })?;

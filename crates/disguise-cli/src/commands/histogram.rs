@@ -104,6 +104,10 @@ pub struct Args {
     /// row. Example: `--exclude id`.
     #[arg(long, value_name = "COL")]
     exclude: Vec<String>,
+    /// The share of ε spent on private bin edges of the numeric columns with neither `bins`
+    /// nor `edges` in the schema, in (0, 1).
+    #[arg(long, value_name = "S", default_value_t = disguise::histogram::DEFAULT_EDGE_SHARE)]
+    edge_share: f64,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -125,6 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         threshold_constant: args.threshold_constant,
         rows: args.rows,
         bin_rule: args.bin_rule,
+        edge_share: args.edge_share,
     };
     // Everything that needs no data is validated first, in the library.
     request.validate().map_err(|e| flagged(e, &flag_of))?;
@@ -161,6 +166,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let target = schema.column_index(&target_name)?;
     table.check_out(args.public_data.as_ref())?;
+    if distributed {
+        request.edges(&schema)?.refuse_on_a_cluster()?;
+    }
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
     if charge.is_some() && args.bounds_from_data {
         bail!(
@@ -201,7 +209,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     // Straight into compact codes: only the schema's columns, each value binned as it is
     // read (the same codes as reading a table and discretizing it).
-    let read = Discretized::read(&paths, &schema, source)?;
+    // Keyed once the data is read (before its private edges, if any column needs them): a
+    // seeded run's warning is never followed by a reading error.
+    let plan = request.edges(&schema)?;
+    let (read, edges, rng) = if args.bounds_from_data {
+        (Discretized::read(&paths, &schema, source)?, None, None)
+    } else {
+        let (read, edges, rng) =
+            Discretized::read_with_edges(&paths, &schema, &plan, || table.rng(run.seed, None))?;
+        (read, edges, Some(rng))
+    };
     if !read.inferred.is_empty() {
         // The columns the schema leaves without a domain (public: the schema's).
         eprintln!(
@@ -223,10 +240,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ),
         None => None,
     };
-    // Keyed only now, after every check: a seeded run's warning is never followed by an error.
-    let mut rng = table.rng(run.seed, None)?;
+    let mut rng = match rng {
+        Some(rng) => rng,
+        None => table.rng(run.seed, None)?,
+    };
     let release = request
-        .run(&data, target, public, &mut rng)?
+        .run_with_edges(&data, target, public, edges, &mut rng)?
         .with_values(args.values);
     print_release(&args, reserved.as_ref(), &release, read.clipped, &mut rng)
 }

@@ -20,8 +20,10 @@ Examples:
   disguise synth --data adult.data --schema adult.schema.toml --epsilon 1 --delta 1e-9 \\
       --out synthetic.csv --format json
 
-Every column of the schema is released. Numeric columns without `bins` are cut so that a
-noisy 2-way marginal's cells expect at least one noise standard deviation of records.";
+Every column of the schema is released. A numeric column with neither `bins` nor `edges` is
+cut at private quantiles (--edge-share of the budget, split over those columns) into as many
+bins as a noisy 2-way marginal's cells can hold (each expecting at least one noise standard
+deviation of records).";
 
 /// Arguments of `disguise synth`.
 #[derive(clap::Args)]
@@ -44,6 +46,10 @@ pub struct Args {
     /// At most this many mirror-descent iterations of the fit.
     #[arg(long, value_name = "N", default_value_t = disguise::synth::DEFAULT_ITERATIONS)]
     iterations: usize,
+    /// The share of the budget spent on private bin edges of the numeric columns with
+    /// neither `bins` nor `edges` in the schema, in (0, 1).
+    #[arg(long, value_name = "S", default_value_t = disguise::histogram::DEFAULT_EDGE_SHARE)]
+    edge_share: f64,
     /// How a numeric value is written: `uniform` (default) — drawn uniformly inside its
     /// released bin (a uniform integer for an `integer = true` column; a one-value bin's
     /// value), `midpoint` — the bin's midpoint. Post-processing: no privacy cost; a seeded
@@ -70,6 +76,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         noise: args.noise,
         rows: args.rows,
         iterations: args.iterations,
+        edge_share: args.edge_share,
     };
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     table.check_inputs(None)?;
@@ -80,10 +87,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map_err(|e| flagged(e, &flag_of))?;
     let schema = request.reading(&schema).map_err(|e| flagged(e, &flag_of))?;
     table.check_out(None)?;
+    if table.cluster.workers.is_some() || table.cluster.hosts.is_some() {
+        request.edges(&schema)?.refuse_on_a_cluster()?;
+    }
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
     // Charged before a record is read, from the options and the schema alone.
     let reserved = run.reserve(charge.as_ref(), "synthetic data (MST)", || {
-        request.plan(schema.columns.len())
+        request.plan(&schema)
     })?;
     let cluster = table.cluster()?;
     let files = disguise::data::Parts::resolve_all(&table.data)?;
@@ -99,11 +109,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         None => {
             let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-            let read = Discretized::read(&paths, &schema, DomainSource::Schema)?;
-            // Keyed only after the data is read: a seeded run's warning is never followed by
-            // an error.
-            let mut rng = table.rng(run.seed, None)?;
-            (request.run(read.data, &mut rng)?, read.clipped, rng)
+            let plan = request.edges(&schema)?;
+            let (read, edges, mut rng) =
+                Discretized::read_with_edges(&paths, &schema, &plan, || table.rng(run.seed, None))?;
+            (request.run(read.data, edges, &mut rng)?, read.clipped, rng)
         }
     };
     if let Some(reserved) = &reserved {

@@ -441,7 +441,7 @@ fn table_of(dir: &Path, rows: usize, parts: bool) {
     std::fs::write(
         dir.join("schema.toml"),
         "target = \"sick\"\n\
-         [[columns]]\nname = \"age\"\ntype = \"numeric\"\nbounds = [0, 100]\n\
+         [[columns]]\nname = \"age\"\ntype = \"numeric\"\nbounds = [0, 100]\nbins = 5\n\
          [[columns]]\nname = \"colour\"\ntype = \"categorical\"\nlevels = [\"red\", \"green\", \"blue\"]\n\
          [[columns]]\nname = \"size\"\ntype = \"categorical\"\nlevels = [\"s\", \"m\", \"l\", \"xl\"]\n\
          [[columns]]\nname = \"noise\"\ntype = \"categorical\"\nlevels = [\"a\", \"b\"]\n\
@@ -1349,6 +1349,39 @@ fn resume_and_see_it_exit(child: Child) {
         Some(2),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A numeric column with neither `bins` nor `edges` gets private edges in one process; a
+/// distributed release cannot draw them yet: exit 2 before any connection and any charge,
+/// one line naming the column and the fix.
+#[test]
+fn a_distributed_release_needs_public_bins() {
+    let dir = dir_with("synth-edges", &[]);
+    table(&dir);
+    let schema = std::fs::read_to_string(dir.join("schema.toml")).unwrap();
+    std::fs::write(dir.join("schema.toml"), schema.replace("bins = 5\n", "")).unwrap();
+    for command in [
+        "synth --schema schema.toml --epsilon 2 --out out.csv --data table.csv --workers 2",
+        "histogram --schema schema.toml --epsilon 2 --k 2 --out out.csv --data table.csv --workers 2",
+    ] {
+        let out = disguise(&dir).args(words(command)).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains("'age'") && stderr.contains("bins = N"),
+            "{stderr}"
+        );
+        assert!(!dir.join("out.csv").exists());
+    }
+    // Before the ledger's charge.
+    std::fs::write(dir.join("bins.toml"), schema).unwrap();
+    common::refused_before_the_charge(
+        &dir,
+        "synth --epsilon 1 --ledger b.ledger --dataset d --data table.csv",
+        "--schema bins.toml",
+        &[("--schema schema.toml --out out.csv --workers 2", "'age'")],
     );
 }
 

@@ -262,12 +262,29 @@ fn values_are_drawn_inside_their_bins_or_written_as_midpoints() {
         doc["values"],
         serde_json::json!({"age": {"values": "midpoint", "integer": false}})
     );
-    let bins = doc["bins"]["age"].as_u64().unwrap() as f64;
-    let midpoints: std::collections::BTreeSet<String> = ages(&dir).into_iter().collect();
-    // Every value is a midpoint (k + ½)·100/bins.
-    for m in &midpoints {
-        let k = m.parse::<f64>().unwrap() * bins / 100.0 - 0.5;
-        assert!((k - k.round()).abs() < 1e-9, "{m} is not a midpoint");
+    // age has neither bins nor edges: cut at private quantiles, which the report lists.
+    let mut cuts = vec![0.0];
+    cuts.extend(
+        doc["edges"]["columns"][0]["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e.as_str().unwrap().parse::<f64>().unwrap()),
+    );
+    cuts.push(100.0);
+    let midpoints: Vec<f64> = cuts.windows(2).map(|w| (w[0] + w[1]) / 2.0).collect();
+    assert_eq!(
+        doc["bins"]["age"].as_u64().unwrap() as usize,
+        midpoints.len()
+    );
+    let written: std::collections::BTreeSet<String> = ages(&dir).into_iter().collect();
+    // Every value is a midpoint of two consecutive cuts.
+    for m in &written {
+        let v = m.parse::<f64>().unwrap();
+        assert!(
+            midpoints.iter().any(|p| (p - v).abs() < 1e-9),
+            "{m} is not a midpoint of {cuts:?}"
+        );
     }
     // Uniform (the default): many distinct values, each in the bin its midpoint names, and
     // the same file again with the same seed.

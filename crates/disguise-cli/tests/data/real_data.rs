@@ -254,11 +254,25 @@ fn adult_through_the_shipped_schema() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["records"], 32_561);
     // The paper's simulation keeps k̂ = 4 of 14 predictors at its 2 bins; numeric columns are
-    // cut for those 4 (bw = (ln n/n)^(1/5) = 0.200: 5 bins), and the release's own
-    // simulation at 5 bins keeps 3.
-    assert_eq!(doc["k"], 3, "{doc}");
+    // cut for those 4 (bw = (ln n/n)^(1/5) = 0.200: 5 bins) at their private quantiles (4
+    // inner and 2 tails); capital-gain, 0 for 92 % of people, gets the bin [0, 1) of its own.
+    let edges = doc["edges"]["columns"].as_array().expect("private edges");
+    assert_eq!(edges.len(), 6, "{doc}");
+    assert!(edges.iter().all(|e| e["quantiles"] == 6), "{doc}");
+    let gain = edges
+        .iter()
+        .find(|e| e["column"] == "capital-gain")
+        .unwrap();
+    assert_eq!(gain["edges"][0], "0", "{doc}");
+    assert_eq!(gain["edges"][1], "1", "{doc}");
+    let k = doc["k"].as_u64().unwrap();
+    assert!((2..=6).contains(&k), "{doc}");
     if let Some(bins) = doc["bins"].as_object() {
-        assert!(bins.values().all(|b| b == 5), "{doc}");
+        assert!(
+            bins.values()
+                .all(|b| (2..=8).contains(&b.as_u64().unwrap())),
+            "{doc}"
+        );
     }
     assert_eq!(doc["target"], "income");
     assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 1.0);

@@ -4,6 +4,7 @@
 
 use super::bins::format_number;
 pub use super::bins::{Bins, Values};
+use super::edges::{EdgePlan, EdgeRelease};
 use super::schema::{ColumnType, DomainSource, Schema};
 use super::table::{
     ColumnValues, SchemaReader, Table, Value, check_complete, data_bounds, sorted_levels,
@@ -564,6 +565,75 @@ impl Discretized {
             inferred,
             clipped,
         })
+    }
+
+    /// [`Discretized::read`] with private edges: when `plan` has columns, one reading counts
+    /// them on their grids, then `key` makes the generator, their edges are released
+    /// ([`EdgePlan::release`], from a generator forked from it) and written into the schema,
+    /// and the files are encoded with it (a second reading). The release is `None` when no
+    /// column needed edges; `key` is then called after the reading. Either way a reading
+    /// error comes before the generator is made (a seeded run warns only once it is sure to
+    /// run).
+    ///
+    /// ```
+    /// use disguise::histogram::{ColumnSpec, Discretized, EdgeBudget, EdgePlan, Schema};
+    /// use disguise::SecureRng;
+    /// # let dir = std::env::temp_dir().join("disguise-doc-read-with-edges");
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// let path = dir.join("d.csv");
+    /// let rows: String = (0..500).map(|i| format!("{},{}\n", i % 97, ["a", "b"][i % 2])).collect();
+    /// std::fs::write(&path, format!("x,y\n{rows}")).unwrap();
+    /// let schema = Schema::new(vec![ColumnSpec::numeric("x", 0.0, 1000.0), ColumnSpec::categorical("y", &["a", "b"])])?;
+    /// let plan = EdgePlan::new(&schema, EdgeBudget::Pure { epsilon: 1.0 })?;
+    /// let (read, edges, _rng) = Discretized::read_with_edges(&[&path], &schema, &plan, || SecureRng::from_os())?;
+    /// let edges = edges.expect("x has neither bins nor edges");
+    /// assert_eq!(edges.columns[0].column, "x");
+    /// assert!(read.schema.columns[0].edges.is_some());
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Discretized::read`] and [`EdgePlan::release`]; `key`'s.
+    pub fn read_with_edges<E: From<Error>>(
+        paths: &[&Path],
+        schema: &Schema,
+        plan: &EdgePlan,
+        key: impl FnOnce() -> std::result::Result<SecureRng, E>,
+    ) -> std::result::Result<(DiscretizedFile, Option<EdgeRelease>, SecureRng), E> {
+        if plan.is_empty() {
+            let read = Self::read(paths, schema, DomainSource::Schema)?;
+            return Ok((read, None, key()?));
+        }
+        schema.validate()?;
+        check_complete(schema, DomainSource::Schema)?;
+        let (n, counts) = plan.count_files(paths, schema)?;
+        if n == 0 {
+            return Err(Error::param("data", "no data rows").into());
+        }
+        let mut rng = key()?;
+        let (resolved, release) = plan.release(schema, n, &counts, &mut rng.fork())?;
+        let read = Self::read(paths, &resolved, DomainSource::Schema)?;
+        Ok((read, Some(release), rng))
+    }
+
+    /// [`Discretized::new`] with private edges for `plan`'s columns (see
+    /// [`Discretized::read_with_edges`]); also returns the schema with the released edges.
+    ///
+    /// # Errors
+    /// As [`Discretized::new`] and [`EdgePlan::release`].
+    pub fn with_edges(
+        table: &Table,
+        plan: &EdgePlan,
+        rng: &mut SecureRng,
+    ) -> Result<(Self, Option<EdgeRelease>)> {
+        if plan.is_empty() {
+            return Ok((Self::new(table)?, None));
+        }
+        let counts = plan.count_table(table)?;
+        let n = table.rows() as u64;
+        let (resolved, release) = plan.release(table.schema(), n, &counts, &mut rng.fork())?;
+        let domains = domains_for_schema(&resolved, n, true)?;
+        Ok((Self::with_domains(table, domains)?, Some(release)))
     }
 
     /// Reads data files with a complete `schema` straight into codes of the given domains

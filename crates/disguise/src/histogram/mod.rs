@@ -64,6 +64,7 @@
 
 pub mod bins;
 pub mod discretize;
+pub mod edges;
 pub mod encode;
 pub mod evaluate;
 pub mod features;
@@ -81,6 +82,7 @@ pub use discretize::{
     BinRule, Bins, Discretized, DiscretizedFile, Domain, Written, bandwidth, bin_count,
     default_bins, domains_for, written_values,
 };
+pub use edges::{DEFAULT_EDGE_SHARE, EdgeBudget, EdgePlan, EdgeRelease, ReleasedEdges};
 pub use encode::MixedRadix;
 pub use evaluate::{Classifier, FoldOutcome, ReleaseSummary, evaluate_fold, evaluate_fold_with};
 pub use features::FeatureEncoding;
@@ -98,7 +100,7 @@ pub use project::{
     KChoice, ProjectedHistogram, ProjectionConfig, SyntheticRows, projected_histogram,
 };
 pub use quantiles::{
-    Grid, MAX_GRID_CELLS, MAX_QUANTILES, PrivateQuantiles, QuantileRelease, Targets,
+    Grid, GridCounts, MAX_GRID_CELLS, MAX_QUANTILES, PrivateQuantiles, QuantileRelease, Targets,
 };
 pub use release::{
     drain_synthetic_cells_rev, for_each_synthetic_cell, for_each_synthetic_record_shuffled,

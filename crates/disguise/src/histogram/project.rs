@@ -113,6 +113,9 @@ pub struct ProjectionConfig {
     pub params: GammaParams,
     /// How many synthetic records the release holds (default: n).
     pub rows: SyntheticRows,
+    /// The private bin edges the data was read with, already spent from `epsilon`: the
+    /// projection and the histogram split what is left ([`super::edges`]).
+    pub edges: Option<super::EdgeRelease>,
 }
 
 impl ProjectionConfig {
@@ -125,6 +128,7 @@ impl ProjectionConfig {
             gamma: None,
             params: GammaParams::default(),
             rows: SyntheticRows::default(),
+            edges: None,
         }
     }
 }
@@ -180,6 +184,10 @@ pub struct ProjectedHistogram {
     pub gamma_estimate: Option<Public<super::params::GammaEstimate>>,
     /// Total ε requested.
     pub epsilon: Public<f64>,
+    /// The private bin edges of the numeric columns that had neither `bins` nor `edges`,
+    /// paid from ε before the projection and the histogram split the rest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edges: Option<Released<super::EdgeRelease>>,
     /// Budget spent on the projection.
     pub epsilon_p: Public<f64>,
     /// Budget of the histogram (the proven ε of its noise, ≤ γε).
@@ -423,7 +431,28 @@ pub(crate) fn release<R: Rows>(
     let q = usize::try_from(data.domains()[target].size())
         .map_err(|_| Error::param("target", "too many target levels"))?;
     let mut notes = Vec::new();
-    let eps = config.epsilon.get();
+    // Private edges were paid first, from the same ε (pure: basic composition).
+    let mut costs: Vec<PrivacyCost> = Vec::new();
+    let mut eps = config.epsilon.get();
+    if let Some(edges) = &config.edges {
+        let super::EdgeBudget::Pure { epsilon } = edges.budget else {
+            return Err(Error::param(
+                "edges",
+                "a projected histogram is pure ε-DP: its edges must have a pure budget",
+            ));
+        };
+        let k = edges.columns.len();
+        costs.extend(std::iter::repeat_n(
+            PrivacyCost::Pure {
+                epsilon: Epsilon::new(epsilon)?,
+            },
+            k,
+        ));
+        eps = sub_down(eps, crate::numeric::round::mul_up(epsilon, k as f64));
+        if eps <= 0.0 {
+            return Err(Error::param("edges", "the edges leave no budget"));
+        }
+    }
     // The simulations behind k and γ model the predictors as the paper does, s bins each;
     // when the schema cuts every numeric predictor into the same given number of bins, that
     // is s (the paper's rule would model Landsat's 4-bin predictors as 1-bin ones).
@@ -553,7 +582,6 @@ pub(crate) fn release<R: Rows>(
     }
 
     // 4. The projection.
-    let mut costs: Vec<PrivacyCost> = Vec::new();
     let elements: Vec<usize> = if trivial {
         (0..d1).collect()
     } else if let KChoice::Split { candidates, sigma } = &config.k {
@@ -677,7 +705,8 @@ pub(crate) fn release<R: Rows>(
         gamma: Public::new(gamma),
         gamma_method: Public::new(gamma_method),
         gamma_estimate: gamma_estimate.map(Public::new),
-        epsilon: Public::new(eps),
+        epsilon: Public::new(config.epsilon.get()),
+        edges: config.edges.clone().map(Released::new),
         epsilon_p: Public::new(eps_p),
         epsilon_h: Public::new(mechanism.epsilon()),
         threshold: Public::new(mechanism.threshold()),

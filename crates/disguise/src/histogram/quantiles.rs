@@ -515,28 +515,81 @@ impl PrivateQuantiles {
     /// # Ok::<(), disguise::Error>(())
     /// ```
     pub fn release(&self, values: &[f64], rng: &mut SecureRng) -> Result<QuantileRelease> {
-        self.release_with(values, Sensitivity::new(1.0)?, rng)
+        let mut counts = GridCounts::default();
+        for &v in values {
+            self.count(&mut counts, v)?;
+        }
+        self.release_counts(&counts, rng)
     }
 
-    /// [`release`](Self::release) with the score's sensitivity λ as a knob: λ = 1 is the
-    /// mechanism; the tests plant λ = ½ (weights exp(ε_c·u)) to show that the audit catches
-    /// a sensitivity error.
-    fn release_with(
-        &self,
-        values: &[f64],
-        lambda: Sensitivity,
-        rng: &mut SecureRng,
-    ) -> Result<QuantileRelease> {
-        if values.iter().any(|v| v.is_nan()) {
+    /// Adds one value to a column's [`GridCounts`]: snapped to its grid index
+    /// ([`index_of`](Self::index_of)).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] named `values` when the value is NaN (the message names
+    /// no value).
+    pub fn count(&self, counts: &mut GridCounts, value: f64) -> Result<()> {
+        if value.is_nan() {
             return Err(Error::param(
                 "values",
                 "a value is NaN; the column must be numbers",
             ));
         }
-        let mut grid: Vec<u64> = values.iter().map(|&v| self.index_of(v)).collect();
-        grid.sort_unstable();
+        counts.add(self.index_of(value), 1);
+        Ok(())
+    }
+
+    /// Releases the edges of a column given as its counts on this request's grid (built
+    /// with [`count`](Self::count), or summed over the parts of a table): the same law as
+    /// [`release`](Self::release) on the values, which is a function of these counts only.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] named `values` when an index is beyond the grid.
+    ///
+    /// ```
+    /// use disguise::histogram::{Grid, GridCounts, PrivateQuantiles, Targets};
+    /// use disguise::privacy::Epsilon;
+    /// let q = PrivateQuantiles::new(0.0, 10.0, Grid::Integers, Targets::Count(1), Epsilon::new(1.0)?)?;
+    /// let mut counts = GridCounts::default();
+    /// for v in [3.0, 3.0, 4.0] {
+    ///     q.count(&mut counts, v)?;
+    /// }
+    /// assert_eq!(counts.total(), 3);
+    /// let edge = q.release_counts(&counts, &mut disguise::SecureRng::from_os()?)?.edges[0];
+    /// assert!((0.0..=10.0).contains(&edge));
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    pub fn release_counts(
+        &self,
+        counts: &GridCounts,
+        rng: &mut SecureRng,
+    ) -> Result<QuantileRelease> {
+        self.release_with(counts, Sensitivity::new(1.0)?, rng)
+    }
+
+    /// [`release_counts`](Self::release_counts) with the score's sensitivity λ as a knob:
+    /// λ = 1 is the mechanism; the tests plant λ = ½ (weights exp(ε_c·u)) to show that the
+    /// audit catches a sensitivity error.
+    fn release_with(
+        &self,
+        counts: &GridCounts,
+        lambda: Sensitivity,
+        rng: &mut SecureRng,
+    ) -> Result<QuantileRelease> {
+        if counts
+            .counts
+            .keys()
+            .next_back()
+            .is_some_and(|&i| i > self.last)
+        {
+            return Err(Error::param(
+                "values",
+                "a grid index is beyond the grid (counts made for another request)",
+            ));
+        }
+        let runs: Vec<(u64, u64)> = counts.counts.iter().map(|(&i, &c)| (i, c)).collect();
         let indices = solve_all(
-            &grid,
+            &runs,
             self.last,
             &self.targets,
             self.epsilon_call,
@@ -548,6 +601,42 @@ impl PrivateQuantiles {
             indices,
             cost: self.cost(),
         })
+    }
+}
+
+/// A column's records as counts on a quantile request's grid: how many records snapped to
+/// each grid index. Memory grows with the distinct indices (at most min(n, G)), not with n;
+/// counts of the parts of a table add up ([`merge`](Self::merge)) to the whole's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GridCounts {
+    counts: std::collections::BTreeMap<u64, u64>,
+    total: u64,
+}
+
+impl GridCounts {
+    /// Adds `count` records at grid index `index`.
+    pub fn add(&mut self, index: u64, count: u64) {
+        if count > 0 {
+            *self.counts.entry(index).or_insert(0) += count;
+            self.total += count;
+        }
+    }
+
+    /// Adds another part's counts.
+    pub fn merge(&mut self, other: &GridCounts) {
+        for (&i, &c) in &other.counts {
+            self.add(i, c);
+        }
+    }
+
+    /// The number of records counted.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The (grid index, count) pairs, by index.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.counts.iter().map(|(&i, &c)| (i, c))
     }
 }
 
@@ -591,9 +680,10 @@ fn level_units(m: usize) -> u32 {
     units
 }
 
-/// Runs the recursion on sorted grid indices; returns the m edges' indices.
+/// Runs the recursion on (grid index, count) pairs sorted by index; returns the m edges'
+/// indices.
 fn solve_all(
-    sorted: &[u64],
+    sorted: &[(u64, u64)],
     last: u64,
     targets: &[f64],
     epsilon_call: Epsilon,
@@ -603,6 +693,7 @@ fn solve_all(
     let mut out = vec![0u64; targets.len()];
     let node = Node {
         records: sorted,
+        n: sorted.iter().map(|&(_, c)| c).sum(),
         a: 0,
         b: last,
         p_lo: 0.0,
@@ -612,10 +703,12 @@ fn solve_all(
     Ok(out)
 }
 
-/// One node of the recursion: its records (sorted, all in [a, b]), its candidate range and
-/// the target probabilities of its enclosing edges.
+/// One node of the recursion: its records ((index, count) pairs sorted by index, all in
+/// [a, b]) and how many they are, its candidate range and the target probabilities of its
+/// enclosing edges.
 struct Node<'a> {
-    records: &'a [u64],
+    records: &'a [(u64, u64)],
+    n: u64,
     a: u64,
     b: u64,
     p_lo: f64,
@@ -635,12 +728,14 @@ fn solve(
     }
     let (k, _) = split(targets.len());
     let q = targets[k];
-    let t = local_rank(q, node.p_lo, node.p_hi, node.records.len() as u64);
+    let t = local_rank(q, node.p_lo, node.p_hi, node.n);
     let v = sample_quantile(node.records, node.a, node.b, t, epsilon_call, lambda, rng)?;
     out[k] = v;
-    let cut = node.records.partition_point(|&x| x < v);
+    let cut = node.records.partition_point(|&(x, _)| x < v);
+    let below: u64 = node.records[..cut].iter().map(|&(_, c)| c).sum();
     let left = Node {
         records: &node.records[..cut],
+        n: below,
         a: node.a,
         b: v,
         p_lo: node.p_lo,
@@ -648,6 +743,7 @@ fn solve(
     };
     let right = Node {
         records: &node.records[cut..],
+        n: node.n - below,
         a: v,
         b: node.b,
         p_lo: q,
@@ -687,9 +783,10 @@ struct Run {
     score: f64,
 }
 
-/// The runs of equal score over candidates [a, b] for sorted records (all in [a, b]) and
-/// the local rank t: the gaps between distinct values and the values themselves.
-fn runs(records: &[u64], a: u64, b: u64, t: u64) -> Vec<Run> {
+/// The runs of equal score over candidates [a, b] for records given as (index, count) pairs
+/// sorted by index (all in [a, b]) and the local rank t: the gaps between distinct values
+/// and the values themselves.
+fn runs(records: &[(u64, u64)], a: u64, b: u64, t: u64) -> Vec<Run> {
     let score = |below: u64, upto: u64| -> f64 {
         // −max(L − t, t − L⁺, 0): integers ≤ n < 2⁵³, exact in f64.
         let d = below.saturating_sub(t).max(t.saturating_sub(upto));
@@ -698,14 +795,7 @@ fn runs(records: &[u64], a: u64, b: u64, t: u64) -> Vec<Run> {
     let mut out = Vec::new();
     let mut next = a; // the first candidate not yet in a run
     let mut below = 0u64;
-    let mut i = 0usize;
-    while i < records.len() {
-        let u = records[i];
-        let mut j = i + 1;
-        while j < records.len() && records[j] == u {
-            j += 1;
-        }
-        let c = (j - i) as u64;
+    for &(u, c) in records {
         if u > next {
             out.push(Run {
                 start: next,
@@ -720,7 +810,6 @@ fn runs(records: &[u64], a: u64, b: u64, t: u64) -> Vec<Run> {
         });
         below += c;
         next = u + 1;
-        i = j;
     }
     if next <= b {
         out.push(Run {
@@ -735,7 +824,7 @@ fn runs(records: &[u64], a: u64, b: u64, t: u64) -> Vec<Run> {
 /// One draw of the single-quantile mechanism: grid index g ∈ [a, b] with probability
 /// ∝ exp(ε_c·u(g)/(2λ)), exactly (the two stages of *Precision* on [`PrivateQuantiles`]).
 fn sample_quantile(
-    records: &[u64],
+    records: &[(u64, u64)],
     a: u64,
     b: u64,
     t: u64,
@@ -789,6 +878,15 @@ mod tests {
     use crate::noise::scaled_exp::exp_neg_enclosure;
     use crate::testing::{eps, sens};
     use std::collections::HashMap;
+
+    /// Sorted grid indices as (index, count) pairs.
+    fn pairs(sorted: &[u64]) -> Vec<(u64, u64)> {
+        let mut counts = GridCounts::default();
+        for &i in sorted {
+            counts.add(i, 1);
+        }
+        counts.iter().collect()
+    }
 
     fn request(lo: f64, hi: f64, grid: Grid, targets: Targets, e: f64) -> PrivateQuantiles {
         PrivateQuantiles::new(lo, hi, grid, targets, eps(e)).unwrap()
@@ -928,7 +1026,7 @@ mod tests {
                 .collect();
             recs.sort_unstable();
             let t = uniform_below(&mut rng, n as u64 + 1);
-            let rs = runs(&recs, a, b, t);
+            let rs = runs(&pairs(&recs), a, b, t);
             let mut next = a;
             for r in &rs {
                 assert_eq!(r.start, next, "trial {trial}");
@@ -977,7 +1075,7 @@ mod tests {
         let mut g: Vec<u64> = values.iter().map(|&v| q.index_of(v)).collect();
         g.sort_unstable();
         let t = local_rank(0.4, 0.0, 1.0, g.len() as u64);
-        let rs = runs(&g, 0, c, t);
+        let rs = runs(&pairs(&g), 0, c, t);
         let logw: Vec<f64> = rs
             .iter()
             .map(|r| (r.len as f64).ln() + 0.8 * r.score / 2.0)
@@ -1139,7 +1237,11 @@ mod tests {
         let q = &q;
         let run = |lambda: f64| {
             move |rng: &mut SecureRng, values: &Vec<f64>| {
-                q.release_with(values, sens(lambda), rng)
+                let mut counts = GridCounts::default();
+                for &v in values {
+                    q.count(&mut counts, v).unwrap();
+                }
+                q.release_with(&counts, sens(lambda), rng)
                     .map(|r| r.indices[0])
             }
         };

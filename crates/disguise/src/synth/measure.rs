@@ -123,6 +123,13 @@ impl CountNoise {
 ///
 /// Every share is rounded in the safe direction, and the composed guarantee is checked to be
 /// within the budget asked (the shares shrink by a few doubles until it is).
+///
+/// # Private edges
+/// When k numeric columns have neither public `bins` nor `edges`
+/// ([`Plan::with_edges`]), a share s of the budget goes to their private bin edges first
+/// ([`crate::histogram::edges`]): s·ε/k each under Laplace noise (pure ε-DP, basic
+/// composition), s·ρ/k each under Gaussian noise (ρ-zCDP, zCDP composition), and the three
+/// steps above split the rest, (1 − s)·ε or (1 − s)·ρ.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
     /// The noise kind.
@@ -135,6 +142,10 @@ pub struct Plan {
     pub tree_rounds: u64,
     /// The 2-way measurements' noise.
     pub twos: CountNoise,
+    /// What each column's private edges may cost, when some column gets them.
+    pub edges: Option<crate::histogram::EdgeBudget>,
+    /// How many columns get private edges.
+    pub edge_columns: u64,
     /// The calls the guarantee composes.
     pub calls: Vec<(PrivacyCost, u64)>,
     /// The end-to-end guarantee.
@@ -142,7 +153,7 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The plan for d columns at (ε, δ) with `noise`.
+    /// The plan for d columns at (ε, δ) with `noise`, none of which gets private edges.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] for d < 2, Gaussian noise at δ = 0, or a budget too small to
@@ -153,6 +164,32 @@ impl Plan {
         delta: Delta,
         noise: MeasurementNoise,
     ) -> Result<Self> {
+        Self::with_edges(columns, 0, 0.0, epsilon, delta, noise)
+    }
+
+    /// The plan for d columns at (ε, δ) with `noise`, of which `edge_columns` get private
+    /// edges from the share `edge_share` ∈ (0, 1) of the budget (see *Private edges*).
+    ///
+    /// # Errors
+    /// As [`Plan::new`]; a share outside (0, 1) when some column gets edges.
+    pub fn with_edges(
+        columns: usize,
+        edge_columns: usize,
+        edge_share: f64,
+        epsilon: Epsilon,
+        delta: Delta,
+        noise: MeasurementNoise,
+    ) -> Result<Self> {
+        if edge_columns > 0 {
+            crate::histogram::edges::check_share(edge_share)?;
+        }
+        let k = edge_columns as f64;
+        // The steps' part of the budget.
+        let rest = if edge_columns > 0 {
+            1.0 - edge_share
+        } else {
+            1.0
+        };
         if columns < 2 {
             return Err(Error::param(
                 "columns",
@@ -171,7 +208,11 @@ impl Plan {
         loop {
             let plan = match noise {
                 MeasurementNoise::Laplace => {
-                    let third = nudge_down(div_down(epsilon.get(), 3.0), shrink);
+                    let steps = epsilon.get() * rest;
+                    let edges = (edge_columns > 0).then(|| crate::histogram::EdgeBudget::Pure {
+                        epsilon: nudge_down(div_down(epsilon.get() * edge_share, k), shrink),
+                    });
+                    let third = nudge_down(div_down(steps, 3.0), shrink);
                     let ones = CountNoise::Laplace {
                         scale: div_up(2.0 * d, third),
                     };
@@ -179,11 +220,23 @@ impl Plan {
                         scale: div_up(2.0 * (d - 1.0), third),
                     };
                     let epsilon0 = div_down(third, d - 1.0);
-                    Self::compose(noise, ones, twos, epsilon0, rounds, delta)?
+                    Self::compose(
+                        noise,
+                        ones,
+                        twos,
+                        epsilon0,
+                        rounds,
+                        delta,
+                        edges,
+                        edge_columns,
+                    )?
                 }
                 MeasurementNoise::Gaussian => {
                     let rho = rho_for(epsilon.get(), delta.get())?;
-                    let third = nudge_down(div_down(rho, 3.0), shrink);
+                    let edges = (edge_columns > 0).then(|| crate::histogram::EdgeBudget::Zcdp {
+                        rho: nudge_down(div_down(rho * edge_share, k), shrink),
+                    });
+                    let third = nudge_down(div_down(rho * rest, 3.0), shrink);
                     let ones = CountNoise::Gaussian {
                         variance: div_up(d, third),
                     };
@@ -191,7 +244,16 @@ impl Plan {
                         variance: div_up(d - 1.0, third),
                     };
                     let epsilon0 = nudge_down(div_down(third * 8.0, d - 1.0).sqrt(), 2);
-                    Self::compose(noise, ones, twos, epsilon0, rounds, delta)?
+                    Self::compose(
+                        noise,
+                        ones,
+                        twos,
+                        epsilon0,
+                        rounds,
+                        delta,
+                        edges,
+                        edge_columns,
+                    )?
                 }
             };
             if plan.guarantee.epsilon <= epsilon.get() || shrink > 64 {
@@ -211,6 +273,7 @@ impl Plan {
     }
 
     /// The plan of these measurements and mechanisms, and its guarantee by the accountant.
+    #[allow(clippy::too_many_arguments)]
     fn compose(
         noise: MeasurementNoise,
         ones: CountNoise,
@@ -218,6 +281,8 @@ impl Plan {
         epsilon0: f64,
         rounds: u64,
         delta: Delta,
+        edges: Option<crate::histogram::EdgeBudget>,
+        edge_columns: usize,
     ) -> Result<Self> {
         let d = rounds as f64 + 1.0;
         let cost = |n: &CountNoise, l1: f64| -> Result<PrivacyCost> {
@@ -231,7 +296,11 @@ impl Plan {
                 }
             })
         };
-        let calls = vec![
+        let mut calls = Vec::new();
+        if let Some(e) = edges {
+            calls.push((e.cost()?, edge_columns as u64));
+        }
+        calls.extend([
             (cost(&ones, 2.0 * d)?, 1),
             (
                 PrivacyCost::BoundedRange {
@@ -240,7 +309,7 @@ impl Plan {
                 rounds,
             ),
             (cost(&twos, 2.0 * (d - 1.0))?, 1),
-        ];
+        ]);
         let mut accountant = Accountant::new();
         for &(c, k) in &calls {
             accountant.record_many(c, k);
@@ -259,6 +328,8 @@ impl Plan {
             tree_epsilon0: epsilon0,
             tree_rounds: rounds,
             twos,
+            edges,
+            edge_columns: edge_columns as u64,
             calls,
             guarantee,
         })
@@ -298,6 +369,51 @@ mod tests {
                 assert!(plan.guarantee.epsilon >= 0.99 * eps, "{plan:?}");
             }
         }
+        // With private edges for some columns: within the budget, the edges' share as asked,
+        // the steps' noise larger accordingly.
+        for (eps, delta, noise) in [
+            (1.0, 0.0, MeasurementNoise::Laplace),
+            (1.0, 1e-9, MeasurementNoise::Gaussian),
+            (0.3, 1e-9, MeasurementNoise::Gaussian),
+        ] {
+            let e = Epsilon::total(eps).unwrap();
+            let d = Delta::total(delta).unwrap();
+            let bare = Plan::new(15, e, d, noise).unwrap();
+            let plan = Plan::with_edges(15, 6, 0.2, e, d, noise).unwrap();
+            assert!(plan.guarantee.epsilon <= eps, "{plan:?}");
+            assert!(plan.guarantee.epsilon >= 0.99 * eps, "{plan:?}");
+            assert_eq!(plan.edge_columns, 6);
+            assert_eq!(plan.calls[0].1, 6);
+            match (plan.edges.unwrap(), noise) {
+                (crate::histogram::EdgeBudget::Pure { epsilon }, MeasurementNoise::Laplace) => {
+                    assert!((epsilon * 6.0 - 0.2 * eps).abs() < 1e-9)
+                }
+                (crate::histogram::EdgeBudget::Zcdp { rho }, MeasurementNoise::Gaussian) => {
+                    let total = rho_for(eps, delta).unwrap();
+                    assert!((rho * 6.0 - 0.2 * total).abs() < 1e-9 * total)
+                }
+                other => panic!("{other:?}"),
+            }
+            // The steps get 80 %: their noise grows by 1/0.8 in variance (Gaussian) or in
+            // scale (Laplace).
+            let ratio = plan.ones.variance() / bare.ones.variance();
+            let expected = match noise {
+                MeasurementNoise::Laplace => 1.0 / 0.64,
+                MeasurementNoise::Gaussian => 1.0 / 0.8,
+            };
+            assert!((ratio / expected - 1.0).abs() < 1e-6, "{ratio}");
+        }
+        assert!(
+            Plan::with_edges(
+                15,
+                6,
+                1.0,
+                Epsilon::new(1.0).unwrap(),
+                Delta::ZERO,
+                MeasurementNoise::Laplace
+            )
+            .is_err()
+        );
         let laplace = Plan::new(
             15,
             Epsilon::new(3.0).unwrap(),

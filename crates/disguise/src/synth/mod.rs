@@ -82,6 +82,10 @@ pub struct SynthConfig {
     pub noise: MeasurementNoise,
     /// At most this many mirror-descent iterations.
     pub iterations: usize,
+    /// How many numeric columns got private edges ([`Plan::with_edges`]).
+    pub edge_columns: usize,
+    /// The share of the budget their edges took.
+    pub edge_share: f64,
 }
 
 impl SynthConfig {
@@ -92,6 +96,8 @@ impl SynthConfig {
             delta,
             noise,
             iterations: DEFAULT_ITERATIONS,
+            edge_columns: 0,
+            edge_share: crate::histogram::DEFAULT_EDGE_SHARE,
         }
     }
 }
@@ -150,7 +156,14 @@ pub fn synthesize(
             format!("a synthetic table needs at least 2 records, got {n}"),
         ));
     }
-    let plan = Plan::new(d, config.epsilon, config.delta, config.noise)?;
+    let plan = Plan::with_edges(
+        d,
+        config.edge_columns,
+        config.edge_share,
+        config.epsilon,
+        config.delta,
+        config.noise,
+    )?;
     let nf = n as f64;
     let noisy: Vec<Vec<f64>> = (0..d)
         .map(|i| plan.ones.measure(marginals.one(i), rng))

@@ -51,6 +51,9 @@ pub struct Histogram {
     /// [`BinRule::Paper`]: all of them). Applied by reading the data with
     /// [`Histogram::reading`]'s schema.
     pub bin_rule: BinRule,
+    /// The share of ε spent on private bin edges when some numeric column has neither
+    /// `bins` nor `edges` ([`crate::histogram::edges`]), in (0, 1).
+    pub edge_share: f64,
 }
 
 impl Histogram {
@@ -67,7 +70,34 @@ impl Histogram {
             threshold_constant: DEFAULT_A,
             rows: SyntheticRows::Records,
             bin_rule: BinRule::Released,
+            edge_share: crate::histogram::DEFAULT_EDGE_SHARE,
         }
+    }
+
+    /// The private edges of the numeric columns of `schema` (the reading schema) that have
+    /// neither `bins` nor `edges`: `edge_share`·ε split evenly over them, pure. Read the data
+    /// with [`Discretized::read_with_edges`] or [`Discretized::with_edges`] and hand the
+    /// release to [`Histogram::run_with_edges`].
+    ///
+    /// # Errors
+    /// As [`Histogram::validate`].
+    pub fn edges(&self, schema: &Schema) -> Result<crate::histogram::EdgePlan> {
+        self.validate()?;
+        // The paper's rule reproduces the paper: equal-width bins, no budget for edges.
+        let k = if self.bin_rule == BinRule::Paper {
+            0
+        } else {
+            crate::histogram::EdgePlan::count(schema)
+        };
+        let budget = if k == 0 {
+            crate::histogram::EdgeBudget::Pure { epsilon: 1.0 }
+        } else {
+            crate::histogram::EdgeBudget::pure_share(self.epsilon, self.edge_share, k)?
+        };
+        if k == 0 {
+            return Ok(crate::histogram::EdgePlan::none());
+        }
+        crate::histogram::EdgePlan::new(schema, budget)
     }
 
     /// The schema to read the data of this release with: `schema` with `target` as its
@@ -140,6 +170,7 @@ impl Histogram {
     /// [`Error::InvalidParameter`] naming `k`, `k_split`, `gamma` or `sigma`, or an invalid ε.
     pub fn validate(&self) -> Result<()> {
         Epsilon::total(self.epsilon)?;
+        crate::histogram::edges::check_share(self.edge_share)?;
         if self.k == Some(0) {
             return Err(Error::param("k", "must be at least 1, got 0"));
         }
@@ -215,7 +246,27 @@ impl Histogram {
         public: Option<Discretized>,
         rng: &mut SecureRng,
     ) -> Result<ProjectedHistogram> {
-        projected_histogram(data, target, &self.config(public)?, rng)
+        self.run_with_edges(data, target, public, None, rng)
+    }
+
+    /// [`Histogram::run`] on data read with [`Histogram::edges`]' private edges, which
+    /// `edges` are: their cost is part of the release's guarantee.
+    ///
+    /// # Errors
+    /// As [`Histogram::run`].
+    pub fn run_with_edges(
+        &self,
+        data: &Discretized,
+        target: usize,
+        public: Option<Discretized>,
+        edges: Option<crate::histogram::EdgeRelease>,
+        rng: &mut SecureRng,
+    ) -> Result<ProjectedHistogram> {
+        let config = ProjectionConfig {
+            edges,
+            ..self.config(public)?
+        };
+        projected_histogram(data, target, &config, rng)
     }
 
     /// The release on the table in the data files `paths` (read with a complete `schema`:
@@ -251,6 +302,7 @@ impl Histogram {
         // Before any connection: a complete schema (public domains) and a target in it.
         schema.validate()?;
         crate::histogram::table::check_complete(schema, crate::histogram::DomainSource::Schema)?;
+        self.edges(schema)?.refuse_on_a_cluster()?;
         if target >= schema.columns.len() {
             return Err(Error::param(
                 "target",

@@ -6,7 +6,7 @@
 
 use crate::disclosure::{Diagnostic, Disclose, Public, Released};
 use crate::error::{Error, Result};
-use crate::histogram::{BinRule, Discretized, Domain, Schema};
+use crate::histogram::{BinRule, Discretized, Domain, EdgePlan, EdgeRelease, Schema};
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
 use crate::synth::{
@@ -40,6 +40,9 @@ pub struct Synth {
     pub rows: Option<u64>,
     /// At most this many mirror-descent iterations of the fit.
     pub iterations: usize,
+    /// The share of the budget spent on private bin edges when some numeric column has
+    /// neither `bins` nor `edges` ([`crate::histogram::edges`]), in (0, 1).
+    pub edge_share: f64,
 }
 
 /// What a synthetic-data release's guarantee protects against, as its report says it.
@@ -59,6 +62,7 @@ impl Synth {
             noise: None,
             rows: None,
             iterations: DEFAULT_ITERATIONS,
+            edge_share: crate::histogram::DEFAULT_EDGE_SHARE,
         }
     }
 
@@ -84,6 +88,7 @@ impl Synth {
         if self.rows == Some(0) {
             return Err(Error::param("rows", "must be at least 1, got 0"));
         }
+        crate::histogram::edges::check_share(self.edge_share)?;
         if self.noise() == MeasurementNoise::Gaussian && self.delta == 0.0 {
             return Err(Error::param(
                 "noise",
@@ -104,26 +109,49 @@ impl Synth {
             self.noise(),
         );
         config.iterations = self.iterations;
+        config.edge_share = self.edge_share;
         Ok(config)
     }
 
-    /// The budget split for a table of `columns` columns, before any record is read.
+    /// The budget split for a table with `schema`'s columns, before any record is read (the
+    /// numeric columns with neither `bins` nor `edges` get private edges).
     ///
     /// # Errors
-    /// As [`Synth::validate`] and [`Plan::new`].
-    pub fn budget(&self, columns: usize) -> Result<Plan> {
+    /// As [`Synth::validate`] and [`Plan::with_edges`].
+    pub fn budget(&self, schema: &Schema) -> Result<Plan> {
         self.validate()?;
         let c = self.config()?;
-        Plan::new(columns, c.epsilon, c.delta, c.noise)
+        Plan::with_edges(
+            schema.columns.len(),
+            EdgePlan::count(schema),
+            self.edge_share,
+            c.epsilon,
+            c.delta,
+            c.noise,
+        )
     }
 
-    /// What the release will spend on a table of `columns` columns, planned from the
+    /// The private edges of `schema`'s numeric columns that have neither `bins` nor `edges`
+    /// (read the data with [`Discretized::read_with_edges`] or
+    /// [`Discretized::with_edges`]), each at its share of the budget.
+    ///
+    /// # Errors
+    /// As [`Synth::budget`].
+    pub fn edges(&self, schema: &Schema) -> Result<EdgePlan> {
+        let plan = self.budget(schema)?;
+        match plan.edges {
+            Some(budget) => EdgePlan::new(schema, budget),
+            None => Ok(EdgePlan::none()),
+        }
+    }
+
+    /// What the release will spend on a table with `schema`'s columns, planned from the
     /// request alone: what a budget ledger reserves first.
     ///
     /// # Errors
     /// As [`Synth::budget`].
-    pub fn plan(&self, columns: usize) -> Result<super::PrivacyReport> {
-        let plan = self.budget(columns)?;
+    pub fn plan(&self, schema: &Schema) -> Result<super::PrivacyReport> {
+        let plan = self.budget(schema)?;
         Ok(super::PrivacyReport {
             per_round_epsilon: Some(Public::new(plan.tree_epsilon0)),
             per_round_delta: None,
@@ -145,7 +173,7 @@ impl Synth {
     /// # Errors
     /// As [`Synth::budget`].
     pub fn reading(&self, schema: &Schema) -> Result<Schema> {
-        let plan = self.budget(schema.columns.len())?;
+        let plan = self.budget(schema)?;
         Ok(Schema {
             bin_rule: BinRule::Marginals,
             marginal_noise_sd: Some(plan.noise_sd().1),
@@ -154,13 +182,19 @@ impl Synth {
         })
     }
 
-    /// The release on `data` (read with [`Synth::reading`]'s schema), which is dropped as
-    /// soon as its marginals are counted.
+    /// The release on `data` (read with [`Synth::reading`]'s schema and [`Synth::edges`]'
+    /// private edges, which `edges` are), which is dropped as soon as its marginals are
+    /// counted.
     ///
     /// # Errors
     /// As [`Synth::validate`] and [`synthesize`]; domains taken from the data are fine but
-    /// the release is then marked not private.
-    pub fn run(&self, data: Discretized, rng: &mut SecureRng) -> Result<SynthRelease> {
+    /// the release is then marked not private; `edges` that are not the plan's.
+    pub fn run(
+        &self,
+        data: Discretized,
+        edges: Option<EdgeRelease>,
+        rng: &mut SecureRng,
+    ) -> Result<SynthRelease> {
         self.validate()?;
         let sizes = sizes_of(data.domains())?;
         let codes: Vec<_> = (0..data.width()).map(|c| data.codes(c)).collect();
@@ -170,7 +204,7 @@ impl Synth {
         // The records are not needed once counted.
         drop(codes);
         drop(data);
-        self.on_marginals(marginals, names, domains, private, rng)
+        self.on_marginals(marginals, names, domains, private, edges, rng)
     }
 
     /// The release on the table in the data files `paths` (read with a complete `schema`,
@@ -192,10 +226,11 @@ impl Synth {
         self.validate()?;
         schema.validate()?;
         crate::histogram::table::check_complete(schema, crate::histogram::DomainSource::Schema)?;
+        self.edges(schema)?.refuse_on_a_cluster()?;
         let Some(input) = cluster.synth_marginals(paths, schema.clone())? else {
             return Ok(None);
         };
-        self.on_marginals(input.marginals, input.names, input.domains, true, rng)
+        self.on_marginals(input.marginals, input.names, input.domains, true, None, rng)
             .map(Some)
     }
 
@@ -210,11 +245,26 @@ impl Synth {
         names: Vec<String>,
         domains: Vec<Domain>,
         public_domains: bool,
+        edges: Option<EdgeRelease>,
         rng: &mut SecureRng,
     ) -> Result<SynthRelease> {
         self.validate()?;
-        let synthesis = synthesize(marginals, &self.config()?, rng)?;
+        let edge_columns = edges.as_ref().map_or(0, |e| e.columns.len());
+        let config = SynthConfig {
+            edge_columns,
+            ..self.config()?
+        };
+        let synthesis = synthesize(marginals, &config, rng)?;
+        if let Some(e) = &edges
+            && synthesis.plan.edges != Some(e.budget)
+        {
+            return Err(Error::param(
+                "edges",
+                "the private edges were not drawn at this release's budget (use Synth::edges)",
+            ));
+        }
         Ok(SynthRelease {
+            edges,
             rows: self.rows.unwrap_or(synthesis.rows),
             names,
             domains,
@@ -251,6 +301,8 @@ pub struct SynthRelease {
     pub synthesis: Synthesis,
     /// How numeric values are written (default: drawn uniformly inside their bins).
     pub values: crate::histogram::Values,
+    /// The private edges the data was read with, if any column got them.
+    pub edges: Option<EdgeRelease>,
 }
 
 impl SynthRelease {
@@ -389,6 +441,8 @@ impl SynthRelease {
             noise_tv_two_way,
             // Fitted to the noisy marginals only: post-processing.
             fit: Released::new(s.fit),
+            // Drawn by the private quantiles, charged in the plan.
+            edges: self.edges.clone().map(Released::new),
             guarantee: s.guarantee,
             secure_rng: Public::new(s.secure_rng),
             clamped: Diagnostic::new(Vec::new()),
@@ -444,6 +498,10 @@ pub struct SynthReport {
     /// How the fit to the noisy marginals went (its loss is measured against them, never
     /// against the data).
     pub fit: Released<FitSummary>,
+    /// The private bin edges of the numeric columns that had neither `bins` nor `edges`:
+    /// the mechanism, each column's budget and its released edges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edges: Option<Released<EdgeRelease>>,
     /// The end-to-end guarantee.
     pub guarantee: crate::privacy::Guarantee,
     /// Whether the generator was the operating system's.
@@ -503,7 +561,7 @@ mod tests {
                 .unwrap();
             pool.install(|| {
                 let mut rng = SecureRng::insecure_from_seed(5);
-                let release = request.run(data.clone(), &mut rng).unwrap();
+                let release = request.run(data.clone(), None, &mut rng).unwrap();
                 let mut out = Vec::new();
                 release.write_csv(&mut out, release.rows, &mut rng).unwrap();
                 out
@@ -518,7 +576,7 @@ mod tests {
     fn the_report_shows_clamped_values_only_as_diagnostics() {
         use crate::disclosure::shown;
         let mut rng = SecureRng::insecure_from_seed(2);
-        let release = Synth::new(2.0).run(table(600), &mut rng).unwrap();
+        let release = Synth::new(2.0).run(table(600), None, &mut rng).unwrap();
         let report = SynthReport {
             clamped: Diagnostic::new(vec![("age".to_string(), 3)]),
             ..release.report()
@@ -559,7 +617,7 @@ mod tests {
             delta: 1e-6,
             ..Synth::new(1.0)
         }
-        .run(data, &mut rng)
+        .run(data, None, &mut rng)
         .unwrap();
         let report = release.report();
         assert_eq!(*report.noise, MeasurementNoise::Gaussian);

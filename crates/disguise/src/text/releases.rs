@@ -132,6 +132,9 @@ pub fn histogram_summary(
         release.predictors,
         release.k_method
     );
+    if let Some(edges) = &release.edges {
+        let _ = writeln!(t, "  edges       {}", edges_line(edges));
+    }
     if let Some(line) = values_line(&release.values) {
         let _ = writeln!(t, "  values      {line}");
     }
@@ -486,6 +489,24 @@ pub fn values_line(
     })
 }
 
+/// One line on a release's private bin edges: which columns, how many quantiles, the
+/// mechanism's cost per column.
+pub fn edges_line(e: &crate::histogram::EdgeRelease) -> String {
+    use crate::histogram::EdgeBudget;
+    let columns: Vec<String> = e.columns.iter().map(|c| c.column.clone()).collect();
+    let quantiles = e.columns.first().map_or(0, |c| c.quantiles);
+    let cost = match e.budget {
+        EdgeBudget::Pure { epsilon } => format!("ε = {} per column", sig(epsilon, 3)),
+        EdgeBudget::Zcdp { rho } => format!("ρ = {} per column (zCDP)", sig(rho, 3)),
+    };
+    let n = columns.len();
+    format!(
+        "{n} column{} cut at {quantiles} private quantiles each ({cost}, in the guarantee): {}",
+        if n == 1 { "" } else { "s" },
+        columns.join(", ")
+    )
+}
+
 /// The summary of a whole-table synthetic-data release, `written` records to `out`. Each line
 /// ends with `\n`.
 pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> String {
@@ -517,6 +538,9 @@ pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> S
             "  merged      rare values (noisy count below 3σ) into one per column: {}",
             merged.join(", ")
         );
+    }
+    if let Some(edges) = &r.edges {
+        let _ = writeln!(t, "  edges       {}", edges_line(edges));
     }
     if let Some(line) = values_line(&r.values) {
         let _ = writeln!(t, "  values      {line}");

@@ -261,6 +261,44 @@ fn feature_selection_by_mutual_information_is_partition_independent() {
     assert!(err.to_string().contains("different columns"), "{err}");
 }
 
+/// A numeric column with neither `bins` nor `edges` gets private edges in one process; a
+/// distributed run cannot draw them yet and says so, naming the column and the fix, before
+/// any connection.
+#[test]
+fn a_distributed_release_refuses_a_column_that_needs_private_edges() {
+    use disguise::histogram::Schema;
+    use disguise::task::{Histogram, Synth};
+    let schema = Schema::from_toml_str(
+        r#"
+        columns = [
+            { name = "age", type = "numeric", bounds = [0, 100] },
+            { name = "sick", type = "categorical", levels = ["no", "yes"] },
+        ]
+        "#,
+        "test.toml",
+    )
+    .expect("schema");
+    let cluster = Cluster::local(2).expect("cluster");
+    let path = std::path::PathBuf::from("never-read.csv");
+    let mut rng = SecureRng::insecure_from_seed(1);
+    let histogram = Histogram::new(1.0)
+        .run_distributed(
+            &cluster,
+            vec![path.clone()],
+            &schema,
+            1,
+            Vec::new(),
+            &mut rng,
+        )
+        .expect_err("refused");
+    let synth = Synth::new(1.0)
+        .run_distributed(&cluster, vec![path], &schema, &mut rng)
+        .expect_err("refused");
+    for err in [histogram.to_string(), synth.to_string()] {
+        assert!(err.contains("'age'") && err.contains("bins = N"), "{err}");
+    }
+}
+
 /// A projected-histogram release (PRIVATEKD on distributed discernibility, then the
 /// thresholded histogram released block by block by the cells' owners) equals the
 /// one-process release for one file dealt row by row and for several files dealt whole.
@@ -272,7 +310,7 @@ fn projected_histograms_are_partition_independent() {
     let schema = Schema::from_toml_str(
         r#"
         columns = [
-            { name = "age", type = "numeric", bounds = [0, 100] },
+            { name = "age", type = "numeric", bounds = [0, 100], bins = 5 },
             { name = "colour", type = "categorical", levels = ["red", "green", "blue"] },
             { name = "size", type = "categorical", levels = ["s", "m", "l", "xl"] },
             { name = "noise", type = "categorical", levels = ["a", "b"] },
