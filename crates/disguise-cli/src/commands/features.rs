@@ -71,8 +71,10 @@ pub struct Args {
     label: Option<String>,
     /// TOML schema of the table, the same format as `histogram` and `hypothesis` take (see
     /// docs/schema.md): every column's public domain — categorical `levels`, numeric `bounds`
-    /// with `bins = N` (default: Vinterbo's rule from n and the number of columns) — and the
-    /// file layout. Only its columns are read; instead of --bins. Example: `--schema wdbc.toml`.
+    /// with `bins = N` or `edges = [...]` (default: cut at private quantiles, --edge-share of
+    /// ε, into as many bins as Vinterbo's rule gives from n and the number of columns, at
+    /// least 2) — and the file layout. Only its columns are read; instead of --bins. Example:
+    /// `--schema wdbc.toml`.
     #[arg(long, value_name = "FILE", conflicts_with = "bins")]
     schema: Option<PathBuf>,
     #[command(flatten)]
@@ -92,6 +94,10 @@ pub struct Args {
     /// Example: `--bins age:0:80:8`.
     #[arg(long, value_name = "COL:MIN:MAX:N")]
     bins: Vec<String>,
+    /// With --schema: the share of ε spent on private bin edges of the numeric columns with
+    /// neither `bins` nor `edges`, in (0, 1).
+    #[arg(long, value_name = "S", default_value_t = disguise::histogram::DEFAULT_EDGE_SHARE)]
+    edge_share: f64,
     #[command(flatten)]
     privacy: PrivacyArgs,
     #[command(flatten)]
@@ -139,15 +145,37 @@ fn schema_columns(args: &Args, path: &Path) -> anyhow::Result<SchemaColumns> {
 /// Reads the table: with --schema coded with its public domains (and the values clamped
 /// into their bounds, counted per column: a diagnostic), else the label and every column not
 /// excluded, the --bins columns binned while streaming.
-fn prepare(args: &Args, bins: &[BinSpec]) -> anyhow::Result<(LabelledTable, Vec<(String, u64)>)> {
+/// With a schema, its numeric columns without bins or edges are cut at private quantiles
+/// (`request`'s share of ε), drawn once the records are read — from the OS, or for a seeded
+/// run from a generator of its own derived from the seed (the picks' is made later).
+fn prepare(args: &Args, request: &Features, bins: &[BinSpec]) -> anyhow::Result<Prepared> {
     if let Some(path) = &args.schema {
-        return Ok(schema_columns(args, path)?.read(&args.data)?);
+        let columns = schema_columns(args, path)?;
+        let plan = request.edges(&columns.schema)?;
+        let key = || -> anyhow::Result<disguise::SecureRng> {
+            Ok(match args.privacy.seed {
+                Some(seed) => disguise::SecureRng::insecure_from_seed(seed ^ EDGES_SEED),
+                None => disguise::SecureRng::from_os()?,
+            })
+        };
+        let (table, clamped, edges, _) = columns.read_with_edges(&args.data, &plan, key)?;
+        return Ok((table, clamped, edges));
     }
     let layout = args.layout.layout();
     let (exclude, label) = (&args.exclude, label(args)?);
     let table = read_features(&args.data, layout, label, exclude, bins, &flag_of)?;
-    Ok((table, Vec::new()))
+    Ok((table, Vec::new(), None))
 }
+
+/// What [`prepare`] reads: the table, its clamped values (a diagnostic) and private edges.
+type Prepared = (
+    LabelledTable,
+    Vec<(String, u64)>,
+    Option<disguise::histogram::EdgeRelease>,
+);
+
+/// Mixed into a seeded run's seed for the generator of its private edges.
+const EDGES_SEED: u64 = 0x6564_6765_735f_7267;
 
 /// The number of candidate features, from the schema or the table's header (public: no
 /// record is read).
@@ -195,11 +223,18 @@ fn prepare_distributed(
 
 /// Runs `disguise features`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    // A schema's numeric columns without bins or edges are cut at private quantiles.
+    let edge_columns = match &args.schema {
+        Some(path) => schema_columns(&args, path)?.edge_columns(),
+        None => 0,
+    };
     let request = Features {
         k: args.k,
         objective: args.objective,
         algorithm: args.privacy.algorithm,
         privacy: args.privacy.privacy(),
+        edge_columns,
+        edge_share: args.edge_share,
     };
     args.privacy.check_trials()?;
     args.privacy.refuse_estimate("features")?;
@@ -207,6 +242,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Bad --bins specs are reported before the data is read.
     let bins = bin_specs(&args)?;
     args.cluster.refuse_streams(&[("--data", &args.data)])?;
+    if let (Some(path), true) = (&args.schema, args.cluster.distributed()) {
+        request
+            .edges(&schema_columns(&args, path)?.schema)?
+            .refuse_on_a_cluster()?;
+    }
     let charge = (args.privacy.ledger).open_on(&[&args.data], &args.cluster)?;
     // Charged before a record is read, from the public columns and options.
     let reserved = match &charge {
@@ -231,10 +271,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     &format!("reading {}", args.data.display()),
                     args.privacy.quiet,
                 );
-                let p = prepare(&args, &bins);
+                let p = prepare(&args, &request, &bins);
                 bar.finish_and_clear();
-                let (p, clamped) = p?;
-                let prepared = request.prepare(p.table).map_err(|e| flagged(e, &flag_of))?;
+                let (p, clamped, edges) = p?;
+                let prepared = request
+                    .prepare(p.table)
+                    .and_then(|prepared| prepared.with_edges(edges))
+                    .map_err(|e| flagged(e, &flag_of))?;
                 (prepared, p.label, p.levels, clamped)
             }
         };

@@ -133,7 +133,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Everything that needs no data is validated first, in the library.
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let distributed = table.cluster.workers.is_some() || table.cluster.hosts.is_some();
+    let distributed = table.cluster.distributed();
     if distributed && args.bounds_from_data {
         bail!(
             "--bounds-from-data cannot be used with --workers or --hosts: every worker must code \

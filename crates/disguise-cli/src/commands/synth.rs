@@ -87,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map_err(|e| flagged(e, &flag_of))?;
     let schema = request.reading(&schema).map_err(|e| flagged(e, &flag_of))?;
     table.check_out(None)?;
-    if table.cluster.workers.is_some() || table.cluster.hosts.is_some() {
+    if table.cluster.distributed() {
         request.edges(&schema)?.refuse_on_a_cluster()?;
     }
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;

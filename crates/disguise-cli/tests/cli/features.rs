@@ -527,6 +527,93 @@ fn thirty_numeric_columns_with_one_schema() {
     one_line_error(&dir, &args, "column 'f1' is numeric");
 }
 
+/// wdbc-like measurements with public bounds wider than the data and no `bins`: two equal
+/// bins over the bounds would put every value in one bin (every gain 0, random picks); cut
+/// at private quantiles, the separating columns are found, and the edges are paid from ε.
+#[test]
+fn numeric_columns_without_bins_are_cut_at_private_quantiles() {
+    let mut csv = String::from("diagnosis");
+    let mut schema = String::from("has_header = true\ntarget = \"diagnosis\"\n");
+    schema.push_str(
+        "[[columns]]\nname = \"diagnosis\"\ntype = \"categorical\"\nlevels = [\"B\", \"M\"]\n",
+    );
+    for j in 1..=30 {
+        csv.push_str(&format!(",f{j}"));
+        schema.push_str(&format!(
+            "[[columns]]\nname = \"f{j}\"\ntype = \"numeric\"\nbounds = [0, 250]\n"
+        ));
+    }
+    csv.push('\n');
+    for i in 0..569u64 {
+        let malignant = i % 3 == 0;
+        csv.push_str(if malignant { "M" } else { "B" });
+        for j in 1..=30u64 {
+            let noise = (i * 7919 + j * 104_729) % 50;
+            let v = if j <= 3 && malignant {
+                50 + noise
+            } else if j <= 3 {
+                noise
+            } else {
+                (noise * 2 + i) % 100
+            };
+            csv.push_str(&format!(",{v}"));
+        }
+        csv.push('\n');
+    }
+    let dir = dir_with("wdbc-edges", &[("wdbc.csv", &csv), ("wdbc.toml", &schema)]);
+    let run = |extra: &str| {
+        disguise(&dir)
+            .args(words(
+                "features --data wdbc.csv --schema wdbc.toml --k 3 --epsilon 10 --seed 2",
+            ))
+            .args(words(extra))
+            .stdout_ok()
+    };
+    let doc = json(&run("--format json"));
+    let first = doc["names"][0].as_str().unwrap();
+    assert!(["f1", "f2", "f3"].contains(&first), "{doc}");
+    assert_eq!(
+        doc["edges"]["columns"].as_array().unwrap().len(),
+        30,
+        "{doc}"
+    );
+    // 20 % of ε for the edges, the rest for the picks: (10, 0) in all.
+    assert!(
+        (doc["edges_epsilon"].as_f64().unwrap() - 2.0).abs() < 1e-9,
+        "{doc}"
+    );
+    assert!(
+        doc["guarantee"]["epsilon"].as_f64().unwrap() <= 10.0 + 1e-9,
+        "{doc}"
+    );
+    assert!(
+        (doc["per_round_epsilon"].as_f64().unwrap() - 8.0 / 3.0).abs() < 1e-9,
+        "{doc}"
+    );
+    let text = String::from_utf8(run("")).unwrap();
+    assert!(text.contains("ε = 2 for private bin edges"), "{text}");
+    // With public bins the same columns are one bin's worth of values: no information.
+    std::fs::write(
+        dir.join("equal.toml"),
+        schema.replace("bounds = [0, 250]\n", "bounds = [0, 250]\nbins = 2\n"),
+    )
+    .unwrap();
+    let out = disguise(&dir)
+        .args(words(
+            "features --data wdbc.csv --schema equal.toml --k 3 --epsilon 10 --seed 2",
+        ))
+        .args(words("--format json --diagnostics"))
+        .stdout_ok();
+    let equal = json(&out);
+    assert!(equal.get("edges").is_none(), "{equal}");
+    assert_eq!(equal["not_private"]["final_utility"], 0.0, "{equal}");
+    one_line_error(
+        &dir,
+        &words("features --data wdbc.csv --schema wdbc.toml --k 3 --epsilon 1 --edge-share 1"),
+        "invalid --edge-share: must be in (0, 1)",
+    );
+}
+
 #[test]
 fn a_headerless_file_is_read_whole_with_no_header_and_a_delimiter() {
     // car-like, semicolon-separated, no header: the class copies the first column.

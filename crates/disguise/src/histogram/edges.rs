@@ -570,7 +570,8 @@ mod tests {
         // half of its gap; a cut below point 0 is the lower bound.
         assert_eq!(c.edges(&[2, 2, 3]), vec![0.4, 0.6]);
         assert_eq!(c.edges(&[0, 1, 4]), vec![0.0, 0.1, 0.9]);
-        assert_eq!(shortest_between(15.61393, 15.61397), 15.6139);
+        assert_eq!(shortest_between(15.61393, 15.61397), 15.61395);
+        assert_eq!(shortest_between(0.16, 0.24), 0.2);
         let ints = EdgeColumn {
             grid: Grid::Integers,
             hi: 9.0,

@@ -16,7 +16,7 @@ use super::{
 };
 use crate::constraint::{Cardinality, Independence};
 use crate::data::Codes;
-use crate::disclosure::{Diagnostic, Disclose, Public};
+use crate::disclosure::{Diagnostic, Disclose, Public, Released};
 use crate::error::{Error, Result};
 use crate::maximize::{Procedure, Solution, greedy, planned, subsample_greedy};
 use crate::names::{Named, named_traits};
@@ -129,6 +129,13 @@ pub struct Features {
     pub algorithm: Algorithm,
     /// The budget, mechanism and composition rule.
     pub privacy: Privacy,
+    /// How many numeric columns of a schema get private bin edges
+    /// ([`SchemaColumns::edge_columns`](super::SchemaColumns::edge_columns); 0 for a table
+    /// coded by public rules alone): their edges take [`Features::edge_share`] of ε, the
+    /// picks the rest.
+    pub edge_columns: usize,
+    /// The share of ε spent on private bin edges when `edge_columns` > 0, in (0, 1).
+    pub edge_share: f64,
 }
 
 impl WithPrivacy for Features {
@@ -146,6 +153,67 @@ impl Features {
             objective: FeatureObjective::default(),
             algorithm: Algorithm::Auto,
             privacy: Privacy::default(),
+            edge_columns: 0,
+            edge_share: crate::histogram::DEFAULT_EDGE_SHARE,
+        }
+    }
+
+    /// The privacy of the picks: the whole budget, or what private edges leave of ε.
+    fn selection_privacy(&self) -> Result<Privacy> {
+        if self.edge_columns == 0 {
+            return Ok(self.privacy);
+        }
+        crate::histogram::edges::check_share(self.edge_share)?;
+        let epsilon = self.privacy.epsilon.map(|e| {
+            crate::numeric::round::sub_down(e, crate::numeric::round::mul_up(e, self.edge_share))
+        });
+        Ok(Privacy {
+            epsilon,
+            ..self.privacy
+        })
+    }
+
+    /// ε of each column's private edges (`edge_share`·ε split evenly), when there are any.
+    fn edge_epsilon(&self) -> Result<Option<f64>> {
+        if self.edge_columns == 0 {
+            return Ok(None);
+        }
+        let Some(epsilon) = self.privacy.epsilon else {
+            return Err(Error::param(
+                "epsilon",
+                "private bin edges need a budget (give ε, or public bins in the schema)",
+            ));
+        };
+        match crate::histogram::EdgeBudget::pure_share(epsilon, self.edge_share, self.edge_columns)?
+        {
+            crate::histogram::EdgeBudget::Pure { epsilon } => Ok(Some(epsilon)),
+            crate::histogram::EdgeBudget::Zcdp { .. } => unreachable!("a pure share"),
+        }
+    }
+
+    /// The private edges of `schema`'s numeric columns that have neither `bins` nor `edges`,
+    /// each at its share of ε (read the table with
+    /// [`SchemaColumns::read_with_edges`](super::SchemaColumns::read_with_edges)).
+    ///
+    /// # Errors
+    /// As [`Features::validate`]; a count of such columns other than `edge_columns`.
+    pub fn edges(&self, schema: &crate::histogram::Schema) -> Result<crate::histogram::EdgePlan> {
+        let count = crate::histogram::EdgePlan::count(schema);
+        if count != self.edge_columns {
+            return Err(Error::param(
+                "edge_columns",
+                format!(
+                    "the request plans private edges for {} columns, the schema has {count}",
+                    self.edge_columns
+                ),
+            ));
+        }
+        match self.edge_epsilon()? {
+            Some(epsilon) => crate::histogram::EdgePlan::new(
+                schema,
+                crate::histogram::EdgeBudget::Pure { epsilon },
+            ),
+            None => Ok(crate::histogram::EdgePlan::none()),
         }
     }
 
@@ -166,8 +234,9 @@ impl Features {
     /// [`Error::InvalidParameter`] naming the option, or an invalid ε or δ.
     pub fn validate(&self) -> Result<Procedure<'static>> {
         let algorithm = self.chosen_algorithm();
+        self.edge_epsilon()?;
         super::discrete(
-            &self.privacy,
+            &self.selection_privacy()?,
             self.k,
             algorithm,
             super::CONTINUOUS_IN_SELECT,
@@ -188,10 +257,11 @@ impl Features {
             Algorithm::Subsample => self.k,
             _ => Cardinality::new(features, self.k).rank_bound(),
         };
-        Ok(PrivacyReport::planned(
-            &planned(&procedure, rounds, false)?,
-            Unit::Record,
-        ))
+        let report = PrivacyReport::planned(&planned(&procedure, rounds, false)?, Unit::Record);
+        match self.edge_epsilon()? {
+            Some(e) => report.with_edges(e, self.edge_columns as u64),
+            None => Ok(report),
+        }
     }
 
     /// Builds the objective on `table` and checks that k fits it. The table's columns move
@@ -265,6 +335,7 @@ impl Features {
         // Without public levels, at most one level per record.
         let max_value = self.objective.max_value(records, u32::MAX);
         Ok(PreparedFeatures {
+            edges: None,
             request: self.clone(),
             names,
             model,
@@ -330,6 +401,13 @@ impl Features {
     where
         L: Fn(&mut crate::cluster::Comm<'_>) -> Result<FeatureTable> + Send + Sync + 'static,
     {
+        if self.edge_columns > 0 {
+            return Err(Error::param(
+                "edge_columns",
+                "a distributed run cannot draw private bin edges yet: give the numeric columns \
+                 public `bins = N` or `edges = [...]` in the schema",
+            ));
+        }
         let procedure = self.validate()?;
         if self.objective != FeatureObjective::MutualInformation {
             return Err(Error::param(
@@ -361,6 +439,9 @@ enum Model {
 /// A [`Features`] request ready to run any number of trials.
 pub struct PreparedFeatures {
     request: Features,
+    /// The private edges the table was read with (reported; charged whenever the request
+    /// plans edges).
+    edges: Option<crate::histogram::EdgeRelease>,
     names: Vec<String>,
     model: Model,
     /// What utilities divide by (from the data: evaluation only).
@@ -378,6 +459,26 @@ impl PreparedFeatures {
     pub fn with_public_label_levels(mut self, levels: u32) -> Self {
         self.max_value = self.request.objective.max_value(self.records, levels);
         self
+    }
+
+    /// The same, the table having been read with these private edges (drawn at the
+    /// request's [`Features::edges`]): reported with the picks.
+    ///
+    /// # Errors
+    /// Edges for another number of columns than the request plans.
+    pub fn with_edges(mut self, edges: Option<crate::histogram::EdgeRelease>) -> Result<Self> {
+        let count = edges.as_ref().map_or(0, |e| e.columns.len());
+        if count != self.request.edge_columns {
+            return Err(Error::param(
+                "edges",
+                format!(
+                    "edges for {count} columns, but the request plans {}",
+                    self.request.edge_columns
+                ),
+            ));
+        }
+        self.edges = edges;
+        Ok(self)
     }
 }
 
@@ -487,6 +588,7 @@ impl Reporting for PreparedFeatures {
             records: Public::new(self.records),
             features: Public::new(self.names.clone()),
             k: Public::new(self.request.k),
+            edges: self.edges.clone().map(Released::new),
         }
     }
 
@@ -495,6 +597,18 @@ impl Reporting for PreparedFeatures {
     }
     fn names(&self) -> Option<&[String]> {
         Some(&self.names)
+    }
+
+    /// The picks' privacy, and the private edges' whenever the request plans them (charged
+    /// even if the table was not read with them: never less than what was spent).
+    fn privacy(&self, run: &Solution) -> PrivacyReport {
+        let report = PrivacyReport::of(run, self.unit());
+        match self.request.edge_epsilon() {
+            Ok(Some(e)) => report
+                .with_edges(e, self.request.edge_columns as u64)
+                .unwrap_or_else(|_| PrivacyReport::of(run, self.unit())),
+            _ => report,
+        }
     }
 }
 
@@ -538,6 +652,10 @@ pub struct FeaturesParams {
     pub features: Public<Vec<String>>,
     /// The number of features chosen.
     pub k: Public<usize>,
+    /// The private bin edges of the schema's numeric columns that had neither `bins` nor
+    /// `edges`: the mechanism, each column's budget and its edges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edges: Option<Released<crate::histogram::EdgeRelease>>,
 }
 
 impl super::Params for FeaturesParams {

@@ -160,6 +160,7 @@ impl Histogram {
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            edges_epsilon: None,
             unit: crate::privacy::Unit::Record,
         })
     }

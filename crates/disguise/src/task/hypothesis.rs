@@ -124,6 +124,7 @@ impl Hypothesis {
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            edges_epsilon: None,
             unit: crate::privacy::Unit::Record,
         })
     }

@@ -446,6 +446,10 @@ pub struct PrivacyReport {
     /// With a utility estimate: the ε it spent, added to the picks' by basic composition.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub estimate_epsilon: Option<Public<f64>>,
+    /// With private bin edges ([`PrivacyReport::with_edges`]): the ε they spent in all,
+    /// added to the picks' by basic composition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edges_epsilon: Option<Public<f64>>,
     /// What neighbouring data sets differ in: the unit the guarantee protects, which a
     /// budget ledger records ([`crate::ledger::Spend`]).
     pub unit: crate::privacy::Unit,
@@ -493,6 +497,44 @@ impl PrivacyReport {
         Ok(self)
     }
 
+    /// The same release with private bin edges paid before the picks
+    /// ([`crate::histogram::edges`]): `columns` pure calls of ε each, and the guarantee of the
+    /// edges and the picks together by basic composition (the picks depend on the edges,
+    /// which Dwork and Roth 2014, Theorem 3.16 allows).
+    ///
+    /// ```
+    /// use disguise::task::{Select, WithPrivacy};
+    /// let plan = Select::new(3).epsilon(0.8).plan(10)?;
+    /// let both = plan.clone().with_edges(0.05, 4)?;
+    /// assert!((both.guarantee.unwrap().epsilon - 1.0).abs() < 1e-12);
+    /// assert_eq!(both.selection_guarantee, plan.guarantee);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`PrivacyReport::with_estimate`].
+    pub fn with_edges(mut self, per_column: f64, columns: u64) -> Result<Self> {
+        if columns == 0 {
+            return Ok(self);
+        }
+        let epsilon = Epsilon::new(per_column)?;
+        let Some(selection) = self.guarantee else {
+            return Err(Error::param(
+                "mechanism",
+                "the run has no privacy guarantee, so private bin edges would protect nothing",
+            ));
+        };
+        let spent = crate::numeric::round::mul_up(per_column, columns as f64);
+        let total = selection.then_pure(spent);
+        self.guarantee = Some(total);
+        self.guarantees = vec![total];
+        self.calls
+            .insert(0, (crate::privacy::PrivacyCost::Pure { epsilon }, columns));
+        self.selection_guarantee = Some(selection);
+        self.edges_epsilon = Some(Public::new(spent));
+        Ok(self)
+    }
+
     /// The report a run will have, planned before it starts ([`crate::maximize::planned`]),
     /// for a secure generator (a front end running seeded says so when it reserves), stated
     /// for neighbours that differ in one `unit`.
@@ -508,6 +550,7 @@ impl PrivacyReport {
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            edges_epsilon: None,
             unit,
         }
     }
@@ -548,6 +591,7 @@ impl PrivacyReport {
             secure_rng: solution.secure_rng,
             selection_guarantee: None,
             estimate_epsilon: None,
+            edges_epsilon: None,
             unit,
         }
     }

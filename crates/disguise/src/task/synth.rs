@@ -163,6 +163,7 @@ impl Synth {
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            edges_epsilon: None,
             unit: crate::privacy::Unit::Record,
         })
     }

@@ -87,12 +87,18 @@ pub fn budget_line(report: &PrivacyReport, epsilon: f64, delta: f64) -> Option<S
         Some(d0) if d0 > 0.0 => format!(", δ₀ = {}", budget(d0)),
         _ => String::new(),
     };
-    let estimate = report.estimate_epsilon.map_or_else(String::new, |e| {
+    let mut estimate = report.estimate_epsilon.map_or_else(String::new, |e| {
         format!(
             ";\n        and ε = {} for the utility estimate",
             guarantee(*e)
         )
     });
+    if let Some(e) = report.edges_epsilon {
+        estimate.push_str(&format!(
+            ";\n        and first ε = {} for private bin edges",
+            guarantee(*e)
+        ));
+    }
     Some(format!(
         "budget: total ε = {}, δ = {}, split by {rule} composition into ε₀ = {}{d0} per round \
          over {} rounds{estimate}",
@@ -409,6 +415,7 @@ mod tests {
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            edges_epsilon: None,
             unit: crate::privacy::Unit::Record,
         }
     }

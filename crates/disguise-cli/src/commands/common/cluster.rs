@@ -166,6 +166,13 @@ pub struct ClusterArgs {
     pub cluster_key: Option<PathBuf>,
 }
 
+impl ClusterArgs {
+    /// Whether the run is spread over workers or processes.
+    pub fn distributed(&self) -> bool {
+        self.workers.is_some() || self.hosts.is_some()
+    }
+}
+
 /// The variable that names the cluster's key when `--cluster-key` is not given.
 const KEY_VARIABLE: &str = "DISGUISE_CLUSTER_KEY";
 

@@ -150,6 +150,7 @@ impl ItemsetBudget {
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
+            edges_epsilon: None,
             unit: crate::privacy::Unit::Record,
         }
     }

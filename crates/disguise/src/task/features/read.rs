@@ -11,6 +11,7 @@ use super::{FeatureTable, MAX_NUMERIC_LEVELS};
 use crate::data::{Codes, Header, TableLayout, TablePlan, read_table_with_layout};
 use crate::error::{Error, Result, Source};
 use crate::histogram::{Discretized, Domain, DomainSource, Schema};
+use crate::noise::SecureRng;
 use std::path::Path;
 use std::str::FromStr;
 
@@ -283,6 +284,17 @@ impl SchemaColumns {
                 source.display()
             )));
         }
+        let mut schema = schema;
+        for (c, spec) in schema.columns.iter_mut().enumerate() {
+            // Read (its values still checked) but never used: no bins to pay for.
+            if excluded[c]
+                && spec.kind == crate::histogram::ColumnType::Numeric
+                && spec.bins.is_none()
+                && spec.edges.is_none()
+            {
+                spec.bins = Some(1);
+            }
+        }
         Ok(Self {
             // A column without bins is never made constant by the bandwidth rule.
             schema: Schema {
@@ -350,6 +362,46 @@ impl SchemaColumns {
             table: self.table(&data)?,
         };
         Ok((table, read.clipped))
+    }
+
+    /// How many numeric columns get private bin edges: the candidate features (and a numeric
+    /// label) that have neither `bins` nor `edges` (an excluded column is read as one bin,
+    /// at no cost). A function of the schema and the options alone.
+    pub fn edge_columns(&self) -> usize {
+        crate::histogram::EdgePlan::count(&self.schema)
+    }
+
+    /// [`SchemaColumns::read`] with private edges for `plan`'s columns
+    /// ([`Discretized::read_with_edges`]): the table, the clamped values (a diagnostic), the
+    /// edges released and the generator `key` made once the records were read.
+    ///
+    /// # Errors
+    /// As [`SchemaColumns::read`]; `key`'s.
+    #[allow(clippy::type_complexity)]
+    pub fn read_with_edges<E: From<Error>>(
+        &self,
+        data: &Path,
+        plan: &crate::histogram::EdgePlan,
+        key: impl FnOnce() -> std::result::Result<SecureRng, E>,
+    ) -> std::result::Result<
+        (
+            LabelledTable,
+            Vec<(String, u64)>,
+            Option<crate::histogram::EdgeRelease>,
+            SecureRng,
+        ),
+        E,
+    > {
+        let files = crate::data::Parts::resolve(data)?;
+        let paths: Vec<&Path> = files.files().iter().map(|p| p.as_path()).collect();
+        let (read, edges, rng) = Discretized::read_with_edges(&paths, &self.schema, plan, key)?;
+        let data = read.data;
+        let table = LabelledTable {
+            label: data.names()[self.label].clone(),
+            levels: levels(&data.domains()[self.label]),
+            table: self.table(&data)?,
+        };
+        Ok((table, read.clipped, edges, rng))
     }
 
     /// The label's name and levels as the schema's domains of `records` records decode them
