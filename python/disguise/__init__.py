@@ -1273,10 +1273,12 @@ class ProjectedHistogram(_Diagnosed, _Params):
     ratio of the square roots of their needs, the histogram's need computed for its real cell
     space, the histogram at most 10 times its need), ``"paper"`` (Vinterbo's equation (11),
     the ratio of the two needs) or ``"surplus"`` (the projection its need, the histogram the
-    rest); all use public quantities only. Numeric columns without ``bins`` in the schema are
-    cut by the paper's bandwidth rule for the predictors the release keeps (``bin_rule=
-    "released"``, the default: a given ``k``, else the paper's simulated k; 5 bins on Adult)
-    or for all of them (``"paper"``: 2 bins on Adult's 14 predictors). Every domain comes
+    rest); all use public quantities only. Numeric columns without ``bins`` or ``edges`` in
+    the schema get as many bins as the paper's bandwidth rule gives for the predictors the
+    release keeps (``bin_rule="released"``, the default: a given ``k``, else the paper's
+    simulated k; 5 bins on Adult), cut at private quantiles paid from ``edge_share``
+    (default 0.2) of epsilon (``report_["edges"]``); ``"paper"`` keeps the paper's equal bins
+    for all predictors (2 bins on Adult's 14), without private edges. Every domain comes
     from the schema: a column without levels or bounds is refused (domains read from the data
     would reveal records), and a value outside a numeric column's bounds is clamped into its
     edge bin. A release never cuts a numeric column into one bin (at least 2; ``bin_rule=
@@ -1325,6 +1327,7 @@ class ProjectedHistogram(_Diagnosed, _Params):
         gamma_rule: str = "balanced",
         bin_rule: str = "released",
         values: str = "uniform",
+        edge_share: float = 0.2,
         exclude: Sequence[str] | None = None,
         diagnostics: bool = False,
     ):
@@ -1348,6 +1351,7 @@ class ProjectedHistogram(_Diagnosed, _Params):
             str(self.gamma_rule),
             run,
             str(self.bin_rule),
+            float(self.edge_share),
         )
         report = json.loads(self._release.report())
         self.report_ = report
@@ -1452,8 +1456,10 @@ class Synthesizer(_Diagnosed, _Params):
     epsilon-DP; with ``delta > 0`` they are discrete Gaussian (``noise="gaussian"``, less noise
     for many columns) and the guarantee is (epsilon, delta)-DP through zCDP. Neighbours are
     replace-one; every domain must be public (``schema``, as for ``ProjectedHistogram``).
-    Numeric columns without ``bins`` are cut so that a noisy 2-way marginal's cells expect at
-    least one noise standard deviation of records. ``values="uniform"`` (default) draws a
+    A numeric column with neither ``bins`` nor ``edges`` is cut at private quantiles, paid
+    from ``edge_share`` (default 0.2) of the budget split over those columns, into as many bins
+    as a noisy 2-way marginal's cells can hold (each expecting at least one noise standard
+    deviation of records); ``report_["edges"]`` lists them. ``values="uniform"`` (default) draws a
     numeric value inside its bin, ``"midpoint"`` writes the bin's midpoint; a numeric column the schema marks ``"integer": True`` gets
     whole numbers; ``exclude`` names columns neither read nor written (an
     identifier).
@@ -1494,6 +1500,7 @@ class Synthesizer(_Diagnosed, _Params):
         values: str = "uniform",
         exclude: Sequence[str] | None = None,
         diagnostics: bool = False,
+        edge_share: float = 0.2,
     ):
         self._keep_params(locals())
 
@@ -1512,6 +1519,7 @@ class Synthesizer(_Diagnosed, _Params):
             None if self.noise is None else str(self.noise),
             iterations,
             run,
+            float(self.edge_share),
         )
         report = json.loads(self._model.report())
         self.report_ = report

@@ -167,6 +167,7 @@ def synth_fit(
     noise: str | None,
     iterations: int,
     run: Run,
+    edge_share: float = 0.2,
 ) -> SynthModel: ...
 
 def histogram_fit(
@@ -180,4 +181,5 @@ def histogram_fit(
     gamma_rule: str,
     run: Run,
     bin_rule: str = "released",
+    edge_share: float = 0.2,
 ) -> HistogramRelease: ...

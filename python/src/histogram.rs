@@ -125,7 +125,7 @@ impl HistogramRelease {
 #[pyfunction]
 #[pyo3(signature = (
     schema_json, rows, target, epsilon, k, gamma, threshold_constant, gamma_rule, run,
-    bin_rule = "released"
+    bin_rule = "released", edge_share = disguise::histogram::DEFAULT_EDGE_SHARE
 ))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 pub(crate) fn histogram_fit(
@@ -140,6 +140,7 @@ pub(crate) fn histogram_fit(
     gamma_rule: &str,
     run: Run,
     bin_rule: &str,
+    edge_share: f64,
 ) -> PyResult<HistogramRelease> {
     let charge = Charge::of(&run)?;
     let request = Histogram {
@@ -150,6 +151,7 @@ pub(crate) fn histogram_fit(
         bin_rule: named::<disguise::histogram::BinRule>(bin_rule)?,
         // The raw noisy counts are kept: `sample(n)` apportions any n from them.
         rows: SyntheticRows::NoisyCounts,
+        edge_share,
         ..Histogram::new(epsilon)
     };
     request.validate().map_err(value_error)?;

@@ -95,7 +95,7 @@ impl SynthModel {
 /// MST on `rows` (one list of field texts per record, in the schema's column order) under
 /// `schema_json`: every column released.
 #[pyfunction]
-#[pyo3(signature = (schema_json, rows, epsilon, delta, noise, iterations, run))]
+#[pyo3(signature = (schema_json, rows, epsilon, delta, noise, iterations, run, edge_share = disguise::histogram::DEFAULT_EDGE_SHARE))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 pub(crate) fn synth_fit(
     py: Python<'_>,
@@ -106,12 +106,14 @@ pub(crate) fn synth_fit(
     noise: Option<&str>,
     iterations: usize,
     run: Run,
+    edge_share: f64,
 ) -> PyResult<SynthModel> {
     let charge = Charge::of(&run)?;
     let request = Synth {
         delta,
         noise: noise.map(named::<MeasurementNoise>).transpose()?,
         iterations,
+        edge_share,
         ..Synth::new(epsilon)
     };
     request.validate().map_err(value_error)?;

@@ -1007,3 +1007,31 @@ def test_synthesizer_gaussian_needs_delta_and_bad_input_raises_value_error():
         disguise.Synthesizer(epsilon=1.0, schema=SCHEMA).sample(3)
     with pytest.raises(ValueError, match="no column"):
         disguise.Synthesizer(epsilon=1.0, schema=SCHEMA).fit({"smoker": ["no"]})
+
+
+def test_numeric_columns_without_bins_get_private_edges_inside_the_budget():
+    # A point mass at 0 for 90 % of the records: the edges give 0 a bin of its own, the
+    # synthetic column keeps its zeros, and the edges' share is reported and in the budget.
+    rng = np.random.default_rng(1)
+    n = 3000
+    gain = np.where(rng.uniform(size=n) < 0.9, 0, rng.integers(1, 99_999, size=n))
+    schema = {"target": "y", "columns": [
+        {"name": "gain", "type": "numeric", "bounds": [0, 99_999], "integer": True},
+        {"name": "y", "type": "categorical", "levels": ["a", "b"]}]}
+    data = {"gain": gain.astype(float), "y": np.where(gain > 0, "b", "a")}
+    s = quiet(disguise.Synthesizer(epsilon=2.0, delta=1e-9, schema=schema, seed=3).fit, data)
+    edges = s.report_["edges"]
+    assert [c["column"] for c in edges["columns"]] == ["gain"]
+    assert edges["columns"][0]["edges"][:2] == ["0", "1"], edges
+    assert s.guarantee_["epsilon"] <= 2.0 + 1e-12
+    zeros = float(np.mean(np.asarray(s.sample()["gain"], dtype=float) == 0))
+    assert abs(zeros - 0.9) < 0.05, zeros
+    # A larger share buys the edges more of the budget; outside (0, 1) it is refused.
+    more = quiet(disguise.Synthesizer(epsilon=2.0, delta=1e-9, schema=schema, seed=3,
+                                      edge_share=0.5).fit, data)
+    assert more.report_["edges"]["budget"]["rho"] > edges["budget"]["rho"]
+    with pytest.raises(ValueError, match="edge_share"):
+        disguise.Synthesizer(epsilon=2.0, schema=schema, edge_share=1.0).fit(data)
+    h = quiet(disguise.ProjectedHistogram(epsilon=2.0, schema=schema, k=1, seed=3).fit, data)
+    assert abs(h.report_["edges"]["budget"]["epsilon"] - 0.2 * 2.0) < 1e-12
+    assert h.guarantee_["epsilon"] <= 2.0 + 1e-12
