@@ -567,10 +567,11 @@ impl Discretized {
         })
     }
 
-    /// [`Discretized::read`] with private edges: when `plan` has columns, one reading counts
-    /// them on their grids, then `key` makes the generator, their edges are released
+    /// [`Discretized::read`] with private edges: when `plan` has columns, one reading codes
+    /// every other column and keeps the planned ones as points of their grids (4 bytes a
+    /// value), counted; then `key` makes the generator, their edges are released
     /// ([`EdgePlan::release`], from a generator forked from it) and written into the schema,
-    /// and the files are encoded with it (a second reading). The release is `None` when no
+    /// and each planned value is coded as its grid point's bin. The release is `None` when no
     /// column needed edges; `key` is then called after the reading. Either way a reading
     /// error comes before the generator is made (a seeded run warns only once it is sure to
     /// run).
@@ -606,14 +607,39 @@ impl Discretized {
         }
         schema.validate()?;
         check_complete(schema, DomainSource::Schema)?;
-        let (n, counts) = plan.count_files(paths, schema)?;
-        if n == 0 {
-            return Err(Error::param("data", "no data rows").into());
-        }
+        let reading = plan.read_files(paths, schema)?;
+        let n = reading.rows;
         let mut rng = key()?;
-        let (resolved, release) = plan.release(schema, n, &counts, &mut rng.fork())?;
-        let read = Self::read(paths, &resolved, DomainSource::Schema)?;
-        Ok((read, Some(release), rng))
+        let (resolved, release) =
+            plan.release(schema, n as u64, &reading.counts, &mut rng.fork())?;
+        let domains = domains_for_schema(&resolved, n as u64, true)?;
+        let slots = plan.slots(domains.len());
+        let mut grid = reading.grid;
+        let mut codes = Vec::with_capacity(domains.len());
+        for ((c, coded), slot) in reading.codes.into_iter().enumerate().zip(&slots) {
+            codes.push(match (coded, slot) {
+                (Some(coded), _) => coded,
+                (None, Some(k)) => {
+                    let column = std::mem::take(&mut grid[*k]);
+                    plan.codes_of(*k, &column, &domains[c])?
+                }
+                (None, None) => unreachable!("every column is coded or planned"),
+            });
+        }
+        let clipped = resolved
+            .names()
+            .into_iter()
+            .zip(reading.clipped)
+            .filter(|&(_, k)| k > 0)
+            .collect();
+        let data = Self::from_compact(resolved.names(), domains, codes)?;
+        let file = DiscretizedFile {
+            data,
+            schema: resolved,
+            inferred: Vec::new(),
+            clipped,
+        };
+        Ok((file, Some(release), rng))
     }
 
     /// [`Discretized::new`] with private edges for `plan`'s columns (see
@@ -629,11 +655,31 @@ impl Discretized {
         if plan.is_empty() {
             return Ok((Self::new(table)?, None));
         }
-        let counts = plan.count_table(table)?;
+        let slots = plan.slots(table.width());
+        let mut grids = Vec::new();
+        let mut counts = Vec::new();
+        for (c, slot) in slots.iter().enumerate() {
+            if slot.is_some() {
+                let ColumnValues::Numeric(values) = table.column(c) else {
+                    return Err(Error::param("schema", "a planned column is not numeric"));
+                };
+                let (grid, count) = plan.grid_of(grids.len(), values)?;
+                grids.push(grid);
+                counts.push(count);
+            }
+        }
         let n = table.rows() as u64;
         let (resolved, release) = plan.release(table.schema(), n, &counts, &mut rng.fork())?;
         let domains = domains_for_schema(&resolved, n, true)?;
-        Ok((Self::with_domains(table, domains)?, Some(release)))
+        // Every column as `with_domains` codes it, then the planned ones by their grid
+        // points, as a file is read.
+        let mut data = Self::with_domains(table, domains.clone())?;
+        for (c, slot) in slots.iter().enumerate() {
+            if let Some(k) = slot {
+                data.codes[c] = Arc::new(plan.codes_of(*k, &grids[*k], &domains[c])?);
+            }
+        }
+        Ok((data, Some(release)))
     }
 
     /// Reads data files with a complete `schema` straight into codes of the given domains

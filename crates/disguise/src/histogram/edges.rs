@@ -34,9 +34,9 @@
 //! under ρ), charged with the rest of the release to its guarantee and its ledger entry.
 
 use super::bins::format_number;
-use super::quantiles::{Grid, GridCounts, MAX_GRID_CELLS, PrivateQuantiles, Targets};
+use super::quantiles::{Grid, GridCounts, PrivateQuantiles, Targets};
 use super::schema::{ColumnType, Schema};
-use super::table::{SchemaReader, Table, Value};
+use super::table::{SchemaReader, Value};
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::numeric::round::div_down;
@@ -140,6 +140,19 @@ fn mul_down(a: f64, b: f64) -> f64 {
     } else {
         p
     }
+}
+
+/// A missing value among a planned column's grid points.
+pub(crate) const MISSING: u32 = u32::MAX;
+
+/// What [`EdgePlan::read_files`] read: the number of records, the planned columns' counts and
+/// grid points, every other column's codes, and the values clamped per column.
+pub(crate) struct EdgeReading {
+    pub(crate) rows: usize,
+    pub(crate) counts: Vec<GridCounts>,
+    pub(crate) grid: Vec<Vec<u32>>,
+    pub(crate) codes: Vec<Option<crate::data::Codes>>,
+    pub(crate) clipped: Vec<u64>,
 }
 
 /// One column that gets private edges: public facts only.
@@ -257,10 +270,11 @@ impl EdgePlan {
             .filter(|(_, c)| needs_edges(c))
             .map(|(index, c)| {
                 let [lo, hi] = c.bounds.unwrap_or([0.0, 1.0]);
+                // Grid points are kept in 32 bits while the data is read.
                 let integers = c.integer
                     && lo.fract() == 0.0
                     && hi.fract() == 0.0
-                    && hi - lo <= MAX_GRID_CELLS as f64
+                    && hi - lo < f64::from(MISSING - 1)
                     && lo.abs() <= 2f64.powi(52);
                 EdgeColumn {
                     index,
@@ -337,55 +351,146 @@ impl EdgePlan {
         Ok(vec![(self.budget.cost()?, self.columns.len() as u64)])
     }
 
-    /// One reading of `paths` with a complete `schema`: n and each planned column's counts
-    /// on its grid. Memory: the distinct grid points seen, per column.
+    /// The one reading of `paths` with a complete `schema` for a release with private edges:
+    /// every column checked and coded as it is read — the planned columns as their grid
+    /// points (4 bytes a value until their edges are drawn, then a code like the others) and
+    /// counted on their grids — and the values clamped into the bounds counted per column (a
+    /// diagnostic).
     ///
     /// # Errors
-    /// As [`Table::read`](super::Table::read).
-    pub fn count_files(&self, paths: &[&Path], schema: &Schema) -> Result<(u64, Vec<GridCounts>)> {
+    /// As [`Table::read`](super::Table::read); no data rows.
+    pub(crate) fn read_files(&self, paths: &[&Path], schema: &Schema) -> Result<EdgeReading> {
         let probes = self.probes()?;
-        let mut slot = vec![None; schema.columns.len()];
+        let width = schema.columns.len();
+        let mut slot = vec![None; width];
         for (k, c) in self.columns.iter().enumerate() {
             slot[c.index] = Some(k);
         }
+        // Every other column's domain is fixed by the schema (the planned ones get a
+        // placeholder here, and their own domains once their edges are drawn).
+        let mut fixed = schema.clone();
+        for c in &self.columns {
+            fixed.columns[c.index].bins = Some(2);
+        }
+        let domains = super::Discretized::domains_of(&fixed, 0)?;
+        let mut codes: Vec<Option<crate::data::Codes>> = domains
+            .iter()
+            .enumerate()
+            .map(|(c, d)| {
+                slot[c]
+                    .is_none()
+                    .then(|| crate::data::Codes::for_arity(d.size(), 0))
+            })
+            .collect();
+        let mut grid: Vec<Vec<u32>> = vec![Vec::new(); self.columns.len()];
         let mut counts = vec![GridCounts::default(); self.columns.len()];
-        let mut n = 0u64;
+        let mut clipped = vec![0u64; width];
+        let mut rows = 0usize;
         let reader = SchemaReader::new(schema);
         for path in paths {
-            reader.scan(path, |_, c, value| {
-                n += u64::from(c == 0);
-                if let (Some(k), Value::Number(x)) = (slot[c], value) {
-                    probes[k].count(&mut counts[k], x)?;
+            reader.scan(path, |file, c, value| {
+                rows += usize::from(c == 0);
+                let domain = &domains[c];
+                if let super::Domain::Numeric { bins, .. } = domain
+                    && let Value::Number(x) = value
+                {
+                    let (lo, hi) = bins.bounds();
+                    clipped[c] += u64::from(!(lo..=hi).contains(&x));
+                }
+                if let Some(k) = slot[c] {
+                    match value {
+                        Value::Number(x) => {
+                            let g = probes[k].index_of(x);
+                            counts[k].add(g, 1);
+                            // Grids hold fewer than 2³² − 1 points (EdgePlan::new).
+                            grid[k].push(g as u32);
+                        }
+                        _ => grid[k].push(MISSING),
+                    }
+                    return Ok(());
+                }
+                let code = match (domain, value) {
+                    (super::Domain::Numeric { bins, .. }, Value::Number(x)) => bins.index(x) as u32,
+                    (super::Domain::Numeric { bins, .. }, _) => bins.count() as u32,
+                    (_, Value::Level(i)) => i,
+                    (super::Domain::Categorical { levels, .. }, Value::Missing) => {
+                        levels.len() as u32
+                    }
+                    _ => {
+                        return Err(Error::parse(format!(
+                            "{}:{}: a value outside the schema's domain",
+                            file.shown(),
+                            file.line()
+                        )));
+                    }
+                };
+                if let Some(column) = codes[c].as_mut() {
+                    column.push(code);
                 }
                 Ok(())
             })?;
         }
-        Ok((n, counts))
+        if rows == 0 {
+            return Err(Error::param("data", "no data rows"));
+        }
+        Ok(EdgeReading {
+            rows,
+            counts,
+            grid,
+            codes,
+            clipped,
+        })
     }
 
-    /// Each planned column's counts on its grid, from a table in memory (NaN: missing).
-    ///
-    /// # Errors
-    /// A planned column that is not numeric in `table`.
-    pub fn count_table(&self, table: &Table) -> Result<Vec<GridCounts>> {
-        let probes = self.probes()?;
-        self.columns
+    /// The codes of planned column `k` (its grid points `grid`, [`MISSING`] for a missing
+    /// value) in its released `domain`: a value is coded as its grid point's bin.
+    pub(crate) fn codes_of(
+        &self,
+        k: usize,
+        grid: &[u32],
+        domain: &super::Domain,
+    ) -> Result<crate::data::Codes> {
+        let super::Domain::Numeric { bins, .. } = domain else {
+            return Err(Error::param("schema", "a planned column is not numeric"));
+        };
+        let probe = self.columns[k].request(vec![0.5], Epsilon::new(1.0)?)?;
+        let mut codes = crate::data::Codes::for_arity(domain.size(), grid.len());
+        for &g in grid {
+            codes.push(if g == MISSING {
+                bins.count() as u32
+            } else {
+                bins.index(probe.value_of(u64::from(g))) as u32
+            });
+        }
+        Ok(codes)
+    }
+
+    /// The position of each schema column among the planned ones.
+    pub(crate) fn slots(&self, width: usize) -> Vec<Option<usize>> {
+        let mut slot = vec![None; width];
+        for (k, c) in self.columns.iter().enumerate() {
+            slot[c.index] = Some(k);
+        }
+        slot
+    }
+
+    /// Planned column `k`'s grid points of `values` (NaN: missing), and its counts.
+    pub(crate) fn grid_of(&self, k: usize, values: &[f64]) -> Result<(Vec<u32>, GridCounts)> {
+        let probe = self.columns[k].request(vec![0.5], Epsilon::new(1.0)?)?;
+        let mut counts = GridCounts::default();
+        let grid = values
             .iter()
-            .zip(&probes)
-            .map(|(c, probe)| {
-                let super::ColumnValues::Numeric(values) = table.column(c.index) else {
-                    return Err(Error::param(
-                        "schema",
-                        format!("column '{}' is not numeric in the table", c.name),
-                    ));
-                };
-                let mut counts = GridCounts::default();
-                for &v in values.iter().filter(|v| !v.is_nan()) {
-                    probe.count(&mut counts, v)?;
+            .map(|&v| {
+                if v.is_nan() {
+                    MISSING
+                } else {
+                    let g = probe.index_of(v);
+                    counts.add(g, 1);
+                    g as u32
                 }
-                Ok(counts)
             })
-            .collect()
+            .collect();
+        Ok((grid, counts))
     }
 
     /// Requests used only to snap values to each column's grid.
@@ -528,7 +633,14 @@ mod tests {
         let table = Table::from_rows(&schema, &rows, DomainSource::Schema, "rows").unwrap();
         let plan = EdgePlan::new(&schema, EdgeBudget::Pure { epsilon: 1.0 }).unwrap();
         assert_eq!(plan.columns(), vec!["gain", "x"]);
-        let counts = plan.count_table(&table).unwrap();
+        let counts: Vec<GridCounts> = (0..2)
+            .map(|k| {
+                let super::super::ColumnValues::Numeric(v) = table.column(k) else {
+                    panic!("numeric")
+                };
+                plan.grid_of(k, v).unwrap().1
+            })
+            .collect();
         assert_eq!(counts[0].total(), 4000);
         let mut rng = SecureRng::insecure_from_seed(1);
         let (resolved, release) = plan.release(&schema, 4000, &counts, &mut rng).unwrap();
@@ -579,5 +691,50 @@ mod tests {
         };
         // 0 twice: [0, 1) holds 0 alone; 9 twice: the cut at 9 once ([9, 9] holds 9).
         assert_eq!(ints.edges(&[0, 0, 0, 5, 9, 9]), vec![0.0, 1.0, 5.0, 9.0]);
+    }
+
+    #[test]
+    fn a_file_and_a_table_are_coded_alike_and_out_of_bounds_values_counted() {
+        use crate::histogram::Discretized;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.csv");
+        let mut text = String::from("gain,x,y\n");
+        for i in 0..1500u64 {
+            let gain = if i % 10 < 8 {
+                0
+            } else {
+                500 + (i * 37) % 90_000
+            };
+            let x = ((i * 7919) % 2000) as f64 / 1000.0 - 1.0;
+            text.push_str(&format!("{gain},{x},{}\n", ["a", "b"][(i % 2) as usize]));
+        }
+        text.push_str("120000,5,a\n"); // both numeric values out of bounds
+        std::fs::write(&path, &text).unwrap();
+        let schema = Schema {
+            min_bins: 2,
+            bin_rule: crate::histogram::BinRule::Marginals,
+            marginal_noise_sd: Some(3.0),
+            ..schema()
+        };
+        let plan = EdgePlan::new(&schema, EdgeBudget::Pure { epsilon: 2.0 }).unwrap();
+        let (file, edges, _) =
+            Discretized::read_with_edges(&[path.as_path()], &schema, &plan, || {
+                Ok::<_, Error>(SecureRng::insecure_from_seed(4))
+            })
+            .unwrap();
+        assert_eq!(
+            file.clipped,
+            vec![("gain".to_string(), 1), ("x".to_string(), 1)]
+        );
+        let table = Table::read(&[path.as_path()], &schema, DomainSource::Schema).unwrap();
+        let mut rng = SecureRng::insecure_from_seed(4);
+        let (data, table_edges) = Discretized::with_edges(&table, &plan, &mut rng).unwrap();
+        assert_eq!(edges, table_edges);
+        assert_eq!(file.data, data);
+        // The point mass at 0 is a bin of its own: 80 % of the first column's codes are 0.
+        let zeros = (0..data.rows())
+            .filter(|&i| data.codes(0).get(i) == 0)
+            .count();
+        assert_eq!(zeros, 1200);
     }
 }
