@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One 2-process run of the 10^8 × 100, k = 10 selection of run.sh, with the binary BIN: for a
-# paired comparison of two builds with farm-bench (times whole commands, in turn):
+# paired comparison of two builds, run in turn and timed whole:
 #
-#   farm-bench -n 4 --timeout 900 --vs 'benches/scale/one_run.sh OLD DATA' -- benches/scale/one_run.sh NEW DATA
+#   for i in 1 2 3 4; do for b in NEW OLD; do
+#     /usr/bin/time -f "$b %e s %U+%S cpu %M KB" benches/scale/one_run.sh $b DATA; done; done
 #
 # DATA is run.sh's data directory (WORKDIR/n100000000). Free ports each time; process 0's
 # report goes to /tmp/one-run-$(basename BIN).json, to compare the selections.

@@ -444,11 +444,11 @@ fn headerless_files_are_refused_not_read_with_a_record_as_the_header() {
     );
 }
 
-#[test]
-fn thirty_numeric_columns_with_one_schema() {
-    // wdbc-like: 569 records, a B/M diagnosis and 30 numeric measurements in [0, 100]; f1,
-    // f2 and f3 separate the classes, the others are noise.
-    let mut csv = String::from("id,diagnosis");
+/// A wdbc-like table: 569 records, a B/M diagnosis and 30 numeric measurements in [0, 100]
+/// (each column's schema lines after its type: `domain`); f1, f2 and f3 separate the classes,
+/// the others are noise. With `id`, a first column of record numbers (not in the schema).
+fn wdbc_like(domain: &str, id: bool) -> (String, String) {
+    let mut csv = String::from(if id { "id,diagnosis" } else { "diagnosis" });
     let mut schema = String::from("has_header = true\ntarget = \"diagnosis\"\n");
     schema.push_str(
         "[[columns]]\nname = \"diagnosis\"\ntype = \"categorical\"\nlevels = [\"B\", \"M\"]\n",
@@ -456,13 +456,16 @@ fn thirty_numeric_columns_with_one_schema() {
     for j in 1..=30 {
         csv.push_str(&format!(",f{j}"));
         schema.push_str(&format!(
-            "[[columns]]\nname = \"f{j}\"\ntype = \"numeric\"\nbounds = [0, 100]\nbins = 4\n"
+            "[[columns]]\nname = \"f{j}\"\ntype = \"numeric\"\n{domain}\n"
         ));
     }
     csv.push('\n');
     for i in 0..569u64 {
         let malignant = i % 3 == 0;
-        csv.push_str(&format!("{i},{}", if malignant { "M" } else { "B" }));
+        if id {
+            csv.push_str(&format!("{i},"));
+        }
+        csv.push_str(if malignant { "M" } else { "B" });
         for j in 1..=30u64 {
             let noise = (i * 7919 + j * 104_729) % 50;
             let v = if j <= 3 && malignant {
@@ -476,6 +479,12 @@ fn thirty_numeric_columns_with_one_schema() {
         }
         csv.push('\n');
     }
+    (csv, schema)
+}
+
+#[test]
+fn thirty_numeric_columns_with_one_schema() {
+    let (csv, schema) = wdbc_like("bounds = [0, 100]\nbins = 4", true);
     let dir = dir_with("wdbc", &[("wdbc.csv", &csv), ("wdbc.toml", &schema)]);
     let out = disguise(&dir)
         .args(words(
@@ -532,34 +541,7 @@ fn thirty_numeric_columns_with_one_schema() {
 /// at private quantiles, the separating columns are found, and the edges are paid from ε.
 #[test]
 fn numeric_columns_without_bins_are_cut_at_private_quantiles() {
-    let mut csv = String::from("diagnosis");
-    let mut schema = String::from("has_header = true\ntarget = \"diagnosis\"\n");
-    schema.push_str(
-        "[[columns]]\nname = \"diagnosis\"\ntype = \"categorical\"\nlevels = [\"B\", \"M\"]\n",
-    );
-    for j in 1..=30 {
-        csv.push_str(&format!(",f{j}"));
-        schema.push_str(&format!(
-            "[[columns]]\nname = \"f{j}\"\ntype = \"numeric\"\nbounds = [0, 250]\n"
-        ));
-    }
-    csv.push('\n');
-    for i in 0..569u64 {
-        let malignant = i % 3 == 0;
-        csv.push_str(if malignant { "M" } else { "B" });
-        for j in 1..=30u64 {
-            let noise = (i * 7919 + j * 104_729) % 50;
-            let v = if j <= 3 && malignant {
-                50 + noise
-            } else if j <= 3 {
-                noise
-            } else {
-                (noise * 2 + i) % 100
-            };
-            csv.push_str(&format!(",{v}"));
-        }
-        csv.push('\n');
-    }
+    let (csv, schema) = wdbc_like("bounds = [0, 250]", false);
     let dir = dir_with("wdbc-edges", &[("wdbc.csv", &csv), ("wdbc.toml", &schema)]);
     let run = |extra: &str| {
         disguise(&dir)

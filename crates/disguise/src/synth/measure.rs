@@ -206,7 +206,7 @@ impl Plan {
         let rounds = (columns - 1) as u64;
         let mut shrink = 0u32;
         loop {
-            let plan = match noise {
+            let (ones, twos, epsilon0, edges) = match noise {
                 MeasurementNoise::Laplace => {
                     let steps = epsilon.get() * rest;
                     let edges = (edge_columns > 0).then(|| crate::histogram::EdgeBudget::Pure {
@@ -220,16 +220,7 @@ impl Plan {
                         scale: div_up(2.0 * (d - 1.0), third),
                     };
                     let epsilon0 = div_down(third, d - 1.0);
-                    Self::compose(
-                        noise,
-                        ones,
-                        twos,
-                        epsilon0,
-                        rounds,
-                        delta,
-                        edges,
-                        edge_columns,
-                    )?
+                    (ones, twos, epsilon0, edges)
                 }
                 MeasurementNoise::Gaussian => {
                     let rho = rho_for(epsilon.get(), delta.get())?;
@@ -244,18 +235,19 @@ impl Plan {
                         variance: div_up(d - 1.0, third),
                     };
                     let epsilon0 = nudge_down(div_down(third * 8.0, d - 1.0).sqrt(), 2);
-                    Self::compose(
-                        noise,
-                        ones,
-                        twos,
-                        epsilon0,
-                        rounds,
-                        delta,
-                        edges,
-                        edge_columns,
-                    )?
+                    (ones, twos, epsilon0, edges)
                 }
             };
+            let plan = Self::compose(
+                noise,
+                ones,
+                twos,
+                epsilon0,
+                rounds,
+                delta,
+                edges,
+                edge_columns,
+            )?;
             if plan.guarantee.epsilon <= epsilon.get() || shrink > 64 {
                 if plan.guarantee.epsilon > epsilon.get() {
                     return Err(Error::param(
