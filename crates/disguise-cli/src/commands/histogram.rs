@@ -166,9 +166,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let target = schema.column_index(&target_name)?;
     table.check_out(args.public_data.as_ref())?;
-    if distributed {
-        request.edges(&schema)?.refuse_on_a_cluster()?;
-    }
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
     if charge.is_some() && args.bounds_from_data {
         bail!(

@@ -87,9 +87,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .map_err(|e| flagged(e, &flag_of))?;
     let schema = request.reading(&schema).map_err(|e| flagged(e, &flag_of))?;
     table.check_out(None)?;
-    if table.cluster.distributed() {
-        request.edges(&schema)?.refuse_on_a_cluster()?;
-    }
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
     // Charged before a record is read, from the options and the schema alone.
     let reserved = run.reserve(charge.as_ref(), "synthetic data (MST)", || {

@@ -1352,36 +1352,62 @@ fn resume_and_see_it_exit(child: Child) {
     );
 }
 
-/// A numeric column with neither `bins` nor `edges` gets private edges in one process; a
-/// distributed release cannot draw them yet: exit 2 before any connection and any charge,
-/// one line naming the column and the fix.
+/// A numeric column with neither `bins` nor `edges` is cut at private quantiles in a
+/// distributed release too, with the one-process release's edges and output (`--seed`);
+/// `features` cannot draw them over a cluster yet: exit 2 before any connection and any
+/// charge, one line naming the column and the fix.
 #[test]
-fn a_distributed_release_needs_public_bins() {
+fn a_distributed_release_draws_the_private_edges_of_one_process() {
     let dir = dir_with("synth-edges", &[]);
     table(&dir);
     let schema = std::fs::read_to_string(dir.join("schema.toml")).unwrap();
     std::fs::write(dir.join("schema.toml"), schema.replace("bins = 5\n", "")).unwrap();
+    let report = |out: &[u8]| {
+        let mut report: serde_json::Value = serde_json::from_slice(out).expect("json");
+        report.as_object_mut().expect("object").remove("data");
+        let csv = std::fs::read_to_string(dir.join("out.csv")).expect("out.csv");
+        std::fs::remove_file(dir.join("out.csv")).expect("remove");
+        (report, csv)
+    };
     for command in [
-        "synth --schema schema.toml --epsilon 2 --out out.csv --data table.csv --workers 2",
-        "histogram --schema schema.toml --epsilon 2 --k 2 --out out.csv --data table.csv --workers 2",
+        "synth --schema schema.toml --epsilon 2 --seed 3 --out out.csv --format json --data table.csv",
+        "histogram --schema schema.toml --epsilon 2 --k 2 --seed 3 --out out.csv --format json --data table.csv",
     ] {
-        let out = disguise(&dir).args(words(command)).output().unwrap();
-        assert_eq!(out.status.code(), Some(2), "{command}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(stderr.lines().count(), 1, "{stderr}");
-        assert!(
-            stderr.contains("'age'") && stderr.contains("bins = N"),
-            "{stderr}"
+        let one = report(&disguise(&dir).args(words(command)).stdout_ok());
+        assert!(one.0["edges"]["columns"][0]["column"] == "age", "{}", one.0);
+        let spread = report(
+            &disguise(&dir)
+                .args(words(command))
+                .args(["--workers", "2"])
+                .stdout_ok(),
         );
-        assert!(!dir.join("out.csv").exists());
+        assert_eq!(spread, one, "{command}");
+        // Two processes: the same again.
+        let args: Vec<String> = words(command).into_iter().map(String::from).collect();
+        let spread = report(&cluster_stdout(&dir, &args, 2, 1));
+        assert_eq!(spread, one, "2 processes: {command}");
     }
+    let features = "features --schema schema.toml --k 1 --epsilon 2 --data table.csv --workers 2";
+    let out = disguise(&dir).args(words(features)).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("'age'") && stderr.contains("bins = N"),
+        "{stderr}"
+    );
     // Before the ledger's charge.
-    std::fs::write(dir.join("bins.toml"), schema).unwrap();
-    common::refused_before_the_charge(
-        &dir,
-        "synth --epsilon 1 --ledger b.ledger --dataset d --data table.csv",
-        "--schema bins.toml",
-        &[("--schema schema.toml --out out.csv --workers 2", "'age'")],
+    common::init_ledger(&dir);
+    let charged =
+        words("features --k 1 --epsilon 1 --ledger b.ledger --dataset d --data table.csv");
+    let args: Vec<&str> = charged
+        .into_iter()
+        .chain(words("--schema schema.toml --workers 2"))
+        .collect();
+    fails_with(&dir, &args, "'age'");
+    assert_eq!(
+        common::ledger_releases(&dir),
+        Vec::<serde_json::Value>::new()
     );
 }
 

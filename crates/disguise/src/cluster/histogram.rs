@@ -32,7 +32,10 @@ use crate::noise::SecureRng;
 use crate::objective::Discernibility;
 use crate::privacy::Epsilon;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+/// The schema with the private edges written in, and their release (worker 0's).
+type Resolved = (Schema, Option<crate::histogram::EdgeRelease>);
 
 /// One worker's rows of the table.
 struct HistogramPart {
@@ -239,11 +242,13 @@ impl Cluster {
     /// # Errors
     /// As [`crate::histogram::projected_histogram`]; data splitting is refused; as
     /// [`Cluster::maximize`].
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn projected_histogram<C>(
         &self,
         paths: Vec<PathBuf>,
         schema: Schema,
         target: usize,
+        edges: crate::histogram::EdgePlan,
         rng: &mut SecureRng,
         config: C,
     ) -> Result<Option<ProjectedHistogram>>
@@ -251,12 +256,41 @@ impl Cluster {
         C: FnOnce(&[Domain]) -> Result<ProjectionConfig>,
     {
         let names = schema.names();
+        // Private edges first (the one-process release's draws: a generator forked first),
+        // drawn by worker 0 in this process; its schema and release reach the driver here.
+        let edges_rng = Arc::new(Mutex::new((!edges.is_empty()).then(|| rng.fork())));
+        let drawn: Arc<Mutex<Option<Resolved>>> = Arc::default();
+        let kept = Arc::clone(&drawn);
         let public = schema.clone();
         self.serve(
-            move |comm: &mut Comm<'_>| HistogramPart::build(comm, &paths, &schema, target),
+            move |comm: &mut Comm<'_>| {
+                let place = comm.place();
+                let (schema, released) = if edges.is_empty() {
+                    (schema.clone(), None)
+                } else {
+                    let mut rng = match place.worker {
+                        0 => edges_rng.lock().unwrap_or_else(|e| e.into_inner()).take(),
+                        _ => None,
+                    };
+                    super::release_edges_share(comm, &paths, &schema, &edges, rng.as_mut())?
+                };
+                if place.worker == 0 {
+                    *kept.lock().unwrap_or_else(|e| e.into_inner()) =
+                        Some((schema.clone(), released));
+                }
+                HistogramPart::build(comm, &paths, &schema, target)
+            },
             |link, rows| {
-                let domains = Discretized::domains_of(&public, rows as u64)?;
-                let config = config(&domains)?;
+                let (resolved, released) = drawn
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+                    .unwrap_or((public, None));
+                let domains = Discretized::domains_of(&resolved, rows as u64)?;
+                let config = ProjectionConfig {
+                    edges: released,
+                    ..config(&domains)?
+                };
                 let remote = Remote {
                     link,
                     names,

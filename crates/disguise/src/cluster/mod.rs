@@ -65,7 +65,9 @@ pub use agreement::{Agreement, RequestValue, refuse_stream};
 pub use secure::ClusterKey;
 pub use sharded::{Aggregate, Comm, Sharded, ShardedState, Summable, SynthInput};
 pub(crate) use sharded::{Link, Msg, Serve};
-pub use table::{read_friend_lists_share, read_points_share, read_sets_share, read_share};
+pub use table::{
+    read_friend_lists_share, read_points_share, read_sets_share, read_share, release_edges_share,
+};
 
 use crate::error::{Error, Result};
 use std::path::Path;

@@ -8,7 +8,7 @@ use super::{Comm, Place};
 use crate::apps::{TransactionFormat, Transactions};
 use crate::data::Parts;
 use crate::error::Result;
-use crate::histogram::{Discretized, Schema};
+use crate::histogram::{Discretized, EdgePlan, EdgeRelease, GridCounts, Schema};
 use std::path::{Path, PathBuf};
 
 /// This worker's rows of the table in `paths`, read with the complete `schema` (every domain
@@ -45,6 +45,104 @@ pub fn read_share(comm: &mut Comm<'_>, paths: &[PathBuf], schema: &Schema) -> Re
     };
     comm.all_sum(status)?;
     read
+}
+
+/// The private edges of `plan`'s columns over the whole table in `paths` (dealt as
+/// [`read_share`] deals it): each worker counts its rows on the columns' grids and sends the
+/// counts to worker 0 alone (for each grid point its share holds, how many of its records —
+/// a column's values without the rest of any record; SCALING.md), which adds them up, draws
+/// the edges with `rng` (the one-process release's draws, on the same sums) and sends them to
+/// every worker. Returns `schema` with the edges written in and, in worker 0, the release.
+/// Every worker must call it at the same point of a run (it exchanges twice); a worker's
+/// error is every worker's.
+///
+/// # Errors
+/// As [`read_share`] and [`EdgePlan::release`]; [`crate::Error::Cluster`].
+pub fn release_edges_share(
+    comm: &mut Comm<'_>,
+    paths: &[PathBuf],
+    schema: &Schema,
+    plan: &EdgePlan,
+    rng: Option<&mut crate::SecureRng>,
+) -> Result<(Schema, Option<EdgeRelease>)> {
+    use super::Msg;
+    let place = comm.place();
+    let single = paths.len() == 1;
+    let keep = move |j: usize, i: u64| {
+        if single {
+            place.owns_row(i)
+        } else {
+            place.owns_part(j)
+        }
+    };
+    let files: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    // [n, then per column: its number of grid points, then (point, count) pairs].
+    let mine = plan.count_where(&files, schema, &keep).map(|(n, counts)| {
+        let mut out = vec![n];
+        for c in &counts {
+            let pairs: Vec<(u64, u64)> = c.iter().collect();
+            out.push(pairs.len() as u64);
+            out.extend(pairs.into_iter().flat_map(|(g, k)| [g, k]));
+        }
+        out
+    });
+    let message = match &mine {
+        Ok(v) => Msg::Counts(v.clone()),
+        Err(e) => Msg::Failed(format!("worker {}: {e}", place.worker)),
+    };
+    let got = comm.exchange(vec![(0, message)])?;
+    let columns = plan.columns().len();
+    // Worker 0 adds the shares' counts up and draws; the others learn the edges from it.
+    let drawn = (place.worker == 0).then(|| -> Result<(Schema, EdgeRelease)> {
+        let mut n = 0u64;
+        let mut counts = vec![GridCounts::default(); columns];
+        for m in got {
+            let part = match m {
+                Msg::Counts(part) => part,
+                Msg::Failed(why) => return Err(crate::Error::Cluster(why)),
+                other => return Err(crate::Error::Cluster(format!("unexpected {other:?}"))),
+            };
+            let mut it = part.into_iter();
+            let mut next = || {
+                it.next()
+                    .ok_or_else(|| crate::Error::Cluster("short counts".into()))
+            };
+            n += next()?;
+            for c in counts.iter_mut() {
+                for _ in 0..next()? {
+                    let (g, k) = (next()?, next()?);
+                    c.add(g, k);
+                }
+            }
+        }
+        let rng = rng.ok_or_else(|| crate::Error::Cluster("worker 0 has no generator".into()))?;
+        plan.release(schema, n, &counts, rng)
+    });
+    let sent = match (&mine, &drawn) {
+        (Err(e), _) => Err(crate::Error::Cluster(e.to_string())),
+        (_, Some(Err(e))) => Err(crate::Error::Cluster(e.to_string())),
+        (_, Some(Ok((resolved, _)))) => Ok(plan
+            .released(resolved)
+            .iter()
+            .flat_map(|e| std::iter::once(e.len() as u64).chain(e.iter().map(|v| v.to_bits())))
+            .collect()),
+        (_, None) => Ok(Vec::new()),
+    };
+    let gathered = comm.all_gather(sent)?;
+    let Some(from_zero) = gathered.into_iter().find(|v| !v.is_empty()) else {
+        return Err(crate::Error::Cluster("no worker drew the edges".into()));
+    };
+    let mut it = from_zero.into_iter();
+    let mut edges = Vec::with_capacity(columns);
+    for _ in 0..columns {
+        let len = it.next().unwrap_or(0) as usize;
+        edges.push(it.by_ref().take(len).map(f64::from_bits).collect());
+    }
+    let resolved = plan.with_released(schema, edges)?;
+    Ok((
+        resolved,
+        drawn.and_then(|d| d.ok()).map(|(_, release)| release),
+    ))
 }
 
 /// `place`'s points of `parts` (CSV files, or Parquet by their extension with the feature

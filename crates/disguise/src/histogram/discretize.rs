@@ -568,10 +568,10 @@ impl Discretized {
     }
 
     /// [`Discretized::read`] with private edges: when `plan` has columns, one reading codes
-    /// every other column and keeps the planned ones as points of their grids (4 bytes a
-    /// value), counted; then `key` makes the generator, their edges are released
+    /// every other column and keeps the planned ones' values (8 bytes a value), counted on
+    /// their grids; then `key` makes the generator, their edges are released
     /// ([`EdgePlan::release`], from a generator forked from it) and written into the schema,
-    /// and each planned value is coded as its grid point's bin. The release is `None` when no
+    /// and the kept values are coded with them. The release is `None` when no
     /// column needed edges; `key` is then called after the reading. Either way a reading
     /// error comes before the generator is made (a seeded run warns only once it is sure to
     /// run).
@@ -614,14 +614,14 @@ impl Discretized {
             plan.release(schema, n as u64, &reading.counts, &mut rng.fork())?;
         let domains = domains_for_schema(&resolved, n as u64, true)?;
         let slots = plan.slots(domains.len());
-        let mut grid = reading.grid;
+        let mut values = reading.values;
         let mut codes = Vec::with_capacity(domains.len());
         for ((c, coded), slot) in reading.codes.into_iter().enumerate().zip(&slots) {
             codes.push(match (coded, slot) {
                 (Some(coded), _) => coded,
                 (None, Some(k)) => {
-                    let column = std::mem::take(&mut grid[*k]);
-                    plan.codes_of(*k, &column, &domains[c])?
+                    let column = std::mem::take(&mut values[*k]);
+                    EdgePlan::codes_of(&column, &domains[c])?
                 }
                 (None, None) => unreachable!("every column is coded or planned"),
             });
@@ -656,29 +656,18 @@ impl Discretized {
             return Ok((Self::new(table)?, None));
         }
         let slots = plan.slots(table.width());
-        let mut grids = Vec::new();
         let mut counts = Vec::new();
         for (c, slot) in slots.iter().enumerate() {
             if slot.is_some() {
                 let ColumnValues::Numeric(values) = table.column(c) else {
                     return Err(Error::param("schema", "a planned column is not numeric"));
                 };
-                let (grid, count) = plan.grid_of(grids.len(), values)?;
-                grids.push(grid);
-                counts.push(count);
+                counts.push(plan.counts_of(counts.len(), values)?);
             }
         }
         let n = table.rows() as u64;
         let (resolved, release) = plan.release(table.schema(), n, &counts, &mut rng.fork())?;
-        let domains = domains_for_schema(&resolved, n, true)?;
-        // Every column as `with_domains` codes it, then the planned ones by their grid
-        // points, as a file is read.
-        let mut data = Self::with_domains(table, domains.clone())?;
-        for (c, slot) in slots.iter().enumerate() {
-            if let Some(k) = slot {
-                data.codes[c] = Arc::new(plan.codes_of(*k, &grids[*k], &domains[c])?);
-            }
-        }
+        let data = Self::with_domains(table, domains_for_schema(&resolved, n, true)?)?;
         Ok((data, Some(release)))
     }
 

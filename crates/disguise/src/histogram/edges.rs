@@ -34,7 +34,7 @@
 //! under ρ), charged with the rest of the release to its guarantee and its ledger entry.
 
 use super::bins::format_number;
-use super::quantiles::{Grid, GridCounts, PrivateQuantiles, Targets};
+use super::quantiles::{Grid, GridCounts, MAX_GRID_CELLS, PrivateQuantiles, Targets};
 use super::schema::{ColumnType, Schema};
 use super::table::{SchemaReader, Value};
 use crate::error::{Error, Result};
@@ -142,15 +142,12 @@ fn mul_down(a: f64, b: f64) -> f64 {
     }
 }
 
-/// A missing value among a planned column's grid points.
-pub(crate) const MISSING: u32 = u32::MAX;
-
 /// What [`EdgePlan::read_files`] read: the number of records, the planned columns' counts and
-/// grid points, every other column's codes, and the values clamped per column.
+/// values, every other column's codes, and the values clamped per column.
 pub(crate) struct EdgeReading {
     pub(crate) rows: usize,
     pub(crate) counts: Vec<GridCounts>,
-    pub(crate) grid: Vec<Vec<u32>>,
+    pub(crate) values: Vec<Vec<f64>>,
     pub(crate) codes: Vec<Option<crate::data::Codes>>,
     pub(crate) clipped: Vec<u64>,
 }
@@ -270,11 +267,10 @@ impl EdgePlan {
             .filter(|(_, c)| needs_edges(c))
             .map(|(index, c)| {
                 let [lo, hi] = c.bounds.unwrap_or([0.0, 1.0]);
-                // Grid points are kept in 32 bits while the data is read.
                 let integers = c.integer
                     && lo.fract() == 0.0
                     && hi.fract() == 0.0
-                    && hi - lo < f64::from(MISSING - 1)
+                    && hi - lo <= MAX_GRID_CELLS as f64
                     && lo.abs() <= 2f64.powi(52);
                 EdgeColumn {
                     index,
@@ -352,8 +348,8 @@ impl EdgePlan {
     }
 
     /// The one reading of `paths` with a complete `schema` for a release with private edges:
-    /// every column checked and coded as it is read — the planned columns as their grid
-    /// points (4 bytes a value until their edges are drawn, then a code like the others) and
+    /// every column checked and coded as it is read — the planned columns kept as their
+    /// values (8 bytes a value until their edges are drawn, then a code like the others) and
     /// counted on their grids — and the values clamped into the bounds counted per column (a
     /// diagnostic).
     ///
@@ -382,7 +378,7 @@ impl EdgePlan {
                     .then(|| crate::data::Codes::for_arity(d.size(), 0))
             })
             .collect();
-        let mut grid: Vec<Vec<u32>> = vec![Vec::new(); self.columns.len()];
+        let mut kept: Vec<Vec<f64>> = vec![Vec::new(); self.columns.len()];
         let mut counts = vec![GridCounts::default(); self.columns.len()];
         let mut clipped = vec![0u64; width];
         let mut rows = 0usize;
@@ -400,12 +396,10 @@ impl EdgePlan {
                 if let Some(k) = slot[c] {
                     match value {
                         Value::Number(x) => {
-                            let g = probes[k].index_of(x);
-                            counts[k].add(g, 1);
-                            // Grids hold fewer than 2³² − 1 points (EdgePlan::new).
-                            grid[k].push(g as u32);
+                            counts[k].add(probes[k].index_of(x), 1);
+                            kept[k].push(x);
                         }
-                        _ => grid[k].push(MISSING),
+                        _ => kept[k].push(f64::NAN),
                     }
                     return Ok(());
                 }
@@ -436,30 +430,84 @@ impl EdgePlan {
         Ok(EdgeReading {
             rows,
             counts,
-            grid,
+            values: kept,
             codes,
             clipped,
         })
     }
 
-    /// The codes of planned column `k` (its grid points `grid`, [`MISSING`] for a missing
-    /// value) in its released `domain`: a value is coded as its grid point's bin.
-    pub(crate) fn codes_of(
+    /// The rows `keep(file, row)` selects of `paths` (a worker's share), counted on the
+    /// planned columns' grids: how many rows, and the counts. A complete `schema`.
+    ///
+    /// # Errors
+    /// As [`Table::read`](super::Table::read).
+    // Used by distributed runs only.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    pub(crate) fn count_where(
         &self,
-        k: usize,
-        grid: &[u32],
-        domain: &super::Domain,
-    ) -> Result<crate::data::Codes> {
+        paths: &[&Path],
+        schema: &Schema,
+        keep: &dyn Fn(usize, u64) -> bool,
+    ) -> Result<(u64, Vec<GridCounts>)> {
+        let probes = self.probes()?;
+        let slot = self.slots(schema.columns.len());
+        let mut counts = vec![GridCounts::default(); self.columns.len()];
+        let reader = SchemaReader::new(schema);
+        let mut n = 0u64;
+        for (j, path) in paths.iter().enumerate() {
+            let (mut row, mut kept) = (0u64, false);
+            reader.scan(path, |_, c, value| {
+                if c == 0 {
+                    kept = keep(j, row);
+                    row += 1;
+                    n += u64::from(kept);
+                }
+                if let (true, Some(k), Value::Number(x)) = (kept, slot[c], value) {
+                    counts[k].add(probes[k].index_of(x), 1);
+                }
+                Ok(())
+            })?;
+        }
+        Ok((n, counts))
+    }
+
+    /// `schema` with released edges written into the planned columns, in order (as
+    /// [`EdgePlan::release`] writes them): how every worker of a distributed run learns the
+    /// edges process 0 drew.
+    ///
+    /// # Errors
+    /// Another number of columns than planned.
+    pub(crate) fn with_released(&self, schema: &Schema, edges: Vec<Vec<f64>>) -> Result<Schema> {
+        if edges.len() != self.columns.len() {
+            return Err(Error::param("edges", "edges for another number of columns"));
+        }
+        let mut resolved = schema.clone();
+        for (c, e) in self.columns.iter().zip(edges) {
+            resolved.columns[c.index].edges = Some(e);
+        }
+        Ok(resolved)
+    }
+
+    /// The released edges of the planned columns, in order, from a schema
+    /// [`EdgePlan::release`] resolved.
+    pub(crate) fn released(&self, resolved: &Schema) -> Vec<Vec<f64>> {
+        self.columns
+            .iter()
+            .map(|c| resolved.columns[c.index].edges.clone().unwrap_or_default())
+            .collect()
+    }
+
+    /// The codes of a planned column's `values` (NaN: missing) in its released `domain`.
+    pub(crate) fn codes_of(values: &[f64], domain: &super::Domain) -> Result<crate::data::Codes> {
         let super::Domain::Numeric { bins, .. } = domain else {
             return Err(Error::param("schema", "a planned column is not numeric"));
         };
-        let probe = self.columns[k].request(vec![0.5], Epsilon::new(1.0)?)?;
-        let mut codes = crate::data::Codes::for_arity(domain.size(), grid.len());
-        for &g in grid {
-            codes.push(if g == MISSING {
+        let mut codes = crate::data::Codes::for_arity(domain.size(), values.len());
+        for &x in values {
+            codes.push(if x.is_nan() {
                 bins.count() as u32
             } else {
-                bins.index(probe.value_of(u64::from(g))) as u32
+                bins.index(x) as u32
             });
         }
         Ok(codes)
@@ -474,23 +522,14 @@ impl EdgePlan {
         slot
     }
 
-    /// Planned column `k`'s grid points of `values` (NaN: missing), and its counts.
-    pub(crate) fn grid_of(&self, k: usize, values: &[f64]) -> Result<(Vec<u32>, GridCounts)> {
+    /// Planned column `k`'s counts on its grid of `values` (NaN: missing).
+    pub(crate) fn counts_of(&self, k: usize, values: &[f64]) -> Result<GridCounts> {
         let probe = self.columns[k].request(vec![0.5], Epsilon::new(1.0)?)?;
         let mut counts = GridCounts::default();
-        let grid = values
-            .iter()
-            .map(|&v| {
-                if v.is_nan() {
-                    MISSING
-                } else {
-                    let g = probe.index_of(v);
-                    counts.add(g, 1);
-                    g as u32
-                }
-            })
-            .collect();
-        Ok((grid, counts))
+        for &v in values.iter().filter(|v| !v.is_nan()) {
+            counts.add(probe.index_of(v), 1);
+        }
+        Ok(counts)
     }
 
     /// Requests used only to snap values to each column's grid.
@@ -638,7 +677,7 @@ mod tests {
                 let super::super::ColumnValues::Numeric(v) = table.column(k) else {
                     panic!("numeric")
                 };
-                plan.grid_of(k, v).unwrap().1
+                plan.counts_of(k, v).unwrap()
             })
             .collect();
         assert_eq!(counts[0].total(), 4000);

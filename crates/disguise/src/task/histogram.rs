@@ -303,7 +303,7 @@ impl Histogram {
         // Before any connection: a complete schema (public domains) and a target in it.
         schema.validate()?;
         crate::histogram::table::check_complete(schema, crate::histogram::DomainSource::Schema)?;
-        self.edges(schema)?.refuse_on_a_cluster()?;
+        let edges = self.edges(schema)?;
         if target >= schema.columns.len() {
             return Err(Error::param(
                 "target",
@@ -313,7 +313,7 @@ impl Histogram {
                 ),
             ));
         }
-        cluster.projected_histogram(paths, schema.clone(), target, rng, |domains| {
+        cluster.projected_histogram(paths, schema.clone(), target, edges, rng, |domains| {
             let public = if public.is_empty() {
                 None
             } else {

@@ -227,12 +227,21 @@ impl Synth {
         self.validate()?;
         schema.validate()?;
         crate::histogram::table::check_complete(schema, crate::histogram::DomainSource::Schema)?;
-        self.edges(schema)?.refuse_on_a_cluster()?;
-        let Some(input) = cluster.synth_marginals(paths, schema.clone())? else {
+        // The edges' draws are the one-process release's: a generator forked first.
+        let edges = self.edges(schema)?;
+        let edges_rng = (!edges.is_empty()).then(|| rng.fork());
+        let Some(input) = cluster.synth_marginals(paths, schema.clone(), edges, edges_rng)? else {
             return Ok(None);
         };
-        self.on_marginals(input.marginals, input.names, input.domains, true, None, rng)
-            .map(Some)
+        self.on_marginals(
+            input.marginals,
+            input.names,
+            input.domains,
+            true,
+            input.edges,
+            rng,
+        )
+        .map(Some)
     }
 
     /// The release from the table's marginals (a one-process count, or the sum of the

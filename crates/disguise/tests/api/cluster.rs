@@ -261,42 +261,101 @@ fn feature_selection_by_mutual_information_is_partition_independent() {
     assert!(err.to_string().contains("different columns"), "{err}");
 }
 
-/// A numeric column with neither `bins` nor `edges` gets private edges in one process; a
-/// distributed run cannot draw them yet and says so, naming the column and the fix, before
-/// any connection.
+/// A numeric column with neither `bins` nor `edges` is cut at private quantiles: over a
+/// cluster each worker counts its share on the column's grid, worker 0 draws the edges from
+/// the summed counts, every worker codes its share with them — the one-process release's
+/// edges, synthetic records and histogram, bit for bit with a seeded generator.
 #[test]
-fn a_distributed_release_refuses_a_column_that_needs_private_edges() {
-    use disguise::histogram::Schema;
+fn private_edges_over_a_cluster_are_the_one_process_edges() {
+    use disguise::histogram::{Discretized, Schema};
     use disguise::task::{Histogram, Synth};
+    let dir = tempfile::tempdir().expect("temp dir");
     let schema = Schema::from_toml_str(
         r#"
         columns = [
-            { name = "age", type = "numeric", bounds = [0, 100] },
+            { name = "age", type = "numeric", bounds = [0, 120], integer = true },
+            { name = "gain", type = "numeric", bounds = [0, 1000] },
             { name = "sick", type = "categorical", levels = ["no", "yes"] },
         ]
         "#,
         "test.toml",
     )
     .expect("schema");
-    let cluster = Cluster::local(2).expect("cluster");
-    let path = std::path::PathBuf::from("never-read.csv");
-    let mut rng = SecureRng::insecure_from_seed(1);
-    let histogram = Histogram::new(1.0)
+    let mut text = String::from("age,gain,sick\n");
+    for i in 0..2400u64 {
+        let gain = if i % 10 < 7 {
+            0.0
+        } else {
+            (i * 37 % 900) as f64 + 0.5
+        };
+        text.push_str(&format!(
+            "{},{gain},{}\n",
+            20 + (i * 7) % 60,
+            ["no", "yes"][(i % 3 == 0) as usize]
+        ));
+    }
+    let whole = dir.path().join("all.csv");
+    std::fs::write(&whole, &text).expect("write");
+    let paths = [whole.as_path()];
+    let request = Synth::new(2.0);
+    let reading = request.reading(&schema).expect("reading");
+    let plan = request.edges(&reading).expect("plan");
+    let (read, edges, mut rng) = Discretized::read_with_edges(&paths, &reading, &plan, || {
+        Ok::<_, disguise::Error>(SecureRng::insecure_from_seed(3))
+    })
+    .expect("one process");
+    let one = request.run(read.data, edges, &mut rng).expect("synth");
+    let mut one_csv = Vec::new();
+    one.write_csv(&mut one_csv, one.rows, &mut rng)
+        .expect("csv");
+    for workers in [1, 3] {
+        let mut rng = SecureRng::insecure_from_seed(3);
+        let spread = request
+            .run_distributed(
+                &Cluster::local(workers).expect("cluster"),
+                vec![whole.clone()],
+                &reading,
+                &mut rng,
+            )
+            .expect("distributed")
+            .expect("process 0 has the result");
+        assert_eq!(spread.edges, one.edges, "{workers} workers");
+        assert!(spread.edges.is_some());
+        let mut csv = Vec::new();
+        spread
+            .write_csv(&mut csv, spread.rows, &mut rng)
+            .expect("csv");
+        assert_eq!(csv, one_csv, "{workers} workers");
+    }
+    // The projected histogram likewise.
+    let request = Histogram {
+        k: Some(1),
+        ..Histogram::new(2.0)
+    };
+    let reading = request.reading(&schema, "sick");
+    let plan = request.edges(&reading).expect("plan");
+    let (read, edges, mut rng) = Discretized::read_with_edges(&paths, &reading, &plan, || {
+        Ok::<_, disguise::Error>(SecureRng::insecure_from_seed(4))
+    })
+    .expect("one process");
+    let one = request
+        .run_with_edges(&read.data, 2, None, edges, &mut rng)
+        .expect("histogram");
+    let mut rng = SecureRng::insecure_from_seed(4);
+    let spread = request
         .run_distributed(
-            &cluster,
-            vec![path.clone()],
-            &schema,
-            1,
+            &Cluster::local(2).expect("cluster"),
+            vec![whole.clone()],
+            &reading,
+            2,
             Vec::new(),
             &mut rng,
         )
-        .expect_err("refused");
-    let synth = Synth::new(1.0)
-        .run_distributed(&cluster, vec![path], &schema, &mut rng)
-        .expect_err("refused");
-    for err in [histogram.to_string(), synth.to_string()] {
-        assert!(err.contains("'age'") && err.contains("bins = N"), "{err}");
-    }
+        .expect("distributed")
+        .expect("process 0 has the result");
+    assert_eq!(spread.edges, one.edges);
+    assert_eq!(spread.guarantee, one.guarantee);
+    assert_eq!(spread.attributes, one.attributes);
 }
 
 /// A projected-histogram release (PRIVATEKD on distributed discernibility, then the

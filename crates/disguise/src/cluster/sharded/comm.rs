@@ -244,6 +244,28 @@ impl Comm<'_> {
         sum.ok_or_else(|| Error::Cluster("no worker answered".into()))
     }
 
+    /// Every worker's vector (of any length), on every worker, in no particular order; a
+    /// worker's error becomes every worker's.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`] for a worker's error or a peer that does not answer.
+    pub fn all_gather(&mut self, mine: Result<Vec<u64>>) -> Result<Vec<Vec<u64>>> {
+        let msg = match &mine {
+            Ok(c) => Msg::Counts(c.clone()),
+            Err(e) => Msg::Failed(format!("worker {}: {e}", self.place.worker)),
+        };
+        let out = self.wire.to_all(&msg);
+        let got = self.wire.exchange(out)?;
+        mine?;
+        got.into_iter()
+            .map(|m| match m {
+                Msg::Counts(c) => Ok(c),
+                Msg::Failed(why) => Err(Error::Cluster(why)),
+                other => Err(Error::Cluster(format!("unexpected {other:?}"))),
+            })
+            .collect()
+    }
+
     /// Sends each message to its worker; returns the ones sent here in this exchange.
     pub(crate) fn exchange(&mut self, out: Vec<(u64, Msg)>) -> Result<Vec<Msg>> {
         self.wire.exchange(out)

@@ -281,16 +281,29 @@ impl Cluster {
         &self,
         paths: Vec<std::path::PathBuf>,
         schema: crate::histogram::Schema,
+        edges: crate::histogram::EdgePlan,
+        edges_rng: Option<crate::SecureRng>,
     ) -> Result<Option<SynthInput>> {
         let timeout = self.timeout;
         let (builders, network, health) = self.connect()?;
         let total: Arc<Mutex<Option<SynthInput>>> = Arc::default();
         let kept = Arc::clone(&total);
         let links = Arc::clone(&health);
+        let edges_rng = Arc::new(Mutex::new(edges_rng));
         let started = self.execute(builders, &health, move |worker, place, _| {
             let mut comm = Comm {
                 wire: Wire::new(worker, timeout, place.workers, Arc::clone(&links)),
                 place,
+            };
+            // Private edges first, drawn by worker 0 (process 0), learnt by every worker.
+            let (schema, released) = if edges.is_empty() {
+                (schema.clone(), None)
+            } else {
+                let mut rng = match place.worker {
+                    0 => edges_rng.lock().unwrap_or_else(|e| e.into_inner()).take(),
+                    _ => None,
+                };
+                super::super::release_edges_share(&mut comm, &paths, &schema, &edges, rng.as_mut())?
             };
             let data = super::super::read_share(&mut comm, &paths, &schema)?;
             let sizes: Vec<usize> = data.domains().iter().map(|d| d.size() as usize).collect();
@@ -304,6 +317,7 @@ impl Cluster {
                     marginals,
                     names: data.names().to_vec(),
                     domains: data.domains().to_vec(),
+                    edges: released,
                 });
             }
             Ok(())
@@ -324,8 +338,10 @@ pub struct SynthInput {
     pub marginals: crate::synth::Marginals,
     /// The column names, in the schema's order.
     pub names: Vec<String>,
-    /// The columns' domains (public: from the schema and the summed n).
+    /// The columns' domains (public: from the schema, the summed n and the released edges).
     pub domains: Vec<crate::histogram::Domain>,
+    /// The private edges drawn, when some column needed them.
+    pub edges: Option<crate::histogram::EdgeRelease>,
 }
 
 /// Every worker of this process, started: their threads, and each one's outcome (its local
