@@ -28,8 +28,15 @@ for line in open(sys.argv[2]).read().split("\n"):
         out.append("edges = [" + ", ".join(edges[name]) + "]")
 open(sys.argv[3], "w").write("\n".join(out))
 PY
-run() { /usr/bin/time -f "%e %M" -o "$WORK/t" "$BIN" synth --data "$DATA" --schema "$1" \
-    --epsilon 1 --delta 1e-9 --out "$WORK/o.csv" --quiet > /dev/null; cat "$WORK/t"; }
+# Wall time in nanoseconds around the process (`time`'s %e has 10 ms steps), peak RSS from it.
+run() {
+    local start end
+    start=$(date +%s%N)
+    /usr/bin/time -f "%M" -o "$WORK/t" "$BIN" synth --data "$DATA" --schema "$1" \
+        --epsilon 1 --delta 1e-9 --out "$WORK/o.csv" --quiet > /dev/null
+    end=$(date +%s%N)
+    echo "$(( (end - start) / 1000 )) $(cat "$WORK/t")"
+}
 for _ in $(seq "$N"); do
     echo "A $(run "$SCHEMA")"
     echo "B $(run "$WORK/public.toml")"
@@ -37,8 +44,8 @@ done > "$WORK/times"
 python3 - "$WORK/times" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
-a = [(float(w), int(m)) for s, w, m in rows if s == "A"]
-b = [(float(w), int(m)) for s, w, m in rows if s == "B"]
+a = [(float(w) / 1e6, int(m)) for s, w, m in rows if s == "A"]
+b = [(float(w) / 1e6, int(m)) for s, w, m in rows if s == "B"]
 med = lambda v: statistics.median(v)
 print(f"private edges: wall {med([w for w, _ in a]):.3f} s, peak {med([m for _, m in a]) / 1024:.1f} MiB")
 print(f"public edges:  wall {med([w for w, _ in b]):.3f} s, peak {med([m for _, m in b]) / 1024:.1f} MiB")
