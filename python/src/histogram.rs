@@ -6,8 +6,8 @@ use crate::ledger::{Charge, after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named};
 use disguise::disclosure::{Diagnostic, shown};
 use disguise::histogram::{
-    ColumnValues, Discretized, Domain, DomainSource, ProjectedHistogram, Schema, SyntheticRows,
-    Table, Values, for_each_synthetic_record_shuffled,
+    ColumnValues, Domain, DomainSource, ProjectedHistogram, Schema, SyntheticRows, Table, Values,
+    for_each_synthetic_record_shuffled,
 };
 use disguise::task::{Histogram, HistogramReport};
 use pyo3::prelude::*;
@@ -186,8 +186,7 @@ pub(crate) fn histogram_fit(
         let clamped = clamped(&table);
         let mut rng = generator(run.seed)?;
         let edges = request.edges(&schema).map_err(value_error)?;
-        let (data, edges) =
-            Discretized::with_edges(&table, &edges, &mut rng).map_err(value_error)?;
+        let (data, edges) = edges.discretize(&table, &mut rng).map_err(value_error)?;
         drop(table);
         let target = data.column_index(&target).map_err(value_error)?;
         let held = reserved.clone();

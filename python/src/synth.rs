@@ -6,7 +6,7 @@ use crate::histogram::clamped;
 use crate::ledger::{Charge, after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named};
 use disguise::disclosure::{Diagnostic, shown};
-use disguise::histogram::{Discretized, Domain, DomainSource, Schema, Table, Values};
+use disguise::histogram::{Domain, DomainSource, Schema, Table, Values};
 use disguise::synth::MeasurementNoise;
 use disguise::task::{Synth, SynthRelease, SynthReport};
 use pyo3::prelude::*;
@@ -134,8 +134,7 @@ pub(crate) fn synth_fit(
         let clamped = clamped(&table);
         let mut rng = generator(run.seed)?;
         let edges = request.edges(&schema).map_err(value_error)?;
-        let (data, edges) =
-            Discretized::with_edges(&table, &edges, &mut rng).map_err(value_error)?;
+        let (data, edges) = edges.discretize(&table, &mut rng).map_err(value_error)?;
         drop(table);
         let held = reserved.clone();
         let release = interruptible(py, move || {

@@ -212,8 +212,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let (read, edges, rng) = if args.bounds_from_data {
         (Discretized::read(&paths, &schema, source)?, None, None)
     } else {
-        let (read, edges, rng) =
-            Discretized::read_with_edges(&paths, &schema, &plan, || table.rng(run.seed, None))?;
+        let (read, edges, rng) = plan.read(&paths, &schema, || table.rng(run.seed, None))?;
         (read, edges, Some(rng))
     };
     if !read.inferred.is_empty() {

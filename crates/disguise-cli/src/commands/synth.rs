@@ -6,7 +6,7 @@ use super::common::table::TableArgs;
 use super::common::{DeltaArg, RunArgs};
 use crate::output::{Format, flag_of, flagged, print_json};
 use disguise::disclosure::{Diagnostic, Disclose, Public};
-use disguise::histogram::{Discretized, DomainSource, Values};
+use disguise::histogram::{DomainSource, Values};
 use disguise::synth::MeasurementNoise;
 use disguise::task::{Synth, SynthReport};
 use std::path::{Path, PathBuf};
@@ -108,7 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
             let plan = request.edges(&schema)?;
             let (read, edges, mut rng) =
-                Discretized::read_with_edges(&paths, &schema, &plan, || table.rng(run.seed, None))?;
+                plan.read(&paths, &schema, || table.rng(run.seed, None))?;
             (request.run(read.data, edges, &mut rng)?, read.clipped, rng)
         }
     };

@@ -4,7 +4,6 @@
 
 use super::bins::format_number;
 pub use super::bins::{Bins, Values};
-use super::edges::{EdgePlan, EdgeRelease};
 use super::schema::{ColumnType, DomainSource, Schema};
 use super::table::{
     ColumnValues, SchemaReader, Table, Value, check_complete, data_bounds, sorted_levels,
@@ -567,110 +566,6 @@ impl Discretized {
         })
     }
 
-    /// [`Discretized::read`] with private edges: when `plan` has columns, one reading codes
-    /// every other column and keeps the planned ones' values (8 bytes a value), counted on
-    /// their grids; then `key` makes the generator, their edges are released
-    /// ([`EdgePlan::release`], from a generator forked from it) and written into the schema,
-    /// and the kept values are coded with them. The release is `None` when no
-    /// column needed edges; `key` is then called after the reading. Either way a reading
-    /// error comes before the generator is made (a seeded run warns only once it is sure to
-    /// run).
-    ///
-    /// ```
-    /// use disguise::histogram::{ColumnSpec, Discretized, EdgeBudget, EdgePlan, Schema};
-    /// use disguise::SecureRng;
-    /// # let dir = std::env::temp_dir().join("disguise-doc-read-with-edges");
-    /// # std::fs::create_dir_all(&dir).unwrap();
-    /// let path = dir.join("d.csv");
-    /// let rows: String = (0..500).map(|i| format!("{},{}\n", i % 97, ["a", "b"][i % 2])).collect();
-    /// std::fs::write(&path, format!("x,y\n{rows}")).unwrap();
-    /// let schema = Schema::new(vec![ColumnSpec::numeric("x", 0.0, 1000.0), ColumnSpec::categorical("y", &["a", "b"])])?;
-    /// let plan = EdgePlan::new(&schema, EdgeBudget::Pure { epsilon: 1.0 })?;
-    /// let (read, edges, _rng) = Discretized::read_with_edges(&[&path], &schema, &plan, || SecureRng::from_os())?;
-    /// let edges = edges.expect("x has neither bins nor edges");
-    /// assert_eq!(edges.columns[0].column, "x");
-    /// assert!(read.schema.columns[0].edges.is_some());
-    /// # Ok::<(), disguise::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`Discretized::read`] and [`EdgePlan::release`]; `key`'s.
-    pub fn read_with_edges<E: From<Error>>(
-        paths: &[&Path],
-        schema: &Schema,
-        plan: &EdgePlan,
-        key: impl FnOnce() -> std::result::Result<SecureRng, E>,
-    ) -> std::result::Result<(DiscretizedFile, Option<EdgeRelease>, SecureRng), E> {
-        if plan.is_empty() {
-            let read = Self::read(paths, schema, DomainSource::Schema)?;
-            return Ok((read, None, key()?));
-        }
-        schema.validate()?;
-        check_complete(schema, DomainSource::Schema)?;
-        let reading = plan.read_files(paths, schema)?;
-        let n = reading.rows;
-        let mut rng = key()?;
-        let (resolved, release) =
-            plan.release(schema, n as u64, &reading.counts, &mut rng.fork())?;
-        let domains = domains_for_schema(&resolved, n as u64, true)?;
-        let slots = plan.slots(domains.len());
-        let mut values = reading.values;
-        let mut codes = Vec::with_capacity(domains.len());
-        for ((c, coded), slot) in reading.codes.into_iter().enumerate().zip(&slots) {
-            codes.push(match (coded, slot) {
-                (Some(coded), _) => coded,
-                (None, Some(k)) => {
-                    let column = std::mem::take(&mut values[*k]);
-                    EdgePlan::codes_of(&column, &domains[c])?
-                }
-                (None, None) => unreachable!("every column is coded or planned"),
-            });
-        }
-        let clipped = resolved
-            .names()
-            .into_iter()
-            .zip(reading.clipped)
-            .filter(|&(_, k)| k > 0)
-            .collect();
-        let data = Self::from_compact(resolved.names(), domains, codes)?;
-        let file = DiscretizedFile {
-            data,
-            schema: resolved,
-            inferred: Vec::new(),
-            clipped,
-        };
-        Ok((file, Some(release), rng))
-    }
-
-    /// [`Discretized::new`] with private edges for `plan`'s columns (see
-    /// [`Discretized::read_with_edges`]); also returns the schema with the released edges.
-    ///
-    /// # Errors
-    /// As [`Discretized::new`] and [`EdgePlan::release`].
-    pub fn with_edges(
-        table: &Table,
-        plan: &EdgePlan,
-        rng: &mut SecureRng,
-    ) -> Result<(Self, Option<EdgeRelease>)> {
-        if plan.is_empty() {
-            return Ok((Self::new(table)?, None));
-        }
-        let slots = plan.slots(table.width());
-        let mut counts = Vec::new();
-        for (c, slot) in slots.iter().enumerate() {
-            if slot.is_some() {
-                let ColumnValues::Numeric(values) = table.column(c) else {
-                    return Err(Error::param("schema", "a planned column is not numeric"));
-                };
-                counts.push(plan.counts_of(counts.len(), values)?);
-            }
-        }
-        let n = table.rows() as u64;
-        let (resolved, release) = plan.release(table.schema(), n, &counts, &mut rng.fork())?;
-        let data = Self::with_domains(table, domains_for_schema(&resolved, n, true)?)?;
-        Ok((data, Some(release)))
-    }
-
     /// Reads data files with a complete `schema` straight into codes of the given domains
     /// (e.g. a public dataset discretized like the private one): the result equals
     /// [`Table::read`] with [`DomainSource::Schema`] followed by
@@ -813,7 +708,7 @@ pub fn domains_for(table: &Table, n: u64) -> Result<Vec<Domain>> {
 
 /// The domains of a resolved schema's columns for n records; `n_known` false when no
 /// numeric column needs the bandwidth rule (then n is not used).
-fn domains_for_schema(schema: &Schema, n: u64, n_known: bool) -> Result<Vec<Domain>> {
+pub(crate) fn domains_for_schema(schema: &Schema, n: u64, n_known: bool) -> Result<Vec<Domain>> {
     let mut common_bins = None;
     let mut domains = Vec::with_capacity(schema.columns.len());
     for col in &schema.columns {

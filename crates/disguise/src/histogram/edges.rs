@@ -34,9 +34,11 @@
 //! under ρ), charged with the rest of the release to its guarantee and its ledger entry.
 
 use super::bins::format_number;
+use super::discretize::{Discretized, DiscretizedFile, domains_for_schema};
 use super::quantiles::{Grid, GridCounts, MAX_GRID_CELLS, PrivateQuantiles, Targets};
+use super::schema::DomainSource;
 use super::schema::{ColumnType, Schema};
-use super::table::{SchemaReader, Value};
+use super::table::{ColumnValues, SchemaReader, Table, Value, check_complete};
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::numeric::round::div_down;
@@ -436,6 +438,112 @@ impl EdgePlan {
         })
     }
 
+    /// [`Discretized::read`] with private edges: when the plan has columns, one reading codes
+    /// every other column and keeps the planned ones' values (8 bytes a value), counted on
+    /// their grids; then `key` makes the generator, their edges are released
+    /// ([`EdgePlan::release`], from a generator forked from it) and written into the schema,
+    /// and the kept values are coded with them. The release is `None` when no
+    /// column needed edges; `key` is then called after the reading. Either way a reading
+    /// error comes before the generator is made (a seeded run warns only once it is sure to
+    /// run).
+    ///
+    /// ```
+    /// use disguise::histogram::{ColumnSpec, EdgeBudget, EdgePlan, Schema};
+    /// use disguise::SecureRng;
+    /// # let dir = std::env::temp_dir().join("disguise-doc-read-with-edges");
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// let path = dir.join("d.csv");
+    /// let rows: String = (0..500).map(|i| format!("{},{}\n", i % 97, ["a", "b"][i % 2])).collect();
+    /// std::fs::write(&path, format!("x,y\n{rows}")).unwrap();
+    /// let schema = Schema::new(vec![ColumnSpec::numeric("x", 0.0, 1000.0), ColumnSpec::categorical("y", &["a", "b"])])?;
+    /// let plan = EdgePlan::new(&schema, EdgeBudget::Pure { epsilon: 1.0 })?;
+    /// let (read, edges, _rng) = plan.read(&[&path], &schema, || SecureRng::from_os())?;
+    /// let edges = edges.expect("x has neither bins nor edges");
+    /// assert_eq!(edges.columns[0].column, "x");
+    /// assert!(read.schema.columns[0].edges.is_some());
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Discretized::read`] and [`EdgePlan::release`]; `key`'s.
+    pub fn read<E: From<Error>>(
+        &self,
+        paths: &[&Path],
+        schema: &Schema,
+        key: impl FnOnce() -> std::result::Result<SecureRng, E>,
+    ) -> std::result::Result<(DiscretizedFile, Option<EdgeRelease>, SecureRng), E> {
+        let plan = self;
+        if plan.is_empty() {
+            let read = Discretized::read(paths, schema, DomainSource::Schema)?;
+            return Ok((read, None, key()?));
+        }
+        schema.validate()?;
+        check_complete(schema, DomainSource::Schema)?;
+        let reading = plan.read_files(paths, schema)?;
+        let n = reading.rows;
+        let mut rng = key()?;
+        let (resolved, release) =
+            plan.release(schema, n as u64, &reading.counts, &mut rng.fork())?;
+        let domains = domains_for_schema(&resolved, n as u64, true)?;
+        let slots = plan.slots(domains.len());
+        let mut values = reading.values;
+        let mut codes = Vec::with_capacity(domains.len());
+        for ((c, coded), slot) in reading.codes.into_iter().enumerate().zip(&slots) {
+            codes.push(match (coded, slot) {
+                (Some(coded), _) => coded,
+                (None, Some(k)) => {
+                    let column = std::mem::take(&mut values[*k]);
+                    EdgePlan::codes_of(&column, &domains[c])?
+                }
+                (None, None) => unreachable!("every column is coded or planned"),
+            });
+        }
+        let clipped = resolved
+            .names()
+            .into_iter()
+            .zip(reading.clipped)
+            .filter(|&(_, k)| k > 0)
+            .collect();
+        let data = Discretized::from_compact(resolved.names(), domains, codes)?;
+        let file = DiscretizedFile {
+            data,
+            schema: resolved,
+            inferred: Vec::new(),
+            clipped,
+        };
+        Ok((file, Some(release), rng))
+    }
+
+    /// [`Discretized::new`] with private edges for this plan's columns (see
+    /// [`EdgePlan::read`]).
+    ///
+    /// # Errors
+    /// As [`Discretized::new`] and [`EdgePlan::release`].
+    pub fn discretize(
+        &self,
+        table: &Table,
+        rng: &mut SecureRng,
+    ) -> Result<(Discretized, Option<EdgeRelease>)> {
+        let plan = self;
+        if plan.is_empty() {
+            return Ok((Discretized::new(table)?, None));
+        }
+        let slots = plan.slots(table.width());
+        let mut counts = Vec::new();
+        for (c, slot) in slots.iter().enumerate() {
+            if slot.is_some() {
+                let ColumnValues::Numeric(values) = table.column(c) else {
+                    return Err(Error::param("schema", "a planned column is not numeric"));
+                };
+                counts.push(plan.counts_of(counts.len(), values)?);
+            }
+        }
+        let n = table.rows() as u64;
+        let (resolved, release) = plan.release(table.schema(), n, &counts, &mut rng.fork())?;
+        let data = Discretized::with_domains(table, domains_for_schema(&resolved, n, true)?)?;
+        Ok((data, Some(release)))
+    }
+
     /// The rows `keep(file, row)` selects of `paths` (a worker's share), counted on the
     /// planned columns' grids: how many rows, and the counts. A complete `schema`.
     ///
@@ -477,6 +585,7 @@ impl EdgePlan {
     ///
     /// # Errors
     /// Another number of columns than planned.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
     pub(crate) fn with_released(&self, schema: &Schema, edges: Vec<Vec<f64>>) -> Result<Schema> {
         if edges.len() != self.columns.len() {
             return Err(Error::param("edges", "edges for another number of columns"));
@@ -490,6 +599,7 @@ impl EdgePlan {
 
     /// The released edges of the planned columns, in order, from a schema
     /// [`EdgePlan::release`] resolved.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
     pub(crate) fn released(&self, resolved: &Schema) -> Vec<Vec<f64>> {
         self.columns
             .iter()
@@ -734,7 +844,6 @@ mod tests {
 
     #[test]
     fn a_file_and_a_table_are_coded_alike_and_out_of_bounds_values_counted() {
-        use crate::histogram::Discretized;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("d.csv");
         let mut text = String::from("gain,x,y\n");
@@ -756,8 +865,8 @@ mod tests {
             ..schema()
         };
         let plan = EdgePlan::new(&schema, EdgeBudget::Pure { epsilon: 2.0 }).unwrap();
-        let (file, edges, _) =
-            Discretized::read_with_edges(&[path.as_path()], &schema, &plan, || {
+        let (file, edges, _) = plan
+            .read(&[path.as_path()], &schema, || {
                 Ok::<_, Error>(SecureRng::insecure_from_seed(4))
             })
             .unwrap();
@@ -767,7 +876,7 @@ mod tests {
         );
         let table = Table::read(&[path.as_path()], &schema, DomainSource::Schema).unwrap();
         let mut rng = SecureRng::insecure_from_seed(4);
-        let (data, table_edges) = Discretized::with_edges(&table, &plan, &mut rng).unwrap();
+        let (data, table_edges) = plan.discretize(&table, &mut rng).unwrap();
         assert_eq!(edges, table_edges);
         assert_eq!(file.data, data);
         // The point mass at 0 is a bin of its own: 80 % of the first column's codes are 0.

@@ -76,7 +76,8 @@ impl Histogram {
 
     /// The private edges of the numeric columns of `schema` (the reading schema) that have
     /// neither `bins` nor `edges`: `edge_share`·ε split evenly over them, pure. Read the data
-    /// with [`Discretized::read_with_edges`] or [`Discretized::with_edges`] and hand the
+    /// with [`EdgePlan::read`](crate::histogram::EdgePlan::read) or
+    /// [`EdgePlan::discretize`](crate::histogram::EdgePlan::discretize) and hand the
     /// release to [`Histogram::run_with_edges`].
     ///
     /// # Errors

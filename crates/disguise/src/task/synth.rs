@@ -132,8 +132,8 @@ impl Synth {
     }
 
     /// The private edges of `schema`'s numeric columns that have neither `bins` nor `edges`
-    /// (read the data with [`Discretized::read_with_edges`] or
-    /// [`Discretized::with_edges`]), each at its share of the budget.
+    /// (read the data with [`EdgePlan::read`] or [`EdgePlan::discretize`]), each at its share
+    /// of the budget.
     ///
     /// # Errors
     /// As [`Synth::budget`].

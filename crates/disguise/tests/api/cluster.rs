@@ -267,7 +267,7 @@ fn feature_selection_by_mutual_information_is_partition_independent() {
 /// edges, synthetic records and histogram, bit for bit with a seeded generator.
 #[test]
 fn private_edges_over_a_cluster_are_the_one_process_edges() {
-    use disguise::histogram::{Discretized, Schema};
+    use disguise::histogram::Schema;
     use disguise::task::{Histogram, Synth};
     let dir = tempfile::tempdir().expect("temp dir");
     let schema = Schema::from_toml_str(
@@ -300,10 +300,11 @@ fn private_edges_over_a_cluster_are_the_one_process_edges() {
     let request = Synth::new(2.0);
     let reading = request.reading(&schema).expect("reading");
     let plan = request.edges(&reading).expect("plan");
-    let (read, edges, mut rng) = Discretized::read_with_edges(&paths, &reading, &plan, || {
-        Ok::<_, disguise::Error>(SecureRng::insecure_from_seed(3))
-    })
-    .expect("one process");
+    let (read, edges, mut rng) = plan
+        .read(&paths, &reading, || {
+            Ok::<_, disguise::Error>(SecureRng::insecure_from_seed(3))
+        })
+        .expect("one process");
     let one = request.run(read.data, edges, &mut rng).expect("synth");
     let mut one_csv = Vec::new();
     one.write_csv(&mut one_csv, one.rows, &mut rng)
@@ -334,10 +335,11 @@ fn private_edges_over_a_cluster_are_the_one_process_edges() {
     };
     let reading = request.reading(&schema, "sick");
     let plan = request.edges(&reading).expect("plan");
-    let (read, edges, mut rng) = Discretized::read_with_edges(&paths, &reading, &plan, || {
-        Ok::<_, disguise::Error>(SecureRng::insecure_from_seed(4))
-    })
-    .expect("one process");
+    let (read, edges, mut rng) = plan
+        .read(&paths, &reading, || {
+            Ok::<_, disguise::Error>(SecureRng::insecure_from_seed(4))
+        })
+        .expect("one process");
     let one = request
         .run_with_edges(&read.data, 2, None, edges, &mut rng)
         .expect("histogram");

@@ -372,7 +372,7 @@ impl SchemaColumns {
     }
 
     /// [`SchemaColumns::read`] with private edges for `plan`'s columns
-    /// ([`Discretized::read_with_edges`]): the table, the clamped values (a diagnostic), the
+    /// ([`EdgePlan::read`](crate::histogram::EdgePlan::read)): the table, the clamped values (a diagnostic), the
     /// edges released and the generator `key` made once the records were read.
     ///
     /// # Errors
@@ -394,7 +394,7 @@ impl SchemaColumns {
     > {
         let files = crate::data::Parts::resolve(data)?;
         let paths: Vec<&Path> = files.files().iter().map(|p| p.as_path()).collect();
-        let (read, edges, rng) = Discretized::read_with_edges(&paths, &self.schema, plan, key)?;
+        let (read, edges, rng) = plan.read(&paths, &self.schema, key)?;
         let data = read.data;
         let table = LabelledTable {
             label: data.names()[self.label].clone(),
