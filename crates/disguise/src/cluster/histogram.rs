@@ -264,17 +264,9 @@ impl Cluster {
         let public = schema.clone();
         self.serve(
             move |comm: &mut Comm<'_>| {
-                let place = comm.place();
-                let (schema, released) = if edges.is_empty() {
-                    (schema.clone(), None)
-                } else {
-                    let mut rng = match place.worker {
-                        0 => edges_rng.lock().unwrap_or_else(|e| e.into_inner()).take(),
-                        _ => None,
-                    };
-                    super::release_edges_share(comm, &paths, &schema, &edges, rng.as_mut())?
-                };
-                if place.worker == 0 {
+                let (schema, released) =
+                    super::table::edges_for_worker(comm, &paths, &schema, &edges, &edges_rng)?;
+                if comm.place().worker == 0 {
                     *kept.lock().unwrap_or_else(|e| e.into_inner()) =
                         Some((schema.clone(), released));
                 }

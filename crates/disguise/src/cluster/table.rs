@@ -11,6 +11,40 @@ use crate::error::Result;
 use crate::histogram::{Discretized, EdgePlan, EdgeRelease, GridCounts, Schema};
 use std::path::{Path, PathBuf};
 
+/// Which rows are `place`'s, `keep(file, row)`: one file is dealt row by row over all workers,
+/// several files go whole to their owners.
+fn share_of(place: super::Place, files: usize) -> impl Fn(usize, u64) -> bool {
+    move |j, i| {
+        if files == 1 {
+            place.owns_row(i)
+        } else {
+            place.owns_part(j)
+        }
+    }
+}
+
+/// [`release_edges_share`] as every worker of a run calls it: nothing to do without planned
+/// columns; worker 0 takes the generator from `rng` (filled by process 0 alone).
+///
+/// # Errors
+/// As [`release_edges_share`].
+pub(crate) fn edges_for_worker(
+    comm: &mut Comm<'_>,
+    paths: &[PathBuf],
+    schema: &Schema,
+    plan: &EdgePlan,
+    rng: &std::sync::Mutex<Option<crate::SecureRng>>,
+) -> Result<(Schema, Option<EdgeRelease>)> {
+    if plan.is_empty() {
+        return Ok((schema.clone(), None));
+    }
+    let mut rng = match comm.place().worker {
+        0 => rng.lock().unwrap_or_else(|e| e.into_inner()).take(),
+        _ => None,
+    };
+    release_edges_share(comm, paths, schema, plan, rng.as_mut())
+}
+
 /// This worker's rows of the table in `paths`, read with the complete `schema` (every domain
 /// public) and coded as a one-process read of all the files would code them: one file is
 /// dealt row by row over all workers ([`super::Place::owns_row`]), several files go whole to
@@ -26,14 +60,7 @@ use std::path::{Path, PathBuf};
 /// an incomplete schema; [`crate::Error::Cluster`].
 pub fn read_share(comm: &mut Comm<'_>, paths: &[PathBuf], schema: &Schema) -> Result<Discretized> {
     let place = comm.place();
-    let single = paths.len() == 1;
-    let keep = move |j: usize, i: u64| {
-        if single {
-            place.owns_row(i)
-        } else {
-            place.owns_part(j)
-        }
-    };
+    let keep = share_of(place, paths.len());
     let paths: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
     let mine = Discretized::count_where(&paths, schema, &keep);
     let n = comm.all_sum(mine.map(|n| vec![n]))?[0];
@@ -67,14 +94,7 @@ pub fn release_edges_share(
 ) -> Result<(Schema, Option<EdgeRelease>)> {
     use super::Msg;
     let place = comm.place();
-    let single = paths.len() == 1;
-    let keep = move |j: usize, i: u64| {
-        if single {
-            place.owns_row(i)
-        } else {
-            place.owns_part(j)
-        }
-    };
+    let keep = share_of(place, paths.len());
     let files: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
     // [n, then per column: its number of grid points, then (point, count) pairs].
     let mine = plan.count_where(&files, schema, &keep).map(|(n, counts)| {

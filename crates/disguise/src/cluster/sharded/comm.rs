@@ -212,33 +212,22 @@ impl Comm<'_> {
     /// [`Error::Cluster`] for a worker's error, vectors of different lengths, a sum above
     /// 2^64, or a peer that does not answer.
     pub fn all_sum(&mut self, mine: Result<Vec<u64>>) -> Result<Vec<u64>> {
-        let msg = match &mine {
-            Ok(c) => Msg::Counts(c.clone()),
-            Err(e) => Msg::Failed(format!("worker {}: {e}", self.place.worker)),
-        };
-        let out = self.wire.to_all(&msg);
-        let got = self.wire.exchange(out)?;
-        mine?;
         let mut sum: Option<Vec<u64>> = None;
-        for m in got {
-            match m {
-                Msg::Counts(c) => match &mut sum {
-                    None => sum = Some(c),
-                    Some(s) if s.len() == c.len() => {
-                        for (x, y) in s.iter_mut().zip(c) {
-                            *x = x
-                                .checked_add(y)
-                                .ok_or_else(|| Error::Cluster("a summed count overflows".into()))?;
-                        }
+        for c in self.all_gather(mine)? {
+            match &mut sum {
+                None => sum = Some(c),
+                Some(s) if s.len() == c.len() => {
+                    for (x, y) in s.iter_mut().zip(c) {
+                        *x = x
+                            .checked_add(y)
+                            .ok_or_else(|| Error::Cluster("a summed count overflows".into()))?;
                     }
-                    Some(_) => {
-                        return Err(Error::Cluster(
-                            "the workers' counts have different lengths".into(),
-                        ));
-                    }
-                },
-                Msg::Failed(why) => return Err(Error::Cluster(why)),
-                other => return Err(Error::Cluster(format!("unexpected {other:?}"))),
+                }
+                Some(_) => {
+                    return Err(Error::Cluster(
+                        "the workers' counts have different lengths".into(),
+                    ));
+                }
             }
         }
         sum.ok_or_else(|| Error::Cluster("no worker answered".into()))

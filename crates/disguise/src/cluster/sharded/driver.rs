@@ -296,15 +296,9 @@ impl Cluster {
                 place,
             };
             // Private edges first, drawn by worker 0 (process 0), learnt by every worker.
-            let (schema, released) = if edges.is_empty() {
-                (schema.clone(), None)
-            } else {
-                let mut rng = match place.worker {
-                    0 => edges_rng.lock().unwrap_or_else(|e| e.into_inner()).take(),
-                    _ => None,
-                };
-                super::super::release_edges_share(&mut comm, &paths, &schema, &edges, rng.as_mut())?
-            };
+            let (schema, released) = super::super::table::edges_for_worker(
+                &mut comm, &paths, &schema, &edges, &edges_rng,
+            )?;
             let data = super::super::read_share(&mut comm, &paths, &schema)?;
             let sizes: Vec<usize> = data.domains().iter().map(|d| d.size() as usize).collect();
             let codes: Vec<_> = (0..data.width()).map(|c| data.codes(c)).collect();
