@@ -410,8 +410,9 @@ impl SynthRelease {
             private: Public::new(self.is_private()),
             neighbouring: SYNTH_NEIGHBOURS,
             columns: Public::new(self.names.clone()),
-            // From the schema and n (the reading schema's rule uses the plan's noise).
-            bins: Public::new(
+            // From the schema, n and the released private edges (the reading schema's rule
+            // uses the plan's noise): released.
+            bins: Released::new(
                 self.names
                     .iter()
                     .zip(&self.domains)
@@ -477,8 +478,9 @@ pub struct SynthReport {
     pub neighbouring: &'static str,
     /// Every column, in the schema's order.
     pub columns: Public<Vec<String>>,
-    /// The bins of each numeric column (the schema's, or its rule's from n and the noise).
-    pub bins: Public<std::collections::BTreeMap<String, usize>>,
+    /// The bins of each numeric column: the schema's, or those its released private edges
+    /// make (their number from the rule's n and noise, less where quantiles coincide).
+    pub bins: Released<std::collections::BTreeMap<String, usize>>,
     /// How each numeric column's values are written (uniform within its bin or its
     /// midpoint; integer or not).
     pub values: Public<std::collections::BTreeMap<String, crate::histogram::Written>>,
