@@ -78,10 +78,9 @@ impl EdgeBudget {
     /// # Errors
     /// A share outside (0, 1) or a per-column ε that is not positive.
     pub fn pure_share(epsilon: f64, share: f64, columns: usize) -> Result<Self> {
-        check_share(share)?;
-        let e = div_down(epsilon * share, columns.max(1) as f64);
-        Epsilon::new(e).map_err(|_| Error::param("edge_share", "leaves no ε for the edges"))?;
-        Ok(Self::Pure { epsilon: e })
+        Ok(Self::Pure {
+            epsilon: pure_per_column(epsilon, share, columns)?,
+        })
     }
 
     /// The cost of one column's edges.
@@ -112,6 +111,18 @@ impl EdgeBudget {
         };
         Epsilon::new(e).map_err(|_| Error::param("edge_share", "leaves no budget for the edges"))
     }
+}
+
+/// ε of each column's edges when the share `share` ∈ (0, 1) of a pure budget ε is split over
+/// `columns` columns, rounded down.
+///
+/// # Errors
+/// A share outside (0, 1) or a per-column ε that is not positive.
+pub(crate) fn pure_per_column(epsilon: f64, share: f64, columns: usize) -> Result<f64> {
+    check_share(share)?;
+    let e = div_down(epsilon * share, columns.max(1) as f64);
+    Epsilon::new(e).map_err(|_| Error::param("edge_share", "leaves no ε for the edges"))?;
+    Ok(e)
 }
 
 /// The share must be in (0, 1).
@@ -338,17 +349,6 @@ impl EdgePlan {
         self.budget
     }
 
-    /// The calls the release's guarantee composes: one per column.
-    ///
-    /// # Errors
-    /// As [`EdgeBudget::cost`].
-    pub fn calls(&self) -> Result<Vec<(PrivacyCost, u64)>> {
-        if self.columns.is_empty() {
-            return Ok(Vec::new());
-        }
-        Ok(vec![(self.budget.cost()?, self.columns.len() as u64)])
-    }
-
     /// The one reading of `paths` with a complete `schema` for a release with private edges:
     /// every column checked and coded as it is read — the planned columns kept as their
     /// values (8 bytes a value until their edges are drawn, then a code like the others) and
@@ -360,10 +360,7 @@ impl EdgePlan {
     pub(crate) fn read_files(&self, paths: &[&Path], schema: &Schema) -> Result<EdgeReading> {
         let probes = self.probes()?;
         let width = schema.columns.len();
-        let mut slot = vec![None; width];
-        for (k, c) in self.columns.iter().enumerate() {
-            slot[c.index] = Some(k);
-        }
+        let slot = self.slots(width);
         // Every other column's domain is fixed by the schema (the planned ones get a
         // placeholder here, and their own domains once their edges are drawn).
         let mut fixed = schema.clone();

@@ -184,11 +184,8 @@ impl Features {
                 "private bin edges need a budget (give ε, or public bins in the schema)",
             ));
         };
-        match crate::histogram::EdgeBudget::pure_share(epsilon, self.edge_share, self.edge_columns)?
-        {
-            crate::histogram::EdgeBudget::Pure { epsilon } => Ok(Some(epsilon)),
-            crate::histogram::EdgeBudget::Zcdp { .. } => unreachable!("a pure share"),
-        }
+        crate::histogram::edges::pure_per_column(epsilon, self.edge_share, self.edge_columns)
+            .map(Some)
     }
 
     /// The private edges of `schema`'s numeric columns that have neither `bins` nor `edges`,

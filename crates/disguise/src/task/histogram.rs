@@ -90,14 +90,10 @@ impl Histogram {
         } else {
             crate::histogram::EdgePlan::count(schema)
         };
-        let budget = if k == 0 {
-            crate::histogram::EdgeBudget::Pure { epsilon: 1.0 }
-        } else {
-            crate::histogram::EdgeBudget::pure_share(self.epsilon, self.edge_share, k)?
-        };
         if k == 0 {
             return Ok(crate::histogram::EdgePlan::none());
         }
+        let budget = crate::histogram::EdgeBudget::pure_share(self.epsilon, self.edge_share, k)?;
         crate::histogram::EdgePlan::new(schema, budget)
     }
 
