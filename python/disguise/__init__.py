@@ -1276,7 +1276,7 @@ class ProjectedHistogram(_Diagnosed, _Params):
     rest); all use public quantities only. Numeric columns without ``bins`` or ``edges`` in
     the schema get as many bins as the paper's bandwidth rule gives for the predictors the
     release keeps (``bin_rule="released"``, the default: a given ``k``, else the paper's
-    simulated k; 5 bins on Adult), cut at private quantiles paid from ``edge_share``
+    simulated k; 5 bins on Adult), cut at private bin edges paid from ``edge_share``
     (default 0.2) of epsilon (``report_["edges"]``); ``"paper"`` keeps the paper's equal bins
     for all predictors (2 bins on Adult's 14), without private edges. Every domain comes
     from the schema: a column without levels or bounds is refused (domains read from the data
@@ -1456,7 +1456,7 @@ class Synthesizer(_Diagnosed, _Params):
     epsilon-DP; with ``delta > 0`` they are discrete Gaussian (``noise="gaussian"``, less noise
     for many columns) and the guarantee is (epsilon, delta)-DP through zCDP. Neighbours are
     replace-one; every domain must be public (``schema``, as for ``ProjectedHistogram``).
-    A numeric column with neither ``bins`` nor ``edges`` is cut at private quantiles, paid
+    A numeric column with neither ``bins`` nor ``edges`` is cut at private bin edges, paid
     from ``edge_share`` (default 0.2) of the budget split over those columns, into as many bins
     as a noisy 2-way marginal's cells can hold (each expecting at least one noise standard
     deviation of records); ``report_["edges"]`` lists them. ``values="uniform"`` (default) draws a

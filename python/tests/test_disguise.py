@@ -739,17 +739,19 @@ def test_projected_histogram_cuts_numeric_columns_for_the_predictors_kept():
     rng = np.random.default_rng(0)
     x = rng.uniform(size=(2000, 4))
     data = {**{f"x{j}": x[:, j] for j in range(4)}, "y": np.where(x[:, 0] > 0.5, "b", "a")}
-    # Under the default rule the columns are cut at private quantiles: the 15 inner ones of
-    # 16 bins and two tails (up to 18 bins, fewer where quantiles coincide); the paper's rule
-    # is exact, equal width, without private edges.
-    for rule, bins in [("released", 18), ("paper", 3)]:
+    # Under the default rule the columns are cut where their data lie: 15 private quantiles
+    # (sixteenths) look for point masses, and the 16 bins cut noisy cell counts (up to 16
+    # bins, fewer where edges coincide); the paper's rule is exact, equal width, without
+    # private edges.
+    for rule, bins in [("released", 16), ("paper", 3)]:
         h = quiet(disguise.ProjectedHistogram(epsilon=8.0, schema=schema, k=1, seed=1,
                                               bin_rule=rule, values="midpoint").fit, data)
         assert h.attributes_ == ["x0"], h.report_
         assert 2 <= h.report_["bins"]["x0"] <= bins, h.report_
         edges = h.report_.get("edges")
         if rule == "released":
-            assert [c["quantiles"] for c in edges["columns"]] == [17] * 4, edges
+            assert [c["quantiles"] for c in edges["columns"]] == [15] * 4, edges
+            assert all(len(c["cell_counts"]) >= 16 for c in edges["columns"]), edges
         else:
             assert edges is None and h.report_["bins"] == {"x0": 3}, h.report_
         assert len({float(v) for v in h.sample()["x0"]}) <= bins
@@ -1022,7 +1024,8 @@ def test_numeric_columns_without_bins_get_private_edges_inside_the_budget():
     s = quiet(disguise.Synthesizer(epsilon=2.0, delta=1e-9, schema=schema, seed=3).fit, data)
     edges = s.report_["edges"]
     assert [c["column"] for c in edges["columns"]] == ["gain"]
-    assert edges["columns"][0]["edges"][:2] == ["0", "1"], edges
+    assert edges["columns"][0]["masses"] == ["0"], edges
+    assert edges["columns"][0]["edges"][0] == "1", edges  # the bin [0, 1) holds 0 alone
     assert s.guarantee_["epsilon"] <= 2.0 + 1e-12
     zeros = float(np.mean(np.asarray(s.sample()["gain"], dtype=float) == 0))
     assert abs(zeros - 0.9) < 0.05, zeros

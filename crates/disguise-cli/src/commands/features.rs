@@ -71,7 +71,7 @@ pub struct Args {
     label: Option<String>,
     /// TOML schema of the table, the same format as `histogram` and `hypothesis` take (see
     /// docs/schema.md): every column's public domain — categorical `levels`, numeric `bounds`
-    /// with `bins = N` or `edges = [...]` (default: cut at private quantiles, --edge-share of
+    /// with `bins = N` or `edges = [...]` (default: cut at private bin edges, --edge-share of
     /// ε, into as many bins as Vinterbo's rule gives from n and the number of columns, at
     /// least 2) — and the file layout. Only its columns are read; instead of --bins. Example:
     /// `--schema wdbc.toml`.
@@ -145,7 +145,7 @@ fn schema_columns(args: &Args, path: &Path) -> anyhow::Result<SchemaColumns> {
 /// Reads the table: with --schema coded with its public domains (and the values clamped
 /// into their bounds, counted per column: a diagnostic), else the label and every column not
 /// excluded, the --bins columns binned while streaming.
-/// With a schema, its numeric columns without bins or edges are cut at private quantiles
+/// With a schema, its numeric columns without bins or edges are cut at private bin edges
 /// (`request`'s share of ε), drawn once the records are read — from the OS, or for a seeded
 /// run from a generator of its own derived from the seed (the picks' is made later).
 fn prepare(args: &Args, request: &Features, bins: &[BinSpec]) -> anyhow::Result<Prepared> {
@@ -223,7 +223,7 @@ fn prepare_distributed(
 
 /// Runs `disguise features`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    // A schema's numeric columns without bins or edges are cut at private quantiles.
+    // A schema's numeric columns without bins or edges are cut at private bin edges.
     let edge_columns = match &args.schema {
         Some(path) => schema_columns(&args, path)?.edge_columns(),
         None => 0,

@@ -21,7 +21,7 @@ Examples:
       --out synthetic.csv --format json
 
 Every column of the schema is released. A numeric column with neither `bins` nor `edges` is
-cut at private quantiles (--edge-share of the budget, split over those columns) into as many
+cut at private bin edges (--edge-share of the budget, split over those columns) into as many
 bins as a noisy 2-way marginal's cells can hold (each expecting at least one noise standard
 deviation of records).";
 

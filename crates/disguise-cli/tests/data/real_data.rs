@@ -254,17 +254,18 @@ fn adult_through_the_shipped_schema() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["records"], 32_561);
     // The paper's simulation keeps k̂ = 4 of 14 predictors at its 2 bins; numeric columns are
-    // cut for those 4 (bw = (ln n/n)^(1/5) = 0.200: 5 bins) at their private quantiles (4
-    // inner and 2 tails); capital-gain, 0 for 92 % of people, gets the bin [0, 1) of its own.
+    // cut for those 4 (bw = (ln n/n)^(1/5) = 0.200: 5 bins) at the quantiles of their noisy
+    // cell counts; 7 private quantiles (eighths) look for point masses: capital-gain, 0 for
+    // 92 % of people, gets the bin [0, 1) of its own.
     let edges = doc["edges"]["columns"].as_array().expect("private edges");
     assert_eq!(edges.len(), 6, "{doc}");
-    assert!(edges.iter().all(|e| e["quantiles"] == 6), "{doc}");
+    assert!(edges.iter().all(|e| e["quantiles"] == 7), "{doc}");
     let gain = edges
         .iter()
         .find(|e| e["column"] == "capital-gain")
         .unwrap();
-    assert_eq!(gain["edges"][0], "0", "{doc}");
-    assert_eq!(gain["edges"][1], "1", "{doc}");
+    assert_eq!(gain["masses"][0], "0", "{doc}");
+    assert_eq!(gain["edges"][0], "1", "{doc}");
     let k = doc["k"].as_u64().unwrap();
     assert!((2..=6).contains(&k), "{doc}");
     if let Some(bins) = doc["bins"].as_object() {

@@ -8,6 +8,7 @@ use super::{Comm, Place};
 use crate::apps::{TransactionFormat, Transactions};
 use crate::data::Parts;
 use crate::error::Result;
+use crate::histogram::edges::Released;
 use crate::histogram::{Discretized, EdgePlan, EdgeRelease, GridCounts, Schema};
 use std::path::{Path, PathBuf};
 
@@ -141,11 +142,13 @@ pub fn release_edges_share(
     let sent = match (&mine, &drawn) {
         (Err(e), _) => Err(crate::Error::Cluster(e.to_string())),
         (_, Some(Err(e))) => Err(crate::Error::Cluster(e.to_string())),
-        (_, Some(Ok((resolved, _)))) => Ok(plan
-            .released(resolved)
-            .iter()
-            .flat_map(|e| std::iter::once(e.len() as u64).chain(e.iter().map(|v| v.to_bits())))
-            .collect()),
+        (_, Some(Ok((resolved, _)))) => {
+            let mut words = Vec::new();
+            for r in plan.released(resolved) {
+                r.encode(&mut words);
+            }
+            Ok(words)
+        }
         (_, None) => Ok(Vec::new()),
     };
     let gathered = comm.all_gather(sent)?;
@@ -153,12 +156,11 @@ pub fn release_edges_share(
         return Err(crate::Error::Cluster("no worker drew the edges".into()));
     };
     let mut it = from_zero.into_iter();
-    let mut edges = Vec::with_capacity(columns);
-    for _ in 0..columns {
-        let len = it.next().unwrap_or(0) as usize;
-        edges.push(it.by_ref().take(len).map(f64::from_bits).collect());
-    }
-    let resolved = plan.with_released(schema, edges)?;
+    let released = (0..columns)
+        .map(|_| Released::decode(&mut it))
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| crate::Error::Cluster("short edges".into()))?;
+    let resolved = plan.with_released(schema, released)?;
     Ok((
         resolved,
         drawn.and_then(|d| d.ok()).map(|(_, release)| release),

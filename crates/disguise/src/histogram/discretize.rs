@@ -763,6 +763,10 @@ pub(crate) fn domains_for_schema(schema: &Schema, n: u64, n_known: bool) -> Resu
                 } else {
                     bins
                 };
+                let bins = match &col.density {
+                    Some(density) => bins.with_density(density)?,
+                    None => bins,
+                };
                 Domain::Numeric { bins, missing }
             }
         };

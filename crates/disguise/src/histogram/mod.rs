@@ -77,7 +77,7 @@ pub mod schema;
 pub mod sparse;
 pub mod table;
 
-pub use bins::Values;
+pub use bins::{Density, Values};
 pub use discretize::{
     BinRule, Bins, Discretized, DiscretizedFile, Domain, Written, bandwidth, bin_count,
     default_bins, domains_for, written_values,

@@ -118,6 +118,11 @@ pub struct ColumnSpec {
     /// Whether the column may hold the schema's `missing` marker.
     #[serde(default)]
     pub nullable: bool,
+    /// Numeric only, with `edges`: the density values are drawn from inside their bins
+    /// ([`Bins::with_density`](super::Bins::with_density)). Not read from a schema file:
+    /// private bin edges release it with the edges.
+    #[serde(skip)]
+    pub density: Option<super::Density>,
 }
 
 impl ColumnSpec {
@@ -133,6 +138,7 @@ impl ColumnSpec {
             edges: None,
             integer: false,
             nullable: false,
+            density: None,
         }
     }
 
@@ -148,6 +154,7 @@ impl ColumnSpec {
             edges: None,
             integer: false,
             nullable: false,
+            density: None,
         }
     }
 }

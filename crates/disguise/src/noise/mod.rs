@@ -7,6 +7,7 @@
 pub mod bernoulli;
 pub mod binomial;
 pub mod continuous;
+mod counts;
 pub mod distinct;
 pub mod gaussian;
 pub mod geometric;
@@ -18,6 +19,7 @@ mod rng;
 pub(crate) mod scaled_exp;
 
 pub use binomial::{binomial, binomial_f64};
+pub use counts::CountNoise;
 pub use distinct::{sample_distinct, sample_distinct_excluding};
 pub use gaussian::DiscreteGaussian;
 pub use gumbel::gumbel;

@@ -489,8 +489,8 @@ pub fn values_line(
     })
 }
 
-/// One line on a release's private bin edges: which columns, how many quantiles, the
-/// mechanism's cost per column.
+/// One line on a release's private bin edges: which columns, how many quantiles and cells,
+/// the mechanism's cost per column.
 pub fn edges_line(e: &crate::histogram::EdgeRelease) -> String {
     use crate::histogram::EdgeBudget;
     let columns: Vec<String> = e.columns.iter().map(|c| c.column.clone()).collect();
@@ -500,8 +500,10 @@ pub fn edges_line(e: &crate::histogram::EdgeRelease) -> String {
         EdgeBudget::Zcdp { rho } => format!("ρ = {} per column (zCDP)", sig(rho, 3)),
     };
     let n = columns.len();
+    let cells = e.columns.first().map_or(0, |c| c.cell_counts.len());
     format!(
-        "{n} column{} cut at {quantiles} private quantiles each ({cost}, in the guarantee): {}",
+        "{n} column{} cut where the data lie ({quantiles} private quantiles for point masses, \
+         ~{cells} noisy cell counts each; {cost}, in the guarantee): {}",
         if n == 1 { "" } else { "s" },
         columns.join(", ")
     )

@@ -1321,3 +1321,43 @@ fn synth_tree_scores_pass_at_lambda_two_and_the_add_remove_lambda_is_flagged() {
     let line = summary("synth tree, λ = 1 (planted)", &report);
     assert!(report.violates(1.0), "{line}");
 }
+
+/// The cell counts of one column's private bin edges, as [`EdgeBudget::split`] measures them
+/// (both cells, clamped to a finite range for the audit: post-processing).
+fn edge_cells(
+    rng: &mut SecureRng,
+    counts: &[u64],
+    noise: &disguise::synth::CountNoise,
+) -> Result<(i64, i64)> {
+    let y = noise.measure(counts, rng)?;
+    Ok(((y[0] as i64).clamp(-6, 16), (y[1] as i64).clamp(-6, 16)))
+}
+
+#[test]
+fn edge_cell_counts_pass_at_the_split_scale_and_half_the_noise_is_flagged() {
+    // A column's edges at ε = 2.5: the quantiles get 0.5, the cells 2 at discrete Laplace
+    // scale 2/2 = 1. Replacing a record moves one count down and another up (L1 = 2), so
+    // the cells' loss is at most 2 — within the column's 2.5 — and with half the scale (a
+    // sensitivity taken as 1) it reaches 4. 60,000 runs per side, confidence 1 − 1e-6.
+    use disguise::histogram::EdgeBudget;
+    use disguise::synth::CountNoise;
+    let (_, noise) = EdgeBudget::Pure { epsilon: 2.5 }.split().unwrap();
+    let CountNoise::Laplace { scale } = noise else {
+        panic!("pure budgets measure with Laplace noise")
+    };
+    assert!((scale - 1.0).abs() < 1e-12, "{scale}");
+    let (d, d_prime) = (vec![6u64, 4], vec![5u64, 5]);
+    let config = AuditConfig::new(60_000);
+    let real = |rng: &mut SecureRng, c: &Vec<u64>| edge_cells(rng, c, &noise);
+    let mut rng = SecureRng::insecure_from_seed(111);
+    let report = audit(real, &d, &d_prime, &config, &mut rng).unwrap();
+    let line = summary("edge cell counts, split's scale", &report);
+    assert!(!report.violates(2.5), "{line}");
+    assert!(report.epsilon_lower > 1.2, "{line}");
+    let halved = CountNoise::Laplace { scale: 0.5 };
+    let broken = |rng: &mut SecureRng, c: &Vec<u64>| edge_cells(rng, c, &halved);
+    let mut rng = SecureRng::insecure_from_seed(112);
+    let report = audit(broken, &d, &d_prime, &config, &mut rng).unwrap();
+    let line = summary("edge cell counts, half the noise (planted)", &report);
+    assert!(report.violates(2.5), "{line}");
+}

@@ -24,8 +24,8 @@ pub struct TableArgs {
     pub schema: PathBuf,
     /// Where to write the synthetic table: CSV with a header, the released columns in the
     /// schema's order; a categorical value is its level as the schema spells it, a numeric
-    /// value the midpoint of its equal-width bin (the JSON report names the columns and
-    /// bins). Written to a temporary file beside it and renamed when complete; never one of
+    /// value drawn inside its released bin as `--values` says (the JSON report names the
+    /// columns and bins). Written to a temporary file beside it and renamed when complete; never one of
     /// the inputs. Example: `--out synthetic.csv`.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
