@@ -10,10 +10,17 @@
 //!    quantiles k/m, m = max(b, 8), by [`PrivateQuantiles`] (Kaplan, Schnapp, Stemmer 2022
 //!    over Smith 2011, exact sampling). A grid point two or more of them land on is a point
 //!    mass (capital gain 0 for 92 % of people, 40 hours a week for half).
-//! 2. **Shape** (the other 80 %): the counts of K equal cells of the grid, each point mass a
-//!    cell of its own, with discrete Laplace (pure ε) or discrete Gaussian (zCDP) noise,
+//! 2. **Shape** (the other 80 %): the counts of K equal cells of the grid, each point mass
+//!    and each bound's grid point a cell of its own, with discrete Laplace (pure ε) or discrete Gaussian (zCDP) noise,
 //!    negative counts set to 0. K = clamp(⌊n/(8·sd)⌋, 16, 64) for the public n and the
 //!    noise's sd (every grid point its own cell when the grid has fewer points).
+//!
+//! Cells are measured only when they pay ([`EdgeBudget::cells_pay`], public: n and the
+//! column's budget): with fewer than 32 noise standard deviations of records (a few hundred
+//! records, or many columns at a small ε) the column is in *quantile mode* instead — the
+//! whole budget buys b + 1 quantiles (k/b and the tails 1/(2b), 1 − 1/(2b)), which are its
+//! edges (a point chosen twice is a bin of its own), and values are drawn uniformly inside
+//! their bins.
 //!
 //! Then, as post-processing of those released values, the column's inner edges cut the
 //! noisy counts into b bins of equal noisy mass (b from the release's bin rule), a cell of
@@ -145,6 +152,23 @@ impl EdgeBudget {
         })
     }
 
+    /// Whether a column's cells are worth measuring at this budget for n records: when the
+    /// whole budget spent on cell counts would leave at least 32 noise standard deviations
+    /// of records (16 cells holding 2 sd each, were the column spread evenly). Else the
+    /// column is in *quantile mode*: the whole budget buys its edges as quantiles (k/b and
+    /// two tails) and values are drawn uniformly inside their bins. Public: n and the budget.
+    /// Measured (EXPERIMENTS.md, *Numeric columns on raw values*): Landsat at ε = 1 (n/sd
+    /// ≈ 47) gains from the cells, wdbc at ε = 3 (n/sd ≈ 11) loses classifier AUC with them.
+    pub fn cells_pay(&self, n: u64) -> bool {
+        let sd = match *self {
+            // Discrete Laplace of scale 2/ε: sd ≈ √2·2/ε.
+            Self::Pure { epsilon } => std::f64::consts::SQRT_2 * 2.0 / epsilon,
+            // Discrete Gaussian of variance 1/ρ.
+            Self::Zcdp { rho } => (1.0 / rho).sqrt(),
+        };
+        n as f64 >= 32.0 * sd
+    }
+
     /// The ε to give [`PrivateQuantiles::new`] for a request of `units` calls, such that the
     /// request costs at most this budget.
     fn request_epsilon(&self, units: u32) -> Result<Epsilon> {
@@ -237,6 +261,26 @@ impl EdgeColumn {
         )
     }
 
+    /// Quantile mode's edges of released grid indices (non-decreasing): the cut below each
+    /// chosen grid point, and for a point chosen twice or more also the cut above it, so that
+    /// the point's own values make a bin. All edges distinct.
+    fn quantile_edges(&self, indices: &[u64]) -> Vec<f64> {
+        let mut points: Vec<u64> = Vec::new();
+        for (i, &g) in indices.iter().enumerate() {
+            if i > 0 && indices[i - 1] == g {
+                continue;
+            }
+            points.push(g);
+            if indices.get(i + 1) == Some(&g) {
+                points.push(g + 1);
+            }
+        }
+        let g = self.grid_points();
+        points.retain(|&p| p > 0 && p < g);
+        points.dedup();
+        self.cuts(&points)
+    }
+
     /// The value that cuts below grid point g: the values that snap below g fall left of it.
     fn cut(&self, g: u64) -> f64 {
         let v = match self.grid {
@@ -318,7 +362,7 @@ impl EdgeColumn {
     /// The released density's cells over this column's grid as boundaries 0 = B₀ < B₁ < … <
     /// B_K = G (cell j holds grid points [B_j, B_{j+1})): `cells` equal parts of the grid
     /// (every grid point its own cell when the grid has fewer points), and a cell of its own
-    /// for each point `masses` names. A function of public values and released ones.
+    /// for each point `masses` names and for the first and last grid points. A function of public values and released ones.
     fn cell_bounds(&self, cells: u64, masses: &[u64]) -> Vec<u64> {
         let g = self.grid_points();
         let mut b: Vec<u64> = if g <= cells {
@@ -329,7 +373,9 @@ impl EdgeColumn {
                 .map(|j| (u128::from(j) * u128::from(g) / u128::from(cells)) as u64)
                 .collect()
         };
-        for &m in masses {
+        // The bounds' own points are cells too: 0 in amounts and top-codes are the common
+        // masses, and a budget too small for the quantiles to find them still counts them.
+        for &m in masses.iter().chain(&[0, g.saturating_sub(1)]) {
             b.push(m);
             b.push((m + 1).min(g));
         }
@@ -701,11 +747,21 @@ impl EdgePlan {
         }
         let mut resolved = schema.clone();
         for (c, r) in self.columns.iter().zip(released) {
-            let density =
-                super::Density::new(c.lo, c.hi, &r.cuts, &r.weights, c.grid == Grid::Integers)?;
+            // Quantile mode releases no cells: values are drawn uniformly inside their bins.
+            let density = if r.weights.is_empty() {
+                None
+            } else {
+                Some(super::Density::new(
+                    c.lo,
+                    c.hi,
+                    &r.cuts,
+                    &r.weights,
+                    c.grid == Grid::Integers,
+                )?)
+            };
             let col = &mut resolved.columns[c.index];
             col.edges = Some(r.edges);
-            col.density = Some(density);
+            col.density = density;
         }
         Ok(resolved)
     }
@@ -729,7 +785,7 @@ impl EdgePlan {
                         .density
                         .as_ref()
                         .map(|d| d.weights().to_vec())
-                        .unwrap_or_else(|| vec![0.0]),
+                        .unwrap_or_default(),
                 }
             })
             .collect()
@@ -797,12 +853,17 @@ impl EdgePlan {
     ) -> Result<(Schema, EdgeRelease)> {
         let mut released = Vec::with_capacity(self.columns.len());
         let mut columns = Vec::with_capacity(self.columns.len());
+        let cells_pay = self.budget.cells_pay(n);
         if !self.columns.is_empty() {
             let bins = super::default_bins(schema, n)?.max(2);
-            let targets = mass_targets(bins);
+            let (quantile_budget, noise, targets) = if cells_pay {
+                let (q, noise) = self.budget.split()?;
+                (q, Some(noise), mass_targets(bins))
+            } else {
+                (self.budget, None, quantile_targets(bins))
+            };
             let m = targets.len();
-            let (quantile_budget, noise) = self.budget.split()?;
-            let cells = cell_count(n, noise.variance().sqrt());
+            let cells = noise.as_ref().map(|z| cell_count(n, z.variance().sqrt()));
             for (c, counts) in self.columns.iter().zip(counts) {
                 let units = c.request(targets.clone(), Epsilon::new(1.0)?)?.units();
                 let q = c.request(targets.clone(), quantile_budget.request_epsilon(units)?)?;
@@ -814,20 +875,25 @@ impl EdgePlan {
                     .map(|w| w[0])
                     .collect();
                 masses.dedup();
-                let bounds = c.cell_bounds(cells, &masses);
-                let mut exact = vec![0u64; bounds.len() - 1];
-                let last = exact.len() - 1;
-                for (g, k) in counts.iter() {
-                    let j = bounds.partition_point(|&b| b <= g).saturating_sub(1);
-                    exact[j.min(last)] += k;
-                }
-                let noisy: Vec<f64> = noise
-                    .measure(&exact, rng)?
-                    .into_iter()
-                    .map(|y| y.max(0.0))
-                    .collect();
-                let edges = c.edges_of(&bounds, &noisy, bins);
-                let cuts = c.cuts(&bounds[1..bounds.len() - 1]);
+                let (edges, cuts, noisy) = match (cells, &noise) {
+                    (Some(cells), Some(noise)) => {
+                        let bounds = c.cell_bounds(cells, &masses);
+                        let mut exact = vec![0u64; bounds.len() - 1];
+                        let last = exact.len() - 1;
+                        for (g, k) in counts.iter() {
+                            let j = bounds.partition_point(|&b| b <= g).saturating_sub(1);
+                            exact[j.min(last)] += k;
+                        }
+                        let noisy: Vec<f64> = noise
+                            .measure(&exact, rng)?
+                            .into_iter()
+                            .map(|y| y.max(0.0))
+                            .collect();
+                        let edges = c.edges_of(&bounds, &noisy, bins);
+                        (edges, c.cuts(&bounds[1..bounds.len() - 1]), noisy)
+                    }
+                    _ => (c.quantile_edges(&found.indices), Vec::new(), Vec::new()),
+                };
                 columns.push(ReleasedEdges {
                     column: c.name.clone(),
                     quantiles: m,
@@ -854,7 +920,11 @@ impl EdgePlan {
             EdgeRelease {
                 mechanism: EDGE_MECHANISM,
                 budget: self.budget,
-                cell_noise: self.budget.split().ok().map(|(_, n)| n),
+                cell_noise: if cells_pay {
+                    self.budget.split().ok().map(|(_, n)| n)
+                } else {
+                    None
+                },
                 columns,
             },
         ))
@@ -876,6 +946,17 @@ fn cell_count(n: u64, sd: f64) -> u64 {
     } else {
         64
     }
+}
+
+/// Quantile mode's targets for b bins: k/b for k = 1, …, b − 1, and the tails 1/(2b) and
+/// 1 − 1/(2b), which keep the outer bins (they reach the public bounds) to half a bin's mass.
+fn quantile_targets(bins: usize) -> Vec<f64> {
+    let b = bins.clamp(2, super::MAX_QUANTILES - 1);
+    let tail = 1.0 / (2 * b) as f64;
+    let mut t = vec![tail];
+    t.extend((1..b).map(|k| k as f64 / b as f64));
+    t.push(1.0 - tail);
+    t
 }
 
 /// The quantile targets that look for point masses: k/m for m = max(b, 8) (a point mass
@@ -1019,6 +1100,38 @@ mod tests {
     }
 
     #[test]
+    fn few_records_per_noise_sd_get_quantile_edges_and_no_cells() {
+        // Landsat at ε = 1 (ρ = 8.3e-5 a column: sd 110, n = 5,148 ≈ 47 sd) measures cells;
+        // wdbc at ε = 3 (ρ = 6e-4: sd 41, n = 455 ≈ 11 sd) does not.
+        assert!(EdgeBudget::Zcdp { rho: 8.3e-5 }.cells_pay(5148));
+        assert!(!EdgeBudget::Zcdp { rho: 6e-4 }.cells_pay(455));
+        assert!(EdgeBudget::Pure { epsilon: 1.0 }.cells_pay(100));
+        assert!(!EdgeBudget::Pure { epsilon: 0.01 }.cells_pay(4000));
+        let schema = Schema {
+            min_bins: 2,
+            bin_rule: crate::histogram::BinRule::Marginals,
+            marginal_noise_sd: Some(5.0),
+            ..schema()
+        };
+        let plan = EdgePlan::new(&schema, EdgeBudget::Pure { epsilon: 0.01 }).unwrap();
+        let mut counts = vec![GridCounts::default(); 2];
+        counts[0].add(0, 3600);
+        counts[0].add(5000, 400);
+        counts[1].add(1 << 19, 4000);
+        let mut rng = SecureRng::insecure_from_seed(2);
+        let (resolved, release) = plan.release(&schema, 4000, &counts, &mut rng).unwrap();
+        assert_eq!(release.cell_noise, None);
+        for (c, col) in release.columns.iter().zip(&resolved.columns) {
+            assert!(c.cell_counts.is_empty() && c.cell_cuts.is_empty(), "{c:?}");
+            assert!(col.density.is_none());
+            let edges = col.edges.as_ref().unwrap();
+            assert!(edges.windows(2).all(|w| w[0] < w[1]), "{edges:?}");
+        }
+        let domains = crate::histogram::Discretized::domains_of(&resolved, 4000).unwrap();
+        assert!(domains[0].size() >= 2);
+    }
+
+    #[test]
     fn zcdp_budgets_cost_what_they_say() {
         for (rho, units) in [(1e-4, 7u32), (0.01, 1), (0.3, 9)] {
             let b = EdgeBudget::Zcdp { rho };
@@ -1066,10 +1179,11 @@ mod tests {
             hi: 99.0,
             grid: Grid::Integers,
         };
-        assert_eq!(c.cell_bounds(4, &[]), vec![0, 25, 50, 75, 100]);
+        // The bounds' points 0 and 99 are cells of their own.
+        assert_eq!(c.cell_bounds(4, &[]), vec![0, 1, 25, 50, 75, 99, 100]);
         assert_eq!(
             c.cell_bounds(4, &[0, 40]),
-            vec![0, 1, 25, 40, 41, 50, 75, 100]
+            vec![0, 1, 25, 40, 41, 50, 75, 99, 100]
         );
         // Fewer grid points than cells: one cell per point.
         let small = EdgeColumn { hi: 3.0, ..c };

@@ -501,9 +501,17 @@ pub fn edges_line(e: &crate::histogram::EdgeRelease) -> String {
     };
     let n = columns.len();
     let cells = e.columns.first().map_or(0, |c| c.cell_counts.len());
+    let how = if cells == 0 {
+        format!("cut at {quantiles} private quantiles each")
+    } else {
+        format!(
+            "cut where the data lie ({quantiles} private quantiles for point masses, \
+             ~{cells} noisy cell counts each"
+        )
+    };
+    let close = if cells == 0 { " (" } else { "; " };
     format!(
-        "{n} column{} cut where the data lie ({quantiles} private quantiles for point masses, \
-         ~{cells} noisy cell counts each; {cost}, in the guarantee): {}",
+        "{n} column{} {how}{close}{cost}, in the guarantee): {}",
         if n == 1 { "" } else { "s" },
         columns.join(", ")
     )
