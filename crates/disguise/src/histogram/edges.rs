@@ -853,17 +853,23 @@ impl EdgePlan {
     ) -> Result<(Schema, EdgeRelease)> {
         let mut released = Vec::with_capacity(self.columns.len());
         let mut columns = Vec::with_capacity(self.columns.len());
-        let cells_pay = self.budget.cells_pay(n);
+        // Cell mode: the quantiles' part of the budget and the cells' noise; quantile mode:
+        // the whole budget on the quantiles.
+        let split = if self.budget.cells_pay(n) {
+            Some(self.budget.split()?)
+        } else {
+            None
+        };
         if !self.columns.is_empty() {
             let bins = super::default_bins(schema, n)?.max(2);
-            let (quantile_budget, noise, targets) = if cells_pay {
-                let (q, noise) = self.budget.split()?;
-                (q, Some(noise), mass_targets(bins))
-            } else {
-                (self.budget, None, quantile_targets(bins))
+            let (quantile_budget, targets) = match &split {
+                Some((q, _)) => (*q, mass_targets(bins)),
+                None => (self.budget, quantile_targets(bins)),
             };
             let m = targets.len();
-            let cells = noise.as_ref().map(|z| cell_count(n, z.variance().sqrt()));
+            let cells = split
+                .as_ref()
+                .map(|(_, noise)| (cell_count(n, noise.variance().sqrt()), noise));
             for (c, counts) in self.columns.iter().zip(counts) {
                 let units = c.request(targets.clone(), Epsilon::new(1.0)?)?.units();
                 let q = c.request(targets.clone(), quantile_budget.request_epsilon(units)?)?;
@@ -875,8 +881,8 @@ impl EdgePlan {
                     .map(|w| w[0])
                     .collect();
                 masses.dedup();
-                let (edges, cuts, noisy) = match (cells, &noise) {
-                    (Some(cells), Some(noise)) => {
+                let (edges, cuts, noisy) = match cells {
+                    Some((cells, noise)) => {
                         let bounds = c.cell_bounds(cells, &masses);
                         let mut exact = vec![0u64; bounds.len() - 1];
                         let last = exact.len() - 1;
@@ -892,7 +898,7 @@ impl EdgePlan {
                         let edges = c.edges_of(&bounds, &noisy, bins);
                         (edges, c.cuts(&bounds[1..bounds.len() - 1]), noisy)
                     }
-                    _ => (c.quantile_edges(&found.indices), Vec::new(), Vec::new()),
+                    None => (c.quantile_edges(&found.indices), Vec::new(), Vec::new()),
                 };
                 columns.push(ReleasedEdges {
                     column: c.name.clone(),
@@ -920,11 +926,7 @@ impl EdgePlan {
             EdgeRelease {
                 mechanism: EDGE_MECHANISM,
                 budget: self.budget,
-                cell_noise: if cells_pay {
-                    self.budget.split().ok().map(|(_, n)| n)
-                } else {
-                    None
-                },
+                cell_noise: split.map(|(_, noise)| noise),
                 columns,
             },
         ))
@@ -1058,14 +1060,19 @@ mod tests {
         Schema::new(vec![gain, x, ColumnSpec::categorical("y", &["a", "b"])]).unwrap()
     }
 
-    #[test]
-    fn a_point_mass_gets_a_bin_of_its_own_and_the_edges_are_valid() {
-        let schema = Schema {
+    /// [`schema`] with the marginals' bin rule at a given noise sd (a public quantity).
+    fn marginal_schema(sd: f64) -> Schema {
+        Schema {
             min_bins: 2,
             bin_rule: crate::histogram::BinRule::Marginals,
-            marginal_noise_sd: Some(5.0),
+            marginal_noise_sd: Some(sd),
             ..schema()
-        };
+        }
+    }
+
+    #[test]
+    fn a_point_mass_gets_a_bin_of_its_own_and_the_edges_are_valid() {
+        let schema = marginal_schema(5.0);
         let rows: Vec<Vec<String>> = (0..4000)
             .map(|i| {
                 let gain = if i % 10 < 9 { 0 } else { 1000 + i };
@@ -1107,12 +1114,7 @@ mod tests {
         assert!(!EdgeBudget::Zcdp { rho: 6e-4 }.cells_pay(455));
         assert!(EdgeBudget::Pure { epsilon: 1.0 }.cells_pay(100));
         assert!(!EdgeBudget::Pure { epsilon: 0.01 }.cells_pay(4000));
-        let schema = Schema {
-            min_bins: 2,
-            bin_rule: crate::histogram::BinRule::Marginals,
-            marginal_noise_sd: Some(5.0),
-            ..schema()
-        };
+        let schema = marginal_schema(5.0);
         let plan = EdgePlan::new(&schema, EdgeBudget::Pure { epsilon: 0.01 }).unwrap();
         let mut counts = vec![GridCounts::default(); 2];
         counts[0].add(0, 3600);
@@ -1251,12 +1253,7 @@ mod tests {
         }
         text.push_str("120000,5,a\n"); // both numeric values out of bounds
         std::fs::write(&path, &text).unwrap();
-        let schema = Schema {
-            min_bins: 2,
-            bin_rule: crate::histogram::BinRule::Marginals,
-            marginal_noise_sd: Some(3.0),
-            ..schema()
-        };
+        let schema = marginal_schema(3.0);
         let plan = EdgePlan::new(&schema, EdgeBudget::Pure { epsilon: 2.0 }).unwrap();
         let (file, edges, _) = plan
             .read(&[path.as_path()], &schema, || {
