@@ -1540,6 +1540,34 @@ class Synthesizer(_Diagnosed, _Params):
             raise ValueError("this Synthesizer is not fitted yet: call fit first")
         return _sample_frame(self._model, n, self.values)
 
+    def save(self, path: str | os.PathLike) -> None:
+        """Writes the fitted model to ``path`` (JSON, ``docs/model-format.md``; the file
+        ``disguise synth --save-model`` writes): released values and public metadata only.
+        ``Synthesizer.load(path)`` or ``disguise synth --model path`` draws from it later
+        without the data and without spending budget (post-processing)."""
+        if not hasattr(self, "_model"):
+            raise ValueError("this Synthesizer is not fitted yet: call fit first")
+        self._model.save(os.fspath(path))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, *, values: str = "uniform",
+             seed: int | None = None) -> "Synthesizer":
+        """A fitted Synthesizer from a kept model (``save`` or ``disguise synth
+        --save-model``): ``sample`` draws from it, reading no data and spending nothing;
+        ``guarantee_`` is that of the release that made the model (every table drawn from
+        it carries that and no more). ``seed`` makes its samples reproducible (INSECURE)."""
+        model = _disguise.synth_load(os.fspath(path))
+        if seed is not None:
+            model = _disguise.synth_from_json(model.to_json(), _warn_seed(seed))
+        guarantee = json.loads(model.guarantee())
+        out = cls(epsilon=guarantee["epsilon"], schema=None, delta=guarantee["delta"],
+                  values=values, seed=seed)
+        out._model = model
+        out.guarantee_ = guarantee
+        out.report_ = {"model": os.fspath(path), "guarantee": guarantee,
+                       "columns": [name for name, _ in model.columns()]}
+        return out
+
 
 def _numbers_or_missing(column: list[str]) -> list[str]:
     """Numeric texts; anything that is not a number (the missing marker) becomes ''."""

@@ -49,6 +49,8 @@ fn _disguise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(histogram::histogram_fit, m)?)?;
     m.add_class::<histogram::HistogramRelease>()?;
     m.add_function(wrap_pyfunction!(synth::synth_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(synth::synth_from_json, m)?)?;
+    m.add_function(wrap_pyfunction!(synth::synth_load, m)?)?;
     m.add_class::<synth::SynthModel>()?;
     m.add_class::<selection::Selection>()?;
     m.add_class::<ledger::PyLedger>()?;

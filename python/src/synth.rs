@@ -5,24 +5,29 @@ use crate::errors::{library_error, value_error};
 use crate::histogram::clamped;
 use crate::ledger::{Charge, after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named};
-use disguise::disclosure::{Diagnostic, shown};
+use disguise::disclosure::shown;
 use disguise::histogram::{Domain, DomainSource, Schema, Table, Values};
-use disguise::synth::MeasurementNoise;
-use disguise::task::{Synth, SynthRelease, SynthReport};
+use disguise::synth::{KeptModel, MeasurementNoise};
+use disguise::task::{Synth, SynthReport};
 use pyo3::prelude::*;
 
 /// A fitted synthesizer held by Python: its report, and synthetic tables of any size drawn
-/// from its model (post-processing: no privacy cost).
+/// from its model (post-processing: no privacy cost). It pickles as its kept model
+/// ([`disguise::synth::KeptModel`]: released values and public metadata) and its seed.
 #[pyclass(frozen, module = "disguise._disguise")]
 pub(crate) struct SynthModel {
-    release: SynthRelease,
+    kept: KeptModel,
+    /// The fit's report as JSON (with the diagnostics if asked for); `None` for a model
+    /// loaded from a file.
+    report: Option<String>,
+    /// The command line's warning when the noise may swamp the measured pairs.
+    warning: Option<String>,
     /// The fit's seed, if any: a seeded model's samples are reproducible too.
     seed: Option<u64>,
-    /// Whether the diagnostics were asked for (shown under `not_private`).
-    diagnostics: bool,
-    /// The values clamped into the edge bins (a diagnostic).
-    clamped: Diagnostic<Vec<(String, u64)>>,
 }
+
+/// `synth_from_json`'s arguments: the kept model's JSON and the seed.
+type Rebuild = (String, Option<u64>);
 
 #[pymethods]
 impl SynthModel {
@@ -30,27 +35,49 @@ impl SynthModel {
     /// release alone, and with the diagnostics the values clamped into the edge bins under
     /// `not_private`.
     fn report(&self) -> PyResult<String> {
-        let report = SynthReport {
-            clamped: self.clamped.clone(),
-            ..self.release.report()
-        };
-        json(&shown(&report, self.diagnostics))
+        self.report
+            .clone()
+            .ok_or_else(|| value_error("a model loaded from a file keeps no fit report"))
     }
 
     /// The warning the command line prints when the noise may swamp the measured pairs
     /// ([`disguise::text::synth_noise_warning`]), or `None`.
     fn noise_warning(&self) -> Option<String> {
-        disguise::text::synth_noise_warning(&self.release.report())
+        self.warning.clone()
+    }
+
+    /// The release's guarantee, as JSON.
+    fn guarantee(&self) -> PyResult<String> {
+        json(&self.kept.guarantee)
     }
 
     /// Every column and whether it is numeric.
     fn columns(&self) -> Vec<(String, bool)> {
         let numeric = self
-            .release
+            .kept
             .domains
             .iter()
             .map(|d| matches!(d, Domain::Numeric { .. }));
-        self.release.names.iter().cloned().zip(numeric).collect()
+        self.kept.names.iter().cloned().zip(numeric).collect()
+    }
+
+    /// The kept model as JSON text (`docs/model-format.md`).
+    fn to_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.kept).map_err(value_error)
+    }
+
+    /// Writes the kept model to `path` atomically.
+    fn save(&self, path: std::path::PathBuf) -> PyResult<()> {
+        self.kept.save(&path, &[]).map_err(value_error)
+    }
+
+    /// Pickling: the kept model and the seed, rebuilt by `synth_from_json`.
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, Rebuild)> {
+        let rebuild = py
+            .import("disguise._disguise")?
+            .getattr("synth_from_json")?
+            .unbind();
+        Ok((rebuild, (self.to_json()?, self.seed)))
     }
 
     /// `n` synthetic records (default: the public n of the data), drawn independently from
@@ -60,26 +87,24 @@ impl SynthModel {
     #[pyo3(signature = (n=None, values="uniform"))]
     fn sample(&self, py: Python<'_>, n: Option<u64>, values: &str) -> PyResult<Vec<Vec<String>>> {
         let values: Values = named(values)?;
-        let n = n.unwrap_or(self.release.rows);
+        let kept = &self.kept;
+        let n = n.unwrap_or(kept.rows);
         disguise::memory::check(
             &format!("sample({n})"),
-            u128::from(n) * self.release.names.len() as u128 * 24,
+            u128::from(n) * kept.names.len() as u128 * 24,
             "draw fewer records at a time",
         )
         .map_err(value_error)?;
         let mut rng = generator(self.seed)?;
         // The draws inside bins from a generator of their own, as the command line's writer.
         let mut inside = rng.fork();
-        let release = &self.release;
-        let d = release.names.len();
+        let d = kept.names.len();
         py.detach(|| {
             let mut out: Vec<Vec<String>> = vec![Vec::new(); d];
             let mut field = String::new();
-            release.sample_codes(n, &mut rng, |chunk| {
+            kept.sample_codes(n, &mut rng, |chunk| {
                 for record in chunk.chunks(d) {
-                    for ((column, domain), &code) in
-                        out.iter_mut().zip(&release.domains).zip(record)
-                    {
+                    for ((column, domain), &code) in out.iter_mut().zip(&kept.domains).zip(record) {
                         domain.write(code, values, &mut inside, &mut field);
                         column.push(field.clone());
                     }
@@ -90,6 +115,33 @@ impl SynthModel {
         })
         .map_err(value_error)
     }
+}
+
+/// A kept model from its JSON text (what `SynthModel.to_json` and a `--save-model` file
+/// hold), checked; `seed` as the fit's.
+#[pyfunction]
+#[pyo3(signature = (text, seed = None))]
+pub(crate) fn synth_from_json(text: &str, seed: Option<u64>) -> PyResult<SynthModel> {
+    let kept: KeptModel = serde_json::from_str(text).map_err(value_error)?;
+    kept.check().map_err(value_error)?;
+    Ok(SynthModel {
+        kept,
+        report: None,
+        warning: None,
+        seed,
+    })
+}
+
+/// A kept model read from `path` (a `--save-model` file or `Synthesizer.save`'s).
+#[pyfunction]
+pub(crate) fn synth_load(path: std::path::PathBuf) -> PyResult<SynthModel> {
+    let kept = KeptModel::load(&path).map_err(value_error)?;
+    Ok(SynthModel {
+        kept,
+        report: None,
+        warning: None,
+        seed: None,
+    })
 }
 
 /// MST on `rows` (one list of field texts per record, in the schema's column order) under
@@ -142,11 +194,15 @@ pub(crate) fn synth_fit(
             check(&held, &release)?;
             Ok(release)
         })?;
-        Ok(SynthModel {
-            release,
-            seed: run.seed,
-            diagnostics: run.diagnostics,
+        let report = SynthReport {
             clamped,
+            ..release.report()
+        };
+        Ok(SynthModel {
+            report: Some(json(&shown(&report, run.diagnostics))?),
+            warning: disguise::text::synth_noise_warning(&report),
+            kept: release.kept(),
+            seed: run.seed,
         })
     })();
     after_reservation(py, &reserved, run.diagnostics, released)

@@ -119,6 +119,7 @@ pub struct Args {
 /// complete (unless `--bounds-from-data`) with its target, and `--out` writable.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (table, run) = (&args.table, &args.run);
+    table.require()?;
     let request = Histogram {
         epsilon: args.epsilon,
         k: args.k,

@@ -32,8 +32,13 @@ pub struct Args {
     #[command(flatten)]
     table: TableArgs,
     /// Total privacy budget ε > 0. Example: `--epsilon 1`.
-    #[arg(long, value_name = "E", allow_negative_numbers = true)]
-    epsilon: f64,
+    #[arg(
+        long,
+        value_name = "E",
+        allow_negative_numbers = true,
+        required_unless_present = "model"
+    )]
+    epsilon: Option<f64>,
     #[command(flatten)]
     delta: DeltaArg,
     /// The measurements' noise (default: gaussian, its guarantee by zCDP, when --delta > 0;
@@ -60,6 +65,17 @@ pub struct Args {
     /// row. Example: `--exclude id`.
     #[arg(long, value_name = "COL")]
     exclude: Vec<String>,
+    /// Also write the fitted model to FILE (JSON, docs/model-format.md): released values and
+    /// public metadata only, to draw more records later with --model. Example:
+    /// `--save-model adult.model.json`.
+    #[arg(long, value_name = "FILE", conflicts_with = "model")]
+    save_model: Option<PathBuf>,
+    /// Draw --rows records (default: the release's n) from a model kept with --save-model,
+    /// instead of fitting one: reads no data, spends no budget (post-processing of the
+    /// release that made it), records nothing in a ledger. Example:
+    /// `--model adult.model.json --rows 100000 --out more.csv`.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["data", "schema", "epsilon"])]
+    model: Option<PathBuf>,
     #[command(flatten)]
     run: RunArgs,
 }
@@ -70,8 +86,12 @@ pub struct Args {
 /// data files readable, the schema complete, and `--out` writable.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let (table, run) = (&args.table, &args.run);
+    if let Some(path) = &args.model {
+        return from_kept(&args, path);
+    }
+    table.require()?;
     let request = Synth {
-        epsilon: args.epsilon,
+        epsilon: args.epsilon.unwrap_or(f64::NAN),
         delta: args.delta.value,
         noise: args.noise,
         rows: args.rows,
@@ -120,6 +140,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..release
     };
     let written = table.write_out(None, |w| release.write_csv(w, release.rows, &mut rng))?;
+    if let Some(path) = &args.save_model {
+        release.kept().save(path, &table.inputs(None))?;
+    }
     let (data, out) = table.names();
     let report = SynthReport {
         data: data.map(Public::new),
@@ -145,6 +168,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 );
             }
         }
+    }
+    Ok(())
+}
+
+/// `synth --model FILE`: records drawn from a kept model, no data read, no budget spent.
+fn from_kept(args: &Args, path: &Path) -> anyhow::Result<()> {
+    let (table, run) = (&args.table, &args.run);
+    let model = disguise::synth::KeptModel::load(path)?;
+    let model = disguise::synth::KeptModel {
+        values: args.values,
+        ..model
+    };
+    disguise::files::check_output(&table.out, &[path]).map_err(|e| anyhow::anyhow!("--out {e}"))?;
+    let rows = args.rows.unwrap_or(model.rows);
+    let mut rng = crate::output::rng_from_seed(run.seed)?;
+    let written = table.write_out(Some(&path.to_path_buf()), |w| {
+        model.write_csv(w, rows, &mut rng)
+    })?;
+    let report = model.report(
+        &path.display().to_string(),
+        &table.out.display().to_string(),
+        written,
+    );
+    match run.format {
+        Format::Json => print_json(&report, false)?,
+        Format::Table => print!("{}", disguise::text::kept_summary(&report)),
     }
     Ok(())
 }

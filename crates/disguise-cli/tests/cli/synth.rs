@@ -3,7 +3,8 @@
 
 use crate::common;
 use common::{
-    HISTOGRAM_SCHEMA as SCHEMA, StdoutOk, dir_with, disguise, histogram_rows, json, words,
+    HISTOGRAM_SCHEMA as SCHEMA, StdoutOk, dir_with, disguise, fails_with, histogram_rows, json,
+    words,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -363,5 +364,57 @@ fn an_excluded_column_is_neither_read_nor_written() {
     assert!(
         err.contains("--exclude") && err.contains("no column 'regoin'") && err.contains("region"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_kept_model_draws_more_rows_without_data_or_budget() {
+    let dir = setup("kept");
+    synth(&dir, "--epsilon 3 --seed 4 --save-model m.json --quiet").success();
+    let text = std::fs::read_to_string(dir.join("m.json")).unwrap();
+    let doc = json(text.as_bytes());
+    assert_eq!(doc["format"], "disguise-synth-model");
+    assert_eq!(doc["version"], 1);
+    // The data and schema are not needed: remove them.
+    std::fs::remove_file(dir.join("data.csv")).unwrap();
+    let draw = |out: &str, extra: &str| {
+        let args = format!("synth --model m.json --rows 250 --out {out} {extra}");
+        disguise(&dir).args(words(&args)).assert().success()
+    };
+    let out = draw("a.csv", "--seed 9");
+    let said = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(said.contains("250 records"), "{said}");
+    assert!(said.contains("spent       nothing"), "{said}");
+    draw("b.csv", "--seed 9");
+    let a = std::fs::read_to_string(dir.join("a.csv")).unwrap();
+    assert_eq!(a, std::fs::read_to_string(dir.join("b.csv")).unwrap());
+    assert_eq!(a.lines().count(), 251);
+    assert_eq!(a.lines().next(), Some("age,smoker,region,sick"));
+    // Without --rows: the release's n; JSON names the guarantee and what was spent.
+    let out = disguise(&dir)
+        .args(words("synth --model m.json --out c.csv --format json"))
+        .assert()
+        .success();
+    let doc = json(&out.get_output().stdout);
+    assert_eq!(doc["rows"], 3000);
+    assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 3.0);
+    assert!(doc["spent"].as_str().unwrap().starts_with("nothing"));
+    // A budget with a kept model, a damaged model, and a model over its own file: refused.
+    fails_with(
+        &dir,
+        &words("synth --model m.json --epsilon 1 --out d.csv"),
+        "cannot be used with",
+    );
+    std::fs::write(dir.join("bad.json"), &text[..text.len() / 3]).unwrap();
+    fails_with(
+        &dir,
+        &words("synth --model bad.json --out d.csv"),
+        "bad.json:1:",
+    );
+    fails_with(&dir, &words("synth --model m.json --out m.json"), "input");
+    fails_with(
+        &dir,
+        &words("synth --out d.csv --epsilon 1"),
+        "--data is required",
     );
 }

@@ -31,13 +31,13 @@ use crate::error::{Error, Result};
 use crate::noise::SecureRng;
 use crate::noise::bernoulli::uniform_below;
 use rand_core::Rng;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The largest magnitude of an integer column's bounds: every integer up to it is a double.
 const MAX_INTEGER: f64 = 9_007_199_254_740_992.0; // 2^53
 
 /// One bin of a [`Bins`] with given edges: an interval from `lo` to `hi`, each end in or out.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 struct Bin {
     lo: f64,
     hi: f64,
@@ -162,7 +162,7 @@ impl std::fmt::Display for Bin {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 enum Layout {
     /// `count` equal-width bins (the paper's): the bin of x is ⌊t·count⌋, t = (x − lo)/(hi − lo).
@@ -184,16 +184,86 @@ enum Layout {
 /// assert_eq!(b.midpoint(0), 0.0);
 /// # Ok::<(), disguise::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "BinsFile")]
 pub struct Bins {
     lo: f64,
     hi: f64,
     layout: Layout,
     integer: bool,
-    /// For each bin, the pieces a value is drawn from and their cumulative weights
-    /// ([`Bins::with_density`]); `None`: uniform inside the bin.
+    /// The density values are drawn from inside their bins ([`Bins::with_density`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    density: Option<Density>,
+    /// For each bin, the pieces a value is drawn from and their cumulative weights (derived
+    /// from `density`); `None`: uniform inside the bin.
     #[serde(skip)]
     pieces: Option<Vec<Vec<(Bin, f64)>>>,
+}
+
+/// [`Bins`] as a file holds them, checked when read back ([`Bins::try_from`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BinsFile {
+    lo: f64,
+    hi: f64,
+    layout: Layout,
+    integer: bool,
+    #[serde(default)]
+    density: Option<Density>,
+}
+
+impl TryFrom<BinsFile> for Bins {
+    type Error = Error;
+
+    /// Bins read from a file: finite bounds, a count in range, given bins that tile
+    /// [lo, hi] in order (each holding a value, an integer for an integer column), and a
+    /// density over the same bounds.
+    fn try_from(f: BinsFile) -> Result<Self> {
+        check_bounds(f.lo, f.hi)?;
+        let bad = |what: &str| Err(Error::param("bins", what.to_string()));
+        match &f.layout {
+            Layout::Equal { count } => {
+                check_count(*count)?;
+                if f.integer {
+                    return bad("equal-width bins of an integer column are stored as edges");
+                }
+            }
+            Layout::Edges { bins } => {
+                check_count(bins.len())?;
+                let (first, last) = (bins[0], bins[bins.len() - 1]);
+                if first.lo != f.lo || last.hi != f.hi || !first.lo_in || !last.hi_in {
+                    return bad("the bins do not reach both bounds");
+                }
+                for (i, b) in bins.iter().enumerate() {
+                    let holds = if f.integer {
+                        b.integers().is_some()
+                    } else {
+                        b.doubles().is_some()
+                    };
+                    if !holds {
+                        return bad("a bin holds no value");
+                    }
+                    if let Some(next) = bins.get(i + 1)
+                        && (b.hi != next.lo || b.hi_in == next.lo_in)
+                    {
+                        return bad("the bins are not adjacent in order");
+                    }
+                }
+            }
+        }
+        let bins = Self {
+            lo: f.lo,
+            hi: f.hi,
+            layout: f.layout,
+            integer: f.integer,
+            density: None,
+            pieces: None,
+        };
+        match f.density {
+            Some(d) => bins.with_density(&d),
+            None => Ok(bins),
+        }
+    }
 }
 
 /// A piecewise-constant density over a numeric column's bounds: cells cut as
@@ -210,12 +280,35 @@ pub struct Bins {
 /// assert_eq!(bins.count(), 1);
 /// # Ok::<(), disguise::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "DensityFile")]
 pub struct Density {
+    lo: f64,
+    hi: f64,
+    integer: bool,
     cuts: Vec<f64>,
     weights: Vec<f64>,
     #[serde(skip)]
-    cells: Bins,
+    cells: Box<Bins>,
+}
+
+/// [`Density`] as a file holds it, checked by [`Density::new`] when read back.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DensityFile {
+    lo: f64,
+    hi: f64,
+    integer: bool,
+    cuts: Vec<f64>,
+    weights: Vec<f64>,
+}
+
+impl TryFrom<DensityFile> for Density {
+    type Error = Error;
+
+    fn try_from(f: DensityFile) -> Result<Self> {
+        Density::new(f.lo, f.hi, &f.cuts, &f.weights, f.integer)
+    }
 }
 
 impl Density {
@@ -249,9 +342,12 @@ impl Density {
             ));
         }
         Ok(Self {
+            lo,
+            hi,
+            integer,
             cuts: cuts.to_vec(),
             weights: weights.to_vec(),
-            cells,
+            cells: Box::new(cells),
         })
     }
 
@@ -299,6 +395,7 @@ impl Bins {
             hi,
             layout: Layout::Equal { count },
             integer: false,
+            density: None,
             pieces: None,
         })
     }
@@ -382,6 +479,7 @@ impl Bins {
             hi,
             layout: Layout::Edges { bins },
             integer: false,
+            density: None,
             pieces: None,
         })
     }
@@ -479,6 +577,7 @@ impl Bins {
             hi,
             layout: Layout::Edges { bins },
             integer: true,
+            density: None,
             pieces: None,
         })
     }
@@ -524,6 +623,7 @@ impl Bins {
             })
             .collect();
         self.pieces = Some(pieces);
+        self.density = Some(density.clone());
         Ok(self)
     }
 
@@ -674,7 +774,7 @@ impl Bins {
 }
 
 /// How a released numeric bin is written: a public choice of the release.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Values {
     /// A value drawn uniformly inside the bin (a uniform integer for an integer column; a

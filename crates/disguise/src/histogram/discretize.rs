@@ -209,7 +209,7 @@ fn rule_bins(schema: &Schema, n: u64) -> Result<usize> {
 }
 
 /// The finite domain Vᵢ of one column after discretization.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Domain {
     /// Levels (codes 0..levels.len()), plus the missing marker as the last code if present.

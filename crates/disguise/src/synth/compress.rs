@@ -16,7 +16,11 @@ use crate::noise::bernoulli::uniform_below;
 ///
 /// Records drawn on the compressed domain are mapped back by [`Compression::expand`]: a
 /// merged code becomes one of the values it stands for, uniformly at random (MST's rule).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// A compression serializes (a kept model's file) and is checked when read back: every code
+/// maps into its column's compressed domain, and merged codes are codes of the column.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "CompressionFile")]
 pub struct Compression {
     /// For each column: original code → compressed code.
     maps: Vec<Vec<u32>>,
@@ -24,6 +28,41 @@ pub struct Compression {
     merged: Vec<Vec<u32>>,
     /// The compressed domain sizes.
     sizes: Vec<usize>,
+}
+
+/// [`Compression`] as a file holds it.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CompressionFile {
+    maps: Vec<Vec<u32>>,
+    merged: Vec<Vec<u32>>,
+    sizes: Vec<usize>,
+}
+
+impl TryFrom<CompressionFile> for Compression {
+    type Error = crate::Error;
+
+    fn try_from(f: CompressionFile) -> Result<Self> {
+        let d = f.sizes.len();
+        let ok = f.maps.len() == d
+            && f.merged.len() == d
+            && (0..d).all(|i| {
+                let (map, size) = (&f.maps[i], f.sizes[i]);
+                map.iter().all(|&c| (c as usize) < size)
+                    && f.merged[i].iter().all(|&v| (v as usize) < map.len())
+            });
+        if !ok {
+            return Err(crate::Error::param(
+                "compression",
+                "codes outside their column's domain",
+            ));
+        }
+        Ok(Self {
+            maps: f.maps,
+            merged: f.merged,
+            sizes: f.sizes,
+        })
+    }
 }
 
 /// The threshold of a kept value, in noise standard deviations (MST's).
@@ -73,6 +112,11 @@ impl Compression {
     /// The compressed domain sizes.
     pub fn sizes(&self) -> &[usize] {
         &self.sizes
+    }
+
+    /// Column i's number of values before compression.
+    pub fn original_size(&self, i: usize) -> usize {
+        self.maps[i].len()
     }
 
     /// How many values each column merged (0: none).

@@ -51,12 +51,14 @@
 //! ```
 
 pub mod compress;
+pub mod kept;
 pub mod marginals;
 pub mod measure;
 pub mod model;
 pub mod tree;
 
 pub use compress::Compression;
+pub use kept::KeptModel;
 pub use marginals::Marginals;
 pub use measure::{CountNoise, MeasurementNoise, Plan};
 pub use model::{FitSummary, Measured, TreeModel};

@@ -58,7 +58,12 @@ pub struct FitSummary {
 /// and a record is drawn ancestrally — the root, then each column given its parent — by
 /// comparing 53 uniform bits with the integer cumulative weights: an exact draw from the
 /// stored model, independent across records (random sampling, not a rounding of counts).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// A model serializes whole (a kept model's file, [`crate::synth::kept`]) and is checked when
+/// read back: a tree over the columns in breadth-first order, laws of the right sizes, and
+/// cumulative weights that rise to 2⁵³ in every row.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(try_from = "TreeModelFile")]
 pub struct TreeModel {
     sizes: Vec<usize>,
     /// Columns in breadth-first order from the root (order\[0\]).
@@ -66,15 +71,92 @@ pub struct TreeModel {
     /// Each column's parent (`usize::MAX` for the root).
     parent: Vec<usize>,
     /// Each column's fitted 1-way law.
-    #[serde(skip)]
     ones: Vec<Vec<f64>>,
     /// For each non-root column c: the fitted joint law of (parent, c), parent-major.
-    #[serde(skip)]
     joints: Vec<Vec<f64>>,
     /// The sampler's integer cumulative weights: the root's law, and each non-root column's
     /// conditional rows (parent value major), each row ending at 2⁵³.
-    #[serde(skip)]
     cumulative: Vec<Vec<u64>>,
+}
+
+/// [`TreeModel`] as a file holds it.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TreeModelFile {
+    sizes: Vec<usize>,
+    order: Vec<usize>,
+    parent: Vec<usize>,
+    ones: Vec<Vec<f64>>,
+    joints: Vec<Vec<f64>>,
+    cumulative: Vec<Vec<u64>>,
+}
+
+impl TryFrom<TreeModelFile> for TreeModel {
+    type Error = Error;
+
+    fn try_from(f: TreeModelFile) -> Result<Self> {
+        let d = f.sizes.len();
+        let bad = |what: String| Err(Error::param("model", what));
+        if d == 0
+            || [f.order.len(), f.parent.len(), f.ones.len(), f.joints.len()]
+                .iter()
+                .chain(&[f.cumulative.len()])
+                .any(|&l| l != d)
+        {
+            return bad(format!("lists of other lengths than its {d} columns"));
+        }
+        if f.sizes.iter().any(|&s| s == 0 || s > u32::MAX as usize) {
+            return bad("a column with no value".into());
+        }
+        let mut seen = vec![false; d];
+        for (k, &c) in f.order.iter().enumerate() {
+            if c >= d || seen[c] {
+                return bad("the column order is not a permutation".into());
+            }
+            let p = f.parent[c];
+            let ok = if k == 0 {
+                p == usize::MAX
+            } else {
+                p < d && seen[p]
+            };
+            if !ok {
+                return bad(format!("column {c}'s parent does not come before it"));
+            }
+            seen[c] = true;
+        }
+        for c in 0..d {
+            let s = f.sizes[c];
+            let root = f.parent[c] == usize::MAX;
+            let rows = if root { 1 } else { f.sizes[f.parent[c]] };
+            let cells = rows.saturating_mul(s);
+            let joint = if root { 0 } else { cells };
+            if f.ones[c].len() != s || f.joints[c].len() != joint || f.cumulative[c].len() != cells
+            {
+                return bad(format!("column {c}'s laws have the wrong sizes"));
+            }
+            if f.ones[c]
+                .iter()
+                .chain(&f.joints[c])
+                .any(|p| !(p.is_finite() && *p >= 0.0))
+            {
+                return bad(format!("column {c} has a probability that is not one"));
+            }
+            let rising = f.cumulative[c]
+                .chunks(s)
+                .all(|row| row.windows(2).all(|w| w[0] <= w[1]) && row.last() == Some(&TOTAL));
+            if !rising {
+                return bad(format!("column {c}'s sampler weights do not rise to 2^53"));
+            }
+        }
+        Ok(Self {
+            sizes: f.sizes,
+            order: f.order,
+            parent: f.parent,
+            ones: f.ones,
+            joints: f.joints,
+            cumulative: f.cumulative,
+        })
+    }
 }
 
 const TOTAL: u64 = 1 << 53;

@@ -10,10 +10,9 @@ use crate::histogram::{BinRule, Discretized, Domain, EdgePlan, EdgeRelease, Sche
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
 use crate::synth::{
-    DEFAULT_ITERATIONS, FitSummary, Marginals, MeasurementNoise, Plan, SynthConfig, Synthesis,
-    synthesize,
+    DEFAULT_ITERATIONS, FitSummary, KeptModel, Marginals, MeasurementNoise, Plan, SynthConfig,
+    Synthesis, synthesize,
 };
-use rayon::prelude::*;
 use serde::Serialize;
 use std::io::Write;
 
@@ -48,10 +47,6 @@ pub struct Synth {
 /// What a synthetic-data release's guarantee protects against, as its report says it.
 pub const SYNTH_NEIGHBOURS: &str =
     "replace-one: two tables of the same size n (public) that differ in one record";
-
-/// Records are drawn in chunks of this many, each from its own generator forked in order, so
-/// that the output does not depend on the number of threads.
-const CHUNK: usize = 1 << 14;
 
 impl Synth {
     /// Pure ε-DP with the defaults: Laplace noise, n records, [`DEFAULT_ITERATIONS`].
@@ -327,34 +322,42 @@ impl SynthRelease {
     ///
     /// # Errors
     /// What `sink` returns.
-    pub fn sample_codes<F>(&self, rows: u64, rng: &mut SecureRng, mut sink: F) -> Result<()>
+    pub fn sample_codes<F>(&self, rows: u64, rng: &mut SecureRng, sink: F) -> Result<()>
     where
         F: FnMut(&[u32]) -> Result<()>,
     {
         let synthesis = &self.synthesis;
-        let mut left = rows;
-        // A batch of chunks per round: parallel, and bounded in memory.
-        let batch = rayon::current_num_threads().max(1) * 4;
-        while left > 0 {
-            let mut jobs: Vec<(usize, SecureRng)> = Vec::with_capacity(batch);
-            while left > 0 && jobs.len() < batch {
-                let take = (left.min(CHUNK as u64)) as usize;
-                jobs.push((take, rng.fork()));
-                left -= take as u64;
-            }
-            let chunks: Vec<Vec<u32>> = jobs
-                .into_par_iter()
-                .map(|(take, mut child)| {
-                    let mut out = Vec::new();
-                    synthesis.sample_rows(take, &mut child, &mut out);
-                    out
-                })
-                .collect();
-            for chunk in &chunks {
-                sink(chunk)?;
-            }
+        crate::synth::kept::sample_chunks(
+            rows,
+            rng,
+            |take, child, out| synthesis.sample_rows(take, child, out),
+            sink,
+        )
+    }
+
+    /// The model to keep: released quantities and public metadata only
+    /// ([`crate::synth::kept`]); drawing from it later is post-processing.
+    pub fn kept(&self) -> KeptModel {
+        let g = &self.synthesis.guarantee;
+        KeptModel {
+            format: crate::synth::kept::FORMAT.to_string(),
+            version: crate::synth::kept::VERSION,
+            names: self.names.clone(),
+            domains: self.domains.clone(),
+            values: self.values,
+            rows: self.rows,
+            guarantee: crate::synth::kept::KeptGuarantee {
+                epsilon: g.epsilon,
+                delta: g.delta,
+                rule: serde_json::to_value(g.rule)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                private: self.is_private(),
+            },
+            model: self.synthesis.model.clone(),
+            compression: self.synthesis.compression.clone(),
         }
-        Ok(())
     }
 
     /// Writes `rows` records as CSV with a header (every column, in the schema's order; a
@@ -582,6 +585,82 @@ mod tests {
         let one = run(1);
         assert_eq!(one, run(3));
         assert_eq!(one.iter().filter(|&&b| b == b'\n').count(), 50_001);
+    }
+
+    /// A release with a private-edges column (edges and a cell density) and a categorical one.
+    fn release_with_edges(seed: u64) -> SynthRelease {
+        let mut gain = ColumnSpec::numeric("gain", 0.0, 999.0);
+        gain.integer = true;
+        let schema = Schema::new(vec![gain, ColumnSpec::categorical("y", &["a", "b"])]).unwrap();
+        let data: Vec<Vec<String>> = (0..4000)
+            .map(|i| {
+                let g = if i % 4 == 0 { 0 } else { 100 + (i * 37) % 300 };
+                vec![g.to_string(), ["a", "b"][i % 2].to_string()]
+            })
+            .collect();
+        let request = Synth::new(4.0);
+        let reading = request.reading(&schema).unwrap();
+        let table = Table::from_rows(&reading, &data, DomainSource::Schema, "rows").unwrap();
+        let mut rng = SecureRng::insecure_from_seed(seed);
+        let (coded, edges) = request
+            .edges(&reading)
+            .unwrap()
+            .discretize(&table, &mut rng)
+            .unwrap();
+        request.run(coded, edges, &mut rng).unwrap()
+    }
+
+    #[test]
+    fn a_kept_model_draws_what_the_release_draws_and_refuses_damage() {
+        let release = release_with_edges(7);
+        let kept = release.kept();
+        assert!(matches!(&kept.domains[0], Domain::Numeric { .. }));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("model.json");
+        kept.save(&path, &[]).unwrap();
+        let loaded = crate::synth::KeptModel::load(&path).unwrap();
+        assert_eq!(loaded, kept);
+        // The same generator draws the same table from the release and from the file.
+        let draw = |f: &dyn Fn(&mut Vec<u8>, &mut SecureRng)| {
+            let mut rng = SecureRng::insecure_from_seed(11);
+            let mut out = Vec::new();
+            f(&mut out, &mut rng);
+            out
+        };
+        let from_release = draw(&|out, rng| {
+            release.write_csv(out, 3000, rng).unwrap();
+        });
+        let from_file = draw(&|out, rng| {
+            loaded.write_csv(out, 3000, rng).unwrap();
+        });
+        assert_eq!(from_release, from_file);
+        // Values are drawn from the density: the point mass at 0 keeps about a quarter.
+        let text = String::from_utf8(from_file).unwrap();
+        let zeros = text.lines().skip(1).filter(|l| l.starts_with("0,")).count();
+        assert!((600..900).contains(&zeros), "{zeros}");
+        // Damage is refused with the reason, never a panic.
+        let json = std::fs::read_to_string(&path).unwrap();
+        for (from, to, needle) in [
+            ("\"version\":1", "\"version\":9", "version 9"),
+            (
+                "\"format\":\"disguise-synth-model\"",
+                "\"format\":\"x\"",
+                "not a disguise",
+            ),
+            ("\"names\":[\"gain\",", "\"names\":[", "columns"),
+        ] {
+            assert!(json.contains(from), "{from}");
+            std::fs::write(&path, json.replacen(from, to, 1)).unwrap();
+            let e = crate::synth::KeptModel::load(&path)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(needle), "{e}");
+        }
+        std::fs::write(&path, &json[..json.len() / 2]).unwrap();
+        let e = crate::synth::KeptModel::load(&path)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("model.json:1:"), "{e}");
     }
 
     #[test]

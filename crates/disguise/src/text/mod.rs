@@ -22,7 +22,7 @@ pub use budget::{budget_table, no_rule_fits};
 pub use ledger::{limit_words, overview_text, releases_csv, releases_table, status_line};
 pub use releases::{
     demo_table, histogram_columns_note, histogram_nothing_released, histogram_summary,
-    hypothesis_table, itemsets_nothing_released, itemsets_table, itemsets_truncated,
+    hypothesis_table, itemsets_nothing_released, itemsets_table, itemsets_truncated, kept_summary,
     synth_noise_warning, synth_summary,
 };
 pub use sample::sample_table;

@@ -517,6 +517,35 @@ pub fn edges_line(e: &crate::histogram::EdgeRelease) -> String {
     )
 }
 
+/// The summary of records drawn from a kept synthesizer model. Each line ends with `\n`.
+pub fn kept_summary(r: &crate::synth::kept::DrawReport) -> String {
+    let g = &*r.guarantee;
+    let guarantee = format!(
+        "({}, {})-DP by {}",
+        guarantee(g.epsilon),
+        guarantee(g.delta),
+        g.rule
+    );
+    let mut text = format!(
+        "synthetic data: {} records × {} columns drawn from the kept model {} -> {}\n",
+        thousands(*r.rows),
+        r.columns.len(),
+        *r.model,
+        *r.out
+    );
+    let _ = writeln!(
+        text,
+        "  guarantee   that of the release that made the model: {guarantee}{}",
+        if g.private {
+            ""
+        } else {
+            " — but that release was not private (a seeded generator or domains from the data)"
+        }
+    );
+    let _ = writeln!(text, "  spent       {}", r.spent);
+    text
+}
+
 /// The summary of a whole-table synthetic-data release, `written` records to `out`. Each line
 /// ends with `\n`.
 pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> String {

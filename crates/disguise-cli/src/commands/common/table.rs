@@ -15,13 +15,13 @@ pub struct TableArgs {
     /// Data file(s), read with the schema's format (or Parquet, by column name) and
     /// concatenated in order: files, folders of parts, or glob patterns. Repeat for several.
     /// Example: `--data adult.data --data adult.test`.
-    #[arg(long, value_name = "FILE", required = true)]
+    #[arg(long, value_name = "FILE")]
     pub data: Vec<PathBuf>,
     /// TOML schema giving every column's type and public domain (numeric bounds and bins,
     /// categorical levels) and the file format (shipped ones: crates/disguise/schemas/).
     /// Example: `--schema adult.schema.toml`.
     #[arg(long, value_name = "FILE")]
-    pub schema: PathBuf,
+    pub schema: Option<PathBuf>,
     /// Where to write the synthetic table: CSV with a header, the released columns in the
     /// schema's order; a categorical value is its level as the schema spells it, a numeric
     /// value drawn inside its released bin as `--values` says (the JSON report names the
@@ -34,6 +34,20 @@ pub struct TableArgs {
 }
 
 impl TableArgs {
+    /// `--data` and `--schema`, which a release needs (`synth --model` reads neither).
+    pub fn require(&self) -> anyhow::Result<()> {
+        if self.data.is_empty() {
+            anyhow::bail!("--data is required: the data file(s) to read");
+        }
+        self.schema_path().map(|_| ())
+    }
+
+    fn schema_path(&self) -> anyhow::Result<&Path> {
+        self.schema
+            .as_deref()
+            .ok_or_else(|| anyhow::anyhow!("--schema is required: the table's public schema"))
+    }
+
     /// The data files as given.
     pub fn data(&self) -> Vec<&Path> {
         self.data.iter().map(PathBuf::as_path).collect()
@@ -43,7 +57,7 @@ impl TableArgs {
     pub fn inputs<'a>(&'a self, extra: Option<&'a PathBuf>) -> Vec<&'a Path> {
         self.data
             .iter()
-            .chain([&self.schema])
+            .chain(&self.schema)
             .chain(extra)
             .map(PathBuf::as_path)
             .collect()
@@ -70,7 +84,7 @@ impl TableArgs {
     /// levels) or `source` lets the data fill them in: a check that needs no data, made
     /// before anything is charged.
     pub fn schema(&self, source: DomainSource) -> anyhow::Result<Schema> {
-        let schema = Schema::from_path(&self.schema)?;
+        let schema = Schema::from_path(self.schema_path()?)?;
         disguise::histogram::table::check_complete(&schema, source)
             .map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
         Ok(schema)
