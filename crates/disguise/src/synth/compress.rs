@@ -11,8 +11,8 @@ use crate::noise::bernoulli::uniform_below;
 /// How each column's values map to the compressed domain (McKenna, Miklau, Sheldon 2021,
 /// Section 4.1 and `compress_domain` of their code): a value whose noisy count is at least
 /// 3σ (σ the noise standard deviation of one count) keeps a code of its own; the others share
-/// one last code — unless fewer than 2 values would be kept, and then the column is left as
-/// it is. Decided from the released noisy 1-ways only: post-processing, no privacy cost.
+/// one last code, whether two, one or no value is kept (a column with nothing kept becomes one
+/// code). Decided from the released noisy 1-ways only: post-processing, no privacy cost.
 ///
 /// Records drawn on the compressed domain are mapped back by [`Compression::expand`]: a
 /// merged code becomes one of the values it stands for, uniformly at random (MST's rule).
@@ -78,7 +78,9 @@ impl Compression {
         for y in ones {
             let keep: Vec<bool> = y.iter().map(|&c| c >= KEEP_SIGMAS * sd).collect();
             let kept = keep.iter().filter(|&&k| k).count();
-            if kept < 2 || kept == y.len() {
+            // MST's rule: every value kept, or the kept ones (none, one or more) plus one code
+            // for all the rest.
+            if kept == y.len() {
                 maps.push((0..y.len() as u32).collect());
                 merged.push(Vec::new());
                 sizes.push(y.len());
@@ -183,9 +185,9 @@ impl Compression {
             .map(|(map, merged)| {
                 let keep = map.len() - merged.len();
                 let mut inverse = vec![0u32; keep];
+                // Merged values map to the last code, `keep`: the others are the kept ones.
                 for (v, &to) in map.iter().enumerate() {
-                    if (to as usize) < keep && (merged.is_empty() || !merged.contains(&(v as u32)))
-                    {
+                    if (to as usize) < keep {
                         inverse[to as usize] = v as u32;
                     }
                 }
@@ -245,8 +247,14 @@ mod tests {
         let ones = rare.iter().filter(|&&v| v == 1).count();
         // Binomial(2000, ½): within 5 sd (false alarm below 10⁻⁶).
         assert!((ones as f64 - 1000.0).abs() < 5.0 * 22.4, "{ones}");
-        // Too few kept: nothing merged.
-        let none = Compression::from_noisy(&[vec![50.0, 1.0, 2.0]], 5.0);
-        assert_eq!(none.merged_counts(), vec![0]);
+        // One value kept: it and one code for the rest (MST's rule); none kept: one code.
+        let one = Compression::from_noisy(&[vec![50.0, 1.0, 2.0], vec![1.0, 2.0]], 5.0);
+        assert_eq!(one.sizes(), &[2, 1]);
+        assert_eq!(one.merged_counts(), vec![2, 2]);
+        let mut records = vec![0u32, 0, 1, 0];
+        one.expand(&mut records, &mut rng);
+        assert_eq!(records[0], 0);
+        assert!(records[2] == 1 || records[2] == 2);
+        assert!(records[1] < 2 && records[3] < 2);
     }
 }
