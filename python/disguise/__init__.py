@@ -1556,9 +1556,7 @@ class Synthesizer(_Diagnosed, _Params):
         --save-model``): ``sample`` draws from it, reading no data and spending nothing;
         ``guarantee_`` is that of the release that made the model (every table drawn from
         it carries that and no more). ``seed`` makes its samples reproducible (INSECURE)."""
-        model = _disguise.synth_load(os.fspath(path))
-        if seed is not None:
-            model = _disguise.synth_from_json(model.to_json(), _warn_seed(seed))
+        model = _disguise.synth_load(os.fspath(path), _warn_seed(seed))
         guarantee = json.loads(model.guarantee())
         out = cls(epsilon=guarantee["epsilon"], schema=None, delta=guarantee["delta"],
                   values=values, seed=seed)

@@ -132,15 +132,17 @@ pub(crate) fn synth_from_json(text: &str, seed: Option<u64>) -> PyResult<SynthMo
     })
 }
 
-/// A kept model read from `path` (a `--save-model` file or `Synthesizer.save`'s).
+/// A kept model read from `path` (a `--save-model` file or `Synthesizer.save`'s); `seed`
+/// makes its samples reproducible.
 #[pyfunction]
-pub(crate) fn synth_load(path: std::path::PathBuf) -> PyResult<SynthModel> {
+#[pyo3(signature = (path, seed = None))]
+pub(crate) fn synth_load(path: std::path::PathBuf, seed: Option<u64>) -> PyResult<SynthModel> {
     let kept = KeptModel::load(&path).map_err(value_error)?;
     Ok(SynthModel {
         kept,
         report: None,
         warning: None,
-        seed: None,
+        seed,
     })
 }
 

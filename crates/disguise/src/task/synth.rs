@@ -349,10 +349,7 @@ impl SynthRelease {
             guarantee: crate::synth::kept::KeptGuarantee {
                 epsilon: g.epsilon,
                 delta: g.delta,
-                rule: serde_json::to_value(g.rule)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
+                rule: g.rule.name().to_string(),
                 private: self.is_private(),
             },
             model: self.synthesis.model.clone(),
