@@ -26,6 +26,18 @@ pub(crate) struct SynthModel {
     seed: Option<u64>,
 }
 
+impl SynthModel {
+    /// A model read back from a file or a pickle: no fit report, no warning.
+    fn loaded(kept: KeptModel, seed: Option<u64>) -> Self {
+        Self {
+            kept,
+            report: None,
+            warning: None,
+            seed,
+        }
+    }
+}
+
 /// `synth_from_json`'s arguments: the kept model's JSON and the seed.
 type Rebuild = (String, Option<u64>);
 
@@ -124,12 +136,7 @@ impl SynthModel {
 pub(crate) fn synth_from_json(text: &str, seed: Option<u64>) -> PyResult<SynthModel> {
     let kept: KeptModel = serde_json::from_str(text).map_err(value_error)?;
     kept.check().map_err(value_error)?;
-    Ok(SynthModel {
-        kept,
-        report: None,
-        warning: None,
-        seed,
-    })
+    Ok(SynthModel::loaded(kept, seed))
 }
 
 /// A kept model read from `path` (a `--save-model` file or `Synthesizer.save`'s); `seed`
@@ -138,12 +145,7 @@ pub(crate) fn synth_from_json(text: &str, seed: Option<u64>) -> PyResult<SynthMo
 #[pyo3(signature = (path, seed = None))]
 pub(crate) fn synth_load(path: std::path::PathBuf, seed: Option<u64>) -> PyResult<SynthModel> {
     let kept = KeptModel::load(&path).map_err(value_error)?;
-    Ok(SynthModel {
-        kept,
-        report: None,
-        warning: None,
-        seed,
-    })
+    Ok(SynthModel::loaded(kept, seed))
 }
 
 /// MST on `rows` (one list of field texts per record, in the schema's column order) under

@@ -1060,6 +1060,17 @@ mod tests {
         Schema::new(vec![gain, x, ColumnSpec::categorical("y", &["a", "b"])]).unwrap()
     }
 
+    /// An integer column over 0..=99.
+    fn gain_column() -> EdgeColumn {
+        EdgeColumn {
+            index: 0,
+            name: "gain".into(),
+            lo: 0.0,
+            hi: 99.0,
+            grid: Grid::Integers,
+        }
+    }
+
     /// [`schema`] with the marginals' bin rule at a given noise sd (a public quantity).
     fn marginal_schema(sd: f64) -> Schema {
         Schema {
@@ -1174,13 +1185,7 @@ mod tests {
 
     #[test]
     fn cells_are_equal_parts_of_the_grid_with_a_cell_for_each_mass() {
-        let c = EdgeColumn {
-            index: 0,
-            name: "gain".into(),
-            lo: 0.0,
-            hi: 99.0,
-            grid: Grid::Integers,
-        };
+        let c = gain_column();
         // The bounds' points 0 and 99 are cells of their own.
         assert_eq!(c.cell_bounds(4, &[]), vec![0, 1, 25, 50, 75, 99, 100]);
         assert_eq!(
@@ -1194,13 +1199,7 @@ mod tests {
 
     #[test]
     fn edges_cut_the_noisy_counts_into_equal_parts_and_a_one_point_cell_is_a_bin() {
-        let c = EdgeColumn {
-            index: 0,
-            name: "gain".into(),
-            lo: 0.0,
-            hi: 99.0,
-            grid: Grid::Integers,
-        };
+        let c = gain_column();
         // Cells [0, 1) (the mass at 0), [1, 50), [50, 100): 80, 10, 10 of 100.
         let bounds = [0, 1, 50, 100];
         // Four bins: the targets 1/4, 2/4, 3/4 all fall in the mass: cut on both sides.
