@@ -20,6 +20,11 @@ Examples:
   disguise synth --data adult.data --schema adult.schema.toml --epsilon 1 --delta 1e-9 \\
       --out synthetic.csv --format json
 
+  # keep the fitted model, and later draw 100,000 more rows from it (no data, no budget)
+  disguise synth --data adult.data --schema adult.schema.toml --epsilon 1 --out synthetic.csv \\
+      --save-model adult.model.json
+  disguise synth --model adult.model.json --rows 100000 --out more.csv
+
 Every column of the schema is released. A numeric column with neither `bins` nor `edges` is
 cut at private bin edges (--edge-share of the budget, split over those columns) into as many
 bins as a noisy 2-way marginal's cells can hold (each expecting at least one noise standard
