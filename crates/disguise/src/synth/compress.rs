@@ -116,6 +116,12 @@ impl Compression {
         &self.sizes
     }
 
+    /// The compressed code of column i's value v (`u32::MAX` for a value outside the
+    /// column's domain, which a count then refuses).
+    pub fn code(&self, i: usize, v: u32) -> u32 {
+        self.maps[i].get(v as usize).copied().unwrap_or(u32::MAX)
+    }
+
     /// Column i's number of values before compression.
     pub fn original_size(&self, i: usize) -> usize {
         self.maps[i].len()

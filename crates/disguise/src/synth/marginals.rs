@@ -36,6 +36,105 @@ pub struct Marginals {
     twos: Vec<Vec<u64>>,
 }
 
+/// What the synthesizer reads from a table: its exact 1-way counts first, then — once the
+/// noisy 1-ways have decided which rare values to merge — every 1-way and 2-way marginal on
+/// the compressed domain. Both are sums over records.
+pub trait Tally {
+    /// The columns' domain sizes.
+    fn sizes(&self) -> &[usize];
+    /// n, the number of records.
+    fn rows(&self) -> u64;
+    /// Each column's exact counts.
+    ///
+    /// # Errors
+    /// A code out of range.
+    fn ones(&self) -> Result<Vec<Vec<u64>>>;
+    /// Every marginal on the domain `compression` makes.
+    ///
+    /// # Errors
+    /// [`Error::Memory`] when the compressed marginals do not fit.
+    fn compressed(self, compression: &super::compress::Compression) -> Result<Marginals>;
+}
+
+/// Counted marginals (a cluster's sums): the 2-ways were counted on the full domain.
+impl Tally for Marginals {
+    fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    fn ones(&self) -> Result<Vec<Vec<u64>>> {
+        Ok(self.ones.clone())
+    }
+
+    fn compressed(self, compression: &super::compress::Compression) -> Result<Marginals> {
+        compression.marginals(&self)
+    }
+}
+
+/// A coded table in memory: the 2-ways are counted only on the compressed domain, so a
+/// column of 10⁵ levels that compresses to a few costs the memory of a few.
+#[derive(Debug)]
+pub struct CodedTable<'a> {
+    codes: Vec<&'a Codes>,
+    sizes: Vec<usize>,
+    rows: usize,
+}
+
+impl<'a> CodedTable<'a> {
+    /// The columns `codes` (each with `rows` codes below `sizes[i]`).
+    ///
+    /// # Errors
+    /// Mismatched lengths.
+    pub fn new(codes: Vec<&'a Codes>, sizes: &[usize], rows: usize) -> Result<Self> {
+        if codes.len() != sizes.len() || codes.iter().any(|c| c.len() != rows) {
+            return Err(Error::param("codes", "columns of other lengths or count"));
+        }
+        Ok(Self {
+            codes,
+            sizes: sizes.to_vec(),
+            rows,
+        })
+    }
+}
+
+impl Tally for CodedTable<'_> {
+    fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    fn rows(&self) -> u64 {
+        self.rows as u64
+    }
+
+    fn ones(&self) -> Result<Vec<Vec<u64>>> {
+        self.codes
+            .par_iter()
+            .zip(self.sizes.par_iter())
+            .enumerate()
+            .map(|(i, (c, &s))| {
+                let mut counts = vec![0u64; s];
+                for v in c.iter() {
+                    let slot = counts.get_mut(v as usize).ok_or_else(|| {
+                        Error::param("codes", format!("column {i} has code {v} ≥ {s}"))
+                    })?;
+                    *slot += 1;
+                }
+                Ok(counts)
+            })
+            .collect()
+    }
+
+    fn compressed(self, compression: &super::compress::Compression) -> Result<Marginals> {
+        Marginals::count_mapped(&self.codes, compression.sizes(), self.rows, |i, v| {
+            compression.code(i, v)
+        })
+    }
+}
+
 /// The number of cells of all 1-way and 2-way marginals of columns with these sizes, or
 /// `None` on overflow.
 pub fn cell_count(sizes: &[usize]) -> Option<u128> {
@@ -73,6 +172,19 @@ impl Marginals {
     /// [`Error::InvalidParameter`] for mismatched lengths or a code out of range;
     /// [`Error::Memory`] as [`check_size`].
     pub fn count(codes: &[&Codes], sizes: &[usize], rows: usize) -> Result<Self> {
+        Self::count_mapped(codes, sizes, rows, |_, v| v)
+    }
+
+    /// As [`Marginals::count`], of the codes mapped by `map(column, code)` (each mapped code
+    /// below `sizes[column]`): the marginals of a compressed table, counted without the
+    /// uncompressed ones.
+    ///
+    /// # Errors
+    /// As [`Marginals::count`].
+    pub fn count_mapped<M>(codes: &[&Codes], sizes: &[usize], rows: usize, map: M) -> Result<Self>
+    where
+        M: Fn(usize, u32) -> u32 + Sync,
+    {
         if codes.len() != sizes.len() {
             return Err(Error::param(
                 "codes",
@@ -93,7 +205,7 @@ impl Marginals {
             .enumerate()
             .map(|(i, (c, &s))| {
                 let mut counts = vec![0u64; s];
-                for v in c.iter() {
+                for v in c.iter().map(|v| map(i, v)) {
                     let slot = counts.get_mut(v as usize).ok_or_else(|| {
                         Error::param("codes", format!("column {i} has code {v} ≥ {s}"))
                     })?;
@@ -112,7 +224,7 @@ impl Marginals {
                 let sj = sizes[j];
                 let mut counts = vec![0u64; sizes[i] * sj];
                 for (a, b) in codes[i].iter().zip(codes[j].iter()) {
-                    counts[a as usize * sj + b as usize] += 1;
+                    counts[map(i, a) as usize * sj + map(j, b) as usize] += 1;
                 }
                 counts
             })

@@ -4,6 +4,9 @@
 //!
 //! 1. **1-ways**: every column's counts, measured with noise ([`Plan`]); values whose noisy
 //!    count is below 3σ are merged into one ([`Compression`], MST's domain compression).
+//!    Only then are the 2-way marginals counted, on the compressed domain ([`Tally`]): a
+//!    column of 10⁵ levels costs the cells it compresses to (one process; a cluster sums
+//!    full marginals and compresses them).
 //! 2. **Tree**: d − 1 pairs of columns, a maximum spanning tree of the pairs' scores (the L1
 //!    error of the independence model of the noisy 1-ways on each pair) chosen by the private
 //!    greedy of Mitrovic et al. (2017, Algorithm 2) over the graphic matroid with the
@@ -19,7 +22,8 @@
 //! record): ε-DP with Laplace measurements (basic composition of three ε/3 steps), or
 //! (ε, δ)-DP with Gaussian measurements (ρ-zCDP, ρ/3 per step, converted by Canonne, Kamath
 //! and Steinke 2020). Sensitivities and the split are on [`Plan`]; the data is read only
-//! through [`Marginals`], and everything after the three measurements is post-processing.
+//! through a [`Tally`] (exact counts), and everything after the three measurements is
+//! post-processing (the compression included: a function of the noisy 1-ways).
 //! The domains (levels, numeric bounds and bins) must be public.
 //!
 //! MST itself is calibrated for add/remove-one neighbours: replacing a record is removing
@@ -59,7 +63,7 @@ pub mod tree;
 
 pub use compress::Compression;
 pub use kept::KeptModel;
-pub use marginals::Marginals;
+pub use marginals::{CodedTable, Marginals, Tally};
 pub use measure::{CountNoise, MeasurementNoise, Plan};
 pub use model::{FitSummary, Measured, TreeModel};
 
@@ -139,19 +143,19 @@ impl Synthesis {
     }
 }
 
-/// Runs MST on the table whose marginals are `marginals` (see the [module docs](self)),
-/// dropped as soon as their compressed copy is made.
+/// Runs MST on the table `tally` counts (see the [module docs](self)): its 1-ways, then its
+/// marginals on the compressed domain ([`Tally`]), dropped as soon as they are counted.
 ///
 /// # Errors
 /// As [`Plan::new`] (fewer than 2 columns, Gaussian noise without δ); fewer than 2 records;
 /// the mechanisms' errors.
-pub fn synthesize(
-    marginals: Marginals,
+pub fn synthesize<T: Tally>(
+    tally: T,
     config: &SynthConfig,
     rng: &mut SecureRng,
 ) -> Result<Synthesis> {
-    let d = marginals.width();
-    let n = marginals.rows();
+    let d = tally.sizes().len();
+    let n = tally.rows();
     if n < 2 {
         return Err(crate::Error::param(
             "rows",
@@ -167,9 +171,12 @@ pub fn synthesize(
         config.noise,
     )?;
     let nf = n as f64;
-    let noisy: Vec<Vec<f64>> = (0..d)
-        .map(|i| plan.ones.measure(marginals.one(i), rng))
+    let exact = tally.ones()?;
+    let noisy: Vec<Vec<f64>> = exact
+        .iter()
+        .map(|one| plan.ones.measure(one, rng))
         .collect::<Result<_>>()?;
+    drop(exact);
     // Rare values merged (post-processing of the noisy 1-ways), then everything on the
     // compressed domain: the same sensitivities, fewer noisy cells.
     let variance = plan.ones.variance();
@@ -179,8 +186,7 @@ pub fn synthesize(
         .enumerate()
         .map(|(i, y)| compression.measured_one(i, y, variance))
         .collect();
-    let compressed = compression.marginals(&marginals)?;
-    drop(marginals);
+    let compressed = tally.compressed(&compression)?;
     let laws: Vec<Vec<f64>> = ones
         .iter()
         .map(|m| {
