@@ -111,21 +111,7 @@ impl Tally for CodedTable<'_> {
     }
 
     fn ones(&self) -> Result<Vec<Vec<u64>>> {
-        self.codes
-            .par_iter()
-            .zip(self.sizes.par_iter())
-            .enumerate()
-            .map(|(i, (c, &s))| {
-                let mut counts = vec![0u64; s];
-                for v in c.iter() {
-                    let slot = counts.get_mut(v as usize).ok_or_else(|| {
-                        Error::param("codes", format!("column {i} has code {v} ≥ {s}"))
-                    })?;
-                    *slot += 1;
-                }
-                Ok(counts)
-            })
-            .collect()
+        count_ones(&self.codes, &self.sizes, |_, v| v)
     }
 
     fn compressed(self, compression: &super::compress::Compression) -> Result<Marginals> {
@@ -133,6 +119,31 @@ impl Tally for CodedTable<'_> {
             compression.code(i, v)
         })
     }
+}
+
+/// Each column's counts of its codes mapped by `map(column, code)`, in parallel.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for a mapped code ≥ its column's size.
+fn count_ones<M>(codes: &[&Codes], sizes: &[usize], map: M) -> Result<Vec<Vec<u64>>>
+where
+    M: Fn(usize, u32) -> u32 + Sync,
+{
+    codes
+        .par_iter()
+        .zip(sizes.par_iter())
+        .enumerate()
+        .map(|(i, (c, &s))| {
+            let mut counts = vec![0u64; s];
+            for v in c.iter().map(|v| map(i, v)) {
+                let slot = counts.get_mut(v as usize).ok_or_else(|| {
+                    Error::param("codes", format!("column {i} has code {v} ≥ {s}"))
+                })?;
+                *slot += 1;
+            }
+            Ok(counts)
+        })
+        .collect()
 }
 
 /// The number of cells of all 1-way and 2-way marginals of columns with these sizes, or
@@ -199,21 +210,7 @@ impl Marginals {
         }
         check_size(sizes)?;
         let d = sizes.len();
-        let ones: Vec<Vec<u64>> = codes
-            .par_iter()
-            .zip(sizes.par_iter())
-            .enumerate()
-            .map(|(i, (c, &s))| {
-                let mut counts = vec![0u64; s];
-                for v in c.iter().map(|v| map(i, v)) {
-                    let slot = counts.get_mut(v as usize).ok_or_else(|| {
-                        Error::param("codes", format!("column {i} has code {v} ≥ {s}"))
-                    })?;
-                    *slot += 1;
-                }
-                Ok(counts)
-            })
-            .collect::<Result<_>>()?;
+        let ones = count_ones(codes, sizes, &map)?;
         let pairs: Vec<(usize, usize)> = (0..d)
             .flat_map(|i| (i + 1..d).map(move |j| (i, j)))
             .collect();
