@@ -55,6 +55,7 @@
 //! ```
 
 pub mod compress;
+pub mod graphical;
 pub mod kept;
 pub mod marginals;
 pub mod measure;
@@ -62,6 +63,7 @@ pub mod model;
 pub mod tree;
 
 pub use compress::Compression;
+pub use graphical::{GraphicalModel, JunctionTree};
 pub use kept::KeptModel;
 pub use marginals::{CodedTable, Marginals, Tally};
 pub use measure::{CountNoise, MeasurementNoise, Plan};

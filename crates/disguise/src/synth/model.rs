@@ -159,7 +159,7 @@ impl TryFrom<TreeModelFile> for TreeModel {
     }
 }
 
-const TOTAL: u64 = 1 << 53;
+pub(crate) const TOTAL: u64 = 1 << 53;
 
 impl TreeModel {
     /// Fits the tree model with edges `edges` (pairs (i, j), i < j, spanning the columns) to
@@ -453,14 +453,14 @@ impl TreeModel {
 }
 
 /// The index whose cumulative weight first exceeds 53 uniform bits.
-fn draw(cumulative: &[u64], rng: &mut SecureRng) -> usize {
+pub(crate) fn draw(cumulative: &[u64], rng: &mut SecureRng) -> usize {
     let u = rng.next_u64() >> 11;
     cumulative.partition_point(|&c| c <= u)
 }
 
 /// Probabilities (any non-negative weights) as integers summing to 2⁵³, by largest
 /// remainders; all-zero weights become uniform.
-fn quantize(weights: &[f64]) -> Vec<u64> {
+pub(crate) fn quantize(weights: &[f64]) -> Vec<u64> {
     let total: f64 = weights.iter().map(|w| w.max(0.0)).sum();
     let k = weights.len();
     if !(total > 0.0 && total.is_finite()) {
@@ -507,7 +507,7 @@ fn quantize(weights: &[f64]) -> Vec<u64> {
     out
 }
 
-fn cumulate(weights: &[u64]) -> Vec<u64> {
+pub(crate) fn cumulate(weights: &[u64]) -> Vec<u64> {
     let mut acc = 0u64;
     weights
         .iter()
@@ -659,7 +659,7 @@ struct Fit<'a> {
     n: f64,
 }
 
-fn logsumexp(v: impl Iterator<Item = f64> + Clone) -> f64 {
+pub(crate) fn logsumexp(v: impl Iterator<Item = f64> + Clone) -> f64 {
     let m = v.clone().fold(f64::NEG_INFINITY, f64::max);
     if m == f64::NEG_INFINITY {
         return m;
