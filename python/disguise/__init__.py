@@ -1443,18 +1443,20 @@ def _sample_frame(release: Any, n: int | None, values: str) -> Any:
 
 
 class Synthesizer(_Diagnosed, _Params):
-    """Whole-table differentially private synthetic data: MST (McKenna, Miklau, Sheldon
-    2021) on disguise's engine.
+    """Whole-table differentially private synthetic data on disguise's engine: AIM (McKenna,
+    Mullins, Sheldon, Miklau 2022) or MST (McKenna, Miklau, Sheldon 2021).
 
-    ``fit(data)`` measures every column's counts with noise, chooses d - 1 pairs of columns
-    as a private maximum spanning tree (the exponential mechanism inside disguise's private
-    greedy on the graphic matroid), measures those pairs' counts with noise and fits a
-    tree-structured model to all of them; ``sample(n)`` draws n records from the model
-    (default n: the number of records, public under replace-one neighbours) — post-processing
-    that costs no privacy. epsilon (and delta) is split in three equal parts. With
-    ``delta=0`` (the default) the measurements are discrete Laplace and the guarantee is pure
-    epsilon-DP; with ``delta > 0`` they are discrete Gaussian (``noise="gaussian"``, less noise
-    for many columns) and the guarantee is (epsilon, delta)-DP through zCDP. Neighbours are
+    ``method="aim"`` (the default when ``delta > 0``) measures every column's counts with
+    discrete Gaussian noise, then in rounds lets the exponential mechanism choose the marginal
+    (every 2-way, and the 3-ways that hold the ``target`` column — by default the schema's
+    ``target``) the current model gets most wrong, measures it and refits a graphical model on
+    a junction tree; the guarantee is (epsilon, delta)-DP through zCDP. ``method="mst"`` (the
+    default at ``delta=0``) measures every column's counts, chooses d - 1 pairs of columns as
+    a private maximum spanning tree (the exponential mechanism inside disguise's private
+    greedy on the graphic matroid), measures those pairs and fits a tree-structured model;
+    with ``delta=0`` its measurements are discrete Laplace and the guarantee pure epsilon-DP.
+    ``sample(n)`` draws n records from the model (default n: the number of records, public
+    under replace-one neighbours) — post-processing that costs no privacy. Neighbours are
     replace-one; every domain must be public (``schema``, as for ``ProjectedHistogram``).
     A numeric column with neither ``bins`` nor ``edges`` is cut at private bin edges, paid
     from ``edge_share`` (default 0.2) of the budget split over those columns, into as many bins
@@ -1465,8 +1467,10 @@ class Synthesizer(_Diagnosed, _Params):
     identifier).
 
     Attributes after ``fit``, the release and what is computed from it and the public
-    inputs: ``tree_`` (the measured pairs of column names, as the exponential mechanism chose
-    them), ``guarantee_`` and ``report_`` (the noise, the values merged by the compression of
+    inputs: ``marginals_`` (the measured marginals of two or more columns, as tuples of
+    column names, in the order the exponential mechanism chose them; ``report_["measured"]``
+    lists every measurement with its noise and the selection's epsilon), ``tree_`` (MST's
+    pairs; ``None`` for AIM), ``guarantee_`` and ``report_`` (the noise, the values merged by the compression of
     the noisy 1-ways, the fit to the noisy marginals). With ``diagnostics=True`` also
     ``not_private_`` (and ``report_["not_private"]``): how many values of each numeric column
     were clamped into its edge bins, counted on the private data, NOT covered by the
@@ -1501,6 +1505,8 @@ class Synthesizer(_Diagnosed, _Params):
         exclude: Sequence[str] | None = None,
         diagnostics: bool = False,
         edge_share: float = 0.2,
+        method: str | None = None,
+        target: str | None = None,
     ):
         self._keep_params(locals())
 
@@ -1520,10 +1526,14 @@ class Synthesizer(_Diagnosed, _Params):
             iterations,
             run,
             float(self.edge_share),
+            None if self.method is None else str(self.method),
+            None if self.target is None else str(self.target),
         )
         report = json.loads(self._model.report())
         self.report_ = report
-        self.tree_ = [tuple(p) for p in report["tree"]]
+        self.marginals_ = [tuple(m["columns"]) for m in report["measured"]
+                           if len(m["columns"]) > 1]
+        self.tree_ = [tuple(p) for p in report["tree"]] if "tree" in report else None
         self.guarantee_ = _guarantee(report, True)
         warning = self._model.noise_warning()
         if warning:

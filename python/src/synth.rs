@@ -151,7 +151,7 @@ pub(crate) fn synth_load(path: std::path::PathBuf, seed: Option<u64>) -> PyResul
 /// MST on `rows` (one list of field texts per record, in the schema's column order) under
 /// `schema_json`: every column released.
 #[pyfunction]
-#[pyo3(signature = (schema_json, rows, epsilon, delta, noise, iterations, run, edge_share = disguise::histogram::DEFAULT_EDGE_SHARE))]
+#[pyo3(signature = (schema_json, rows, epsilon, delta, noise, iterations, run, edge_share = disguise::histogram::DEFAULT_EDGE_SHARE, method = None, target = None))]
 #[allow(clippy::too_many_arguments)] // the keyword arguments of one Python estimator
 pub(crate) fn synth_fit(
     py: Python<'_>,
@@ -163,14 +163,22 @@ pub(crate) fn synth_fit(
     iterations: usize,
     run: Run,
     edge_share: f64,
+    method: Option<&str>,
+    target: Option<String>,
 ) -> PyResult<SynthModel> {
     let charge = Charge::of(&run)?;
+    if let Some(m) = method.filter(|m| !["aim", "mst"].contains(m)) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "method: '{m}' is not one of 'aim', 'mst'"
+        )));
+    }
     let request = Synth {
-        delta,
+        epsilon,
         noise: noise.map(named::<MeasurementNoise>).transpose()?,
         iterations,
         edge_share,
-        ..Synth::new(epsilon)
+        target,
+        ..Synth::with_method(method, delta)
     };
     request.validate().map_err(value_error)?;
     // Everything that needs no data is checked before the reservation: the schema complete
@@ -178,9 +186,14 @@ pub(crate) fn synth_fit(
     let schema: Schema = serde_json::from_str(schema_json).map_err(value_error)?;
     disguise::histogram::table::check_complete(&schema, DomainSource::Schema)
         .map_err(value_error)?;
+    let request = Synth {
+        target: request.target.clone().or_else(|| schema.default_target()),
+        ..request
+    };
     let schema = request.reading(&schema).map_err(value_error)?;
-    let reserved = reserve_plan(&charge, "synthetic data (MST)", || request.plan(&schema))
-        .map_err(library_error)?;
+    let label = format!("synthetic data ({})", request.method.name().to_uppercase());
+    let reserved =
+        reserve_plan(&charge, &label, || request.plan(&schema)).map_err(library_error)?;
     // The data is read from here on: a failure says what stays charged.
     let released = (|| {
         run.deferred()?;

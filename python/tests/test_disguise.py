@@ -1074,3 +1074,30 @@ def test_numeric_columns_without_bins_get_private_edges_inside_the_budget():
     h = quiet(disguise.ProjectedHistogram(epsilon=2.0, schema=schema, k=1, seed=3).fit, data)
     assert abs(h.report_["edges"]["budget"]["epsilon"] - 0.2 * 2.0) < 1e-12
     assert h.guarantee_["epsilon"] <= 2.0 + 1e-12
+
+
+def test_aim_is_the_default_with_delta_and_measures_the_target_with_its_predictors():
+    data = sick_table()
+    s = quiet(disguise.Synthesizer(epsilon=3.0, delta=1e-6, schema=SCHEMA, seed=2).fit, data)
+    assert s.report_["method"] == "aim" and s.tree_ is None
+    assert s.guarantee_["epsilon"] <= 3.0 + 1e-12 and s.guarantee_["delta"] <= 1e-6
+    # Every column's 1-way first, then the chosen marginals; sick = smoker is measured.
+    ones = [m for m in s.report_["measured"] if len(m["columns"]) == 1]
+    assert len(ones) >= 4 and all("selection_epsilon" not in m for m in ones[:4])
+    assert any({"smoker", "sick"} <= set(m) for m in s.marginals_), s.marginals_
+    table = s.sample()
+    agree = np.mean(np.asarray(table["smoker"]) == np.asarray(table["sick"]))
+    assert 0.8 <= agree <= 0.97, agree
+    # A fitted AIM model pickles like MST's.
+    import pickle
+    back = pickle.loads(pickle.dumps(s))
+    assert list(np.asarray(back.sample(30)["city"])) == list(np.asarray(s.sample(30)["city"]))
+    mst = quiet(disguise.Synthesizer(epsilon=3.0, delta=1e-6, schema=SCHEMA, seed=2,
+                                     method="mst").fit, data)
+    assert mst.report_["method"] == "mst" and len(mst.tree_) == 3
+    with pytest.raises(ValueError, match="method"):
+        disguise.Synthesizer(epsilon=3.0, delta=1e-6, schema=SCHEMA, method="pgm").fit(data)
+    with pytest.raises(ValueError, match="δ > 0"):
+        disguise.Synthesizer(epsilon=3.0, schema=SCHEMA, method="aim").fit(data)
+    with pytest.raises(ValueError, match="nosuch"):
+        disguise.Synthesizer(epsilon=3.0, delta=1e-6, schema=SCHEMA, target="nosuch").fit(data)

@@ -253,14 +253,14 @@ def test_projected_histogram_shows_only_its_release():
 
 
 def test_synthesizer_shows_only_its_release():
-    # Released: the tree and the values merged by the compression of the noisy 1-ways. The
+    # Released: the measured marginals and the values merged by the compression of the noisy 1-ways. The
     # fit (its losses, its iterations) and the rows drawn differ by nature.
     for delta in (0.0, 1e-6):
         check(
             lambda data: with_sample(disguise.Synthesizer(
                 epsilon=20.0, delta=delta, schema=TABLE_SCHEMA, seed=3), data),
             table_pairs(),
-            lambda seen: (seen["tree_"], seen["report_"]["merged"]),
+            lambda seen: (seen["marginals_"], seen["report_"]["merged"]),
             ("fit", "sample"),
         )
 

@@ -53,6 +53,15 @@ pub struct Args {
     /// How many synthetic records to write (default: n, the table's public size).
     #[arg(long, value_name = "N")]
     rows: Option<u64>,
+    /// The synthesizer: `aim` — adaptive rounds over every 2-way marginal and the 3-ways
+    /// with the target, on a junction tree (needs --delta > 0); `mst` — a tree of 2-ways.
+    /// Default: aim when --delta > 0, else mst.
+    #[arg(long, value_name = "METHOD", value_parser = ["aim", "mst"])]
+    method: Option<String>,
+    /// AIM's target column: its 3-way marginals join the workload (default: the schema's
+    /// `target`). Example: `--target income`.
+    #[arg(long, value_name = "COL")]
+    target: Option<String>,
     /// At most this many mirror-descent iterations of the fit.
     #[arg(long, value_name = "N", default_value_t = disguise::synth::DEFAULT_ITERATIONS)]
     iterations: usize,
@@ -102,6 +111,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rows: args.rows,
         iterations: args.iterations,
         edge_share: args.edge_share,
+        target: args.target.clone(),
+        ..Synth::with_method(args.method.as_deref(), args.delta.value)
     };
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     table.check_inputs(None)?;
@@ -110,13 +121,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .schema(DomainSource::Schema)?
         .without(&args.exclude)
         .map_err(|e| flagged(e, &flag_of))?;
+    let request = Synth {
+        target: request.target.clone().or_else(|| schema.default_target()),
+        ..request
+    };
     let schema = request.reading(&schema).map_err(|e| flagged(e, &flag_of))?;
     table.check_out(None)?;
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
     // Charged before a record is read, from the options and the schema alone.
-    let reserved = run.reserve(charge.as_ref(), "synthetic data (MST)", || {
-        request.plan(&schema)
-    })?;
+    let label = format!("synthetic data ({})", request.method.name().to_uppercase());
+    let reserved = run.reserve(charge.as_ref(), &label, || request.plan(&schema))?;
     let cluster = table.cluster()?;
     let files = disguise::data::Parts::resolve_all(&table.data)?;
     let (release, clamped, mut rng) = match &cluster {

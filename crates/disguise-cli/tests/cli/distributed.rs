@@ -1411,48 +1411,65 @@ fn a_distributed_release_draws_the_private_edges_of_one_process() {
     );
 }
 
-/// Whole-table synthetic data (the tree, the fit, the synthetic file) is the one-process
-/// release for one file dealt row by row and for parts dealt whole: the workers' marginals
-/// add up to the table's exactly.
+/// Whole-table synthetic data (the tree or AIM's rounds, the fit, the synthetic file) is the
+/// one-process release for one file dealt row by row and for parts dealt whole: the workers'
+/// counts, 1-ways and then the compressed marginals worker 0 asks for, add up to the
+/// table's exactly.
 #[test]
 fn synthetic_data_is_the_same_for_every_partition() {
     let dir = dir_with("synth", &[]);
     table(&dir);
-    let args = |data: &str, extra: &str| {
-        command(
-            "synth --schema schema.toml --epsilon 2 --seed 3 --out out.csv --format json --data",
-            data,
-            extra,
-        )
-    };
-    let result = |stdout: &[u8]| {
-        let mut report: serde_json::Value = serde_json::from_slice(stdout).expect("json");
-        report.as_object_mut().expect("object").remove("data");
-        let csv = std::fs::read_to_string(dir.join("out.csv")).expect("out.csv");
-        std::fs::remove_file(dir.join("out.csv")).expect("remove");
-        (report, csv)
-    };
-    let one = disguise(&dir)
-        .args(args("table.csv", ""))
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let one = result(&one);
-    assert!(one.1.lines().count() > 100, "{}", one.1);
-    for (data, extra) in [("table.csv", "--workers 3"), ("parts", "")] {
-        let out = disguise(&dir)
-            .args(args(data, extra))
+    // MST (δ = 0), and AIM with its 3-ways that hold the target (δ > 0).
+    for method in ["", "--delta 1e-6"] {
+        let args = |data: &str, extra: &str| {
+            command(
+                &format!(
+                    "synth --schema schema.toml --epsilon 2 --seed 3 --out out.csv --format json \
+                     {method} --data"
+                ),
+                data,
+                extra,
+            )
+        };
+        let result = |stdout: &[u8]| {
+            let mut report: serde_json::Value = serde_json::from_slice(stdout).expect("json");
+            report.as_object_mut().expect("object").remove("data");
+            let csv = std::fs::read_to_string(dir.join("out.csv")).expect("out.csv");
+            std::fs::remove_file(dir.join("out.csv")).expect("remove");
+            (report, csv)
+        };
+        let one = disguise(&dir)
+            .args(args("table.csv", ""))
             .assert()
             .success()
             .get_output()
             .stdout
             .clone();
-        assert_eq!(result(&out), one, "{data} {extra}");
-    }
-    for (processes, workers, data) in [(2, 1, "table.csv"), (2, 2, "parts")] {
-        let out = cluster_stdout(&dir, &args(data, ""), processes, workers);
-        assert_eq!(result(&out), one, "{processes}×{workers} on {data}");
+        let one = result(&one);
+        assert!(one.1.lines().count() > 100, "{}", one.1);
+        let three_way = one.0["measured"]
+            .as_array()
+            .expect("measured")
+            .iter()
+            .any(|m| m["columns"].as_array().is_some_and(|c| c.len() == 3));
+        assert_eq!(three_way, !method.is_empty(), "{}", one.0);
+        for (data, extra) in [("table.csv", "--workers 3"), ("parts", "")] {
+            let out = disguise(&dir)
+                .args(args(data, extra))
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone();
+            assert_eq!(result(&out), one, "{method}: {data} {extra}");
+        }
+        for (processes, workers, data) in [(2, 1, "table.csv"), (2, 2, "parts")] {
+            let out = cluster_stdout(&dir, &args(data, ""), processes, workers);
+            assert_eq!(
+                result(&out),
+                one,
+                "{method}: {processes}×{workers} on {data}"
+            );
+        }
     }
 }

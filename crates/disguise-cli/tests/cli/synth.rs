@@ -213,7 +213,7 @@ fn clamped_values_are_counted_only_as_diagnostics() {
     );
     // The noise's total-variation bound is labelled for what it is computed on.
     assert!(
-        stdout.contains("on the released domains and tree"),
+        stdout.contains("on the released domains and marginals"),
         "{stdout}"
     );
 }
@@ -374,7 +374,7 @@ fn a_kept_model_draws_more_rows_without_data_or_budget() {
     let text = std::fs::read_to_string(dir.join("m.json")).unwrap();
     let doc = json(text.as_bytes());
     assert_eq!(doc["format"], "disguise-synth-model");
-    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["version"], 2);
     // The data and schema are not needed: remove them.
     std::fs::remove_file(dir.join("data.csv")).unwrap();
     let draw = |out: &str, extra: &str| {
@@ -417,4 +417,75 @@ fn a_kept_model_draws_more_rows_without_data_or_budget() {
         &words("synth --out d.csv --epsilon 1"),
         "--data is required",
     );
+}
+
+#[test]
+fn aim_measures_marginals_with_the_target_and_keeps_its_junction_tree() {
+    let dir = setup("aim");
+    // δ > 0: AIM by default.
+    let out = synth(
+        &dir,
+        "--epsilon 2 --delta 1e-6 --seed 4 --format json --save-model m.json",
+    )
+    .success();
+    let doc = json(&out.get_output().stdout);
+    assert_eq!(doc["method"], "aim");
+    assert!(doc.get("tree").is_none(), "{doc}");
+    assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 2.0);
+    assert!(doc["guarantee"]["delta"].as_f64().unwrap() <= 1e-6);
+    let measured = doc["measured"].as_array().unwrap();
+    // The 4 columns' 1-ways first, measured without a choice; then the rounds' choices.
+    for m in &measured[..4] {
+        assert_eq!(m["columns"].as_array().unwrap().len(), 1, "{m}");
+        assert!(m.get("selection_epsilon").is_none(), "{m}");
+    }
+    assert!(measured.len() > 4, "{doc}");
+    assert!(
+        measured[4..]
+            .iter()
+            .all(|m| m["selection_epsilon"].as_f64().unwrap() > 0.0)
+    );
+    // sick = smoker: a marginal holding both is measured, and the table keeps it.
+    let both = measured.iter().any(|m| {
+        let c = m["columns"].to_string();
+        c.contains("smoker") && c.contains("sick")
+    });
+    assert!(both, "{doc}");
+    let text = std::fs::read_to_string(dir.join("syn.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let same = rows.iter().filter(|r| r[1] == r[3]).count();
+    assert!(same > 2700, "{same} of 3000 rows keep sick = smoker");
+    // The kept model is a junction tree, and draws without data.
+    let kept = std::fs::read_to_string(dir.join("m.json")).unwrap();
+    assert!(kept.contains("\"junction\""), "{}", &kept[..200]);
+    disguise(&dir)
+        .args(words(
+            "synth --model m.json --rows 100 --out more.csv --seed 1 -q",
+        ))
+        .assert()
+        .success();
+    let more = std::fs::read_to_string(dir.join("more.csv")).unwrap();
+    assert_eq!(more.lines().count(), 101);
+    // MST on request; AIM needs δ > 0 and a target that is a column, refused before any
+    // record is read.
+    let out = synth(
+        &dir,
+        "--epsilon 2 --delta 1e-6 --method mst --seed 4 --format json",
+    )
+    .success();
+    let doc = json(&out.get_output().stdout);
+    assert_eq!(doc["method"], "mst");
+    assert_eq!(doc["tree"].as_array().unwrap().len(), 3);
+    let base = "synth --data data.csv --schema schema.toml --out syn.csv --epsilon 1";
+    for (extra, needle) in [
+        ("--method aim", "δ > 0"),
+        ("--delta 1e-6 --target nosuch", "nosuch"),
+    ] {
+        let args: Vec<&str> = words(base).into_iter().chain(words(extra)).collect();
+        fails_with(&dir, &args, needle);
+    }
 }

@@ -60,6 +60,7 @@ mod network;
 mod secure;
 mod sharded;
 mod table;
+mod tally;
 
 pub use agreement::{Agreement, RequestValue, refuse_stream};
 pub use secure::ClusterKey;
@@ -68,6 +69,7 @@ pub(crate) use sharded::{Link, Msg, Serve};
 pub use table::{
     read_friend_lists_share, read_points_share, read_sets_share, read_share, release_edges_share,
 };
+pub use tally::ClusterTally;
 
 use crate::error::{Error, Result};
 use std::path::Path;

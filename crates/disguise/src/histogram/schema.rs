@@ -526,6 +526,11 @@ impl Schema {
         })
     }
 
+    /// The schema's `target` when it names one of its columns (an excluded target is none).
+    pub fn default_target(&self) -> Option<String> {
+        self.target.clone().filter(|t| self.column_index(t).is_ok())
+    }
+
     /// The column names, in order.
     pub fn names(&self) -> Vec<String> {
         self.columns

@@ -111,6 +111,53 @@ impl Compression {
         }
     }
 
+    /// The compression as words, for a cluster's workers ([`Compression::from_words`]):
+    /// d, then per column its original size, its map, its compressed size, the number of
+    /// merged values and those values.
+    pub fn to_words(&self) -> Vec<u64> {
+        let mut out = vec![self.maps.len() as u64];
+        for i in 0..self.maps.len() {
+            out.push(self.maps[i].len() as u64);
+            out.extend(self.maps[i].iter().map(|&c| u64::from(c)));
+            out.push(self.sizes[i] as u64);
+            out.push(self.merged[i].len() as u64);
+            out.extend(self.merged[i].iter().map(|&c| u64::from(c)));
+        }
+        out
+    }
+
+    /// Reads a compression that [`Compression::to_words`] wrote, checked as a file's.
+    ///
+    /// # Errors
+    /// Short or inconsistent words.
+    pub fn from_words(words: &mut impl Iterator<Item = u64>) -> Result<Self> {
+        let short = || crate::Error::param("compression", "short words");
+        let mut next = || words.next().ok_or_else(short);
+        let small = |w: u64| u32::try_from(w).map_err(|_| short());
+        let d = next()? as usize;
+        let (mut maps, mut merged, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..d {
+            let s = next()?;
+            maps.push(
+                (0..s)
+                    .map(|_| small(next()?))
+                    .collect::<Result<Vec<u32>>>()?,
+            );
+            sizes.push(next()? as usize);
+            let k = next()?;
+            merged.push(
+                (0..k)
+                    .map(|_| small(next()?))
+                    .collect::<Result<Vec<u32>>>()?,
+            );
+        }
+        Self::try_from(CompressionFile {
+            maps,
+            merged,
+            sizes,
+        })
+    }
+
     /// The compressed domain sizes.
     pub fn sizes(&self) -> &[usize] {
         &self.sizes

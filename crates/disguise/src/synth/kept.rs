@@ -21,6 +21,7 @@
 //! codes agree), so a damaged or hand-edited file gives an error naming the problem, never a
 //! panic.
 
+use super::Model;
 use super::compress::Compression;
 use super::model::TreeModel;
 use crate::error::{Error, Result};
@@ -34,8 +35,9 @@ use std::path::Path;
 /// The `format` field of a kept model's file.
 pub const FORMAT: &str = "disguise-synth-model";
 
-/// The version of the format this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The version of the format this build writes (it also reads version 1, MST's tree model
+/// before AIM's junction trees).
+pub const VERSION: u32 = 2;
 
 /// Records are drawn in chunks of this many, each from its own generator forked in order, so
 /// that the output does not depend on the number of threads.
@@ -73,10 +75,51 @@ pub struct KeptModel {
     pub rows: u64,
     /// The release's guarantee.
     pub guarantee: KeptGuarantee,
-    /// The fitted model, on the compressed domain.
-    pub model: TreeModel,
+    /// The fitted model, on the compressed domain: `{"tree": …}` (MST) or `{"junction": …}`
+    /// (AIM).
+    pub model: Model,
     /// Which rare values were merged.
     pub compression: Compression,
+}
+
+/// What every version's file starts with.
+#[derive(Deserialize)]
+struct Header {
+    format: String,
+    version: u32,
+}
+
+/// Version 1: the model was always MST's tree.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeptModelV1 {
+    format: String,
+    /// 1 (read by [`Header`]).
+    #[serde(rename = "version")]
+    _version: u32,
+    names: Vec<String>,
+    domains: Vec<Domain>,
+    values: Values,
+    rows: u64,
+    guarantee: KeptGuarantee,
+    model: TreeModel,
+    compression: Compression,
+}
+
+impl From<KeptModelV1> for KeptModel {
+    fn from(v: KeptModelV1) -> Self {
+        Self {
+            format: v.format,
+            version: VERSION,
+            names: v.names,
+            domains: v.domains,
+            values: v.values,
+            rows: v.rows,
+            guarantee: v.guarantee,
+            model: Model::Tree(v.model),
+            compression: v.compression,
+        }
+    }
 }
 
 impl KeptModel {
@@ -128,7 +171,7 @@ impl KeptModel {
     pub fn load(path: &Path) -> Result<Self> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::io_with(path.display().to_string(), e))?;
-        let model: KeptModel = serde_json::from_str(&text).map_err(|e| {
+        let parse_error = |e: serde_json::Error| {
             Error::parse(format!(
                 "{}:{}:{}: {}",
                 path.display(),
@@ -136,7 +179,15 @@ impl KeptModel {
                 e.column(),
                 strip_position(&e.to_string())
             ))
-        })?;
+        };
+        let header: Header = serde_json::from_str(&text).map_err(parse_error)?;
+        let model: KeptModel = if header.format == FORMAT && header.version == 1 {
+            serde_json::from_str::<KeptModelV1>(&text)
+                .map_err(parse_error)?
+                .into()
+        } else {
+            serde_json::from_str(&text).map_err(parse_error)?
+        };
         model
             .check()
             .map_err(|e| Error::parse(format!("{}: {e}", path.display())))?;

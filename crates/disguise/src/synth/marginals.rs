@@ -48,12 +48,47 @@ pub trait Tally {
     ///
     /// # Errors
     /// A code out of range.
-    fn ones(&self) -> Result<Vec<Vec<u64>>>;
+    fn ones(&mut self) -> Result<Vec<Vec<u64>>>;
     /// Every marginal on the domain `compression` makes.
     ///
     /// # Errors
     /// [`Error::Memory`] when the compressed marginals do not fit.
     fn compressed(self, compression: &super::compress::Compression) -> Result<Marginals>;
+    /// The exact counts of each of `cliques` (sorted columns; a table row-major over them,
+    /// the last column fastest) on the domain `compression` makes.
+    ///
+    /// # Errors
+    /// [`Error::Memory`] when the tables do not fit; a clique this tally cannot count.
+    fn counts(
+        self,
+        compression: &super::compress::Compression,
+        cliques: &[Vec<usize>],
+    ) -> Result<Vec<Vec<u64>>>;
+}
+
+/// Checks that tables over `cliques` of columns of `sizes` fit in memory; their cells.
+fn check_cliques(sizes: &[usize], cliques: &[Vec<usize>]) -> Result<u128> {
+    let mut total: u128 = 0;
+    for c in cliques {
+        if c.is_empty() || c.windows(2).any(|w| w[0] >= w[1]) || c.iter().any(|&i| i >= sizes.len())
+        {
+            return Err(Error::param(
+                "cliques",
+                format!("{c:?} is not a sorted set of columns"),
+            ));
+        }
+        let cells = c
+            .iter()
+            .try_fold(1u128, |acc, &i| acc.checked_mul(sizes[i] as u128))
+            .ok_or_else(|| Error::Overflow(format!("the table of columns {c:?}")))?;
+        total = total.saturating_add(cells);
+    }
+    crate::memory::check(
+        &format!("the measured marginals ({total} cells)"),
+        total.saturating_mul(8),
+        "give numeric columns fewer bins in the schema, or drop columns with many levels",
+    )?;
+    Ok(total)
 }
 
 /// Counted marginals (a cluster's sums): the 2-ways were counted on the full domain.
@@ -66,12 +101,37 @@ impl Tally for Marginals {
         self.rows
     }
 
-    fn ones(&self) -> Result<Vec<Vec<u64>>> {
+    fn ones(&mut self) -> Result<Vec<Vec<u64>>> {
         Ok(self.ones.clone())
     }
 
     fn compressed(self, compression: &super::compress::Compression) -> Result<Marginals> {
         compression.marginals(&self)
+    }
+
+    /// The 1-ways and 2-ways only: a cluster sums the 2-ways and no larger marginal.
+    fn counts(
+        self,
+        compression: &super::compress::Compression,
+        cliques: &[Vec<usize>],
+    ) -> Result<Vec<Vec<u64>>> {
+        check_cliques(compression.sizes(), cliques)?;
+        let m = compression.marginals(&self)?;
+        cliques
+            .iter()
+            .map(|c| match c[..] {
+                [i] => Ok(m.one(i).to_vec()),
+                [i, j] => Ok(m.two(i, j).to_vec()),
+                _ => Err(Error::param(
+                    "method",
+                    format!(
+                        "a marginal of {} columns is counted in one process only (a cluster \
+                         sums 1-ways and 2-ways): use --method mst, or no target",
+                        c.len()
+                    ),
+                )),
+            })
+            .collect()
     }
 }
 
@@ -110,7 +170,7 @@ impl Tally for CodedTable<'_> {
         self.rows as u64
     }
 
-    fn ones(&self) -> Result<Vec<Vec<u64>>> {
+    fn ones(&mut self) -> Result<Vec<Vec<u64>>> {
         count_ones(&self.codes, &self.sizes, |_, v| v)
     }
 
@@ -119,13 +179,46 @@ impl Tally for CodedTable<'_> {
             compression.code(i, v)
         })
     }
+
+    fn counts(
+        self,
+        compression: &super::compress::Compression,
+        cliques: &[Vec<usize>],
+    ) -> Result<Vec<Vec<u64>>> {
+        let sizes = compression.sizes();
+        check_cliques(sizes, cliques)?;
+        cliques
+            .par_iter()
+            .map(|c| {
+                let mut counts = vec![0u64; c.iter().map(|&i| sizes[i]).product()];
+                let mut cell = vec![0usize; self.rows];
+                for &i in c {
+                    let s = sizes[i];
+                    for (x, v) in cell.iter_mut().zip(self.codes[i].iter()) {
+                        let code = compression.code(i, v) as usize;
+                        if code >= s {
+                            return Err(Error::param(
+                                "codes",
+                                format!("column {i} has code {v} outside its domain"),
+                            ));
+                        }
+                        *x = *x * s + code;
+                    }
+                }
+                for x in cell {
+                    counts[x] += 1;
+                }
+                Ok(counts)
+            })
+            .collect()
+    }
 }
 
 /// Each column's counts of its codes mapped by `map(column, code)`, in parallel.
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for a mapped code ≥ its column's size.
-fn count_ones<M>(codes: &[&Codes], sizes: &[usize], map: M) -> Result<Vec<Vec<u64>>>
+pub(crate) fn count_ones<M>(codes: &[&Codes], sizes: &[usize], map: M) -> Result<Vec<Vec<u64>>>
 where
     M: Fn(usize, u32) -> u32 + Sync,
 {

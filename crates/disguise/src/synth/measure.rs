@@ -43,6 +43,19 @@ impl Named for MeasurementNoise {
 
 named_traits!(MeasurementNoise);
 
+/// One measured marginal, as released: its columns, the noise of each count and the ε of
+/// the exponential mechanism that chose it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MeasuredMarginal {
+    /// The marginal's columns (sorted).
+    pub columns: Vec<usize>,
+    /// The noise each count got.
+    pub noise: CountNoise,
+    /// ε of the exponential mechanism that chose it (`None`: measured without a choice,
+    /// like every column's 1-way).
+    pub selection_epsilon: Option<f64>,
+}
+
 /// The budget of one synthesis: the three steps' shares and the noise each measurement gets,
 /// fixed from public quantities (ε, δ, the number of columns d) before any record is read.
 ///

@@ -47,13 +47,14 @@
 //! let mut rng = SecureRng::from_os()?;
 //! let s = synthesize(m, &config, &mut rng)?;
 //! assert!(s.guarantee.epsilon <= 3.0 && s.guarantee.delta == 0.0);
-//! assert_eq!(s.tree.len(), 2);
+//! assert_eq!(s.mst.as_ref().map(|m| m.tree.len()), Some(2));
 //! let mut rows = Vec::new();
 //! s.sample_rows(10, &mut rng, &mut rows);
 //! assert_eq!(rows.len(), 30);
 //! # Ok::<(), disguise::Error>(())
 //! ```
 
+pub mod aim;
 pub mod compress;
 pub mod graphical;
 pub mod kept;
@@ -62,18 +63,20 @@ pub mod measure;
 pub mod model;
 pub mod tree;
 
+pub use aim::{AimOptions, Workload};
 pub use compress::Compression;
 pub use graphical::{GraphicalModel, JunctionTree};
 pub use kept::KeptModel;
 pub use marginals::{CodedTable, Marginals, Tally};
-pub use measure::{CountNoise, MeasurementNoise, Plan};
+pub use measure::{CountNoise, MeasuredMarginal, MeasurementNoise, Plan};
 pub use model::{FitSummary, Measured, TreeModel};
 
 use crate::disclosure::Diagnostic;
 use crate::error::Result;
 use crate::maximize::Solution;
 use crate::noise::SecureRng;
-use crate::privacy::{Delta, Epsilon, Guarantee};
+use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost};
+use serde::{Deserialize, Serialize};
 
 /// The default number of mirror-descent iterations (the fit usually stops earlier, when the
 /// loss no longer falls).
@@ -82,6 +85,8 @@ pub const DEFAULT_ITERATIONS: usize = 1000;
 /// The budget and options of [`synthesize`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SynthConfig {
+    /// Which synthesizer.
+    pub method: Method,
     /// Total ε.
     pub epsilon: Epsilon,
     /// Total δ (0 with Laplace noise).
@@ -100,6 +105,7 @@ impl SynthConfig {
     /// A configuration with the default iterations.
     pub fn new(epsilon: Epsilon, delta: Delta, noise: MeasurementNoise) -> Self {
         Self {
+            method: Method::Mst,
             epsilon,
             delta,
             noise,
@@ -110,9 +116,65 @@ impl SynthConfig {
     }
 }
 
-/// A fitted synthesizer: the model, how it was made and what it guarantees.
+/// Which synthesizer: MST (a tree of 2-ways, three steps) or AIM (adaptive rounds over a
+/// workload of marginals, a junction tree).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Method {
+    /// MST (McKenna, Miklau, Sheldon 2021): the module's steps above.
+    Mst,
+    /// AIM (McKenna, Mullins, Sheldon, Miklau 2022): [`aim`].
+    Aim(AimOptions),
+}
+
+impl Method {
+    /// The method's name, as the CLI spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Method::Mst => "mst",
+            Method::Aim(_) => "aim",
+        }
+    }
+}
+
+/// The fitted model: a tree (MST) or a junction tree (AIM), on the compressed domain.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Model {
+    /// MST's tree of pairs.
+    Tree(TreeModel),
+    /// AIM's graphical model on a junction tree.
+    Junction(GraphicalModel),
+}
+
+impl Model {
+    /// The (compressed) domain sizes.
+    pub fn sizes(&self) -> &[usize] {
+        match self {
+            Model::Tree(m) => m.sizes(),
+            Model::Junction(m) => m.sizes(),
+        }
+    }
+
+    /// Draws `rows` records on the compressed domain (row-major, one row per record).
+    pub fn sample_rows(&self, rows: usize, rng: &mut SecureRng, out: &mut Vec<u32>) {
+        match self {
+            Model::Tree(m) => m.sample_rows(rows, rng, out),
+            Model::Junction(m) => m.sample_rows(rows, rng, out),
+        }
+    }
+
+    /// The model's cliques: the tree's pairs, or the junction tree's cliques.
+    pub fn cliques(&self) -> Vec<Vec<usize>> {
+        match self {
+            Model::Tree(m) => m.edges().into_iter().map(|(i, j)| vec![i, j]).collect(),
+            Model::Junction(m) => m.tree().cliques().to_vec(),
+        }
+    }
+}
+
+/// How MST chose its pairs.
 #[derive(Debug, Clone)]
-pub struct Synthesis {
+pub struct MstSteps {
     /// The budget split and noise.
     pub plan: Plan,
     /// The measured pairs (i < j), in the order the greedy chose them.
@@ -120,17 +182,37 @@ pub struct Synthesis {
     /// The tree step's greedy run (its rounds, calls and guarantee). NOT private: its
     /// values are the exact sums of the chosen pairs' scores on the data, which the
     /// exponential mechanism protects but does not release; the pairs it chose are
-    /// [`Synthesis::tree`] (released).
+    /// [`MstSteps::tree`] (released).
     pub selection: Diagnostic<Solution>,
+}
+
+/// A fitted synthesizer: the model, how it was made and what it guarantees.
+#[derive(Debug, Clone)]
+pub struct Synthesis {
+    /// The method that made it.
+    pub method: Method,
+    /// The measurements' noise.
+    pub noise: MeasurementNoise,
+    /// Every measured marginal, in order: its columns, its noise and the ε of the
+    /// exponential mechanism that chose it (released).
+    pub measured: Vec<MeasuredMarginal>,
+    /// MST's steps (`None` for AIM).
+    pub mst: Option<MstSteps>,
+    /// AIM's initial budget (`None` for MST).
+    pub aim: Option<aim::AimBudget>,
+    /// What each column's private edges cost, when some column got them.
+    pub edges: Option<crate::histogram::EdgeBudget>,
+    /// The calls the guarantee composes (the edges' first).
+    pub calls: Vec<(PrivacyCost, u64)>,
     /// The fitted model, on the compressed domain.
-    pub model: TreeModel,
-    /// Which rare values were merged before the tree and the 2-ways.
+    pub model: Model,
+    /// Which rare values were merged before the larger marginals were counted.
     pub compression: Compression,
     /// How the fit went.
     pub fit: FitSummary,
     /// n, the table's (public) number of records.
     pub rows: u64,
-    /// The end-to-end guarantee (the plan's).
+    /// The end-to-end guarantee.
     pub guarantee: Guarantee,
     /// Whether every draw came from the operating system's generator.
     pub secure_rng: bool,
@@ -145,25 +227,109 @@ impl Synthesis {
     }
 }
 
-/// Runs MST on the table `tally` counts (see the [module docs](self)): its 1-ways, then its
-/// marginals on the compressed domain ([`Tally`]), dropped as soon as they are counted.
+/// Runs the configured method ([`Method`]) on the table `tally` counts.
 ///
 /// # Errors
-/// As [`Plan::new`] (fewer than 2 columns, Gaussian noise without δ); fewer than 2 records;
-/// the mechanisms' errors.
+/// As [`synthesize_mst`] and [`aim::run`]; AIM without δ or with Laplace noise.
 pub fn synthesize<T: Tally>(
     tally: T,
     config: &SynthConfig,
     rng: &mut SecureRng,
 ) -> Result<Synthesis> {
+    match config.method {
+        Method::Mst => synthesize_mst(tally, config, rng),
+        Method::Aim(options) => synthesize_aim(tally, config, &options, rng),
+    }
+}
+
+/// AIM on the table `tally` counts: the private edges' share first (as MST's plan splits
+/// it), AIM's rounds on the zCDP budget left.
+fn synthesize_aim<T: Tally>(
+    tally: T,
+    config: &SynthConfig,
+    options: &AimOptions,
+    rng: &mut SecureRng,
+) -> Result<Synthesis> {
     let d = tally.sizes().len();
     let n = tally.rows();
+    check_rows(n)?;
+    if config.noise != MeasurementNoise::Gaussian {
+        return Err(crate::Error::param(
+            "method",
+            "AIM measures with Gaussian noise (give a delta > 0, or use --method mst)",
+        ));
+    }
+    let total = aim::rho_of(config.epsilon, config.delta)?;
+    // The edges cost what MST's plan gives them; AIM gets the rest of ρ.
+    let plan = Plan::with_edges(
+        d,
+        config.edge_columns,
+        config.edge_share,
+        config.epsilon,
+        config.delta,
+        config.noise,
+    )?;
+    let (edge_calls, edge_rho) = match plan.edges {
+        Some(e @ crate::histogram::EdgeBudget::Zcdp { rho }) => (
+            vec![(e.cost()?, config.edge_columns as u64)],
+            crate::numeric::round::mul_up(rho, config.edge_columns as f64),
+        ),
+        _ => (Vec::new(), 0.0),
+    };
+    let rho = crate::numeric::round::nudge_down(total - edge_rho, 4);
+    let (run, guarantee) = aim::run(
+        tally,
+        rho,
+        options,
+        config.iterations,
+        &edge_calls,
+        config.epsilon,
+        config.delta,
+        rng,
+    )?;
+    let mut calls = edge_calls;
+    calls.extend(run.calls);
+    Ok(Synthesis {
+        method: config.method,
+        noise: MeasurementNoise::Gaussian,
+        measured: run.rounds,
+        mst: None,
+        aim: Some(run.budget),
+        edges: plan.edges,
+        calls,
+        model: Model::Junction(run.model),
+        compression: run.compression,
+        fit: run.fit,
+        rows: n,
+        guarantee,
+        secure_rng: rng.is_secure(),
+    })
+}
+
+fn check_rows(n: u64) -> Result<()> {
     if n < 2 {
         return Err(crate::Error::param(
             "rows",
             format!("a synthetic table needs at least 2 records, got {n}"),
         ));
     }
+    Ok(())
+}
+
+/// Runs MST on the table `tally` counts (see the [module docs](self)): its 1-ways, then its
+/// marginals on the compressed domain ([`Tally`]), dropped as soon as they are counted.
+///
+/// # Errors
+/// As [`Plan::new`] (fewer than 2 columns, Gaussian noise without δ); fewer than 2 records;
+/// the mechanisms' errors.
+pub fn synthesize_mst<T: Tally>(
+    mut tally: T,
+    config: &SynthConfig,
+    rng: &mut SecureRng,
+) -> Result<Synthesis> {
+    let d = tally.sizes().len();
+    let n = tally.rows();
+    check_rows(n)?;
     let plan = Plan::with_edges(
         d,
         config.edge_columns,
@@ -218,13 +384,33 @@ pub fn synthesize<T: Tally>(
         nf,
         config.iterations,
     )?;
+    let mut measured: Vec<MeasuredMarginal> = (0..d)
+        .map(|i| MeasuredMarginal {
+            columns: vec![i],
+            noise: plan.ones.clone(),
+            selection_epsilon: None,
+        })
+        .collect();
+    measured.extend(edges.iter().map(|&(i, j)| MeasuredMarginal {
+        columns: vec![i, j],
+        noise: plan.twos.clone(),
+        selection_epsilon: Some(plan.tree_epsilon0),
+    }));
     Ok(Synthesis {
+        method: Method::Mst,
+        noise: plan.noise,
+        measured,
+        aim: None,
+        edges: plan.edges,
+        calls: plan.calls.clone(),
         guarantee: plan.guarantee,
         compression,
-        plan,
-        tree: edges,
-        selection: Diagnostic::new(selection),
-        model,
+        model: Model::Tree(model),
+        mst: Some(MstSteps {
+            plan,
+            tree: edges,
+            selection: Diagnostic::new(selection),
+        }),
         fit,
         rows: n,
         secure_rng: rng.is_secure(),

@@ -331,6 +331,14 @@ impl TreeModel {
         &self.sizes
     }
 
+    /// The tree's edges (i < j), in the sampler's order.
+    pub fn edges(&self) -> Vec<(usize, usize)> {
+        self.order[1..]
+            .iter()
+            .map(|&c| (c.min(self.parent[c]), c.max(self.parent[c])))
+            .collect()
+    }
+
     /// The fitted 1-way law of column i.
     pub fn one(&self, i: usize) -> &[f64] {
         &self.ones[i]

@@ -10,8 +10,8 @@ use crate::histogram::{BinRule, Discretized, Domain, EdgePlan, EdgeRelease, Sche
 use crate::noise::SecureRng;
 use crate::privacy::{Delta, Epsilon};
 use crate::synth::{
-    CodedTable, DEFAULT_ITERATIONS, FitSummary, KeptModel, MeasurementNoise, Plan, SynthConfig,
-    Synthesis, Tally, synthesize,
+    AimOptions, CodedTable, DEFAULT_ITERATIONS, FitSummary, KeptModel, MeasurementNoise, Method,
+    Plan, SynthConfig, Synthesis, Tally, synthesize,
 };
 use serde::Serialize;
 use std::io::Write;
@@ -42,6 +42,11 @@ pub struct Synth {
     /// The share of the budget spent on private bin edges when some numeric column has
     /// neither `bins` nor `edges` ([`crate::histogram::edges`]), in (0, 1).
     pub edge_share: f64,
+    /// The synthesizer: MST, or AIM ([`crate::synth::aim`]; its target column is set by
+    /// name in [`Synth::target`]).
+    pub method: Method,
+    /// The target column (AIM's workload holds every 3-way marginal that contains it).
+    pub target: Option<String>,
 }
 
 /// What a synthetic-data release's guarantee protects against, as its report says it.
@@ -58,6 +63,35 @@ impl Synth {
             rows: None,
             iterations: DEFAULT_ITERATIONS,
             edge_share: crate::histogram::DEFAULT_EDGE_SHARE,
+            method: Method::Mst,
+            target: None,
+        }
+    }
+
+    /// The default request of a method by name (`"aim"`, `"mst"`; `None`: the default
+    /// method at δ, AIM when δ > 0, else MST — AIM needs Gaussian noise). An unknown name
+    /// gives MST (front ends offer only the two).
+    pub fn with_method(method: Option<&str>, delta: f64) -> Self {
+        let aim = match method {
+            Some(m) => m == "aim",
+            None => delta > 0.0,
+        };
+        if aim {
+            Self::aim(f64::NAN, delta)
+        } else {
+            Self {
+                delta,
+                ..Self::new(f64::NAN)
+            }
+        }
+    }
+
+    /// AIM with its default options, at (ε, δ): Gaussian measurements.
+    pub fn aim(epsilon: f64, delta: f64) -> Self {
+        Self {
+            delta,
+            method: Method::Aim(AimOptions::default()),
+            ..Self::new(epsilon)
         }
     }
 
@@ -84,6 +118,21 @@ impl Synth {
             return Err(Error::param("rows", "must be at least 1, got 0"));
         }
         crate::histogram::edges::check_share(self.edge_share)?;
+        if let Method::Aim(o) = &self.method {
+            if self.noise() != MeasurementNoise::Gaussian {
+                return Err(Error::param(
+                    "method",
+                    "AIM measures with Gaussian noise and needs δ > 0 (give a delta, or use \
+                     the mst method)",
+                ));
+            }
+            if o.round_iterations == 0 || o.rounds == Some(0) || o.max_cells == 0 {
+                return Err(Error::param(
+                    "method",
+                    "AIM needs at least 1 round, 1 iteration per round and 1 cell",
+                ));
+            }
+        }
         if self.noise() == MeasurementNoise::Gaussian && self.delta == 0.0 {
             return Err(Error::param(
                 "noise",
@@ -105,6 +154,7 @@ impl Synth {
         );
         config.iterations = self.iterations;
         config.edge_share = self.edge_share;
+        config.method = self.method;
         Ok(config)
     }
 
@@ -112,9 +162,17 @@ impl Synth {
     /// numeric columns with neither `bins` nor `edges` get private edges).
     ///
     /// # Errors
-    /// As [`Synth::validate`] and [`Plan::with_edges`].
+    /// As [`Synth::validate`] and [`Plan::with_edges`]; a target that is not a column.
     pub fn budget(&self, schema: &Schema) -> Result<Plan> {
         self.validate()?;
+        if let Some(t) = &self.target
+            && schema.column_index(t).is_err()
+        {
+            return Err(Error::param(
+                "target",
+                format!("no column named '{t}' in the schema"),
+            ));
+        }
         let c = self.config()?;
         Plan::with_edges(
             schema.columns.len(),
@@ -147,14 +205,55 @@ impl Synth {
     /// As [`Synth::budget`].
     pub fn plan(&self, schema: &Schema) -> Result<super::PrivacyReport> {
         let plan = self.budget(schema)?;
+        let (calls, guarantee, rounds, per_round) = match self.method {
+            Method::Mst => (
+                plan.calls.clone(),
+                plan.guarantee,
+                plan.tree_rounds as usize,
+                Some(Public::new(plan.tree_epsilon0)),
+            ),
+            // AIM's rounds are adaptive: at most the whole budget, the edges' share first.
+            Method::Aim(_) => {
+                let c = self.config()?;
+                let total = crate::synth::aim::rho_of(c.epsilon, c.delta)?;
+                let mut calls: Vec<_> = plan.edges.iter().map(|_| plan.calls[0]).collect();
+                let edge_rho = match plan.edges {
+                    Some(crate::histogram::EdgeBudget::Zcdp { rho }) => {
+                        crate::numeric::round::mul_up(rho, plan.edge_columns as f64)
+                    }
+                    _ => 0.0,
+                };
+                calls.push((
+                    crate::privacy::PrivacyCost::zcdp(crate::numeric::round::nudge_down(
+                        total - edge_rho,
+                        4,
+                    ))?,
+                    1,
+                ));
+                let mut accountant = crate::privacy::compose::Accountant::new();
+                for &(call, k) in &calls {
+                    accountant.record_many(call, k);
+                }
+                let guarantee = accountant
+                    .compose(c.delta, crate::privacy::compose::ComposeOptions::default())?
+                    .best
+                    .ok_or_else(|| Error::param("epsilon", "no composition rule applies"))?;
+                // At most T rounds of selection and measurement (AIM's plan), after the 1-ways.
+                let rounds = match self.method {
+                    Method::Aim(o) => o.rounds.unwrap_or(16 * schema.columns.len()),
+                    Method::Mst => 0,
+                };
+                (calls, guarantee, rounds, None)
+            }
+        };
         Ok(super::PrivacyReport {
-            per_round_epsilon: Some(Public::new(plan.tree_epsilon0)),
+            per_round_epsilon: per_round,
             per_round_delta: None,
             composition: None,
-            rounds: Public::new(plan.tree_rounds as usize),
-            guarantee: Some(plan.guarantee),
+            rounds: Public::new(rounds),
+            guarantee: Some(guarantee),
             guarantees: Vec::new(),
-            calls: plan.calls.clone(),
+            calls,
             secure_rng: true,
             selection_guarantee: None,
             estimate_epsilon: None,
@@ -224,18 +323,32 @@ impl Synth {
         // The edges' draws are the one-process release's: a generator forked first.
         let edges = self.edges(schema)?;
         let edges_rng = (!edges.is_empty()).then(|| rng.fork());
-        let Some(input) = cluster.synth_marginals(paths, schema.clone(), edges, edges_rng)? else {
-            return Ok(None);
-        };
-        self.on_marginals(
-            input.marginals,
-            input.names,
-            input.domains,
-            true,
-            input.edges,
-            rng,
-        )
-        .map(Some)
+        // Worker 0 releases with this generator and hands it back, as one process would
+        // leave it; the others never touch the placeholder.
+        let generator = std::mem::replace(rng, SecureRng::from_os()?);
+        let request = self.clone();
+        let out = cluster.synthesize(
+            paths,
+            schema.clone(),
+            edges,
+            edges_rng,
+            move |tally, input| {
+                let mut rng = generator;
+                let release = request.on_marginals(
+                    tally,
+                    input.names,
+                    input.domains,
+                    true,
+                    input.edges,
+                    &mut rng,
+                )?;
+                Ok((release, rng))
+            },
+        )?;
+        Ok(out.map(|(release, generator)| {
+            *rng = generator;
+            release
+        }))
     }
 
     /// The release from the table's counts ([`Tally`]: a coded table in memory, or the sum
@@ -254,13 +367,22 @@ impl Synth {
     ) -> Result<SynthRelease> {
         self.validate()?;
         let edge_columns = edges.as_ref().map_or(0, |e| e.columns.len());
-        let config = SynthConfig {
+        let mut config = SynthConfig {
             edge_columns,
             ..self.config()?
         };
+        if let (Method::Aim(o), Some(t)) = (&mut config.method, &self.target) {
+            let t = t.trim();
+            o.target = Some(
+                names
+                    .iter()
+                    .position(|n| n.trim().eq_ignore_ascii_case(t))
+                    .ok_or_else(|| Error::param("target", format!("no column named '{t}'")))?,
+            );
+        }
         let synthesis = synthesize(marginals, &config, rng)?;
         if let Some(e) = &edges
-            && synthesis.plan.edges != Some(e.budget)
+            && synthesis.edges != Some(e.budget)
         {
             return Err(Error::param(
                 "edges",
@@ -382,27 +504,43 @@ impl SynthRelease {
     /// counted (a front end that counted them sets [`SynthReport::clamped`]).
     pub fn report(&self) -> SynthReport {
         let s = &self.synthesis;
-        let plan = &s.plan;
-        let (sd1, sd2) = plan.noise_sd();
         let n = s.rows as f64;
+        let sd =
+            |noise: &crate::synth::CountNoise| crate::numeric::round::sqrt_up(noise.variance());
         // The compressed domain's sizes: post-processing of the noisy 1-ways.
         let sizes = Released::new(s.model.sizes());
-        let tree = Released::new(&s.tree);
+        // Which marginals were measured: chosen by the exponential mechanism (released).
+        let measured = Released::new(&s.measured);
         // The expected total-variation error that the noise alone puts on a measured marginal
         // before the fit, at most cells·sd/(2n) (E|Z| ≤ sd), averaged over the columns and
-        // over the measured pairs: the cells are those of the released compression and tree,
-        // so the bound is released (post-processing), not public.
+        // over the larger measured marginals: the cells are those of the released compression
+        // and measurements, so the bound is released (post-processing), not public.
         let tv = |cells: usize, sd: f64| (cells as f64 * sd / (2.0 * n)).min(1.0);
         let mean = |v: Vec<f64>| v.iter().sum::<f64>() / v.len().max(1) as f64;
-        let noise_tv_one_way =
-            sizes.as_map(|sizes| mean(sizes.iter().map(|&c| tv(c, sd1)).collect()));
-        let noise_tv_two_way = sizes.as_map(|sizes| {
+        let tv_of = |sizes: &[usize], m: &crate::synth::MeasuredMarginal| {
+            tv(m.columns.iter().map(|&c| sizes[c]).product(), sd(&m.noise))
+        };
+        let noise_tv_one_way = sizes.as_map(|sizes| {
             mean(
-                tree.iter()
-                    .map(|&(i, j)| tv(sizes[i] * sizes[j], sd2))
+                measured
+                    .iter()
+                    .filter(|m| m.columns.len() == 1)
+                    .map(|m| tv_of(sizes, m))
                     .collect(),
             )
         });
+        let noise_tv_two_way = sizes.as_map(|sizes| {
+            mean(
+                measured
+                    .iter()
+                    .filter(|m| m.columns.len() > 1)
+                    .map(|m| tv_of(sizes, m))
+                    .collect(),
+            )
+        });
+        let names = |columns: &[usize]| columns.iter().map(|&c| self.names[c].clone()).collect();
+        let mst = s.mst.as_ref();
+        let one_way_sd = s.measured.first().map_or(0.0, |m| sd(&m.noise));
         SynthReport {
             data: None,
             out: None,
@@ -438,15 +576,29 @@ impl SynthRelease {
                     .map(|(name, k)| (name.clone(), k))
                     .collect(),
             ),
-            noise: Public::new(plan.noise),
-            tree: tree.as_map(|tree| {
-                tree.iter()
-                    .map(|&(i, j)| (self.names[i].clone(), self.names[j].clone()))
+            noise: Public::new(s.noise),
+            method: Public::new(s.method.name()),
+            measured: measured.as_map(|m| {
+                m.iter()
+                    .map(|m| MeasuredReport {
+                        columns: names(&m.columns),
+                        noise_sd: sd(&m.noise),
+                        selection_epsilon: m.selection_epsilon,
+                    })
                     .collect()
             }),
-            one_way_noise_sd: Public::new(sd1),
-            two_way_noise_sd: Public::new(sd2),
-            tree_epsilon0: Public::new(plan.tree_epsilon0),
+            tree: mst.map(|m| {
+                Released::new(
+                    m.tree
+                        .iter()
+                        .map(|&(i, j)| (self.names[i].clone(), self.names[j].clone()))
+                        .collect(),
+                )
+            }),
+            // The first 1-way's noise: every 1-way gets the same (public).
+            one_way_noise_sd: Public::new(one_way_sd),
+            two_way_noise_sd: mst.map(|m| Public::new(m.plan.noise_sd().1)),
+            tree_epsilon0: mst.map(|m| Public::new(m.plan.tree_epsilon0)),
             noise_tv_one_way,
             noise_tv_two_way,
             // Fitted to the noisy marginals only: post-processing.
@@ -458,6 +610,18 @@ impl SynthRelease {
             clamped: Diagnostic::new(Vec::new()),
         }
     }
+}
+
+/// One measured marginal in a [`SynthReport`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MeasuredReport {
+    /// Its columns.
+    pub columns: Vec<String>,
+    /// The noise standard deviation of each count.
+    pub noise_sd: f64,
+    /// ε of the exponential mechanism that chose it (none: measured without a choice).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection_epsilon: Option<f64>,
 }
 
 /// The report of a [`Synth`] release: public and released values only
@@ -492,19 +656,27 @@ pub struct SynthReport {
     pub merged: Released<std::collections::BTreeMap<String, usize>>,
     /// The measurements' noise.
     pub noise: Public<MeasurementNoise>,
-    /// The measured pairs, in the order the exponential mechanism chose them.
-    pub tree: Released<Vec<(String, String)>>,
+    /// The synthesizer: `mst` or `aim`.
+    pub method: Public<&'static str>,
+    /// Every measured marginal, in order: its columns, the noise standard deviation of each
+    /// count and the ε of the exponential mechanism that chose it (none for the 1-ways).
+    pub measured: Released<Vec<MeasuredReport>>,
+    /// MST: the measured pairs, in the order the exponential mechanism chose them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tree: Option<Released<Vec<(String, String)>>>,
     /// The noise standard deviation of one count of a 1-way marginal.
     pub one_way_noise_sd: Public<f64>,
-    /// The noise standard deviation of one count of a 2-way marginal.
-    pub two_way_noise_sd: Public<f64>,
-    /// ε₀ of each exponential mechanism of the tree.
-    pub tree_epsilon0: Public<f64>,
+    /// MST: the noise standard deviation of one count of a 2-way marginal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub two_way_noise_sd: Option<Public<f64>>,
+    /// MST: ε₀ of each exponential mechanism of the tree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tree_epsilon0: Option<Public<f64>>,
     /// A bound on the expected total-variation error the noise alone puts on a 1-way
     /// marginal's measurement, before the fit (mean over the columns), on the released
     /// compressed domain.
     pub noise_tv_one_way: Released<f64>,
-    /// The same for a measured 2-way marginal (mean over the released tree's pairs).
+    /// The same for a measured marginal of 2 or more columns (mean over them).
     pub noise_tv_two_way: Released<f64>,
     /// How the fit to the noisy marginals went (its loss is measured against them, never
     /// against the data).
@@ -527,9 +699,16 @@ pub struct SynthReport {
 impl crate::ledger::Spends for SynthRelease {
     fn spend(&self) -> Result<Option<crate::ledger::Spend>> {
         let s = &self.synthesis;
+        let mechanism = match s.method {
+            Method::Mst => "synthetic data (MST: 1-ways, private tree, 2-ways)".to_string(),
+            Method::Aim(_) => format!(
+                "synthetic data (AIM: 1-ways, {} chosen marginals)",
+                s.measured.len().saturating_sub(s.model.sizes().len())
+            ),
+        };
         Ok(Some(crate::ledger::Spend {
-            calls: s.plan.calls.clone(),
-            mechanism: "synthetic data (MST: 1-ways, private tree, 2-ways)".to_string(),
+            calls: s.calls.clone(),
+            mechanism,
             secure: s.secure_rng,
             ..crate::ledger::Spend::new(s.guarantee)
         }))
@@ -637,8 +816,15 @@ mod tests {
         assert!((600..900).contains(&zeros), "{zeros}");
         // Damage is refused with the reason, never a panic.
         let json = std::fs::read_to_string(&path).unwrap();
+        // A version-1 file (MST's tree, before junction trees) reads as the same model.
+        let mut v1: serde_json::Value = serde_json::from_str(&json).unwrap();
+        v1["version"] = 1.into();
+        v1["model"] = v1["model"]["tree"].take();
+        let old = dir.path().join("v1.json");
+        std::fs::write(&old, v1.to_string()).unwrap();
+        assert_eq!(crate::synth::KeptModel::load(&old).unwrap(), kept);
         for (from, to, needle) in [
-            ("\"version\":1", "\"version\":9", "version 9"),
+            ("\"version\":2", "\"version\":9", "version 9"),
             (
                 "\"format\":\"disguise-synth-model\"",
                 "\"format\":\"x\"",
@@ -739,9 +925,10 @@ mod tests {
             serde_json::json!({"clamped": [["age", 3]]})
         );
         // The tree's greedy run, whose values are the pairs' exact scores, is a diagnostic.
-        let run = release.synthesis.selection.reveal();
+        let mst = release.synthesis.mst.as_ref().unwrap();
+        let run = mst.selection.reveal();
         assert_eq!(run.elements.len(), 2);
-        assert!(format!("{:?}", release.synthesis.selection).contains("not shown"));
+        assert!(format!("{:?}", mst.selection).contains("not shown"));
     }
 
     #[test]
@@ -757,7 +944,9 @@ mod tests {
         let report = release.report();
         assert_eq!(*report.noise, MeasurementNoise::Gaussian);
         assert!(report.guarantee.epsilon <= 1.0 && report.guarantee.delta <= 1e-6);
-        assert_eq!(report.tree.len(), 2);
+        assert_eq!(report.tree.as_ref().map(|t| t.len()), Some(2));
+        // Every 1-way and the tree's 2 pairs, listed with their noise (released).
+        assert_eq!(report.measured.len(), 3 + 2);
         assert!(!*report.private, "a seeded run is not private");
         assert!(*report.noise_tv_two_way > 0.0 && *report.noise_tv_two_way < 1.0);
         let spend = crate::ledger::Spends::spend(&release).unwrap().unwrap();

@@ -563,13 +563,35 @@ pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> S
         MeasurementNoise::Laplace => "discrete Laplace",
         MeasurementNoise::Gaussian => "discrete Gaussian",
     };
-    let _ = writeln!(
-        t,
-        "  marginals   every 1-way ({noise}, sd {} per count) and {} 2-ways (sd {})",
-        sig(*r.one_way_noise_sd, 3),
-        r.tree.len(),
-        sig(*r.two_way_noise_sd, 3)
-    );
+    let larger: Vec<&crate::task::MeasuredReport> =
+        r.measured.iter().filter(|m| m.columns.len() > 1).collect();
+    match (&r.tree, &r.two_way_noise_sd) {
+        (Some(tree), Some(sd2)) => {
+            let _ = writeln!(
+                t,
+                "  marginals   every 1-way ({noise}, sd {} per count) and {} 2-ways (sd {})",
+                sig(*r.one_way_noise_sd, 3),
+                tree.len(),
+                sig(**sd2, 3)
+            );
+        }
+        _ => {
+            let sds = larger.iter().map(|m| m.noise_sd);
+            let (lo, hi) = (
+                sds.clone().fold(f64::INFINITY, f64::min),
+                sds.fold(0.0, f64::max),
+            );
+            let _ = writeln!(
+                t,
+                "  marginals   every 1-way ({noise}, sd {} per count), then {} chosen in rounds \
+                 (sd {} to {})",
+                sig(*r.one_way_noise_sd, 3),
+                larger.len(),
+                sig(lo.min(hi), 3),
+                sig(hi, 3)
+            );
+        }
+    }
     if !r.merged.is_empty() {
         let merged: Vec<String> = r.merged.iter().map(|(c, k)| format!("{c} ({k})")).collect();
         let _ = writeln!(
@@ -584,13 +606,29 @@ pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> S
     if let Some(line) = values_line(&r.values) {
         let _ = writeln!(t, "  values      {line}");
     }
-    let tree: Vec<String> = r.tree.iter().map(|(a, b)| format!("{a}–{b}")).collect();
-    let _ = writeln!(
-        t,
-        "  tree        {} (exponential mechanism, ε₀ = {} per pair)",
-        tree.join(", "),
-        sig(*r.tree_epsilon0, 3)
-    );
+    if let (Some(tree), Some(e0)) = (&r.tree, &r.tree_epsilon0) {
+        let tree: Vec<String> = tree.iter().map(|(a, b)| format!("{a}–{b}")).collect();
+        let _ = writeln!(
+            t,
+            "  tree        {} (exponential mechanism, ε₀ = {} per pair)",
+            tree.join(", "),
+            sig(**e0, 3)
+        );
+    } else {
+        let chosen: Vec<String> = larger.iter().map(|m| m.columns.join("–")).collect();
+        let eps = larger.iter().filter_map(|m| m.selection_epsilon);
+        let (lo, hi) = (
+            eps.clone().fold(f64::INFINITY, f64::min),
+            eps.fold(0.0, f64::max),
+        );
+        let _ = writeln!(
+            t,
+            "  chosen      {} (exponential mechanism on AIM's score, ε {} to {} per round)",
+            chosen.join(", "),
+            sig(lo.min(hi), 3),
+            sig(hi, 3)
+        );
+    }
     let _ = writeln!(
         t,
         "  fit         {} mirror-descent iterations, loss {} -> {}",
@@ -601,7 +639,7 @@ pub fn synth_summary(r: &crate::task::SynthReport, written: u64, out: &str) -> S
     let _ = writeln!(
         t,
         "  noise       before the fit, expected total-variation error of a measurement at most \
-         {} (1-way) and {} (2-way), on the released domains and tree",
+         {} (1-way) and {} (larger), on the released domains and marginals",
         sig(*r.noise_tv_one_way, 2),
         sig(*r.noise_tv_two_way, 2)
     );

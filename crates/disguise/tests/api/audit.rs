@@ -1322,6 +1322,44 @@ fn synth_tree_scores_pass_at_lambda_two_and_the_add_remove_lambda_is_flagged() {
     assert!(report.violates(1.0), "{line}");
 }
 
+#[test]
+fn synth_aim_scores_pass_at_their_sensitivity_and_the_add_remove_one_is_flagged() {
+    // Three candidate marginals of two cells each, the model at 10 records per cell. In D
+    // the first is off by one record in each cell, in D′ the other two are: each score moves
+    // by 2·1024 grid steps, the replace-one sensitivity (weight 1). ε = 1: the first pick
+    // (ε-DP) has privacy loss ln 1.94 = 0.66 at Δ = 2048 and ln 3.71 = 1.31 > ε at AIM's
+    // add/remove Δ = 1024, which must be flagged. 60,000 runs per side, confidence 1 − 1e-6.
+    use disguise::synth::aim::{GRID_STEPS, score, sensitivity};
+    let model = vec![10 * GRID_STEPS as i128; 2];
+    let pair = (
+        vec![vec![11u64, 9], vec![10, 10], vec![10, 10]],
+        vec![vec![10u64, 10], vec![11, 9], vec![9, 11]],
+    );
+    let config = AuditConfig::new(60_000);
+    let pick = |delta: u128| {
+        let model = model.clone();
+        move |rng: &mut SecureRng, answers: &Vec<Vec<u64>>| -> Result<usize> {
+            let scores: Vec<i128> = answers.iter().map(|a| score(a, &model, 1, 0.0)).collect();
+            disguise::maximize::exponential_units(rng, &scores, Epsilon::new(1.0)?, delta)
+        }
+    };
+    let mut rng = SecureRng::insecure_from_seed(105);
+    let report = audit(pick(sensitivity(1)), &pair.0, &pair.1, &config, &mut rng).unwrap();
+    let line = summary("synth aim score, Δ = 2·1024", &report);
+    assert!(!report.violates(1.0), "{line}");
+    let mut rng = SecureRng::insecure_from_seed(106);
+    let report = audit(
+        pick(sensitivity(1) / 2),
+        &pair.0,
+        &pair.1,
+        &config,
+        &mut rng,
+    )
+    .unwrap();
+    let line = summary("synth aim score, Δ = 1024 (planted)", &report);
+    assert!(report.violates(1.0), "{line}");
+}
+
 /// The cell counts of one column's private bin edges, as [`EdgeBudget::split`] measures them
 /// (both cells, clamped to a finite range for the audit: post-processing).
 fn edge_cells(

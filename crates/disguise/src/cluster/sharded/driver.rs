@@ -4,6 +4,7 @@
 //! the first failure.
 
 use super::super::network::{self, Health};
+use super::super::tally::ClusterTally;
 use super::super::{Cluster, Place};
 use super::comm::{Comm, Wire};
 use super::link::Link;
@@ -269,27 +270,35 @@ impl Cluster {
 }
 
 impl Cluster {
-    /// The exact 1-way and 2-way marginals of the table in `paths` (read with the complete
-    /// `schema`, each worker its share as [`super::super::read_share`] deals it), summed over
-    /// the workers — what [`crate::synth`] reads of the data — with the columns' names and
-    /// domains: in process 0, `None` in the others. Only counts cross the network.
+    /// Runs `release` in worker 0 on the table in `paths` (read with the complete `schema`,
+    /// each worker its share as [`super::super::read_share`] deals it) through a
+    /// [`ClusterTally`]: what [`crate::synth`] reads of the data, summed over the workers
+    /// in two exchanges ([`super::super::tally`]), with the columns' names and domains.
+    /// Returns its result in process 0, `None` in the others. Only counts and worker 0's
+    /// released decisions cross the network.
     ///
     /// # Errors
-    /// As [`super::super::read_share`] and [`crate::synth::Marginals::count`];
-    /// [`Error::Cluster`].
-    pub fn synth_marginals(
+    /// As [`super::super::read_share`] and `release`; [`Error::Cluster`].
+    pub fn synthesize<R, F>(
         &self,
         paths: Vec<std::path::PathBuf>,
         schema: crate::histogram::Schema,
         edges: crate::histogram::EdgePlan,
         edges_rng: Option<crate::SecureRng>,
-    ) -> Result<Option<SynthInput>> {
+        release: F,
+    ) -> Result<Option<R>>
+    where
+        F: FnOnce(ClusterTally<'_, '_>, SynthInput) -> Result<R> + Send + 'static,
+        R: Send + 'static,
+    {
+        use super::super::tally::{Step, finish_leader, follow};
         let timeout = self.timeout;
         let (builders, network, health) = self.connect()?;
-        let total: Arc<Mutex<Option<SynthInput>>> = Arc::default();
+        let total: Arc<Mutex<Option<R>>> = Arc::new(Mutex::new(None));
         let kept = Arc::clone(&total);
         let links = Arc::clone(&health);
         let edges_rng = Arc::new(Mutex::new(edges_rng));
+        let release = Arc::new(Mutex::new(Some(release)));
         let started = self.execute(builders, &health, move |worker, place, _| {
             let mut comm = Comm {
                 wire: Wire::new(worker, timeout, place.workers, Arc::clone(&links)),
@@ -300,36 +309,43 @@ impl Cluster {
                 &mut comm, &paths, &schema, &edges, &edges_rng,
             )?;
             let data = super::super::read_share(&mut comm, &paths, &schema)?;
+            let rows = comm.all_sum(Ok(vec![data.rows() as u64]))?[0];
             let sizes: Vec<usize> = data.domains().iter().map(|d| d.size() as usize).collect();
             let codes: Vec<_> = (0..data.width()).map(|c| data.codes(c)).collect();
-            let local =
-                crate::synth::Marginals::count(&codes, &sizes, data.rows()).map(|m| m.to_flat());
-            let sum = comm.all_sum(local)?;
-            if place.worker == 0 {
-                let marginals = crate::synth::Marginals::from_flat(&sizes, &sum)?;
-                *kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(SynthInput {
-                    marginals,
-                    names: data.names().to_vec(),
-                    domains: data.domains().to_vec(),
-                    edges: released,
-                });
+            if place.worker != 0 {
+                return follow(&mut comm, &codes, &sizes);
             }
+            let release = release
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .ok_or_else(|| Error::Cluster("worker 0 ran twice".into()))?;
+            let step = std::cell::Cell::new(Step::Start);
+            let input = SynthInput {
+                names: data.names().to_vec(),
+                domains: data.domains().to_vec(),
+                edges: released,
+            };
+            let outcome = release(
+                ClusterTally::new(&mut comm, codes, sizes, rows, &step),
+                input,
+            );
+            finish_leader(&mut comm, step.get(), &outcome)?;
+            *kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome?);
             Ok(())
         })?;
         let finished = self.finish(started, network, &health);
         match total.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            Some(input) => Ok(Some(input)),
+            Some(out) => Ok(Some(out)),
             None => finished.map(|()| None),
         }
     }
 }
 
-/// What process 0 gets from [`Cluster::synth_marginals`]: the summed marginals and the
-/// columns they count.
+/// What worker 0's release gets beside its [`ClusterTally`] from [`Cluster::synthesize`]:
+/// the columns the counts are of.
 #[derive(Debug, Clone)]
 pub struct SynthInput {
-    /// The table's marginals, summed over the workers.
-    pub marginals: crate::synth::Marginals,
     /// The column names, in the schema's order.
     pub names: Vec<String>,
     /// The columns' domains (public: from the schema, the summed n and the released edges).
