@@ -1,5 +1,5 @@
 //! `disguise synth`: a private synthetic copy of a whole table (every column of its schema),
-//! by MST on the library's engine.
+//! by AIM or MST on the library's engine.
 
 use super::common::names::named;
 use super::common::table::TableArgs;
@@ -16,19 +16,25 @@ Examples:
   # every column of Adult, pure ε = 1 (discrete Laplace measurements)
   disguise synth --data adult.data --schema adult.schema.toml --epsilon 1 --out synthetic.csv
 
-  # (ε, δ) = (1, 1e-9) with Gaussian measurements (less noise for many columns), as JSON
+  # MST at (ε, δ) = (1, 1e-9) with Gaussian measurements, as JSON
   disguise synth --data adult.data --schema adult.schema.toml --epsilon 1 --delta 1e-9 \\
-      --out synthetic.csv --format json
+      --method mst --out synthetic.csv --format json
+
+  # AIM (the default when δ > 0) with Adult's target, and a picture of what it measured
+  disguise synth --data adult.data --schema adult.schema.toml --epsilon 1 --delta 1e-9 \\
+      --target income --out synthetic.csv --report adult.svg
 
   # keep the fitted model, and later draw 100,000 more rows from it (no data, no budget)
   disguise synth --data adult.data --schema adult.schema.toml --epsilon 1 --out synthetic.csv \\
       --save-model adult.model.json
   disguise synth --model adult.model.json --rows 100000 --out more.csv
 
-Every column of the schema is released. A numeric column with neither `bins` nor `edges` is
-cut at private bin edges (--edge-share of the budget, split over those columns) into as many
-bins as a noisy 2-way marginal's cells can hold (each expecting at least one noise standard
-deviation of records).";
+Every column of the schema is released. AIM (McKenna et al. 2022) measures every 1-way, then in
+rounds the 2-way or 3-way marginal (3-ways: those with the target) its model gets most wrong,
+chosen by the exponential mechanism; MST measures a private tree of 2-ways. A numeric column
+with neither `bins` nor `edges` is cut at private bin edges (--edge-share of the budget, split
+over those columns) into as many bins as a noisy 2-way marginal's cells can hold (each
+expecting at least one noise standard deviation of records).";
 
 /// Arguments of `disguise synth`.
 #[derive(clap::Args)]
@@ -84,6 +90,11 @@ pub struct Args {
     /// `--save-model adult.model.json`.
     #[arg(long, value_name = "FILE", conflicts_with = "model")]
     save_model: Option<PathBuf>,
+    /// Also draw FILE (`.svg` or `.png`), from released values only: the columns' graph with
+    /// every measured marginal between its columns, and each measured marginal's noisy
+    /// counts against the synthetic table's. Example: `--report adult.svg`.
+    #[arg(long, value_name = "FILE", conflicts_with = "model")]
+    report: Option<PathBuf>,
     /// Draw --rows records (default: the release's n) from a model kept with --save-model,
     /// instead of fitting one: reads no data, spends no budget (post-processing of the
     /// release that made it), records nothing in a ledger. Example:
@@ -127,6 +138,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let schema = request.reading(&schema).map_err(|e| flagged(e, &flag_of))?;
     table.check_out(None)?;
+    if let Some(path) = &args.report {
+        figure_kind(path)?;
+        disguise::files::check_output(path, &table.inputs(None))
+            .map_err(|e| anyhow::anyhow!("--report {e}"))?;
+    }
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
     // Charged before a record is read, from the options and the schema alone.
     let label = format!("synthetic data ({})", request.method.name().to_uppercase());
@@ -158,7 +174,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         values: args.values,
         ..release
     };
-    let written = table.write_out(None, |w| release.write_csv(w, release.rows, &mut rng))?;
+    let written = match &args.report {
+        None => table.write_out(None, |w| release.write_csv(w, release.rows, &mut rng))?,
+        Some(path) => {
+            let mut compared = Vec::new();
+            let written = table.write_out(None, |w| {
+                let (written, c) = release.write_csv_compared(w, release.rows, &mut rng)?;
+                compared = c;
+                Ok(written)
+            })?;
+            draw_report(path, &release, &compared, &table.inputs(None))?;
+            written
+        }
+    };
     if let Some(path) = &args.save_model {
         release.kept().save(path, &table.inputs(None))?;
     }
@@ -189,6 +217,52 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether `path` names a figure `--report` can draw: `.svg` (true) or `.png` (false).
+fn figure_kind(path: &Path) -> anyhow::Result<bool> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(true),
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok(false),
+        _ => anyhow::bail!("--report: {} is neither .svg nor .png", path.display()),
+    }
+}
+
+/// Draws the release's model and measurements ([`disguise_experiments::plot::ModelFigure`])
+/// to `path`: released values only.
+fn draw_report(
+    path: &Path,
+    release: &disguise::task::SynthRelease,
+    compared: &[disguise::task::Comparison],
+    inputs: &[&Path],
+) -> anyhow::Result<()> {
+    use disguise_experiments::plot::{self, ModelFigure};
+    let index = |name: &String| release.names.iter().position(|n| n == name).unwrap_or(0);
+    let share =
+        |v: &[f64], total: u64| -> Vec<f64> { v.iter().map(|x| x / total.max(1) as f64).collect() };
+    let figure = ModelFigure {
+        title: format!(
+            "{}: measured marginals and the synthetic table",
+            release.synthesis.method.name().to_uppercase()
+        ),
+        columns: release.names.clone(),
+        marginals: compared
+            .iter()
+            .map(|c| {
+                let synthetic: Vec<f64> = c.synthetic.iter().map(|&x| x as f64).collect();
+                (
+                    c.columns.iter().map(index).collect(),
+                    share(&c.measured, c.records),
+                    share(&synthetic, c.rows),
+                )
+            })
+            .collect(),
+    };
+    if figure_kind(path)? {
+        plot::save_svg(&figure, path, inputs)
+    } else {
+        plot::save_png(&figure, path, inputs)
+    }
 }
 
 /// `synth --model FILE`: records drawn from a kept model, no data read, no budget spent.

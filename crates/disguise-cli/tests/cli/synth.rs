@@ -425,7 +425,7 @@ fn aim_measures_marginals_with_the_target_and_keeps_its_junction_tree() {
     // δ > 0: AIM by default.
     let out = synth(
         &dir,
-        "--epsilon 2 --delta 1e-6 --seed 4 --format json --save-model m.json",
+        "--epsilon 2 --delta 1e-6 --seed 4 --format json --save-model m.json --report r.svg",
     )
     .success();
     let doc = json(&out.get_output().stdout);
@@ -459,6 +459,12 @@ fn aim_measures_marginals_with_the_target_and_keeps_its_junction_tree() {
         .collect();
     let same = rows.iter().filter(|r| r[1] == r[3]).count();
     assert!(same > 2700, "{same} of 3000 rows keep sick = smoker");
+    // The report draws the graph and every larger measured marginal, by column name.
+    let svg = std::fs::read_to_string(dir.join("r.svg")).unwrap();
+    assert!(svg.starts_with("<svg"), "{}", &svg[..100]);
+    for name in ["age", "smoker", "region", "sick", "measured (noisy)"] {
+        assert!(svg.contains(name), "{name}");
+    }
     // The kept model is a junction tree, and draws without data.
     let kept = std::fs::read_to_string(dir.join("m.json")).unwrap();
     assert!(kept.contains("\"junction\""), "{}", &kept[..200]);
@@ -484,6 +490,8 @@ fn aim_measures_marginals_with_the_target_and_keeps_its_junction_tree() {
     for (extra, needle) in [
         ("--method aim", "δ > 0"),
         ("--delta 1e-6 --target nosuch", "nosuch"),
+        ("--delta 1e-6 --report r.pdf", "neither .svg nor .png"),
+        ("--delta 1e-6 --report data.csv", "data.csv"),
     ] {
         let args: Vec<&str> = words(base).into_iter().chain(words(extra)).collect();
         fails_with(&dir, &args, needle);

@@ -80,6 +80,19 @@ pub fn save_png(figure: &impl Figure, path: &Path, inputs: &[&Path]) -> Result<(
     Ok(())
 }
 
+/// Renders `figure` to an SVG file at exactly `path`, atomically and never over one of
+/// `inputs`.
+pub fn save_svg(figure: &impl Figure, path: &Path, inputs: &[&Path]) -> Result<()> {
+    init();
+    let file = AtomicFile::create(path, inputs)?;
+    {
+        let root = SVGBackend::new(file.path(), figure.size()).into_drawing_area();
+        render(figure, &root).with_context(|| format!("drawing {}", path.display()))?;
+    }
+    file.commit()?;
+    Ok(())
+}
+
 /// Draws `figure` on a white `root` and flushes it to its file.
 fn render<DB: DrawingBackend>(figure: &impl Figure, root: &DrawingArea<DB, Shift>) -> Result<()>
 where

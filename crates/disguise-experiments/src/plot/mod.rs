@@ -1,6 +1,6 @@
 //! Figures for the experiments and the demo: line charts with uncertainty bands or error bars,
 //! grouped horizontal bar charts, maps (a density of points with highlighted, labelled
-//! picks) and box plots. Every figure is written twice, as `<base>.png` and `<base>.svg`.
+//! picks), box plots and a synthesizer's model. Every figure is written twice, as `<base>.png` and `<base>.svg`.
 //!
 //! Built on `plotters` without its default features (which need the system's fontconfig):
 //! text is rasterised by `ab_glyph` from DejaVu Sans, whose bytes the `dejavu` crate bundles,
@@ -24,7 +24,8 @@
 //! One file a concept: `backend` ([`Figure`], [`save`], fonts and text styles), `crisp` (the
 //! bitmap back end's text), `style` (palette, markers), `axis` (ticks, labels, ranges),
 //! `legend`, and one file per figure kind: `line` ([`LineChart`]), `bar` ([`BarChart`]),
-//! `map` ([`Map`]) and `boxplot` ([`BoxPlot`]).
+//! `map` ([`Map`]), `boxplot` ([`BoxPlot`]) and `model` ([`ModelFigure`], a synthesizer's
+//! model and measurements).
 
 // A toolbox shared by every experiment: not each one uses every figure type or option.
 
@@ -36,16 +37,18 @@ mod crisp;
 mod legend;
 mod line;
 mod map;
+mod model;
 mod style;
 
 pub use axis::tick_label;
 pub(crate) use axis::{Axis, nice_ticks, padded};
-pub use backend::{DrawResult, Figure, init, save, save_png};
+pub use backend::{DrawResult, Figure, init, save, save_png, save_svg};
 pub use bar::{BarChart, BarSeries};
 pub use boxplot::{BoxGroup, BoxPlot, box_stats};
 pub use legend::Legend;
 pub use line::{LineChart, Point, Series, Uncertainty};
 pub use map::{Map, MapPanel, Pick};
+pub use model::ModelFigure;
 pub use style::{GREY, Marker, PALETTE, Style};
 
 /// Scratch directories and PNG checks shared by the figures' tests.

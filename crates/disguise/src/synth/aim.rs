@@ -346,13 +346,15 @@ pub fn run<T: Tally>(
         .enumerate()
         .map(|(i, y)| (vec![i], compression.measured_one(i, y, ones_variance)))
         .collect();
-    let mut rounds: Vec<MeasuredMarginal> = (0..d)
-        .map(|i| MeasuredMarginal {
-            columns: vec![i],
+    let mut rounds: Vec<MeasuredMarginal> = measurements
+        .iter()
+        .map(|(c, m)| MeasuredMarginal {
+            columns: c.clone(),
             noise: CountNoise::Gaussian {
                 variance: ones_variance,
             },
             selection_epsilon: None,
+            counts: m.counts.clone(),
         })
         .collect();
     // The candidates that could ever fit, and their exact counts on the compressed domain.
@@ -406,12 +408,13 @@ pub fn run<T: Tally>(
         let r = candidates[k].0.clone();
         let y = CountNoise::Gaussian { variance: sigma2 }.measure(&answers[k], rng)?;
         let before: Vec<f64> = model.marginal(&r).iter().map(|p| p * n).collect();
-        measurements.push((r.clone(), Measured::uniform(y, sigma2)));
         rounds.push(MeasuredMarginal {
             columns: r.clone(),
             noise: CountNoise::Gaussian { variance: sigma2 },
             selection_epsilon: Some(eps),
+            counts: y.clone(),
         });
+        measurements.push((r.clone(), Measured::uniform(y, sigma2)));
         model = GraphicalModel::fit(
             &sizes,
             &measurements,

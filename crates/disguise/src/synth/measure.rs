@@ -54,6 +54,10 @@ pub struct MeasuredMarginal {
     /// ε of the exponential mechanism that chose it (`None`: measured without a choice,
     /// like every column's 1-way).
     pub selection_epsilon: Option<f64>,
+    /// The noisy counts (released), on the compressed domain: row-major over the columns,
+    /// the last fastest.
+    #[serde(skip)]
+    pub counts: Vec<f64>,
 }
 
 /// The budget of one synthesis: the three steps' shares and the noise each measurement gets,

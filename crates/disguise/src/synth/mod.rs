@@ -384,18 +384,27 @@ pub fn synthesize_mst<T: Tally>(
         nf,
         config.iterations,
     )?;
-    let mut measured: Vec<MeasuredMarginal> = (0..d)
-        .map(|i| MeasuredMarginal {
+    let mut measured: Vec<MeasuredMarginal> = ones
+        .iter()
+        .enumerate()
+        .map(|(i, m)| MeasuredMarginal {
             columns: vec![i],
             noise: plan.ones.clone(),
             selection_epsilon: None,
+            counts: m.counts.clone(),
         })
         .collect();
-    measured.extend(edges.iter().map(|&(i, j)| MeasuredMarginal {
-        columns: vec![i, j],
-        noise: plan.twos.clone(),
-        selection_epsilon: Some(plan.tree_epsilon0),
-    }));
+    measured.extend(
+        edges
+            .iter()
+            .zip(&twos)
+            .map(|(&(i, j), m)| MeasuredMarginal {
+                columns: vec![i, j],
+                noise: plan.twos.clone(),
+                selection_epsilon: Some(plan.tree_epsilon0),
+                counts: m.counts.clone(),
+            }),
+    );
     Ok(Synthesis {
         method: Method::Mst,
         noise: plan.noise,

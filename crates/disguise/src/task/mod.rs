@@ -79,7 +79,7 @@ pub use select::{
     ContinuousOptions, NormalizerSource, PreparedSelect, Select, SelectParams, SelectReport,
     default_normalizer,
 };
-pub use synth::{MeasuredReport, SYNTH_NEIGHBOURS, Synth, SynthRelease, SynthReport};
+pub use synth::{Comparison, MeasuredReport, SYNTH_NEIGHBOURS, Synth, SynthRelease, SynthReport};
 pub use usefulness::Usefulness;
 
 use crate::disclosure::{Disclose, Public};

@@ -500,6 +500,63 @@ impl SynthRelease {
         out.finish()
     }
 
+    /// As [`SynthRelease::write_csv`], and each measured marginal of two or more columns
+    /// beside the same marginal of the records written ([`Comparison`]): released values
+    /// only (the noisy counts and the synthetic table), what `synth --report` draws.
+    ///
+    /// # Errors
+    /// As [`SynthRelease::write_csv`].
+    pub fn write_csv_compared<W: Write>(
+        &self,
+        writer: W,
+        rows: u64,
+        rng: &mut SecureRng,
+    ) -> Result<(u64, Vec<Comparison>)> {
+        let s = &self.synthesis;
+        let sizes = s.compression.sizes();
+        let mut compared: Vec<Comparison> = s
+            .measured
+            .iter()
+            .filter(|m| m.columns.len() > 1)
+            .map(|m| Comparison {
+                columns: m.columns.iter().map(|&c| self.names[c].clone()).collect(),
+                measured: m.counts.clone(),
+                synthetic: vec![0; m.counts.len()],
+                records: s.rows,
+                rows,
+            })
+            .collect();
+        let cliques: Vec<&[usize]> = s
+            .measured
+            .iter()
+            .filter(|m| m.columns.len() > 1)
+            .map(|m| &m.columns[..])
+            .collect();
+        let mut out = crate::histogram::release::CodedCsv::new(
+            writer,
+            &self.names,
+            &self.domains,
+            self.values,
+            rng,
+        )?;
+        let d = self.names.len();
+        self.sample_codes(rows, rng, |chunk| {
+            for record in chunk.chunks(d) {
+                for (c, clique) in compared.iter_mut().zip(&cliques) {
+                    let cell = clique.iter().fold(0usize, |acc, &i| {
+                        acc * sizes[i] + s.compression.code(i, record[i]) as usize
+                    });
+                    if let Some(slot) = c.synthetic.get_mut(cell) {
+                        *slot += 1;
+                    }
+                }
+                out.record(record)?;
+            }
+            Ok(())
+        })?;
+        Ok((out.finish()?, compared))
+    }
+
     /// The release's report: public and released values only, and no clamped values
     /// counted (a front end that counted them sets [`SynthReport::clamped`]).
     pub fn report(&self) -> SynthReport {
@@ -610,6 +667,22 @@ impl SynthRelease {
             clamped: Diagnostic::new(Vec::new()),
         }
     }
+}
+
+/// A measured marginal beside the synthetic table's: both released (the noisy counts, and
+/// records drawn from the model fitted to them), on the compressed domain.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    /// The marginal's columns.
+    pub columns: Vec<String>,
+    /// The noisy counts measured, row-major over the columns (the last fastest).
+    pub measured: Vec<f64>,
+    /// The synthetic table's counts on the same cells.
+    pub synthetic: Vec<u64>,
+    /// n, the table's (public) number of records: the measured counts' total.
+    pub records: u64,
+    /// The synthetic records counted.
+    pub rows: u64,
 }
 
 /// One measured marginal in a [`SynthReport`].
