@@ -15,7 +15,9 @@ const PANEL: u32 = 230;
 /// The graph's side in pixels.
 const GRAPH: u32 = 520;
 
-/// The figure of a synthetic-data release (see the [module documentation](self)).
+/// The figure of a synthetic-data release: the columns' graph with every measured marginal
+/// between its columns, and each measured marginal's noisy counts against the synthetic
+/// table's (all released values).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelFigure {
     /// The title.

@@ -273,7 +273,7 @@ impl Cluster {
     /// Runs `release` in worker 0 on the table in `paths` (read with the complete `schema`,
     /// each worker its share as [`super::super::read_share`] deals it) through a
     /// [`ClusterTally`]: what [`crate::synth`] reads of the data, summed over the workers
-    /// in two exchanges ([`super::super::tally`]), with the columns' names and domains.
+    /// in two exchanges ([`ClusterTally`]), with the columns' names and domains.
     /// Returns its result in process 0, `None` in the others. Only counts and worker 0's
     /// released decisions cross the network.
     ///
