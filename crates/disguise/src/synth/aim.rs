@@ -261,6 +261,27 @@ pub fn rho_of(epsilon: Epsilon, delta: Delta) -> Result<f64> {
     rho_for(epsilon.get(), delta.get())
 }
 
+/// What AIM's rounds get: the private edges' calls (as MST's `plan` prices them) and the zCDP
+/// budget (ε, δ) buys less the edges', rounded down.
+///
+/// # Errors
+/// As [`rho_of`].
+pub fn edges_and_rest(
+    plan: &super::Plan,
+    epsilon: Epsilon,
+    delta: Delta,
+) -> Result<(Vec<(PrivacyCost, u64)>, f64)> {
+    let total = rho_of(epsilon, delta)?;
+    Ok(match plan.edges {
+        Some(e @ crate::histogram::EdgeBudget::Zcdp { rho }) => {
+            let k = plan.edge_columns;
+            let edge_rho = mul_up(rho, k as f64);
+            (vec![(e.cost()?, k)], nudge_down(total - edge_rho, 4))
+        }
+        _ => (Vec::new(), nudge_down(total, 4)),
+    })
+}
+
 /// The model's counts on `clique` rounded to the grid, as integers (grid steps).
 fn grid_counts(model: &GraphicalModel, clique: &[usize], n: f64) -> Vec<i128> {
     model

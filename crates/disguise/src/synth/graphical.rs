@@ -37,7 +37,8 @@
 //! weights rising to 2⁵³ in every row.
 
 use super::model::{
-    FitSummary, Measured, TOTAL, cumulate, draw, logsumexp, project_to_simplex, quantize,
+    Descent, FitSummary, Measured, TOTAL, cumulate, draw, logsumexp, mirror_descent,
+    project_to_simplex, quantize,
 };
 use crate::error::{Error, Result};
 use crate::noise::SecureRng;
@@ -385,49 +386,40 @@ impl GraphicalModel {
             cells: &engine.measured_cells,
             n,
         };
-        let mut theta = start(sizes, &cliques, measurements, &of, n, warm);
+        let theta = start(sizes, &cliques, measurements, &of, n, warm);
         let mut work = engine.workspace();
-        let mut marginals = engine.propagate(&theta, &mut work);
-        let (mut loss, mut grad) = problem.loss(&marginals);
+        let marginals = engine.propagate(&theta, &mut work);
+        let (loss, grad) = problem.loss(&marginals);
         let initial_loss = loss;
         let min_variance = measurements
             .iter()
             .flat_map(|(_, m)| m.variances.iter().copied())
             .fold(f64::INFINITY, f64::min);
-        let mut alpha = min_variance / n;
-        let mut run = 0;
         // Nothing measured: the uniform model is the fit.
         let iterations = if measurements.is_empty() {
             0
         } else {
             iterations
         };
-        for _ in 0..iterations {
-            run += 1;
-            alpha *= 2.0;
-            let mut accepted = None;
-            for _ in 0..30 {
-                let candidate = step(&theta, &grad, alpha);
-                let next = engine.propagate(&candidate, &mut work);
-                let (next_loss, next_grad) = problem.loss(&next);
-                // Armijo: L falls by at least ½·α·∇L·(μ_old − μ_new) (counts).
-                let decrease = 0.5 * alpha * dot_difference(&grad, &marginals, &next, n);
-                if next_loss.is_finite() && loss - next_loss >= decrease {
-                    accepted = Some((candidate, next, next_loss, next_grad));
-                    break;
-                }
-                alpha *= 0.5;
-            }
-            let Some((t, m, l, g)) = accepted else { break };
-            let improvement = loss - l;
-            theta = t;
-            marginals = m;
-            loss = l;
-            grad = g;
-            if improvement <= 1e-12 * loss.max(1.0) {
-                break;
-            }
-        }
+        let descent = mirror_descent(
+            Descent {
+                theta,
+                marginals,
+                loss,
+                grad,
+                iterations: 0,
+            },
+            min_variance / n,
+            iterations,
+            |theta, grad, alpha| step(theta, grad, alpha),
+            |theta| {
+                let m = engine.propagate(theta, &mut work);
+                let (l, g) = problem.loss(&m);
+                (m, l, g)
+            },
+            |grad, old, new| dot_difference(grad, old, new, n),
+        );
+        let (theta, loss, run) = (descent.theta, descent.loss, descent.iterations);
         // The clique laws of the accepted θ (the last pass may have been a rejected step).
         engine.propagate(&theta, &mut work);
         let mut model = Self::from_marginals(sizes, tree, work.mu);

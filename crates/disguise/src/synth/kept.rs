@@ -236,18 +236,15 @@ impl KeptModel {
     /// # Errors
     /// [`Error::Io`] if writing fails.
     pub fn write_csv<W: Write>(&self, writer: W, rows: u64, rng: &mut SecureRng) -> Result<u64> {
-        let mut out = crate::histogram::release::CodedCsv::new(
+        let table = (&self.names[..], &self.domains[..], self.values);
+        write_csv_with(
             writer,
-            &self.names,
-            &self.domains,
-            self.values,
+            table,
+            rows,
             rng,
-        )?;
-        let d = self.names.len();
-        self.sample_codes(rows, rng, |chunk| {
-            chunk.chunks(d).try_for_each(|record| out.record(record))
-        })?;
-        out.finish()
+            |take, child, out| self.sample_rows(take, child, out),
+            |_| {},
+        )
     }
 }
 
@@ -295,6 +292,37 @@ fn strip_position(message: &str) -> &str {
     message
         .rfind(" at line ")
         .map_or(message, |at| &message[..at])
+}
+
+/// Writes `rows` records drawn by `draw` (as [`sample_chunks`]) as CSV with a header over
+/// `table` (names, domains, how numeric values are written; numeric values drawn from a
+/// generator forked from `rng` first), showing each record's codes to `observe` before it is
+/// written; returns the number written. What releases and kept models write.
+///
+/// # Errors
+/// [`Error::Io`] if writing fails.
+pub(crate) fn write_csv_with<W, D>(
+    writer: W,
+    table: (&[String], &[Domain], Values),
+    rows: u64,
+    rng: &mut SecureRng,
+    draw: D,
+    mut observe: impl FnMut(&[u32]),
+) -> Result<u64>
+where
+    W: Write,
+    D: Fn(usize, &mut SecureRng, &mut Vec<u32>) + Sync,
+{
+    let (names, domains, values) = table;
+    let mut out = crate::histogram::release::CodedCsv::new(writer, names, domains, values, rng)?;
+    let d = names.len();
+    sample_chunks(rows, rng, draw, |chunk| {
+        chunk.chunks(d).try_for_each(|record| {
+            observe(record);
+            out.record(record)
+        })
+    })?;
+    out.finish()
 }
 
 /// Draws `rows` records in chunks forked in order from `rng` (the same records whatever the

@@ -259,24 +259,9 @@ fn synthesize_aim<T: Tally>(
             "AIM measures with Gaussian noise (give a delta > 0, or use --method mst)",
         ));
     }
-    let total = aim::rho_of(config.epsilon, config.delta)?;
     // The edges cost what MST's plan gives them; AIM gets the rest of ρ.
-    let plan = Plan::with_edges(
-        d,
-        config.edge_columns,
-        config.edge_share,
-        config.epsilon,
-        config.delta,
-        config.noise,
-    )?;
-    let (edge_calls, edge_rho) = match plan.edges {
-        Some(e @ crate::histogram::EdgeBudget::Zcdp { rho }) => (
-            vec![(e.cost()?, config.edge_columns as u64)],
-            crate::numeric::round::mul_up(rho, config.edge_columns as f64),
-        ),
-        _ => (Vec::new(), 0.0),
-    };
-    let rho = crate::numeric::round::nudge_down(total - edge_rho, 4);
+    let plan = plan_of(d, config)?;
+    let (edge_calls, rho) = aim::edges_and_rest(&plan, config.epsilon, config.delta)?;
     let (run, guarantee) = aim::run(
         tally,
         rho,
@@ -306,6 +291,18 @@ fn synthesize_aim<T: Tally>(
     })
 }
 
+/// MST's plan for d columns under `config` (AIM takes its private edges' prices from it).
+fn plan_of(d: usize, config: &SynthConfig) -> Result<Plan> {
+    Plan::with_edges(
+        d,
+        config.edge_columns,
+        config.edge_share,
+        config.epsilon,
+        config.delta,
+        config.noise,
+    )
+}
+
 fn check_rows(n: u64) -> Result<()> {
     if n < 2 {
         return Err(crate::Error::param(
@@ -330,14 +327,7 @@ pub fn synthesize_mst<T: Tally>(
     let d = tally.sizes().len();
     let n = tally.rows();
     check_rows(n)?;
-    let plan = Plan::with_edges(
-        d,
-        config.edge_columns,
-        config.edge_share,
-        config.epsilon,
-        config.delta,
-        config.noise,
-    )?;
+    let plan = plan_of(d, config)?;
     let nf = n as f64;
     let exact = tally.ones()?;
     let noisy: Vec<Vec<f64>> = exact

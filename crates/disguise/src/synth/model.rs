@@ -221,7 +221,7 @@ impl TreeModel {
             n,
         };
         // Start: the independence model of the projected 1-ways.
-        let mut theta = Theta {
+        let theta = Theta {
             node: ones
                 .iter()
                 .map(|m| {
@@ -241,8 +241,8 @@ impl TreeModel {
                 })
                 .collect(),
         };
-        let mut marginals = fit.marginals(&theta);
-        let (mut loss, mut grad) = fit.loss(&marginals);
+        let marginals = fit.marginals(&theta);
+        let (loss, grad) = fit.loss(&marginals);
         let initial_loss = loss;
         let min_variance = ones
             .iter()
@@ -254,34 +254,25 @@ impl TreeModel {
                     .flat_map(|m| m.variances.iter().copied()),
             )
             .fold(f64::INFINITY, f64::min);
-        let mut alpha = min_variance / n;
-        let mut run = 0;
-        for _ in 0..iterations {
-            run += 1;
-            alpha *= 2.0;
-            let mut accepted = None;
-            for _ in 0..30 {
-                let candidate = theta.step(&grad, alpha);
-                let next = fit.marginals(&candidate);
-                let (next_loss, next_grad) = fit.loss(&next);
-                // Armijo: L falls by at least ½·α·∇L·(μ_old − μ_new) (counts).
-                let decrease = 0.5 * alpha * grad.dot_difference(&marginals, &next, n);
-                if next_loss.is_finite() && loss - next_loss >= decrease {
-                    accepted = Some((candidate, next, next_loss, next_grad));
-                    break;
-                }
-                alpha *= 0.5;
-            }
-            let Some((t, m, l, g)) = accepted else { break };
-            let improvement = loss - l;
-            theta = t;
-            marginals = m;
-            loss = l;
-            grad = g;
-            if improvement <= 1e-12 * loss.max(1.0) {
-                break;
-            }
-        }
+        let descent = mirror_descent(
+            Descent {
+                theta,
+                marginals,
+                loss,
+                grad,
+                iterations: 0,
+            },
+            min_variance / n,
+            iterations,
+            |theta, grad, alpha| theta.step(grad, alpha),
+            |theta| {
+                let m = fit.marginals(theta);
+                let (l, g) = fit.loss(&m);
+                (m, l, g)
+            },
+            |grad, old, new| grad.dot_difference(old, new, n),
+        );
+        let (marginals, loss, run) = (descent.marginals, descent.loss, descent.iterations);
         let model = Self::from_marginals(sizes, order, parent, marginals)?;
         Ok((
             model,
@@ -458,6 +449,62 @@ impl TreeModel {
             }
         }
     }
+}
+
+/// Where mirror descent stands: the parameters, their marginals, loss and gradient, and the
+/// iterations run.
+pub(crate) struct Descent<T, M> {
+    pub(crate) theta: T,
+    pub(crate) marginals: M,
+    pub(crate) loss: f64,
+    pub(crate) grad: M,
+    pub(crate) iterations: usize,
+}
+
+/// Mirror descent on the log-potentials θ with private-pgm's Armijo rule, from `start`
+/// (evaluated) for at most `iterations` steps, shared by the tree and junction-tree fits: the
+/// step α (first `alpha`) doubles each iteration and halves (at most 30 times) until the loss
+/// falls by at least ½·α·∇L·(μ_old − μ_new); it stops when no step is accepted or the loss
+/// falls by less than 10⁻¹² of itself. `step(θ, ∇, α)` = θ − α∇, `evaluate(θ)` = (μ, L, ∇),
+/// `dot(∇, μ_old, μ_new)` = ∇L·(n·μ_old − n·μ_new).
+pub(crate) fn mirror_descent<T, M>(
+    start: Descent<T, M>,
+    alpha: f64,
+    iterations: usize,
+    step: impl Fn(&T, &M, f64) -> T,
+    mut evaluate: impl FnMut(&T) -> (M, f64, M),
+    dot: impl Fn(&M, &M, &M) -> f64,
+) -> Descent<T, M> {
+    let mut at = start;
+    let mut alpha = alpha;
+    for _ in 0..iterations {
+        at.iterations += 1;
+        alpha *= 2.0;
+        let mut accepted = None;
+        for _ in 0..30 {
+            let candidate = step(&at.theta, &at.grad, alpha);
+            let (next, next_loss, next_grad) = evaluate(&candidate);
+            let decrease = 0.5 * alpha * dot(&at.grad, &at.marginals, &next);
+            if next_loss.is_finite() && at.loss - next_loss >= decrease {
+                accepted = Some((candidate, next, next_loss, next_grad));
+                break;
+            }
+            alpha *= 0.5;
+        }
+        let Some((t, m, l, g)) = accepted else { break };
+        let improvement = at.loss - l;
+        at = Descent {
+            theta: t,
+            marginals: m,
+            loss: l,
+            grad: g,
+            iterations: at.iterations,
+        };
+        if improvement <= 1e-12 * at.loss.max(1.0) {
+            break;
+        }
+    }
+    at
 }
 
 /// The index whose cumulative weight first exceeds 53 uniform bits.

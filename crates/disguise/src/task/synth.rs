@@ -215,21 +215,9 @@ impl Synth {
             // AIM's rounds are adaptive: at most the whole budget, the edges' share first.
             Method::Aim(_) => {
                 let c = self.config()?;
-                let total = crate::synth::aim::rho_of(c.epsilon, c.delta)?;
-                let mut calls: Vec<_> = plan.edges.iter().map(|_| plan.calls[0]).collect();
-                let edge_rho = match plan.edges {
-                    Some(crate::histogram::EdgeBudget::Zcdp { rho }) => {
-                        crate::numeric::round::mul_up(rho, plan.edge_columns as f64)
-                    }
-                    _ => 0.0,
-                };
-                calls.push((
-                    crate::privacy::PrivacyCost::zcdp(crate::numeric::round::nudge_down(
-                        total - edge_rho,
-                        4,
-                    ))?,
-                    1,
-                ));
+                let (mut calls, rho) =
+                    crate::synth::aim::edges_and_rest(&plan, c.epsilon, c.delta)?;
+                calls.push((crate::privacy::PrivacyCost::zcdp(rho)?, 1));
                 let mut accountant = crate::privacy::compose::Accountant::new();
                 for &(call, k) in &calls {
                     accountant.record_many(call, k);
@@ -486,18 +474,26 @@ impl SynthRelease {
     /// # Errors
     /// [`Error::Io`] if writing fails.
     pub fn write_csv<W: Write>(&self, writer: W, rows: u64, rng: &mut SecureRng) -> Result<u64> {
-        let mut out = crate::histogram::release::CodedCsv::new(
+        self.write_observed(writer, rows, rng, |_| {})
+    }
+
+    /// [`SynthRelease::write_csv`], showing each record's codes to `observe` first.
+    fn write_observed<W: Write>(
+        &self,
+        writer: W,
+        rows: u64,
+        rng: &mut SecureRng,
+        observe: impl FnMut(&[u32]),
+    ) -> Result<u64> {
+        let synthesis = &self.synthesis;
+        crate::synth::kept::write_csv_with(
             writer,
-            &self.names,
-            &self.domains,
-            self.values,
+            (&self.names, &self.domains, self.values),
+            rows,
             rng,
-        )?;
-        let d = self.names.len();
-        self.sample_codes(rows, rng, |chunk| {
-            chunk.chunks(d).try_for_each(|record| out.record(record))
-        })?;
-        out.finish()
+            |take, child, out| synthesis.sample_rows(take, child, out),
+            observe,
+        )
     }
 
     /// As [`SynthRelease::write_csv`], and each measured marginal of two or more columns
@@ -532,29 +528,17 @@ impl SynthRelease {
             .filter(|m| m.columns.len() > 1)
             .map(|m| &m.columns[..])
             .collect();
-        let mut out = crate::histogram::release::CodedCsv::new(
-            writer,
-            &self.names,
-            &self.domains,
-            self.values,
-            rng,
-        )?;
-        let d = self.names.len();
-        self.sample_codes(rows, rng, |chunk| {
-            for record in chunk.chunks(d) {
-                for (c, clique) in compared.iter_mut().zip(&cliques) {
-                    let cell = clique.iter().fold(0usize, |acc, &i| {
-                        acc * sizes[i] + s.compression.code(i, record[i]) as usize
-                    });
-                    if let Some(slot) = c.synthetic.get_mut(cell) {
-                        *slot += 1;
-                    }
+        let written = self.write_observed(writer, rows, rng, |record| {
+            for (c, clique) in compared.iter_mut().zip(&cliques) {
+                let cell = clique.iter().fold(0usize, |acc, &i| {
+                    acc * sizes[i] + s.compression.code(i, record[i]) as usize
+                });
+                if let Some(slot) = c.synthetic.get_mut(cell) {
+                    *slot += 1;
                 }
-                out.record(record)?;
             }
-            Ok(())
         })?;
-        Ok((out.finish()?, compared))
+        Ok((written, compared))
     }
 
     /// The release's report: public and released values only, and no clamped values
@@ -952,18 +936,27 @@ mod tests {
         // MST's 3σ rule lets about 0.13 % of the empty levels through on noise alone (about
         // 135 of 10⁵ under Gaussian noise; several hundred under discrete Laplace's heavier
         // tails): a few hundred levels, 10⁴–10⁵ cells instead of 10¹⁰.
-        let request = Synth {
-            delta: 1e-9,
-            iterations: 50,
-            ..Synth::new(3.0)
-        };
-        let release = request.run(coded, None, &mut rng).unwrap();
-        let sizes = release.synthesis.model.sizes();
-        assert!(sizes[0] <= 400 && sizes[1] <= 400, "{sizes:?}");
-        assert_eq!(release.report().merged.len(), 2);
-        let mut out = Vec::new();
-        release.write_csv(&mut out, 100, &mut rng).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap().lines().count(), 101);
+        // MST, and AIM with its 3-way (a, b, y) among the candidates.
+        for request in [
+            Synth {
+                delta: 1e-9,
+                iterations: 50,
+                ..Synth::new(3.0)
+            },
+            Synth {
+                iterations: 50,
+                target: Some("y".into()),
+                ..Synth::aim(3.0, 1e-9)
+            },
+        ] {
+            let release = request.run(coded.clone(), None, &mut rng).unwrap();
+            let sizes = release.synthesis.model.sizes();
+            assert!(sizes[0] <= 400 && sizes[1] <= 400, "{sizes:?}");
+            assert_eq!(release.report().merged.len(), 2);
+            let mut out = Vec::new();
+            release.write_csv(&mut out, 100, &mut rng).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap().lines().count(), 101);
+        }
     }
 
     #[test]
