@@ -587,6 +587,17 @@ fn histogram_and_synth_print_only_their_release() {
         ..histogram.clone()
     };
     synth.check(&pairs(&data, &shapes));
+    // AIM (δ > 0): its rounds, their noise and ε are released (annealing reads only the
+    // model fitted to noisy counts).
+    let aim = Case {
+        name: "synth (AIM)",
+        args: args(
+            "synth --data data --schema schema.toml --epsilon 20 --delta 1e-6 --seed 7 --out \
+             synthetic.csv",
+        ),
+        ..synth.clone()
+    };
+    aim.check(&pairs(&data, &shapes));
     // age without bins: cut at private quantiles, released and in the report (an integer
     // column, so that neighbours' edges often coincide at a large ε).
     let edges_schema = TABLE_SCHEMA.replace("bins = 4", "integer = true");
