@@ -236,7 +236,8 @@ class Ledger:
         pure epsilon-DP releases fit. Under ``"zcdp"``, ``approximate_epsilon`` and
         ``approximate_delta`` set aside a part of the limit for approximate releases (the
         large margin mechanisms; none by default). After the data set's first release the
-        limit can only be lowered, with the same rule."""
+        limit can only be lowered, with the same rule, and not below what is already spent
+        (``ValueError``: such a limit would refuse every later release)."""
         self._native.set_limit(
             str(dataset),
             (

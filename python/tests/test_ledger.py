@@ -269,6 +269,10 @@ def test_a_zcdp_limit_admits_many_small_releases(ledger):
         ledger.set_limit("logs", epsilon=1.0, delta=1e-6)
     with pytest.raises(ValueError, match="lowered, not raised"):
         ledger.set_limit("logs", epsilon=2.0, delta=1e-6, rule="zcdp")
+    # Nor below what is spent: that limit would refuse everything after.
+    with pytest.raises(ValueError, match="already spent ρ"):
+        ledger.set_limit("logs", epsilon=0.1, delta=1e-6, rule="zcdp")
+    assert ledger.status("logs")["limit"]["epsilon"] == 1.0
     with pytest.raises(ValueError, match="delta"):
         ledger.set_limit("pure", epsilon=1.0, rule="zcdp")
     with pytest.raises(ValueError, match="rule"):

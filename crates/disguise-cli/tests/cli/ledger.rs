@@ -110,9 +110,16 @@ fn releases_are_recorded_until_the_limit_then_refused_with_exit_3_and_nothing_pr
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
     }
     disguise(&dir).args(words(SELECT)).assert().code(3);
+    // Lowering it below what is spent (0.5) would refuse everything after, silently: refused
+    // in one line (exit 2); down to the spent amount is allowed.
+    common::fails_with(
+        &dir,
+        &words("ledger limit --ledger b.ledger --dataset pts --epsilon 0.4"),
+        "already spent ε = 0.5",
+    );
     disguise(&dir)
         .args(words(
-            "ledger limit --ledger b.ledger --dataset pts --epsilon 0.4",
+            "ledger limit --ledger b.ledger --dataset pts --epsilon 0.5",
         ))
         .assert()
         .success();

@@ -365,9 +365,9 @@ impl Ledger {
 
     /// Sets the limit of `dataset` (its name trimmed). Every limit set is kept in the file;
     /// the latest is in force. Before the data set's first release the limit may change
-    /// freely; after it, only downwards and with the same filter, since a budget or a filter
-    /// chosen after seeing outputs is not a privacy filter's (a limit below what is spent
-    /// refuses every further release). A data set whose releases were recorded without a
+    /// freely; after it, only downwards, with the same filter and not below what is already
+    /// spent, since a budget or a filter chosen after seeing outputs is not a privacy
+    /// filter's (and a limit below the spent amount would refuse every later release). A data set whose releases were recorded without a
     /// limit (by an older format: the upgrade gives it the limit of what it spent) takes no
     /// limit. A new name alike to an existing one ([`check_name`](super::check_name)) is
     /// refused.
@@ -420,6 +420,14 @@ impl Ledger {
                         typed(current.delta)
                     ),
                 ));
+            }
+        }
+        if releases > 0 {
+            // A limit below what is spent would refuse every later release, silently: a
+            // mistake, not a budget.
+            let spent = self.totals_of(&transaction, dataset)?;
+            if !spent.within(&limit) {
+                return Err(below_spent(dataset, &limit, &spent));
             }
         }
         insert_limit(&transaction, "limits", Some(dataset), &limit).map_err(fail)?;
@@ -1163,6 +1171,29 @@ fn releases_of(connection: &Connection, dataset: Option<&str>) -> rusqlite::Resu
 }
 
 /// The refusal of a release over the limit: one line.
+/// A limit lowered below what `dataset` has spent, refused.
+fn below_spent(dataset: &str, limit: &Limit, spent: &Totals) -> Error {
+    let used = spent.spent(Some(limit));
+    let amount = match (limit.filter, used.rho) {
+        (Filter::Zcdp, Some(rho)) => format!(
+            "ρ = {} (and ε = {}, δ = {} by approximate releases)",
+            rounded(rho, 6, Ordering::Greater),
+            typed(used.epsilon),
+            typed(used.delta)
+        ),
+        _ => format!("ε = {}, δ = {}", typed(used.epsilon), typed(used.delta)),
+    };
+    Error::param(
+        "epsilon",
+        format!(
+            "data set {dataset} has already spent {amount}: a limit of ε = {}, δ = {} is \
+             below that and would refuse every later release; give at least what is spent",
+            typed(limit.epsilon),
+            typed(limit.delta)
+        ),
+    )
+}
+
 fn refusal(dataset: &str, spend: &Spend, limit: &Limit, before: &Totals) -> Error {
     let spent = before.spent(Some(limit));
     let left = before.remaining(limit);

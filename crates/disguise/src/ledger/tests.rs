@@ -224,6 +224,22 @@ fn a_limit_is_fixed_by_the_first_release_it_can_be_lowered_not_raised_nor_refilt
     ledger.reserve("d", &em(0.25)).unwrap();
     assert!(ledger.reserve("d", &em(0.25)).is_err());
     assert_eq!(ledger.limit("d").unwrap().unwrap().epsilon, 0.5);
+    // Below what is spent (0.5): refused in one line, the limit in force unchanged.
+    let below = ledger
+        .set_limit("d", Limit::new(0.25, 1e-6).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        below.contains("already spent ε = 0.5")
+            && below.contains("ε = 0.25")
+            && !below.contains('\n'),
+        "{below}"
+    );
+    assert_eq!(ledger.limit("d").unwrap().unwrap().epsilon, 0.5);
+    // Exactly what is spent is allowed: nothing more can be released.
+    ledger
+        .set_limit("d", Limit::new(0.5, 1e-6).unwrap())
+        .unwrap();
 }
 
 #[test]
@@ -1292,14 +1308,20 @@ fn limits_lowered_during_an_adaptive_interaction_keep_its_releases_within_the_fi
                 let delta = [limit.delta, limit.delta / 2.0, 0.0][pick(3)];
                 let lowered = Limit::new(epsilon, delta).unwrap();
                 let (before_e, before_d) = potential(&totals, &limit);
-                ledger.set_limit("d", lowered).unwrap();
-                if limit.delta > 0.0 && delta == 0.0 {
-                    switched += 1;
+                if !totals.within(&lowered) {
+                    // Below what is spent: refused, the limit in force stays.
+                    let e = ledger.set_limit("d", lowered).unwrap_err();
+                    assert!(e.to_string().contains("already spent"), "{e}");
+                } else {
+                    ledger.set_limit("d", lowered).unwrap();
+                    if limit.delta > 0.0 && delta == 0.0 {
+                        switched += 1;
+                    }
+                    limit = lowered;
+                    let (after_e, after_d) = potential(&totals, &limit);
+                    assert!(positive(after_e) <= positive(before_e));
+                    assert!(positive(after_d) <= positive(before_d));
                 }
-                limit = lowered;
-                let (after_e, after_d) = potential(&totals, &limit);
-                assert!(positive(after_e) <= positive(before_e));
-                assert!(positive(after_d) <= positive(before_d));
             }
             let each = [0.0625, 0.125][pick(2)];
             let k = 1 + pick(2) as u64;
