@@ -11,6 +11,9 @@ Examples:
   # a draft for wdbc.csv, to edit: every column numeric with bounds to fill in
   disguise schema --data wdbc.csv --target diagnosis --categorical diagnosis > wdbc.toml
 
+  # a semicolon-separated file without a header row: columns drafted as c1 … cN
+  disguise schema --data scores.csv --no-header --delimiter ';' > scores.toml
+
   # a headerless file: name the columns
   disguise schema --columns buying,maint,doors,persons,lug_boot,safety,class --target class \\
       --categorical buying,maint,doors,persons,lug_boot,safety,class > car.toml
@@ -42,23 +45,40 @@ pub struct Args {
     /// The target (label) column. Example: `--target diagnosis`.
     #[arg(long, value_name = "COL")]
     target: Option<String>,
+    /// The file has no header row: its columns are named `c1` … `cN` (or give the names with
+    /// --columns instead of --data), and the draft says `has_header = false`.
+    #[arg(long)]
+    no_header: bool,
+    /// The field separator, one ASCII character, or `tab` (the draft says so). Example:
+    /// `--delimiter ';'`.
+    #[arg(long, value_name = "CHAR", value_parser = super::common::parse_delimiter)]
+    delimiter: Option<u8>,
 }
 
 /// Runs `disguise schema`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let delimiter = args.delimiter.unwrap_or(b',');
     let (names, has_header) = match &args.data {
         Some(path) => {
-            let header = disguise::data::read_header(path)
+            let layout = disguise::data::TableLayout {
+                delimiter,
+                has_header: !args.no_header,
+            };
+            let header = disguise::data::read_header_with_layout(path, layout)
                 .with_context(|| format!("reading the header of {}", path.display()))?;
-            (header.names().to_vec(), true)
+            (header.names().to_vec(), layout.has_header)
         }
         None => (
             args.columns.iter().map(|c| c.trim().to_string()).collect(),
             false,
         ),
     };
+    let layout = disguise::data::TableLayout {
+        delimiter,
+        has_header,
+    };
     let target = args.target.as_deref();
-    let out = disguise::histogram::draft_schema(&names, &args.categorical, target, has_header)?;
+    let out = disguise::histogram::draft_schema(&names, &args.categorical, target, layout)?;
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;

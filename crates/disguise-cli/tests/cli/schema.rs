@@ -61,3 +61,49 @@ fn a_headerless_file_gets_its_names_from_the_command_line() {
         "no column \"c\"",
     );
 }
+
+#[test]
+fn schema_takes_the_header_options_its_errors_suggest() {
+    // A headerless, semicolon-separated file: the reader's error suggests --no-header, which
+    // `schema` takes like every other command; the draft records the layout.
+    let dir = dir_with(
+        "layout",
+        &[("c.csv", "1,2,3\n4,5,6\n"), ("s.csv", "1;2;3\n4;5;6\n")],
+    );
+    fails_with(&dir, &words("schema --data c.csv"), "--no-header");
+    let out = disguise(&dir)
+        .args(words("schema --data c.csv --no-header"))
+        .stdout_ok();
+    assert!(
+        String::from_utf8(out)
+            .unwrap()
+            .contains("has_header = false\ndelimiter = \",\"")
+    );
+    let out = disguise(&dir)
+        .args([
+            "schema",
+            "--data",
+            "s.csv",
+            "--no-header",
+            "--delimiter",
+            ";",
+        ])
+        .stdout_ok();
+    let draft = String::from_utf8(out).unwrap();
+    assert!(
+        draft.contains("has_header = false\ndelimiter = \";\""),
+        "{draft}"
+    );
+    for name in ["c1", "c2", "c3"] {
+        assert!(draft.contains(&format!("name = \"{name}\"")), "{draft}");
+    }
+    // Filled in, the draft reads the file as drafted.
+    let filled = draft.replace("bounds = [] # FILL IN: [min, max]", "bounds = [0, 10]");
+    std::fs::write(dir.join("s.toml"), filled).unwrap();
+    disguise(&dir)
+        .args(words(
+            "synth --data s.csv --schema s.toml --epsilon 1 --out h.csv -q",
+        ))
+        .assert()
+        .success();
+}

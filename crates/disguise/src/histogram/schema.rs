@@ -562,14 +562,16 @@ impl Schema {
 }
 
 /// A draft schema as TOML for a table whose column `names` are known (from its header, or
-/// given for a headerless file): every column numeric, or categorical when `categorical`
+/// given for a headerless file) and laid out as `layout` says: every column numeric, or categorical when `categorical`
 /// names it (case-insensitive), each domain left empty to be filled in from public
 /// knowledge — the draft does not parse until every one is, so that no domain is taken from
 /// the data by accident. Only the names are used: no private statistic leaks into it.
 ///
 /// ```
+/// use disguise::data::TableLayout;
 /// let names = ["age".to_string(), "sex".to_string()];
-/// let draft = disguise::histogram::draft_schema(&names, &["SEX".into()], Some("sex"), true)?;
+/// let layout = TableLayout::default();
+/// let draft = disguise::histogram::draft_schema(&names, &["SEX".into()], Some("sex"), layout)?;
 /// assert!(draft.contains("target = \"sex\"\n"));
 /// assert!(draft.contains("name = \"sex\"\ntype = \"categorical\""));
 /// assert!(disguise::histogram::Schema::from_toml_str(&draft, "draft").is_err());
@@ -582,7 +584,7 @@ pub fn draft_schema(
     names: &[String],
     categorical: &[String],
     target: Option<&str>,
-    has_header: bool,
+    layout: crate::data::TableLayout,
 ) -> Result<String> {
     let known = |name: &str| names.iter().any(|n| n.eq_ignore_ascii_case(name));
     for name in categorical.iter().map(String::as_str).chain(target) {
@@ -602,7 +604,11 @@ pub fn draft_schema(
     let mut out = String::new();
     out.push_str("# Draft schema (docs/schema.md). Fill in every domain from PUBLIC knowledge —\n");
     out.push_str("# documentation, standards, round figures — never from the data itself.\n");
-    out.push_str(&format!("has_header = {has_header}\ndelimiter = \",\"\n"));
+    out.push_str(&format!(
+        "has_header = {}\ndelimiter = {}\n",
+        layout.has_header,
+        toml_string(&char::from(layout.delimiter).to_string())
+    ));
     if let Some(target) = target {
         out.push_str(&format!("target = {}\n", toml_string(target.trim())));
     }

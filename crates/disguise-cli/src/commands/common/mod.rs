@@ -89,7 +89,7 @@ impl LayoutArgs {
 }
 
 /// A field separator: one ASCII character, or `tab`.
-fn parse_delimiter(text: &str) -> Result<u8, String> {
+pub fn parse_delimiter(text: &str) -> Result<u8, String> {
     match text {
         "tab" | "\\t" | "\t" => Ok(b'\t'),
         t if t.len() == 1 && t.is_ascii() => Ok(t.as_bytes()[0]),
