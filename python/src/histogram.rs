@@ -21,9 +21,7 @@ pub(crate) fn histogram_schema(source: &str, kind: &str) -> PyResult<String> {
     let schema = match kind {
         "path" => Schema::from_path(std::path::Path::new(source)),
         "toml" => Schema::from_toml_str(source, "schema"),
-        "json" => serde_json::from_str::<Schema>(source)
-            .map_err(|e| disguise::Error::param("schema", e.to_string()))
-            .and_then(|s| s.validate().map(|()| s)),
+        "json" => Schema::from_json_str(source),
         other => return Err(value_error(format!("invalid schema kind {other:?}"))),
     }
     .map_err(value_error)?;

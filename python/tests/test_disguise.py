@@ -1101,3 +1101,16 @@ def test_aim_is_the_default_with_delta_and_measures_the_target_with_its_predicto
         disguise.Synthesizer(epsilon=3.0, schema=SCHEMA, method="aim").fit(data)
     with pytest.raises(ValueError, match="nosuch"):
         disguise.Synthesizer(epsilon=3.0, delta=1e-6, schema=SCHEMA, target="nosuch").fit(data)
+
+
+def test_a_dict_schema_error_names_its_key_path():
+    data = sick_table()
+    broken = json.loads(json.dumps(SCHEMA))
+    del broken["columns"][3]["type"]
+    with pytest.raises(ValueError, match=r"columns\[3\]\.type: missing") as caught:
+        disguise.Synthesizer(epsilon=1.0, schema=broken).fit(data)
+    assert "line 1" not in str(caught.value) and "column 3" not in str(caught.value)
+    broken = json.loads(json.dumps(SCHEMA))
+    broken["columns"][0]["type"] = "catgorical"
+    with pytest.raises(ValueError, match=r"columns\[0\]: unknown variant `catgorical`"):
+        disguise.ProjectedHistogram(epsilon=1.0, schema=broken).fit(data)

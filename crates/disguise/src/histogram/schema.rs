@@ -313,6 +313,31 @@ impl Schema {
         Ok(schema)
     }
 
+    /// Parses and validates a schema given as JSON (a Python dict's): an error names the key
+    /// path where it is, `columns[3].type: missing` or `columns[0]: unknown variant …`, never
+    /// a position in the JSON text, which the user never wrote.
+    ///
+    /// ```
+    /// use disguise::histogram::Schema;
+    /// let text = r#"{"columns": [{"name": "a", "type": "categorical", "levels": ["x"]},
+    ///                              {"name": "b", "levels": ["y"]}]}"#;
+    /// let e = Schema::from_json_str(text).unwrap_err().to_string();
+    /// assert!(e.contains("columns[1].type: missing"), "{e}");
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Parse`] naming the key path, and the errors of [`Schema::validate`].
+    pub fn from_json_str(text: &str) -> Result<Self> {
+        let schema: Schema = serde_json::from_str(text).map_err(|e| {
+            Error::parse(format!(
+                "schema: {}",
+                json_key_path(text).unwrap_or_else(|| e.to_string())
+            ))
+        })?;
+        schema.validate()?;
+        Ok(schema)
+    }
+
     /// Reads a TOML schema file.
     ///
     /// # Errors
@@ -559,6 +584,36 @@ impl Schema {
     pub fn to_toml_string(&self) -> Result<String> {
         toml::to_string(self).map_err(|e| Error::parse(e.to_string()))
     }
+}
+
+/// Where a schema given as JSON fails, as a key path and serde's reason: the first column
+/// that does not deserialize on its own, else the top level; `None` for text that is not
+/// JSON at all (serde's own message then says where).
+fn json_key_path(text: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let reason = |e: serde_json::Error, at: &str| {
+        let message = e.to_string();
+        // "missing field `type`" names the key: make it part of the path.
+        match message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.split('`').next())
+        {
+            Some(field) if at.is_empty() => format!("{field}: missing"),
+            Some(field) => format!("{at}.{field}: missing"),
+            None if at.is_empty() => message,
+            None => format!("{at}: {message}"),
+        }
+    };
+    if let Some(columns) = value.get("columns").and_then(|c| c.as_array()) {
+        for (i, column) in columns.iter().enumerate() {
+            if let Err(e) = serde_json::from_value::<ColumnSpec>(column.clone()) {
+                return Some(reason(e, &format!("columns[{i}]")));
+            }
+        }
+    }
+    serde_json::from_value::<Schema>(value)
+        .err()
+        .map(|e| reason(e, ""))
 }
 
 /// A draft schema as TOML for a table whose column `names` are known (from its header, or
