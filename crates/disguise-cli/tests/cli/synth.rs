@@ -497,3 +497,35 @@ fn aim_measures_marginals_with_the_target_and_keeps_its_junction_tree() {
         fails_with(&dir, &args, needle);
     }
 }
+
+#[test]
+fn the_ledger_records_the_decimals_typed() {
+    // ε = 0.1 three times into a limit of 0.3: each row reads 0.1 and nothing is left — not
+    // 0.0999999999999999 each and "left ε = 3e-17".
+    let dir = setup("decimals");
+    disguise(&dir)
+        .args(words("ledger init b.ledger --default-limit 0.3"))
+        .assert()
+        .success();
+    for _ in 0..3 {
+        synth(&dir, "--epsilon 0.1 --ledger b.ledger --dataset d -q").success();
+    }
+    let state = json(
+        &disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --format json"))
+            .stdout_ok(),
+    );
+    for row in state["releases"].as_array().unwrap() {
+        assert_eq!(row["epsilon"], 0.1, "{row}");
+    }
+    let table = String::from_utf8(
+        disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --dataset d"))
+            .stdout_ok(),
+    )
+    .unwrap();
+    assert!(
+        table.contains("spent ε = 0.3, δ = 0 in 3 releases; left ε = 0,"),
+        "{table}"
+    );
+}

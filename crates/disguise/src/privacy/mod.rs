@@ -269,6 +269,30 @@ pub struct Guarantee {
 }
 
 impl Guarantee {
+    /// This guarantee stated at the budget as typed, (`epsilon`, `delta`), when it is within
+    /// it (an (ε′, δ′)-DP mechanism with ε′ ≤ ε and δ′ ≤ δ is (ε, δ)-DP): the decimals a
+    /// person typed and a ledger adds exactly, not the double a hair below them that
+    /// [`Epsilon::total`] spends. A pure guarantee stays pure. Unchanged otherwise.
+    ///
+    /// ```
+    /// use disguise::privacy::Guarantee;
+    /// use disguise::privacy::compose::Rule;
+    /// let g = Guarantee { epsilon: 0.09999999999999999, delta: 0.0, rule: Rule::Basic };
+    /// let typed = g.within_typed(0.1, 0.0);
+    /// assert_eq!((typed.epsilon, typed.delta), (0.1, 0.0));
+    /// ```
+    pub fn within_typed(self, epsilon: f64, delta: f64) -> Self {
+        if self.epsilon <= epsilon && self.delta <= delta {
+            Self {
+                epsilon,
+                delta: if self.delta > 0.0 { delta } else { 0.0 },
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+
     /// This guarantee followed by a pure ε-DP mechanism that may depend on its output:
     /// (ε₁ + ε, δ₁)-DP by basic composition (Dwork and Roth 2014, Theorem 3.16), reported as
     /// the exact sum of the two decimals, rounded up, with the rule [`compose::Rule::Basic`].

@@ -239,7 +239,8 @@ impl Synth {
             per_round_delta: None,
             composition: None,
             rounds: Public::new(rounds),
-            guarantee: Some(guarantee),
+            // Stated at the decimals typed, as the release states it.
+            guarantee: Some(guarantee.within_typed(self.epsilon, self.delta)),
             guarantees: Vec::new(),
             calls,
             secure_rng: true,
@@ -368,7 +369,10 @@ impl Synth {
                     .ok_or_else(|| Error::param("target", format!("no column named '{t}'")))?,
             );
         }
-        let synthesis = synthesize(marginals, &config, rng)?;
+        let mut synthesis = synthesize(marginals, &config, rng)?;
+        // Stated at the decimals typed (the ledger adds those exactly), not the double a hair
+        // below them that the run spent.
+        synthesis.guarantee = synthesis.guarantee.within_typed(self.epsilon, self.delta);
         if let Some(e) = &edges
             && synthesis.edges != Some(e.budget)
         {
