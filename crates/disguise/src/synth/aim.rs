@@ -393,7 +393,8 @@ pub fn run<T: Tally>(
         GraphicalModel::fit(&sizes, &measurements, n, options.round_iterations, None)?;
     let mut last = false;
     while !last {
-        let left = rho - used;
+        // What is left, rounded down: the rounds never pass ρ, not even by a rounding.
+        let left = crate::numeric::round::sub_down(rho, used);
         if left < 2.0 * round_cost(sigma2, eps) {
             // Spend exactly what is left (rounded so that the round costs at most that).
             sigma2 = div_up(1.0, nudge_down(MEASURE_SHARE * left, 2));
@@ -401,7 +402,7 @@ pub fn run<T: Tally>(
             last = true;
         }
         let cost = round_cost(sigma2, eps);
-        if !(cost <= rho - used && eps > 0.0 && sigma2.is_finite()) {
+        if !(cost <= left && eps > 0.0 && sigma2.is_finite()) {
             break;
         }
         used = crate::numeric::round::add_up(used, cost);
