@@ -99,7 +99,14 @@ pub struct Args {
     /// instead of fitting one: reads no data, spends no budget (post-processing of the
     /// release that made it), records nothing in a ledger. Example:
     /// `--model adult.model.json --rows 100000 --out more.csv`.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["data", "schema", "epsilon"])]
+    #[arg(
+        long,
+        value_name = "FILE",
+        conflicts_with_all = [
+            "data", "schema", "epsilon", "noise", "method", "target", "iterations",
+            "edge_share", "exclude",
+        ]
+    )]
     model: Option<PathBuf>,
     #[command(flatten)]
     run: RunArgs,

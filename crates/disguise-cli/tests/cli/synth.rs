@@ -400,11 +400,22 @@ fn a_kept_model_draws_more_rows_without_data_or_budget() {
     assert!(doc["guarantee"]["epsilon"].as_f64().unwrap() <= 3.0);
     assert!(doc["spent"].as_str().unwrap().starts_with("nothing"));
     // A budget with a kept model, a damaged model, and a model over its own file: refused.
-    fails_with(
-        &dir,
-        &words("synth --model m.json --epsilon 1 --out d.csv"),
-        "cannot be used with",
-    );
+    // So are the fitting options, which a kept model cannot use (rather than ignoring them).
+    for fit in [
+        "--epsilon 1",
+        "--iterations 5",
+        "--method aim",
+        "--target sick",
+        "--edge-share 0.5",
+        "--exclude age",
+        "--noise laplace",
+    ] {
+        fails_with(
+            &dir,
+            &words(&format!("synth --model m.json --out d.csv {fit}")),
+            "cannot be used with",
+        );
+    }
     std::fs::write(dir.join("bad.json"), &text[..text.len() / 3]).unwrap();
     fails_with(
         &dir,
