@@ -2,7 +2,6 @@
 //! into one value before the tree and the 2-ways are measured, so that sparse columns (many
 //! levels, few records) cost fewer noisy cells.
 
-use super::marginals::Marginals;
 use super::model::Measured;
 use crate::error::Result;
 use crate::noise::SecureRng;
@@ -193,36 +192,6 @@ impl Compression {
         Measured { counts, variances }
     }
 
-    /// The table's exact marginals on the compressed domain (cells summed).
-    ///
-    /// # Errors
-    /// As [`Marginals::from_flat`] (never, for consistent sizes).
-    pub fn marginals(&self, m: &Marginals) -> Result<Marginals> {
-        let d = m.width();
-        let old = m.sizes();
-        let mut flat = vec![m.rows()];
-        for i in 0..d {
-            let mut counts = vec![0u64; self.sizes[i]];
-            for (v, &c) in m.one(i).iter().enumerate() {
-                counts[self.maps[i][v] as usize] += c;
-            }
-            flat.extend(counts);
-        }
-        for i in 0..d {
-            for (j, &oj) in old.iter().enumerate().skip(i + 1) {
-                let sj = self.sizes[j];
-                let mut counts = vec![0u64; self.sizes[i] * sj];
-                for (cell, &c) in m.two(i, j).iter().enumerate() {
-                    let (a, b) = (cell / oj, cell % oj);
-                    let to = self.maps[i][a] as usize * sj + self.maps[j][b] as usize;
-                    counts[to] += c;
-                }
-                flat.extend(counts);
-            }
-        }
-        Marginals::from_flat(&self.sizes, &flat)
-    }
-
     /// Maps records drawn on the compressed domain (row-major, one row per record) back to
     /// the original codes, in place: a merged code becomes one of its values uniformly.
     pub fn expand(&self, records: &mut [u32], rng: &mut SecureRng) {
@@ -265,7 +234,6 @@ impl Compression {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::Codes;
 
     #[test]
     fn rare_values_are_merged_and_expanded_uniformly() {
@@ -277,15 +245,6 @@ mod tests {
         let m = c.measured_one(0, &noisy[0], 2.0);
         assert_eq!(m.counts, vec![50.0, 40.0, -1.0]);
         assert_eq!(m.variances, vec![2.0, 2.0, 4.0]);
-        let mut cols = [Codes::new(), Codes::new()];
-        for (a, b) in [(0, 0), (1, 1), (2, 0), (3, 1), (3, 1)] {
-            cols[0].push(a);
-            cols[1].push(b);
-        }
-        let full = Marginals::count(&[&cols[0], &cols[1]], &[4, 2], 5).unwrap();
-        let small = c.marginals(&full).unwrap();
-        assert_eq!(small.one(0), &[1, 1, 3]);
-        assert_eq!(small.two(0, 1), &[1, 0, 1, 0, 0, 3]);
         // Merged codes come back as 1 or 3, about evenly; kept ones exactly.
         let mut rng = SecureRng::insecure_from_seed(8);
         let mut records: Vec<u32> = (0..4000).flat_map(|i| [2u32 - (i % 2) * 2, 1]).collect();

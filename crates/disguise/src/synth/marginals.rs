@@ -1,6 +1,7 @@
 //! The exact 1-way and 2-way marginal counts of a coded table: everything the synthesizer
 //! reads from the data.
 
+use super::compress::Compression;
 use crate::data::Codes;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -53,17 +54,13 @@ pub trait Tally {
     ///
     /// # Errors
     /// [`Error::Memory`] when the compressed marginals do not fit.
-    fn compressed(self, compression: &super::compress::Compression) -> Result<Marginals>;
+    fn compressed(self, compression: &Compression) -> Result<Marginals>;
     /// The exact counts of each of `cliques` (sorted columns; a table row-major over them,
     /// the last column fastest) on the domain `compression` makes.
     ///
     /// # Errors
     /// [`Error::Memory`] when the tables do not fit; a clique this tally cannot count.
-    fn counts(
-        self,
-        compression: &super::compress::Compression,
-        cliques: &[Vec<usize>],
-    ) -> Result<Vec<Vec<u64>>>;
+    fn counts(self, compression: &Compression, cliques: &[Vec<usize>]) -> Result<Vec<Vec<u64>>>;
 }
 
 /// Checks that tables over `cliques` of columns of `sizes` fit in memory; their cells.
@@ -105,18 +102,14 @@ impl Tally for Marginals {
         Ok(self.ones.clone())
     }
 
-    fn compressed(self, compression: &super::compress::Compression) -> Result<Marginals> {
-        compression.marginals(&self)
+    fn compressed(self, compression: &Compression) -> Result<Marginals> {
+        self.compressed_by(compression)
     }
 
     /// The 1-ways and 2-ways only: a cluster sums the 2-ways and no larger marginal.
-    fn counts(
-        self,
-        compression: &super::compress::Compression,
-        cliques: &[Vec<usize>],
-    ) -> Result<Vec<Vec<u64>>> {
+    fn counts(self, compression: &Compression, cliques: &[Vec<usize>]) -> Result<Vec<Vec<u64>>> {
         check_cliques(compression.sizes(), cliques)?;
-        let m = compression.marginals(&self)?;
+        let m = self.compressed_by(compression)?;
         cliques
             .iter()
             .map(|c| match c[..] {
@@ -174,17 +167,13 @@ impl Tally for CodedTable<'_> {
         count_ones(&self.codes, &self.sizes, |_, v| v)
     }
 
-    fn compressed(self, compression: &super::compress::Compression) -> Result<Marginals> {
+    fn compressed(self, compression: &Compression) -> Result<Marginals> {
         Marginals::count_mapped(&self.codes, compression.sizes(), self.rows, |i, v| {
             compression.code(i, v)
         })
     }
 
-    fn counts(
-        self,
-        compression: &super::compress::Compression,
-        cliques: &[Vec<usize>],
-    ) -> Result<Vec<Vec<u64>>> {
+    fn counts(self, compression: &Compression, cliques: &[Vec<usize>]) -> Result<Vec<Vec<u64>>> {
         let sizes = compression.sizes();
         check_cliques(sizes, cliques)?;
         cliques
@@ -327,6 +316,35 @@ impl Marginals {
         })
     }
 
+    /// These marginals on the domain `compression` makes (cells summed).
+    ///
+    /// # Errors
+    /// As [`Marginals::from_flat`] (never, for a compression of these columns).
+    pub fn compressed_by(&self, compression: &Compression) -> Result<Marginals> {
+        let sizes = compression.sizes();
+        let mut flat = vec![self.rows];
+        for i in 0..self.width() {
+            let mut counts = vec![0u64; sizes[i]];
+            for (v, &c) in self.one(i).iter().enumerate() {
+                counts[compression.code(i, v as u32) as usize] += c;
+            }
+            flat.extend(counts);
+        }
+        for i in 0..self.width() {
+            for (j, &oj) in self.sizes.iter().enumerate().skip(i + 1) {
+                let sj = sizes[j];
+                let mut counts = vec![0u64; sizes[i] * sj];
+                for (cell, &c) in self.two(i, j).iter().enumerate() {
+                    let (a, b) = ((cell / oj) as u32, (cell % oj) as u32);
+                    let to = compression.code(i, a) as usize * sj + compression.code(j, b) as usize;
+                    counts[to] += c;
+                }
+                flat.extend(counts);
+            }
+        }
+        Marginals::from_flat(sizes, &flat)
+    }
+
     /// The domain sizes.
     pub fn sizes(&self) -> &[usize] {
         &self.sizes
@@ -410,6 +428,21 @@ pub(crate) fn pair_index(d: usize, i: usize, j: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marginals_compress_by_summing_merged_cells() {
+        // Column 0: values 1 and 3 are rare; column 1 keeps everything.
+        let c = Compression::from_noisy(&[vec![50.0, 1.0, 40.0, -2.0], vec![30.0, 30.0]], 5.0);
+        let mut cols = [Codes::new(), Codes::new()];
+        for (a, b) in [(0, 0), (1, 1), (2, 0), (3, 1), (3, 1)] {
+            cols[0].push(a);
+            cols[1].push(b);
+        }
+        let full = Marginals::count(&[&cols[0], &cols[1]], &[4, 2], 5).unwrap();
+        let small = full.compressed_by(&c).unwrap();
+        assert_eq!(small.one(0), &[1, 1, 3]);
+        assert_eq!(small.two(0, 1), &[1, 0, 1, 0, 0, 3]);
+    }
 
     fn column(v: &[u32]) -> Codes {
         let mut c = Codes::new();
