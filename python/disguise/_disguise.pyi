@@ -44,7 +44,7 @@ class Run(TypedDict):
     on the data without noise (``not_private`` in the reports, ``Selection.gains``, the reason
     of a failure after a ledger's reservation) and allows the non-private modes. ``failed``:
     what the Python layer found wrong in the private data while shaping it, under a ledger
-    (``disguise._read_private``): the call reserves the budget, then fails with it."""
+    (``disguise._common._read_private``): the call reserves the budget, then fails with it."""
 
     seed: int | None
     ledger: Ledger | None

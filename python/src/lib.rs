@@ -1,6 +1,6 @@
 //! `disguise._disguise`: the Python package's native module, a thin shell over the library's
 //! front door (`disguise::task`). Each function takes plain values and numpy arrays that the
-//! Python layer (`disguise/__init__.py`) has already shaped — how the release runs (its seed
+//! Python layer (`disguise/*.py`) has already shaped — how the release runs (its seed
 //! and ledger) as one `runtime::Run`, a greedy task's privacy options as one
 //! `selection::Greedy` — calls the same request type the command line calls, and returns the
 //! report as JSON text (a selection's as a `selection::Selection`, which also carries its

@@ -13,7 +13,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 /// How a release runs, the one argument every task's function takes for it: a dict that the
-/// Python layer builds in one place (`disguise._run`; `Run` in `_disguise.pyi`). `seed` picks
+/// Python layer builds in one place (`disguise._common._run`; `Run` in `_disguise.pyi`). `seed` picks
 /// the generator ([`generator`]); with `ledger`, the release is charged to it under `dataset`,
 /// `command` describing the call in its audit log ([`Charge::of`](crate::ledger::Charge::of)).
 #[derive(FromPyObject)]
@@ -27,7 +27,7 @@ pub(crate) struct Run {
     /// shown beside it (`not_private`), and its non-private modes allowed.
     pub(crate) diagnostics: bool,
     /// What the Python layer found wrong in the private data while shaping it for the call
-    /// (`disguise._read_private`), when the call is charged to a ledger: deferred to after
+    /// (`disguise._common._read_private`), when the call is charged to a ledger: deferred to after
     /// the reservation ([`Run::deferred`]), as the command line reads its data after it.
     pub(crate) failed: Option<String>,
 }
