@@ -43,7 +43,7 @@ from .itemsets import frequent_itemsets
 from .ledger import Ledger
 from .mechanisms import budget, exponential, large_margin
 from .selection import FacilityLocation, FeatureSelector, MaxCoverage
-from .synth import ProjectedHistogram, Synthesizer
+from .synth import ProjectedHistogram, Synthesizer, draft_schema
 
 __version__ = _disguise.__version__
 
@@ -62,6 +62,7 @@ __all__ = [
     "FeatureSelector",
     "ProjectedHistogram",
     "Synthesizer",
+    "draft_schema",
     "frequent_itemsets",
 ]
 

@@ -226,6 +226,19 @@ class _Diagnosed:
             raise _not_private_attribute("not_private_")
         return found
 
+    def __getstate__(self) -> dict:
+        """What a pickle (``joblib.dump``, a process pool) keeps: the parameters and the
+        release — never the diagnostics (exact values of the private data: ``gains_``,
+        ``not_private_``), so that a pickled estimator can be handed on as the release is.
+        A ``ledger`` pickles as its file."""
+        state = self.__dict__.copy()
+        state.pop("_gains", None)
+        for key in ("_report", "report_"):
+            report = state.get(key)
+            if isinstance(report, dict) and "not_private" in report:
+                state[key] = {k: v for k, v in report.items() if k != "not_private"}
+        return state
+
 
 def _estimate_epsilon(value: Any) -> float | None:
     """``estimate_utility=`` as the native call takes it (checked there)."""

@@ -6,6 +6,9 @@ from . import _disguise
 
 BudgetExceeded = _disguise.BudgetExceeded
 LedgerError = _disguise.LedgerError
+# Raised by the native module, found here: an exception pickles by where it is found, and a
+# process pool (joblib, scikit-learn's n_jobs) sends a worker's refusal back as a pickle.
+BudgetExceeded.__module__ = LedgerError.__module__ = __name__
 
 __all__ = ["BudgetExceeded", "LedgerError", "InsecureSeedWarning", "NotPrivateWarning",
            "UsefulnessWarning"]

@@ -51,13 +51,21 @@ class Ledger:
 
     def __init__(self, path: str | os.PathLike, *, timeout: float = 30.0):
         self._native = _disguise.Ledger(os.fspath(path), float(timeout))
+        self._file, self._timeout = os.path.abspath(os.fspath(path)), float(timeout)
 
     @classmethod
     def create(cls, path: str | os.PathLike, *, timeout: float = 30.0) -> "Ledger":
         """Creates a new, empty ledger at ``path`` (refused if the file exists)."""
         ledger = cls.__new__(cls)
         ledger._native = _disguise.Ledger.create(os.fspath(path), float(timeout))
+        ledger._file, ledger._timeout = os.path.abspath(os.fspath(path)), float(timeout)
         return ledger
+
+    def __reduce__(self):
+        # A ledger pickles as its file (its absolute path when it was opened) and timeout:
+        # the process that loads it opens the same file, so every worker of a process pool
+        # reserves in it.
+        return (_reopen, (self._file, self._timeout))
 
     @property
     def path(self) -> str:
@@ -158,3 +166,8 @@ class Ledger:
 
     def __deepcopy__(self, memo: dict) -> "Ledger":
         return self
+
+
+def _reopen(path: str, timeout: float) -> Ledger:
+    """A pickled ``Ledger`` opened again (it must exist: a pickle never creates one)."""
+    return Ledger(path, timeout=timeout)

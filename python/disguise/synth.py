@@ -14,10 +14,10 @@ import numpy as np
 from . import _disguise
 from ._common import (_Diagnosed, _Params, _guarantee, _positive_int, _read_private,
                       _warn_if_vacuous, _warn_seed)
-from .exceptions import UsefulnessWarning
+from .exceptions import NotPrivateWarning, UsefulnessWarning
 from .ledger import Ledger
 
-__all__ = ["ProjectedHistogram", "Synthesizer"]
+__all__ = ["ProjectedHistogram", "Synthesizer", "draft_schema"]
 
 
 def _schema_json(schema: Any) -> str:
@@ -32,6 +32,123 @@ def _schema_json(schema: Any) -> str:
             return _disguise.histogram_schema(text, "path")
         return _disguise.histogram_schema(text, "toml")
     raise ValueError(f"invalid schema: a dict, a path or TOML text, not {type(schema).__name__}")
+
+
+def draft_schema(
+    data: Any,
+    *,
+    target: str | None = None,
+    categorical: Sequence[str] | None = None,
+    domains: str = "blank",
+    path: str | os.PathLike | None = None,
+) -> str:
+    """A draft schema (TOML, ``docs/schema.md``) for a table, to edit and then give to
+    ``Synthesizer`` or ``ProjectedHistogram``: the text ``disguise schema --data FILE`` drafts
+    for the same table saved as CSV. ``data`` is a DataFrame, a dict of columns or a list of
+    column names; ``target`` the label column. ``categorical`` names the categorical
+    columns; without it a column is categorical when its dtype is not numeric (object,
+    string, category, bool; for a dict, when its values are not all numbers).
+
+    **Every domain must be public knowledge** — documentation, standards, round figures —
+    never read from the data: a release on a schema whose levels or bounds came from the
+    records is not private (a rare level says that someone has it, a bound is one person's
+    value). By default (``domains="blank"``) the levels and bounds are left empty, and the
+    draft does not parse until you fill them in. ``domains="data"`` fills them in from the
+    data — NOT private: each is marked ``READ FROM THE DATA`` in the draft, a
+    ``NotPrivateWarning`` says so, and they must each be confirmed as public (or replaced)
+    before any release uses the schema. ``path=`` also writes the draft there (atomically).
+
+    >>> import disguise
+    >>> text = disguise.draft_schema({"age": [23.0, 41.0], "sex": ["F", "M"]}, target="sex")
+    >>> text.count("[[columns]]"), text.count("levels = [] # FILL IN")
+    (2, 1)
+    """
+    if domains not in ("blank", "data"):
+        raise ValueError(f'invalid domains: {domains!r} ("blank" or "data")')
+    frame = None
+    if hasattr(data, "columns") and hasattr(data, "dtypes"):
+        frame = data
+        names = [str(c) for c in data.columns]
+    elif isinstance(data, dict):
+        names = [str(c) for c in data]
+    elif isinstance(data, (list, tuple)) and all(isinstance(c, str) for c in data):
+        names = list(data)
+        if domains == "data":
+            raise ValueError('invalid domains: "data" needs the data, not only its column names')
+    else:
+        raise ValueError(
+            "invalid data: a DataFrame, a dict of columns or a list of column names, not "
+            f"{type(data).__name__}")
+    if len(set(n.strip().lower() for n in names)) != len(names):
+        raise ValueError(f"invalid data: a column name is repeated (columns: {names})")
+
+    def column(i: int) -> np.ndarray:
+        if frame is not None:
+            return frame.iloc[:, i].to_numpy()
+        return np.asarray(list(data.values())[i], dtype=object)
+
+    def is_numeric(i: int) -> bool:
+        if frame is not None:
+            kind = getattr(frame.dtypes.iloc[i], "kind", "O")
+            return kind in "iuf"
+        if isinstance(data, dict):
+            values = list(data.values())[i]
+            return all(isinstance(v, (int, float, np.integer, np.floating))
+                       and not isinstance(v, (bool, np.bool_)) for v in values)
+        return True
+
+    if categorical is None:
+        categorical = [n for i, n in enumerate(names) if not is_numeric(i)]
+    elif isinstance(categorical, str):
+        categorical = [categorical]
+    categorical = [str(c) for c in categorical]
+    wanted = {c.strip().lower() for c in categorical}
+    levels: list = [None] * len(names)
+    bounds: list = [None] * len(names)
+    if domains == "data":
+        warnings.warn(
+            "draft_schema(domains=\"data\"): the levels and bounds are read from the data and "
+            "are NOT private; confirm each is public knowledge (or replace it) before a release "
+            "uses the schema",
+            NotPrivateWarning,
+            stacklevel=2,
+        )
+        for i, name in enumerate(names):
+            values = column(i)
+            present = [v for v in values.tolist()
+                       if v is not None and not (isinstance(v, float) and math.isnan(v))]
+            if name.strip().lower() in wanted:
+                levels[i] = sorted({_field(v, None, name) for v in present})
+            elif present:
+                try:
+                    numbers = np.asarray(present, dtype=np.float64)
+                except (TypeError, ValueError):
+                    raise ValueError(
+                        f"invalid data: column {name!r} is not numeric; name it in "
+                        "categorical=") from None
+                bounds[i] = (float(numbers.min()), float(numbers.max()))
+    text = _disguise.draft_schema(
+        names, categorical, None if target is None else str(target), levels, bounds)
+    if path is not None:
+        _write_atomically(os.fspath(path), text)
+    return text
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Writes ``text`` to ``path`` through a temporary file beside it, then a rename: a
+    reader sees the old file or the whole new one."""
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=".disguise-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
 
 
 def _prepared_schema(schema: Any, exclude: Any) -> str:

@@ -6,8 +6,8 @@ use crate::ledger::{Charge, after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named};
 use disguise::disclosure::{Diagnostic, shown};
 use disguise::histogram::{
-    ColumnValues, Domain, DomainSource, ProjectedHistogram, Schema, SyntheticRows, Table, Values,
-    for_each_synthetic_record_shuffled,
+    ColumnValues, Domain, DomainSource, MixedRadix, ProjectedHistogram, ReadDomain, Schema,
+    SyntheticRows, Table, ThresholdedHistogram, Values, for_each_synthetic_record_shuffled,
 };
 use disguise::task::{Histogram, HistogramReport};
 use pyo3::prelude::*;
@@ -26,6 +26,33 @@ pub(crate) fn histogram_schema(source: &str, kind: &str) -> PyResult<String> {
     }
     .map_err(value_error)?;
     json(&schema)
+}
+
+/// A draft schema as TOML for a table of columns `names` (`disguise schema`'s text for a
+/// file with this header): `categorical` names the categorical columns; a column's levels
+/// (`levels[i]`) or bounds (`bounds[i]`), when given, were read from the data and are
+/// marked so in the draft (NOT private).
+#[pyfunction]
+#[pyo3(signature = (names, categorical, target, levels, bounds))]
+pub(crate) fn draft_schema(
+    names: Vec<String>,
+    categorical: Vec<String>,
+    target: Option<String>,
+    levels: Vec<Option<Vec<String>>>,
+    bounds: Vec<Option<(f64, f64)>>,
+) -> PyResult<String> {
+    let read: Vec<Option<ReadDomain>> = levels
+        .into_iter()
+        .zip(bounds)
+        .map(|(l, b)| match (l, b) {
+            (Some(levels), _) => Some(ReadDomain::Levels(levels)),
+            (None, Some((lo, hi))) => Some(ReadDomain::Bounds(lo, hi)),
+            (None, None) => None,
+        })
+        .collect();
+    let layout = disguise::data::TableLayout::default();
+    disguise::histogram::draft_schema_read(&names, &categorical, target.as_deref(), layout, &read)
+        .map_err(value_error)
 }
 
 /// The values outside the schema's bounds in each numeric column of `table` that had any
@@ -52,16 +79,68 @@ pub(crate) fn clamped(table: &Table) -> Diagnostic<Vec<(String, u64)>> {
 }
 
 /// A projected-histogram release held by Python: its report, and synthetic tables of any size
-/// drawn from it (post-processing: no privacy cost).
+/// drawn from it (post-processing: no privacy cost). It keeps what sampling needs — the
+/// released histogram, the columns' public domains, the public n — and pickles as those and
+/// the report of the release alone (never its diagnostics).
 #[pyclass(frozen, module = "disguise._disguise")]
 pub(crate) struct HistogramRelease {
-    release: ProjectedHistogram,
+    /// The report of the release alone, as JSON.
+    released: String,
+    /// The report with its diagnostics under `not_private`, when they were asked for.
+    diagnosed: Option<String>,
+    /// The released columns and whether each is numeric.
+    columns: Vec<(String, bool)>,
+    histogram: ThresholdedHistogram,
+    domains: Vec<Domain>,
+    encoding: MixedRadix,
+    /// n, the public number of records: the default number of synthetic records.
+    records: u64,
     /// The release's seed, if any: a seeded release's samples are reproducible too.
     seed: Option<u64>,
-    /// Whether the diagnostics were asked for (shown under `not_private`).
-    diagnostics: bool,
-    /// The values clamped into the edge bins (a diagnostic).
-    clamped: Diagnostic<Vec<(String, u64)>>,
+}
+
+/// `histogram_from_state`'s arguments: the report, the columns, the histogram and the
+/// domains as JSON, n and the seed.
+type HistogramState = (
+    String,
+    Vec<(String, bool)>,
+    String,
+    String,
+    u64,
+    Option<u64>,
+);
+
+impl HistogramRelease {
+    fn of(
+        release: ProjectedHistogram,
+        seed: Option<u64>,
+        diagnostics: bool,
+        clamped: Diagnostic<Vec<(String, u64)>>,
+    ) -> PyResult<Self> {
+        let report = HistogramReport {
+            clamped,
+            ..HistogramReport::of(&release)
+        };
+        let released = json(&shown(&report, false))?;
+        let diagnosed = diagnostics
+            .then(|| json(&shown(&report, true)))
+            .transpose()?;
+        let numeric = release
+            .domains()
+            .iter()
+            .map(|d| matches!(d, Domain::Numeric { .. }));
+        let columns = release.columns.iter().cloned().zip(numeric).collect();
+        Ok(Self {
+            released,
+            diagnosed,
+            columns,
+            domains: release.domains().to_vec(),
+            encoding: release.encoding().clone(),
+            records: *release.records as u64,
+            histogram: release.into_histogram(),
+            seed,
+        })
+    }
 }
 
 #[pymethods]
@@ -69,23 +148,16 @@ impl HistogramRelease {
     /// The release's report (k, γ, the chosen attributes, the budget split, the guarantee,
     /// the usefulness), as JSON: the release alone, and with the diagnostics the values
     /// clamped into the edge bins under `not_private`.
-    fn report(&self) -> PyResult<String> {
-        let report = HistogramReport {
-            clamped: self.clamped.clone(),
-            ..HistogramReport::of(&self.release)
-        };
-        json(&shown(&report, self.diagnostics))
+    fn report(&self) -> String {
+        self.diagnosed
+            .clone()
+            .unwrap_or_else(|| self.released.clone())
     }
 
     /// The released columns (the chosen attributes and the target) and whether each is
     /// numeric.
     fn columns(&self) -> Vec<(String, bool)> {
-        let numeric = self
-            .release
-            .domains()
-            .iter()
-            .map(|d| matches!(d, Domain::Numeric { .. }));
-        self.release.columns.iter().cloned().zip(numeric).collect()
+        self.columns.clone()
     }
 
     /// `n` synthetic records (default: the public n of the data), apportioned in proportion
@@ -95,9 +167,9 @@ impl HistogramRelease {
     #[pyo3(signature = (n=None, values="uniform"))]
     fn sample(&self, n: Option<u64>, values: &str) -> PyResult<Vec<Vec<String>>> {
         let values: Values = named(values)?;
-        let n = n.unwrap_or(*self.release.records as u64);
-        let histogram = self.release.histogram().clone().apportioned(n);
-        let (domains, encoding) = (self.release.domains(), self.release.encoding());
+        let n = n.unwrap_or(self.records);
+        let histogram = self.histogram.clone().apportioned(n);
+        let (domains, encoding) = (&self.domains, &self.encoding);
         let mut out: Vec<Vec<String>> = vec![Vec::new(); domains.len()];
         let mut digits = vec![0u32; domains.len()];
         let mut rng = generator(self.seed)?;
@@ -115,6 +187,60 @@ impl HistogramRelease {
         .map_err(value_error)?;
         Ok(out)
     }
+
+    /// Pickling: the release alone (its report without the diagnostics), the histogram,
+    /// the domains, n and the seed, rebuilt by `histogram_from_state`.
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, HistogramState)> {
+        let rebuild = py
+            .import("disguise._disguise")?
+            .getattr("histogram_from_state")?
+            .unbind();
+        let state = (
+            self.released.clone(),
+            self.columns.clone(),
+            json(&self.histogram)?,
+            json(&self.domains)?,
+            self.records,
+            self.seed,
+        );
+        Ok((rebuild, state))
+    }
+}
+
+/// A pickled [`HistogramRelease`] rebuilt, its parts checked: the histogram's cells, and a
+/// space of as many cells as the domains make.
+#[pyfunction]
+#[pyo3(signature = (released, columns, histogram, domains, records, seed))]
+pub(crate) fn histogram_from_state(
+    released: String,
+    columns: Vec<(String, bool)>,
+    histogram: &str,
+    domains: &str,
+    records: u64,
+    seed: Option<u64>,
+) -> PyResult<HistogramRelease> {
+    let histogram: ThresholdedHistogram = serde_json::from_str(histogram).map_err(value_error)?;
+    let domains: Vec<Domain> = serde_json::from_str(domains).map_err(value_error)?;
+    let sizes: Vec<u64> = domains.iter().map(Domain::size).collect();
+    let names: Vec<&str> = columns.iter().map(|(n, _)| n.as_str()).collect();
+    let encoding = MixedRadix::new(&sizes, &names).map_err(value_error)?;
+    if encoding.size() != histogram.size() {
+        return Err(value_error(format!(
+            "invalid pickled release: {} cells in the histogram, {} in its domains",
+            histogram.size(),
+            encoding.size()
+        )));
+    }
+    Ok(HistogramRelease {
+        released,
+        diagnosed: None,
+        columns,
+        histogram,
+        domains,
+        encoding,
+        records,
+        seed,
+    })
 }
 
 /// Vinterbo's projected-histogram release of `rows` (one list of field texts per record, in
@@ -193,12 +319,7 @@ pub(crate) fn histogram_fit(
             check(&held, &release)?;
             Ok(release)
         })?;
-        Ok(HistogramRelease {
-            release,
-            seed: run.seed,
-            diagnostics: run.diagnostics,
-            clamped,
-        })
+        HistogramRelease::of(release, run.seed, run.diagnostics, clamped)
     })();
     after_reservation(py, &reserved, run.diagnostics, released)
 }

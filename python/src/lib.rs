@@ -46,12 +46,15 @@ fn _disguise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(features::features, m)?)?;
     m.add_function(wrap_pyfunction!(features::bin_codes, m)?)?;
     m.add_function(wrap_pyfunction!(histogram::histogram_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(histogram::draft_schema, m)?)?;
     m.add_function(wrap_pyfunction!(histogram::histogram_fit, m)?)?;
+    m.add_function(wrap_pyfunction!(histogram::histogram_from_state, m)?)?;
     m.add_class::<histogram::HistogramRelease>()?;
     m.add_function(wrap_pyfunction!(synth::synth_fit, m)?)?;
     m.add_function(wrap_pyfunction!(synth::synth_from_json, m)?)?;
     m.add_function(wrap_pyfunction!(synth::synth_load, m)?)?;
     m.add_class::<synth::SynthModel>()?;
+    m.add_function(wrap_pyfunction!(selection::selection_from_state, m)?)?;
     m.add_class::<selection::Selection>()?;
     m.add_class::<ledger::PyLedger>()?;
     m.add(

@@ -15,7 +15,8 @@ use pyo3::prelude::*;
 /// What a selection's report gives Python at once — the picks, their gains, whether a
 /// guarantee covers them and the likely-useless warning — with the whole report kept as it
 /// is and written as JSON only when asked for (`report_`): writing and reading it back on
-/// every fit cost about 1% of a 0.25 ms run.
+/// every fit cost about 1% of a 0.25 ms run. It pickles as the release alone: the picks, the
+/// warning and the report without its diagnostics (no gains).
 #[pyclass(frozen, module = "disguise._disguise")]
 pub(crate) struct Selection {
     selected: Vec<i64>,
@@ -23,9 +24,15 @@ pub(crate) struct Selection {
     gains: Option<Vec<f64>>,
     private: bool,
     warning: Option<String>,
-    report: Box<dyn Fn() -> serde_json::Result<String> + Send + Sync>,
+    /// Whether the report shows its diagnostics (`not_private`).
+    diagnostics: bool,
+    /// The report as JSON, with its diagnostics or without.
+    report: Box<dyn Fn(bool) -> serde_json::Result<String> + Send + Sync>,
     json: std::sync::OnceLock<String>,
 }
+
+/// `selection_from_state`'s arguments: the picks, whether private, the warning, the report.
+type SelectionState = (Vec<i64>, bool, Option<String>, String);
 
 #[pymethods]
 impl Selection {
@@ -61,8 +68,47 @@ impl Selection {
         if let Some(json) = self.json.get() {
             return Ok(json);
         }
-        let json = (self.report)().map_err(value_error)?;
+        let json = (self.report)(self.diagnostics).map_err(value_error)?;
         Ok(self.json.get_or_init(|| json))
+    }
+
+    /// Pickling: the release alone, rebuilt by `selection_from_state`.
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, SelectionState)> {
+        let rebuild = py
+            .import("disguise._disguise")?
+            .getattr("selection_from_state")?
+            .unbind();
+        let released = match (self.diagnostics, self.json.get()) {
+            (false, Some(json)) => json.clone(),
+            _ => (self.report)(false).map_err(value_error)?,
+        };
+        let state = (
+            self.selected.clone(),
+            self.private,
+            self.warning.clone(),
+            released,
+        );
+        Ok((rebuild, state))
+    }
+}
+
+/// A pickled [`Selection`] rebuilt: the release alone (no gains, no diagnostics).
+#[pyfunction]
+#[pyo3(signature = (selected, private, warning, report))]
+pub(crate) fn selection_from_state(
+    selected: Vec<i64>,
+    private: bool,
+    warning: Option<String>,
+    report: String,
+) -> Selection {
+    Selection {
+        selected,
+        gains: None,
+        private,
+        warning,
+        diagnostics: false,
+        report: Box::new(|_| Err(serde::de::Error::custom("a pickled report is kept as JSON"))),
+        json: std::sync::OnceLock::from(report),
     }
 }
 
@@ -94,7 +140,8 @@ pub(crate) fn selection<P: Params + Send + Sync + 'static>(
         gains,
         private: report.privacy.guarantee.is_some(),
         warning,
-        report: Box::new(move || serde_json::to_string(&shown(&report, diagnostics))),
+        diagnostics,
+        report: Box::new(move |diagnostics| serde_json::to_string(&shown(&report, diagnostics))),
         json: std::sync::OnceLock::new(),
     }
 }

@@ -106,7 +106,9 @@ pub use release::{
     drain_synthetic_cells_rev, for_each_synthetic_cell, for_each_synthetic_record_shuffled,
     synthetic_cells, write_synthetic_csv,
 };
-pub use schema::{ColumnSpec, ColumnType, DomainSource, Schema, draft_schema};
+pub use schema::{
+    ColumnSpec, ColumnType, DomainSource, ReadDomain, Schema, draft_schema, draft_schema_read,
+};
 pub use sparse::{
     DEFAULT_A, MAX_EXPECTED_SPURIOUS, SparseLaplace, ThresholdedHistogram, cell_counts, threshold,
 };

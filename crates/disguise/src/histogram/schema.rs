@@ -641,6 +641,47 @@ pub fn draft_schema(
     target: Option<&str>,
     layout: crate::data::TableLayout,
 ) -> Result<String> {
+    draft_schema_read(names, categorical, target, layout, &[])
+}
+
+/// A domain read from the data for a draft ([`draft_schema_read`]): NOT private.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadDomain {
+    /// The distinct values of a categorical column, as read.
+    Levels(Vec<String>),
+    /// The smallest and largest value of a numeric column, as read.
+    Bounds(f64, f64),
+}
+
+/// [`draft_schema`] with the domains of some columns filled in from the data (`read`, one
+/// entry per column, `None` or missing for a domain left to fill in), each marked in the
+/// draft as read from the data and NOT private until confirmed as public knowledge: a
+/// diagnostic that a front end writes only when asked for (Python's
+/// `draft_schema(..., domains="data")`). The levels and bounds of a table are exact values
+/// of its records — a rare level says that someone has it, a bound is one person's value —
+/// so a release on such a schema is private only if every one of them is in fact public.
+///
+/// ```
+/// use disguise::data::TableLayout;
+/// use disguise::histogram::{ReadDomain, Schema, draft_schema_read};
+/// let names = ["age".to_string(), "sex".to_string()];
+/// let read = [Some(ReadDomain::Bounds(17.0, 90.0)), Some(ReadDomain::Levels(vec!["F".into(), "M".into()]))];
+/// let draft = draft_schema_read(&names, &["sex".into()], Some("sex"), TableLayout::default(), &read)?;
+/// assert!(draft.contains("bounds = [17.0, 90.0] # READ FROM THE DATA"));
+/// assert!(Schema::from_toml_str(&draft, "draft").is_ok());
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`draft_schema`]; [`Error::Parse`] for a read domain that does not fit its column's
+/// type (bounds of a categorical column, levels of a numeric one) or non-finite bounds.
+pub fn draft_schema_read(
+    names: &[String],
+    categorical: &[String],
+    target: Option<&str>,
+    layout: crate::data::TableLayout,
+    read: &[Option<ReadDomain>],
+) -> Result<String> {
     let known = |name: &str| names.iter().any(|n| n.eq_ignore_ascii_case(name));
     for name in categorical.iter().map(String::as_str).chain(target) {
         if !known(name.trim()) {
@@ -659,6 +700,13 @@ pub fn draft_schema(
     let mut out = String::new();
     out.push_str("# Draft schema (docs/schema.md). Fill in every domain from PUBLIC knowledge —\n");
     out.push_str("# documentation, standards, round figures — never from the data itself.\n");
+    if read.iter().any(Option::is_some) {
+        out.push_str(
+            "# WARNING: the domains marked READ FROM THE DATA are exact values of the private\n\
+             # records (NOT private). Replace each with public knowledge, or confirm that it\n\
+             # is public, before any release uses this schema.\n",
+        );
+    }
     out.push_str(&format!(
         "has_header = {}\ndelimiter = {}\n",
         layout.has_header,
@@ -667,14 +715,44 @@ pub fn draft_schema(
     if let Some(target) = target {
         out.push_str(&format!("target = {}\n", toml_string(target.trim())));
     }
-    for name in names {
+    const READ: &str = "# READ FROM THE DATA (NOT private): confirm it is public";
+    for (i, name) in names.iter().enumerate() {
         out.push_str(&format!("\n[[columns]]\nname = {}\n", toml_string(name)));
+        let domain = read.get(i).and_then(Option::as_ref);
+        let wrong = |what: &str| Error::parse(format!("column {name:?}: {what}"));
         if is_categorical(name) {
-            out.push_str("type = \"categorical\"\nlevels = [] # FILL IN: every possible value\n");
+            match domain {
+                None => out.push_str(
+                    "type = \"categorical\"\nlevels = [] # FILL IN: every possible value\n",
+                ),
+                Some(ReadDomain::Levels(levels)) => {
+                    let listed: Vec<String> = levels.iter().map(|l| toml_string(l)).collect();
+                    out.push_str(&format!(
+                        "type = \"categorical\"\nlevels = [{}] {READ}\n",
+                        listed.join(", ")
+                    ));
+                }
+                Some(ReadDomain::Bounds(..)) => {
+                    return Err(wrong("bounds read for a categorical column"));
+                }
+            }
         } else {
-            out.push_str(
-                "type = \"numeric\"\nbounds = [] # FILL IN: [min, max]\n# bins = 8  # optional\n",
-            );
+            match domain {
+                None => out.push_str(
+                    "type = \"numeric\"\nbounds = [] # FILL IN: [min, max]\n# bins = 8  # optional\n",
+                ),
+                Some(&ReadDomain::Bounds(lo, hi)) if lo.is_finite() && hi.is_finite() && lo <= hi => {
+                    out.push_str(&format!(
+                        "type = \"numeric\"\nbounds = [{lo:?}, {hi:?}] {READ}\n# bins = 8  # optional\n"
+                    ));
+                }
+                Some(ReadDomain::Bounds(lo, hi)) => {
+                    return Err(wrong(&format!("bounds [{lo}, {hi}] are not finite and ordered")));
+                }
+                Some(ReadDomain::Levels(_)) => {
+                    return Err(wrong("levels read for a numeric column"));
+                }
+            }
         }
     }
     Ok(out)

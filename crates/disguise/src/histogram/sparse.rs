@@ -475,14 +475,68 @@ fn merge_sorted(a: Vec<(u64, f64)>, mut b: Vec<(u64, f64)>) -> Vec<(u64, f64)> {
 }
 
 /// A released thresholded histogram: the cells whose noisy count exceeded τ, with those
-/// noisy counts, sorted by cell. Every other cell of [0, m) is 0.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// noisy counts, sorted by cell. Every other cell of [0, m) is 0. It is read back (a kept
+/// or pickled release: released values only) with its parts checked: cells strictly
+/// increasing and below m, every count finite and above τ, a positive scale and ε.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(try_from = "HistogramParts")]
 pub struct ThresholdedHistogram {
     size: u64,
     cells: Vec<(u64, f64)>,
     threshold: f64,
     scale: f64,
     epsilon: f64,
+}
+
+/// A [`ThresholdedHistogram`] as read, before its parts are checked.
+#[derive(serde::Deserialize)]
+struct HistogramParts {
+    size: u64,
+    cells: Vec<(u64, f64)>,
+    threshold: f64,
+    scale: f64,
+    epsilon: f64,
+}
+
+impl TryFrom<HistogramParts> for ThresholdedHistogram {
+    type Error = String;
+
+    fn try_from(p: HistogramParts) -> std::result::Result<Self, String> {
+        if p.size == 0 {
+            return Err("a histogram of no cells".into());
+        }
+        if !(p.threshold.is_finite() && p.scale.is_finite() && p.scale > 0.0)
+            || !(p.epsilon.is_finite() && p.epsilon > 0.0)
+        {
+            return Err(format!(
+                "invalid threshold {}, scale {} or epsilon {}",
+                p.threshold, p.scale, p.epsilon
+            ));
+        }
+        let mut last = None;
+        for &(cell, count) in &p.cells {
+            if cell >= p.size || last.is_some_and(|l| l >= cell) {
+                return Err(format!(
+                    "cell {cell} out of order or outside the {} cells",
+                    p.size
+                ));
+            }
+            if !(count.is_finite() && count > p.threshold) {
+                return Err(format!(
+                    "cell {cell}: count {count} not above the threshold {}",
+                    p.threshold
+                ));
+            }
+            last = Some(cell);
+        }
+        Ok(Self {
+            size: p.size,
+            cells: p.cells,
+            threshold: p.threshold,
+            scale: p.scale,
+            epsilon: p.epsilon,
+        })
+    }
 }
 
 impl ThresholdedHistogram {
@@ -739,6 +793,32 @@ mod tests {
         assert!(whole.support_size() > 100, "{}", whole.support_size());
         // A cell handed to the wrong block is refused.
         assert!(mech.release_block(&key, blocks, 0, &[(m - 1, 1)]).is_err());
+    }
+
+    /// A release read back from its JSON is the same release; a damaged one is refused.
+    #[test]
+    fn a_release_reads_back_from_json_and_damaged_parts_are_refused() {
+        let mech = SparseLaplace::new(Epsilon::new(1.0).unwrap(), 100, 0.5).unwrap();
+        let mut rng = SecureRng::insecure_from_seed(4);
+        let h = mech
+            .release_counts(&mut rng, &[(0, 60), (3, 40)], 4)
+            .unwrap();
+        let text = serde_json::to_string(&h).unwrap();
+        let back: ThresholdedHistogram = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, h);
+        let damaged = [
+            r#"{"size":4,"cells":[[3,50.0],[0,60.0]],"threshold":1.0,"scale":2.0,"epsilon":1.0}"#,
+            r#"{"size":4,"cells":[[4,50.0]],"threshold":1.0,"scale":2.0,"epsilon":1.0}"#,
+            r#"{"size":4,"cells":[[1,0.5]],"threshold":1.0,"scale":2.0,"epsilon":1.0}"#,
+            r#"{"size":4,"cells":[],"threshold":1.0,"scale":0.0,"epsilon":1.0}"#,
+            r#"{"size":0,"cells":[],"threshold":1.0,"scale":2.0,"epsilon":1.0}"#,
+        ];
+        for text in damaged {
+            assert!(
+                serde_json::from_str::<ThresholdedHistogram>(text).is_err(),
+                "{text}"
+            );
+        }
     }
 
     /// Apportioning gives exactly n rows, every cell within one of its exact quota n·h̃/Σh̃,
