@@ -505,9 +505,8 @@ impl TryFrom<HistogramParts> for ThresholdedHistogram {
         if p.size == 0 {
             return Err("a histogram of no cells".into());
         }
-        if !(p.threshold.is_finite() && p.scale.is_finite() && p.scale > 0.0)
-            || !(p.epsilon.is_finite() && p.epsilon > 0.0)
-        {
+        let positive = |x: f64| x.is_finite() && x > 0.0;
+        if !(p.threshold.is_finite() && positive(p.scale) && positive(p.epsilon)) {
             return Err(format!(
                 "invalid threshold {}, scale {} or epsilon {}",
                 p.threshold, p.scale, p.epsilon
