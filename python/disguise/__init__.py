@@ -40,7 +40,7 @@ from . import _disguise
 from .exceptions import (BudgetExceeded, InsecureSeedWarning, LedgerError, NotPrivateWarning,
                          UsefulnessWarning)
 from .itemsets import frequent_itemsets
-from .ledger import Ledger
+from .ledger import Ledger, Reservation
 from .mechanisms import budget, exponential, large_margin
 from .selection import FacilityLocation, FeatureSelector, MaxCoverage
 from .synth import ProjectedHistogram, Synthesizer, draft_schema
@@ -51,6 +51,7 @@ __all__ = [
     "BudgetExceeded",
     "Ledger",
     "LedgerError",
+    "Reservation",
     "InsecureSeedWarning",
     "NotPrivateWarning",
     "UsefulnessWarning",

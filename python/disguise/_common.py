@@ -3,6 +3,7 @@ ledger and diagnostics), scikit-learn's parameter protocol and the report's guar
 
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from typing import Any, Callable
@@ -10,7 +11,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .exceptions import InsecureSeedWarning, UsefulnessWarning
-from .ledger import Ledger
+from . import _disguise
+from .ledger import _PRICING, Ledger
 
 
 def _warn_seed(seed: int | None) -> int | None:
@@ -111,12 +113,17 @@ def _run(
     if ledger is None:
         if dataset is not None:
             raise ValueError("invalid dataset: it names a data set in a ledger; give ledger=")
+        if _PRICING.get() is not None:
+            raise ValueError(
+                "invalid ledger: a release without a ledger inside a fit being priced "
+                "(Ledger.cost) would run: charge every disguise estimator to the ledger")
         return {
             "seed": seed, "ledger": None, "dataset": None, "command": None,
-            "diagnostics": diagnostics, "failed": None,
+            "diagnostics": diagnostics, "failed": None, "price": False, "hold": None,
         }
     if not isinstance(ledger, Ledger):
         raise ValueError(f"invalid ledger: {ledger!r} (a disguise.Ledger)")
+    pricing = _PRICING.get()
     if dataset is None:
         raise ValueError(
             "invalid dataset: required with ledger= (the data set whose budget this release "
@@ -124,9 +131,12 @@ def _run(
         )
     if not isinstance(dataset, str):
         raise ValueError(f"invalid dataset: {dataset!r} (a name, as a str)")
+    hold = ledger._hold
     return {
         "seed": seed, "ledger": ledger._native, "dataset": dataset, "command": command(),
         "diagnostics": diagnostics, "failed": None,
+        "price": pricing is not None and pricing.ledger._file == ledger._file,
+        "hold": hold[1] if hold is not None and hold[0] == dataset.strip() else None,
     }
 
 
@@ -262,3 +272,25 @@ def _guarantee(report: dict, private: bool, note: str | None = None) -> dict:
     if note:
         out["note"] = note
     return out
+
+
+def _priceable(fit: Callable) -> Callable:
+    """A ``fit`` that ``Ledger.cost`` can price: while a fit is priced on this thread, its
+    release stops at its reservation (the native call raises ``Priced`` with what it would
+    spend, before it reads the data); the spend is collected, and the estimator takes a
+    placeholder state computed from public shapes only (``_placeholder``), so that a
+    pipeline's later steps can be priced in turn."""
+
+    @functools.wraps(fit)
+    def priced(self, *args: Any, **kwargs: Any):
+        pricing = _PRICING.get()
+        if pricing is None:
+            return fit(self, *args, **kwargs)
+        try:
+            return fit(self, *args, **kwargs)
+        except _disguise.Priced as spent:
+            self._placeholder(*args, **kwargs)
+            pricing.add(spent.args[0])
+            return self
+
+    return priced

@@ -10,7 +10,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from . import _disguise
-from ._common import (_Diagnosed, _Params, _estimate_epsilon, _guarantee, _matrix,
+from ._common import (_Diagnosed, _Params, _priceable, _estimate_epsilon, _guarantee, _matrix,
                       _not_private_attribute, _only_as_diagnostic, _read_private,
                       _refuse_non_private, _shaped, _floats, _warn_seed, _positive_int)
 from .exceptions import NotPrivateWarning, UsefulnessWarning
@@ -156,6 +156,12 @@ class FacilityLocation(_Selected, _Params):
     ):
         self._keep_params(locals())
 
+    def _placeholder(self, X: Any, candidates: Any = None, y: Any = None) -> None:
+        """A fitted state from the public parameters alone, while a fit is priced
+        (``Ledger.cost``): the first k candidates."""
+        self.ranking_ = np.arange(int(self.n_select))
+
+    @_priceable
     def fit(self, X: Any, candidates: Any = None, y: Any = None) -> "FacilityLocation":
         """Selects from ``candidates`` ((m, d), public) to serve the records ``X`` ((n, d));
         returns self."""
@@ -270,6 +276,12 @@ class MaxCoverage(_Selected, _Params):
     ):
         self._keep_params(locals())
 
+    def _placeholder(self, sets: Any, candidates: Any = None, y: Any = None) -> None:
+        """A fitted state from the public parameters alone, while a fit is priced
+        (``Ledger.cost``): the first candidates."""
+        self.ranking_ = np.arange(int(self.n_select))
+
+    @_priceable
     def fit(self, sets: Any, candidates: Sequence | None = None, y: Any = None) -> "MaxCoverage":
         """Selects the candidates that cover the most of ``sets`` (with ``input="edges"``:
         the people whose friends are the most people, ``sets`` then the friendships); returns
@@ -511,6 +523,20 @@ class FeatureSelector(_Selected, _Params):
             raise ValueError(f"invalid column {name!r}: binned columns must be numeric") from None
         return _disguise.bin_codes(values, lo, hi, count, f"column {name!r}"), list(range(count))
 
+    def _placeholder(self, X: Any, y: Any = None) -> None:
+        """A fitted state from the public shape alone, while a fit is priced
+        (``Ledger.cost``): the first columns, so that a pipeline's later steps can be priced
+        on the right number of columns."""
+        names = [str(c) for c in X.columns] if hasattr(X, "columns") else None
+        columns = len(names) if names is not None else int(np.shape(X)[1])
+        self.ranking_ = np.arange(min(int(self.n_features), columns))
+        self.n_features_in_ = columns
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        self.support_ = np.zeros(columns, dtype=bool)
+        self.support_[self.ranking_] = True
+
+    @_priceable
     def fit(self, X: Any, y: Any) -> "FeatureSelector":
         """Chooses the features of ``X`` most informative about ``y``; returns self."""
         k = _positive_int(self.n_features, "n_features")

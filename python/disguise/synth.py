@@ -12,7 +12,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _disguise
-from ._common import (_Diagnosed, _Params, _guarantee, _positive_int, _read_private,
+from ._common import (_Diagnosed, _Params, _priceable, _guarantee, _positive_int, _read_private,
                       _warn_if_vacuous, _warn_seed)
 from .exceptions import NotPrivateWarning, UsefulnessWarning
 from .ledger import Ledger
@@ -275,6 +275,11 @@ class ProjectedHistogram(_Diagnosed, _Params):
     ):
         self._keep_params(locals())
 
+    def _placeholder(self, data: Any, y: Any = None) -> None:
+        """Nothing, while a fit is priced (``Ledger.cost``): a table is drawn only from a
+        fitted model, never inside a pipeline."""
+
+    @_priceable
     def fit(self, data: Any, y: Any = None) -> "ProjectedHistogram":
         """Releases the projected histogram of ``data``; returns self."""
         seed = _warn_seed(self.seed)
@@ -452,6 +457,11 @@ class Synthesizer(_Diagnosed, _Params):
     ):
         self._keep_params(locals())
 
+    def _placeholder(self, data: Any, y: Any = None) -> None:
+        """Nothing, while a fit is priced (``Ledger.cost``): a table is drawn only from a
+        fitted model, never inside a pipeline."""
+
+    @_priceable
     def fit(self, data: Any, y: Any = None) -> "Synthesizer":
         """Fits the private model of ``data``; returns self."""
         seed = _warn_seed(self.seed)

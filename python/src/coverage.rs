@@ -1,7 +1,6 @@
 //! `disguise.MaxCoverage`: the maximum-coverage task ([`disguise::task::MaxCoverage`]).
 
-use crate::errors::library_error;
-use crate::ledger::{Charge, after_reservation, reserve_plan};
+use crate::ledger::{after_reservation, reserve_plan};
 use crate::runtime::Run;
 use crate::selection::{Greedy, Selection, run_selection};
 use disguise::data::Neighbourhoods;
@@ -23,7 +22,7 @@ pub(crate) fn max_coverage(
     run: Run,
     edges: Option<Vec<(i64, i64)>>,
 ) -> PyResult<Selection> {
-    let charge = Charge::of(&run)?;
+    let charge = run.charge()?;
     let (algorithm, privacy) = greedy.resolve(&charge, run.diagnostics)?;
     let estimate = greedy.estimate()?;
     let node = |i: i64| usize::try_from(i).ok().filter(|&i| i < candidates);
@@ -47,8 +46,7 @@ pub(crate) fn max_coverage(
     };
     let reserved = reserve_plan(&charge, &greedy.mechanism, || {
         greedy.planned(request.plan(candidates)?)
-    })
-    .map_err(library_error)?;
+    })?;
     let work = covers.iter().map(|c| c.len() as u128 + 1).sum::<u128>() * k as u128;
     // The front door itself: validation, the objective, one run and its report; charged
     // from here on ([`after_reservation`]).

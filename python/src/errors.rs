@@ -3,6 +3,7 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use serde::Serialize;
 
 /// A library error as the `ValueError` Python users expect, with the library's message.
 pub(crate) fn value_error(e: impl std::fmt::Display) -> PyErr {
@@ -15,6 +16,14 @@ pyo3::create_exception!(
     PyValueError,
     "A release refused by the budget ledger: the data set's limit would be exceeded. Nothing \
      was recorded and nothing released."
+);
+pyo3::create_exception!(
+    _disguise,
+    Priced,
+    pyo3::exceptions::PyException,
+    "Not an error: a fit run while its cost is asked for (`Ledger.cost`) stops at its \
+     reservation and raises this with what it would spend (a `Spend`); nothing is recorded \
+     and no data is read."
 );
 pyo3::create_exception!(
     _disguise,
@@ -46,4 +55,9 @@ pub(crate) fn internal_error() -> PyErr {
         "internal error (a bug in disguise, not in your input): please report it with the call \
          that raised it",
     )
+}
+
+/// A report as JSON text.
+pub(crate) fn json<T: Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value).map_err(value_error)
 }

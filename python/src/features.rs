@@ -1,7 +1,7 @@
 //! `disguise.FeatureSelector`: the feature-selection task ([`disguise::task::Features`]).
 
-use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, after_reservation, reserve_plan};
+use crate::errors::value_error;
+use crate::ledger::{after_reservation, reserve_plan};
 use crate::runtime::{Run, named};
 use crate::selection::{Greedy, Selection, run_selection};
 use disguise::data::Codes;
@@ -54,7 +54,7 @@ pub(crate) fn features(
     greedy: Greedy,
     run: Run,
 ) -> PyResult<Selection> {
-    let charge = Charge::of(&run)?;
+    let charge = run.charge()?;
     let objective = named::<FeatureObjective>(objective)?;
     let (algorithm, privacy) = greedy.resolve(&charge, run.diagnostics)?;
     let estimate = greedy.estimate()?;
@@ -78,8 +78,7 @@ pub(crate) fn features(
     }
     let reserved = reserve_plan(&charge, &greedy.mechanism, || {
         greedy.planned(request.plan(names.len())?)
-    })
-    .map_err(library_error)?;
+    })?;
     // Charged from here on: a failure says so ([`after_reservation`]).
     let released = (|| {
         run.deferred()?;

@@ -1,8 +1,8 @@
 //! `disguise.ProjectedHistogram`: the projected-histogram release
 //! ([`disguise::task::Histogram`]) and its synthetic rows.
 
-use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, after_reservation, check, reserve_plan};
+use crate::errors::value_error;
+use crate::ledger::{after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named};
 use disguise::disclosure::{Diagnostic, shown};
 use disguise::histogram::{
@@ -266,7 +266,7 @@ pub(crate) fn histogram_fit(
     bin_rule: &str,
     edge_share: f64,
 ) -> PyResult<HistogramRelease> {
-    let charge = Charge::of(&run)?;
+    let charge = run.charge()?;
     let request = Histogram {
         k,
         gamma,
@@ -297,8 +297,7 @@ pub(crate) fn histogram_fit(
         &charge,
         "projected histogram (PRIVATEKD + thresholded Laplace)",
         || request.plan(),
-    )
-    .map_err(library_error)?;
+    )?;
     // The data is read from here on: a failure says what stays charged.
     let released = (|| {
         run.deferred()?;

@@ -1,7 +1,7 @@
 //! `disguise.frequent_itemsets`: the frequent-itemsets task ([`disguise::task::Itemsets`]).
 
-use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, after_reservation, check, reserve_plan};
+use crate::errors::value_error;
+use crate::ledger::{after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named_among};
 use disguise::apps::Transactions;
 use disguise::disclosure::shown;
@@ -26,7 +26,7 @@ pub(crate) fn frequent_itemsets(
     mechanism: Option<&str>,
     run: Run,
 ) -> PyResult<String> {
-    let charge = Charge::of(&run)?;
+    let charge = run.charge()?;
     let request = Itemsets {
         top,
         mechanism: mechanism
@@ -41,8 +41,7 @@ pub(crate) fn frequent_itemsets(
         request.check_items(items).map_err(value_error)?;
     }
     let mechanism = request.chosen_mechanism(items.is_some());
-    let reserved = reserve_plan(&charge, mechanism.name(), || request.plan(items.is_some()))
-        .map_err(library_error)?;
+    let reserved = reserve_plan(&charge, mechanism.name(), || request.plan(items.is_some()))?;
     // The transactions are read from here on: a failure says what stays charged.
     let released = (|| {
         run.deferred()?;

@@ -3,8 +3,7 @@
 //! ([`check`]), and a failure after it said in one line that is the same for every data set
 //! ([`after_reservation`]).
 
-use crate::errors::{library_error, value_error};
-use crate::runtime::{Run, json};
+use crate::errors::{Priced, json, library_error, value_error};
 use disguise::ledger::{Spend, Spends};
 use disguise::task::PrivacyReport;
 use pyo3::exceptions::PyValueError;
@@ -17,6 +16,13 @@ use std::time::Duration;
 #[pyclass(frozen, module = "disguise._disguise", name = "Ledger")]
 pub(crate) struct PyLedger {
     inner: Arc<disguise::ledger::Ledger>,
+}
+
+impl PyLedger {
+    /// The ledger file, shared.
+    pub(crate) fn file(&self) -> Arc<disguise::ledger::Ledger> {
+        Arc::clone(&self.inner)
+    }
 }
 
 #[pymethods]
@@ -98,11 +104,66 @@ impl PyLedger {
         py.detach(|| self.inner.datasets()).map_err(library_error)
     }
 
+    /// What releases of `parts` (a spend and its number of releases each) would cost on
+    /// `dataset` and whether they all fit now, as JSON ([`disguise::ledger::Price`]).
+    fn price(
+        &self,
+        py: Python<'_>,
+        dataset: &str,
+        parts: Vec<(Py<PySpend>, u64)>,
+    ) -> PyResult<String> {
+        let parts = spends(parts)?;
+        let price = py
+            .detach(|| self.inner.price(dataset, &parts))
+            .map_err(library_error)?;
+        json(&price)
+    }
+
+    /// Reserves `parts` on `dataset` for the search `command` describes, all or nothing;
+    /// returns the reservation as JSON ([`disguise::ledger::Hold`]).
+    fn hold(
+        &self,
+        py: Python<'_>,
+        dataset: &str,
+        parts: Vec<(Py<PySpend>, u64)>,
+        command: &str,
+    ) -> PyResult<String> {
+        let parts = spends(parts)?;
+        let hold = py
+            .detach(|| self.inner.hold(dataset, &parts, command))
+            .map_err(library_error)?;
+        json(&hold)
+    }
+
+    /// Closes the reservation `id`, giving back what no release drew; as JSON
+    /// ([`disguise::ledger::Closed`]).
+    fn close_hold(&self, py: Python<'_>, id: i64) -> PyResult<String> {
+        let closed = py
+            .detach(|| self.inner.close_hold(id))
+            .map_err(library_error)?;
+        json(&closed)
+    }
+
     /// SQLite's `PRAGMA integrity_check` verdict (`ok` for an intact file).
     fn integrity_check(&self, py: Python<'_>) -> PyResult<String> {
         py.detach(|| self.inner.integrity_check())
             .map_err(library_error)
     }
+}
+
+/// Spends as Python passes them (a spend and its number of releases), one per part.
+fn spends(parts: Vec<(Py<PySpend>, u64)>) -> PyResult<Vec<Spend>> {
+    parts
+        .into_iter()
+        .map(|(spend, runs)| {
+            if runs == 0 {
+                return Err(value_error(
+                    "invalid parts: every part has at least 1 release",
+                ));
+            }
+            Ok(spend.get().spend.clone().runs(runs))
+        })
+        .collect()
 }
 
 /// A limit as Python passes it: (ε, δ, filter, approximate ε, approximate δ).
@@ -143,45 +204,26 @@ pub(crate) fn timeout_of(seconds: f64) -> PyResult<Duration> {
 }
 
 /// Where a call's release is charged: a ledger, a data set and the call's description, and
-/// whether the generator is the secure one (as the ledger records it).
+/// whether the generator is the secure one (as the ledger records it); or, when the call is
+/// only priced, where its spend is reported; and the reservation it draws from, if any.
 pub(crate) struct Charge {
     pub(crate) ledger: Arc<disguise::ledger::Ledger>,
     pub(crate) dataset: String,
     pub(crate) command: String,
     pub(crate) secure: bool,
+    /// Only priced: [`Charge::reserve_spend`] raises [`Priced`] with the spend.
+    pub(crate) price: bool,
+    /// The reservation the spend is drawn from ([`disguise::ledger::Ledger::draw`]).
+    pub(crate) hold: Option<i64>,
 }
 
 impl Charge {
-    /// The charge of a call run as `run` says: none without a ledger, refused without a valid
-    /// data set name (the Python layer names the data set).
-    pub(crate) fn of(run: &Run) -> PyResult<Option<Self>> {
-        let Some(ledger) = &run.ledger else {
-            return Ok(None);
-        };
-        let Some(dataset) = &run.dataset else {
-            return Err(value_error(
-                "invalid dataset: a charged call names its data set",
-            ));
-        };
-        disguise::ledger::check_name(dataset).map_err(value_error)?;
-        Ok(Some(Self {
-            ledger: Arc::clone(&ledger.get().inner),
-            dataset: dataset.clone(),
-            command: run.command.clone().unwrap_or_default(),
-            secure: run.seed.is_none(),
-        }))
-    }
-
     /// Records what a request plans to spend (its plan from public parameters, at the unit
     /// the plan states: edges for `MaxCoverage(input="edges")`), before it reads the data; a
     /// run that then fails stays charged ([`after_reservation`]). The reservation holds the
     /// spend reserved (`None`: the plan spends nothing).
-    pub(crate) fn reserve(
-        &self,
-        plan: &PrivacyReport,
-        mechanism: &str,
-    ) -> disguise::Result<Reservation> {
-        match plan.spend()? {
+    pub(crate) fn reserve(&self, plan: &PrivacyReport, mechanism: &str) -> PyResult<Reservation> {
+        match plan.spend().map_err(library_error)? {
             Some(spend) => self.reserve_spend(spend.mechanism(mechanism)),
             None => Ok(Reservation {
                 spend: None,
@@ -191,10 +233,18 @@ impl Charge {
     }
 
     /// Records `spend` (with this call's description and generator) before the data is
-    /// read: what a call that plans its spend itself reserves (one selector call).
-    pub(crate) fn reserve_spend(&self, spend: Spend) -> disguise::Result<Reservation> {
+    /// read — drawn from the call's reservation if it has one —: what a call that plans its
+    /// spend itself reserves (one selector call). A priced call raises [`Priced`] instead.
+    pub(crate) fn reserve_spend(&self, spend: Spend) -> PyResult<Reservation> {
         let spend = spend.command(self.command.clone()).secure(self.secure);
-        let receipt = self.ledger.reserve(&self.dataset, &spend)?;
+        if self.price {
+            return Err(Priced::new_err(PySpend { spend }));
+        }
+        let receipt = match self.hold {
+            Some(hold) => self.ledger.draw(hold, &self.dataset, &spend),
+            None => self.ledger.reserve(&self.dataset, &spend),
+        }
+        .map_err(library_error)?;
         // As recorded: the guarantee of one run, rounded up as every guarantee shown is
         // (the command line's words).
         let charged = format!(
@@ -209,6 +259,60 @@ impl Charge {
             spend: Some(spend),
             charged: Some(charged),
         })
+    }
+}
+
+/// What one release would spend, as a priced call reports it ([`Priced`]): given back to
+/// [`PyLedger::price`] and [`PyLedger::hold`] to ask what a whole search costs and to
+/// reserve it.
+#[pyclass(frozen, module = "disguise._disguise", name = "Spend")]
+#[derive(Clone)]
+pub(crate) struct PySpend {
+    spend: Spend,
+}
+
+#[pymethods]
+impl PySpend {
+    /// ε of one run.
+    #[getter]
+    fn epsilon(&self) -> f64 {
+        self.spend.guarantee.epsilon
+    }
+
+    /// δ of one run.
+    #[getter]
+    fn delta(&self) -> f64 {
+        self.spend.guarantee.delta
+    }
+
+    /// The mechanism, as the ledger records it.
+    #[getter]
+    fn mechanism(&self) -> &str {
+        &self.spend.mechanism
+    }
+
+    /// The spend as JSON (guarantee, runs, calls, unit, …).
+    fn json(&self) -> PyResult<String> {
+        json(&self.spend)
+    }
+
+    /// Whether a reservation of this spend covers a release that spends `other`
+    /// ([`disguise::ledger::within_reservation`]).
+    fn covers(&self, other: &PySpend) -> bool {
+        disguise::ledger::within_reservation(&self.spend, &other.spend)
+    }
+
+    /// Whether the two spend the same (their command and generator aside).
+    fn same(&self, other: &PySpend) -> bool {
+        let bare = |s: &Spend| s.clone().command(String::new()).secure(true);
+        bare(&self.spend) == bare(&other.spend)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Spend(epsilon={}, delta={}, mechanism={:?})",
+            self.spend.guarantee.epsilon, self.spend.guarantee.delta, self.spend.mechanism
+        )
     }
 }
 
@@ -229,11 +333,11 @@ pub(crate) fn reserve_plan(
     charge: &Option<Charge>,
     mechanism: &str,
     plan: impl FnOnce() -> disguise::Result<PrivacyReport>,
-) -> disguise::Result<Option<Reservation>> {
+) -> PyResult<Option<Reservation>> {
     let Some(charge) = charge else {
         return Ok(None);
     };
-    let plan = plan()?;
+    let plan = plan().map_err(library_error)?;
     charge.reserve(&plan, mechanism).map(Some)
 }
 

@@ -57,6 +57,8 @@ fn _disguise(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(selection::selection_from_state, m)?)?;
     m.add_class::<selection::Selection>()?;
     m.add_class::<ledger::PyLedger>()?;
+    m.add_class::<ledger::PySpend>()?;
+    m.add("Priced", m.py().get_type::<errors::Priced>())?;
     m.add(
         "BudgetExceeded",
         m.py().get_type::<errors::BudgetExceeded>(),

@@ -3,11 +3,10 @@
 //! polled, panics as `RuntimeError`, JSON, names.
 
 use crate::errors::{internal_error, library_error, value_error};
-use crate::ledger::PyLedger;
+use crate::ledger::{Charge, PyLedger};
 use disguise::names::Named;
 use disguise::noise::SecureRng;
 use pyo3::prelude::*;
-use serde::Serialize;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
@@ -15,7 +14,7 @@ use std::time::Duration;
 /// How a release runs, the one argument every task's function takes for it: a dict that the
 /// Python layer builds in one place (`disguise._common._run`; `Run` in `_disguise.pyi`). `seed` picks
 /// the generator ([`generator`]); with `ledger`, the release is charged to it under `dataset`,
-/// `command` describing the call in its audit log ([`Charge::of`](crate::ledger::Charge::of)).
+/// `command` describing the call in its audit log ([`Run::charge`]).
 #[derive(FromPyObject)]
 #[pyo3(from_item_all)]
 pub(crate) struct Run {
@@ -30,9 +29,36 @@ pub(crate) struct Run {
     /// (`disguise._common._read_private`), when the call is charged to a ledger: deferred to after
     /// the reservation ([`Run::deferred`]), as the command line reads its data after it.
     pub(crate) failed: Option<String>,
+    /// Only priced (`Ledger.cost`): the call stops at its reservation with what it would
+    /// spend (`Priced`), before it reads the data, and records nothing.
+    pub(crate) price: bool,
+    /// The reservation (`Ledger.reserve`) the call draws its spend from, if any.
+    pub(crate) hold: Option<i64>,
 }
 
 impl Run {
+    /// The charge of a call run as this says: none without a ledger, refused without a valid
+    /// data set name (the Python layer names the data set).
+    pub(crate) fn charge(&self) -> PyResult<Option<Charge>> {
+        let Some(ledger) = &self.ledger else {
+            return Ok(None);
+        };
+        let Some(dataset) = &self.dataset else {
+            return Err(value_error(
+                "invalid dataset: a charged call names its data set",
+            ));
+        };
+        disguise::ledger::check_name(dataset).map_err(value_error)?;
+        Ok(Some(Charge {
+            ledger: ledger.get().file(),
+            dataset: dataset.clone(),
+            command: self.command.clone().unwrap_or_default(),
+            secure: self.seed.is_none(),
+            price: self.price,
+            hold: self.hold,
+        }))
+    }
+
     /// Fails with the error the Python layer deferred, if any: called first thing after the
     /// reservation, so that a malformed data set is charged and refused like one the library
     /// finds malformed (the caller passes the result through
@@ -116,10 +142,7 @@ where
     }
 }
 
-/// A report as JSON text.
-pub(crate) fn json<T: Serialize>(value: &T) -> PyResult<String> {
-    serde_json::to_string(value).map_err(value_error)
-}
+pub(crate) use crate::errors::json;
 
 /// A name from the library's one registry.
 pub(crate) fn named<T: Named>(name: &str) -> PyResult<T> {

@@ -1,7 +1,7 @@
 //! `disguise.FacilityLocation`: the facility-location task ([`disguise::task::Select`]).
 
-use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, after_reservation, reserve_plan};
+use crate::errors::value_error;
+use crate::ledger::{after_reservation, reserve_plan};
 use crate::runtime::{Run, named};
 use crate::selection::{Greedy, Selection, run_selection};
 use disguise::objective::Metric;
@@ -25,7 +25,7 @@ pub(crate) fn facility_location(
     greedy: Greedy,
     run: Run,
 ) -> PyResult<Selection> {
-    let charge = Charge::of(&run)?;
+    let charge = run.charge()?;
     let dims = points.shape()[1];
     if candidates.shape()[1] != dims {
         return Err(value_error(format!(
@@ -47,8 +47,7 @@ pub(crate) fn facility_location(
     request.validate().map_err(value_error)?;
     let reserved = reserve_plan(&charge, &greedy.mechanism, || {
         greedy.planned(request.plan(candidates.shape()[0])?)
-    })
-    .map_err(library_error)?;
+    })?;
     // From here on the release is charged: a failure says so ([`after_reservation`]).
     let released = (|| {
         run.deferred()?;

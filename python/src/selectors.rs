@@ -1,7 +1,7 @@
 //! One selection by a named selector (`disguise.exponential`, `disguise.large_margin`).
 
-use crate::errors::{library_error, value_error};
-use crate::ledger::{Charge, after_reservation};
+use crate::errors::value_error;
+use crate::ledger::after_reservation;
 use crate::runtime::{Run, generator, guarded};
 use disguise::ledger::Spend;
 use disguise::privacy::Guarantee;
@@ -28,7 +28,7 @@ pub(crate) fn select_one(
     variant: Option<&str>,
     run: Run,
 ) -> PyResult<usize> {
-    let charge = Charge::of(&run)?;
+    let charge = run.charge()?;
     let kind = match variant {
         None if monotone => SelectorKind::ExponentialMonotone,
         None => SelectorKind::Exponential,
@@ -64,7 +64,7 @@ pub(crate) fn select_one(
             })
             .mechanism(selector.name());
             spend.calls = vec![(cost, 1)];
-            Some(charge.reserve_spend(spend).map_err(library_error)?)
+            Some(charge.reserve_spend(spend)?)
         }
         _ => None,
     };

@@ -1,9 +1,9 @@
 //! `disguise.Synthesizer`: whole-table synthetic data ([`disguise::task::Synth`], MST on the
 //! engine) and its synthetic rows.
 
-use crate::errors::{library_error, value_error};
+use crate::errors::value_error;
 use crate::histogram::clamped;
-use crate::ledger::{Charge, after_reservation, check, reserve_plan};
+use crate::ledger::{after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named};
 use disguise::disclosure::shown;
 use disguise::histogram::{Domain, DomainSource, Schema, Table, Values};
@@ -166,7 +166,7 @@ pub(crate) fn synth_fit(
     method: Option<&str>,
     target: Option<String>,
 ) -> PyResult<SynthModel> {
-    let charge = Charge::of(&run)?;
+    let charge = run.charge()?;
     if let Some(m) = method.filter(|m| !["aim", "mst"].contains(m)) {
         return Err(pyo3::exceptions::PyValueError::new_err(format!(
             "method: '{m}' is not one of 'aim', 'mst'"
@@ -192,8 +192,7 @@ pub(crate) fn synth_fit(
     };
     let schema = request.reading(&schema).map_err(value_error)?;
     let label = format!("synthetic data ({})", request.method.name().to_uppercase());
-    let reserved =
-        reserve_plan(&charge, &label, || request.plan(&schema)).map_err(library_error)?;
+    let reserved = reserve_plan(&charge, &label, || request.plan(&schema))?;
     // The data is read from here on: a failure says what stays charged.
     let released = (|| {
         run.deferred()?;

@@ -95,7 +95,7 @@ mod store;
 pub use dataset::check_name;
 pub use filter::{Filter, Limit, Remaining, Spent};
 pub use spends::Spends;
-pub use store::{APPLICATION_ID, DEFAULT_TIMEOUT, FORMAT, Ledger, Receipt};
+pub use store::{APPLICATION_ID, Closed, DEFAULT_TIMEOUT, FORMAT, Hold, Ledger, Price, Receipt};
 
 use crate::error::{Error, Result};
 use crate::maximize::Solution;

@@ -14,14 +14,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+mod hold;
+
+pub use hold::{Closed, Hold, Price};
+
 /// The `application_id` of a ledger file (`PRAGMA application_id`): "dGLd".
 pub const APPLICATION_ID: i32 = 0x6447_4c64;
 
 /// The format of the ledger files this version writes (`PRAGMA user_version`); it reads
 /// this format and every older one (upgrading format 1 in place: see the
 /// [module documentation](super)), and refuses a newer one. Format 2 added the releases'
-/// privacy unit; format 3 the limits' filters and the default limit.
-pub const FORMAT: i32 = 3;
+/// privacy unit; format 3 the limits' filters and the default limit; format 4 the
+/// reservations of whole searches ([`Ledger::hold`]).
+pub const FORMAT: i32 = 4;
 
 /// How long a ledger waits for another process's transaction before giving up.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -73,6 +78,33 @@ CREATE TABLE calls (
 CREATE INDEX calls_by_release ON calls (release);
 ";
 
+/// The tables of reservations (format 4): a reservation, the releases that hold it with the
+/// runs each reserved (a release none drew is removed when it closes; its number stays
+/// here), and each run drawn from them, by which call.
+const HOLDS: &str = "
+CREATE TABLE holds (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    dataset TEXT NOT NULL,
+    time TEXT NOT NULL,
+    command TEXT NOT NULL,
+    closed TEXT
+) STRICT;
+CREATE TABLE held (
+    release INTEGER PRIMARY KEY,
+    hold INTEGER NOT NULL REFERENCES holds (id),
+    reserved INTEGER NOT NULL CHECK (reserved >= 1)
+) STRICT;
+CREATE INDEX held_by_hold ON held (hold);
+CREATE TABLE draws (
+    release INTEGER NOT NULL,
+    time TEXT NOT NULL,
+    command TEXT NOT NULL,
+    runs INTEGER NOT NULL CHECK (runs >= 1),
+    secure INTEGER NOT NULL
+) STRICT;
+CREATE INDEX draws_by_release ON draws (release);
+";
+
 /// The current time as SQLite writes it: UTC, ISO 8601 with milliseconds.
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
@@ -83,6 +115,22 @@ pub struct Ledger {
     path: PathBuf,
     connection: Mutex<Connection>,
     timeout: Duration,
+}
+
+/// The limit that judges a reservation and the data set's totals before and after it.
+struct Admitted {
+    limit: Limit,
+    before: Totals,
+    after: Totals,
+}
+
+/// What spends would do on a data set, read only ([`Ledger::price`]).
+struct View {
+    limit: Option<Limit>,
+    /// Whether `limit` is the ledger's default, not yet the data set's own.
+    default: bool,
+    before: Totals,
+    after: Totals,
 }
 
 /// What a successful reservation recorded.
@@ -123,7 +171,7 @@ impl Ledger {
             connection
                 .execute_batch(&format!(
                     "BEGIN; PRAGMA application_id = {APPLICATION_ID}; \
-                     PRAGMA user_version = {FORMAT}; {SCHEMA} COMMIT;"
+                     PRAGMA user_version = {FORMAT}; {SCHEMA} {HOLDS} COMMIT;"
                 ))
                 .map_err(|e| ledger_error(format!("{shown}: cannot create"), Some(e)))?;
         }
@@ -259,7 +307,8 @@ impl Ledger {
     /// sets named by a hash of their content (`sha256:…`) are renamed `unnamed-1`,
     /// `unnamed-2`, … in the order of their first record, so that the file keeps no hash of
     /// any data, and a data set with releases but no limit gets the limit of what it spent
-    /// ([`spent_limit`]), which admits no further release.
+    /// ([`spent_limit`]), which admits no further release. Format 3 → 4: the (empty) tables
+    /// of reservations.
     fn upgrade(&self) -> Result<()> {
         let connection = self.lock();
         let fail = |e| self.fail("cannot upgrade the ledger to the current format", e);
@@ -356,6 +405,9 @@ impl Ledger {
                 insert_limit(&transaction, "limits", Some(&dataset), &spent_limit(&spent))
                     .map_err(fail)?;
             }
+        }
+        if version <= 3 {
+            transaction.execute_batch(HOLDS).map_err(fail)?;
         }
         transaction
             .execute_batch(&format!("PRAGMA user_version = {FORMAT};"))
@@ -491,7 +543,6 @@ impl Ledger {
     /// an invalid spend or name; [`Error::Ledger`] (locked past the timeout, …).
     pub fn reserve(&self, dataset: &str, spend: &Spend) -> Result<Receipt> {
         let dataset = super::check_name(dataset)?;
-        spend.validate()?;
         let connection = self.lock();
         let fail = |e| self.fail("cannot record the release", e);
         // The write lock before the first read: no other process can record between our
@@ -499,9 +550,65 @@ impl Ledger {
         let transaction =
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Immediate)
                 .map_err(fail)?;
-        self.check_alike(&transaction, dataset)?;
-        if let Some(unit) = self.unit_of(&transaction, dataset)?
-            && unit != spend.unit
+        let admitted = self.admit(&transaction, dataset, std::slice::from_ref(spend))?;
+        if !admitted.after.within(&admitted.limit) {
+            return Err(refusal(dataset, spend, &admitted.limit, &admitted.before));
+        }
+        let id = self.record(&transaction, dataset, spend)?;
+        transaction.commit().map_err(fail)?;
+        Ok(Receipt {
+            id,
+            spent: admitted.after.spent(Some(&admitted.limit)),
+        })
+    }
+
+    /// The limit that judges `spends` on `dataset` — its own, or the ledger's default, then
+    /// recorded as its own (in `transaction`, committed only with the release) — and its
+    /// releases' totals before and after them; refuses a name alike to another, spends of
+    /// another unit than the data set's, invalid spends and a data set without a limit.
+    fn admit(&self, transaction: &Connection, dataset: &str, spends: &[Spend]) -> Result<Admitted> {
+        let view = self.view(transaction, dataset, spends)?;
+        let fail = |e| self.fail("cannot record the release", e);
+        let limit = match view.limit {
+            Some(limit) => limit,
+            None if self.has_releases(transaction, dataset)? => {
+                return Err(unlimited_releases(dataset));
+            }
+            None => {
+                return Err(Error::BudgetExceeded {
+                    dataset: dataset.to_string(),
+                    message: format!(
+                        "data set {dataset} has no limit in the ledger {}: set one \
+                         (`disguise ledger limit --dataset {dataset} --epsilon E`, or \
+                         Ledger.set_limit), or give the ledger a default limit; nothing \
+                         was released",
+                        self.path.display()
+                    ),
+                });
+            }
+        };
+        if view.default {
+            // The default becomes the data set's own, recorded with this release.
+            insert_limit(transaction, "limits", Some(dataset), &limit).map_err(fail)?;
+        }
+        Ok(Admitted {
+            limit,
+            before: view.before,
+            after: view.after,
+        })
+    }
+
+    /// What `spends` would do on `dataset`, read only: its limit (its own, or the ledger's
+    /// default, `default` then true; none for a data set that has releases and no limit),
+    /// and its totals before and after them.
+    fn view(&self, connection: &Connection, dataset: &str, spends: &[Spend]) -> Result<View> {
+        let fail = |e| self.fail("cannot read the data set", e);
+        self.check_alike(connection, dataset)?;
+        for spend in spends {
+            spend.validate()?;
+        }
+        if let Some(unit) = self.unit_of(connection, dataset)?
+            && let Some(spend) = spends.iter().find(|s| s.unit != unit)
         {
             return Err(Error::param(
                 "dataset",
@@ -516,38 +623,34 @@ impl Ledger {
                 ),
             ));
         }
-        let limit = match limit_of(&transaction, dataset).map_err(fail)? {
-            Some(limit) => limit,
-            None if self.has_releases(&transaction, dataset)? => {
-                return Err(unlimited_releases(dataset));
+        let (limit, default) = match limit_of(connection, dataset).map_err(fail)? {
+            Some(limit) => (Some(limit), false),
+            None if self.has_releases(connection, dataset)? => (None, false),
+            None => {
+                let default = read_limit(connection, "default_limit", None).map_err(fail)?;
+                let found = default.is_some();
+                (default, found)
             }
-            None => match read_limit(&transaction, "default_limit", None).map_err(fail)? {
-                // The default becomes the data set's own, recorded with this release.
-                Some(default) => {
-                    insert_limit(&transaction, "limits", Some(dataset), &default).map_err(fail)?;
-                    default
-                }
-                None => {
-                    return Err(Error::BudgetExceeded {
-                        dataset: dataset.to_string(),
-                        message: format!(
-                            "data set {dataset} has no limit in the ledger {}: set one \
-                             (`disguise ledger limit --dataset {dataset} --epsilon E`, or \
-                             Ledger.set_limit), or give the ledger a default limit; nothing \
-                             was released",
-                            self.path.display()
-                        ),
-                    });
-                }
-            },
         };
-        limit.validate().map_err(|e| self.damaged(e))?;
-        let before = self.totals_of(&transaction, dataset)?;
-        let mut after = before.clone();
-        after.add_spend(spend)?;
-        if !after.within(&limit) {
-            return Err(refusal(dataset, spend, &limit, &before));
+        if let Some(limit) = &limit {
+            limit.validate().map_err(|e| self.damaged(e))?;
         }
+        let before = self.totals_of(connection, dataset)?;
+        let mut after = before.clone();
+        for spend in spends {
+            after.add_spend(spend)?;
+        }
+        Ok(View {
+            limit,
+            default,
+            before,
+            after,
+        })
+    }
+
+    /// Inserts `spend` as a release of `dataset`, with its calls; returns its number.
+    fn record(&self, transaction: &Connection, dataset: &str, spend: &Spend) -> Result<i64> {
+        let fail = |e| self.fail("cannot record the release", e);
         transaction
             .execute(
                 &format!(
@@ -589,11 +692,13 @@ impl Ledger {
                 )
                 .map_err(fail)?;
         }
-        transaction.commit().map_err(fail)?;
-        Ok(Receipt {
-            id,
-            spent: after.spent(Some(&limit)),
-        })
+        Ok(id)
+    }
+
+    /// What is spent and left of `limit` after `before`, in words (a refusal's end).
+    fn words(&self, before: &Totals, limit: &Limit) -> String {
+        let (spent, left) = spent_and_left(limit, before);
+        format!("the limit is {}; {spent}; {left}", limit_words(limit))
     }
 
     /// The data set `name` (trimmed) as the ledger holds it.
@@ -1170,6 +1275,36 @@ fn releases_of(connection: &Connection, dataset: Option<&str>) -> rusqlite::Resu
     Ok(releases)
 }
 
+/// The releases numbered `ids` (those that exist), with their calls.
+fn releases_by_id(
+    connection: &Connection,
+    ids: impl Iterator<Item = i64>,
+) -> rusqlite::Result<Vec<Release>> {
+    let wanted: std::collections::BTreeSet<i64> = ids.collect();
+    let datasets = {
+        let mut statement = connection.prepare("SELECT dataset FROM releases WHERE id = ?1")?;
+        let mut out = std::collections::BTreeSet::new();
+        for id in &wanted {
+            if let Some(d) = statement
+                .query_row([id], |r| r.get::<_, String>(0))
+                .optional()?
+            {
+                out.insert(d);
+            }
+        }
+        out
+    };
+    let mut found = Vec::new();
+    for dataset in datasets {
+        found.extend(
+            releases_of(connection, Some(&dataset))?
+                .into_iter()
+                .filter(|r| wanted.contains(&r.id)),
+        );
+    }
+    Ok(found)
+}
+
 /// The refusal of a release over the limit: one line.
 /// A limit lowered below what `dataset` has spent, refused.
 fn below_spent(dataset: &str, limit: &Limit, spent: &Totals) -> Error {
@@ -1195,6 +1330,44 @@ fn below_spent(dataset: &str, limit: &Limit, spent: &Totals) -> Error {
 }
 
 fn refusal(dataset: &str, spend: &Spend, limit: &Limit, before: &Totals) -> Error {
+    let (spent, left) = spent_and_left(limit, before);
+    let why = if limit.delta == 0.0 && spend.guarantee.delta > 0.0 {
+        " (the limit is pure ε-DP: a release with δ > 0 cannot fit)"
+    } else if limit.filter == Filter::Zcdp
+        && spend.calls.iter().any(|(c, _)| is_approximate(c))
+        && limit.approximate_delta == 0.0
+    {
+        " (the limit sets aside nothing for approximate releases)"
+    } else {
+        ""
+    };
+    Error::BudgetExceeded {
+        dataset: dataset.to_string(),
+        message: format!(
+            "budget exceeded on data set {dataset}: this release costs {}, over the limit \
+             {}{why}; {spent}; {left}",
+            cost_words(spend, limit),
+            limit_words(limit),
+        ),
+    }
+}
+
+/// A limit in words: `ε = 1, δ = 0 (basic filter)`, with ρ under zCDP.
+fn limit_words(limit: &Limit) -> String {
+    let rho = match limit.rho {
+        Some(rho) => format!(", ρ ≤ {}", rounded(rho, 6, Ordering::Less)),
+        None => String::new(),
+    };
+    format!(
+        "ε = {}, δ = {} ({} filter{rho})",
+        typed(limit.epsilon),
+        typed(limit.delta),
+        limit.filter
+    )
+}
+
+/// What a data set's releases (`before`) spent and what is left of `limit`, in words.
+fn spent_and_left(limit: &Limit, before: &Totals) -> (String, String) {
     let spent = before.spent(Some(limit));
     let left = before.remaining(limit);
     let releases = before.releases;
@@ -1240,31 +1413,7 @@ fn refusal(dataset: &str, spend: &Spend, limit: &Limit, before: &Totals) -> Erro
             ),
         ),
     };
-    let why = if limit.delta == 0.0 && spend.guarantee.delta > 0.0 {
-        " (the limit is pure ε-DP: a release with δ > 0 cannot fit)"
-    } else if limit.filter == Filter::Zcdp
-        && spend.calls.iter().any(|(c, _)| is_approximate(c))
-        && limit.approximate_delta == 0.0
-    {
-        " (the limit sets aside nothing for approximate releases)"
-    } else {
-        ""
-    };
-    let rho = match limit.rho {
-        Some(rho) => format!(", ρ ≤ {}", rounded(rho, 6, Ordering::Less)),
-        None => String::new(),
-    };
-    Error::BudgetExceeded {
-        dataset: dataset.to_string(),
-        message: format!(
-            "budget exceeded on data set {dataset}: this release costs {}, over the limit \
-             ε = {}, δ = {} ({} filter{rho}){why}; {spent}; {left}",
-            cost_words(spend, limit),
-            typed(limit.epsilon),
-            typed(limit.delta),
-            limit.filter,
-        ),
-    }
+    (spent, left)
 }
 
 /// A ledger error about `path`.
