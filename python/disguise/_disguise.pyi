@@ -23,6 +23,23 @@ class BudgetExceeded(ValueError):
 class LedgerError(ValueError):
     """A budget ledger that cannot be used (missing, foreign, corrupt, newer, locked)."""
 
+class Priced(Exception):
+    """Not an error: a priced call (``Run["price"]``) stopped at its reservation; its one
+    argument is the ``Spend`` it would record."""
+
+class Spend:
+    """What one release would spend (its guarantee, calls, unit, mechanism)."""
+
+    @property
+    def epsilon(self) -> float: ...
+    @property
+    def delta(self) -> float: ...
+    @property
+    def mechanism(self) -> str: ...
+    def json(self) -> str: ...
+    def covers(self, other: Spend) -> bool: ...
+    def same(self, other: Spend) -> bool: ...
+
 class Ledger:
     def __init__(self, path: str, timeout: float) -> None: ...
     @staticmethod
@@ -36,6 +53,9 @@ class Ledger:
     def releases(self, dataset: str | None) -> str: ...
     def datasets(self) -> list[str]: ...
     def integrity_check(self) -> str: ...
+    def price(self, dataset: str, parts: list[tuple[Spend, int]]) -> str: ...
+    def hold(self, dataset: str, parts: list[tuple[Spend, int]], command: str) -> str: ...
+    def close_hold(self, id: int) -> str: ...
 
 class Run(TypedDict):
     """How a release runs (every release takes one): the generator of ``seed`` (None: the
@@ -52,6 +72,10 @@ class Run(TypedDict):
     command: str | None
     diagnostics: bool
     failed: str | None
+    price: bool
+    """Only priced (``Ledger.cost``): the call raises ``Priced`` at its reservation."""
+    hold: int | None
+    """The reservation (``Ledger.reserve``) the call draws its spend from."""
 
 class Greedy(TypedDict):
     """The privacy options of a greedy task, by name."""
@@ -88,6 +112,18 @@ class Selection:
     def warning(self) -> str | None: ...
     @property
     def json(self) -> str: ...
+
+def selection_from_state(
+    selected: list[int], private: bool, warning: str | None, report: str
+) -> Selection: ...
+def histogram_from_state(
+    released: str, columns: list[tuple[str, bool]], histogram: str, domains: str,
+    records: int, seed: int | None,
+) -> HistogramRelease: ...
+def draft_schema(
+    names: list[str], categorical: list[str], target: str | None,
+    levels: list[list[str] | None], bounds: list[tuple[float, float] | None],
+) -> str: ...
 
 def budget(
     epsilon: float, delta: float, rounds: int, rule: str, kind: str, decomposable: bool
