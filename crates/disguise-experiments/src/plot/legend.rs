@@ -1,9 +1,8 @@
 //! Legends: where a chart's legend goes ([`Legend`]) and the box drawn outside the plot,
-//! with each series' line and marker.
+//! each entry a label beside its line and marker as its [`Style`] draws them.
 
 use super::backend::{DrawResult, text_style};
-use super::line::Series;
-use super::style::Marker;
+use super::style::{Marker, Style};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -27,18 +26,18 @@ impl Legend {
 }
 
 /// Draws a legend box with its top-left corner at `at` (pixels of `root`): one row per
-/// series with its line and marker.
+/// entry, its label beside its line and marker.
 pub(super) fn draw_outside_legend<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     at: (i32, i32),
-    series: &[Series],
+    entries: &[(&str, Style)],
 ) -> DrawResult
 where
     DB::ErrorType: 'static,
 {
-    let w = legend_width(root, series.iter().map(|s| s.name.clone()))? as i32;
+    let w = legend_width(root, entries.iter().map(|&(label, _)| label))? as i32;
     let row = 24;
-    let h = 2 * 10 + row * series.len() as i32;
+    let h = 2 * 10 + row * entries.len() as i32;
     let (x0, y0) = at;
     root.draw(&Rectangle::new(
         [(x0, y0), (x0 + w, y0 + h)],
@@ -48,17 +47,17 @@ where
         [(x0, y0), (x0 + w, y0 + h)],
         BLACK.mix(0.4),
     ))?;
-    for (i, s) in series.iter().enumerate() {
+    for (i, &(label, style)) in entries.iter().enumerate() {
         let y = y0 + 10 + row * i as i32 + row / 2;
-        let (mx, color) = (x0 + 12 + 14, s.style.color);
+        let (mx, color) = (x0 + 12 + 14, style.color);
         let line = color.stroke_width(2);
-        if s.style.dashed {
+        if style.dashed {
             root.draw(&PathElement::new(vec![(mx - 14, y), (mx - 4, y)], line))?;
             root.draw(&PathElement::new(vec![(mx + 4, y), (mx + 14, y)], line))?;
         } else {
             root.draw(&PathElement::new(vec![(mx - 14, y), (mx + 14, y)], line))?;
         }
-        match s.style.marker {
+        match style.marker {
             Marker::None => {}
             Marker::Circle => root.draw(&Circle::new((mx, y), 4, color.filled()))?,
             Marker::Ring => {
@@ -72,26 +71,26 @@ where
                 color.filled(),
             ))?,
         }
-        let style = text_style(15).pos(plotters::style::text_anchor::Pos::new(
+        let text = text_style(15).pos(plotters::style::text_anchor::Pos::new(
             plotters::style::text_anchor::HPos::Left,
             plotters::style::text_anchor::VPos::Center,
         ));
-        root.draw(&Text::new(s.name.clone(), (x0 + 12 + 34, y), style))?;
+        root.draw(&Text::new(label, (x0 + 12 + 34, y), text))?;
     }
     Ok(())
 }
 
 /// Width in pixels of a legend box holding `labels` (marker area 34 px, margins 12 px).
-pub(super) fn legend_width<DB: DrawingBackend>(
+pub(super) fn legend_width<'a, DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
-    labels: impl Iterator<Item = String>,
+    labels: impl Iterator<Item = &'a str>,
 ) -> std::result::Result<u32, Box<dyn std::error::Error + Send + Sync>>
 where
     DB::ErrorType: 'static,
 {
     let mut w = 0;
     for label in labels {
-        w = w.max(root.estimate_text_size(&label, &text_style(15))?.0);
+        w = w.max(root.estimate_text_size(label, &text_style(15))?.0);
     }
     Ok(w + 34 + 2 * 12)
 }

@@ -173,7 +173,7 @@ impl Figure for LineChart {
         let y_ticks = nice_ticks(y_lo, y_hi, 8);
 
         let legend_w = if self.legend == Legend::Outside {
-            legend_width(root, self.series.iter().map(|s| s.name.clone()))? + 15
+            legend_width(root, self.series.iter().map(|s| s.name.as_str()))? + 15
         } else {
             0
         };
@@ -300,7 +300,12 @@ impl Figure for LineChart {
         }
         if self.legend == Legend::Outside {
             let (xs, ys) = chart.plotting_area().get_pixel_range();
-            return draw_outside_legend(root, (xs.end + 15, ys.start), &self.series);
+            let entries: Vec<(&str, Style)> = self
+                .series
+                .iter()
+                .map(|s| (s.name.as_str(), s.style))
+                .collect();
+            return draw_outside_legend(root, (xs.end + 15, ys.start), &entries);
         }
         chart
             .configure_series_labels()

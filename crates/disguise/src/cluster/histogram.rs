@@ -19,7 +19,7 @@
 use super::discernibility::{DiscernibilityPart, DiscernibilityTotals};
 use super::{Cluster, Comm, Link, Msg, Serve, Sharded};
 use crate::error::{Error, Result};
-use crate::histogram::discretize::predictors;
+use crate::histogram::discretized::predictors;
 use crate::histogram::privatekd::DiscernibilityCodes;
 use crate::histogram::project::{ProjectionConfig, Release, Rows, projected_counts, release};
 use crate::histogram::sparse::{BlockKey, Blocks};

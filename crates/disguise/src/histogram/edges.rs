@@ -54,7 +54,8 @@
 //! under ρ), charged with the rest of the release to its guarantee and its ledger entry.
 
 use super::bins::format_number;
-use super::discretize::{Discretized, DiscretizedFile, domains_for_schema};
+use super::discretize::{DiscretizedFile, domains_for_schema};
+use super::discretized::Discretized;
 use super::quantiles::{Grid, GridCounts, MAX_GRID_CELLS, PrivateQuantiles, Targets};
 use super::schema::DomainSource;
 use super::schema::{ColumnType, Schema};

@@ -29,7 +29,8 @@
 //! prediction is the constant uniform one, whose AUC is exactly ½. [`FoldOutcome::note`] says
 //! when this happened.
 
-use super::discretize::{Discretized, domains_for};
+use super::discretize::domains_for;
+use super::discretized::Discretized;
 // The encoding is features.rs'; re-exported here, where its public path always was.
 pub use super::features::{CodedRows, FeatureEncoding};
 use super::project::{ProjectionConfig, projected_histogram};

@@ -17,7 +17,7 @@
 //! `fnlwgt` reaches 1.5·10⁶), and it is exactly the [0, 1] box PLR/PMLR need as public
 //! feature bounds ([`FeatureEncoding::bounds`]).
 
-use super::discretize::Domain;
+use super::discretized::Domain;
 use super::table::{ColumnValues, Table};
 use crate::error::{Error, Result};
 use crate::learn::{CodedBlock, CodedMatrix, Codes, FeatureBounds, Matrix};

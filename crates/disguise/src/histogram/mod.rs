@@ -62,8 +62,10 @@
 //! # Ok::<(), disguise::Error>(())
 //! ```
 
+pub mod bin_rule;
 pub mod bins;
 pub mod discretize;
+pub mod discretized;
 pub mod edges;
 pub mod encode;
 pub mod evaluate;
@@ -77,11 +79,10 @@ pub mod schema;
 pub mod sparse;
 pub mod table;
 
-pub use bins::{Density, Values};
-pub use discretize::{
-    BinRule, Bins, Discretized, DiscretizedFile, Domain, Written, bandwidth, bin_count,
-    default_bins, domains_for, written_values,
-};
+pub use bin_rule::{BinRule, bandwidth, bin_count};
+pub use bins::{Bins, Density, Values};
+pub use discretize::{DiscretizedFile, default_bins, domains_for};
+pub use discretized::{Discretized, Domain, Written, written_values};
 pub use edges::{DEFAULT_EDGE_SHARE, EdgeBudget, EdgePlan, EdgeRelease, ReleasedEdges};
 pub use encode::MixedRadix;
 pub use evaluate::{Classifier, FoldOutcome, ReleaseSummary, evaluate_fold, evaluate_fold_with};

@@ -5,7 +5,9 @@
 //! generator. No private record is touched, so nothing here costs privacy, and the results
 //! are reproducible.
 
-use super::discretize::{Bins, Discretized, Domain, bin_count};
+use super::bin_rule::bin_count;
+use super::bins::Bins;
+use super::discretized::{Discretized, Domain};
 use super::privatekd::mda;
 use crate::data::Codes;
 use crate::error::{Error, Result};

@@ -6,7 +6,7 @@
 //! [`Discernibility`] objective; the private ones with the library's exponential mechanism
 //! ([`Exponential`]) — there is no second copy of either here.
 
-use super::discretize::Discretized;
+use super::discretized::{Discretized, predictors};
 use crate::constraint::Cardinality;
 use crate::error::{Error, Result};
 use crate::maximize::{Budget, Procedure, Solution, greedy, standard_greedy};
@@ -50,7 +50,7 @@ pub(crate) struct DiscernibilityCodes {
 impl DiscernibilityCodes {
     /// The codes of `data` with target column `target`.
     pub(crate) fn of(data: &Discretized, target: usize) -> Result<Self> {
-        let predictors = super::discretize::predictors(data.domains(), target)?;
+        let predictors = predictors(data.domains(), target)?;
         let radix = |c: usize| -> Result<u32> {
             u32::try_from(data.domains()[c].size())
                 .map_err(|_| Error::param("domains", "a domain has more than 2^32 − 1 values"))

@@ -2,7 +2,7 @@
 //! onto k predictors plus the target, then the thresholded histogram with ε_h = γε of the
 //! projected data.
 
-use super::discretize::{Discretized, Domain, predictors};
+use super::discretized::{Discretized, Domain, predictors};
 use super::encode::MixedRadix;
 use super::params::{DEFAULT_SEED, GammaParams, estimate_gamma, public_k, simulate_k_with};
 use super::privatekd::{DEFAULT_SIGMA, discernibility_for, private_kd, select_k_by_splitting};

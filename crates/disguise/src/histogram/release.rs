@@ -5,7 +5,8 @@
 //! Post-processing of the histogram: it costs no privacy, and its guarantee is the
 //! histogram's.
 
-use super::discretize::{Domain, Values};
+use super::bins::Values;
+use super::discretized::Domain;
 use super::encode::MixedRadix;
 use super::sparse::ThresholdedHistogram;
 use crate::error::{Error, Result};

@@ -63,6 +63,7 @@
 //! A marker in a column not declared `nullable`, and a categorical value that is not a listed
 //! level (or alias), are errors naming the file, line and column.
 
+use super::bin_rule::BinRule;
 use crate::data::{Position, strip_bom};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -205,17 +206,17 @@ pub struct Schema {
     /// The columns.
     pub columns: Vec<ColumnSpec>,
     /// How many predictors the bandwidth rule counts for a numeric column without `bins`
-    /// ([`BinRule`](super::BinRule)): the paper's d − 1 (the default of a schema read from a file), or the
+    /// ([`BinRule`]): the paper's d − 1 (the default of a schema read from a file), or the
     /// columns a release is expected to keep, which a release sets
     /// ([`Histogram::reading`](crate::task::Histogram::reading)). Not part of the file.
     #[serde(skip)]
-    pub bin_rule: super::discretize::BinRule,
-    /// Under [`BinRule::Released`](super::BinRule::Released): the number of predictors the
+    pub bin_rule: BinRule,
+    /// Under [`BinRule::Released`]: the number of predictors the
     /// release keeps, when it is fixed in advance (a given k); `None` simulates it. Not part
     /// of the file.
     #[serde(skip)]
     pub kept_predictors: Option<usize>,
-    /// [`BinRule::Marginals`](super::BinRule::Marginals) only: the noise standard deviation
+    /// [`BinRule::Marginals`] only: the noise standard deviation
     /// of one count of a measured 2-way marginal (public: from ε, δ and the number of
     /// columns). Set by the synthesizer's reading schema, never read from a file.
     #[serde(skip)]
@@ -288,7 +289,7 @@ impl Schema {
             comment: None,
             target: None,
             columns,
-            bin_rule: super::discretize::BinRule::Paper,
+            bin_rule: BinRule::Paper,
             kept_predictors: None,
             marginal_noise_sd: None,
             min_bins: 0,

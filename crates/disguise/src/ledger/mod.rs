@@ -98,7 +98,6 @@ pub use spends::Spends;
 pub use store::{APPLICATION_ID, Closed, DEFAULT_TIMEOUT, FORMAT, Hold, Ledger, Price, Receipt};
 
 use crate::error::{Error, Result};
-use crate::maximize::Solution;
 use crate::privacy::{Delta, Epsilon, Guarantee, PrivacyCost};
 use serde::Serialize;
 
@@ -158,27 +157,6 @@ impl Spend {
     #[doc(hidden)]
     pub fn new(guarantee: Guarantee) -> Self {
         Self::protecting(Unit::Record, guarantee)
-    }
-
-    /// What a greedy run spends, for neighbours that differ in one `unit`: its guarantee
-    /// and the calls it composes; `None` when it spent nothing (no planned call).
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] naming `mechanism` for a non-private run (the argmax),
-    /// which no budget can account for.
-    pub fn of(solution: &Solution, unit: Unit) -> Result<Option<Self>> {
-        if solution.planned_rounds == 0 {
-            return Ok(None);
-        }
-        let Some(guarantee) = solution.guarantee else {
-            return Err(non_private());
-        };
-        Ok(Some(Self {
-            calls: solution.calls.clone(),
-            mechanism: solution.selector.to_string(),
-            secure: solution.secure_rng,
-            ..Self::protecting(unit, guarantee)
-        }))
     }
 
     /// The same spend for `runs` runs released together.
@@ -252,15 +230,6 @@ impl Spend {
         }
         Ok(())
     }
-}
-
-/// The error of a non-private run under a ledger.
-pub(crate) fn non_private() -> Error {
-    Error::param(
-        "mechanism",
-        "max is not private: a budget ledger cannot account for it (choose a private \
-         mechanism, or run without the ledger)",
-    )
 }
 
 /// A release as the ledger recorded it.

@@ -1,7 +1,7 @@
 //! What each report of the library spends: the trait [`Spends`] and its implementations.
 //! Every spend names the unit its report protects.
 
-use super::{Spend, Unit, non_private};
+use super::{Spend, Unit};
 use crate::error::{Error, Result};
 use crate::maximize::Solution;
 use crate::privacy::Guarantee;
@@ -15,6 +15,29 @@ pub trait Spends {
     /// # Errors
     /// A non-private run ([`Error::InvalidParameter`] naming `mechanism`).
     fn spend(&self) -> Result<Option<Spend>>;
+}
+
+impl Spend {
+    /// What a greedy run spends, for neighbours that differ in one `unit`: its guarantee
+    /// and the calls it composes; `None` when it spent nothing (no planned call).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `mechanism` for a non-private run (the argmax),
+    /// which no budget can account for.
+    pub fn of(solution: &Solution, unit: Unit) -> Result<Option<Self>> {
+        if solution.planned_rounds == 0 {
+            return Ok(None);
+        }
+        let Some(guarantee) = solution.guarantee else {
+            return Err(non_private());
+        };
+        Ok(Some(Self {
+            calls: solution.calls.clone(),
+            mechanism: solution.selector.to_string(),
+            secure: solution.secure_rng,
+            ..Self::protecting(unit, guarantee)
+        }))
+    }
 }
 
 /// A solution of the library's algorithms on a set function of the caller's: record-level
@@ -113,4 +136,13 @@ impl Spends for Spend {
     fn spend(&self) -> Result<Option<Spend>> {
         Ok(Some(self.clone()))
     }
+}
+
+/// The error of a non-private run under a ledger.
+fn non_private() -> Error {
+    Error::param(
+        "mechanism",
+        "max is not private: a budget ledger cannot account for it (choose a private \
+         mechanism, or run without the ledger)",
+    )
 }
