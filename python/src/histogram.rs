@@ -6,9 +6,11 @@ use crate::ledger::{after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named};
 use disguise::disclosure::{Diagnostic, shown};
 use disguise::histogram::{
-    ColumnValues, Domain, DomainSource, MixedRadix, ProjectedHistogram, ReadDomain, Schema,
-    SyntheticRows, Table, ThresholdedHistogram, Values, for_each_synthetic_record_shuffled,
+    ColumnValues, Discretized, Domain, DomainSource, EdgePlan, EdgeRelease, MixedRadix,
+    ProjectedHistogram, ReadDomain, Schema, SyntheticRows, Table, ThresholdedHistogram, Values,
+    for_each_synthetic_record_shuffled,
 };
+use disguise::noise::SecureRng;
 use disguise::task::{Histogram, HistogramReport};
 use pyo3::prelude::*;
 
@@ -53,6 +55,34 @@ pub(crate) fn draft_schema(
     let layout = disguise::data::TableLayout::default();
     disguise::histogram::draft_schema_read(&names, &categorical, target.as_deref(), layout, &read)
         .map_err(value_error)
+}
+
+/// A table read for a synthesizer: its bins, the released edges, the values clamped.
+pub(crate) type ReadTable = (
+    Discretized,
+    Option<EdgeRelease>,
+    Diagnostic<Vec<(String, u64)>>,
+);
+
+/// The private `rows` read under `schema` (and dropped), cut into bins at the `plan`'s
+/// private edges (released from `rng`), with the values clamped into the edge bins (a
+/// diagnostic): what both synthesizers read after their reservation.
+pub(crate) fn discretized(
+    schema: &Schema,
+    rows: Vec<Vec<String>>,
+    plan: &EdgePlan,
+    rng: &mut SecureRng,
+) -> PyResult<(
+    Discretized,
+    Option<EdgeRelease>,
+    Diagnostic<Vec<(String, u64)>>,
+)> {
+    let table =
+        Table::from_rows(schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
+    drop(rows);
+    let clamped = clamped(&table);
+    let (data, edges) = plan.discretize(&table, rng).map_err(value_error)?;
+    Ok((data, edges, clamped))
 }
 
 /// The values outside the schema's bounds in each numeric column of `table` that had any
@@ -303,14 +333,9 @@ pub(crate) fn histogram_fit(
         run.deferred()?;
         // Numeric columns are cut for the predictors the release keeps (the request's rule).
         let schema = request.reading(&schema, &target);
-        let table =
-            Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
-        drop(rows);
-        let clamped = clamped(&table);
         let mut rng = generator(run.seed)?;
-        let edges = request.edges(&schema).map_err(value_error)?;
-        let (data, edges) = edges.discretize(&table, &mut rng).map_err(value_error)?;
-        drop(table);
+        let plan = request.edges(&schema).map_err(value_error)?;
+        let (data, edges, clamped) = discretized(&schema, rows, &plan, &mut rng)?;
         let target = data.column_index(&target).map_err(value_error)?;
         let held = reserved.clone();
         let release = interruptible(py, move || {

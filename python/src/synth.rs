@@ -2,11 +2,11 @@
 //! engine) and its synthetic rows.
 
 use crate::errors::value_error;
-use crate::histogram::clamped;
+use crate::histogram::discretized;
 use crate::ledger::{after_reservation, check, reserve_plan};
 use crate::runtime::{Run, generator, interruptible, json, named};
 use disguise::disclosure::shown;
-use disguise::histogram::{Domain, DomainSource, Schema, Table, Values};
+use disguise::histogram::{Domain, DomainSource, Schema, Values};
 use disguise::synth::{KeptModel, MeasurementNoise};
 use disguise::task::{Synth, SynthReport};
 use pyo3::prelude::*;
@@ -196,14 +196,9 @@ pub(crate) fn synth_fit(
     // The data is read from here on: a failure says what stays charged.
     let released = (|| {
         run.deferred()?;
-        let table =
-            Table::from_rows(&schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
-        drop(rows);
-        let clamped = clamped(&table);
         let mut rng = generator(run.seed)?;
-        let edges = request.edges(&schema).map_err(value_error)?;
-        let (data, edges) = edges.discretize(&table, &mut rng).map_err(value_error)?;
-        drop(table);
+        let plan = request.edges(&schema).map_err(value_error)?;
+        let (data, edges, clamped) = discretized(&schema, rows, &plan, &mut rng)?;
         let held = reserved.clone();
         let release = interruptible(py, move || {
             let release = request.run(data, edges, &mut rng)?;

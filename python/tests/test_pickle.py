@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import disguise
+from conftest import labelled
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,14 +20,6 @@ def quiet(f, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return f(*args, **kwargs)
-
-
-def labelled(n=600, seed=0):
-    """Three discrete columns, the first and last informative about the label."""
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    X = np.column_stack([y ^ (rng.random(n) < 0.1), rng.integers(0, 3, n), 1 - y])
-    return X, y
 
 
 @pytest.fixture

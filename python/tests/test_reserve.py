@@ -7,19 +7,13 @@ import numpy as np
 import pytest
 
 import disguise
+from conftest import labelled
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.model_selection import (  # noqa: E402
     GridSearchCV, RandomizedSearchCV, cross_val_score)
 from sklearn.pipeline import make_pipeline  # noqa: E402
-
-
-def labelled(n=600, seed=0):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    X = np.column_stack([y ^ (rng.random(n) < 0.1), rng.integers(0, 3, n), 1 - y])
-    return X, y
 
 
 @pytest.fixture
