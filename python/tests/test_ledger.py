@@ -317,6 +317,26 @@ def test_a_utility_estimate_is_charged_with_the_picks(ledger):
     assert fl.guarantee_["epsilon"] == pytest.approx(1.2)
 
 
+def test_a_new_name_one_or_two_edits_from_a_data_set_is_refused_as_a_typo(ledger):
+    # nursry for nursery would give the same people a second budget: refused by a limit and
+    # by a release, with the way to confirm a genuinely new data set; nothing recorded.
+    ledger.set_limit("nursery", epsilon=1.0)
+    ledger.set_limit("adult", epsilon=1.0)
+    for typo, existing in [("nursry", "nursery"), ("adlut", "adult"), ("Nursry", "nursery")]:
+        suggestion = re.escape(f'did you mean "{existing}"?')
+        with pytest.raises(ValueError, match=suggestion + ".*new=True"):
+            ledger.set_limit(typo, epsilon=5.0)
+        with pytest.raises(ValueError, match=suggestion):
+            disguise.exponential([1.0, 50.0], epsilon=0.1, sensitivity=1.0, ledger=ledger,
+                                 dataset=typo)
+        with pytest.raises(ValueError, match=suggestion):
+            ledger.remaining(typo)
+    assert sorted(ledger.datasets()) == ["adult", "nursery"] and ledger.releases() == []
+    # Three edits away is another name.
+    ledger.set_limit("adult-v2", epsilon=1.0)
+    assert sorted(ledger.datasets()) == ["adult", "adult-v2", "nursery"]
+
+
 @pytest.mark.parametrize(
     "alike, existing",
     [
