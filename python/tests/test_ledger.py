@@ -32,6 +32,8 @@ def test_releases_are_charged_until_the_limit_then_refused(ledger):
         "delta": 0.0,
         "rho": None,
         "pure_epsilon": None,
+        "approximate_epsilon": None,
+        "approximate_delta": None,
     }
     assert status["limit"]["filter"] == "basic"
     releases = ledger.releases("scores")
@@ -256,6 +258,10 @@ def test_a_zcdp_limit_admits_many_small_releases(ledger):
     ledger.set_limit("logs", epsilon=1.0, delta=1e-6, rule="zcdp")
     limit = ledger.status("logs")["limit"]
     assert limit["filter"] == "zcdp" and 0.024 < limit["rho"] < 0.025
+    # Before any release what is left is worth the limit itself.
+    left = ledger.remaining("logs")
+    assert (left["epsilon"], left["delta"]) == (1.0, 1e-6)
+    assert (left["approximate_epsilon"], left["approximate_delta"]) == (0.0, 0.0)
     scores = [1.0, 50.0, 2.0]
     # One exponential-mechanism call of 0.1 costs rho = 0.1**2 / 8: 19 fit, not 10.
     for _ in range(19):
@@ -264,6 +270,8 @@ def test_a_zcdp_limit_admits_many_small_releases(ledger):
         disguise.exponential(scores, epsilon=0.1, sensitivity=1.0, ledger=ledger, dataset="logs")
     left = ledger.remaining("logs")
     assert 0 < left["rho"] < 0.1**2 / 8 and left["pure_epsilon"] < 0.1
+    # The epsilon the rho left converts to at the limit's delta: small, not nothing.
+    assert 0 < left["epsilon"] < 0.2 and left["delta"] == 1e-6
     # The rule is fixed by the first release; the limit can be lowered, not raised.
     with pytest.raises(ValueError, match="filter"):
         ledger.set_limit("logs", epsilon=1.0, delta=1e-6)

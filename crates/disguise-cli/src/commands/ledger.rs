@@ -173,8 +173,10 @@ pub struct ShowArgs {
     #[arg(long, value_name = "NAME")]
     dataset: Option<String>,
     /// Output format. JSON: `releases` (one entry per release) and `remaining` (with
-    /// --dataset, the ε and δ left, or null without a limit; otherwise one such entry per
-    /// data set), with `datasets` (limit, spend and what is left of each).
+    /// --dataset, what is left, or null without a limit; otherwise one such entry per data
+    /// set: `epsilon` and `delta` — under `--rule zcdp` the (ε, δ) that the ρ left is worth
+    /// —, and under zcdp `rho`, `pure_epsilon`, `approximate_epsilon` and
+    /// `approximate_delta`), with `datasets` (limit, spend and what is left of each).
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }

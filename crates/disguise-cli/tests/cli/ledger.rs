@@ -270,6 +270,21 @@ fn a_zcdp_limit_admits_more_small_releases_than_basic_composition() {
         ))
         .assert()
         .success();
+    // What is left is ρ_L, worth the limit's own (ε, δ); none of it for approximate releases.
+    let left = &show(&dir)["remaining"];
+    assert_eq!(
+        (left["epsilon"].as_f64(), left["delta"].as_f64()),
+        (Some(1.0), Some(1e-6))
+    );
+    assert_eq!(left["approximate_epsilon"], 0.0);
+    assert_eq!(left["approximate_delta"], 0.0);
+    let table = String::from_utf8(
+        disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --dataset pts"))
+            .stdout_ok(),
+    )
+    .unwrap();
+    assert!(table.contains("(worth ε = 1 at δ = 1e-6;"), "{table}");
     // 1 exponential-mechanism call of ε = 0.1 costs ρ = 0.00125: 19 fit in ρ_L ≈ 0.0244,
     // against 10 by basic composition.
     let run = || {
@@ -302,6 +317,17 @@ fn a_zcdp_limit_admits_more_small_releases_than_basic_composition() {
         table.contains("spent ρ = 0.02375 in 19 releases"),
         "{table}"
     );
+    // What the ρ left (≈ 0.0006) is worth, at the limit's δ: far less than the limit's ε,
+    // and more than nothing.
+    let left = &show(&dir)["remaining"];
+    let epsilon = left["epsilon"].as_f64().unwrap();
+    assert!(epsilon > 0.0 && epsilon < 0.2, "{left}");
+    assert_eq!(left["delta"], 1e-6);
+    assert!(
+        table.contains("(worth ε = 0.") && table.contains("at δ = 1e-6;"),
+        "{table}"
+    );
+    assert!(stderr.contains("(worth ε = 0."), "{stderr}");
 }
 
 /// `select` under ledger `b.ledger` with `extra` (its data set): the output.

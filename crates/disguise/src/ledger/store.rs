@@ -1263,12 +1263,14 @@ fn refusal(dataset: &str, spend: &Spend, limit: &Limit, before: &Totals) -> Erro
                 typed(spent.delta)
             ),
             format!(
-                "left ρ = {} (one pure release of ε ≤ {} fits), and ε = {}, δ = {} for \
-                 approximate releases",
+                "left ρ = {} (worth ε = {} at δ = {}; one pure release of ε ≤ {} fits), and \
+                 ε = {}, δ = {} for approximate releases",
                 rounded(left.rho.unwrap_or(0.0), 6, Ordering::Less),
+                rounded(left.epsilon, 6, Ordering::Less),
+                typed(left.delta),
                 rounded(left.pure_epsilon.unwrap_or(0.0), 6, Ordering::Less),
-                typed(left.epsilon),
-                typed(left.delta)
+                typed(left.approximate_epsilon.unwrap_or(0.0)),
+                typed(left.approximate_delta.unwrap_or(0.0))
             ),
         ),
     };

@@ -316,7 +316,12 @@ fn approximate_releases_under_zcdp_spend_their_own_part_by_basic_composition() {
         ledger.reserve("part", &lmm(0.1, 1e-7)).unwrap();
     }
     let left = ledger.status("part").unwrap().remaining.unwrap();
-    assert_eq!((left.epsilon, left.delta), (0.0, 0.0));
+    assert_eq!(
+        (left.approximate_epsilon, left.approximate_delta),
+        (Some(0.0), Some(0.0))
+    );
+    // What the untouched ρ_L is worth: the part of the limit for pure releases.
+    assert_eq!((left.epsilon, left.delta), (0.5, 5e-7));
     assert!(ledger.reserve("part", &lmm(0.01, 1e-9)).is_err());
     // The pure part is untouched.
     ledger.reserve("part", &em(0.2)).unwrap();
@@ -1502,4 +1507,90 @@ fn without_a_limit_a_confirmed_new_name_near_another_is_advised_a_limit_confirme
     );
     assert!(ledger.releases(None).unwrap().is_empty());
     assert_eq!(ledger.datasets().unwrap(), ["nursery"]);
+}
+
+#[test]
+fn what_is_left_under_zcdp_is_the_epsilon_the_rho_left_converts_to_at_the_limits_delta() {
+    use crate::privacy::compose::zcdp_to_dp;
+    let delta = Delta::new(1e-6).unwrap();
+    let (_dir, _path, ledger) = fresh();
+    ledger
+        .set_limit("logs", Limit::zcdp(1.0, 1e-6).unwrap())
+        .unwrap();
+    // Before any release: the limit's own ε and δ, which ρ_L converts to (a hair below).
+    let untouched = ledger.status("logs").unwrap().remaining.unwrap();
+    assert_eq!((untouched.epsilon, untouched.delta), (1.0, 1e-6));
+    assert_eq!(
+        (untouched.approximate_epsilon, untouched.approximate_delta),
+        (Some(0.0), Some(0.0))
+    );
+    // (The ρ left is ρ_L rounded down to a decimal; the conversion, computed, is within a
+    // few units in the last place of its own value, and not monotone at that scale.)
+    let converted = zcdp_to_dp(untouched.rho.unwrap(), delta).unwrap();
+    assert!((converted - 1.0).abs() < 1e-9, "{converted}");
+    // Each release leaves strictly less: the conversion of the ρ left, rounded down (4
+    // calls of ε = 0.2 cost ρ = 4 · 0.2²/8 = 0.02 of ρ_L ≈ 0.0245).
+    let mut before = untouched.epsilon;
+    for _ in 0..4 {
+        ledger.reserve("logs", &em(0.2)).unwrap();
+        let left = ledger.status("logs").unwrap().remaining.unwrap();
+        let converted = zcdp_to_dp(left.rho.unwrap(), delta).unwrap();
+        assert!(
+            left.epsilon < before
+                && left.epsilon <= converted
+                && left.epsilon > converted * (1.0 - 1e-12),
+            "{left:?} after {before}: {converted}"
+        );
+        assert_eq!(left.delta, 1e-6);
+        before = left.epsilon;
+    }
+    // Spent to the last bit of ρ: nothing is left, worth nothing.
+    let (_dir, _path, ledger) = fresh();
+    let limit = Limit::zcdp(1.0, 1e-6).unwrap();
+    ledger.set_limit("all", limit).unwrap();
+    let mut spend = record(Guarantee {
+        epsilon: 1.0,
+        delta: 1e-6,
+        rule: Rule::Zcdp,
+    });
+    spend.calls = vec![(PrivacyCost::zcdp(limit.rho.unwrap()).unwrap(), 1)];
+    ledger.reserve("all", &spend).unwrap();
+    let left = ledger.status("all").unwrap().remaining.unwrap();
+    assert_eq!(
+        (left.epsilon, left.delta, left.rho, left.pure_epsilon),
+        (0.0, 1e-6, Some(0.0), Some(0.0))
+    );
+    // A part set aside for approximate releases is left apart: the ρ part is worth the rest.
+    let (_dir, _path, ledger) = fresh();
+    let limit = Limit::zcdp(1.0, 1e-6)
+        .unwrap()
+        .approximate(0.25, 2.5e-7)
+        .unwrap();
+    ledger.set_limit("part", limit).unwrap();
+    let left = ledger.status("part").unwrap().remaining.unwrap();
+    assert_eq!(
+        (
+            left.epsilon,
+            left.delta,
+            left.approximate_epsilon,
+            left.approximate_delta
+        ),
+        (0.75, 7.5e-7, Some(0.25), Some(2.5e-7))
+    );
+    // The basic filter's is what is left of the limit, as before.
+    ledger
+        .set_limit("plain", Limit::new(1.0, 1e-6).unwrap())
+        .unwrap();
+    ledger.reserve("plain", &em(0.25)).unwrap();
+    let left = ledger.status("plain").unwrap().remaining.unwrap();
+    assert_eq!(
+        (
+            left.epsilon,
+            left.delta,
+            left.rho,
+            left.pure_epsilon,
+            left.approximate_epsilon
+        ),
+        (0.75, 1e-6, None, None, None)
+    );
 }
