@@ -89,6 +89,7 @@ class Ledger:
         rule: str = "basic",
         approximate_epsilon: float = 0.0,
         approximate_delta: float = 0.0,
+        new: bool = False,
     ) -> None:
         """Sets the total budget of ``dataset`` and the filter that stops its releases there
         (``rule``: ``"basic"`` or ``"zcdp"``); every change is kept. With ``delta=0`` only
@@ -96,7 +97,16 @@ class Ledger:
         ``approximate_delta`` set aside a part of the limit for approximate releases (the
         large margin mechanisms; none by default). After the data set's first release the
         limit can only be lowered, with the same rule, and not below what is already spent
-        (``ValueError``: such a limit would refuse every later release)."""
+        (``ValueError``: such a limit would refuse every later release).
+
+        A new name within two edits of an existing data set's (one for names of up to
+        three letters; case, white space and Unicode spelling aside: ``nursry`` beside
+        ``nursery``, ``adlut`` beside ``adult``) is refused with "did you mean" as a likely
+        typo — a second name would give the same people a second budget — unless
+        ``new=True`` confirms that it is another data set. A name that differs from an
+        existing one only by case, white space or Unicode spelling is always refused."""
+        if not isinstance(new, bool):
+            raise ValueError(f"invalid new: {new!r} (True or False)")
         self._native.set_limit(
             str(dataset),
             (
@@ -106,6 +116,7 @@ class Ledger:
                 float(approximate_epsilon),
                 float(approximate_delta),
             ),
+            new,
         )
 
     def set_default_limit(
@@ -145,10 +156,13 @@ class Ledger:
         return json.loads(self._native.status(str(dataset)))
 
     def remaining(self, dataset: str) -> dict | None:
-        """What is left of ``dataset``'s limit (None without a limit), as decimals that can be
-        spent in full: under ``"basic"``, ``epsilon`` and ``delta``; under ``"zcdp"``,
-        ``rho``, ``pure_epsilon`` (the largest pure release that still fits) and the
-        ``epsilon`` and ``delta`` left for approximate releases."""
+        """What is left of ``dataset``'s limit (None without a limit), rounded down: under
+        ``"basic"``, ``epsilon`` and ``delta``, decimals that can be spent in full; under
+        ``"zcdp"``, ``rho``, the ``epsilon`` that ρ is worth at ``delta`` (the (ε, δ)-DP
+        guarantee of spending all of it, by the conversion that made the limit's ρ: a fresh
+        limit shows its own ε), ``pure_epsilon`` (the largest pure release that still fits)
+        and ``approximate_epsilon`` and ``approximate_delta`` left for approximate releases
+        (None under ``"basic"``)."""
         return self.status(dataset)["remaining"]
 
     def releases(self, dataset: str | None = None) -> list[dict]:

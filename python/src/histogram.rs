@@ -72,11 +72,7 @@ pub(crate) fn discretized(
     rows: Vec<Vec<String>>,
     plan: &EdgePlan,
     rng: &mut SecureRng,
-) -> PyResult<(
-    Discretized,
-    Option<EdgeRelease>,
-    Diagnostic<Vec<(String, u64)>>,
-)> {
+) -> PyResult<ReadTable> {
     let table =
         Table::from_rows(schema, &rows, DomainSource::Schema, "data").map_err(value_error)?;
     drop(rows);

@@ -58,11 +58,24 @@ impl PyLedger {
     }
 
     /// Sets the limit of a data set: (ε, δ, filter `basic` or `zcdp`, and for zCDP the ε and
-    /// δ set aside for approximate releases).
-    #[pyo3(signature = (dataset, limit))]
-    fn set_limit(&self, py: Python<'_>, dataset: &str, limit: LimitTuple) -> PyResult<()> {
+    /// δ set aside for approximate releases). `new` confirms that `dataset` names a new data
+    /// set, which is then taken even when one or two edits from an existing name (without
+    /// it, such a name is refused as a typo).
+    #[pyo3(signature = (dataset, limit, new=false))]
+    fn set_limit(
+        &self,
+        py: Python<'_>,
+        dataset: &str,
+        limit: LimitTuple,
+        new: bool,
+    ) -> PyResult<()> {
         let limit = make_limit(limit)?;
-        py.detach(|| self.inner.set_limit(dataset, limit))
+        let name = if new {
+            disguise::ledger::Name::new_dataset(dataset)
+        } else {
+            disguise::ledger::Name::from(dataset)
+        };
+        py.detach(|| self.inner.set_limit(name, limit))
             .map_err(library_error)
     }
 

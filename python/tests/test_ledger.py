@@ -32,6 +32,8 @@ def test_releases_are_charged_until_the_limit_then_refused(ledger):
         "delta": 0.0,
         "rho": None,
         "pure_epsilon": None,
+        "approximate_epsilon": None,
+        "approximate_delta": None,
     }
     assert status["limit"]["filter"] == "basic"
     releases = ledger.releases("scores")
@@ -256,6 +258,10 @@ def test_a_zcdp_limit_admits_many_small_releases(ledger):
     ledger.set_limit("logs", epsilon=1.0, delta=1e-6, rule="zcdp")
     limit = ledger.status("logs")["limit"]
     assert limit["filter"] == "zcdp" and 0.024 < limit["rho"] < 0.025
+    # Before any release what is left is worth the limit itself.
+    left = ledger.remaining("logs")
+    assert (left["epsilon"], left["delta"]) == (1.0, 1e-6)
+    assert (left["approximate_epsilon"], left["approximate_delta"]) == (0.0, 0.0)
     scores = [1.0, 50.0, 2.0]
     # One exponential-mechanism call of 0.1 costs rho = 0.1**2 / 8: 19 fit, not 10.
     for _ in range(19):
@@ -264,6 +270,8 @@ def test_a_zcdp_limit_admits_many_small_releases(ledger):
         disguise.exponential(scores, epsilon=0.1, sensitivity=1.0, ledger=ledger, dataset="logs")
     left = ledger.remaining("logs")
     assert 0 < left["rho"] < 0.1**2 / 8 and left["pure_epsilon"] < 0.1
+    # The epsilon the rho left converts to at the limit's delta: small, not nothing.
+    assert 0 < left["epsilon"] < 0.2 and left["delta"] == 1e-6
     # The rule is fixed by the first release; the limit can be lowered, not raised.
     with pytest.raises(ValueError, match="filter"):
         ledger.set_limit("logs", epsilon=1.0, delta=1e-6)
@@ -315,6 +323,36 @@ def test_a_utility_estimate_is_charged_with_the_picks(ledger):
         )
     assert fl.utility_estimate_["sensitivity"] == pytest.approx(1 / 400)
     assert fl.guarantee_["epsilon"] == pytest.approx(1.2)
+
+
+def test_a_new_name_one_or_two_edits_from_a_data_set_is_refused_as_a_typo(ledger):
+    # nursry for nursery would give the same people a second budget: refused by a limit and
+    # by a release, with the way to confirm a genuinely new data set; nothing recorded.
+    ledger.set_limit("nursery", epsilon=1.0)
+    ledger.set_limit("adult", epsilon=1.0)
+    for typo, existing in [("nursry", "nursery"), ("adlut", "adult"), ("Nursry", "nursery")]:
+        suggestion = re.escape(f'did you mean "{existing}"?')
+        with pytest.raises(ValueError, match=suggestion + ".*new=True"):
+            ledger.set_limit(typo, epsilon=5.0)
+        with pytest.raises(ValueError, match=suggestion):
+            disguise.exponential([1.0, 50.0], epsilon=0.1, sensitivity=1.0, ledger=ledger,
+                                 dataset=typo)
+        with pytest.raises(ValueError, match=suggestion):
+            ledger.remaining(typo)
+    assert sorted(ledger.datasets()) == ["adult", "nursery"] and ledger.releases() == []
+    # Three edits away is another name.
+    ledger.set_limit("adult-v2", epsilon=1.0)
+    assert sorted(ledger.datasets()) == ["adult", "adult-v2", "nursery"]
+    # Confirmed new, a near name is a data set of its own, found by its exact name after.
+    ledger.set_limit("adult2", epsilon=0.5, new=True)
+    disguise.exponential([1.0, 50.0], epsilon=0.1, sensitivity=1.0, ledger=ledger,
+                         dataset="adult2")
+    assert ledger.remaining("adult2")["epsilon"] == 0.4
+    with pytest.raises(ValueError, match="invalid new"):
+        ledger.set_limit("adult3", epsilon=0.5, new="yes")
+    # Case alone is never another data set, confirmed or not.
+    with pytest.raises(ValueError, match="did you mean"):
+        ledger.set_limit("ADULT", epsilon=0.5, new=True)
 
 
 @pytest.mark.parametrize(

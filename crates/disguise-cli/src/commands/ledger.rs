@@ -3,7 +3,7 @@
 
 use crate::output::{Format, flagged, print_json, thousands};
 use anyhow::bail;
-use disguise::ledger::{Filter, Ledger, Limit};
+use disguise::ledger::{Filter, Ledger, Limit, Name};
 use disguise::text::{limit_words, releases_csv, status_line};
 use std::path::{Path, PathBuf};
 
@@ -27,13 +27,19 @@ Examples:
   # many small releases: the zCDP filter admits more of them than basic composition
   disguise ledger limit --dataset logs --epsilon 1 --delta 1e-6 --rule zcdp
 
+  # a new data set whose name is one or two edits from an existing one (adult-2 beside
+  # adult) is refused as a typo unless confirmed new
+  disguise ledger limit --dataset adult-2 --new-dataset --epsilon 1
+
   # a default limit, recorded for each new data set at its first release
   disguise ledger init team.ledger --default-limit 1,1e-6
 
 Every command that releases something takes --ledger FILE (or $DISGUISE_LEDGER) and
---dataset NAME. Before it reads the data it records its cost; if the data set's limit does
-not admit it (or it has none, and the ledger no default), it releases nothing and exits
-with code 3. The rule (a privacy filter: basic composition, or zCDP for pure and
+--dataset NAME. A new name one or two edits from an existing one (a typo would give the
+same people a second budget) is refused with \"did you mean\" unless --new-dataset confirms
+it; a name that differs only by case or white space is always refused. Before it reads the
+data it records its cost; if the data set's limit does not admit it (or it has none, and
+the ledger no default), it releases nothing and exits with code 3. The rule (a privacy filter: basic composition, or zCDP for pure and
 exponential-mechanism releases) is fixed with the limit; after the first release a limit
 can be lowered, not raised.";
 
@@ -109,6 +115,13 @@ pub struct LimitArgs {
         conflicts_with = "default"
     )]
     dataset: Option<String>,
+    /// Confirm that --dataset names a new data set: a name one or two edits from an existing
+    /// one (`nursry` beside `nursery`; one edit when a name has at most 3 characters) is
+    /// refused as a typo unless this flag says it is a different data set (it would give
+    /// the same people a second budget). A name that differs only by case, white space or
+    /// invisible characters is refused even so.
+    #[arg(long, requires = "dataset", conflicts_with = "default")]
+    new_dataset: bool,
     /// Set the ledger's default limit instead: the limit each new data set gets at its first
     /// release.
     #[arg(long)]
@@ -160,8 +173,10 @@ pub struct ShowArgs {
     #[arg(long, value_name = "NAME")]
     dataset: Option<String>,
     /// Output format. JSON: `releases` (one entry per release) and `remaining` (with
-    /// --dataset, the ε and δ left, or null without a limit; otherwise one such entry per
-    /// data set), with `datasets` (limit, spend and what is left of each).
+    /// --dataset, what is left, or null without a limit; otherwise one such entry per data
+    /// set: `epsilon` and `delta` — under `--rule zcdp` the (ε, δ) that the ρ left is worth
+    /// —, and under zcdp `rho`, `pure_epsilon`, `approximate_epsilon` and
+    /// `approximate_delta`), with `datasets` (limit, spend and what is left of each).
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }
@@ -295,8 +310,13 @@ fn limit(args: LimitArgs) -> anyhow::Result<()> {
     };
     match dataset {
         Some(dataset) => {
+            let name = if args.new_dataset {
+                Name::new_dataset(&dataset)
+            } else {
+                Name::from(&dataset)
+            };
             ledger
-                .set_limit(&dataset, limit)
+                .set_limit(name, limit)
                 .map_err(|e| flagged(e, &flag))?;
             println!("{}", status_line(&ledger.status(&dataset)?));
         }

@@ -270,6 +270,21 @@ fn a_zcdp_limit_admits_more_small_releases_than_basic_composition() {
         ))
         .assert()
         .success();
+    // What is left is ρ_L, worth the limit's own (ε, δ); none of it for approximate releases.
+    let left = &show(&dir)["remaining"];
+    assert_eq!(
+        (left["epsilon"].as_f64(), left["delta"].as_f64()),
+        (Some(1.0), Some(1e-6))
+    );
+    assert_eq!(left["approximate_epsilon"], 0.0);
+    assert_eq!(left["approximate_delta"], 0.0);
+    let table = String::from_utf8(
+        disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --dataset pts"))
+            .stdout_ok(),
+    )
+    .unwrap();
+    assert!(table.contains("(worth ε = 1 at δ = 1e-6;"), "{table}");
     // 1 exponential-mechanism call of ε = 0.1 costs ρ = 0.00125: 19 fit in ρ_L ≈ 0.0244,
     // against 10 by basic composition.
     let run = || {
@@ -301,6 +316,176 @@ fn a_zcdp_limit_admits_more_small_releases_than_basic_composition() {
     assert!(
         table.contains("spent ρ = 0.02375 in 19 releases"),
         "{table}"
+    );
+    // What the ρ left (≈ 0.0006) is worth, at the limit's δ: far less than the limit's ε,
+    // and more than nothing.
+    let left = &show(&dir)["remaining"];
+    let epsilon = left["epsilon"].as_f64().unwrap();
+    assert!(epsilon > 0.0 && epsilon < 0.2, "{left}");
+    assert_eq!(left["delta"], 1e-6);
+    assert!(
+        table.contains("(worth ε = 0.") && table.contains("at δ = 1e-6;"),
+        "{table}"
+    );
+    assert!(stderr.contains("(worth ε = 0."), "{stderr}");
+}
+
+/// `select` under ledger `b.ledger` with `extra` (its data set): the output.
+fn select_in(dir: &Path, extra: &str) -> std::process::Output {
+    disguise(dir)
+        .args(words(
+            "select --points points.csv --candidates cands.csv --k 1 --epsilon 0.25 -q \
+             --format json --ledger b.ledger",
+        ))
+        .args(shell_words(extra))
+        .output()
+        .unwrap()
+}
+
+/// The one line of a refusal with exit code 2 that suggests `existing`; and whether it says
+/// how to confirm a new data set.
+fn refused_as_typo(out: &std::process::Output, existing: &str) -> bool {
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("did you mean \"{existing}\"?")),
+        "{stderr}"
+    );
+    stderr.contains("--new-dataset")
+}
+
+#[test]
+fn a_new_dataset_one_or_two_edits_from_another_is_refused_unless_confirmed_new() {
+    let dir = setup("typos");
+    for name in ["nursery", "adult"] {
+        disguise(&dir)
+            .args(words(
+                "ledger limit --ledger b.ledger --epsilon 1 --dataset",
+            ))
+            .arg(name)
+            .assert()
+            .success();
+    }
+    // One letter off, two letters transposed, or in another case too: a typo, refused by a
+    // release and by a limit, with the way to confirm a new data set.
+    for (typo, existing) in [
+        ("nursry", "nursery"),
+        ("adlut", "adult"),
+        ("Nursry", "nursery"),
+        ("adult-2", "adult"),
+    ] {
+        assert!(refused_as_typo(
+            &select_in(&dir, &format!("--dataset {typo}")),
+            existing
+        ));
+        let limit = disguise(&dir)
+            .args(words(
+                "ledger limit --ledger b.ledger --epsilon 5 --dataset",
+            ))
+            .arg(typo)
+            .output()
+            .unwrap();
+        assert!(refused_as_typo(&limit, existing), "{typo}");
+        // Looked up, it is suggested the name, with nothing to confirm.
+        let shown = disguise(&dir)
+            .args(words("ledger show --ledger b.ledger --dataset"))
+            .arg(typo)
+            .output()
+            .unwrap();
+        assert!(!refused_as_typo(&shown, existing), "{typo}");
+    }
+    let all = show_all(&dir);
+    assert_eq!(all["datasets"].as_array().unwrap().len(), 2);
+    assert!(all["releases"].as_array().unwrap().is_empty());
+    // Three edits away is another data set (it gets the default limit).
+    assert!(select_in(&dir, "--dataset adult-v2").status.success());
+    // Another case is never a new data set, even confirmed.
+    for extra in [
+        "--dataset ADULT --new-dataset",
+        "--dataset Adult-V2 --new-dataset",
+    ] {
+        let out = select_in(&dir, extra);
+        assert!(!refused_as_typo(
+            &out,
+            if extra.contains("V2") {
+                "adult-v2"
+            } else {
+                "adult"
+            }
+        ));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("only by case"));
+    }
+    let out = disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --epsilon 1 --dataset Nursery --new-dataset",
+        ))
+        .output()
+        .unwrap();
+    assert!(!refused_as_typo(&out, "nursery"));
+    // Confirmed new, by a limit or by a release: afterwards the name works without it.
+    let out = disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --epsilon 2 --dataset nursry --new-dataset",
+        ))
+        .stdout_ok();
+    assert!(String::from_utf8_lossy(&out).contains("data set nursry: limit ε = 2"));
+    assert!(select_in(&dir, "--dataset nursry").status.success());
+    assert!(
+        select_in(&dir, "--dataset adlut --new-dataset")
+            .status
+            .success()
+    );
+    assert!(select_in(&dir, "--dataset adlut").status.success());
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --epsilon 0.5 --dataset adlut",
+        ))
+        .assert()
+        .success();
+    let all = show_all(&dir);
+    let names: Vec<&str> = all["datasets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["dataset"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["adlut", "adult", "adult-v2", "nursery", "nursry"]);
+    assert_eq!(all["releases"].as_array().unwrap().len(), 4);
+    // The flag names a data set.
+    let out = disguise(&dir)
+        .args(words(
+            "ledger limit --ledger b.ledger --epsilon 1 --default --new-dataset",
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // Without a default limit, a confirmed new name near another is advised a limit that
+    // confirms it too (exit 3, one line), never the plain command that would be refused.
+    disguise(&dir)
+        .args(words("ledger init c.ledger"))
+        .assert()
+        .success();
+    disguise(&dir)
+        .args(words(
+            "ledger limit --ledger c.ledger --epsilon 1 --dataset nursery",
+        ))
+        .assert()
+        .success();
+    let out = disguise(&dir)
+        .args(words(
+            "select --points points.csv --candidates cands.csv --k 1 --epsilon 0.25 -q \
+             --ledger c.ledger --dataset nursry --new-dataset",
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("`disguise ledger limit --dataset nursry --new-dataset --epsilon E`"),
+        "{stderr}"
     );
 }
 
@@ -591,7 +776,9 @@ fn every_releasing_command_takes_the_ledger() {
     ] {
         let help = common::help(command);
         assert!(
-            help.contains("--ledger <FILE>") && help.contains("--dataset <NAME>"),
+            help.contains("--ledger <FILE>")
+                && help.contains("--dataset <NAME>")
+                && help.contains("--new-dataset"),
             "{command}"
         );
     }

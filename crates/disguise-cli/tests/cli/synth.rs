@@ -92,9 +92,9 @@ fn the_ledger_charges_the_release_under_either_filter() {
         .args(words("ledger init b.ledger --default-limit 2"))
         .assert()
         .success();
-    synth(&dir, "--epsilon 1.5 --ledger b.ledger --dataset d -q").success();
+    synth(&dir, "--epsilon 1.5 --ledger b.ledger --dataset census -q").success();
     // 0.5 is left: a second release of 1 is refused before the data is read (exit 3).
-    synth(&dir, "--epsilon 1 --ledger b.ledger --dataset d -q").code(3);
+    synth(&dir, "--epsilon 1 --ledger b.ledger --dataset census -q").code(3);
     let state = json(
         &disguise(&dir)
             .args(words("ledger show --ledger b.ledger --format json"))
@@ -104,20 +104,20 @@ fn the_ledger_charges_the_release_under_either_filter() {
     // Under a zCDP limit a Gaussian release spends its ρ, not ε²/2.
     disguise(&dir)
         .args(words(
-            "ledger limit --ledger b.ledger --dataset z --epsilon 1 --delta 1e-6 --rule zcdp",
+            "ledger limit --ledger b.ledger --dataset logs --epsilon 1 --delta 1e-6 --rule zcdp",
         ))
         .assert()
         .success();
     for _ in 0..3 {
         synth(
             &dir,
-            "--epsilon 0.5 --delta 1e-7 --ledger b.ledger --dataset z -q",
+            "--epsilon 0.5 --delta 1e-7 --ledger b.ledger --dataset logs -q",
         )
         .success();
     }
     let table = String::from_utf8(
         disguise(&dir)
-            .args(words("ledger show --ledger b.ledger --dataset z"))
+            .args(words("ledger show --ledger b.ledger --dataset logs"))
             .stdout_ok(),
     )
     .unwrap();

@@ -1,6 +1,8 @@
 //! The name of a data set in a ledger: given by the caller, trimmed, and never one that a
 //! person would take for another — the same letters in another case, with other white
-//! space, with invisible characters, or in another Unicode spelling.
+//! space, with invisible characters, or in another Unicode spelling — nor, unless the caller
+//! confirms that it names a new data set ([`Name::new_dataset`]), one or two edits from
+//! another (a typo).
 
 use crate::error::{Error, Result};
 use unicode_normalization::UnicodeNormalization;
@@ -13,7 +15,8 @@ const MAX_NAME: usize = 256;
 /// characters, such as a byte order mark or a zero-width space, is empty). The name is
 /// stored as given (trimmed): what a person typed is what the audit log shows, and what
 /// they type again; names alike to it are refused by the ledger (alike: equal after NFKC,
-/// with invisible characters dropped and case and white space folded).
+/// with invisible characters dropped and case and white space folded), and so are new names
+/// near it, unless confirmed new ([`Name`]).
 ///
 /// ```
 /// use disguise::ledger::check_name;
@@ -112,16 +115,133 @@ pub(crate) fn is_default_ignorable(c: char) -> bool {
         .is_ok()
 }
 
-/// The refusal of `name` when `existing` is a different name alike to it.
-pub(crate) fn did_you_mean(name: &str, existing: &str) -> Error {
+/// A data set's name as the ledger's methods that may create a data set take it
+/// ([`Ledger::set_limit`](super::Ledger::set_limit), [`Ledger::reserve`](super::Ledger::reserve),
+/// [`Ledger::charge`](super::Ledger::charge)): the name, and whether the caller confirms that
+/// it names a new data set.
+///
+/// A name the ledger holds is always taken as it is. A name it does not hold creates a data
+/// set, and a typo would give the same people a second budget, so a new name is refused with
+/// "did you mean …?" when it is *near* an existing name: their [likenesses](check_name)
+/// (case, white space, invisible characters and Unicode spelling folded) are at most 2 edits
+/// apart — an edit being the insertion, deletion or substitution of one character, or the
+/// transposition of two adjacent ones (the Damerau–Levenshtein distance) —, or at most 1 edit
+/// when the shorter of the two has at most 3 characters (any two 2-letter names are 2 edits
+/// apart, and 1-letter ones 1). A name built with [`Name::new_dataset`] confirms that it is
+/// new, and is then taken even when near another; a name *alike* to another (the same
+/// likeness: `Adult` beside `adult`) is refused even so, since no person could tell the two
+/// apart. A plain `&str` or `&String` is a name without that confirmation.
+///
+/// ```
+/// use disguise::ledger::{Ledger, Limit, Name};
+/// # let dir = tempfile::tempdir().unwrap();
+/// let ledger = Ledger::create(&dir.path().join("budget.ledger"))?;
+/// ledger.set_limit("nursery", Limit::new(1.0, 0.0)?)?;
+/// // One letter off an existing name: taken for a typo.
+/// let typo = ledger.set_limit("nursry", Limit::new(1.0, 0.0)?).unwrap_err();
+/// assert!(typo.to_string().contains("did you mean \"nursery\"?"));
+/// // Confirmed as a new data set: it gets its own budget, and is then known by its name.
+/// ledger.set_limit(Name::new_dataset("nursry"), Limit::new(1.0, 0.0)?)?;
+/// ledger.set_limit("nursry", Limit::new(0.5, 0.0)?)?;
+/// // A name that differs only by case is never a new data set.
+/// assert!(ledger.set_limit(Name::new_dataset("Nursery"), Limit::new(1.0, 0.0)?).is_err());
+/// # Ok::<(), disguise::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Name<'a> {
+    /// The name as given (trimmed where it is used).
+    pub(crate) name: &'a str,
+    /// Whether the caller confirms that the name is a new data set's.
+    pub(crate) new: bool,
+}
+
+impl<'a> Name<'a> {
+    /// `name`, confirmed as the name of a new data set: taken even when it is near an
+    /// existing name (never when it is alike to one).
+    pub fn new_dataset(name: &'a str) -> Self {
+        Self { name, new: true }
+    }
+}
+
+/// A name without confirmation that it is new.
+impl<'a> From<&'a str> for Name<'a> {
+    fn from(name: &'a str) -> Self {
+        Self { name, new: false }
+    }
+}
+
+/// A name without confirmation that it is new.
+impl<'a> From<&'a String> for Name<'a> {
+    fn from(name: &'a String) -> Self {
+        Self::from(name.as_str())
+    }
+}
+
+/// How close an existing name is to a new one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Closeness {
+    /// The same likeness: no person could tell them apart.
+    Alike,
+    /// This many edits apart (1 or 2), near enough to be a typo.
+    Near(usize),
+}
+
+/// How close two names' likenesses `a` and `b` are ([`Name`]): alike when equal, near when
+/// at most 2 Damerau–Levenshtein edits apart (at most 1 when the shorter has at most 3
+/// characters); `None` otherwise.
+pub(crate) fn closeness(a: &str, b: &str) -> Option<Closeness> {
+    if a == b {
+        return Some(Closeness::Alike);
+    }
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    let most = if la.min(lb) <= 3 { 1 } else { 2 };
+    // The distance is at least the difference of the lengths: most pairs stop here.
+    if la.abs_diff(lb) > most {
+        return None;
+    }
+    let edits = strsim::damerau_levenshtein(a, b);
+    (edits <= most).then_some(Closeness::Near(edits))
+}
+
+/// What a ledger method does with a name it does not hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// Creates the data set (a limit, or a release): a near name may be confirmed new.
+    Create,
+    /// Looks it up (a status, a limit, releases): nothing to confirm.
+    Look,
+}
+
+/// The refusal of `name` when `existing` is a different name alike or near to it.
+pub(crate) fn did_you_mean(
+    name: &str,
+    existing: &str,
+    closeness: Closeness,
+    purpose: Purpose,
+) -> Error {
+    let why = match (closeness, purpose) {
+        (Closeness::Alike, _) => "the names differ only by case, white space, invisible \
+                                  characters or the Unicode spelling of their letters, which \
+                                  would give the same data a second budget"
+            .to_string(),
+        (Closeness::Near(edits), Purpose::Create) => format!(
+            "{} from it: a new name that close to an existing one is taken for a typo, which \
+             would give the same people a second budget; if {name:?} is a different data set, \
+             confirm that it is new: --new-dataset on the command line, \
+             Ledger.set_limit(..., new=True) in Python",
+            edits_words(edits)
+        ),
+        (Closeness::Near(edits), Purpose::Look) => format!("{} from it", edits_words(edits)),
+    };
     Error::param(
         "dataset",
-        format!(
-            "no data set {name:?} in the ledger; did you mean {existing:?}? (the names differ \
-             only by case, white space, invisible characters or the Unicode spelling of their \
-             letters, which would give the same data a second budget)"
-        ),
+        format!("no data set {name:?} in the ledger; did you mean {existing:?}? ({why})"),
     )
+}
+
+/// "1 edit" or "2 edits".
+fn edits_words(edits: usize) -> String {
+    format!("{edits} edit{}", if edits == 1 { "" } else { "s" })
 }
 
 #[cfg(test)]
@@ -164,6 +284,69 @@ mod tests {
             assert!(err.contains("empty"), "{empty:?}: {err}");
         }
         assert_eq!(check_name("\u{feff}adult").unwrap(), "\u{feff}adult");
+    }
+
+    #[test]
+    fn names_are_near_within_two_edits_or_one_when_one_has_at_most_3_characters() {
+        use Closeness::{Alike, Near};
+        for (a, b, expected) in [
+            ("adult", "adult", Some(Alike)),
+            ("nursery", "nursry", Some(Near(1))), // deleted
+            ("adult", "adlut", Some(Near(1))),    // transposed: one edit, not two
+            ("adult", "adults", Some(Near(1))),   // inserted
+            ("adult", "adulf", Some(Near(1))),    // substituted
+            ("adult", "adult-2", Some(Near(2))),
+            ("adult", "dault", Some(Near(1))),
+            ("sales-2023", "sales-2024", Some(Near(1))),
+            ("wine", "wild", Some(Near(2))), // 4 characters: 2 edits
+            ("adult", "adult-v2", None),     // 3 edits
+            ("adult", "census", None),
+            ("nursery", "nursing", None),
+            // At most 3 characters: one edit.
+            ("car", "cars", Some(Near(1))),
+            ("cat", "act", Some(Near(1))),
+            ("d1", "d2", Some(Near(1))),
+            ("a", "b", Some(Near(1))),
+            ("a", "ab", Some(Near(1))),
+            ("car", "bus", None),
+            ("ab", "cd", None), // 2 edits, as are any two 2-letter names
+            ("car", "cow", None),
+            ("ab", "abcd", None),
+            ("a", "abc", None),
+            ("abc", "abcde", None),
+            // Characters, not bytes: é is one.
+            ("café", "cafe", Some(Near(1))),
+            ("日本", "日本語", Some(Near(1))),
+        ] {
+            assert_eq!(closeness(a, b), expected, "{a} / {b}");
+            assert_eq!(closeness(b, a), expected, "{b} / {a}");
+        }
+    }
+
+    #[test]
+    fn a_name_converts_from_a_string_without_confirmation() {
+        let owned = String::from("adult");
+        assert_eq!(Name::from(&owned), Name::from("adult"));
+        assert!(!Name::from("adult").new);
+        assert!(Name::new_dataset("adult").new);
+        let refused = did_you_mean("adlut", "adult", Closeness::Near(1), Purpose::Create);
+        let text = refused.to_string();
+        assert!(
+            text.starts_with("invalid dataset: no data set \"adlut\" in the ledger; did you mean \"adult\"? (1 edit from it")
+                && text.contains("--new-dataset")
+                && text.contains("new=True"),
+            "{text}"
+        );
+        let looked = did_you_mean("adlut", "adult", Closeness::Near(2), Purpose::Look).to_string();
+        assert!(
+            looked.ends_with("(2 edits from it)") && !looked.contains("new"),
+            "{looked}"
+        );
+        let alike = did_you_mean("Adult", "adult", Closeness::Alike, Purpose::Create).to_string();
+        assert!(
+            alike.contains("only by case") && !alike.contains("--new-dataset"),
+            "{alike}"
+        );
     }
 
     #[test]

@@ -44,7 +44,7 @@ use super::Spend;
 use crate::error::{Error, Result};
 use crate::names::{Named, named_traits};
 use crate::numeric::decimal::{self, Exact, carrier_down, carrier_up, shortest, typed};
-use crate::privacy::compose::rho_for;
+use crate::privacy::compose::{rho_for, zcdp_to_dp_core};
 use crate::privacy::{Delta, Epsilon, PrivacyCost};
 use num_traits::{Signed, Zero};
 use serde::Serialize;
@@ -195,6 +195,15 @@ impl Limit {
         self.finish()
     }
 
+    /// The part of a zCDP limit for pure and bounded-range releases, (ε_L − ε_A, δ_L − δ_A),
+    /// each the largest double at or below the exact difference of the decimals: the (ε, δ)
+    /// that ρ_L converts to at most. `None` when nothing is left to it.
+    fn zcdp_part(&self) -> Option<(f64, f64)> {
+        let eps = shortest(self.epsilon) - shortest(self.approximate_epsilon);
+        let del = shortest(self.delta) - shortest(self.approximate_delta);
+        (eps.is_positive() && del.is_positive()).then(|| (carrier_down(&eps), carrier_down(&del)))
+    }
+
     /// Checks the parts and computes ρ_L.
     fn finish(mut self) -> Result<Self> {
         self.rho = None;
@@ -208,9 +217,7 @@ impl Limit {
                  δ > 0); at δ = 0 use the basic filter",
             ));
         }
-        let eps = shortest(self.epsilon) - shortest(self.approximate_epsilon);
-        let del = shortest(self.delta) - shortest(self.approximate_delta);
-        if !eps.is_positive() || !del.is_positive() {
+        let Some((eps, del)) = self.zcdp_part() else {
             return Err(Error::param(
                 "approximate",
                 format!(
@@ -222,8 +229,8 @@ impl Limit {
                     typed(self.delta)
                 ),
             ));
-        }
-        self.rho = Some(rho_for(carrier_down(&eps), carrier_down(&del))?);
+        };
+        self.rho = Some(rho_for(eps, del)?);
         Ok(self)
     }
 
@@ -437,6 +444,8 @@ impl Totals {
                 delta: carrier_down(&left(limit.delta, &self.basic(limit.delta).delta)),
                 rho: None,
                 pure_epsilon: None,
+                approximate_epsilon: None,
+                approximate_delta: None,
             },
             Filter::Zcdp => {
                 let rho_l = decimal::exact(limit.rho.unwrap_or(0.0));
@@ -455,11 +464,33 @@ impl Totals {
                 {
                     pure = pure.next_down();
                 }
+                // The (ε, δ) that the ρ left converts to, at the δ at which the limit's (ε, δ)
+                // became ρ_L, by the same conversion: the limit's own part before anything
+                // is charged to it (ρ_L is the ρ of that part), none once ρ is spent, and in
+                // between the conversion of the ρ left (itself rounded down), rounded down to
+                // a decimal and never above the part.
+                let (part_epsilon, part_delta) = limit.zcdp_part().unwrap_or((0.0, 0.0));
+                let epsilon = if self.zcdp.rho.is_zero() {
+                    part_epsilon
+                } else if rho_f <= 0.0 || part_delta <= 0.0 {
+                    0.0
+                } else {
+                    carrier_down(&decimal::exact(zcdp_to_dp_core(rho_f, part_delta)))
+                        .min(part_epsilon)
+                };
                 Remaining {
-                    epsilon: carrier_down(&left(limit.approximate_epsilon, &self.zcdp.epsilon)),
-                    delta: carrier_down(&left(limit.approximate_delta, &self.zcdp.delta)),
+                    epsilon,
+                    delta: part_delta,
                     rho: Some(rho_f),
                     pure_epsilon: Some(pure),
+                    approximate_epsilon: Some(carrier_down(&left(
+                        limit.approximate_epsilon,
+                        &self.zcdp.epsilon,
+                    ))),
+                    approximate_delta: Some(carrier_down(&left(
+                        limit.approximate_delta,
+                        &self.zcdp.delta,
+                    ))),
                 }
             }
         }
@@ -500,19 +531,52 @@ pub struct Spent {
     pub rho: Option<f64>,
 }
 
-/// What is left of a limit: decimals at or below the exact remainder, so that spending them
-/// in full fits.
+/// What is left of a limit: decimals at or below the exact remainder, so that what is left
+/// is never overstated.
+///
+/// Under the basic filter, `epsilon` and `delta` are what is left of the limit: spending
+/// them in full fits. Under the zCDP filter, what is left is ρ (`rho`), and `epsilon` at
+/// `delta` says what it is worth: the (ε, δ)-DP guarantee that the ρ left converts to, by
+/// the conversion that turned the limit into ρ_L — a fresh limit's `epsilon` is its own ε,
+/// and it falls as releases spend ρ, to 0 when ρ is spent. The part of the limit set aside
+/// for approximate releases is left apart, in `approximate_epsilon` and
+/// `approximate_delta`.
+///
+/// ```
+/// use disguise::ledger::{Ledger, Limit, Spend, Unit};
+/// use disguise::privacy::{Guarantee, compose::Rule};
+/// # let dir = tempfile::tempdir().unwrap();
+/// let ledger = Ledger::create(&dir.path().join("budget.ledger"))?;
+/// ledger.set_limit("logs", Limit::zcdp(1.0, 1e-6)?)?;
+/// let fresh = ledger.status("logs")?.remaining.unwrap();
+/// assert_eq!((fresh.epsilon, fresh.delta), (1.0, 1e-6));
+/// let pure = |epsilon| Spend::protecting(Unit::Record, Guarantee { epsilon, delta: 0.0, rule: Rule::Single });
+/// ledger.reserve("logs", &pure(0.1))?; // ρ = 0.1²/2 = 0.005 of ρ_L ≈ 0.0245
+/// let left = ledger.status("logs")?.remaining.unwrap();
+/// assert!(left.epsilon > 0.8 && left.epsilon < 1.0 && left.delta == 1e-6);
+/// assert_eq!(left.approximate_epsilon, Some(0.0)); // none was set aside
+/// # Ok::<(), disguise::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Remaining {
-    /// ε left: of the whole limit (basic), or of the part for approximate releases (zCDP).
+    /// ε left. Basic filter: of the limit. zCDP filter: the ε of the (ε, δ)-DP guarantee
+    /// that the ρ left converts to at `delta` (Canonne–Kamath–Steinke 2020, Prop. 12: the
+    /// conversion that made ρ_L), rounded down; the limit's ε (less its part for
+    /// approximate releases) before any release charges ρ, 0 once ρ is spent.
     pub epsilon: f64,
-    /// δ left, likewise.
+    /// Basic filter: δ left of the limit. zCDP filter: the δ of that guarantee, the limit's
+    /// δ (less its part for approximate releases), whatever is spent.
     pub delta: f64,
     /// zCDP only: ρ left for pure and bounded-range releases.
     pub rho: Option<f64>,
     /// zCDP only: the largest ε of one pure ε-DP release that still fits (√(2ρ left)); an
     /// exponential-mechanism call of twice that fits too (ρ = ε²/8).
     pub pure_epsilon: Option<f64>,
+    /// zCDP only: ε left of the part of the limit for approximate releases (0 when none was
+    /// set aside).
+    pub approximate_epsilon: Option<f64>,
+    /// zCDP only: δ left of the part of the limit for approximate releases.
+    pub approximate_delta: Option<f64>,
 }
 
 /// The cost of `spend` in words, for a refusal under `limit`: its ε and δ as the filter

@@ -58,9 +58,12 @@
 //! same in Unicode normalisation form KC once invisible (default-ignorable) characters,
 //! case and white space are set aside: `\u{feff}adult`, `adu\u{200b}lt`, `ＡＤＵＬＴ`, `Adult`
 //! beside `adult` — is refused with a suggestion, by every method that takes a name
-//! ([`check_name`]). A release into a data set without a limit is refused, unless the
-//! ledger has a default limit ([`Ledger::set_default_limit`]), which is then recorded as
-//! the data set's own.
+//! ([`check_name`]). So is a new name one or two edits from an existing one (`nursry`
+//! beside `nursery`, `adlut` beside `adult`; one edit when a name has at most 3
+//! characters), a typo that would give the same people a second budget, unless the caller
+//! confirms that it names a new data set ([`Name::new_dataset`]). A release into a data set
+//! without a limit is refused, unless the ledger has a default limit
+//! ([`Ledger::set_default_limit`]), which is then recorded as the data set's own.
 //!
 //! # Privacy units
 //!
@@ -92,7 +95,7 @@ pub mod filter;
 mod spends;
 mod store;
 
-pub use dataset::check_name;
+pub use dataset::{Name, check_name};
 pub use filter::{Filter, Limit, Remaining, Spent};
 pub use spends::Spends;
 pub use store::{APPLICATION_ID, Closed, DEFAULT_TIMEOUT, FORMAT, Hold, Ledger, Price, Receipt};

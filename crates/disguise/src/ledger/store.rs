@@ -1,6 +1,6 @@
 //! The ledger file: an SQLite database, opened, checked and written in transactions.
 
-use super::dataset::{did_you_mean, likeness};
+use super::dataset::{Closeness, Name, Purpose, closeness, did_you_mean, likeness};
 use super::filter::{Filter, Totals, cost_words, is_approximate};
 use super::{Calls, Limit, Overview, Release, Remainders, Spend, Spends, Spent, Status, Unit};
 use crate::error::{Error, Result, Source};
@@ -129,6 +129,8 @@ struct View {
     limit: Option<Limit>,
     /// Whether `limit` is the ledger's default, not yet the data set's own.
     default: bool,
+    /// The existing name a new one confirmed new is near to.
+    near: Option<String>,
     before: Totals,
     after: Totals,
 }
@@ -419,23 +421,25 @@ impl Ledger {
     /// the latest is in force. Before the data set's first release the limit may change
     /// freely; after it, only downwards, with the same filter and not below what is already
     /// spent, since a budget or a filter chosen after seeing outputs is not a privacy
-    /// filter's (and a limit below the spent amount would refuse every later release). A data set whose releases were recorded without a
-    /// limit (by an older format: the upgrade gives it the limit of what it spent) takes no
-    /// limit. A new name alike to an existing one ([`check_name`](super::check_name)) is
-    /// refused.
+    /// filter's (and a limit below the spent amount would refuse every later release). A
+    /// data set whose releases were recorded without a limit (by an older format: the upgrade
+    /// gives it the limit of what it spent) takes no limit. A new name alike to an existing
+    /// one ([`check_name`](super::check_name)) is refused, and so is one near an existing
+    /// one (a typo: one or two edits from it) unless it is confirmed new ([`Name`]).
     ///
     /// # Errors
-    /// An invalid name or limit, a name alike to another, or a change the releases forbid
-    /// ([`Error::InvalidParameter`]); [`Error::Ledger`].
-    pub fn set_limit(&self, dataset: &str, limit: Limit) -> Result<()> {
-        let dataset = super::check_name(dataset)?;
+    /// An invalid name or limit, a name alike to another or near it, or a change the
+    /// releases forbid ([`Error::InvalidParameter`]); [`Error::Ledger`].
+    pub fn set_limit<'a>(&self, dataset: impl Into<Name<'a>>, limit: Limit) -> Result<()> {
+        let name = dataset.into();
+        let dataset = super::check_name(name.name)?;
         limit.validate()?;
         let connection = self.lock();
         let fail = |e| self.fail("cannot set the limit", e);
         let transaction =
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Immediate)
                 .map_err(fail)?;
-        self.check_alike(&transaction, dataset)?;
+        self.check_known(&transaction, dataset, Purpose::Create, name.new)?;
         let releases: i64 = transaction
             .query_row(
                 "SELECT COUNT(*) FROM releases WHERE dataset = ?1",
@@ -522,12 +526,12 @@ impl Ledger {
     /// The limit in force for `dataset` (its name trimmed), if any.
     ///
     /// # Errors
-    /// An invalid name, or a name alike to another ([`Error::InvalidParameter`] naming
-    /// `dataset`); [`Error::Ledger`].
+    /// An invalid name, or a name the ledger does not hold that is alike or near to one it
+    /// does ([`Error::InvalidParameter`] naming `dataset`); [`Error::Ledger`].
     pub fn limit(&self, dataset: &str) -> Result<Option<Limit>> {
         let dataset = dataset.trim();
         let connection = self.lock();
-        self.check_alike(&connection, dataset)?;
+        self.check_known(&connection, dataset, Purpose::Look, false)?;
         limit_of(&connection, dataset).map_err(|e| self.fail("cannot read", e))
     }
 
@@ -539,10 +543,12 @@ impl Ledger {
     /// [`Error::BudgetExceeded`] (nothing recorded) with one line saying what the release
     /// costs, what is spent and what is left — also for a data set without a limit when the
     /// ledger has no default; [`Error::InvalidParameter`] naming `dataset` when the data
-    /// set's releases protect another [`Unit`], for a name alike to an existing one, or for
-    /// an invalid spend or name; [`Error::Ledger`] (locked past the timeout, …).
-    pub fn reserve(&self, dataset: &str, spend: &Spend) -> Result<Receipt> {
-        let dataset = super::check_name(dataset)?;
+    /// set's releases protect another [`Unit`], for a new name alike to an existing one, or
+    /// near it and not confirmed new ([`Name`]), or for an invalid spend or name;
+    /// [`Error::Ledger`] (locked past the timeout, …).
+    pub fn reserve<'a>(&self, dataset: impl Into<Name<'a>>, spend: &Spend) -> Result<Receipt> {
+        let name = dataset.into();
+        let dataset = super::check_name(name.name)?;
         let connection = self.lock();
         let fail = |e| self.fail("cannot record the release", e);
         // The write lock before the first read: no other process can record between our
@@ -550,7 +556,7 @@ impl Ledger {
         let transaction =
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Immediate)
                 .map_err(fail)?;
-        let admitted = self.admit(&transaction, dataset, std::slice::from_ref(spend))?;
+        let admitted = self.admit(&transaction, dataset, name.new, std::slice::from_ref(spend))?;
         if !admitted.after.within(&admitted.limit) {
             return Err(refusal(dataset, spend, &admitted.limit, &admitted.before));
         }
@@ -566,8 +572,14 @@ impl Ledger {
     /// recorded as its own (in `transaction`, committed only with the release) — and its
     /// releases' totals before and after them; refuses a name alike to another, spends of
     /// another unit than the data set's, invalid spends and a data set without a limit.
-    fn admit(&self, transaction: &Connection, dataset: &str, spends: &[Spend]) -> Result<Admitted> {
-        let view = self.view(transaction, dataset, spends)?;
+    fn admit(
+        &self,
+        transaction: &Connection,
+        dataset: &str,
+        new: bool,
+        spends: &[Spend],
+    ) -> Result<Admitted> {
+        let view = self.view(transaction, dataset, new, spends)?;
         let fail = |e| self.fail("cannot record the release", e);
         let limit = match view.limit {
             Some(limit) => limit,
@@ -575,13 +587,22 @@ impl Ledger {
                 return Err(unlimited_releases(dataset));
             }
             None => {
+                // A name near another is set a limit only as confirmed new.
+                let (flag, new, near) = match &view.near {
+                    Some(near) => (
+                        " --new-dataset",
+                        ", new=True",
+                        format!(", confirming it new as it is near the data set {near:?}"),
+                    ),
+                    None => ("", "", String::new()),
+                };
                 return Err(Error::BudgetExceeded {
                     dataset: dataset.to_string(),
                     message: format!(
-                        "data set {dataset} has no limit in the ledger {}: set one \
-                         (`disguise ledger limit --dataset {dataset} --epsilon E`, or \
-                         Ledger.set_limit), or give the ledger a default limit; nothing \
-                         was released",
+                        "data set {dataset} has no limit in the ledger {}: set one{near} \
+                         (`disguise ledger limit --dataset {dataset}{flag} --epsilon E`, \
+                         or Ledger.set_limit(..., epsilon=E{new})), or give the ledger a \
+                         default limit; nothing was released",
                         self.path.display()
                     ),
                 });
@@ -600,10 +621,17 @@ impl Ledger {
 
     /// What `spends` would do on `dataset`, read only: its limit (its own, or the ledger's
     /// default, `default` then true; none for a data set that has releases and no limit),
-    /// and its totals before and after them.
-    fn view(&self, connection: &Connection, dataset: &str, spends: &[Spend]) -> Result<View> {
+    /// and its totals before and after them. A new name near another is refused unless
+    /// confirmed `new` (`near` then names the other).
+    fn view(
+        &self,
+        connection: &Connection,
+        dataset: &str,
+        new: bool,
+        spends: &[Spend],
+    ) -> Result<View> {
         let fail = |e| self.fail("cannot read the data set", e);
-        self.check_alike(connection, dataset)?;
+        let near = self.check_known(connection, dataset, Purpose::Create, new)?;
         for spend in spends {
             spend.validate()?;
         }
@@ -643,6 +671,7 @@ impl Ledger {
         Ok(View {
             limit,
             default,
+            near,
             before,
             after,
         })
@@ -705,12 +734,11 @@ impl Ledger {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] naming `dataset` when no data set has that name, with the
-    /// name alike to it ([`check_name`](super::check_name)) if there is one;
-    /// [`Error::Ledger`].
+    /// name alike or near to it ([`Name`]) if there is one; [`Error::Ledger`].
     pub fn resolve(&self, name: &str) -> Result<String> {
         let name = name.trim();
         let connection = self.lock();
-        self.check_alike(&connection, name)?;
+        self.check_known(&connection, name, Purpose::Look, false)?;
         let known: bool = connection
             .query_row(
                 "SELECT EXISTS (SELECT 1 FROM releases WHERE dataset = ?1) \
@@ -731,9 +759,17 @@ impl Ledger {
     /// Accepts `dataset` (trimmed) when the ledger holds it as it is — whatever it looks
     /// like: an older ledger's name with a byte order mark is found by that name, and its
     /// look-alikes are refused —; otherwise checks it ([`check_name`](super::check_name))
-    /// and refuses it when a name alike to it exists: the same [`likeness`] (case, white
-    /// space, invisible characters, Unicode spelling).
-    fn check_alike(&self, connection: &Connection, dataset: &str) -> Result<()> {
+    /// and refuses it when a name alike to it exists (the same [`likeness`]: case, white
+    /// space, invisible characters, Unicode spelling), or a name near it (one or two edits:
+    /// [`Name`]) unless `purpose` creates the data set and the caller confirmed it `new`.
+    /// Returns the nearest name that the confirmation let pass, if any.
+    fn check_known(
+        &self,
+        connection: &Connection,
+        dataset: &str,
+        purpose: Purpose,
+        new: bool,
+    ) -> Result<Option<String>> {
         let fail = |e| self.fail("cannot read the data sets", e);
         let exists: bool = connection
             .query_row(
@@ -744,7 +780,7 @@ impl Ledger {
             )
             .map_err(fail)?;
         if exists {
-            return Ok(());
+            return Ok(None);
         }
         super::check_name(dataset)?;
         let key = likeness(dataset);
@@ -754,19 +790,29 @@ impl Ledger {
         let names = statement
             .query_map([], |r| r.get::<_, String>(0))
             .map_err(fail)?;
+        // The closest name, the first in order among equally close ones.
+        let mut closest: Option<(Closeness, String)> = None;
         for name in names {
             let name = name.map_err(fail)?;
-            if likeness(&name) == key {
-                return Err(did_you_mean(dataset, &name));
+            if let Some(c) = closeness(&key, &likeness(&name))
+                && closest.as_ref().is_none_or(|(best, _)| c < *best)
+            {
+                closest = Some((c, name));
             }
         }
-        Ok(())
+        match closest {
+            None => Ok(None),
+            Some((Closeness::Near(_), name)) if new && purpose == Purpose::Create => Ok(Some(name)),
+            Some((c, name)) => Err(did_you_mean(dataset, &name, c, purpose)),
+        }
     }
 
     /// Reserves what a request plans to spend — `planned`, its plan from public parameters
     /// (e.g. [`Select::plan`](crate::task::Select::plan)) — **before** the data is read, then
     /// runs `release` with the generator `rng` (recorded as secure or not) and returns its
-    /// result. The reservation is the plan's spend, at the unit the plan states. A run that
+    /// result. The reservation is the plan's spend on `dataset` ([`Ledger::reserve`]: a new
+    /// name near an existing one is refused unless confirmed new, [`Name`]), at the unit the
+    /// plan states. A run that
     /// fails after the reservation stays charged. The result is held to its plan: a run
     /// that the filters would charge more than was reserved ([`super::within_reservation`]:
     /// its guarantee, its calls, its unit — a bug) returns an error, not its result.
@@ -797,15 +843,16 @@ impl Ledger {
     /// Those of [`Ledger::reserve`] (nothing runs; a non-private plan is refused), then the
     /// run's, then [`Error::InvalidParameter`] naming `ledger` (an internal error) for a run
     /// beyond its plan.
-    pub fn charge<P: Spends, T: Spends>(
+    pub fn charge<'a, P: Spends, T: Spends>(
         &self,
-        dataset: &str,
+        dataset: impl Into<Name<'a>>,
         command: &str,
         planned: &P,
         rng: &mut crate::noise::SecureRng,
         release: impl FnOnce(&mut crate::noise::SecureRng) -> Result<T>,
     ) -> Result<T> {
-        super::check_name(dataset)?;
+        let dataset = dataset.into();
+        super::check_name(dataset.name)?;
         let planned = planned.spend()?;
         if let Some(spend) = &planned {
             let mut spend = spend.clone().secure(rng.is_secure());
@@ -853,13 +900,13 @@ impl Ledger {
     /// data set.
     ///
     /// # Errors
-    /// An invalid name, or a name alike to another ([`Error::InvalidParameter`] naming
-    /// `dataset`); [`Error::Ledger`].
+    /// An invalid name, or a name the ledger does not hold that is alike or near to one it
+    /// does ([`Error::InvalidParameter`] naming `dataset`); [`Error::Ledger`].
     pub fn releases(&self, dataset: Option<&str>) -> Result<Vec<Release>> {
         let dataset = dataset.map(str::trim);
         let connection = self.lock();
         if let Some(dataset) = dataset {
-            self.check_alike(&connection, dataset)?;
+            self.check_known(&connection, dataset, Purpose::Look, false)?;
         }
         releases_of(&connection, dataset).map_err(|e| self.fail("cannot read", e))
     }
@@ -880,11 +927,12 @@ impl Ledger {
     }
 
     /// The state of `dataset` (its name trimmed): its limit, what its releases spent and what
-    /// is left (none of either for a name the ledger does not hold).
+    /// is left (none of either for a name the ledger does not hold, and is not near one it
+    /// does).
     ///
     /// # Errors
-    /// An invalid name, or a name alike to another ([`Error::InvalidParameter`] naming
-    /// `dataset`); [`Error::Ledger`].
+    /// An invalid name, or a name the ledger does not hold that is alike or near to one it
+    /// does ([`Error::InvalidParameter`] naming `dataset`); [`Error::Ledger`].
     pub fn status(&self, dataset: &str) -> Result<Status> {
         let dataset = dataset.trim();
         let connection = self.lock();
@@ -892,7 +940,7 @@ impl Ledger {
         let transaction =
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Deferred)
                 .map_err(|e| self.fail("cannot read", e))?;
-        self.check_alike(&transaction, dataset)?;
+        self.check_known(&transaction, dataset, Purpose::Look, false)?;
         let limit = limit_of(&transaction, dataset).map_err(|e| self.fail("cannot read", e))?;
         let totals = self.totals_of(&transaction, dataset)?;
         let unit = self.unit_of(&transaction, dataset)?;
@@ -1404,12 +1452,14 @@ fn spent_and_left(limit: &Limit, before: &Totals) -> (String, String) {
                 typed(spent.delta)
             ),
             format!(
-                "left ρ = {} (one pure release of ε ≤ {} fits), and ε = {}, δ = {} for \
-                 approximate releases",
+                "left ρ = {} (worth ε = {} at δ = {}; one pure release of ε ≤ {} fits), and \
+                 ε = {}, δ = {} for approximate releases",
                 rounded(left.rho.unwrap_or(0.0), 6, Ordering::Less),
+                rounded(left.epsilon, 6, Ordering::Less),
+                typed(left.delta),
                 rounded(left.pure_epsilon.unwrap_or(0.0), 6, Ordering::Less),
-                typed(left.epsilon),
-                typed(left.delta)
+                typed(left.approximate_epsilon.unwrap_or(0.0)),
+                typed(left.approximate_delta.unwrap_or(0.0))
             ),
         ),
     };

@@ -316,7 +316,12 @@ fn approximate_releases_under_zcdp_spend_their_own_part_by_basic_composition() {
         ledger.reserve("part", &lmm(0.1, 1e-7)).unwrap();
     }
     let left = ledger.status("part").unwrap().remaining.unwrap();
-    assert_eq!((left.epsilon, left.delta), (0.0, 0.0));
+    assert_eq!(
+        (left.approximate_epsilon, left.approximate_delta),
+        (Some(0.0), Some(0.0))
+    );
+    // What the untouched ρ_L is worth: the part of the limit for pure releases.
+    assert_eq!((left.epsilon, left.delta), (0.5, 5e-7));
     assert!(ledger.reserve("part", &lmm(0.01, 1e-9)).is_err());
     // The pure part is untouched.
     ledger.reserve("part", &em(0.2)).unwrap();
@@ -534,12 +539,13 @@ fn a_corrupted_ledger_is_refused_and_not_modified() {
     ledger
         .set_default_limit(Some(Limit::new(100.0, 0.0).unwrap()))
         .unwrap();
+    // Seven data sets, their names far apart.
+    let names = [
+        "adult", "census", "nursery", "iris", "wine", "mushroom", "letter",
+    ];
     for i in 0..200 {
         ledger
-            .reserve(
-                &format!("d{}", i % 7),
-                &record(g(0.1, 0.0)).command("x".repeat(200)),
-            )
+            .reserve(names[i % 7], &record(g(0.1, 0.0)).command("x".repeat(200)))
             .unwrap();
     }
     drop(ledger);
@@ -665,9 +671,9 @@ fn releases_of_another_privacy_unit_are_refused_on_a_data_set_and_nothing_is_rec
     ledger
         .set_default_limit(Some(Limit::new(100.0, 0.0).unwrap()))
         .unwrap();
-    ledger.reserve("g", &edges).unwrap();
-    ledger.reserve("g", &edges).unwrap();
-    let err = ledger.reserve("g", &people).unwrap_err();
+    ledger.reserve("graph", &edges).unwrap();
+    ledger.reserve("graph", &edges).unwrap();
+    let err = ledger.reserve("graph", &people).unwrap_err();
     let Error::InvalidParameter { name, reason } = &err else {
         panic!("{err:?}");
     };
@@ -676,13 +682,13 @@ fn releases_of_another_privacy_unit_are_refused_on_a_data_set_and_nothing_is_rec
         reason.contains("edge-level") && reason.contains("record-level"),
         "{reason}"
     );
-    assert_eq!(ledger.releases(Some("g")).unwrap().len(), 2);
-    let status = ledger.status("g").unwrap();
+    assert_eq!(ledger.releases(Some("graph")).unwrap().len(), 2);
+    let status = ledger.status("graph").unwrap();
     assert_eq!((status.unit, status.releases), (Some(Unit::Edge), 2));
     // The other way round too, and each unit composes on a data set of its own.
-    ledger.reserve("p", &people).unwrap();
-    assert!(ledger.reserve("p", &edges).is_err());
-    assert_eq!(ledger.status("p").unwrap().unit, Some(Unit::Record));
+    ledger.reserve("people", &people).unwrap();
+    assert!(ledger.reserve("people", &edges).is_err());
+    assert_eq!(ledger.status("people").unwrap().unit, Some(Unit::Record));
     assert_eq!(ledger.status("empty").unwrap().unit, None);
     let units: Vec<Unit> = ledger
         .releases(None)
@@ -906,10 +912,10 @@ fn invisible_characters_unicode_spellings_and_full_width_letters_are_look_alikes
         let err = ledger.reserve(empty, &em(0.25)).unwrap_err().to_string();
         assert!(err.contains("empty"), "{empty:?}: {err}");
     }
-    // The names themselves still work, and an unknown name is no look-alike.
+    // The names themselves still work, and an unknown name far from both is no look-alike.
     assert_eq!(ledger.status("adult").unwrap().releases, 1);
     assert_eq!(ledger.resolve(" café ").unwrap(), "café");
-    assert_eq!(ledger.status("adults").unwrap().releases, 0);
+    assert_eq!(ledger.status("census").unwrap().releases, 0);
 }
 
 #[test]
@@ -1358,4 +1364,233 @@ fn limits_lowered_during_an_adaptive_interaction_keep_its_releases_within_the_fi
         assert!(g_eps <= e1 && g_del <= d1);
     }
     assert!(switched > 10, "{switched}");
+}
+
+/// The refusal of a typo: a parameter error naming `dataset` that suggests `existing`, the
+/// number of edits, and (when the call would create the data set) how to confirm a new one.
+fn assert_typo(result: Result<impl std::fmt::Debug>, existing: &str, edits: &str, creates: bool) {
+    let err = result.unwrap_err();
+    let Error::InvalidParameter { name, reason } = &err else {
+        panic!("{existing}: {err:?}");
+    };
+    assert_eq!(*name, "dataset");
+    assert!(
+        reason.contains(&format!("did you mean {existing:?}? ({edits} from it"))
+            && !reason.contains('\n'),
+        "{reason}"
+    );
+    let confirm = reason.contains("--new-dataset") && reason.contains("new=True");
+    assert_eq!(confirm, creates, "{reason}");
+}
+
+#[test]
+fn a_new_name_one_or_two_edits_from_an_existing_one_is_refused_unless_confirmed_new() {
+    let (_dir, _path, ledger) = fresh();
+    ledger
+        .set_limit("nursery", Limit::new(1.0, 0.0).unwrap())
+        .unwrap();
+    ledger
+        .set_limit("adult", Limit::new(1.0, 0.0).unwrap())
+        .unwrap();
+    // A release could create a data set: the ledger has a default limit.
+    ledger
+        .set_default_limit(Some(Limit::new(1.0, 0.0).unwrap()))
+        .unwrap();
+    for (typo, existing, edits) in [
+        ("nursry", "nursery", "1 edit"),  // a letter dropped
+        ("adlut", "adult", "1 edit"),     // two adjacent letters transposed
+        ("Nursry", "nursery", "1 edit"),  // and another case
+        ("adult-2", "adult", "2 edits"),  // two letters added
+        ("aduIt ", "adult", "1 edit"),    // a capital I for an l, trimmed
+        ("nurseyr", "nursery", "1 edit"), // transposed at the end
+        ("nurser", "nursery", "1 edit"),  // nearer the one than the other
+    ] {
+        assert_typo(ledger.reserve(typo, &em(0.25)), existing, edits, true);
+        assert_typo(
+            ledger.set_limit(typo, Limit::new(5.0, 0.0).unwrap()),
+            existing,
+            edits,
+            true,
+        );
+        // Looking a typo up suggests the name too, with nothing to confirm.
+        assert_typo(ledger.status(typo), existing, edits, false);
+        assert_typo(ledger.resolve(typo), existing, edits, false);
+        assert_typo(ledger.limit(typo), existing, edits, false);
+        assert_typo(ledger.releases(Some(typo)), existing, edits, false);
+    }
+    assert_eq!(ledger.datasets().unwrap(), ["adult", "nursery"]);
+    assert!(ledger.releases(None).unwrap().is_empty());
+    // Three edits away is another name: taken (here with the default limit).
+    ledger.reserve("adult-v2", &em(0.25)).unwrap();
+    ledger
+        .set_limit("nursing", Limit::new(1.0, 0.0).unwrap())
+        .unwrap();
+    // Confirmed new, by a limit: its own budget, and its exact name works afterwards
+    // without the confirmation, as does the name it is near.
+    ledger
+        .set_limit(Name::new_dataset("nursry"), Limit::new(2.0, 0.0).unwrap())
+        .unwrap();
+    ledger.reserve("nursry", &em(0.25)).unwrap();
+    ledger
+        .set_limit("nursry", Limit::new(1.5, 0.0).unwrap())
+        .unwrap();
+    ledger.reserve("nursery", &em(0.25)).unwrap();
+    assert_eq!(ledger.limit("nursry").unwrap().unwrap().epsilon, 1.5);
+    assert_eq!(ledger.limit("nursery").unwrap().unwrap().epsilon, 1.0);
+    // Confirmed new, by a release into the default limit.
+    let receipt = ledger.reserve(Name::new_dataset("adlut"), &em(0.25));
+    assert!(receipt.is_ok(), "{receipt:?}");
+    assert_eq!(ledger.status("adlut").unwrap().releases, 1);
+    // A name that differs only by case is never new, confirmed or not.
+    for alike in ["NURSERY", "Adlut", "adult-V2"] {
+        let err = ledger
+            .set_limit(Name::new_dataset(alike), Limit::new(1.0, 0.0).unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("did you mean")
+                && err.contains("only by case")
+                && !err.contains("--new-dataset"),
+            "{alike}: {err}"
+        );
+        assert!(ledger.reserve(Name::new_dataset(alike), &em(0.25)).is_err());
+    }
+    // A confirmation of a name near nothing, or held already, changes nothing.
+    ledger
+        .set_limit(Name::new_dataset("census"), Limit::new(1.0, 0.0).unwrap())
+        .unwrap();
+    ledger
+        .reserve(Name::new_dataset("census"), &em(0.25))
+        .unwrap();
+    assert_eq!(
+        ledger.datasets().unwrap(),
+        [
+            "adlut", "adult", "adult-v2", "census", "nursery", "nursing", "nursry"
+        ]
+    );
+}
+
+#[test]
+fn without_a_limit_a_confirmed_new_name_near_another_is_advised_a_limit_confirmed_new() {
+    let (_dir, _path, ledger) = fresh();
+    ledger
+        .set_limit("nursery", Limit::new(1.0, 0.0).unwrap())
+        .unwrap();
+    // Not confirmed: the typo is refused before the missing limit is mentioned.
+    assert_typo(
+        ledger.reserve("nursry", &em(0.25)),
+        "nursery",
+        "1 edit",
+        true,
+    );
+    // Confirmed: no limit, and the advice to set one confirms the name new too.
+    let err = ledger
+        .reserve(Name::new_dataset("nursry"), &em(0.25))
+        .unwrap_err();
+    let Error::BudgetExceeded { message, .. } = &err else {
+        panic!("{err:?}");
+    };
+    assert!(
+        message.contains("no limit")
+            && message.contains("ledger limit --dataset nursry --new-dataset --epsilon E")
+            && message.contains("new=True")
+            && message.contains("near the data set \"nursery\""),
+        "{message}"
+    );
+    // A name near nothing is advised the plain command.
+    let err = ledger.reserve("census", &em(0.25)).unwrap_err().to_string();
+    assert!(
+        err.contains("ledger limit --dataset census --epsilon E")
+            && !err.contains("--new-dataset")
+            && !err.contains("new=True"),
+        "{err}"
+    );
+    assert!(ledger.releases(None).unwrap().is_empty());
+    assert_eq!(ledger.datasets().unwrap(), ["nursery"]);
+}
+
+#[test]
+fn what_is_left_under_zcdp_is_the_epsilon_the_rho_left_converts_to_at_the_limits_delta() {
+    use crate::privacy::compose::zcdp_to_dp;
+    let delta = Delta::new(1e-6).unwrap();
+    let (_dir, _path, ledger) = fresh();
+    ledger
+        .set_limit("logs", Limit::zcdp(1.0, 1e-6).unwrap())
+        .unwrap();
+    // Before any release: the limit's own ε and δ, which ρ_L converts to (a hair below).
+    let untouched = ledger.status("logs").unwrap().remaining.unwrap();
+    assert_eq!((untouched.epsilon, untouched.delta), (1.0, 1e-6));
+    assert_eq!(
+        (untouched.approximate_epsilon, untouched.approximate_delta),
+        (Some(0.0), Some(0.0))
+    );
+    // (The ρ left is ρ_L rounded down to a decimal; the conversion, computed, is within a
+    // few units in the last place of its own value, and not monotone at that scale.)
+    let converted = zcdp_to_dp(untouched.rho.unwrap(), delta).unwrap();
+    assert!((converted - 1.0).abs() < 1e-9, "{converted}");
+    // Each release leaves strictly less: the conversion of the ρ left, rounded down (4
+    // calls of ε = 0.2 cost ρ = 4 · 0.2²/8 = 0.02 of ρ_L ≈ 0.0245).
+    let mut before = untouched.epsilon;
+    for _ in 0..4 {
+        ledger.reserve("logs", &em(0.2)).unwrap();
+        let left = ledger.status("logs").unwrap().remaining.unwrap();
+        let converted = zcdp_to_dp(left.rho.unwrap(), delta).unwrap();
+        assert!(
+            left.epsilon < before
+                && left.epsilon <= converted
+                && left.epsilon > converted * (1.0 - 1e-12),
+            "{left:?} after {before}: {converted}"
+        );
+        assert_eq!(left.delta, 1e-6);
+        before = left.epsilon;
+    }
+    // Spent to the last bit of ρ: nothing is left, worth nothing.
+    let (_dir, _path, ledger) = fresh();
+    let limit = Limit::zcdp(1.0, 1e-6).unwrap();
+    ledger.set_limit("all", limit).unwrap();
+    let mut spend = record(Guarantee {
+        epsilon: 1.0,
+        delta: 1e-6,
+        rule: Rule::Zcdp,
+    });
+    spend.calls = vec![(PrivacyCost::zcdp(limit.rho.unwrap()).unwrap(), 1)];
+    ledger.reserve("all", &spend).unwrap();
+    let left = ledger.status("all").unwrap().remaining.unwrap();
+    assert_eq!(
+        (left.epsilon, left.delta, left.rho, left.pure_epsilon),
+        (0.0, 1e-6, Some(0.0), Some(0.0))
+    );
+    // A part set aside for approximate releases is left apart: the ρ part is worth the rest.
+    let (_dir, _path, ledger) = fresh();
+    let limit = Limit::zcdp(1.0, 1e-6)
+        .unwrap()
+        .approximate(0.25, 2.5e-7)
+        .unwrap();
+    ledger.set_limit("part", limit).unwrap();
+    let left = ledger.status("part").unwrap().remaining.unwrap();
+    assert_eq!(
+        (
+            left.epsilon,
+            left.delta,
+            left.approximate_epsilon,
+            left.approximate_delta
+        ),
+        (0.75, 7.5e-7, Some(0.25), Some(2.5e-7))
+    );
+    // The basic filter's is what is left of the limit, as before.
+    ledger
+        .set_limit("plain", Limit::new(1.0, 1e-6).unwrap())
+        .unwrap();
+    ledger.reserve("plain", &em(0.25)).unwrap();
+    let left = ledger.status("plain").unwrap().remaining.unwrap();
+    assert_eq!(
+        (
+            left.epsilon,
+            left.delta,
+            left.rho,
+            left.pure_epsilon,
+            left.approximate_epsilon
+        ),
+        (0.75, 1e-6, None, None, None)
+    );
 }

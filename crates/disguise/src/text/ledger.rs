@@ -46,7 +46,7 @@ pub fn limit_words(l: &Limit) -> String {
 }
 
 /// One line for a data set: its limit, its spend (ρ rounded up) and what is left (rounded
-/// down).
+/// down; under zCDP, the ρ left and the (ε, δ) it is worth).
 pub fn status_line(s: &Status) -> String {
     let limit = match &s.limit {
         Some(l) => format!("limit {}", limit_words(l)),
@@ -84,15 +84,18 @@ pub fn status_line(s: &Status) -> String {
                     Some(l) if l.approximate_delta > 0.0 || l.approximate_epsilon > 0.0 => {
                         format!(
                             "; ε = {}, δ = {} for approximate releases",
-                            typed(r.epsilon),
-                            typed(r.delta)
+                            typed(r.approximate_epsilon.unwrap_or(0.0)),
+                            typed(r.approximate_delta.unwrap_or(0.0))
                         )
                     }
                     _ => String::new(),
                 };
                 format!(
-                    "; left ρ = {} (one pure release of ε ≤ {} fits){approximate}",
+                    "; left ρ = {} (worth ε = {} at δ = {}; one pure release of ε ≤ {} \
+                     fits){approximate}",
                     rounded(rho, 6, Ordering::Less),
+                    rounded(r.epsilon, 6, Ordering::Less),
+                    typed(r.delta),
                     rounded(pure, 6, Ordering::Less)
                 )
             }

@@ -1,8 +1,8 @@
-//! `--ledger`, `--dataset`, `--ledger-timeout`: the privacy budget ledger of a releasing
-//! command ([`disguise::ledger`]).
+//! `--ledger`, `--dataset`, `--new-dataset`, `--ledger-timeout`: the privacy budget ledger
+//! of a releasing command ([`disguise::ledger`]).
 
 use anyhow::bail;
-use disguise::ledger::{Ledger, Spend, Spends};
+use disguise::ledger::{Ledger, Name, Spend, Spends};
 use disguise::task::PrivacyReport;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -20,6 +20,14 @@ pub struct LedgerArgs {
     /// Example: `--dataset adult`.
     #[arg(long, value_name = "NAME")]
     pub dataset: Option<String>,
+    /// Confirm that --dataset names a new data set. A name the ledger does not hold that is
+    /// one or two edits from one it does (`nursry` beside `nursery`, `adlut` beside `adult`;
+    /// one edit when a name has at most 3 characters) is refused as a typo, which would give
+    /// the same people a second budget, unless this flag says it is a different data set.
+    /// A name that differs only by case, white space or invisible characters is refused
+    /// even so. Once the data set exists, its name works without the flag.
+    #[arg(long, requires = "dataset")]
+    pub new_dataset: bool,
     /// Seconds to wait while another process holds the ledger.
     #[arg(
         long,
@@ -34,6 +42,8 @@ pub struct LedgerArgs {
 pub struct Charge {
     ledger: Ledger,
     dataset: String,
+    /// Whether `--new-dataset` confirms the name as new.
+    new: bool,
     command: String,
 }
 
@@ -68,6 +78,7 @@ impl LedgerArgs {
         Ok(Some(Charge {
             ledger,
             dataset,
+            new: self.new_dataset,
             command: command_line(),
         }))
     }
@@ -111,7 +122,12 @@ impl Charge {
                     .secure(secure)
                     .mechanism(mechanism)
                     .command(self.command.clone());
-                let receipt = self.ledger.reserve(&self.dataset, &spend)?;
+                let name = if self.new {
+                    Name::new_dataset(&self.dataset)
+                } else {
+                    Name::from(&self.dataset)
+                };
+                let receipt = self.ledger.reserve(name, &spend)?;
                 // As recorded: the guarantee of one run (rounded up, as every guarantee
                 // printed is) and the number of runs released together.
                 let g = spend.guarantee;

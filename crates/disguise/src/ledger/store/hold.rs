@@ -83,7 +83,7 @@ impl Ledger {
         let transaction =
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Deferred)
                 .map_err(|e| self.fail("cannot read", e))?;
-        let view = self.view(&transaction, dataset, parts)?;
+        let view = self.view(&transaction, dataset, false, parts)?;
         let alone = {
             let mut totals = crate::ledger::filter::Totals::default();
             for part in parts {
@@ -145,7 +145,7 @@ impl Ledger {
         let transaction =
             rusqlite::Transaction::new_unchecked(&connection, TransactionBehavior::Immediate)
                 .map_err(fail)?;
-        let view = self.admit(&transaction, dataset, parts)?;
+        let view = self.admit(&transaction, dataset, false, parts)?;
         if !view.after.within(&view.limit) {
             let runs: u64 = parts.iter().map(|p| p.runs).sum();
             let mut alone = crate::ledger::filter::Totals::default();
