@@ -30,7 +30,8 @@
 //! the budget asked.
 
 use super::compress::Compression;
-use super::graphical::{GraphicalModel, model_cells};
+use super::graphical::GraphicalModel;
+use super::junction::model_cells;
 use super::marginals::Tally;
 use super::measure::MeasuredMarginal;
 use super::model::{FitSummary, Measured};

@@ -57,6 +57,7 @@
 pub mod aim;
 pub mod compress;
 pub mod graphical;
+pub mod junction;
 pub mod kept;
 pub mod marginals;
 pub mod measure;
@@ -65,7 +66,8 @@ pub mod tree;
 
 pub use aim::{AimOptions, Workload};
 pub use compress::Compression;
-pub use graphical::{GraphicalModel, JunctionTree};
+pub use graphical::GraphicalModel;
+pub use junction::JunctionTree;
 pub use kept::KeptModel;
 pub use marginals::{CodedTable, Marginals, Tally};
 pub use measure::{CountNoise, MeasuredMarginal, MeasurementNoise, Plan};
