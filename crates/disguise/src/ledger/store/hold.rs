@@ -107,7 +107,7 @@ impl Ledger {
 
     /// Records a reservation of `parts` on `dataset` (its name trimmed) for the search that
     /// `command` describes, if the data set's limit admits all of them together, in one
-    /// transaction (see the [module documentation](self)); its releases then draw from it
+    /// transaction, as one release of that many runs would be; its releases then draw from it
     /// ([`Ledger::draw`]) until it is closed ([`Ledger::close_hold`]).
     ///
     /// ```
