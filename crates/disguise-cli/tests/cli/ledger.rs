@@ -330,16 +330,31 @@ fn a_zcdp_limit_admits_more_small_releases_than_basic_composition() {
     assert!(stderr.contains("(worth ε = 0."), "{stderr}");
 }
 
-/// `select` under ledger `b.ledger` with `extra` (its data set): the output.
-fn select_in(dir: &Path, extra: &str) -> std::process::Output {
+/// `select` under ledger `b.ledger` on the data set `name`, with the flags `extra`: the
+/// output.
+fn select_in(dir: &Path, name: &str, extra: &[&str]) -> std::process::Output {
     disguise(dir)
         .args(words(
             "select --points points.csv --candidates cands.csv --k 1 --epsilon 0.25 -q \
-             --format json --ledger b.ledger",
+             --format json --ledger b.ledger --dataset",
         ))
-        .args(shell_words(extra))
+        .arg(name)
+        .args(extra)
         .output()
         .unwrap()
+}
+
+/// A limit of ε = 1 in `b.ledger` for each of `names`.
+fn limit_each(dir: &Path, names: &[&str]) {
+    for name in names {
+        disguise(dir)
+            .args(words(
+                "ledger limit --ledger b.ledger --epsilon 1 --dataset",
+            ))
+            .arg(name)
+            .assert()
+            .success();
+    }
 }
 
 /// The one line of a refusal with exit code 2 that suggests `existing`; and whether it says
@@ -359,15 +374,7 @@ fn refused_as_typo(out: &std::process::Output, existing: &str) -> bool {
 #[test]
 fn a_new_dataset_one_or_two_edits_from_another_is_refused_unless_confirmed_new() {
     let dir = setup("typos");
-    for name in ["nursery", "adult"] {
-        disguise(&dir)
-            .args(words(
-                "ledger limit --ledger b.ledger --epsilon 1 --dataset",
-            ))
-            .arg(name)
-            .assert()
-            .success();
-    }
+    limit_each(&dir, &["nursery", "adult"]);
     // One letter off, two letters transposed, or in another case too: a typo, refused by a
     // release and by a limit, with the way to confirm a new data set.
     for (typo, existing) in [
@@ -376,10 +383,7 @@ fn a_new_dataset_one_or_two_edits_from_another_is_refused_unless_confirmed_new()
         ("Nursry", "nursery"),
         ("adult-2", "adult"),
     ] {
-        assert!(refused_as_typo(
-            &select_in(&dir, &format!("--dataset {typo}")),
-            existing
-        ));
+        assert!(refused_as_typo(&select_in(&dir, typo, &[]), existing));
         let limit = disguise(&dir)
             .args(words(
                 "ledger limit --ledger b.ledger --epsilon 5 --dataset",
@@ -400,21 +404,11 @@ fn a_new_dataset_one_or_two_edits_from_another_is_refused_unless_confirmed_new()
     assert_eq!(all["datasets"].as_array().unwrap().len(), 2);
     assert!(all["releases"].as_array().unwrap().is_empty());
     // Three edits away is another data set (it gets the default limit).
-    assert!(select_in(&dir, "--dataset adult-v2").status.success());
+    assert!(select_in(&dir, "adult-v2", &[]).status.success());
     // Another case is never a new data set, even confirmed.
-    for extra in [
-        "--dataset ADULT --new-dataset",
-        "--dataset Adult-V2 --new-dataset",
-    ] {
-        let out = select_in(&dir, extra);
-        assert!(!refused_as_typo(
-            &out,
-            if extra.contains("V2") {
-                "adult-v2"
-            } else {
-                "adult"
-            }
-        ));
+    for (name, existing) in [("ADULT", "adult"), ("Adult-V2", "adult-v2")] {
+        let out = select_in(&dir, name, &["--new-dataset"]);
+        assert!(!refused_as_typo(&out, existing));
         assert!(String::from_utf8_lossy(&out.stderr).contains("only by case"));
     }
     let out = disguise(&dir)
@@ -431,13 +425,13 @@ fn a_new_dataset_one_or_two_edits_from_another_is_refused_unless_confirmed_new()
         ))
         .stdout_ok();
     assert!(String::from_utf8_lossy(&out).contains("data set nursry: limit ε = 2"));
-    assert!(select_in(&dir, "--dataset nursry").status.success());
+    assert!(select_in(&dir, "nursry", &[]).status.success());
     assert!(
-        select_in(&dir, "--dataset adlut --new-dataset")
+        select_in(&dir, "adlut", &["--new-dataset"])
             .status
             .success()
     );
-    assert!(select_in(&dir, "--dataset adlut").status.success());
+    assert!(select_in(&dir, "adlut", &[]).status.success());
     disguise(&dir)
         .args(words(
             "ledger limit --ledger b.ledger --epsilon 0.5 --dataset adlut",
@@ -957,25 +951,8 @@ fn coverage_of_a_friendship_graph_is_charged_per_edge_and_shares_a_budget_with_c
 #[test]
 fn a_dataset_spelled_with_invisible_characters_full_width_or_decomposed_letters_is_refused() {
     let dir = setup("lookalikes");
-    for name in ["adult", "café"] {
-        disguise(&dir)
-            .args(words(
-                "ledger limit --ledger b.ledger --epsilon 1 --dataset",
-            ))
-            .arg(name)
-            .assert()
-            .success();
-    }
-    let select = |name: &str| {
-        disguise(&dir)
-            .args(words(
-                "select --points points.csv --candidates cands.csv --k 1 --epsilon 0.25 -q \
-                 --format json --ledger b.ledger --dataset",
-            ))
-            .arg(name)
-            .output()
-            .unwrap()
-    };
+    limit_each(&dir, &["adult", "café"]);
+    let select = |name: &str| select_in(&dir, name, &[]);
     assert!(select("adult").status.success());
     let alike = [
         ("\u{feff}adult", "\"adult\""),
