@@ -239,13 +239,7 @@ impl GraphicalModel {
             iterations
         };
         let descent = mirror_descent(
-            Descent {
-                theta,
-                marginals,
-                loss,
-                grad,
-                iterations: 0,
-            },
+            Descent::start(theta, marginals, loss, grad),
             min_variance / n,
             iterations,
             |theta, grad, alpha| step(theta, grad, alpha),

@@ -111,22 +111,7 @@ impl JunctionTree {
         for (i, c) in f.cliques.iter().enumerate() {
             check_clique(d, c).map_err(|m| format!("clique {i}: {m}"))?;
         }
-        let mut seen = vec![false; k];
-        for (at, &c) in f.order.iter().enumerate() {
-            if c >= k || seen[c] {
-                return Err("the clique order is not a permutation".into());
-            }
-            let p = f.parent[c];
-            let ok = if at == 0 {
-                p == NO_PARENT
-            } else {
-                p < k && seen[p]
-            };
-            if !ok {
-                return Err(format!("clique {c}'s parent does not come before it"));
-            }
-            seen[c] = true;
-        }
+        super::model::check_tree_order(&f.order, &f.parent, "clique")?;
         // The cliques holding a column are connected iff exactly one of them has no parent
         // holding it (the root counts as one).
         let mut tops = vec![0usize; d];

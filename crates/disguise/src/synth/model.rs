@@ -91,6 +91,34 @@ struct TreeModelFile {
     cumulative: Vec<Vec<u64>>,
 }
 
+/// Checks that `order` lists the nodes of a tree (`parent[i]` each node's parent,
+/// [`usize::MAX`] for the root) once each, the root first and every other node after its
+/// parent, as a file of a tree model must; `node` names them in the error.
+pub(super) fn check_tree_order(
+    order: &[usize],
+    parent: &[usize],
+    node: &str,
+) -> std::result::Result<(), String> {
+    let n = parent.len();
+    let mut seen = vec![false; n];
+    for (at, &c) in order.iter().enumerate() {
+        if c >= n || seen[c] {
+            return Err(format!("the {node} order is not a permutation"));
+        }
+        let p = parent[c];
+        let ok = if at == 0 {
+            p == usize::MAX
+        } else {
+            p < n && seen[p]
+        };
+        if !ok {
+            return Err(format!("{node} {c}'s parent does not come before it"));
+        }
+        seen[c] = true;
+    }
+    Ok(())
+}
+
 impl TryFrom<TreeModelFile> for TreeModel {
     type Error = Error;
 
@@ -108,21 +136,8 @@ impl TryFrom<TreeModelFile> for TreeModel {
         if f.sizes.iter().any(|&s| s == 0 || s > u32::MAX as usize) {
             return bad("a column with no value".into());
         }
-        let mut seen = vec![false; d];
-        for (k, &c) in f.order.iter().enumerate() {
-            if c >= d || seen[c] {
-                return bad("the column order is not a permutation".into());
-            }
-            let p = f.parent[c];
-            let ok = if k == 0 {
-                p == usize::MAX
-            } else {
-                p < d && seen[p]
-            };
-            if !ok {
-                return bad(format!("column {c}'s parent does not come before it"));
-            }
-            seen[c] = true;
+        if let Err(what) = check_tree_order(&f.order, &f.parent, "column") {
+            return bad(what);
         }
         for c in 0..d {
             let s = f.sizes[c];
@@ -255,13 +270,7 @@ impl TreeModel {
             )
             .fold(f64::INFINITY, f64::min);
         let descent = mirror_descent(
-            Descent {
-                theta,
-                marginals,
-                loss,
-                grad,
-                iterations: 0,
-            },
+            Descent::start(theta, marginals, loss, grad),
             min_variance / n,
             iterations,
             |theta, grad, alpha| theta.step(grad, alpha),
@@ -459,6 +468,19 @@ pub(crate) struct Descent<T, M> {
     pub(crate) loss: f64,
     pub(crate) grad: M,
     pub(crate) iterations: usize,
+}
+
+impl<T, M> Descent<T, M> {
+    /// The state a descent starts from: θ and its marginals, loss and gradient.
+    pub(crate) fn start(theta: T, marginals: M, loss: f64, grad: M) -> Self {
+        Self {
+            theta,
+            marginals,
+            loss,
+            grad,
+            iterations: 0,
+        }
+    }
 }
 
 /// Mirror descent on the log-potentials θ with private-pgm's Armijo rule, from `start`
