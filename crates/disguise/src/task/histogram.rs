@@ -142,24 +142,15 @@ impl Histogram {
     pub fn plan(&self) -> Result<super::PrivacyReport> {
         self.validate()?;
         let epsilon = crate::numeric::decimal::tidy_up(Epsilon::total(self.epsilon)?.get());
-        Ok(super::PrivacyReport {
-            per_round_epsilon: None,
-            per_round_delta: None,
-            composition: None,
-            rounds: Public::new(1),
-            guarantee: Some(crate::privacy::Guarantee {
+        Ok(super::PrivacyReport::stating(
+            Some(crate::privacy::Guarantee {
                 epsilon,
                 delta: 0.0,
                 rule: crate::privacy::compose::Rule::Basic,
             }),
-            guarantees: Vec::new(),
-            calls: Vec::new(),
-            secure_rng: true,
-            selection_guarantee: None,
-            estimate_epsilon: None,
-            edges_epsilon: None,
-            unit: crate::privacy::Unit::Record,
-        })
+            1,
+            Vec::new(),
+        ))
     }
 
     /// Validates every option that needs no data.

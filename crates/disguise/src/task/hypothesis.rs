@@ -116,16 +116,11 @@ impl Hypothesis {
             per_round_epsilon: private.then(|| Public::new(query.epsilon.get())),
             per_round_delta: private
                 .then(|| Public::new(cost.epsilon_delta().map_or(0.0, |(_, d)| d))),
-            composition: None,
-            rounds: Public::new(1),
-            guarantee,
-            guarantees: Vec::new(),
-            calls: if private { vec![(cost, 1)] } else { Vec::new() },
-            secure_rng: true,
-            selection_guarantee: None,
-            estimate_epsilon: None,
-            edges_epsilon: None,
-            unit: crate::privacy::Unit::Record,
+            ..super::PrivacyReport::stating(
+                guarantee,
+                1,
+                if private { vec![(cost, 1)] } else { Vec::new() },
+            )
         })
     }
 

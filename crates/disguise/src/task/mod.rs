@@ -535,6 +535,30 @@ impl PrivacyReport {
         Ok(self)
     }
 
+    /// A report of `rounds` rounds stating `guarantee`, composed of `calls`, for one
+    /// person's record and the secure generator, with no per-round split and no part
+    /// beside the guarantee: what a task that states its own accounting starts from.
+    pub fn stating(
+        guarantee: Option<Guarantee>,
+        rounds: usize,
+        calls: Vec<(crate::privacy::PrivacyCost, u64)>,
+    ) -> Self {
+        Self {
+            per_round_epsilon: None,
+            per_round_delta: None,
+            composition: None,
+            rounds: Public::new(rounds),
+            guarantee,
+            guarantees: Vec::new(),
+            calls,
+            secure_rng: true,
+            selection_guarantee: None,
+            estimate_epsilon: None,
+            edges_epsilon: None,
+            unit: crate::privacy::Unit::Record,
+        }
+    }
+
     /// The report a run will have, planned before it starts ([`crate::maximize::planned`]),
     /// for a secure generator (a front end running seeded says so when it reserves), stated
     /// for neighbours that differ in one `unit`.

@@ -236,18 +236,12 @@ impl Synth {
         };
         Ok(super::PrivacyReport {
             per_round_epsilon: per_round,
-            per_round_delta: None,
-            composition: None,
-            rounds: Public::new(rounds),
             // Stated at the decimals typed, as the release states it.
-            guarantee: Some(guarantee.within_typed(self.epsilon, self.delta)),
-            guarantees: Vec::new(),
-            calls,
-            secure_rng: true,
-            selection_guarantee: None,
-            estimate_epsilon: None,
-            edges_epsilon: None,
-            unit: crate::privacy::Unit::Record,
+            ..super::PrivacyReport::stating(
+                Some(guarantee.within_typed(self.epsilon, self.delta)),
+                rounds,
+                calls,
+            )
         })
     }
 

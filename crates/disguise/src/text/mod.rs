@@ -408,15 +408,7 @@ mod tests {
             per_round_epsilon: guarantee.map(|_| Public::new(0.25)),
             per_round_delta: None,
             composition: guarantee.map(|_| "basic"),
-            rounds: Public::new(4),
-            guarantee,
-            guarantees: Vec::new(),
-            calls: Vec::new(),
-            secure_rng: true,
-            selection_guarantee: None,
-            estimate_epsilon: None,
-            edges_epsilon: None,
-            unit: crate::privacy::Unit::Record,
+            ..PrivacyReport::stating(guarantee, 4, Vec::new())
         }
     }
 

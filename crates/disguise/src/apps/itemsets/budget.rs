@@ -139,19 +139,15 @@ impl ItemsetBudget {
             per_round_epsilon: Some(crate::disclosure::Public::new(self.epsilon0.get())),
             per_round_delta: Some(crate::disclosure::Public::new(self.delta0.get())),
             composition: Some(self.split_rule),
-            rounds: crate::disclosure::Public::new(top),
-            guarantee: Some(Guarantee {
-                epsilon: self.epsilon,
-                delta: self.selection.delta,
-                rule,
-            }),
-            guarantees: Vec::new(),
-            calls,
-            secure_rng: true,
-            selection_guarantee: None,
-            estimate_epsilon: None,
-            edges_epsilon: None,
-            unit: crate::privacy::Unit::Record,
+            ..crate::task::PrivacyReport::stating(
+                Some(Guarantee {
+                    epsilon: self.epsilon,
+                    delta: self.selection.delta,
+                    rule,
+                }),
+                top,
+                calls,
+            )
         }
     }
 
