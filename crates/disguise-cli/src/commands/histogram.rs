@@ -9,9 +9,9 @@ use super::common::ledger::Reserved;
 use super::common::names::named;
 use super::common::table::TableArgs;
 use super::common::{RunArgs, warn_if_vacuous};
-use crate::output::{Format, NothingReleased, flag_of, flagged, print_json};
+use crate::output::{NothingReleased, flag_of, flagged, print_report};
 use anyhow::{Context, bail};
-use disguise::disclosure::{Diagnostic, Disclose, Public};
+use disguise::disclosure::{Diagnostic, Public};
 use disguise::histogram::{
     BinRule, DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, GammaRule, ProjectedHistogram,
     SyntheticRows, Values,
@@ -276,22 +276,9 @@ fn print_release(
     };
     let out = table.out.display().to_string();
     let diagnostics = args.run.diagnostics.on();
-    match args.run.format {
-        Format::Json => print_json(&report, diagnostics)?,
-        Format::Table => {
-            print!(
-                "{}",
-                disguise::text::histogram_summary(release, written, &out, &flag_of)
-            );
-            if diagnostics {
-                println!();
-                print!(
-                    "{}",
-                    disguise::text::not_private_section(report.not_private().as_ref())
-                );
-            }
-        }
-    }
+    print_report(args.run.format, &report, diagnostics, || {
+        disguise::text::histogram_summary(release, written, &out, &flag_of)
+    })?;
     if let Some(why) = disguise::text::histogram_nothing_released(release, &out, &flag_of) {
         return Err(NothingReleased(why).into());
     }

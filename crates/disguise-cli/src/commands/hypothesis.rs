@@ -4,10 +4,10 @@
 
 use super::common::names::named_among;
 use super::common::{DeltaArg, LayoutArgs, RunArgs, warn_if_vacuous};
-use crate::output::{Format, flag_of, flagged, print_json, rng_from_seed, spinner};
+use crate::output::{flag_of, flagged, print_report, rng_from_seed, spinner};
 use anyhow::{Context, bail};
 use disguise::apps::hypothesis::{header_schema, table_columns, table_labels};
-use disguise::disclosure::{Diagnostic, Disclose};
+use disguise::disclosure::Diagnostic;
 use disguise::histogram::{DomainSource, Schema, Table};
 use disguise::select::SelectorKind;
 use disguise::task::{Hypothesis, Privacy};
@@ -221,18 +221,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(u) = &report.usefulness {
         warn_if_vacuous(u);
     }
-    match args.run.format {
-        Format::Json => print_json(&report, diagnostics.on()),
-        Format::Table => {
-            print!("{}", disguise::text::hypothesis_table(&report, &flag_of));
-            if diagnostics.on() {
-                println!();
-                print!(
-                    "{}",
-                    disguise::text::not_private_section(report.not_private().as_ref())
-                );
-            }
-            Ok(())
-        }
-    }
+    print_report(args.run.format, &report, diagnostics.on(), || {
+        disguise::text::hypothesis_table(&report, &flag_of)
+    })
 }

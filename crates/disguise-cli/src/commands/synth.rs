@@ -4,8 +4,8 @@
 use super::common::names::named;
 use super::common::table::TableArgs;
 use super::common::{DeltaArg, RunArgs};
-use crate::output::{Format, flag_of, flagged, print_json};
-use disguise::disclosure::{Diagnostic, Disclose, Public};
+use crate::output::{flag_of, flagged, print_report};
+use disguise::disclosure::{Diagnostic, Public};
 use disguise::histogram::{DomainSource, Values};
 use disguise::synth::MeasurementNoise;
 use disguise::task::{Synth, SynthReport};
@@ -209,21 +209,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("warning: {warning}");
     }
     let diagnostics = run.diagnostics.on();
-    match run.format {
-        Format::Json => print_json(&report, diagnostics)?,
-        Format::Table => {
-            let out = table.out.display().to_string();
-            print!("{}", disguise::text::synth_summary(&report, written, &out));
-            if diagnostics {
-                println!();
-                print!(
-                    "{}",
-                    disguise::text::not_private_section(report.not_private().as_ref())
-                );
-            }
-        }
-    }
-    Ok(())
+    let out = table.out.display().to_string();
+    print_report(run.format, &report, diagnostics, || {
+        disguise::text::synth_summary(&report, written, &out)
+    })
 }
 
 /// Whether `path` names a figure `--report` can draw: `.svg` (true) or `.png` (false).
@@ -291,9 +280,7 @@ fn from_kept(args: &Args, path: &Path) -> anyhow::Result<()> {
         &table.out.display().to_string(),
         written,
     );
-    match run.format {
-        Format::Json => print_json(&report, false)?,
-        Format::Table => print!("{}", disguise::text::kept_summary(&report)),
-    }
-    Ok(())
+    print_report(run.format, &report, false, || {
+        disguise::text::kept_summary(&report)
+    })
 }

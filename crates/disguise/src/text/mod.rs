@@ -334,6 +334,38 @@ pub fn not_private_section(not_private: Option<&serde_json::Value>) -> String {
     out
 }
 
+/// A single release for people: its `table`, then with `diagnostics` a blank line and the
+/// report's diagnostics ([`not_private_section`]), the whole output of a release printed as
+/// text.
+///
+/// ```
+/// use disguise::disclosure::{Diagnostic, Disclose, Public};
+/// #[derive(serde::Serialize, Disclose)]
+/// struct Counted {
+///     records: Public<u64>,
+///     #[serde(skip)]
+///     exact: Diagnostic<u64>,
+/// }
+/// let r = Counted { records: Public::new(10), exact: Diagnostic::new(7) };
+/// assert_eq!(disguise::text::with_not_private("10 records\n".into(), &r, false), "10 records\n");
+/// let shown = disguise::text::with_not_private("10 records\n".into(), &r, true);
+/// assert!(shown.starts_with("10 records\n\nnot private"), "{shown}");
+/// assert!(shown.ends_with("\n  exact: 7\n"), "{shown}");
+/// ```
+pub fn with_not_private<T: crate::disclosure::Disclose>(
+    table: String,
+    report: &T,
+    diagnostics: bool,
+) -> String {
+    if !diagnostics {
+        return table;
+    }
+    format!(
+        "{table}\n{}",
+        not_private_section(report.not_private().as_ref())
+    )
+}
+
 /// Lists of numbers longer than this are cut short in text.
 const MAX_LISTED: usize = 20;
 
