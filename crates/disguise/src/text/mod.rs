@@ -13,6 +13,7 @@
 mod budget;
 #[cfg(feature = "ledger")]
 mod ledger;
+mod picks;
 mod releases;
 mod sample;
 mod tasks;
@@ -20,6 +21,7 @@ mod tasks;
 pub use budget::{budget_table, no_rule_fits};
 #[cfg(feature = "ledger")]
 pub use ledger::{limit_words, overview_text, releases_csv, releases_table, status_line};
+pub use picks::{Labels, picks_closing, picks_opening, trial_csv_rows, trial_line};
 pub use releases::{
     demo_table, histogram_columns_note, histogram_nothing_released, histogram_summary,
     hypothesis_table, itemsets_nothing_released, itemsets_table, itemsets_truncated, kept_summary,
