@@ -104,9 +104,6 @@ pub fn rng_from_seed(seed: Option<u64>) -> anyhow::Result<disguise::SecureRng> {
     })
 }
 
-/// Numbers for people (see [`disguise::numeric::display`]).
-pub use disguise::numeric::display::thousands;
-
 /// A progress bar and a spinner on stderr (see [`disguise::progress`]).
 pub use disguise::progress::{bar as progress_bar, spinner};
 
