@@ -76,6 +76,38 @@ pub fn usefulness_line(usefulness: &Usefulness) -> Option<(&'static str, String)
     })
 }
 
+/// The line that says what [`Parts::write`](crate::data::generate::Parts::write) wrote:
+/// the points in their part files, and the candidates.
+///
+/// ```
+/// use disguise::data::generate::{PartFormat, Parts, Written};
+/// let request = Parts { n: 100, parts: 1, candidates: 5, format: PartFormat::Csv, seed: 1 };
+/// let written = Written {
+///     folder: "out/points".into(),
+///     files: vec!["out/points/part-00000.csv".into()],
+///     candidates: "out/candidates.csv".into(),
+/// };
+/// assert_eq!(
+///     disguise::text::generated_line(&request, &written),
+///     "wrote 100 points in 1 csv part to out/points and 5 candidates to out/candidates.csv"
+/// );
+/// ```
+pub fn generated_line(
+    request: &crate::data::generate::Parts,
+    written: &crate::data::generate::Written,
+) -> String {
+    let parts = request.parts;
+    format!(
+        "wrote {} points in {parts} {} part{} to {} and {} candidates to {}",
+        request.n,
+        request.format.extension(),
+        if parts == 1 { "" } else { "s" },
+        written.folder.display(),
+        request.candidates,
+        written.candidates.display(),
+    )
+}
+
 /// The budget line of a greedy run: the total (ε, δ) as typed and how it was split into the
 /// per-round ε₀ (and δ₀); `None` for a run without a budget (non-private).
 ///
