@@ -129,10 +129,7 @@ fn label(args: &Args) -> anyhow::Result<&str> {
 /// --exclude resolved against its columns.
 fn schema_columns(args: &Args, path: &Path) -> anyhow::Result<SchemaColumns> {
     let schema = Schema::from_path(path)?;
-    let label = match (&args.label, &schema.target) {
-        (Some(l), _) | (None, Some(l)) => l.clone(),
-        (None, None) => bail!("no label column: give --label or set `target` in the schema"),
-    };
+    let label = schema.target_or(args.label.as_deref(), "label", &flag_of)?;
     Ok(SchemaColumns::new(
         schema,
         path,

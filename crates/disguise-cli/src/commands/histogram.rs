@@ -161,10 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .schema(source)?
         .without(&args.exclude)
         .map_err(|e| flagged(e, &flag_of))?;
-    let target_name = match (&args.target, &schema.target) {
-        (Some(t), _) | (None, Some(t)) => t.clone(),
-        (None, None) => bail!("no target column: give --target or set `target` in the schema"),
-    };
+    let target_name = schema.target_or(args.target.as_deref(), "target", &flag_of)?;
     let target = schema.column_index(&target_name)?;
     table.check_out(args.public_data.as_ref())?;
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
