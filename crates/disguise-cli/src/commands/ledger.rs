@@ -269,20 +269,8 @@ fn make_limit(
         }
         other => flagged(other, &name),
     };
-    let limit = Limit::new(epsilon, delta).map_err(named)?;
-    let limit = limit.with_filter(rule).map_err(named)?;
-    if rule == Filter::Zcdp {
-        limit
-            .approximate(approximate_epsilon, approximate_delta)
-            .map_err(named)
-    } else if approximate_epsilon != 0.0 || approximate_delta != 0.0 {
-        bail!(
-            "invalid --approximate-epsilon/--approximate-delta: only a --rule zcdp limit sets \
-             aside a part for approximate releases"
-        )
-    } else {
-        Ok(limit)
-    }
+    let (approximate, approximate_delta) = (approximate_epsilon, approximate_delta);
+    Limit::of(epsilon, delta, rule, approximate, approximate_delta, &name).map_err(named)
 }
 
 fn limit(args: LimitArgs) -> anyhow::Result<()> {
