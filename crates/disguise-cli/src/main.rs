@@ -204,27 +204,14 @@ fn main() -> ExitCode {
             }
             // One line, whatever a cause contains (a quoted cell with a line break).
             let line: String = line.lines().collect::<Vec<_>>().join(" ");
-            eprintln!("{}", error_line(&line, diagnostics));
+            // Before a ledger's reservation the error may say what it found (the curator's own
+            // data; nothing was released); after it, what stays charged, the same for every
+            // data set ([`disguise::text::failure_line`]).
+            let charged = commands::common::ledger::charged();
+            let line = disguise::text::failure_line(&line, charged, diagnostics, &output::flag_of);
+            eprintln!("error: {line}");
             ExitCode::from(2)
         }
-    }
-}
-
-/// The one line of an error. Before a ledger's reservation the error may say what it found
-/// (the curator's own data; nothing was released). After it, the line is the same for every
-/// data set and says what stays charged; the reason, which may depend on the private data,
-/// only with `--diagnostics`.
-fn error_line(reason: &str, diagnostics: bool) -> String {
-    match commands::common::ledger::charged() {
-        None => format!("error: {reason}"),
-        Some(charged) if diagnostics => format!(
-            "error: the release failed after its budget was reserved; {charged}; the reason \
-             (NOT private, shown because of --diagnostics): {reason}"
-        ),
-        Some(charged) => format!(
-            "error: the release failed after its budget was reserved; {charged}; the reason \
-             depends on the private data and is shown only with --diagnostics"
-        ),
     }
 }
 

@@ -27,6 +27,24 @@ pub fn print_json<T: disguise::disclosure::Disclose>(
     Ok(())
 }
 
+/// Prints a release's report: as JSON ([`print_json`]), or for people as its `table`,
+/// followed with `diagnostics` by its diagnostics ([`disguise::text::with_not_private`]).
+pub fn print_report<T: disguise::disclosure::Disclose>(
+    format: Format,
+    report: &T,
+    diagnostics: bool,
+    table: impl FnOnce() -> String,
+) -> anyhow::Result<()> {
+    match format {
+        Format::Json => print_json(report, diagnostics),
+        Format::Table => {
+            let text = disguise::text::with_not_private(table(), report, diagnostics);
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
 /// Warns on stderr that a seeded run is reproducible and therefore not private.
 pub fn warn_insecure_seed(seed: u64) {
     eprintln!(
@@ -85,9 +103,6 @@ pub fn rng_from_seed(seed: Option<u64>) -> anyhow::Result<disguise::SecureRng> {
         None => disguise::SecureRng::from_os()?,
     })
 }
-
-/// Numbers for people (see [`disguise::numeric::display`]).
-pub use disguise::numeric::display::{input, thousands};
 
 /// A progress bar and a spinner on stderr (see [`disguise::progress`]).
 pub use disguise::progress::{bar as progress_bar, spinner};

@@ -5,11 +5,11 @@
 use super::common::KTypeArgs;
 use super::common::coordinates::PlacesArgs;
 use super::common::names::named_among;
-use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
+use super::common::privacy::{PrivacyArgs, Shown, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
 use disguise::maximize::Assignment;
 use disguise::task::{Algorithm, Assign, AssignReport, Reporting, Runnable, read_typed_points};
-use disguise::text;
+use disguise::text::{self, Labels};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -88,28 +88,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .prepare(&objective)
         .map_err(|e| flagged(e, &flag_of))?;
     let utility = |v: f64| prepared.utility(v);
-    let labels = Labels::new(&names, &utility).typed(&args.kinds.types);
+    let note = "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
+                of its own type";
+    let labels = Labels::new(&names, &utility, note).typed(&args.kinds.types);
     let preamble = |r: &AssignReport| {
         let points = places.points.display().to_string();
         let candidates = places.candidates.display().to_string();
         let metric = places.metric_line(r.task.normalizer.map_or(f64::NAN, |m| *m));
-        print!(
-            "{}",
-            text::assign_preamble(r, &points, &candidates, &metric)
-        );
+        text::assign_preamble(r, &points, &candidates, &metric)
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |a: &Assignment| prepared.report(a);
-    let note = "utility = f/n: each point contributes 1 − min(1, d/m) for the nearest location \
-                of its own type";
-    let labels = labels.note(note);
+    let shown = Shown::new(labels, &preamble, &report);
     run_and_print(
         &args.privacy,
         reserved.as_ref(),
         prepared.max_picks(),
-        &labels,
-        &preamble,
-        &report,
+        &shown,
         run,
     )
 }

@@ -2,7 +2,7 @@
 //! rule, and the best one.
 
 use super::common::names::named;
-use crate::output::{Format, print_json};
+use crate::output::{Format, print_report};
 use disguise::privacy::budget::{BudgetQuery, CallKind, plan};
 
 const EXAMPLES: &str = "\
@@ -58,10 +58,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .with_kind(args.kind)
         .with_decomposable(args.decomposable);
     let result = plan(&query)?;
-    match args.format {
-        Format::Json => print_json(&result, false)?,
-        Format::Table => print!("{}", disguise::text::budget_table(&result)),
-    }
+    print_report(args.format, &result, false, || {
+        disguise::text::budget_table(&result)
+    })?;
     // The table (or JSON) above says rule by rule why; the error line sums it up.
     if let Some(line) = disguise::text::no_rule_fits(&result) {
         anyhow::bail!(line);

@@ -5,7 +5,7 @@
 use super::common::cluster::ClusterArgs;
 use super::common::ledger::{Charge, Reserved};
 use super::common::names::named_among;
-use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
+use super::common::privacy::{PrivacyArgs, Shown, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
 use anyhow::bail;
 use disguise::apps::read_item_list;
@@ -13,6 +13,7 @@ use disguise::cluster::Place;
 use disguise::disclosure::Diagnostic;
 use disguise::maximize::Solution;
 use disguise::task::{Algorithm, CoverageInput, CoverageReport, MaxCoverage, Reporting, Runnable};
+use disguise::text::Labels;
 use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
@@ -148,19 +149,10 @@ fn print(
     report: &dyn Fn(&Solution) -> CoverageReport,
     run: impl Fn(&mut disguise::SecureRng) -> disguise::Result<Solution> + Sync,
 ) -> anyhow::Result<()> {
-    let labels = Labels::new(names, utility);
-    let preamble = |r: &CoverageReport| print!("{}", disguise::text::coverage_preamble(&r.task));
     let note = "value = people covered, utility = their share";
-    let labels = labels.note(note);
-    run_and_print(
-        &args.privacy,
-        reserved,
-        args.k,
-        &labels,
-        &preamble,
-        report,
-        run,
-    )
+    let preamble = |r: &CoverageReport| disguise::text::coverage_preamble(&r.task);
+    let shown = Shown::new(Labels::new(names, utility, note), &preamble, report);
+    run_and_print(&args.privacy, reserved, args.k, &shown, run)
 }
 
 impl Args {

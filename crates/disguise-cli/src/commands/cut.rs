@@ -4,13 +4,14 @@
 //! edge list, run, print.
 
 use super::common::names::named_among;
-use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
+use super::common::privacy::{PrivacyArgs, Shown, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
 use disguise::apps::read_item_list;
 use disguise::data::read_edge_list;
 use disguise::disclosure::Diagnostic;
 use disguise::maximize::Solution;
 use disguise::task::{Algorithm, CutReport, MaxCut, Reporting, Runnable};
+use disguise::text::Labels;
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -89,23 +90,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .prepare(&objective, records, n_edges)
         .map_err(|e| flagged(e, &flag_of))?;
     let utility = |v: f64| prepared.utility(v);
-    let labels = Labels::new(&names, &utility);
-    let preamble = |r: &CutReport| print!("{}", disguise::text::cut_preamble(&r.task));
+    let note = "value = edges cut, utility = their share of the edge list's lines";
+    let preamble = |r: &CutReport| disguise::text::cut_preamble(&r.task);
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |s: &Solution| {
         let mut r = prepared.report(s);
         r.task.dropped = Diagnostic::new(Some(dropped));
         r
     };
-    let note = "value = edges cut, utility = their share of the edge list's lines";
-    let labels = labels.note(note);
-    run_and_print(
-        &args.privacy,
-        reserved.as_ref(),
-        args.k,
-        &labels,
-        &preamble,
-        &report,
-        run,
-    )
+    let shown = Shown::new(Labels::new(&names, &utility, note), &preamble, &report);
+    run_and_print(&args.privacy, reserved.as_ref(), args.k, &shown, run)
 }

@@ -8,16 +8,11 @@
 //! (`name,lat,lon`). It prints the private picks, their utility next to the non-private
 //! greedy answer, the proven guarantee, and writes a map (PNG) to the current directory.
 
-use crate::output::{Format, check_epsilon, flag_of, input, print_json, rng_from_seed, thousands};
+use crate::output::{Format, flag_of, flagged, print_json, rng_from_seed};
 use anyhow::bail;
-use disguise::constraint::Cardinality;
-use disguise::data::{geographic, manhattan_like, read_points};
-use disguise::disclosure::{Diagnostic, Public};
-use disguise::maximize::{Budget, Procedure, Solution, greedy, standard_greedy};
-use disguise::objective::{FacilityLocation, Metric, Normalizer};
-use disguise::select::SelectorKind;
-use disguise::task::{DemoPick, DemoReport, ExactPick};
-use disguise_experiments::plot::{self, Map, Pick};
+use disguise::objective::Metric;
+use disguise::task::{Demo, DemoPlaces};
+use disguise_experiments::plot::{self, Map};
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -103,20 +98,17 @@ impl Args {
 
 /// Runs `disguise demo`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let request = Demo {
+        k: args.k,
+        epsilon: args.epsilon,
+        delta: args.delta,
+        normalizer: args.normalizer,
+    };
     // Validate before touching data or the generator.
-    check_epsilon("--epsilon", args.epsilon)?;
-    let total = Budget::total(args.epsilon, args.delta)?;
+    request.validate().map_err(said)?;
     // The comparison and the map show the pickups' exact values: public when built in.
     args.diagnostics
         .allow_non_private(args.data.is_none(), "--data (the demo on your own pickups)")?;
-    if args.k == 0 {
-        bail!("--k must be at least 1");
-    }
-    if let Some(m) = args.normalizer
-        && !(m.is_finite() && m > 0.0)
-    {
-        bail!("--normalizer must be a positive number, got {m}");
-    }
     // The map's path is checked before any work: never an input, in a folder that exists.
     if !args.no_map {
         disguise::files::refuse_input(&args.map, &args.inputs())?;
@@ -138,113 +130,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     }
-    // The embedded default: seeded synthesis of the *data* (same demo everywhere), not of
-    // the privacy noise, which comes from the OS below.
-    let city = manhattan_like(10_000, 2014);
-    let (records, source) = match &args.data {
-        Some(path) => (read_lat_lon(path)?, path.display().to_string()),
-        None => (
-            city.records.clone(),
-            "10,000 synthetic Manhattan-like pickups (built in)".to_string(),
-        ),
-    };
-    let (candidates, names, default_norm) = match &args.candidates {
-        Some(path) => {
-            let cols = read_points(path, ["lat", "lon"], Some("name"), geographic)?;
-            let points = cols.coords;
-            let names = match cols.names {
-                Some(n) => n,
-                None => (1..=points.len()).map(|i| format!("spot {i}")).collect(),
-            };
-            // Only when it is used: --normalizer may replace it.
-            let default = match args.normalizer {
-                Some(m) => m,
-                None => super::common::default_normalizer(Metric::Manhattan, &points, path)?,
-            };
-            (points, names, Normalizer::Fixed(default))
-        }
-        None => (
-            city.candidates.clone(),
-            city.candidate_names.clone(),
-            Normalizer::Fixed(city.normalizer),
-        ),
-    };
-    if args.k > candidates.len() {
-        bail!(
-            "--k {} is more than the {} candidates",
-            args.k,
-            candidates.len()
-        );
+    let places = DemoPlaces::read(args.data.as_deref(), args.candidates.as_deref())?;
+    if let (Some(path), None) = (&args.candidates, args.normalizer) {
+        // Its error names the candidates' file and the flag that replaces the default.
+        super::common::default_normalizer(Metric::Manhattan, &places.candidates, path)?;
     }
-    let normalizer = args.normalizer.map_or(default_norm, Normalizer::Fixed);
-    let f = FacilityLocation::new(Metric::Manhattan, &records, &candidates, normalizer)?;
-    let n = records.len().max(1) as f64;
-    let constraint = Cardinality::new(candidates.len(), args.k);
-
+    let request = request.for_places(&places).map_err(said)?;
     let mut rng = rng_from_seed(args.seed)?;
-    let private = greedy(
-        &f,
-        &constraint,
-        &Procedure::private(SelectorKind::Exponential, total),
-        &mut rng,
-    )?;
-    let exact = standard_greedy(&f, &constraint)?;
-
+    let run = request.run(&places, &mut rng)?;
     let map_path = if args.no_map {
         None
     } else {
-        let lon_lat = |p: &[f64; 2]| [p[1], p[0]];
-        let as_picks = |s: &Solution| -> Vec<Pick> {
-            s.elements
-                .iter()
-                .map(|&v| Pick {
-                    at: lon_lat(&candidates[v]),
-                    label: names[v].clone(),
-                })
-                .collect()
-        };
-        let mut map = Map::geographic(
-            format!(
-                "disguise demo: {} waiting spots for {} pickups",
-                args.k,
-                thousands(records.len() as u64)
-            ),
-            records.iter().map(lon_lat).collect(),
-            candidates.iter().map(lon_lat).collect(),
-        )
-        .panel(
-            format!(
-                "private (ε = {}, δ = {})",
-                input(args.epsilon),
-                input(args.delta)
-            ),
-            as_picks(&private),
-        )
-        .panel("non-private greedy (for comparison)", as_picks(&exact));
-        map.panel_height = 700;
         // Never over an input (the pickups or the candidates), never half-written.
+        let map = Map::demo(&request, &places, &run);
         plot::save_png(&map, &args.map, &args.inputs())?;
         Some(args.map.display().to_string())
     };
-
-    let out = DemoReport {
-        data: Public::new(source),
-        records: Public::new(records.len()),
-        candidates: Public::new(candidates.len()),
-        k: Public::new(args.k),
-        normalizer: Public::new(f.normalizer().unwrap_or(f64::NAN)),
-        mechanism: "exponential mechanism (greedy, Algorithm 1 of Mitrovic et al. 2017)",
-        private: DemoPick::of(&private, &candidates, &names, records.len()),
-        private_utility: Diagnostic::new(private.value / n),
-        non_private: ExactPick::of(&exact, &names, records.len()),
-        non_private_utility: Diagnostic::new(exact.value / n),
-        guarantee: private.guarantee,
-        per_round_epsilon: private
-            .budget_split
-            .map(|b| Public::new(b.per_round_epsilon)),
-        secure_rng: Public::new(private.secure_rng),
-        map: map_path.map(Public::new),
-    };
+    let out = request.report(&places, &run, map_path);
     match args.format {
         // The demo shows its diagnostics (see `disguise::task::demo`).
         Format::Json => print_json(&out, true),
@@ -259,7 +161,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-/// Reads `lat,lon` points from a CSV file (streaming, 16 bytes per point).
-fn read_lat_lon(path: &std::path::Path) -> anyhow::Result<Vec<[f64; 2]>> {
-    Ok(read_points(path, ["lat", "lon"], None, geographic)?.coords)
+/// The demo's errors as the command line says them: `--k must be at least 1`.
+fn said(error: disguise::Error) -> anyhow::Error {
+    match error {
+        disguise::Error::InvalidParameter {
+            name: name @ ("k" | "normalizer"),
+            reason,
+        } => anyhow::anyhow!("--{name} {reason}"),
+        other => flagged(other, &flag_of),
+    }
 }

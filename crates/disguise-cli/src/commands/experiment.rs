@@ -1,7 +1,7 @@
 //! `disguise experiment NAME --out DIR`: runs one of the experiments of the papers (the
 //! `disguise-experiments` crate) and prints its report.
 
-use crate::output::{Format, print_json};
+use crate::output::{Format, print_report};
 use disguise_experiments::Experiment;
 
 /// Arguments of `disguise experiment`.
@@ -17,11 +17,5 @@ pub struct Args {
 /// Runs `disguise experiment`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let report = disguise_experiments::run(args.experiment)?;
-    match args.format {
-        Format::Json => print_json(&report, false),
-        Format::Table => {
-            print!("{report}");
-            Ok(())
-        }
-    }
+    print_report(args.format, &report, false, || report.to_string())
 }

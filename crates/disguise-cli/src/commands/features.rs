@@ -5,7 +5,7 @@
 use super::common::LayoutArgs;
 use super::common::cluster::ClusterArgs;
 use super::common::names::{named, named_among};
-use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
+use super::common::privacy::{PrivacyArgs, Shown, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
 use anyhow::bail;
 use disguise::disclosure::{Diagnostic, Public};
@@ -15,7 +15,7 @@ use disguise::task::{
     Algorithm, BinSpec, FeatureObjective, Features, FeaturesReport, LabelledTable,
     PreparedFeatures, Reporting, Runnable, SchemaColumns, count_features, read_features,
 };
-use disguise::text::features_preamble;
+use disguise::text::{Labels, features_preamble};
 use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
@@ -129,10 +129,7 @@ fn label(args: &Args) -> anyhow::Result<&str> {
 /// --exclude resolved against its columns.
 fn schema_columns(args: &Args, path: &Path) -> anyhow::Result<SchemaColumns> {
     let schema = Schema::from_path(path)?;
-    let label = match (&args.label, &schema.target) {
-        (Some(l), _) | (None, Some(l)) => l.clone(),
-        (None, None) => bail!("no label column: give --label or set `target` in the schema"),
-    };
+    let label = schema.target_or(args.label.as_deref(), "label", &flag_of)?;
     Ok(SchemaColumns::new(
         schema,
         path,
@@ -290,12 +287,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         prepared
     };
     let util = |v: f64| prepared.utility(v);
-    let names = prepared.names();
-    let labels = Labels::new(names, &util);
+    let note = "values are the objective after each pick, utilities their share of \
+                utility_scale";
+    let labels = Labels::new(prepared.names(), &util, note);
     let preamble = |r: &FeaturesReport| {
         let data = args.data.display().to_string();
-        let text = features_preamble(&r.task, &data, &label_name, args.objective);
-        print!("{text}");
+        features_preamble(&r.task, &data, &label_name, args.objective)
     };
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |s: &Solution| {
@@ -311,16 +308,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         r.task.clamped = Diagnostic::new(clamped.clone());
         r
     };
-    let note = "values are the objective after each pick, utilities their share of \
-                utility_scale";
-    let labels = labels.note(note);
-    run_and_print(
-        &args.privacy,
-        reserved.as_ref(),
-        args.k,
-        &labels,
-        &preamble,
-        &report,
-        run,
-    )
+    let shown = Shown::new(labels, &preamble, &report);
+    run_and_print(&args.privacy, reserved.as_ref(), args.k, &shown, run)
 }

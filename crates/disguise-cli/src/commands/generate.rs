@@ -1,12 +1,9 @@
 //! `disguise generate`: synthetic data for benchmarks and tests, written in parts. A shell
 //! over [`disguise::data::ClusteredPoints`].
 
-use anyhow::{Context, bail};
-use disguise::data::ClusteredPoints;
-use disguise::files::AtomicFile;
-use rayon::prelude::*;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use crate::output::{flag_of, flagged};
+use disguise::data::generate::{self, Parts};
+use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -71,90 +68,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn points(a: PointsArgs) -> anyhow::Result<()> {
-    if !(1..=100_000_000_000).contains(&a.n) {
-        bail!("invalid --n: {} (1 to 10^11 points)", a.n);
-    }
-    if !(1..=100_000).contains(&a.parts) || a.parts > a.n {
-        bail!(
-            "invalid --parts: {} (1 to 100,000, and at most --n)",
-            a.parts
-        );
-    }
-    if !(1..=10_000_000).contains(&a.candidates) {
-        bail!("invalid --candidates: {} (1 to 10^7)", a.candidates);
-    }
-    let folder = a.out.join("points");
-    std::fs::create_dir_all(&folder)
-        .with_context(|| format!("cannot create the folder {}", folder.display()))?;
-    let extension = match a.format {
-        PartFormat::Csv => "csv",
-        PartFormat::Parquet => "parquet",
+    let request = Parts {
+        n: a.n,
+        parts: a.parts,
+        candidates: a.candidates,
+        format: match a.format {
+            PartFormat::Csv => generate::PartFormat::Csv,
+            PartFormat::Parquet => generate::PartFormat::Parquet,
+        },
+        seed: a.seed,
     };
-    let name = |j: u64| folder.join(format!("part-{j:05}.{extension}"));
-    let candidates_path = a.out.join("candidates.csv");
-    let targets: Vec<PathBuf> = (0..a.parts)
-        .map(name)
-        .chain([candidates_path.clone()])
-        .collect();
-    if let Some(existing) = targets.iter().find(|p| p.exists()) {
-        bail!(
-            "{} already exists: generate into an empty folder (nothing is overwritten)",
-            existing.display()
-        );
-    }
-    let data = ClusteredPoints::new(a.seed);
-    let (n, parts) = (a.n, a.parts);
-    (0..parts).into_par_iter().try_for_each(|j| {
-        // Part j holds the rows [j·n/P, (j+1)·n/P): contiguous runs of nearly equal length.
-        let start = (u128::from(j) * u128::from(n) / u128::from(parts)) as u64;
-        let end = (u128::from(j + 1) * u128::from(n) / u128::from(parts)) as u64;
-        write_part(&name(j), a.format, (start..end).map(|i| data.point(i)))
-    })?;
-    let mut file = AtomicFile::create(&candidates_path, &[])?;
-    let w = file.writer();
-    writeln!(w, "name,x,y")?;
-    for (j, [x, y]) in data.candidates(a.candidates).into_iter().enumerate() {
-        writeln!(w, "c{j},{x},{y}")?;
-    }
-    file.commit()?;
-    println!(
-        "wrote {} points in {} {} part{} to {} and {} candidates to {}",
-        a.n,
-        a.parts,
-        extension,
-        if a.parts == 1 { "" } else { "s" },
-        folder.display(),
-        a.candidates,
-        candidates_path.display(),
-    );
-    Ok(())
-}
-
-/// One part file, atomically: nothing is left at `path` if writing fails.
-fn write_part(
-    path: &Path,
-    format: PartFormat,
-    points: impl Iterator<Item = [f64; 2]>,
-) -> anyhow::Result<()> {
-    let mut file = AtomicFile::create(path, &[])?;
-    match format {
-        PartFormat::Csv => {
-            let w = file.writer();
-            writeln!(w, "x,y")?;
-            // Rust prints the shortest text that reads back as the same f64: CSV and Parquet
-            // parts hold the same numbers.
-            for [x, y] in points {
-                writeln!(w, "{x},{y}")?;
-            }
-        }
-        PartFormat::Parquet => {
-            let mut parquet = disguise::data::parquet::PointWriter::new(file.writer())?;
-            for p in points {
-                parquet.push(p)?;
-            }
-            parquet.finish()?;
-        }
-    }
-    file.commit()?;
+    request
+        .validate(&flag_of)
+        .map_err(|e| flagged(e, &flag_of))?;
+    let written = request.write(&a.out)?;
+    println!("{}", disguise::text::generated_line(&request, &written));
     Ok(())
 }

@@ -9,9 +9,9 @@ use super::common::ledger::Reserved;
 use super::common::names::named;
 use super::common::table::TableArgs;
 use super::common::{RunArgs, warn_if_vacuous};
-use crate::output::{Format, NothingReleased, flag_of, flagged, print_json};
+use crate::output::{NothingReleased, flag_of, flagged, print_report};
 use anyhow::{Context, bail};
-use disguise::disclosure::{Diagnostic, Disclose, Public};
+use disguise::disclosure::{Diagnostic, Public};
 use disguise::histogram::{
     BinRule, DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, GammaRule, ProjectedHistogram,
     SyntheticRows, Values,
@@ -161,10 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .schema(source)?
         .without(&args.exclude)
         .map_err(|e| flagged(e, &flag_of))?;
-    let target_name = match (&args.target, &schema.target) {
-        (Some(t), _) | (None, Some(t)) => t.clone(),
-        (None, None) => bail!("no target column: give --target or set `target` in the schema"),
-    };
+    let target_name = schema.target_or(args.target.as_deref(), "target", &flag_of)?;
     let target = schema.column_index(&target_name)?;
     table.check_out(args.public_data.as_ref())?;
     let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
@@ -276,22 +273,9 @@ fn print_release(
     };
     let out = table.out.display().to_string();
     let diagnostics = args.run.diagnostics.on();
-    match args.run.format {
-        Format::Json => print_json(&report, diagnostics)?,
-        Format::Table => {
-            print!(
-                "{}",
-                disguise::text::histogram_summary(release, written, &out, &flag_of)
-            );
-            if diagnostics {
-                println!();
-                print!(
-                    "{}",
-                    disguise::text::not_private_section(report.not_private().as_ref())
-                );
-            }
-        }
-    }
+    print_report(args.run.format, &report, diagnostics, || {
+        disguise::text::histogram_summary(release, written, &out, &flag_of)
+    })?;
     if let Some(why) = disguise::text::histogram_nothing_released(release, &out, &flag_of) {
         return Err(NothingReleased(why).into());
     }

@@ -4,10 +4,10 @@
 
 use super::common::names::named_among;
 use super::common::{DeltaArg, LayoutArgs, RunArgs, warn_if_vacuous};
-use crate::output::{Format, flag_of, flagged, print_json, rng_from_seed, spinner};
+use crate::output::{flag_of, flagged, print_report, rng_from_seed, spinner};
 use anyhow::{Context, bail};
-use disguise::apps::hypothesis::{header_schema, table_columns, table_labels};
-use disguise::disclosure::{Diagnostic, Disclose};
+use disguise::apps::hypothesis::{header_schema, parse_bounds, table_columns, table_labels};
+use disguise::disclosure::Diagnostic;
 use disguise::histogram::{DomainSource, Schema, Table};
 use disguise::select::SelectorKind;
 use disguise::task::{Hypothesis, Privacy};
@@ -92,23 +92,6 @@ pub struct Args {
     run: RunArgs,
 }
 
-/// Parses `LO:HI`.
-fn parse_bounds(text: &str) -> anyhow::Result<(f64, f64)> {
-    let parse = |s: &str| -> anyhow::Result<f64> {
-        s.trim()
-            .parse::<f64>()
-            .with_context(|| format!("invalid --bounds {text:?}: {s:?} is not a number"))
-    };
-    let Some((lo, hi)) = text.split_once(':') else {
-        bail!("invalid --bounds {text:?}: expected LO:HI, e.g. 0:255");
-    };
-    let (lo, hi) = (parse(lo)?, parse(hi)?);
-    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
-        bail!("invalid --bounds {text:?}: need finite LO < HI");
-    }
-    Ok((lo, hi))
-}
-
 /// Runs `disguise hypothesis`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Hypothesis {
@@ -141,16 +124,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
              cannot account for it (give --schema or --bounds, or drop --ledger)"
         );
     }
-    let bounds = args.bounds.as_deref().map(parse_bounds).transpose()?;
+    let bounds = match args.bounds.as_deref() {
+        // The error names the bounds as given: `invalid --bounds "5:1": need finite LO < HI`.
+        Some(text) => {
+            Some(parse_bounds(text).map_err(|e| flagged(e, &|_| format!("--bounds {text:?}")))?)
+        }
+        None => None,
+    };
     let (schema, label_name) = match &args.schema {
         Some(path) => {
             let schema = Schema::from_path(path)?;
-            let label = match (&args.label, &schema.target) {
-                (Some(l), _) | (None, Some(l)) => l.clone(),
-                (None, None) => {
-                    bail!("no label column: give --label or set `target` in the schema")
-                }
-            };
+            let label = schema.target_or(args.label.as_deref(), "label", &flag_of)?;
             (schema, label)
         }
         None => {
@@ -221,18 +205,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(u) = &report.usefulness {
         warn_if_vacuous(u);
     }
-    match args.run.format {
-        Format::Json => print_json(&report, diagnostics.on()),
-        Format::Table => {
-            print!("{}", disguise::text::hypothesis_table(&report, &flag_of));
-            if diagnostics.on() {
-                println!();
-                print!(
-                    "{}",
-                    disguise::text::not_private_section(report.not_private().as_ref())
-                );
-            }
-            Ok(())
-        }
-    }
+    print_report(args.run.format, &report, diagnostics.on(), || {
+        disguise::text::hypothesis_table(&report, &flag_of)
+    })
 }

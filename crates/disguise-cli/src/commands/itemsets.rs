@@ -4,14 +4,11 @@
 
 use super::common::names::named_among;
 use super::common::{DeltaArg, RunArgs, warn_if_vacuous};
-use crate::output::{
-    Format, NothingReleased, flag_of, flagged, print_json, rng_from_seed, spinner,
-};
+use crate::output::{NothingReleased, flag_of, flagged, print_report, rng_from_seed, spinner};
 use disguise::apps::{
     DEFAULT_MAX_CANDIDATES, DEFAULT_MAX_LENGTH, DEFAULT_MAX_MARGIN, TransactionFormat,
     Transactions, read_item_list,
 };
-use disguise::disclosure::Disclose;
 use disguise::names::Named;
 use disguise::select::SelectorKind;
 use disguise::task::Itemsets;
@@ -240,28 +237,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     {
         eprintln!("note: {note}");
     }
-    match args.run.format {
-        Format::Json => print_json(&report, diagnostics)?,
-        Format::Table => {
-            print!(
-                "{}",
-                disguise::text::itemsets_table(
-                    release,
-                    args.epsilon,
-                    args.delta.value,
-                    args.top,
-                    &flag_of
-                )
-            );
-            if diagnostics {
-                println!();
-                print!(
-                    "{}",
-                    disguise::text::not_private_section(report.not_private().as_ref())
-                );
-            }
-        }
-    }
+    let (epsilon, delta) = (args.epsilon, args.delta.value);
+    print_report(args.run.format, &report, diagnostics, || {
+        disguise::text::itemsets_table(release, epsilon, delta, args.top, &flag_of)
+    })?;
     let items = args.items.is_some();
     if let Some(why) = disguise::text::itemsets_nothing_released(release, items, &flag_of) {
         return Err(NothingReleased(why).into());

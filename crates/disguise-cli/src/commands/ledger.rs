@@ -1,10 +1,10 @@
 //! `disguise ledger`: create a privacy budget ledger, set a data set's limit, show what is
 //! spent and left, export the audit log ([`disguise::ledger`]).
 
-use crate::output::{Format, flagged, print_json, thousands};
+use crate::output::{Format, flagged, print_report};
 use anyhow::bail;
 use disguise::ledger::{Filter, Ledger, Limit, Name};
-use disguise::text::{limit_words, releases_csv, status_line};
+use disguise::text::{default_limit_line, releases_csv, releases_written, status_line};
 use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
@@ -237,7 +237,7 @@ fn init(args: InitArgs) -> anyhow::Result<()> {
     }
     println!("created the ledger {}", args.file.display());
     if let Some(limit) = default {
-        println!("default limit for new data sets: {}", limit_words(&limit));
+        println!("{}", default_limit_line(&limit));
     }
     Ok(())
 }
@@ -269,20 +269,8 @@ fn make_limit(
         }
         other => flagged(other, &name),
     };
-    let limit = Limit::new(epsilon, delta).map_err(named)?;
-    let limit = limit.with_filter(rule).map_err(named)?;
-    if rule == Filter::Zcdp {
-        limit
-            .approximate(approximate_epsilon, approximate_delta)
-            .map_err(named)
-    } else if approximate_epsilon != 0.0 || approximate_delta != 0.0 {
-        bail!(
-            "invalid --approximate-epsilon/--approximate-delta: only a --rule zcdp limit sets \
-             aside a part for approximate releases"
-        )
-    } else {
-        Ok(limit)
-    }
+    let (approximate, approximate_delta) = (approximate_epsilon, approximate_delta);
+    Limit::of(epsilon, delta, rule, approximate, approximate_delta, &name).map_err(named)
 }
 
 fn limit(args: LimitArgs) -> anyhow::Result<()> {
@@ -322,7 +310,7 @@ fn limit(args: LimitArgs) -> anyhow::Result<()> {
         }
         None => {
             ledger.set_default_limit(Some(limit))?;
-            println!("default limit for new data sets: {}", limit_words(&limit));
+            println!("{}", default_limit_line(&limit));
         }
     }
     Ok(())
@@ -334,13 +322,9 @@ fn show(args: ShowArgs) -> anyhow::Result<()> {
     let overview = ledger
         .overview(args.dataset.as_deref())
         .map_err(|e| flagged(e, &flag))?;
-    match args.format {
-        Format::Json => print_json(&overview, false),
-        Format::Table => {
-            print!("{}", disguise::text::overview_text(&overview));
-            Ok(())
-        }
-    }
+    print_report(args.format, &overview, false, || {
+        disguise::text::overview_text(&overview)
+    })
 }
 
 fn export(args: ExportArgs) -> anyhow::Result<()> {
@@ -359,12 +343,7 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
             let mut file = disguise::files::AtomicFile::create(path, &[ledger.path()])?;
             releases_csv(&releases, file.writer())?;
             file.commit()?;
-            eprintln!(
-                "wrote {} release{} to {}",
-                thousands(releases.len() as u64),
-                if releases.len() == 1 { "" } else { "s" },
-                path.display()
-            );
+            eprintln!("{}", releases_written(releases.len(), path));
             Ok(())
         }
         None => {

@@ -6,7 +6,7 @@
 
 use super::common::DeltaArg;
 use super::common::names::named;
-use crate::output::{Format, flag_of, flagged, print_json, rng_from_seed};
+use crate::output::{Format, flag_of, flagged, print_report, rng_from_seed};
 use disguise::select::SelectorKind;
 use disguise::task::Sample;
 
@@ -90,15 +90,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let mut rng = rng_from_seed(args.seed)?;
     let report = request.run(&scores, &mut rng)?;
-    match args.format {
-        Format::Json => print_json(&report, false)?,
-        Format::Table => {
-            let (top, per_score) = (args.top, args.per_score);
-            let table = disguise::text::sample_table(&report, &scores, top, per_score, &flag_of);
-            print!("{table}");
-        }
-    }
-    Ok(())
+    let (top, per_score) = (args.top, args.per_score);
+    print_report(args.format, &report, false, || {
+        disguise::text::sample_table(&report, &scores, top, per_score, &flag_of)
+    })
 }
 
 /// Reads one finite score per line from `path` (`-` = standard input), streaming; errors

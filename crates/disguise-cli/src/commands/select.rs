@@ -5,12 +5,12 @@
 use super::common::cluster::ClusterArgs;
 use super::common::coordinates::PlacesArgs;
 use super::common::ledger::Charge;
-use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
+use super::common::privacy::{PrivacyArgs, Shown, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
 use disguise::task::{ContinuousOptions, Reporting, Runnable, Select, SelectReport};
-use disguise::text;
+use disguise::text::{self, Labels};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -133,34 +133,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .prepare(&objective)
         .map_err(|e| flagged(e, &flag_of))?;
     let utility = |v: f64| prepared.utility(v);
-    let labels = Labels::new(&names, &utility);
-    let preamble = |r: &SelectReport| print_preamble(places, r, "");
+    let note = if args.cost > 0.0 { NOTE_COST } else { NOTE };
+    let preamble = |r: &SelectReport| preamble(places, r, "");
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |s: &Solution| prepared.report(s);
-    let note = if args.cost > 0.0 { NOTE_COST } else { NOTE };
-    let labels = labels.note(note);
-    run_and_print(
-        &args.privacy,
-        reserved.as_ref(),
-        prepared.k(),
-        &labels,
-        &preamble,
-        &report,
-        run,
-    )
+    let shown = Shown::new(Labels::new(&names, &utility, note), &preamble, &report);
+    run_and_print(&args.privacy, reserved.as_ref(), prepared.k(), &shown, run)
 }
 
 /// The table's opening lines: the data, the metric, the algorithm and any cost; `layout`
 /// says how a distributed run's points were spread.
-fn print_preamble(places: &PlacesArgs, r: &SelectReport, layout: &str) {
+fn preamble(places: &PlacesArgs, r: &SelectReport, layout: &str) -> String {
     let t = &r.task;
     let points = format!("{}{layout}", places.points.display());
     let candidates = places.candidates.display().to_string();
     let metric = places.metric_line(*t.normalizer);
-    print!(
-        "{}",
-        text::select_preamble(t, &points, &candidates, &metric)
-    );
+    text::select_preamble(t, &points, &candidates, &metric)
 }
 
 /// `disguise select` with `--workers` or `--hosts`: every process reads the public candidates
@@ -192,13 +180,12 @@ fn run_distributed(
             .map_or(f64::NAN, |r: &SelectReport| *r.task.points as f64)
     };
     let utility = |v: f64| v / records();
-    let labels = Labels::new(&names, &utility);
     let layout = format!(
         "; {} processes × {} workers",
         cluster.processes(),
         cluster.workers()
     );
-    let preamble = |r: &SelectReport| print_preamble(places, r, &layout);
+    let preamble = |r: &SelectReport| preamble(places, r, &layout);
     let run = |child: &mut disguise::SecureRng| {
         let (solution, r) = request
             .distributed_trial(&cluster, load.clone(), &candidates, child)?
@@ -207,14 +194,12 @@ fn run_distributed(
         Ok(solution)
     };
     let reported = |_: &Solution| report.get().expect("reported").clone();
-    let labels = labels.note(NOTE);
+    let shown = Shown::new(Labels::new(&names, &utility, NOTE), &preamble, &reported);
     run_and_print(
         &args.privacy,
         reserved.as_ref(),
         args.k.unwrap_or(0),
-        &labels,
-        &preamble,
-        &reported,
+        &shown,
         run,
     )
 }

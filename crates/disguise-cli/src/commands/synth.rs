@@ -4,11 +4,13 @@
 use super::common::names::named;
 use super::common::table::TableArgs;
 use super::common::{DeltaArg, RunArgs};
-use crate::output::{Format, flag_of, flagged, print_json};
-use disguise::disclosure::{Diagnostic, Disclose, Public};
+use crate::output::{flag_of, flagged, print_report};
+use anyhow::Context;
+use disguise::disclosure::{Diagnostic, Public};
 use disguise::histogram::{DomainSource, Values};
 use disguise::synth::MeasurementNoise;
 use disguise::task::{Synth, SynthReport};
+use disguise_experiments::plot;
 use std::path::{Path, PathBuf};
 
 const EXAMPLES: &str = "\
@@ -146,7 +148,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let schema = request.reading(&schema).map_err(|e| flagged(e, &flag_of))?;
     table.check_out(None)?;
     if let Some(path) = &args.report {
-        figure_kind(path)?;
+        plot::is_svg(path).context("--report")?;
         disguise::files::check_output(path, &table.inputs(None))
             .map_err(|e| anyhow::anyhow!("--report {e}"))?;
     }
@@ -190,7 +192,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 compared = c;
                 Ok(written)
             })?;
-            draw_report(path, &release, &compared, &table.inputs(None))?;
+            let figure = plot::ModelFigure::of(&release, &compared);
+            plot::save_as(&figure, path, &table.inputs(None))?;
             written
         }
     };
@@ -209,67 +212,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         eprintln!("warning: {warning}");
     }
     let diagnostics = run.diagnostics.on();
-    match run.format {
-        Format::Json => print_json(&report, diagnostics)?,
-        Format::Table => {
-            let out = table.out.display().to_string();
-            print!("{}", disguise::text::synth_summary(&report, written, &out));
-            if diagnostics {
-                println!();
-                print!(
-                    "{}",
-                    disguise::text::not_private_section(report.not_private().as_ref())
-                );
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Whether `path` names a figure `--report` can draw: `.svg` (true) or `.png` (false).
-fn figure_kind(path: &Path) -> anyhow::Result<bool> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(true),
-        Some(e) if e.eq_ignore_ascii_case("png") => Ok(false),
-        _ => anyhow::bail!("--report: {} is neither .svg nor .png", path.display()),
-    }
-}
-
-/// Draws the release's model and measurements ([`disguise_experiments::plot::ModelFigure`])
-/// to `path`: released values only.
-fn draw_report(
-    path: &Path,
-    release: &disguise::task::SynthRelease,
-    compared: &[disguise::task::Comparison],
-    inputs: &[&Path],
-) -> anyhow::Result<()> {
-    use disguise_experiments::plot::{self, ModelFigure};
-    let index = |name: &String| release.names.iter().position(|n| n == name).unwrap_or(0);
-    let share =
-        |v: &[f64], total: u64| -> Vec<f64> { v.iter().map(|x| x / total.max(1) as f64).collect() };
-    let figure = ModelFigure {
-        title: format!(
-            "{}: measured marginals and the synthetic table",
-            release.synthesis.method.name().to_uppercase()
-        ),
-        columns: release.names.clone(),
-        marginals: compared
-            .iter()
-            .map(|c| {
-                let synthetic: Vec<f64> = c.synthetic.iter().map(|&x| x as f64).collect();
-                (
-                    c.columns.iter().map(index).collect(),
-                    share(&c.measured, c.records),
-                    share(&synthetic, c.rows),
-                )
-            })
-            .collect(),
-    };
-    if figure_kind(path)? {
-        plot::save_svg(&figure, path, inputs)
-    } else {
-        plot::save_png(&figure, path, inputs)
-    }
+    let out = table.out.display().to_string();
+    print_report(run.format, &report, diagnostics, || {
+        disguise::text::synth_summary(&report, written, &out)
+    })
 }
 
 /// `synth --model FILE`: records drawn from a kept model, no data read, no budget spent.
@@ -291,9 +237,7 @@ fn from_kept(args: &Args, path: &Path) -> anyhow::Result<()> {
         &table.out.display().to_string(),
         written,
     );
-    match run.format {
-        Format::Json => print_json(&report, false)?,
-        Format::Table => print!("{}", disguise::text::kept_summary(&report)),
-    }
-    Ok(())
+    print_report(run.format, &report, false, || {
+        disguise::text::kept_summary(&report)
+    })
 }

@@ -5,7 +5,7 @@
 
 use super::common::KTypeArgs;
 use super::common::names::named_among;
-use super::common::privacy::{Labels, PrivacyArgs, run_and_print};
+use super::common::privacy::{PrivacyArgs, Shown, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
 use disguise::apps::read_item_list;
 use disguise::disclosure::Diagnostic;
@@ -14,6 +14,7 @@ use disguise::objective::KSubmodularFunction;
 use disguise::task::{
     Algorithm, AssignReport, PreparedAssign, Reach, Reporting, Runnable, read_reach,
 };
+use disguise::text::Labels;
 use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
@@ -110,23 +111,15 @@ fn report<F: KSubmodularFunction>(
     dropped: u64,
 ) -> anyhow::Result<()> {
     let utility = |v: f64| prepared.utility(v);
-    let labels = Labels::new(names, &utility).typed(&args.kinds.types);
-    let preamble = |r: &AssignReport| print!("{}", disguise::text::topics_preamble(&r.task));
+    let note = "utility = share of people reached (of people × topics with --per-topic)";
+    let labels = Labels::new(names, &utility, note).typed(&args.kinds.types);
+    let preamble = |r: &AssignReport| disguise::text::topics_preamble(&r.task);
     let run = |child: &mut disguise::SecureRng| prepared.run(child);
     let report = |a: &Assignment| {
         let mut r = prepared.report(a);
         r.task.dropped = Diagnostic::new(Some(dropped));
         r
     };
-    let note = "utility = share of people reached (of people × topics with --per-topic)";
-    let labels = labels.note(note);
-    run_and_print(
-        &args.privacy,
-        reserved,
-        prepared.max_picks(),
-        &labels,
-        &preamble,
-        &report,
-        run,
-    )
+    let shown = Shown::new(labels, &preamble, &report);
+    run_and_print(&args.privacy, reserved, prepared.max_picks(), &shown, run)
 }

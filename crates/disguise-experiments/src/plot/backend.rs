@@ -66,6 +66,31 @@ pub fn save(figure: &impl Figure, base: &Path, inputs: &[&Path]) -> Result<[Path
     Ok([png, svg])
 }
 
+/// Whether `path` names a figure [`save_as`] can draw: `.svg` (true) or `.png` (false), in
+/// any case.
+///
+/// # Errors
+/// Any other name.
+pub fn is_svg(path: &Path) -> Result<bool> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("svg") => Ok(true),
+        Some(e) if e.eq_ignore_ascii_case("png") => Ok(false),
+        _ => Err(anyhow!("{} is neither .svg nor .png", path.display())),
+    }
+}
+
+/// Renders `figure` to `path` as its name says ([`is_svg`]: [`save_svg`] or [`save_png`]).
+///
+/// # Errors
+/// A name neither `.svg` nor `.png`, and the renderers' errors.
+pub fn save_as(figure: &impl Figure, path: &Path, inputs: &[&Path]) -> Result<()> {
+    if is_svg(path)? {
+        save_svg(figure, path, inputs)
+    } else {
+        save_png(figure, path, inputs)
+    }
+}
+
 /// Renders `figure` to a PNG file at exactly `path`, atomically and never over one of
 /// `inputs`.
 pub fn save_png(figure: &impl Figure, path: &Path, inputs: &[&Path]) -> Result<()> {

@@ -80,6 +80,43 @@ impl Map {
         map
     }
 
+    /// The map of `disguise demo`: every pickup of `places` and every candidate spot (in
+    /// longitude/latitude), the private picks of `run` in one panel and the non-private
+    /// greedy's beside them, the budget of `demo` in the first panel's title.
+    pub fn demo(
+        demo: &disguise::task::Demo,
+        places: &disguise::task::DemoPlaces,
+        run: &disguise::task::DemoRun,
+    ) -> Self {
+        use disguise::numeric::display::{input, thousands};
+        let lon_lat = |p: &[f64; 2]| [p[1], p[0]];
+        let picks = |s: &disguise::maximize::Solution| -> Vec<Pick> {
+            let at = |v: usize| lon_lat(&places.candidates[v]);
+            let pick = |&v: &usize| Pick {
+                at: at(v),
+                label: places.names[v].clone(),
+            };
+            s.elements.iter().map(pick).collect()
+        };
+        let records = thousands(places.records.len() as u64);
+        let title = format!(
+            "disguise demo: {} waiting spots for {records} pickups",
+            demo.k
+        );
+        let points = places.records.iter().map(lon_lat).collect();
+        let candidates = places.candidates.iter().map(lon_lat).collect();
+        let private = format!(
+            "private (ε = {}, δ = {})",
+            input(demo.epsilon),
+            input(demo.delta)
+        );
+        let mut map = Map::geographic(title, points, candidates)
+            .panel(private, picks(&run.private))
+            .panel("non-private greedy (for comparison)", picks(&run.exact));
+        map.panel_height = 700;
+        map
+    }
+
     /// Adds a panel.
     pub fn panel(mut self, title: impl Into<String>, picks: Vec<Pick>) -> Self {
         self.panels.push(MapPanel {

@@ -42,7 +42,7 @@ mod style;
 
 pub use axis::tick_label;
 pub(crate) use axis::{Axis, nice_ticks, padded};
-pub use backend::{DrawResult, Figure, init, save, save_png, save_svg};
+pub use backend::{DrawResult, Figure, init, is_svg, save, save_as, save_png, save_svg};
 pub use bar::{BarChart, BarSeries};
 pub use boxplot::{BoxGroup, BoxPlot, box_stats};
 pub use legend::Legend;

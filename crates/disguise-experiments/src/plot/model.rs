@@ -31,6 +31,33 @@ pub struct ModelFigure {
 }
 
 impl ModelFigure {
+    /// The figure of a synthetic-data `release` and its `compared` marginals (the noisy
+    /// counts measured and the synthetic table's on the same cells): released values only.
+    pub fn of(
+        release: &disguise::task::SynthRelease,
+        compared: &[disguise::task::Comparison],
+    ) -> Self {
+        let index = |name: &String| release.names.iter().position(|n| n == name).unwrap_or(0);
+        let share = |v: &[f64], total: u64| -> Vec<f64> {
+            v.iter().map(|x| x / total.max(1) as f64).collect()
+        };
+        let marginal = |c: &disguise::task::Comparison| {
+            let synthetic: Vec<f64> = c.synthetic.iter().map(|&x| x as f64).collect();
+            let columns = c.columns.iter().map(index).collect();
+            (
+                columns,
+                share(&c.measured, c.records),
+                share(&synthetic, c.rows),
+            )
+        };
+        let method = release.synthesis.method.name().to_uppercase();
+        ModelFigure {
+            title: format!("{method}: measured marginals and the synthetic table"),
+            columns: release.names.clone(),
+            marginals: compared.iter().map(marginal).collect(),
+        }
+    }
+
     fn rows_of_panels(&self) -> u32 {
         self.marginals.len().div_ceil(PANELS_PER_ROW) as u32
     }

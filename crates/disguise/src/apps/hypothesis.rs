@@ -507,6 +507,32 @@ pub fn table_labels(
     }
 }
 
+/// Public bounds `LO:HI` of every feature (`--bounds 0:255`), finite with LO < HI.
+///
+/// ```
+/// use disguise::apps::hypothesis::parse_bounds;
+/// assert_eq!(parse_bounds("0:255")?, (0.0, 255.0));
+/// assert!(parse_bounds("5:1").is_err());
+/// # Ok::<(), disguise::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `bounds`: not two numbers, or not finite LO < HI.
+pub fn parse_bounds(text: &str) -> Result<(f64, f64)> {
+    let Some((lo, hi)) = text.split_once(':') else {
+        return Err(Error::param("bounds", "expected LO:HI, e.g. 0:255"));
+    };
+    let number = |s: &str| {
+        (s.trim().parse::<f64>())
+            .map_err(|_| Error::param("bounds", format!("{s:?} is not a number")))
+    };
+    let (lo, hi) = (number(lo)?, number(hi)?);
+    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+        return Err(Error::param("bounds", "need finite LO < HI"));
+    }
+    Ok((lo, hi))
+}
+
 /// The schema of a delimited file given without one, for hypothesis selection: its header's
 /// columns (read with `layout`), all numeric with `bounds` (or none, to be taken from the
 /// data); the `label` column numeric 0/1, or categorical when `positive` names its positive

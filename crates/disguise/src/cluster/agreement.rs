@@ -101,7 +101,60 @@ pub fn refuse_stream(name: &str, input: &Path) -> Result<()> {
     )))
 }
 
+/// One option of a run's request as a front end parsed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestField {
+    /// Its name (say, `--normalizer`).
+    pub name: String,
+    /// Its values as given, or its default; `None`: not given, and no default.
+    pub values: Option<Vec<std::ffi::OsString>>,
+    /// Whether its values name public files (compared by content).
+    pub files: bool,
+}
+
 impl Agreement {
+    /// The agreement of a request given as its `fields`, in order — a public file by its
+    /// content (a regular file, or a stream held by [`crate::files::hold_stream`]: another
+    /// path to the same content is the same request), anything else by its text, an option
+    /// not given as not given — and the listings of the private `inputs`, each with the
+    /// option that names it.
+    ///
+    /// ```
+    /// use disguise::cluster::{Agreement, RequestField};
+    /// let field = |v: &str| RequestField { name: "--k".into(), values: Some(vec![v.into()]), files: false };
+    /// let a = Agreement::of_request(&[field("3")], &[])?;
+    /// assert_eq!(a, Agreement::of_request(&[field("3")], &[])?);
+    /// assert_ne!(a, Agreement::of_request(&[field("4")], &[])?);
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Agreement::values`] and [`Agreement::input`], and [`Parts::resolve`]'s.
+    pub fn of_request(fields: &[RequestField], inputs: &[(&str, &Path)]) -> Result<Self> {
+        let mut agreement = Agreement::new();
+        for field in fields {
+            let Some(values) = &field.values else {
+                agreement = agreement.absent(&field.name);
+                continue;
+            };
+            let values: Vec<RequestValue<'_>> = (values.iter())
+                .map(|value| {
+                    let path = Path::new(value);
+                    if field.files && (path.is_file() || crate::files::held(path).is_some()) {
+                        RequestValue::File(path)
+                    } else {
+                        RequestValue::Text(value.as_encoded_bytes())
+                    }
+                })
+                .collect();
+            agreement = agreement.values(&field.name, &values)?;
+        }
+        for (name, path) in inputs {
+            agreement = agreement.input(name, &Parts::resolve(path)?)?;
+        }
+        Ok(agreement)
+    }
+
     /// An empty agreement (a request with no field and no input).
     pub fn new() -> Self {
         Self::default()

@@ -62,7 +62,7 @@ mod sharded;
 mod table;
 mod tally;
 
-pub use agreement::{Agreement, RequestValue, refuse_stream};
+pub use agreement::{Agreement, RequestField, RequestValue, refuse_stream};
 pub use secure::ClusterKey;
 pub use sharded::{Aggregate, Comm, Sharded, ShardedState, Summable, SynthInput};
 pub(crate) use sharded::{Link, Msg, Serve};

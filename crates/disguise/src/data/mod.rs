@@ -14,6 +14,7 @@
 mod codes;
 mod columns;
 mod edges;
+pub mod generate;
 #[cfg(feature = "parquet")]
 pub mod parquet;
 mod parts;

@@ -552,6 +552,42 @@ impl Schema {
         })
     }
 
+    /// The column a task is about: `given` (an option, the `what` column: `label`,
+    /// `target`), else the schema's `target`.
+    ///
+    /// ```
+    /// let schema = disguise::histogram::Schema::from_toml_str(r#"
+    ///     target = "y"
+    ///     [[columns]]
+    ///     name = "y"
+    ///     type = "categorical"
+    ///     levels = ["a", "b"]
+    /// "#, "schema.toml")?;
+    /// let flag = |p: &str| format!("--{p}");
+    /// assert_eq!(schema.target_or(None, "label", &flag)?, "y");
+    /// assert_eq!(schema.target_or(Some("x"), "label", &flag)?, "x");
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Parse`] when neither names one, saying to give the option (as `flag` spells
+    /// it) or set the schema's `target`.
+    pub fn target_or(
+        &self,
+        given: Option<&str>,
+        what: &str,
+        flag: &dyn Fn(&str) -> String,
+    ) -> Result<String> {
+        match (given, &self.target) {
+            (Some(t), _) => Ok(t.to_string()),
+            (None, Some(t)) => Ok(t.clone()),
+            (None, None) => Err(Error::parse(format!(
+                "no {what} column: give {} or set `target` in the schema",
+                flag(what)
+            ))),
+        }
+    }
+
     /// The schema's `target` when it names one of its columns (an excluded target is none).
     pub fn default_target(&self) -> Option<String> {
         self.target.clone().filter(|t| self.column_index(t).is_ok())

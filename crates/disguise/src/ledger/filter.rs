@@ -151,6 +151,45 @@ impl Limit {
         Self::new(epsilon, delta)?.with_filter(Filter::Zcdp)
     }
 
+    /// A limit from the parts a front end takes: (ε, δ), the filter, and under zCDP the part
+    /// (ε_A, δ_A) set aside for approximate releases ([`Limit::approximate`]; both 0 under
+    /// the basic filter, whose every release spends from the whole limit). The filter's
+    /// option is named as `flag` spells it (`rule`).
+    ///
+    /// ```
+    /// use disguise::ledger::{Filter, Limit};
+    /// let flag = |p: &str| format!("--{p}");
+    /// let limit = Limit::of(1.0, 1e-6, Filter::Zcdp, 0.1, 1e-7, &flag)?;
+    /// assert_eq!(limit.approximate_epsilon, 0.1);
+    /// assert!(Limit::of(1.0, 1e-6, Filter::Basic, 0.1, 1e-7, &flag).is_err());
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Limit::new`], [`Limit::with_filter`] and [`Limit::approximate`];
+    /// [`Error::InvalidParameter`] naming `approximate` for a part under the basic filter.
+    pub fn of(
+        epsilon: f64,
+        delta: f64,
+        filter: Filter,
+        approximate_epsilon: f64,
+        approximate_delta: f64,
+        flag: &dyn Fn(&str) -> String,
+    ) -> Result<Self> {
+        let limit = Self::new(epsilon, delta)?.with_filter(filter)?;
+        if filter == Filter::Zcdp {
+            limit.approximate(approximate_epsilon, approximate_delta)
+        } else if approximate_epsilon != 0.0 || approximate_delta != 0.0 {
+            let reason = format!(
+                "only a {} zcdp limit sets aside a part for approximate releases",
+                flag("rule")
+            );
+            Err(Error::param("approximate", reason))
+        } else {
+            Ok(limit)
+        }
+    }
+
     /// The same limit with filter `filter` (ρ_L computed for zCDP).
     ///
     /// # Errors

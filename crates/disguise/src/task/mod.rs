@@ -60,7 +60,7 @@ pub use assign::{
 };
 pub use coverage::{CoverageInput, CoverageParams, CoverageReport, MaxCoverage, PreparedCoverage};
 pub use cut::{CutParams, CutReport, MaxCut, PreparedCut};
-pub use demo::{DemoPick, DemoReport, ExactPick};
+pub use demo::{Demo, DemoPick, DemoPlaces, DemoReport, DemoRun, ExactPick};
 pub use estimate::{
     ESTIMATE_CONFIDENCE, UtilityEstimate, UtilityScale, estimate_epsilon, estimate_noise,
     estimate_utility,

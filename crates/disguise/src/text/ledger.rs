@@ -1,9 +1,9 @@
 //! The budget ledger for people: a limit in words, one line per data set, the table of
 //! releases, and the audit log as CSV.
 
-use crate::ledger::{Filter, Limit, Release, Status};
+use crate::ledger::{Filter, Limit, Release, Spend, Status};
 use crate::numeric::decimal::{rounded, typed};
-use crate::numeric::display::thousands;
+use crate::numeric::display::{guarantee, thousands};
 use std::cmp::Ordering;
 use std::fmt::Write as _;
 
@@ -193,6 +193,126 @@ pub fn releases_csv(releases: &[Release], out: impl std::io::Write) -> std::io::
         .map_err(io)?;
     }
     csv.flush()
+}
+
+/// The line that says a ledger now gives each new data set a default `limit` at its first
+/// release.
+///
+/// ```
+/// let limit = disguise::ledger::Limit::new(1.0, 0.0)?;
+/// assert_eq!(
+///     disguise::text::default_limit_line(&limit),
+///     "default limit for new data sets: ε = 1, δ = 0 (basic filter)"
+/// );
+/// # Ok::<(), disguise::Error>(())
+/// ```
+pub fn default_limit_line(limit: &Limit) -> String {
+    format!("default limit for new data sets: {}", limit_words(limit))
+}
+
+/// The line that says how many releases of the audit log were written to `out`.
+///
+/// ```
+/// let line = disguise::text::releases_written(1_200, std::path::Path::new("log.csv"));
+/// assert_eq!(line, "wrote 1,200 releases to log.csv");
+/// ```
+pub fn releases_written(count: usize, out: &std::path::Path) -> String {
+    let plural = if count == 1 { "" } else { "s" };
+    let count = thousands(count as u64);
+    format!("wrote {count} release{plural} to {}", out.display())
+}
+
+/// What a reservation left charged, in words that are the same for every data set: the
+/// release `id` of `spend` (one run's guarantee, rounded up as every guarantee printed is,
+/// and the number of runs released together) charged to `dataset` in the ledger at `path`.
+///
+/// ```
+/// use disguise::ledger::{Spend, Unit};
+/// use disguise::privacy::{Guarantee, compose::Rule};
+/// let g = Guarantee { epsilon: 0.5, delta: 0.0, rule: Rule::Basic };
+/// let spend = Spend::protecting(Unit::Record, g).runs(3);
+/// let line = disguise::text::charged_line(7, &spend, "adult", std::path::Path::new("b.ledger"));
+/// assert_eq!(line, "release 7 of 3 runs × (ε = 0.5, δ = 0) stays charged to adult in b.ledger");
+/// ```
+pub fn charged_line(id: i64, spend: &Spend, dataset: &str, path: &std::path::Path) -> String {
+    let g = spend.guarantee;
+    let each = format!("(ε = {}, δ = {})", guarantee(g.epsilon), guarantee(g.delta));
+    let what = match spend.runs {
+        1 => each,
+        n => format!("{n} runs × {each}"),
+    };
+    let path = path.display();
+    format!("release {id} of {what} stays charged to {dataset} in {path}")
+}
+
+/// The one line of a release that failed after its budget was reserved (`charged`: what
+/// stays charged, [`charged_line`]), the same for every data set: the `reason`, which may
+/// depend on the private data, only with `diagnostics` (the option named by `flag`).
+/// Before a reservation (`charged` is `None`) the reason alone.
+///
+/// ```
+/// let flag = |p: &str| format!("--{p}");
+/// assert_eq!(disguise::text::failure_line("no such file", None, false, &flag), "no such file");
+/// let line = disguise::text::failure_line("bad cell", Some("release 1 …"), false, &flag);
+/// assert!(line.ends_with("shown only with --diagnostics") && !line.contains("bad cell"));
+/// ```
+pub fn failure_line(
+    reason: &str,
+    charged: Option<&str>,
+    diagnostics: bool,
+    flag: &dyn Fn(&str) -> String,
+) -> String {
+    let option = flag("diagnostics");
+    match charged {
+        None => reason.to_string(),
+        Some(charged) if diagnostics => format!(
+            "the release failed after its budget was reserved; {charged}; the reason (NOT \
+             private, shown because of {option}): {reason}"
+        ),
+        Some(charged) => format!(
+            "the release failed after its budget was reserved; {charged}; the reason depends \
+             on the private data and is shown only with {option}"
+        ),
+    }
+}
+
+/// The error of a run charged more than was reserved for it (a bug: nothing is released):
+/// the `actual` spend of one trial and what was `reserved`, in full.
+pub fn overspent(actual: &Spend, reserved: Option<&Spend>) -> String {
+    let spend = |s: &Spend| {
+        let g = s.guarantee;
+        format!(
+            "ε = {}, δ = {}, {}-level, calls {:?}",
+            g.epsilon, g.delta, s.unit, s.calls
+        )
+    };
+    format!(
+        "internal error: the run spends more than was reserved for it ({}; reserved: {}); \
+         nothing was released (please report this)",
+        spend(actual),
+        reserved.map_or_else(|| "nothing".to_string(), spend)
+    )
+}
+
+/// A command line as the audit log records it: each argument shell-quoted when it needs it.
+///
+/// ```
+/// let line = disguise::text::command_line(["disguise", "select", "--k", "3", "it's"]);
+/// assert_eq!(line, "disguise select --k 3 'it'\\''s'");
+/// ```
+pub fn command_line<A: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = A>) -> String {
+    let quoted = args.into_iter().map(|a| {
+        let a = a.as_ref().to_string_lossy().into_owned();
+        let plain = !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_alphanumeric() || "-_./=:,+@%^".contains(c));
+        if plain {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', "'\\''"))
+        }
+    });
+    quoted.collect::<Vec<_>>().join(" ")
 }
 
 /// What `disguise ledger show` prints: the ledger, its default limit, each data set's

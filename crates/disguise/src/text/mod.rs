@@ -13,13 +13,18 @@
 mod budget;
 #[cfg(feature = "ledger")]
 mod ledger;
+mod picks;
 mod releases;
 mod sample;
 mod tasks;
 
 pub use budget::{budget_table, no_rule_fits};
 #[cfg(feature = "ledger")]
-pub use ledger::{limit_words, overview_text, releases_csv, releases_table, status_line};
+pub use ledger::{
+    charged_line, command_line, default_limit_line, failure_line, limit_words, overspent,
+    overview_text, releases_csv, releases_table, releases_written, status_line,
+};
+pub use picks::{Labels, picks_closing, picks_opening, trial_csv_rows, trial_line};
 pub use releases::{
     demo_table, histogram_columns_note, histogram_nothing_released, histogram_summary,
     hypothesis_table, itemsets_nothing_released, itemsets_table, itemsets_truncated, kept_summary,
@@ -69,6 +74,38 @@ pub fn usefulness_line(usefulness: &Usefulness) -> Option<(&'static str, String)
             ),
         )
     })
+}
+
+/// The line that says what [`Parts::write`](crate::data::generate::Parts::write) wrote:
+/// the points in their part files, and the candidates.
+///
+/// ```
+/// use disguise::data::generate::{PartFormat, Parts, Written};
+/// let request = Parts { n: 100, parts: 1, candidates: 5, format: PartFormat::Csv, seed: 1 };
+/// let written = Written {
+///     folder: "out/points".into(),
+///     files: vec!["out/points/part-00000.csv".into()],
+///     candidates: "out/candidates.csv".into(),
+/// };
+/// assert_eq!(
+///     disguise::text::generated_line(&request, &written),
+///     "wrote 100 points in 1 csv part to out/points and 5 candidates to out/candidates.csv"
+/// );
+/// ```
+pub fn generated_line(
+    request: &crate::data::generate::Parts,
+    written: &crate::data::generate::Written,
+) -> String {
+    let parts = request.parts;
+    format!(
+        "wrote {} points in {parts} {} part{} to {} and {} candidates to {}",
+        request.n,
+        request.format.extension(),
+        if parts == 1 { "" } else { "s" },
+        written.folder.display(),
+        request.candidates,
+        written.candidates.display(),
+    )
 }
 
 /// The budget line of a greedy run: the total (ε, δ) as typed and how it was split into the
@@ -332,6 +369,38 @@ pub fn not_private_section(not_private: Option<&serde_json::Value>) -> String {
     let mut out = format!("{NOT_PRIVATE_HEADING}\n");
     diagnostic_lines(&mut out, value, 1);
     out
+}
+
+/// A single release for people: its `table`, then with `diagnostics` a blank line and the
+/// report's diagnostics ([`not_private_section`]), the whole output of a release printed as
+/// text.
+///
+/// ```
+/// use disguise::disclosure::{Diagnostic, Disclose, Public};
+/// #[derive(serde::Serialize, Disclose)]
+/// struct Counted {
+///     records: Public<u64>,
+///     #[serde(skip)]
+///     exact: Diagnostic<u64>,
+/// }
+/// let r = Counted { records: Public::new(10), exact: Diagnostic::new(7) };
+/// assert_eq!(disguise::text::with_not_private("10 records\n".into(), &r, false), "10 records\n");
+/// let shown = disguise::text::with_not_private("10 records\n".into(), &r, true);
+/// assert!(shown.starts_with("10 records\n\nnot private"), "{shown}");
+/// assert!(shown.ends_with("\n  exact: 7\n"), "{shown}");
+/// ```
+pub fn with_not_private<T: crate::disclosure::Disclose>(
+    table: String,
+    report: &T,
+    diagnostics: bool,
+) -> String {
+    if !diagnostics {
+        return table;
+    }
+    format!(
+        "{table}\n{}",
+        not_private_section(report.not_private().as_ref())
+    )
 }
 
 /// Lists of numbers longer than this are cut short in text.

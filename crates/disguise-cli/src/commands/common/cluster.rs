@@ -2,7 +2,7 @@
 //! ([`disguise::cluster`]), and the request every process of it must agree on.
 
 use anyhow::{Context, bail};
-use disguise::cluster::{Agreement, Cluster, ClusterKey, RequestValue};
+use disguise::cluster::{Agreement, Cluster, ClusterKey, RequestField};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -27,17 +27,9 @@ const NOT_THE_REQUEST: &[&str] = &[
     "data",
 ];
 
-/// One option of the request: its name, its values (`None`: not given, and no default), and
-/// whether they name files.
-struct Field {
-    name: String,
-    values: Option<Vec<std::ffi::OsString>>,
-    files: bool,
-}
-
 /// The request of this invocation, in the order of its options: set once by `main` from the
 /// parsed command line, read only by a distributed run.
-static REQUEST: OnceLock<Vec<Field>> = OnceLock::new();
+static REQUEST: OnceLock<Vec<RequestField>> = OnceLock::new();
 
 /// Records the request of `matches` (the whole command line, parsed): the subcommand's name,
 /// then every option outside [`NOT_THE_REQUEST`], defaults included, and those not given as
@@ -55,7 +47,7 @@ pub fn remember_request(command: &clap::Command, matches: &clap::ArgMatches) {
         };
         at = (def, sub);
     }
-    let mut fields = vec![Field {
+    let mut fields = vec![RequestField {
         name: "command".into(),
         values: Some(vec![name.into()]),
         files: false,
@@ -69,7 +61,7 @@ pub fn remember_request(command: &clap::Command, matches: &clap::ArgMatches) {
         let Ok(values) = matches.try_get_raw(id) else {
             continue;
         };
-        fields.push(Field {
+        fields.push(RequestField {
             name: arg
                 .get_long()
                 .map_or_else(|| id.to_string(), |l| format!("--{l}")),
@@ -102,36 +94,6 @@ pub fn hold_public_streams() -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// The agreement of this process: the remembered request — a public file by its content (a
-/// regular file, or a stream held by [`hold_public_streams`]: another path to the same
-/// content is the same request), anything else by its text — and the listings of the
-/// private `inputs`.
-fn agreement(inputs: &[(&str, &Path)]) -> anyhow::Result<Agreement> {
-    let mut agreement = Agreement::new();
-    for field in REQUEST.get().map(Vec::as_slice).unwrap_or_default() {
-        let Some(values) = &field.values else {
-            agreement = agreement.absent(&field.name);
-            continue;
-        };
-        let values: Vec<RequestValue<'_>> = values
-            .iter()
-            .map(|value| {
-                let path = Path::new(value);
-                if field.files && (path.is_file() || disguise::files::held(path).is_some()) {
-                    RequestValue::File(path)
-                } else {
-                    RequestValue::Text(value.as_encoded_bytes())
-                }
-            })
-            .collect();
-        agreement = agreement.values(&field.name, &values)?;
-    }
-    for (name, path) in inputs {
-        agreement = agreement.input(name, &disguise::data::Parts::resolve(path)?)?;
-    }
-    Ok(agreement)
 }
 
 /// Where a run's records are spread: threads of this process and processes of a host file.
@@ -227,8 +189,10 @@ impl ClusterArgs {
         })?;
         let mut cluster = cluster.timeout(timeout);
         if self.hosts.is_some() {
+            // The remembered request (streams held by [`hold_public_streams`]).
+            let request = REQUEST.get().map(Vec::as_slice).unwrap_or_default();
             cluster = cluster
-                .agreement(agreement(inputs)?)
+                .agreement(Agreement::of_request(request, inputs)?)
                 .on_dropped(|line| eprintln!("warning: {line}"));
             if let Some(path) = self.key_file() {
                 let key = ClusterKey::read(&path).map_err(|e| match e {

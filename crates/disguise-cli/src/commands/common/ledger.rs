@@ -1,9 +1,11 @@
 //! `--ledger`, `--dataset`, `--new-dataset`, `--ledger-timeout`: the privacy budget ledger
 //! of a releasing command ([`disguise::ledger`]).
 
+use crate::output::{flag_of, flagged};
 use anyhow::bail;
 use disguise::ledger::{Ledger, Name, Spend, Spends};
 use disguise::task::PrivacyReport;
+use disguise::text;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -72,14 +74,14 @@ impl LedgerArgs {
             );
         };
         let dataset = disguise::ledger::check_name(name)
-            .map_err(|e| crate::output::flagged(e, &|_| "--dataset".into()))?
+            .map_err(|e| flagged(e, &|_| "--dataset".into()))?
             .to_string();
         let ledger = open_ledger(file, self.ledger_timeout)?;
         Ok(Some(Charge {
             ledger,
             dataset,
             new: self.new_dataset,
-            command: command_line(),
+            command: text::command_line(std::env::args_os()),
         }))
     }
 }
@@ -112,9 +114,7 @@ impl Charge {
         runs: u64,
         secure: bool,
     ) -> anyhow::Result<Reserved> {
-        let spent = plan
-            .spend()
-            .map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
+        let spent = plan.spend().map_err(|e| flagged(e, &flag_of))?;
         let spend = match spent {
             Some(spend) => {
                 let spend = spend
@@ -128,24 +128,9 @@ impl Charge {
                     Name::from(&self.dataset)
                 };
                 let receipt = self.ledger.reserve(name, &spend)?;
-                // As recorded: the guarantee of one run (rounded up, as every guarantee
-                // printed is) and the number of runs released together.
-                let g = spend.guarantee;
-                let each = format!(
-                    "(ε = {}, δ = {})",
-                    disguise::numeric::display::guarantee(g.epsilon),
-                    disguise::numeric::display::guarantee(g.delta)
-                );
-                let what = match spend.runs {
-                    1 => each,
-                    n => format!("{n} runs × {each}"),
-                };
-                let _ = CHARGED.set(format!(
-                    "release {} of {what} stays charged to {} in {}",
-                    receipt.id,
-                    self.dataset,
-                    self.ledger.path().display()
-                ));
+                let path = self.ledger.path();
+                let line = text::charged_line(receipt.id, &spend, &self.dataset, path);
+                let _ = CHARGED.set(line);
                 Some(spend)
             }
             None => None,
@@ -175,13 +160,10 @@ impl Reserved {
     /// ([`disguise::ledger::within_reservation`]: its unit, its guarantee times the trials,
     /// its ρ and its calls); the library plans each run by the same accounting, so a run
     /// beyond its plan would be a bug, and releases nothing. `actual` is one trial's report
-    /// (anything that [`Spends`]), each trial held to the reservation's share; or, until
-    /// every caller passes its report, one trial's guarantee alone, whose calls are then
-    /// taken as reserved.
-    pub fn check(&self, actual: impl Ran) -> anyhow::Result<()> {
-        let actual = actual
-            .spend_given(self.spend.as_ref())
-            .map_err(|e| crate::output::flagged(e, &crate::output::flag_of))?;
+    /// (anything that [`Spends`]: its guarantee, calls and unit), each trial held to the
+    /// reservation's share.
+    pub fn check<T: Spends + ?Sized>(&self, actual: &T) -> anyhow::Result<()> {
+        let actual = (actual.spend()).map_err(|e| flagged(e, &flag_of))?;
         let Some(actual) = actual else {
             return Ok(());
         };
@@ -191,40 +173,9 @@ impl Reserved {
             disguise::ledger::within_reservation(reserved, &actual)
         });
         if !fits {
-            bail!(
-                "internal error: the run spends more than was reserved for it (ε = {}, δ = {}, \
-                 {}-level, calls {:?}; reserved: {}); nothing was released (please report \
-                 this)",
-                actual.guarantee.epsilon,
-                actual.guarantee.delta,
-                actual.unit,
-                actual.calls,
-                self.spend.as_ref().map_or_else(
-                    || "nothing".to_string(),
-                    |r| format!(
-                        "ε = {}, δ = {}, {}-level, calls {:?}",
-                        r.guarantee.epsilon, r.guarantee.delta, r.unit, r.calls
-                    )
-                )
-            );
+            bail!(text::overspent(&actual, self.spend.as_ref()));
         }
         Ok(())
-    }
-}
-
-/// What a run reports that [`Reserved::check`] holds to its reservation: one trial's spend.
-pub trait Ran {
-    /// The run's spend, given what was `reserved` (`None`: the run touched no data).
-    ///
-    /// # Errors
-    /// A non-private run.
-    fn spend_given(self, reserved: Option<&Spend>) -> disguise::Result<Option<Spend>>;
-}
-
-/// A report: its own spend, calls and unit included.
-impl<T: Spends + ?Sized> Ran for &T {
-    fn spend_given(self, _reserved: Option<&Spend>) -> disguise::Result<Option<Spend>> {
-        Spends::spend(self)
     }
 }
 
@@ -246,25 +197,6 @@ pub fn refuse_non_private(ledger: bool, private: bool) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// This process's command line, for the audit log: each argument shell-quoted when it
-/// needs it.
-fn command_line() -> String {
-    std::env::args_os()
-        .map(|a| {
-            let a = a.to_string_lossy().into_owned();
-            let plain = !a.is_empty()
-                && a.chars()
-                    .all(|c| c.is_alphanumeric() || "-_./=:,+@%^".contains(c));
-            if plain {
-                a
-            } else {
-                format!("'{}'", a.replace('\'', "'\\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]

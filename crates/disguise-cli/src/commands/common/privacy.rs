@@ -8,11 +8,11 @@ use crate::output::{
 };
 use anyhow::bail;
 use disguise::SecureRng;
-use disguise::disclosure::{Diagnostic, Disclose};
+use disguise::disclosure::Diagnostic;
 use disguise::numeric::stats::MeanStd;
 use disguise::select::SelectorKind;
 use disguise::task::{Algorithm, CompositionChoice, Picked, Privacy, Report, Trials, trials};
-use disguise::text;
+use disguise::text::{self, Labels};
 
 /// The privacy options shared by `select` and `features`.
 #[derive(clap::Args, Debug, Clone)]
@@ -163,81 +163,46 @@ impl PrivacyArgs {
     }
 }
 
-/// How the shared printer labels picks: element names, type names (k-submodular runs) and
-/// the utility of an objective value.
-pub struct Labels<'a> {
-    /// Name of every element.
-    pub names: &'a [String],
-    /// Name of every type; `None` for runs without types.
-    pub types: Option<&'a [String]>,
-    /// The utility of an objective value (e.g. f(S)/n): the task's.
-    pub utility: &'a dyn Fn(f64) -> f64,
-    /// What the diagnostics' values and utilities are, said under their heading.
-    pub note: &'a str,
+/// What a picks command hands [`run_and_print`]: how its picks are named and valued
+/// ([`Labels`]), its table's opening lines from the first trial's report (the budget line
+/// and a blank line follow them) and the task's report of one run.
+pub struct Shown<'a, T, P> {
+    labels: Labels<'a>,
+    preamble: &'a dyn Fn(&Report<P>) -> String,
+    report: &'a dyn Fn(&T) -> Report<P>,
 }
 
-impl<'a> Labels<'a> {
-    /// Untyped picks named by `names`, valued by `utility`.
-    pub fn new(names: &'a [String], utility: &'a dyn Fn(f64) -> f64) -> Self {
+impl<'a, T, P> Shown<'a, T, P> {
+    /// The labels, opening lines and report of a picks command.
+    pub fn new(
+        labels: Labels<'a>,
+        preamble: &'a dyn Fn(&Report<P>) -> String,
+        report: &'a dyn Fn(&T) -> Report<P>,
+    ) -> Self {
         Self {
-            names,
-            types: None,
-            utility,
-            note: "",
+            labels,
+            preamble,
+            report,
         }
     }
-
-    /// The same, the diagnostics saying `note` on what the values are.
-    pub fn note(self, note: &'a str) -> Self {
-        Self { note, ..self }
-    }
-
-    /// The same, each pick with one of `types`.
-    pub fn typed(self, types: &'a [String]) -> Self {
-        Self {
-            types: Some(types),
-            ..self
-        }
-    }
-
-    /// The name of the type of pick `i` of a trial, for a typed run.
-    fn type_of(&self, types: Option<&[usize]>, i: usize) -> Option<&str> {
-        match (self.types, types.and_then(|t| t.get(i))) {
-            (Some(names), Some(&t)) => Some(&names[t]),
-            _ => None,
-        }
-    }
-}
-
-/// What the trials leave for the closing lines: the task's report of the first trial (the
-/// single run without `--trials`), for `--format json` with `--trials` every trial's picks,
-/// and the exact final utilities' mean and standard deviation (a diagnostic).
-struct Outcome<P> {
-    first: Report<P>,
-    trials: Option<Trials>,
-    finals: Diagnostic<MeanStd>,
 }
 
 /// Runs the trials (one without `--trials`) in parallel and prints them as they finish:
 /// table rows and CSV rows are written per trial and nothing per trial is kept, so any
 /// `--trials` runs in constant memory; for JSON every trial's picks are kept compactly, after
 /// checking that they fit ([`Trials::bytes`]). The generator is the OS's, or the seeded one
-/// of `--seed`, keyed after those checks. `report` is the task's report of one run;
-/// `preamble` prints the table's opening lines from the first trial's (the budget line and a
-/// blank line follow it); `picks` bounds the picks of one trial. A vacuous a-priori bound is
-/// warned of on stderr before any result. With a budget ledger the trials' cost was reserved
-/// by the caller before the data was read (`reserved`); the first trial's guarantee is
-/// checked against it before anything is printed. Then the task's report as JSON, or the
-/// table's closing lines (the guarantee; [`print_closing`]): a picks command's whole output.
-/// What is printed is the release; the picks' exact values only with `--diagnostics`, in a
-/// section of their own.
+/// of `--seed`, keyed after those checks. `shown` says how a run is reported and printed;
+/// `picks` bounds the picks of one trial. A vacuous a-priori bound is warned of on stderr
+/// before any result. With a budget ledger the trials' cost was reserved by the caller
+/// before the data was read (`reserved`); the first trial's guarantee is checked against it
+/// before anything is printed. Then the task's report as JSON, or the table's closing lines
+/// ([`text::picks_closing`]): a picks command's whole output. What is printed is the
+/// release; the picks' exact values only with `--diagnostics`, in a section of their own.
 pub fn run_and_print<T, P, F>(
     args: &PrivacyArgs,
     reserved: Option<&super::ledger::Reserved>,
     picks: usize,
-    labels: &Labels<'_>,
-    preamble: &dyn Fn(&Report<P>),
-    report: &dyn Fn(&T) -> Report<P>,
+    shown: &Shown<'_, T, P>,
     run: F,
 ) -> anyhow::Result<()>
 where
@@ -246,7 +211,7 @@ where
     F: Fn(&mut SecureRng) -> disguise::Result<T> + Sync,
 {
     super::ledger::refuse_non_private(reserved.is_some(), args.mechanism != SelectorKind::Argmax)?;
-    let diagnostics = args.diagnostics.on();
+    let (labels, diagnostics) = (&shown.labels, args.diagnostics.on());
     let count = args.trials.unwrap_or(1);
     let per_trial = args.trials.is_some();
     let bar = if per_trial {
@@ -284,10 +249,9 @@ where
     let mut finals = MeanStd::default();
     let mut csv: Option<CsvOut> = None;
     trials::<T, F, _, anyhow::Error>(count, &mut rng, &|| bar.inc(1), run, |t, trial: T| {
-        let s = trial.solution();
-        finals.push((labels.utility)(s.value));
+        finals.push((labels.utility)(trial.solution().value));
         if t == 0 {
-            let mut r = report(&trial);
+            let mut r = (shown.report)(&trial);
             if let (Some(e), Some(erng)) = (estimate, estimate_rng.as_mut()) {
                 r = r.with_utility_estimate(e, erng)?;
             }
@@ -301,14 +265,9 @@ where
                 bar.suspend(|| super::warn_if_vacuous(u));
             }
             if args.format == RowFormat::Table {
-                bar.suspend(|| {
-                    preamble(&r);
-                    println!("{}", budget_line(&r, args));
-                    println!();
-                    if per_trial {
-                        println!("{}", text::trials_header(typed));
-                    }
-                });
+                let (e, d) = (args.epsilon, args.delta);
+                let opening = text::picks_opening(&r, e, d, per_trial, typed, &flag_of);
+                bar.suspend(|| print!("{}{opening}", (shown.preamble)(&r)));
             }
             if args.format == RowFormat::Csv {
                 let header = text::picks_csv_header(typed, diagnostics);
@@ -323,32 +282,14 @@ where
                 }
             }
             RowFormat::Csv => {
-                let r = first.as_ref().expect("trial 0 came first");
-                let cells = text::guarantee_cells(&r.privacy);
+                let privacy = &first.as_ref().expect("trial 0 came first").privacy;
                 let out = csv.as_mut().expect("the CSV starts at trial 0");
-                for (i, &v) in s.elements.iter().enumerate() {
-                    let type_name = labels.type_of(trial.types(), i);
-                    // The exact value after the pick: a diagnostic, in its own columns.
-                    let exact = diagnostics.then(|| {
-                        let value = s.values[i];
-                        Diagnostic::new((value, (labels.utility)(value)))
-                    });
-                    let name = &labels.names[v];
-                    let mut row = text::pick_cells(t, i, v, name, type_name, exact);
-                    row.extend(cells.iter().cloned());
+                for row in text::trial_csv_rows(t, &trial, labels, privacy, diagnostics) {
                     bar.suspend(|| out.row(&row))?;
                 }
             }
             RowFormat::Table if per_trial => {
-                let chosen: Vec<String> = s
-                    .elements
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &v)| {
-                        text::pick_label(&labels.names[v], labels.type_of(trial.types(), i))
-                    })
-                    .collect();
-                bar.suspend(|| println!("{}", text::trial_row(t, &chosen)));
+                bar.suspend(|| println!("{}", text::trial_line(t, &trial, labels)));
             }
             RowFormat::Table => {}
         }
@@ -358,94 +299,17 @@ where
     let Some(first) = first else {
         bail!("no trial was run");
     };
-    if let Some(out) = csv {
-        return out.finish();
-    }
-    if args.format == RowFormat::Table && args.trials.is_none() {
-        print!(
-            "{}",
-            text::picks_table(&first.choice, labels.names, labels.types)
-        );
-    }
-    let trials = kept.map(|t| t.named(labels.names));
-    print_closing(
-        args,
-        Outcome {
-            first,
-            trials,
-            finals: Diagnostic::new(finals),
-        },
-        labels,
-    )
-}
-
-/// The budget line of the table output ([`text::budget_line`]), or what a non-private run
-/// has instead.
-pub fn budget_line<P>(report: &Report<P>, args: &PrivacyArgs) -> String {
-    let epsilon = args.epsilon.unwrap_or(f64::NAN);
-    text::budget_line(&report.privacy, epsilon, args.delta)
-        .unwrap_or_else(|| "budget: none (--mechanism max is the non-private baseline)".into())
-}
-
-/// The guarantee line of a run of `--mechanism max`.
-const NON_PRIVATE: &str =
-    "guarantee: NONE — NOT private (--mechanism max is the non-private greedy baseline)";
-
-/// The end of a picks command's output, after its trials ([`run_and_print`]): the task's
-/// report as JSON (the first trial's, with every trial's picks under `--trials`; the
-/// diagnostics under `not_private` with `--diagnostics`) or the table's closing lines (the
-/// utility estimate and the guarantee, then with `--diagnostics` the diagnostics' section).
-fn print_closing<P: disguise::task::Params>(
-    args: &PrivacyArgs,
-    Outcome {
-        first,
-        trials,
-        finals,
-    }: Outcome<P>,
-    labels: &Labels<'_>,
-) -> anyhow::Result<()> {
-    let diagnostics = args.diagnostics.on();
     match args.format {
-        RowFormat::Json => match trials {
-            Some(trials) => print_json(&first.with_trials(trials), diagnostics),
+        RowFormat::Json => match kept {
+            Some(trials) => print_json(&first.with_trials(trials.named(labels.names)), diagnostics),
             None => print_json(&first.named(labels.names), diagnostics),
         },
         // Written row by row while the trials ran.
-        RowFormat::Csv => Ok(()),
+        RowFormat::Csv => csv.expect("the CSV starts at trial 0").finish(),
         RowFormat::Table => {
-            println!();
-            if let Some(e) = &first.utility_estimate {
-                println!("{}", text::utility_estimate_line(e));
-            }
-            let (privacy, secure) = (&first.privacy, *first.secure_rng);
-            let line = text::guarantee_line(privacy, args.trials, secure);
-            println!("{}", line.unwrap_or_else(|| NON_PRIVATE.to_string()));
-            if diagnostics {
-                let mut section = match args.trials {
-                    // One run: its picks' values and utilities, and what the task counted.
-                    None => first.not_private(),
-                    // Many: their final utilities, summarised (every trial's in JSON).
-                    Some(n) => {
-                        let f = finals.into_revealed();
-                        let mut m = serde_json::Map::new();
-                        m.insert(
-                            "final_utility".into(),
-                            serde_json::json!(text::trials_summary(n, f.mean(), f.std())),
-                        );
-                        if let Some(serde_json::Value::Object(task)) = first.task.not_private() {
-                            m.extend(task);
-                        }
-                        Some(serde_json::Value::Object(m))
-                    }
-                };
-                if let (Some(serde_json::Value::Object(m)), false) =
-                    (section.as_mut(), labels.note.is_empty())
-                {
-                    m.insert("note".into(), serde_json::json!(labels.note));
-                }
-                println!();
-                print!("{}", text::not_private_section(section.as_ref()));
-            }
+            let trials = args.trials.map(|n| (n, Diagnostic::new(finals)));
+            let closing = text::picks_closing(&first, labels, trials, diagnostics, &flag_of);
+            print!("{closing}");
             Ok(())
         }
     }
