@@ -141,26 +141,6 @@ pub fn flag_of(name: &str) -> String {
     format!("--{}", name.replace('_', "-"))
 }
 
-// ---------------------------------------------------------------------------------------
-// Memory sized by user input
-// ---------------------------------------------------------------------------------------
-
-/// [`disguise::memory::check`] for the command line (an `anyhow` error).
-pub fn check_memory(what: &str, bytes_needed: u128, advice: &str) -> anyhow::Result<()> {
-    Ok(disguise::memory::check(what, bytes_needed, advice)?)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn memory_beyond_what_is_available_is_refused() {
-        assert!(check_memory("x", u128::MAX, "less").is_err());
-        assert!(check_memory("x", 1, "less").is_ok());
-    }
-}
-
 /// The end of a run that completed without releasing anything (every selection round found
 /// no margin, or no histogram cell passed its threshold): its report has been printed, and
 /// the process exits with [`NOTHING_RELEASED`] after one `nothing released: …` line on stderr

@@ -60,7 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
-    args.privacy.refuse_estimate("assign")?;
+    args.privacy.check(|o| o.refuse_estimate("assign"))?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     let charge = args.privacy.ledger.open(&[&args.places.points], false)?;
     let places = &args.places;

@@ -12,7 +12,9 @@ use disguise::apps::read_item_list;
 use disguise::cluster::Place;
 use disguise::disclosure::Diagnostic;
 use disguise::maximize::Solution;
-use disguise::task::{Algorithm, CoverageInput, CoverageReport, MaxCoverage, Reporting, Runnable};
+use disguise::task::{
+    Algorithm, CoverageInput, CoverageReport, MaxCoverage, Reporting, Runnable, TrialOptions,
+};
 use disguise::text::Labels;
 use std::path::{Path, PathBuf};
 
@@ -92,7 +94,7 @@ fn run_distributed(
     cluster: disguise::cluster::Cluster,
     charge: Option<&Charge>,
 ) -> anyhow::Result<()> {
-    args.privacy.check_one_trial()?;
+    args.privacy.check(TrialOptions::one_trial)?;
     let candidates = std::sync::Arc::new(read_item_list(&args.candidates)?);
     let m = candidates.len();
     // Process 0 charges before any process reads a person or any choice crosses the network.

@@ -234,7 +234,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         edge_share: args.edge_share,
     };
     args.privacy.check_trials()?;
-    args.privacy.refuse_estimate("features")?;
+    args.privacy.check(|o| o.refuse_estimate("features"))?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     // Bad --bins specs are reported before the data is read.
     let bins = bin_specs(&args)?;

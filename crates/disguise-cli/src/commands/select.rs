@@ -9,7 +9,7 @@ use super::common::privacy::{PrivacyArgs, Shown, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
-use disguise::task::{ContinuousOptions, Reporting, Runnable, Select, SelectReport};
+use disguise::task::{ContinuousOptions, Reporting, Runnable, Select, SelectReport, TrialOptions};
 use disguise::text::{self, Labels};
 
 const EXAMPLES: &str = "\
@@ -160,7 +160,7 @@ fn run_distributed(
     cluster: disguise::cluster::Cluster,
     charge: Option<&Charge>,
 ) -> anyhow::Result<()> {
-    args.privacy.check_one_trial()?;
+    args.privacy.check(TrialOptions::one_trial)?;
     let places = &args.places;
     let (candidates, names) = args.candidates(true)?;
     let m = candidates.len();

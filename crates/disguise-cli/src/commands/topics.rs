@@ -63,7 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let request = args.kinds.request(&args.privacy);
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
-    args.privacy.refuse_estimate("topics")?;
+    args.privacy.check(|o| o.refuse_estimate("topics"))?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
     let charge = args.privacy.ledger.open(&[&args.reach], false)?;
     let quiet = args.privacy.quiet;

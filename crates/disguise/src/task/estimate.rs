@@ -141,6 +141,102 @@ pub fn estimate_epsilon(
     Ok(Some(epsilon))
 }
 
+/// How many trials a greedy run makes and whether it estimates its utility, as a front end
+/// asks for them: checked before any data is read.
+///
+/// ```
+/// use disguise::select::SelectorKind;
+/// use disguise::task::TrialOptions;
+///
+/// let asked = TrialOptions {
+///     trials: Some(3),
+///     estimate_utility: Some(0.1),
+///     mechanism: SelectorKind::default(),
+///     rows: false,
+/// };
+/// let err = asked.estimate().unwrap_err().to_string();
+/// assert!(err.contains("drop --trials"), "{err}");
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TrialOptions {
+    /// Independent trials (`None`: one run, reported as such).
+    pub trials: Option<u64>,
+    /// The ε of a private estimate of the choice's utility (`None`: none).
+    pub estimate_utility: Option<f64>,
+    /// The selection mechanism of every round.
+    pub mechanism: crate::select::SelectorKind,
+    /// Whether the report is written as CSV rows, which have no place for an estimate.
+    pub rows: bool,
+}
+
+impl TrialOptions {
+    /// Checks the number of trials: at least one.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `trials` when it is 0.
+    pub fn validate(&self) -> Result<()> {
+        if self.trials == Some(0) {
+            return Err(Error::param("trials", "must be at least 1"));
+        }
+        Ok(())
+    }
+
+    /// The ε of the estimate asked for, checked ([`estimate_epsilon`]): a valid budget, for
+    /// one private trial whose report has a place for it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `estimate_utility`: an invalid ε, the argmax, more
+    /// than one trial, or CSV rows.
+    pub fn estimate(&self) -> Result<Option<Epsilon>> {
+        let epsilon = estimate_epsilon(self.estimate_utility, self.mechanism)?;
+        if epsilon.is_some() && self.trials.is_some_and(|t| t > 1) {
+            return Err(Error::param(
+                "estimate_utility",
+                "it estimates one release's utility (drop --trials)",
+            ));
+        }
+        if epsilon.is_some() && self.rows {
+            return Err(Error::param(
+                "estimate_utility",
+                "use --format table or json (CSV has no place for it)",
+            ));
+        }
+        Ok(epsilon)
+    }
+
+    /// Refuses an estimate for a task whose utility has no public sensitivity.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `estimate_utility` when one is asked for.
+    pub fn refuse_estimate(&self, task: &str) -> Result<()> {
+        if self.estimate_utility.is_some() {
+            return Err(Error::param(
+                "estimate_utility",
+                format!(
+                    "{task} has no utility with a public sensitivity to estimate it by \
+                     (select, cover and cut have one)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses more than one trial for a distributed run (the workers answer process 0's
+    /// rounds: one run spans the cluster), then checks the estimate.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `trials`, or as [`TrialOptions::estimate`].
+    pub fn one_trial(&self) -> Result<()> {
+        if self.trials.is_some_and(|t| t > 1) {
+            return Err(Error::param(
+                "trials",
+                "a distributed run makes one trial (drop --trials or --workers/--hosts)",
+            ));
+        }
+        self.estimate().map(|_| ())
+    }
+}
+
 /// Releases `utility` (the exact u(S) of a private choice) as a noisy estimate at
 /// `epsilon`: ũ = u(S) + Lap(b), b = Δ/ε_u (Δ from `scale`, with the rounding of u to a
 /// double added: [`estimate_noise`]), ε_u-DP for the fixed choice S by the Laplace

@@ -62,8 +62,8 @@ pub use coverage::{CoverageInput, CoverageParams, CoverageReport, MaxCoverage, P
 pub use cut::{CutParams, CutReport, MaxCut, PreparedCut};
 pub use demo::{Demo, DemoPick, DemoPlaces, DemoReport, DemoRun, ExactPick};
 pub use estimate::{
-    ESTIMATE_CONFIDENCE, UtilityEstimate, UtilityScale, estimate_epsilon, estimate_noise,
-    estimate_utility,
+    ESTIMATE_CONFIDENCE, TrialOptions, UtilityEstimate, UtilityScale, estimate_epsilon,
+    estimate_noise, estimate_utility,
 };
 pub use features::{
     BinSpec, FeatureObjective, FeatureTable, Features, FeaturesParams, FeaturesReport,

@@ -3,15 +3,16 @@
 
 use super::names::{named, named_among};
 use crate::output::{
-    CsvOut, RowFormat, check_memory, flag_of, flagged, print_json, progress_bar, rng_from_seed,
-    spinner,
+    CsvOut, RowFormat, flag_of, flagged, print_json, progress_bar, rng_from_seed, spinner,
 };
 use anyhow::bail;
 use disguise::SecureRng;
 use disguise::disclosure::Diagnostic;
 use disguise::numeric::stats::MeanStd;
 use disguise::select::SelectorKind;
-use disguise::task::{Algorithm, CompositionChoice, Picked, Privacy, Report, Trials, trials};
+use disguise::task::{
+    Algorithm, CompositionChoice, Picked, Privacy, Report, TrialOptions, Trials, trials,
+};
 use disguise::text::{self, Labels};
 
 /// The privacy options shared by `select` and `features`.
@@ -75,53 +76,35 @@ impl PrivacyArgs {
     /// Checks `--trials` and `--estimate-utility` (the budget and mechanism are checked by
     /// the task's request).
     pub fn check_trials(&self) -> anyhow::Result<()> {
-        if self.trials == Some(0) {
-            bail!("invalid --trials: must be at least 1");
-        }
+        self.check(TrialOptions::validate)?;
         self.diagnostics
             .allow_non_private(self.mechanism.is_private(), "--mechanism max")?;
         self.estimate()?;
         Ok(())
     }
 
-    /// The ε of `--estimate-utility`, checked: a valid budget, for one private trial printed
-    /// as a table or JSON.
+    /// The library's trial options: `--trials`, `--estimate-utility`, the mechanism and
+    /// whether the output is CSV rows ([`TrialOptions`]).
+    pub fn trial_options(&self) -> TrialOptions {
+        TrialOptions {
+            trials: self.trials,
+            estimate_utility: self.estimate_utility,
+            mechanism: self.mechanism,
+            rows: self.format == RowFormat::Csv,
+        }
+    }
+
+    /// Runs one of the library's checks of [`TrialOptions`], its error named by its flag.
+    pub fn check(
+        &self,
+        f: impl FnOnce(&TrialOptions) -> disguise::Result<()>,
+    ) -> anyhow::Result<()> {
+        f(&self.trial_options()).map_err(|e| flagged(e, &flag_of))
+    }
+
+    /// The ε of `--estimate-utility`, checked ([`TrialOptions::estimate`]).
     pub fn estimate(&self) -> anyhow::Result<Option<disguise::privacy::Epsilon>> {
-        let epsilon = disguise::task::estimate_epsilon(self.estimate_utility, self.mechanism)
-            .map_err(|err| flagged(err, &flag_of))?;
-        if epsilon.is_some() && self.trials.is_some_and(|t| t > 1) {
-            bail!("invalid --estimate-utility: it estimates one release's utility (drop --trials)");
-        }
-        if epsilon.is_some() && self.format == RowFormat::Csv {
-            bail!(
-                "invalid --estimate-utility: use --format table or json (CSV has no place for it)"
-            );
-        }
-        Ok(epsilon)
-    }
-
-    /// Refuses `--estimate-utility` for a task whose utility has no public sensitivity.
-    pub fn refuse_estimate(&self, task: &str) -> anyhow::Result<()> {
-        if self.estimate_utility.is_some() {
-            bail!(
-                "invalid --estimate-utility: {task} has no utility with a public sensitivity to \
-                 estimate it by (select, cover and cut have one)"
-            );
-        }
-        Ok(())
-    }
-
-    /// Refuses `--trials` above 1 for a distributed run of a task whose workers answer
-    /// process 0's rounds (one run spans the cluster).
-    pub fn check_one_trial(&self) -> anyhow::Result<()> {
-        if self.trials.is_some_and(|t| t > 1) {
-            bail!(
-                "invalid --trials: a distributed run makes one trial (drop --trials or \
-                 --workers/--hosts)"
-            );
-        }
-        self.estimate()?;
-        Ok(())
+        (self.trial_options().estimate()).map_err(|e| flagged(e, &flag_of))
     }
 
     /// Reserves in the ledger (if any) what the request plans to spend for all the trials,
@@ -224,7 +207,7 @@ where
         (RowFormat::Json, Some(count)) => {
             // The diagnostics are kept beside the picks (and once more as JSON values).
             let bytes = Trials::bytes(count, picks, typed) * if diagnostics { 4 } else { 1 };
-            check_memory(
+            disguise::memory::check(
                 &format!(
                     "--trials {count} with --format json (every trial's picks are kept to print \
                      one document)"
