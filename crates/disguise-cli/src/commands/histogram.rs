@@ -134,19 +134,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Everything that needs no data is validated first, in the library.
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let distributed = table.cluster.distributed();
-    if distributed && args.bounds_from_data {
-        bail!(
-            "--bounds-from-data cannot be used with --workers or --hosts: every worker must code \
-             its records with the same public domains (complete the schema's bounds and levels)"
-        );
-    }
-    if distributed && args.k_split.is_some() {
-        bail!(
-            "--k-split cannot be used with --workers or --hosts: data splitting draws a random \
-             split of the records, which are spread over the workers (give --k, or let k be \
-             chosen on simulated or public data)"
-        );
+    if table.cluster.distributed() {
+        request.validate_distributed(args.bounds_from_data)?;
     }
     // Domains taken from the data make the whole output a diagnostic.
     run.diagnostics

@@ -258,6 +258,42 @@ impl Histogram {
         projected_histogram(data, target, &config, rng)
     }
 
+    /// Refuses what a distributed run (a front end's `--workers` or `--hosts`) cannot do,
+    /// before the data is read: domains taken from the data (`bounds_from_data`: every
+    /// worker must code its records with the same public domains) and data splitting (a
+    /// random split of records spread over the workers).
+    ///
+    /// ```
+    /// use disguise::task::Histogram;
+    ///
+    /// let request = Histogram { k_split: Some(vec![1, 2]), ..Histogram::new(1.0) };
+    /// assert!(request.validate_distributed(false).is_err());
+    /// assert!(Histogram::new(1.0).validate_distributed(true).is_err());
+    /// assert!(Histogram::new(1.0).validate_distributed(false).is_ok());
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Cluster`] saying which option a distributed run refuses and what to do.
+    pub fn validate_distributed(&self, bounds_from_data: bool) -> Result<()> {
+        if bounds_from_data {
+            return Err(Error::Cluster(
+                "--bounds-from-data cannot be used with --workers or --hosts: every worker must \
+                 code its records with the same public domains (complete the schema's bounds \
+                 and levels)"
+                    .into(),
+            ));
+        }
+        if self.k_split.is_some() {
+            return Err(Error::Cluster(
+                "--k-split cannot be used with --workers or --hosts: data splitting draws a \
+                 random split of the records, which are spread over the workers (give --k, or \
+                 let k be chosen on simulated or public data)"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// The release on the table in the data files `paths` (read with a complete `schema`:
     /// every domain public), spread over `cluster`: one file is dealt row by row over the
     /// workers; several files go whole to their owners (file j to process j mod P). Only
