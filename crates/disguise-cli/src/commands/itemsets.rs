@@ -132,31 +132,6 @@ pub struct Args {
     run: RunArgs,
 }
 
-impl Args {
-    /// How the transactions file is laid out: `--input-format`, else CSV for a `.csv` file
-    /// and FIMI otherwise.
-    fn layout(&self) -> TransactionFormat {
-        let format = match self.input_format {
-            Some(f) => f,
-            None if self
-                .transactions
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("csv")) =>
-            {
-                InputFormat::Csv
-            }
-            None => InputFormat::Fimi,
-        };
-        match format {
-            InputFormat::Fimi => TransactionFormat::Fimi,
-            InputFormat::Csv => TransactionFormat::Csv {
-                id_column: self.id_column.clone(),
-                item_column: self.item_column.clone(),
-            },
-        }
-    }
-}
-
 /// Runs `disguise itemsets`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let request = Itemsets {
@@ -188,7 +163,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => None,
     };
     let charge = args.run.ledger.open(&[&args.transactions], false)?;
-    let layout = args.layout();
+    let csv = args.input_format.map(|f| f == InputFormat::Csv);
+    let layout = TransactionFormat::of(&args.transactions, csv, &args.id_column, &args.item_column);
     // A CSV file's columns, from its header row alone.
     Transactions::check_header(&args.transactions, &layout)?;
     // Charged before a transaction is read, from the options alone.

@@ -52,6 +52,38 @@ pub enum TransactionFormat {
     },
 }
 
+impl TransactionFormat {
+    /// The layout of the file at `path`: CSV when `csv` says so or, when it is `None`, when
+    /// the file's extension is `.csv` (in any case); FIMI otherwise. `id_column` and
+    /// `item_column` name a CSV file's columns.
+    ///
+    /// ```
+    /// use disguise::apps::TransactionFormat;
+    /// use std::path::Path;
+    ///
+    /// let csv = TransactionFormat::of(Path::new("sales.CSV"), None, "id", "item");
+    /// assert!(matches!(csv, TransactionFormat::Csv { .. }));
+    /// let fimi = TransactionFormat::of(Path::new("chess.dat"), None, "id", "item");
+    /// assert_eq!(fimi, TransactionFormat::Fimi);
+    /// let asked = TransactionFormat::of(Path::new("sales.csv"), Some(false), "id", "item");
+    /// assert_eq!(asked, TransactionFormat::Fimi);
+    /// ```
+    pub fn of(path: &Path, csv: Option<bool>, id_column: &str, item_column: &str) -> Self {
+        let csv = csv.unwrap_or_else(|| {
+            path.extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+        });
+        if csv {
+            TransactionFormat::Csv {
+                id_column: id_column.to_string(),
+                item_column: item_column.to_string(),
+            }
+        } else {
+            TransactionFormat::Fimi
+        }
+    }
+}
+
 /// A set of transactions over interned items, each transaction sorted in the canonical item
 /// order ([`item_order`]) without duplicates. Stored compactly: all transactions' item ids
 /// (`u32`) in one buffer, with the offset where each transaction starts.
