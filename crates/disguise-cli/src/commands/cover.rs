@@ -13,7 +13,8 @@ use disguise::cluster::Place;
 use disguise::disclosure::Diagnostic;
 use disguise::maximize::Solution;
 use disguise::task::{
-    Algorithm, CoverageInput, CoverageReport, MaxCoverage, Reporting, Runnable, TrialOptions,
+    Algorithm, ClusterTrials, CoverageInput, CoverageReport, MaxCoverage, Reporting, Runnable,
+    TrialOptions,
 };
 use disguise::text::Labels;
 use std::path::{Path, PathBuf};
@@ -116,25 +117,22 @@ fn run_distributed(
         }
         read.map(|r| r.0)
     };
-    if cluster.process() != 0 {
-        // This process serves its share; the generator is process 0's alone.
-        let mut unused = disguise::SecureRng::from_os()?;
-        request.distributed_trial(&cluster, load, m, &mut unused)?;
+    let trials = ClusterTrials::new();
+    let trial =
+        |rng: &mut disguise::SecureRng| request.distributed_trial(&cluster, load.clone(), m, rng);
+    if trials.serve(&cluster, trial)? {
         return Ok(());
     }
     let names = read_item_list(&args.candidates)?;
-    let report = std::sync::OnceLock::new();
-    let records = || report.get().map_or(0, |r: &CoverageReport| *r.task.records);
-    let utility = |v: f64| v / records().max(1) as f64;
-    let run = |child: &mut disguise::SecureRng| {
-        let (solution, r) = request
-            .distributed_trial(&cluster, load.clone(), m, child)?
-            .ok_or_else(|| disguise::Error::Cluster("process 0 got no result".into()))?;
-        let _ = report.set(r);
-        Ok(solution)
+    let records = || {
+        trials
+            .report()
+            .map_or(0, |r: &CoverageReport| *r.task.records)
     };
+    let utility = |v: f64| v / records().max(1) as f64;
+    let run = |child: &mut disguise::SecureRng| trials.keep(trial(child)?);
     let reported = |_: &Solution| {
-        let mut r: CoverageReport = report.get().expect("reported").clone();
+        let mut r: CoverageReport = trials.report().expect("reported").clone();
         r.task.dropped = Diagnostic::new(Some(dropped.load(std::sync::atomic::Ordering::Relaxed)));
         r
     };

@@ -9,7 +9,9 @@ use super::common::privacy::{PrivacyArgs, Shown, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
 use anyhow::bail;
 use disguise::maximize::{Directions, Solution};
-use disguise::task::{ContinuousOptions, Reporting, Runnable, Select, SelectReport, TrialOptions};
+use disguise::task::{
+    ClusterTrials, ContinuousOptions, Reporting, Runnable, Select, SelectReport, TrialOptions,
+};
 use disguise::text::{self, Labels};
 
 const EXAMPLES: &str = "\
@@ -167,16 +169,16 @@ fn run_distributed(
     // Process 0 charges before any process reads a point or any choice crosses the network.
     let reserved = args.privacy.reserve(charge, || request.plan(m))?;
     let load = places.loader()?;
-    if cluster.process() != 0 {
-        // This process serves its share; the generator is process 0's alone.
-        let mut unused = disguise::SecureRng::from_os()?;
-        request.distributed_trial(&cluster, load, &candidates, &mut unused)?;
+    let trials = ClusterTrials::new();
+    let trial = |rng: &mut disguise::SecureRng| {
+        request.distributed_trial(&cluster, load.clone(), &candidates, rng)
+    };
+    if trials.serve(&cluster, trial)? {
         return Ok(());
     }
-    let report = std::sync::OnceLock::new();
     let records = || {
-        report
-            .get()
+        trials
+            .report()
             .map_or(f64::NAN, |r: &SelectReport| *r.task.points as f64)
     };
     let utility = |v: f64| v / records();
@@ -186,14 +188,8 @@ fn run_distributed(
         cluster.workers()
     );
     let preamble = |r: &SelectReport| preamble(places, r, &layout);
-    let run = |child: &mut disguise::SecureRng| {
-        let (solution, r) = request
-            .distributed_trial(&cluster, load.clone(), &candidates, child)?
-            .ok_or_else(|| disguise::Error::Cluster("process 0 got no result".into()))?;
-        let _ = report.set(r);
-        Ok(solution)
-    };
-    let reported = |_: &Solution| report.get().expect("reported").clone();
+    let run = |child: &mut disguise::SecureRng| trials.keep(trial(child)?);
+    let reported = |_: &Solution| trials.report().expect("reported").clone();
     let shown = Shown::new(Labels::new(&names, &utility, NOTE), &preamble, &reported);
     run_and_print(
         &args.privacy,

@@ -682,6 +682,74 @@ where
     Ok(())
 }
 
+/// The trials of a distributed task ([`Select::distributed_trial`],
+/// [`MaxCoverage::distributed_trial`]): in the processes other than 0,
+/// [`ClusterTrials::serve`] takes part in the one run; in process 0 each trial's solution is
+/// handed to [`trials`] by [`ClusterTrials::keep`], and its report kept for printing.
+///
+/// ```
+/// use disguise::maximize::Solution;
+/// use disguise::task::ClusterTrials;
+///
+/// let kept = ClusterTrials::<u8>::new();
+/// // Process 0 always gets the run's result; `None` is an error, never a silent empty run.
+/// assert!(kept.keep(None::<(Solution, u8)>).is_err());
+/// assert!(kept.report().is_none());
+/// ```
+#[derive(Debug)]
+pub struct ClusterTrials<R> {
+    report: std::sync::OnceLock<R>,
+}
+
+impl<R> Default for ClusterTrials<R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<R> ClusterTrials<R> {
+    /// No trial run yet.
+    pub fn new() -> Self {
+        Self {
+            report: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// In a process other than 0, serves its share of the run with `trial` and returns
+    /// `true` (its generator is unused: the draws are process 0's alone); in process 0,
+    /// which runs the trials, does nothing and returns `false`.
+    ///
+    /// # Errors
+    /// The generator's failure, or `trial`'s error.
+    pub fn serve<T>(
+        &self,
+        cluster: &crate::cluster::Cluster,
+        trial: impl FnOnce(&mut SecureRng) -> Result<T>,
+    ) -> Result<bool> {
+        if cluster.process() == 0 {
+            return Ok(false);
+        }
+        trial(&mut SecureRng::from_os()?)?;
+        Ok(true)
+    }
+
+    /// Process 0's trial: keeps its report (the first one) and returns its solution.
+    ///
+    /// # Errors
+    /// [`Error::Cluster`] when the trial gave process 0 no result.
+    pub fn keep(&self, trial: Option<(Solution, R)>) -> Result<Solution> {
+        let (solution, report) =
+            trial.ok_or_else(|| Error::Cluster("process 0 got no result".into()))?;
+        let _ = self.report.set(report);
+        Ok(solution)
+    }
+
+    /// The report of the first trial kept.
+    pub fn report(&self) -> Option<&R> {
+        self.report.get()
+    }
+}
+
 /// Why the coverage and feature tasks refuse the continuous greedy: only the facility
 /// location task (`select`) offers it.
 const CONTINUOUS_IN_SELECT: &str =
