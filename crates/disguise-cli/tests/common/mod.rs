@@ -6,6 +6,10 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
+/// Ports reserved for distributed runs, and patient waits: shared with the library's tests.
+#[path = "../../../disguise/tests/support/cluster.rs"]
+pub mod cluster;
+
 /// A fresh (emptied) directory `<suite>-tests/<test>` under Cargo's per-test temporary area,
 /// holding the given files; `<suite>` is the name of the calling file (`select`,
 /// `itemsets`, …), so that modules of one test binary may reuse test names.
@@ -123,24 +127,32 @@ pub fn with_defaults<'a>(base: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
-/// Runs `disguise args…` in `dir` and asserts exit code 2, nothing on stdout, and exactly
-/// one stderr line that starts with `error: ` and contains `expected`; returns that line.
-pub fn one_line_error(dir: &Path, args: &[&str], expected: &str) -> String {
+/// Runs `disguise args… extra…` in `dir` and asserts exit code 2, nothing on stdout, and
+/// exactly one stderr line, which starts with `error: ` and contains `expected`; returns
+/// that line.
+fn error_line(dir: &Path, args: &[&str], extra: &[&str], expected: &str) -> String {
     let out = disguise(dir)
         .args(args)
+        .args(extra)
         .assert()
         .code(2)
         .get_output()
         .clone();
     assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
     let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
     assert!(err.starts_with("error: "), "{args:?}: {err}");
     assert!(
         err.contains(expected),
         "{args:?}: {err:?} lacks {expected:?}"
     );
     err
+}
+
+/// Runs `disguise args…` in `dir` and asserts exit code 2, nothing on stdout, and exactly
+/// one stderr line that starts with `error: ` and contains `expected`; returns that line.
+pub fn one_line_error(dir: &Path, args: &[&str], expected: &str) -> String {
+    error_line(dir, args, &[], expected)
 }
 
 /// The number in column `col` of a CSV row read into a map (panics naming the column).
@@ -244,25 +256,7 @@ pub fn fails_after_reservation(
     hidden: &[&str],
     detail: &str,
 ) -> (String, String) {
-    let run = |extra: &[&str]| {
-        let out = disguise(dir)
-            .args(args)
-            .args(extra)
-            .assert()
-            .code(2)
-            .get_output()
-            .clone();
-        assert!(out.stdout.is_empty(), "{args:?}: stdout not empty");
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(
-            err.trim_end().lines().count(),
-            1,
-            "{args:?}: one line: {err}"
-        );
-        assert!(err.starts_with("error: "), "{err}");
-        assert!(err.contains("stays charged"), "{args:?}: {err}");
-        err
-    };
+    let run = |extra: &[&str]| error_line(dir, args, extra, "stays charged");
     let plain = run(&[]);
     for h in hidden {
         assert!(!plain.contains(h), "{args:?}: {plain:?} shows {h:?}");

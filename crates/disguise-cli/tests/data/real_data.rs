@@ -136,7 +136,9 @@ fn real_data_full_april_file() {
         doc.get("not_private").is_none() && doc.get("values").is_none(),
         "{doc}"
     );
-    assert!(elapsed.as_secs_f64() < 20.0, "took {elapsed:?}");
+    // Seconds on an idle machine; the bound stops only a hang or a slowdown by orders of
+    // magnitude, as a loaded machine must not fail the test (timing is the benches' task).
+    assert!(elapsed.as_secs_f64() < 300.0, "took {elapsed:?}");
 }
 
 // ---------------------------------------------------------------------------------------

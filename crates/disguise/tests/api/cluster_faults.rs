@@ -9,7 +9,9 @@
 //! or with an error that names the other process and the cause; never with a panic.
 #![cfg(all(feature = "cluster", unix))]
 
-use disguise::cluster::{Cluster, ClusterKey, Place};
+use super::cluster::dealt;
+use crate::support::cluster::{PATIENCE, Ports, connect_when_listening};
+use disguise::cluster::{Cluster, ClusterKey};
 use disguise::prelude::*;
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -17,9 +19,6 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-
-/// How long a test waits for what takes a second on an idle machine.
-const PATIENCE: Duration = Duration::from_secs(120);
 
 /// Set in the environment of a process this test binary starts as a process of a run:
 /// `process|host,host|key file` (the key file may be empty).
@@ -79,21 +78,14 @@ fn play_role() {
         .split(',')
         .map(String::from)
         .collect();
+    // Every fault here is seen at once: the timeout only bounds a hang.
     let mut cluster = Cluster::hosts(hosts, process, 1)
         .expect("hosts")
-        .timeout(Duration::from_secs(30));
+        .timeout(PATIENCE);
     if let Some(key) = fields.next().filter(|k| !k.is_empty()) {
         cluster = cluster.key(ClusterKey::read(Path::new(key)).expect("key"));
     }
-    let all = points(400);
-    let load = move |place: Place| {
-        Ok(all
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| place.owns_row(*i as u64))
-            .map(|(_, p)| *p)
-            .collect())
-    };
+    let load = dealt(points(400));
     let outcome = match request().run_distributed(&cluster, load, &candidates(), &mut seeded()) {
         Ok(Some(report)) => format!("released {}", serde_json::to_string(&report).expect("json")),
         Ok(None) => "served".to_string(),
@@ -138,16 +130,6 @@ fn outcome(child: Child) -> String {
     }
 }
 
-/// Two free addresses on this machine (each held until both are known, so they differ).
-fn free_hosts() -> Vec<String> {
-    let held: Vec<TcpListener> = (0..2)
-        .map(|_| TcpListener::bind("127.0.0.1:0").expect("a free port"))
-        .collect();
-    held.iter()
-        .map(|l| l.local_addr().expect("address").to_string())
-        .collect()
-}
-
 /// What the relay does to the link between processes 1 and 0.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Fault {
@@ -158,18 +140,6 @@ enum Fault {
     /// Flips a bit of the `n`th frame process 1 sends (frames of a keyed link: 2 bytes of
     /// length, big-endian, then the message).
     Flip(usize),
-}
-
-/// Connects to `address` once something listens there.
-fn connect_when_listening(address: &str) -> TcpStream {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        match TcpStream::connect(address) {
-            Ok(s) => return s,
-            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => panic!("nothing listened at {address}: {e}"),
-        }
-    }
 }
 
 /// A relay that process 1 connects to as to process 0, forwarding to process 0 at `to` and
@@ -303,7 +273,9 @@ fn pump(streams: [TcpStream; 2], fault: Fault) -> String {
 /// Processes 0 and 1 of the test `test`'s run through a relay making `fault`: their
 /// outcomes, and what the relay did.
 fn relayed(test: &str, fault: Fault, key: Option<&Path>) -> (String, String, String) {
-    let hosts = free_hosts();
+    // Reserved until both processes have ended.
+    let ports = Ports::reserve(2);
+    let hosts = ports.addresses();
     let (through, relay) = relay(hosts[0].clone(), fault);
     let zero = start(test, 0, &hosts, key);
     let one = start(test, 1, &[through.to_string(), hosts[1].clone()], key);

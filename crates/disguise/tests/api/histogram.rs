@@ -176,8 +176,10 @@ fn huge_space_is_fast_and_exact() {
             }
         }
     }
+    // Milliseconds on an idle machine, where a release that walked the 2^60 cells would never
+    // end: the bound stops only that, as a loaded machine must not fail the test.
     let elapsed = start.elapsed();
-    assert!(elapsed.as_secs_f64() < 5.0, "{elapsed:?}");
+    assert!(elapsed.as_secs_f64() < 120.0, "{elapsed:?}");
     // Sum of 20 Binomial(m − 10, p) ≈ Poisson(20·expected): within 5 sd.
     let mean = reps as f64 * expected;
     assert!(

@@ -1,5 +1,6 @@
 //! Code shared by test targets (`mod support;`); not a test target itself.
 
+pub mod cluster;
 pub mod data_tests;
 pub mod itemsets;
 pub mod parsers;
