@@ -696,17 +696,20 @@ where
 /// assert!(kept.keep(None::<(Solution, u8)>).is_err());
 /// assert!(kept.report().is_none());
 /// ```
+#[cfg(feature = "cluster")]
 #[derive(Debug)]
 pub struct ClusterTrials<R> {
     report: std::sync::OnceLock<R>,
 }
 
+#[cfg(feature = "cluster")]
 impl<R> Default for ClusterTrials<R> {
     fn default() -> Self {
         Self::new()
     }
 }
 
+#[cfg(feature = "cluster")]
 impl<R> ClusterTrials<R> {
     /// No trial run yet.
     pub fn new() -> Self {
