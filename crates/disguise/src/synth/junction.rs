@@ -256,24 +256,11 @@ pub(super) fn spanning_tree(cliques: &[Vec<usize>]) -> (Vec<usize>, Vec<usize>) 
             adjacent[j].push(i);
         }
     }
-    let mut parent = vec![NO_PARENT; k];
-    let mut seen = vec![false; k];
-    let mut order = vec![0];
-    seen[0] = true;
-    let mut at = 0;
-    while at < order.len() {
-        let u = order[at];
-        at += 1;
-        adjacent[u].sort_unstable();
-        for &v in &adjacent[u] {
-            if !seen[v] {
-                seen[v] = true;
-                parent[v] = u;
-                order.push(v);
-            }
-        }
+    // Neighbours in increasing order: the order is a function of the cliques alone.
+    for list in &mut adjacent {
+        list.sort_unstable();
     }
-    (parent, order)
+    super::model::breadth_first(&adjacent)
 }
 
 /// Domain sizes: at least one column, each with 1 to 2³² − 1 values.

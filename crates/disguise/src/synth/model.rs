@@ -626,6 +626,29 @@ pub fn project_to_simplex(y: &[f64], total: f64) -> Vec<f64> {
 
 /// Breadth-first order from column 0 and each column's parent, or an error unless `edges`
 /// form a spanning tree of d columns.
+/// A breadth-first search of the graph `adjacent` from node 0, its neighbours taken in the
+/// order listed: each node's parent ([`usize::MAX`] for the root and the nodes not reached)
+/// and the nodes in the order reached.
+pub(super) fn breadth_first(adjacent: &[Vec<usize>]) -> (Vec<usize>, Vec<usize>) {
+    let mut parent = vec![usize::MAX; adjacent.len()];
+    let mut seen = vec![false; adjacent.len()];
+    let mut order = vec![0];
+    seen[0] = true;
+    let mut at = 0;
+    while at < order.len() {
+        let u = order[at];
+        at += 1;
+        for &v in &adjacent[u] {
+            if !seen[v] {
+                seen[v] = true;
+                parent[v] = u;
+                order.push(v);
+            }
+        }
+    }
+    (parent, order)
+}
+
 fn orient(d: usize, edges: &[(usize, usize)]) -> Result<(Vec<usize>, Vec<usize>)> {
     if d == 0 || edges.len() + 1 != d {
         return Err(Error::param(
@@ -644,22 +667,7 @@ fn orient(d: usize, edges: &[(usize, usize)]) -> Result<(Vec<usize>, Vec<usize>)
         adjacent[i].push(j);
         adjacent[j].push(i);
     }
-    let mut parent = vec![usize::MAX; d];
-    let mut seen = vec![false; d];
-    let mut order = vec![0];
-    seen[0] = true;
-    let mut at = 0;
-    while at < order.len() {
-        let u = order[at];
-        at += 1;
-        for &v in &adjacent[u] {
-            if !seen[v] {
-                seen[v] = true;
-                parent[v] = u;
-                order.push(v);
-            }
-        }
-    }
+    let (parent, order) = breadth_first(&adjacent);
     if order.len() != d {
         return Err(Error::param(
             "tree",
