@@ -28,12 +28,13 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// "disguise cluster", protocol 2: a peer of another program or protocol is refused.
-const MAGIC: &str = "disguise cluster 2";
+/// "disguise cluster", protocol 3 (3: the `Through` message): a peer of another program or
+/// protocol is refused.
+const MAGIC: &str = "disguise cluster 3";
 
 /// How every hello's body begins (serde writes the fields in order, `magic` first): a
 /// connection that sends anything else is dropped after these few bytes.
-const HELLO_START: &str = "{\"magic\":\"disguise cluster 2\"";
+const HELLO_START: &str = "{\"magic\":\"disguise cluster 3\"";
 
 /// How long to sleep between attempts to connect, and between looks at the listener.
 const POLL: Duration = Duration::from_millis(20);

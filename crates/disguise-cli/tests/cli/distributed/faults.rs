@@ -121,7 +121,7 @@ fn a_stranger_of_another_version_is_dropped_without_a_key() {
     let address = host_file.first();
     let args = select_args("csv/points", "");
     let lead = start(&dir, &args, &host_file, 0, 1);
-    let hello = br#"{"magic":"disguise cluster 2","version":"0.0.0-stranger","process":1,"processes":2,"workers":1,"agreement":{"request":[],"inputs":[]}}"#;
+    let hello = br#"{"magic":"disguise cluster 3","version":"0.0.0-stranger","process":1,"processes":2,"workers":1,"agreement":{"request":[],"inputs":[]}}"#;
     let mut stranger = connect_when_listening(&address);
     stranger
         .write_all(&(hello.len() as u64).to_le_bytes())

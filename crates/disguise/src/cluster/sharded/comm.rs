@@ -82,12 +82,20 @@ impl<'w> Wire<'w> {
         let next = now + 1;
         self.input.advance_to(next);
         let start = Instant::now();
+        let mut through = false;
         loop {
             if let Some(reason) = self.gave_up() {
                 return Err(Error::Cluster(reason));
             }
             if !self.probe.less_than(&next) {
                 break;
+            }
+            // Once every other worker's messages are here, say so (tagged with this epoch).
+            if !through && self.heard(now).len() + 1 == self.worker.peers() {
+                for to in self.others() {
+                    self.input.send((to, now, Msg::Through(me)));
+                }
+                through = true;
             }
             self.worker.step_or_park(Some(Duration::from_millis(50)));
             if self.health.ended() {
@@ -115,12 +123,23 @@ impl<'w> Wire<'w> {
         }
         let mut inbox = self.inbox.borrow_mut();
         let (this, later): (Vec<_>, Vec<_>) = inbox.drain(..).partition(|(e, _)| *e == now);
-        *inbox = later;
+        // What an earlier epoch left: only the `Through`s sent after it (at its next epoch).
+        *inbox = later.into_iter().filter(|(e, _)| *e > now).collect();
         Ok(this
             .into_iter()
             .map(|(_, m)| m)
-            .filter(|m| !matches!(m, Msg::Here(_)))
+            .filter(|m| !matches!(m, Msg::Here(_) | Msg::Through(_)))
             .collect())
+    }
+
+    /// The workers whose messages of epoch `now` are here (their `Here`).
+    fn heard(&self, now: u64) -> Vec<u64> {
+        (self.inbox.borrow().iter())
+            .filter_map(|(e, m)| match m {
+                Msg::Here(w) if *e == now => Some(*w),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Why a peer that gave up waiting stopped, once its message is here (at any epoch: it
@@ -133,29 +152,44 @@ impl<'w> Wire<'w> {
     }
 
     /// Ends a wait on the exchange of epoch `now` that outlasted the timeout: names the
-    /// workers not heard from in it, tells every other worker (so that none of them blames
-    /// this process when its connections close), and returns the error.
+    /// workers not heard from in it — or, when every worker reached it, the ones that did not
+    /// take in the others' messages (stopped inside it) — tells every other worker (so that
+    /// none of them blames this process when its connections close), and returns the error.
     fn give_up(&mut self, now: u64) -> Error {
-        let heard: Vec<u64> = (self.inbox.borrow().iter())
+        let heard = self.heard(now);
+        let through: Vec<u64> = (self.inbox.borrow().iter())
             .filter_map(|(e, m)| match m {
-                Msg::Here(w) if *e == now => Some(*w),
+                Msg::Through(w) if *e == now => Some(*w),
                 _ => None,
             })
             .collect();
+        let name = |w: u64| format!("process {} (worker {w})", w as usize / self.workers);
         let silent: Vec<String> = (self.others())
             .filter(|w| !heard.contains(w))
-            .map(|w| format!("process {} (worker {w})", w as usize / self.workers))
+            .map(name)
+            .collect();
+        // A worker still waiting for a silent one is not through either: it is named only
+        // when nobody is silent.
+        let stuck: Vec<String> = (self.others())
+            .filter(|w| !through.contains(w))
+            .map(name)
             .collect();
         let seconds = self.timeout.as_secs_f64();
-        let why = if silent.is_empty() {
-            format!(
-                "every worker reached the exchange, but it did not complete in {seconds} s: a \
-                 process stopped or slowed in it (slower than --timeout)"
-            )
-        } else {
+        let why = if !silent.is_empty() {
             format!(
                 "heard nothing from {} for {seconds} s: stopped, or slower than --timeout",
                 silent.join(", ")
+            )
+        } else if !stuck.is_empty() {
+            format!(
+                "heard nothing from {} for {seconds} s after the messages of this exchange: \
+                 stopped inside it, or slower than --timeout",
+                stuck.join(", ")
+            )
+        } else {
+            format!(
+                "every worker reached the exchange, but it did not complete in {seconds} s: a \
+                 process stopped or slowed in it (slower than --timeout)"
             )
         };
         let me = self.worker.index();

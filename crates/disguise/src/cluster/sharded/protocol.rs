@@ -39,6 +39,10 @@ pub(crate) enum Msg {
     /// The worker has reached this exchange: sent to every other worker with its messages,
     /// so that a timeout can name the workers not heard from.
     Here(u64),
+    /// The worker has taken in every other worker's messages of this exchange: sent to every
+    /// other worker (at the next epoch, its input having moved on), so that a timeout in an
+    /// exchange every worker reached can name the workers that stopped inside it.
+    Through(u64),
     /// A worker gave up waiting on an exchange, and why (naming the workers it heard nothing
     /// from): sent to every other worker as it stops, so that those still waiting name the
     /// silent process, not the one that gave up and closed its connections.
