@@ -480,27 +480,16 @@ fn the_histogram_is_the_same_for_every_partition() {
             extra,
         )
     };
-    let result = |stdout: &[u8]| release(&dir, stdout);
-    let one = disguise(&dir)
-        .args(args("table.csv", ""))
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let one = result(&one);
+    let one = release(
+        &dir,
+        &disguise(&dir).args(args("table.csv", "")).stdout_ok(),
+    );
     assert_eq!(one.0["k"], 2);
     assert!(one.1.lines().count() > 100, "{}", one.1);
     // In this process: threads, the parts, the parts half in Parquet.
     for (data, extra) in [("table.csv", "--workers 3"), ("parts", ""), ("mixed", "")] {
-        let out = disguise(&dir)
-            .args(args(data, extra))
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        assert_eq!(result(&out), one, "{data} {extra}");
+        let out = disguise(&dir).args(args(data, extra)).stdout_ok();
+        assert_eq!(release(&dir, &out), one, "{data} {extra}");
     }
     for (processes, workers, data) in [
         (2, 1, "table.csv"),
@@ -510,7 +499,7 @@ fn the_histogram_is_the_same_for_every_partition() {
         (4, 2, "parts"),
     ] {
         let out = cluster_stdout(&dir, &args(data, ""), processes, workers);
-        assert_eq!(result(&out), one, "{processes}×{workers} on {data}");
+        assert_eq!(release(&dir, &out), one, "{processes}×{workers} on {data}");
     }
     // Options a distributed release cannot honour.
     let bounds = args("table.csv", "--workers 2 --bounds-from-data");
@@ -1164,15 +1153,8 @@ fn a_keyed_cluster_drops_strangers_and_gives_the_same_result() {
     use std::io::Write;
     let _ = stranger.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n");
     drop(stranger);
-    let peer = spawn(1).wait_with_output().unwrap();
-    let lead = lead.wait_with_output().unwrap();
+    let lead = join_process_1(&dir, &args, &host_file, lead);
     let stderr = String::from_utf8_lossy(&lead.stderr);
-    assert!(lead.status.success(), "{stderr}");
-    assert!(
-        peer.status.success(),
-        "{}",
-        String::from_utf8_lossy(&peer.stderr)
-    );
     assert_eq!(lead.stdout, expected, "the keyed run is the keyless one");
     assert!(
         stderr.matches("warning: dropped a connection from").count() >= 2,
@@ -1190,22 +1172,26 @@ fn a_keyed_cluster_drops_strangers_and_gives_the_same_result() {
     let stderr = String::from_utf8_lossy(&intruder.stderr);
     assert_eq!(intruder.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("same --cluster-key"), "{stderr}");
-    let peer = start(&dir, &args, &host_file, 1, 1)
-        .wait_with_output()
-        .unwrap();
-    let lead = lead.wait_with_output().unwrap();
+    let lead = join_process_1(&dir, &args, &host_file, lead);
     let stderr = String::from_utf8_lossy(&lead.stderr);
-    assert!(lead.status.success(), "{stderr}");
-    assert!(
-        peer.status.success(),
-        "{}",
-        String::from_utf8_lossy(&peer.stderr)
-    );
     assert_eq!(lead.stdout, expected, "after an intruder");
     assert!(
         stderr.contains("warning: dropped a connection from"),
         "{stderr}"
     );
+}
+
+/// Starts process 1 of `host_file` with `args` while process 0 (`lead`) runs, waits for both
+/// and checks that both succeeded: process 0's output.
+fn join_process_1(dir: &Path, args: &[&str], host_file: &Path, lead: Child) -> Output {
+    let peer = start(dir, args, host_file, 1, 1)
+        .wait_with_output()
+        .expect("process 1");
+    let lead = lead.wait_with_output().expect("process 0");
+    let stderr = |out: &Output| String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(lead.status.success(), "process 0: {}", stderr(&lead));
+    assert!(peer.status.success(), "process 1: {}", stderr(&peer));
+    lead
 }
 
 /// Makes a cluster key in `dir`'s file `name`.
@@ -1508,15 +1494,10 @@ fn synthetic_data_is_the_same_for_every_partition() {
                 extra,
             )
         };
-        let result = |stdout: &[u8]| release(&dir, stdout);
-        let one = disguise(&dir)
-            .args(args("table.csv", ""))
-            .assert()
-            .success()
-            .get_output()
-            .stdout
-            .clone();
-        let one = result(&one);
+        let one = release(
+            &dir,
+            &disguise(&dir).args(args("table.csv", "")).stdout_ok(),
+        );
         assert!(one.1.lines().count() > 100, "{}", one.1);
         let three_way = one.0["measured"]
             .as_array()
@@ -1525,22 +1506,13 @@ fn synthetic_data_is_the_same_for_every_partition() {
             .any(|m| m["columns"].as_array().is_some_and(|c| c.len() == 3));
         assert_eq!(three_way, !method.is_empty(), "{}", one.0);
         for (data, extra) in [("table.csv", "--workers 3"), ("parts", "")] {
-            let out = disguise(&dir)
-                .args(args(data, extra))
-                .assert()
-                .success()
-                .get_output()
-                .stdout
-                .clone();
-            assert_eq!(result(&out), one, "{method}: {data} {extra}");
+            let out = disguise(&dir).args(args(data, extra)).stdout_ok();
+            assert_eq!(release(&dir, &out), one, "{method}: {data} {extra}");
         }
         for (processes, workers, data) in [(2, 1, "table.csv"), (2, 2, "parts")] {
             let out = cluster_stdout(&dir, &args(data, ""), processes, workers);
-            assert_eq!(
-                result(&out),
-                one,
-                "{method}: {processes}×{workers} on {data}"
-            );
+            let what = format!("{method}: {processes}×{workers} on {data}");
+            assert_eq!(release(&dir, &out), one, "{what}");
         }
     }
 }

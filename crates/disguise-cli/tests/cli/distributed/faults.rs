@@ -10,9 +10,9 @@
 //! killed or stopped once its network threads run.
 
 use super::{
-    cluster_key, connected, end, generate, generate_with, hosts, resume_and_see_it_exit,
-    select_args, set_up_failed, set_up_too_slow, signal, start, wait_until_connected,
-    with_a_short_timeout,
+    cluster_key, connected, end, generate, generate_with, hosts, join_process_1,
+    resume_and_see_it_exit, select_args, set_up_failed, set_up_too_slow, signal, start,
+    wait_until_connected, with_a_short_timeout,
 };
 use crate::common::cluster::{PATIENCE, connect_when_listening};
 use crate::common::{dir_with, disguise, words};
@@ -85,20 +85,11 @@ fn a_slow_stranger_does_not_hold_up_the_set_up() {
                 std::thread::sleep(Duration::from_millis(500));
             }
         });
-        let peer = start(&dir, &args, &host_file, 1, 1)
-            .wait_with_output()
-            .expect("process 1");
-        let lead = lead.wait_with_output().expect("process 0");
+        let lead = join_process_1(&dir, &args, &host_file, lead);
         stop.store(true, std::sync::atomic::Ordering::SeqCst);
         trickle.join().expect("stranger");
         let what = if keyed { "keyed" } else { "in the clear" };
         let stderr = String::from_utf8_lossy(&lead.stderr);
-        assert!(
-            peer.status.success(),
-            "{what}: process 1: {}",
-            String::from_utf8_lossy(&peer.stderr)
-        );
-        assert!(lead.status.success(), "{what}: process 0: {stderr}");
         assert_eq!(lead.stdout, expected.stdout, "{what}");
         assert!(
             stderr.contains("warning: dropped a connection from"),
@@ -134,17 +125,8 @@ fn a_stranger_of_another_version_is_dropped_without_a_key() {
     let mut answer = Vec::new();
     let _ = stranger.read_to_end(&mut answer);
     assert!(answer.is_empty(), "process 0 answered a stranger");
-    let peer = start(&dir, &args, &host_file, 1, 1)
-        .wait_with_output()
-        .expect("process 1");
-    let lead = lead.wait_with_output().expect("process 0");
+    let lead = join_process_1(&dir, &args, &host_file, lead);
     let stderr = String::from_utf8_lossy(&lead.stderr);
-    assert!(lead.status.success(), "{stderr}");
-    assert!(
-        peer.status.success(),
-        "{}",
-        String::from_utf8_lossy(&peer.stderr)
-    );
     assert_eq!(lead.stdout, expected.stdout);
     assert!(
         stderr.contains("warning: dropped a connection from") && stderr.contains("0.0.0-stranger"),
