@@ -45,6 +45,7 @@ pub(crate) fn library_error(e: disguise::Error) -> PyErr {
             }
             LedgerError::new_err(text)
         }
+        e @ disguise::Error::Internal(_) => PyRuntimeError::new_err(e.to_string()),
         other => value_error(other),
     }
 }

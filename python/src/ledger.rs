@@ -354,10 +354,9 @@ pub(crate) fn reserve_plan(
     charge.reserve(&plan, mechanism).map(Some)
 }
 
-/// Checks that a run is charged no more than was reserved for it, by every filter
-/// ([`disguise::ledger::within_reservation`]: its unit, its guarantee, its ρ and its calls;
-/// the library plans each run by the same accounting, so beyond it would be a bug, and
-/// nothing is returned). `actual` is the run's report.
+/// Checks that a run is charged no more than was reserved for it
+/// ([`disguise::ledger::Reserved::check`]; beyond it would be a bug, and nothing is
+/// returned). `actual` is the run's report.
 pub(crate) fn check(
     reserved: &Option<Reservation>,
     actual: &(impl Spends + ?Sized),
@@ -365,34 +364,8 @@ pub(crate) fn check(
     let Some(reservation) = reserved else {
         return Ok(());
     };
-    let Some(actual) = actual.spend()? else {
-        return Ok(());
-    };
-    let fits = reservation
-        .spend
-        .as_ref()
-        .is_some_and(|r| disguise::ledger::within_reservation(r, &actual));
-    if fits {
-        return Ok(());
-    }
-    let words = |s: &Spend| {
-        format!(
-            "ε = {}, δ = {}, {}-level, calls {:?}",
-            s.guarantee.epsilon, s.guarantee.delta, s.unit, s.calls
-        )
-    };
-    Err(disguise::Error::param(
-        "ledger",
-        format!(
-            "internal error: the run spends more than was reserved for it ({}; reserved: {}); \
-             nothing was returned (please report this)",
-            words(&actual),
-            reservation
-                .spend
-                .as_ref()
-                .map_or_else(|| "nothing".to_string(), words)
-        ),
-    ))
+    let spend = reservation.spend.clone();
+    disguise::ledger::Reserved { spend }.check(actual)
 }
 
 /// The result of everything a release does after its reservation (reading the data, the

@@ -196,6 +196,11 @@ fn main() -> ExitCode {
             ExitCode::from(output::NOTHING_RELEASED)
         }
         Err(err) => {
+            // A bug caught before anything was released exits as a panic does.
+            let internal = matches!(
+                err.downcast_ref::<disguise::Error>(),
+                Some(disguise::Error::Internal(_))
+            );
             // One readable line: the error and its causes, joined.
             let mut line = err.to_string();
             for cause in err.chain().skip(1) {
@@ -210,7 +215,7 @@ fn main() -> ExitCode {
             let charged = commands::common::ledger::charged();
             let line = disguise::text::failure_line(&line, charged, diagnostics, &output::flag_of);
             eprintln!("error: {line}");
-            ExitCode::from(2)
+            ExitCode::from(if internal { INTERNAL_ERROR as u8 } else { 2 })
         }
     }
 }

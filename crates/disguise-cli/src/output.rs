@@ -132,6 +132,9 @@ pub fn flagged(error: disguise::Error, flag: &dyn Fn(&str) -> String) -> anyhow:
                 flag("epsilon")
             )
         }
+        disguise::Error::InvalidDelta(d) => {
+            anyhow::anyhow!("{}: delta must be in [0, 1), got {d}", flag("delta"))
+        }
         other => other.into(),
     }
 }

@@ -93,6 +93,10 @@ pub enum Error {
     /// ([`crate::cluster`]). Nothing was released.
     #[error("{0}")]
     Cluster(String),
+    /// A bug in disguise, caught before anything was released: a run charged more than its
+    /// plan reserved in a ledger ([`crate::ledger::Reserved::check`]). Please report it.
+    #[error("internal error: {0} (a bug in disguise; please report it)")]
+    Internal(String),
     /// A privacy budget ledger could not be used: missing, not a ledger, corrupt, written by
     /// a newer version, or locked by another process past the timeout
     /// ([`crate::ledger`]). The ledger was not modified and nothing was released.

@@ -62,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     args.privacy.check_trials()?;
     args.privacy.check(|o| o.refuse_estimate("assign"))?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let charge = args.privacy.ledger.open(&[&args.places.points], false)?;
+    let charge = args.privacy.ledger.open()?;
     let places = &args.places;
     let quiet = args.privacy.quiet;
     let (candidates, names) = places.read_candidates(quiet)?;

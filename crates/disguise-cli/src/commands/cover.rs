@@ -3,7 +3,7 @@
 //! shell over [`disguise::task::MaxCoverage`]: read the sets or the edge list, run, print.
 
 use super::common::cluster::ClusterArgs;
-use super::common::ledger::{Charge, Reserved};
+use super::common::ledger::Charge;
 use super::common::names::named_among;
 use super::common::privacy::{PrivacyArgs, Shown, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
@@ -11,6 +11,7 @@ use anyhow::bail;
 use disguise::apps::read_item_list;
 use disguise::cluster::Place;
 use disguise::disclosure::Diagnostic;
+use disguise::ledger::Reserved;
 use disguise::maximize::Solution;
 use disguise::task::{
     Algorithm, ClusterTrials, CoverageInput, CoverageReport, MaxCoverage, Reporting, Runnable,
@@ -181,7 +182,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let inputs: Vec<&std::path::Path> = private.iter().map(|p| p.as_path()).collect();
     // A release on --edges protects one edge: the task's plan states it (group privacy of
     // four friend lists) and its unit, which the ledger records, as for `cut`.
-    let charge = (args.privacy.ledger).open_on(&inputs, &args.cluster)?;
+    let charge = (args.privacy.ledger).open_on(&args.cluster)?;
     let charge = charge.as_ref();
     let flag = if args.sets.is_some() {
         "--sets"

@@ -61,7 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Everything that needs no data is validated first, in the library.
     args.privacy.check_trials()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let charge = args.privacy.ledger.open(&[&args.edges], false)?;
+    let charge = args.privacy.ledger.open()?;
     let names = read_item_list(&args.vertices)?;
     // The edges are checked readable before anything is charged.
     disguise::files::check_input(&args.edges)?;

@@ -7,16 +7,14 @@ use super::common::cluster::ClusterArgs;
 use super::common::names::{named, named_among};
 use super::common::privacy::{PrivacyArgs, Shown, run_and_print};
 use crate::output::{flag_of, flagged, spinner};
-use anyhow::bail;
 use disguise::disclosure::{Diagnostic, Public};
-use disguise::histogram::Schema;
 use disguise::maximize::Solution;
 use disguise::task::{
-    Algorithm, BinSpec, FeatureObjective, Features, FeaturesReport, LabelledTable,
-    PreparedFeatures, Reporting, Runnable, SchemaColumns, count_features, read_features,
+    Algorithm, BinSpec, FeatureObjective, FeatureSource, Features, FeaturesReport, Reporting,
+    Runnable,
 };
 use disguise::text::{Labels, features_preamble};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -104,151 +102,56 @@ pub struct Args {
     cluster: ClusterArgs,
 }
 
-/// The `--bins` specifications, each error naming the flag.
-fn bin_specs(args: &Args) -> anyhow::Result<Vec<BinSpec>> {
-    let spec = |text: &String| {
-        text.parse::<BinSpec>().map_err(|e| match e {
-            disguise::Error::InvalidParameter { reason, .. } => {
-                anyhow::anyhow!("invalid --bins {reason}")
-            }
-            other => other.into(),
-        })
-    };
-    args.bins.iter().map(spec).collect()
-}
-
-/// The label column of a table read without a schema.
-fn label(args: &Args) -> anyhow::Result<&str> {
-    match &args.label {
-        Some(label) => Ok(label.as_str()),
-        None => bail!("--label is required (the label column), or a --schema with a `target`"),
-    }
-}
-
-/// The schema of --schema with the label (--label, default: the schema's `target`) and
-/// --exclude resolved against its columns.
-fn schema_columns(args: &Args, path: &Path) -> anyhow::Result<SchemaColumns> {
-    let schema = Schema::from_path(path)?;
-    let label = schema.target_or(args.label.as_deref(), "label", &flag_of)?;
-    Ok(SchemaColumns::new(
-        schema,
-        path,
-        &label,
-        &args.exclude,
-        &flag_of,
-    )?)
-}
-
-/// Reads the table: with --schema coded with its public domains (and the values clamped
-/// into their bounds, counted per column: a diagnostic), else the label and every column not
-/// excluded, the --bins columns binned while streaming.
-/// With a schema, its numeric columns without bins or edges are cut at private bin edges
-/// (`request`'s share of ε), drawn once the records are read — from the OS, or for a seeded
-/// run from a generator of its own derived from the seed (the picks' is made later).
-fn prepare(args: &Args, request: &Features, bins: &[BinSpec]) -> anyhow::Result<Prepared> {
+/// The source of the table: --schema's domains, or the file's header with --label,
+/// --exclude and --bins (whose bad specs are reported before the data is read).
+fn source(args: &Args) -> anyhow::Result<FeatureSource> {
     if let Some(path) = &args.schema {
-        let columns = schema_columns(args, path)?;
-        let plan = request.edges(&columns.schema)?;
-        let key = || -> anyhow::Result<disguise::SecureRng> {
-            Ok(match args.privacy.seed {
-                Some(seed) => disguise::SecureRng::insecure_from_seed(seed ^ EDGES_SEED),
-                None => disguise::SecureRng::from_os()?,
-            })
-        };
-        let (table, clamped, edges, _) = columns.read_with_edges(&args.data, &plan, key)?;
-        return Ok((table, clamped, edges));
+        return Ok(FeatureSource::schema(
+            &args.data,
+            path,
+            args.label.as_deref(),
+            &args.exclude,
+            flag_of,
+        )?);
     }
+    let spec = |text: &String| text.parse::<BinSpec>().map_err(|e| flagged(e, &flag_of));
+    let bins = args
+        .bins
+        .iter()
+        .map(spec)
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let label = args.label.as_deref();
     let layout = args.layout.layout();
-    let (exclude, label) = (&args.exclude, label(args)?);
-    let table = read_features(&args.data, layout, label, exclude, bins, &flag_of)?;
-    Ok((table, Vec::new(), None))
-}
-
-/// What [`prepare`] reads: the table, its clamped values (a diagnostic) and private edges.
-type Prepared = (
-    LabelledTable,
-    Vec<(String, u64)>,
-    Option<disguise::histogram::EdgeRelease>,
-);
-
-/// Mixed into a seeded run's seed for the generator of its private edges.
-const EDGES_SEED: u64 = 0x6564_6765_735f_7267;
-
-/// The number of candidate features, from the schema or the table's header (public: no
-/// record is read).
-fn feature_count(args: &Args) -> anyhow::Result<usize> {
-    if let Some(path) = &args.schema {
-        return Ok(schema_columns(args, path)?.features());
-    }
-    let layout = args.layout.layout();
-    let (exclude, label) = (&args.exclude, label(args)?);
-    Ok(count_features(
-        &args.data, layout, label, exclude, &flag_of,
+    let exclude = &args.exclude;
+    Ok(FeatureSource::file(
+        &args.data, layout, label, exclude, &bins, flag_of,
     )?)
-}
-
-/// The model of the table spread over `cluster` (mutual information: the workers' summed
-/// contingency counts), in process 0 with the label's name and levels; `None` elsewhere.
-/// Needs --schema: every worker codes its records with the same public domains.
-fn prepare_distributed(
-    args: &Args,
-    request: &Features,
-    cluster: &disguise::cluster::Cluster,
-) -> anyhow::Result<Option<(PreparedFeatures, String, Vec<String>)>> {
-    let Some(path) = &args.schema else {
-        bail!(
-            "--workers and --hosts need --schema: every worker must code its records with the \
-             same public domains (categories and bounds)"
-        );
-    };
-    let columns = schema_columns(args, path)?;
-    let files = disguise::data::Parts::resolve(&args.data)?.files().to_vec();
-    let shared = columns.clone();
-    let load = move |comm: &mut disguise::cluster::Comm<'_>| {
-        let data = disguise::cluster::read_share(comm, &files, &shared.schema)?;
-        shared.table(&data)
-    };
-    let prepared = request
-        .prepare_distributed(cluster, load)
-        .map_err(|e| flagged(e, &flag_of))?;
-    let Some(prepared) = prepared else {
-        return Ok(None);
-    };
-    let (label_name, label_levels) = columns.label_levels(prepared.records() as u64)?;
-    Ok(Some((prepared, label_name, label_levels)))
 }
 
 /// Runs `disguise features`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    // A schema's numeric columns without bins or edges are cut at private bin edges.
-    let edge_columns = match &args.schema {
-        Some(path) => schema_columns(&args, path)?.edge_columns(),
-        None => 0,
-    };
+    let source = source(&args)?;
     let request = Features {
         k: args.k,
         objective: args.objective,
         algorithm: args.privacy.algorithm,
         privacy: args.privacy.privacy(),
-        edge_columns,
+        // A schema's numeric columns without bins or edges are cut at private bin edges.
+        edge_columns: source.edge_columns(),
         edge_share: args.edge_share,
     };
     args.privacy.check_trials()?;
     args.privacy.check(|o| o.refuse_estimate("features"))?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    // Bad --bins specs are reported before the data is read.
-    let bins = bin_specs(&args)?;
     args.cluster.refuse_streams(&[("--data", &args.data)])?;
-    if let (Some(path), true) = (&args.schema, args.cluster.distributed()) {
-        request
-            .edges(&schema_columns(&args, path)?.schema)?
-            .refuse_on_a_cluster()?;
+    if let (Some(schema), true) = (source.schema_of(), args.cluster.distributed()) {
+        request.edges(schema)?.refuse_on_a_cluster()?;
     }
-    let charge = (args.privacy.ledger).open_on(&[&args.data], &args.cluster)?;
+    let charge = (args.privacy.ledger).open_on(&args.cluster)?;
     // Charged before a record is read, from the public columns and options.
     let reserved = match &charge {
         Some(_) => {
-            let features = feature_count(&args)?;
+            let features = source.features()?;
             disguise::files::check_input(&args.data)?;
             args.privacy
                 .reserve(charge.as_ref(), || request.plan(features))?
@@ -258,28 +161,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
     let (prepared, label_name, label_levels, clamped) =
         match args.cluster.cluster(&[("--data", &args.data)])? {
-            Some(cluster) => match prepare_distributed(&args, &request, &cluster)? {
-                Some((prepared, name, levels)) => (prepared, name, levels, Vec::new()),
+            Some(cluster) => match source.prepare_distributed(&request, &cluster) {
+                Ok(Some((prepared, name, levels))) => (prepared, name, levels, Vec::new()),
                 // Not process 0: this process served its share.
-                None => return Ok(()),
+                Ok(None) => return Ok(()),
+                Err(e) => return Err(flagged(e, &flag_of)),
             },
             None => {
                 let bar = spinner(
                     &format!("reading {}", args.data.display()),
                     args.privacy.quiet,
                 );
-                let p = prepare(&args, &request, &bins);
+                let read = source.read(&request, args.privacy.seed);
                 bar.finish_and_clear();
-                let (p, clamped, edges) = p?;
+                let read = read?;
                 let prepared = request
-                    .prepare(p.table)
-                    .and_then(|prepared| prepared.with_edges(edges))
+                    .prepare(read.table.table)
+                    .and_then(|prepared| prepared.with_edges(read.edges))
                     .map_err(|e| flagged(e, &flag_of))?;
-                (prepared, p.label, p.levels, clamped)
+                (prepared, read.table.label, read.table.levels, read.clamped)
             }
         };
     // A schema's levels are public: the a-priori bound may use how many there are.
-    let public_levels = args.schema.is_some();
+    let public_levels = source.public_levels();
     let prepared = if public_levels {
         let count = u32::try_from(label_levels.len()).unwrap_or(u32::MAX);
         prepared.with_public_label_levels(count)

@@ -5,7 +5,6 @@
 //! `disguise histogram --data adult.data --data adult.test --schema adult.schema.toml
 //!  --target income --epsilon 1 --out synthetic.csv`
 
-use super::common::ledger::Reserved;
 use super::common::names::named;
 use super::common::table::TableArgs;
 use super::common::{RunArgs, warn_if_vacuous};
@@ -16,6 +15,7 @@ use disguise::histogram::{
     BinRule, DEFAULT_A, DEFAULT_SIGMA, Discretized, DomainSource, GammaRule, ProjectedHistogram,
     SyntheticRows, Values,
 };
+use disguise::ledger::Reserved;
 use disguise::prelude::*;
 use disguise::task::{Histogram, HistogramReport};
 use std::path::{Path, PathBuf};
@@ -153,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let target_name = schema.target_or(args.target.as_deref(), "target", &flag_of)?;
     let target = schema.column_index(&target_name)?;
     table.check_out(args.public_data.as_ref())?;
-    let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
+    let charge = run.ledger.open_on(&table.cluster)?;
     if charge.is_some() && args.bounds_from_data {
         bail!(
             "invalid --bounds-from-data: the release would have no guarantee, so a budget \

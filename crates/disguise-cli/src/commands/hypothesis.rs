@@ -117,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(test) = &args.test {
         disguise::files::check_input(test)?;
     }
-    let charge = args.run.ledger.open(&[&args.data], false)?;
+    let charge = args.run.ledger.open()?;
     if charge.is_some() && args.bounds_from_data {
         bail!(
             "invalid --bounds-from-data: the result would not be private, so a budget ledger \

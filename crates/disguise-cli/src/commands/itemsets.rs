@@ -162,7 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         None => None,
     };
-    let charge = args.run.ledger.open(&[&args.transactions], false)?;
+    let charge = args.run.ledger.open()?;
     let csv = args.input_format.map(|f| f == InputFormat::Csv);
     let layout = TransactionFormat::of(&args.transactions, csv, &args.id_column, &args.item_column);
     // A CSV file's columns, from its header row alone.

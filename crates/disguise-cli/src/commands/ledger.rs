@@ -207,30 +207,10 @@ pub fn run(command: Command) -> anyhow::Result<()> {
 
 fn init(args: InitArgs) -> anyhow::Result<()> {
     // The default is checked before the file exists: a refused option leaves nothing.
-    let default = match &args.default_limit {
-        Some(text) => {
-            let (epsilon, delta) = match text.split_once(',') {
-                Some((e, d)) => (e, d),
-                None => (text.as_str(), "0"),
-            };
-            let number = |t: &str| -> anyhow::Result<f64> {
-                t.trim().parse().map_err(|_| {
-                    anyhow::anyhow!(
-                        "invalid --default-limit: {text:?} is not EPSILON[,DELTA] (e.g. 1,1e-6)"
-                    )
-                })
-            };
-            Some(make_limit(
-                "--default-limit",
-                number(epsilon)?,
-                number(delta)?,
-                args.default_rule,
-                0.0,
-                0.0,
-            )?)
-        }
-        None => None,
-    };
+    let flag = |_: &str| "--default-limit".to_string();
+    let default = (args.default_limit.as_deref())
+        .map(|text| Limit::parse(text, args.default_rule).map_err(|e| flagged(e, &flag)))
+        .transpose()?;
     let ledger = Ledger::create(&args.file)?;
     if default.is_some() {
         ledger.set_default_limit(default)?;
@@ -242,46 +222,14 @@ fn init(args: InitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A limit from the command line's numbers, with each error naming its flag.
-fn make_limit(
-    flag: &str,
-    epsilon: f64,
-    delta: f64,
-    rule: Filter,
-    approximate_epsilon: f64,
-    approximate_delta: f64,
-) -> anyhow::Result<Limit> {
-    let name = |p: &str| match p {
-        "epsilon" | "delta" if flag != "--epsilon" => flag.to_string(),
-        "rule" => "--rule".to_string(),
+fn limit(args: LimitArgs) -> anyhow::Result<()> {
+    let flag = |p: &str| match p {
         "approximate" => "--approximate-epsilon/--approximate-delta".to_string(),
         other => format!("--{other}"),
     };
-    let named = |e: disguise::Error| match e {
-        disguise::Error::InvalidEpsilon(v) => {
-            anyhow::anyhow!(
-                "invalid {}: ε must be finite and > 0, got {v}",
-                name("epsilon")
-            )
-        }
-        disguise::Error::InvalidDelta(v) => {
-            anyhow::anyhow!("invalid {}: δ must be in [0, 1), got {v}", name("delta"))
-        }
-        other => flagged(other, &name),
-    };
-    let (approximate, approximate_delta) = (approximate_epsilon, approximate_delta);
-    Limit::of(epsilon, delta, rule, approximate, approximate_delta, &name).map_err(named)
-}
-
-fn limit(args: LimitArgs) -> anyhow::Result<()> {
-    let limit = make_limit(
-        "--epsilon",
-        args.epsilon,
-        args.delta,
-        args.rule,
-        args.approximate_epsilon,
-        args.approximate_delta,
-    )?;
+    let (epsilon, delta) = (args.approximate_epsilon, args.approximate_delta);
+    let limit = Limit::of(args.epsilon, args.delta, args.rule, epsilon, delta, &flag)
+        .map_err(|e| flagged(e, &flag))?;
     let dataset = match &args.dataset {
         Some(name) => Some(
             disguise::ledger::check_name(name)
@@ -291,11 +239,6 @@ fn limit(args: LimitArgs) -> anyhow::Result<()> {
         None => None,
     };
     let ledger = args.file.open()?;
-    let flag = |p: &str| match p {
-        "dataset" => "--dataset".to_string(),
-        "rule" => "--rule".to_string(),
-        other => format!("--{other}"),
-    };
     match dataset {
         Some(dataset) => {
             let name = if args.new_dataset {

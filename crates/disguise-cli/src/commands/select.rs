@@ -107,7 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     args.privacy.check_trials()?;
     let request = args.request()?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let charge = (args.privacy.ledger).open_on(&[&args.places.points], &args.cluster)?;
+    let charge = (args.privacy.ledger).open_on(&args.cluster)?;
     let charge = charge.as_ref();
     if let Some(cluster) = args.cluster.cluster(&[("--points", &args.places.points)])? {
         return run_distributed(&args, request, cluster, charge);

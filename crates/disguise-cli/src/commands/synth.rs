@@ -152,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         disguise::files::check_output(path, &table.inputs(None))
             .map_err(|e| anyhow::anyhow!("--report {e}"))?;
     }
-    let charge = run.ledger.open_on(&table.data(), &table.cluster)?;
+    let charge = run.ledger.open_on(&table.cluster)?;
     // Charged before a record is read, from the options and the schema alone.
     let label = format!("synthetic data ({})", request.method.name().to_uppercase());
     let reserved = run.reserve(charge.as_ref(), &label, || request.plan(&schema))?;

@@ -65,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     args.privacy.check_trials()?;
     args.privacy.check(|o| o.refuse_estimate("topics"))?;
     request.validate().map_err(|e| flagged(e, &flag_of))?;
-    let charge = args.privacy.ledger.open(&[&args.reach], false)?;
+    let charge = args.privacy.ledger.open()?;
     let quiet = args.privacy.quiet;
     let names = read_item_list(&args.candidates)?;
     disguise::files::check_input(&args.reach)?;
@@ -105,7 +105,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// Runs the trials of a prepared request and prints them.
 fn report<F: KSubmodularFunction>(
     args: &Args,
-    reserved: Option<&super::common::ledger::Reserved>,
+    reserved: Option<&disguise::ledger::Reserved>,
     prepared: &PreparedAssign<'_, F>,
     names: &[String],
     dropped: u64,

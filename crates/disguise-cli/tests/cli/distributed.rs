@@ -546,7 +546,7 @@ fn the_feature_selection_is_the_same_for_every_partition() {
     }
     // Without a schema the workers could not agree on the categories.
     let schemaless = words("features --data table.csv --label sick --k 2 --epsilon 1 --workers 2");
-    fails_with(&dir, &schemaless, "need --schema");
+    fails_with(&dir, &schemaless, "needs --schema");
     let discernibility = args("table.csv", "--workers 2 --objective discernibility");
     fails_with(&dir, &discernibility, "discernibility runs in one process");
 }

@@ -190,6 +190,32 @@ impl Limit {
         }
     }
 
+    /// A limit written `EPSILON[,DELTA]` (δ = 0 when left out) under `filter`: a default
+    /// limit given in one option.
+    ///
+    /// ```
+    /// use disguise::ledger::{Filter, Limit};
+    /// let limit = Limit::parse("1,1e-6", Filter::Basic)?;
+    /// assert_eq!((limit.epsilon, limit.delta), (1.0, 1e-6));
+    /// assert_eq!(Limit::parse(" 2 ", Filter::Basic)?.delta, 0.0);
+    /// assert!(Limit::parse("1;1e-6", Filter::Basic).is_err());
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] named `limit` for text of another form; as
+    /// [`Limit::new`] and [`Limit::with_filter`].
+    pub fn parse(text: &str, filter: Filter) -> Result<Self> {
+        let (epsilon, delta) = text.split_once(',').unwrap_or((text, "0"));
+        let number = |t: &str| -> Result<f64> {
+            t.trim().parse().map_err(|_| {
+                let reason = format!("{text:?} is not EPSILON[,DELTA] (e.g. 1,1e-6)");
+                Error::param("limit", reason)
+            })
+        };
+        Self::new(number(epsilon)?, number(delta)?)?.with_filter(filter)
+    }
+
     /// The same limit with filter `filter` (ρ_L computed for zCDP).
     ///
     /// # Errors

@@ -381,6 +381,58 @@ pub fn within_reservation(reserved: &Spend, actual: &Spend) -> bool {
         && filter::calls_covered(&reserved.calls, reserved.runs, &actual.calls, actual.runs)
 }
 
+/// What a front end reserved in a ledger before a run read its data ([`Ledger::reserve`],
+/// [`Ledger::draw`]): the spend recorded, `None` when the plan spends nothing. Before
+/// anything is released, [`Reserved::check`] holds the run to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reserved {
+    /// The spend reserved, for all the runs (its `runs`).
+    pub spend: Option<Spend>,
+}
+
+impl Reserved {
+    /// Checks that a run is charged no more than was reserved for it, by every filter
+    /// ([`within_reservation`]: its unit, its guarantee times the runs, its ρ and its calls).
+    /// `actual` is one run's report (anything that [`Spends`]), each run held to the share of
+    /// one of the runs reserved; a report that spends nothing passes.
+    ///
+    /// ```
+    /// use disguise::ledger::{Reserved, Spends};
+    /// use disguise::prelude::*;
+    /// let plan = Select::new(3).epsilon(1.0).plan(10)?;
+    /// let reserved = Reserved { spend: plan.spend()?.map(|s| s.runs(2)) };
+    /// reserved.check(&plan)?;
+    /// let more = Select::new(3).epsilon(1.5).plan(10)?;
+    /// assert!(reserved.check(&more).is_err());
+    /// # Ok::<(), disguise::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Internal`] naming both spends: a task plans each run by the same accounting
+    /// as the run, so a run beyond its reservation is a bug, and nothing may be released.
+    pub fn check<T: Spends + ?Sized>(&self, actual: &T) -> Result<()> {
+        let Some(actual) = actual.spend()? else {
+            return Ok(());
+        };
+        let reserved = self.spend.as_ref();
+        let fits = reserved.is_some_and(|r| within_reservation(r, &actual.clone().runs(r.runs)));
+        if fits {
+            return Ok(());
+        }
+        let words = |s: &Spend| {
+            let g = s.guarantee;
+            let (e, d, unit, calls) = (g.epsilon, g.delta, s.unit, &s.calls);
+            format!("ε = {e}, δ = {d}, {unit}-level, calls {calls:?}")
+        };
+        Err(Error::Internal(format!(
+            "the run spends more than was reserved for it ({}; reserved: {}); nothing was \
+             released",
+            words(&actual),
+            reserved.map_or_else(|| "nothing".to_string(), words)
+        )))
+    }
+}
+
 /// A data set's state: its limit, what its releases have spent and what is left.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Status {

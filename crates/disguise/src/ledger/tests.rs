@@ -1594,3 +1594,39 @@ fn what_is_left_under_zcdp_is_the_epsilon_the_rho_left_converts_to_at_the_limits
         (0.75, 1e-6, None, None, None)
     );
 }
+
+#[test]
+fn a_run_whose_calls_cost_more_than_reserved_is_an_internal_error_though_its_guarantee_matches() {
+    use crate::task::{Select, WithPrivacy};
+    let plan = Select::new(3).epsilon(1.0).delta(1e-6).plan(10).unwrap();
+    let reserved = Reserved {
+        spend: Some(plan.spend().unwrap().unwrap().runs(4)),
+    };
+    // The run as planned, one of the 4 trials: within.
+    reserved.check(&plan).unwrap();
+    // The same guarantee, but calls of twice the ε: 4× the ρ a zCDP limit charged.
+    let mut run = plan.clone();
+    run.calls = (run.calls.iter())
+        .map(|&(cost, n)| match cost {
+            PrivacyCost::BoundedRange { epsilon } => {
+                let epsilon = Epsilon::new(2.0 * epsilon.get()).unwrap();
+                (PrivacyCost::BoundedRange { epsilon }, n)
+            }
+            other => (other, n),
+        })
+        .collect();
+    assert_eq!(run.guarantee, plan.guarantee);
+    let err = reserved.check(&run).unwrap_err();
+    assert!(matches!(err, Error::Internal(_)), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("internal error: the run spends more than was reserved"),
+        "{text}"
+    );
+    // A larger guarantee.
+    let mut larger = plan.clone();
+    larger.guarantee.as_mut().unwrap().epsilon *= 1.5;
+    assert!(reserved.check(&larger).is_err());
+    // Nothing reserved: any private run is beyond it.
+    assert!(Reserved { spend: None }.check(&plan).is_err());
+}

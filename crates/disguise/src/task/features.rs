@@ -27,7 +27,7 @@ use serde::Serialize;
 use std::sync::Arc;
 
 mod read;
-pub use read::{BinSpec, LabelledTable, SchemaColumns, count_features, read_features};
+pub use read::{BinSpec, FeatureRead, FeatureSource, LabelledTable};
 
 /// A column whose values are all numbers and that has more distinct values than this is
 /// taken for a measurement (or an identifier) and must be binned over public bounds (or
@@ -130,7 +130,7 @@ pub struct Features {
     /// The budget, mechanism and composition rule.
     pub privacy: Privacy,
     /// How many numeric columns of a schema get private bin edges
-    /// ([`SchemaColumns::edge_columns`](super::SchemaColumns::edge_columns); 0 for a table
+    /// ([`FeatureSource::edge_columns`](super::FeatureSource::edge_columns); 0 for a table
     /// coded by public rules alone): their edges take [`Features::edge_share`] of ε, the
     /// picks the rest.
     pub edge_columns: usize,
@@ -190,7 +190,7 @@ impl Features {
 
     /// The private edges of `schema`'s numeric columns that have neither `bins` nor `edges`,
     /// each at its share of ε (read the table with
-    /// [`SchemaColumns::read_with_edges`](super::SchemaColumns::read_with_edges)).
+    /// [`FeatureSource::read`](super::FeatureSource::read)).
     ///
     /// # Errors
     /// As [`Features::validate`]; a count of such columns other than `edge_columns`.

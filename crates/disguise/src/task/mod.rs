@@ -66,9 +66,8 @@ pub use estimate::{
     estimate_noise, estimate_utility,
 };
 pub use features::{
-    BinSpec, FeatureObjective, FeatureTable, Features, FeaturesParams, FeaturesReport,
-    LabelledTable, MAX_NUMERIC_LEVELS, PreparedFeatures, SchemaColumns, count_features,
-    read_features,
+    BinSpec, FeatureObjective, FeatureRead, FeatureSource, FeatureTable, Features, FeaturesParams,
+    FeaturesReport, LabelledTable, MAX_NUMERIC_LEVELS, PreparedFeatures,
 };
 pub use histogram::{HISTOGRAM_NEIGHBOURS, Histogram, HistogramReport};
 pub use hypothesis::{DEFAULT_THRESHOLDS, Hypothesis, HypothesisReport};

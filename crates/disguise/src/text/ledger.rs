@@ -276,24 +276,6 @@ pub fn failure_line(
     }
 }
 
-/// The error of a run charged more than was reserved for it (a bug: nothing is released):
-/// the `actual` spend of one trial and what was `reserved`, in full.
-pub fn overspent(actual: &Spend, reserved: Option<&Spend>) -> String {
-    let spend = |s: &Spend| {
-        let g = s.guarantee;
-        format!(
-            "ε = {}, δ = {}, {}-level, calls {:?}",
-            g.epsilon, g.delta, s.unit, s.calls
-        )
-    };
-    format!(
-        "internal error: the run spends more than was reserved for it ({}; reserved: {}); \
-         nothing was released (please report this)",
-        spend(actual),
-        reserved.map_or_else(|| "nothing".to_string(), spend)
-    )
-}
-
 /// A command line as the audit log records it: each argument shell-quoted when it needs it.
 ///
 /// ```

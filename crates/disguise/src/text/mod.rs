@@ -21,8 +21,8 @@ mod tasks;
 pub use budget::{budget_table, no_rule_fits};
 #[cfg(feature = "ledger")]
 pub use ledger::{
-    charged_line, command_line, default_limit_line, failure_line, limit_words, overspent,
-    overview_text, releases_csv, releases_table, releases_written, status_line,
+    charged_line, command_line, default_limit_line, failure_line, limit_words, overview_text,
+    releases_csv, releases_table, releases_written, status_line,
 };
 pub use picks::{Labels, picks_closing, picks_opening, trial_csv_rows, trial_line};
 pub use releases::{

@@ -3,7 +3,7 @@
 
 use crate::output::{flag_of, flagged};
 use anyhow::bail;
-use disguise::ledger::{Ledger, Name, Spend, Spends};
+use disguise::ledger::{Ledger, Name, Reserved, Spends};
 use disguise::task::PrivacyReport;
 use disguise::text;
 use std::path::{Path, PathBuf};
@@ -59,7 +59,7 @@ impl LedgerArgs {
     /// fails first) and checks the data set's name, which a release under a ledger must
     /// give (a name derived from the input would give the same data a new, unlimited budget
     /// whenever a byte of the file changed). `None` without a ledger.
-    pub fn open(&self, _inputs: &[&Path], _named_only: bool) -> anyhow::Result<Option<Charge>> {
+    pub fn open(&self) -> anyhow::Result<Option<Charge>> {
         let Some(file) = self.file() else {
             if self.dataset.is_some() {
                 bail!("invalid --dataset: it names a data set in a ledger; give --ledger FILE");
@@ -89,15 +89,11 @@ impl LedgerArgs {
 impl LedgerArgs {
     /// [`LedgerArgs::open`] for a run that may be distributed: only process 0 records (the
     /// others release nothing).
-    pub fn open_on(
-        &self,
-        inputs: &[&Path],
-        cluster: &super::cluster::ClusterArgs,
-    ) -> anyhow::Result<Option<Charge>> {
+    pub fn open_on(&self, cluster: &super::cluster::ClusterArgs) -> anyhow::Result<Option<Charge>> {
         if cluster.process.is_some_and(|p| p != 0) {
             return Ok(None);
         }
-        self.open(inputs, cluster.hosts.is_some())
+        self.open()
     }
 }
 
@@ -149,36 +145,6 @@ pub fn charged() -> Option<&'static str> {
     CHARGED.get().map(String::as_str)
 }
 
-/// A reservation made before the data was read: what the run may spend.
-pub struct Reserved {
-    /// The spend reserved (`None`: the plan spends nothing).
-    spend: Option<Spend>,
-}
-
-impl Reserved {
-    /// Checks that a run is charged no more than was reserved for it, by every filter
-    /// ([`disguise::ledger::within_reservation`]: its unit, its guarantee times the trials,
-    /// its ρ and its calls); the library plans each run by the same accounting, so a run
-    /// beyond its plan would be a bug, and releases nothing. `actual` is one trial's report
-    /// (anything that [`Spends`]: its guarantee, calls and unit), each trial held to the
-    /// reservation's share.
-    pub fn check<T: Spends + ?Sized>(&self, actual: &T) -> anyhow::Result<()> {
-        let actual = (actual.spend()).map_err(|e| flagged(e, &flag_of))?;
-        let Some(actual) = actual else {
-            return Ok(());
-        };
-        let fits = self.spend.as_ref().is_some_and(|reserved| {
-            // Every trial is checked: each is held to the share of one of the runs reserved.
-            let actual = actual.clone().runs(reserved.runs);
-            disguise::ledger::within_reservation(reserved, &actual)
-        });
-        if !fits {
-            bail!(text::overspent(&actual, self.spend.as_ref()));
-        }
-        Ok(())
-    }
-}
-
 /// Opens the ledger `file`, waiting up to `timeout` seconds (`--ledger-timeout`) for another
 /// process holding it.
 pub fn open_ledger(file: &Path, timeout: f64) -> anyhow::Result<Ledger> {
@@ -197,48 +163,4 @@ pub fn refuse_non_private(ledger: bool, private: bool) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use disguise::prelude::*;
-
-    #[test]
-    fn a_run_whose_calls_cost_more_than_reserved_is_an_internal_error_though_its_guarantee_matches()
-    {
-        let plan = Select::new(3).epsilon(1.0).delta(1e-6).plan(10).unwrap();
-        let reserved = Reserved {
-            spend: Some(plan.spend().unwrap().unwrap().runs(4)),
-        };
-        // The run as planned, one of the 4 trials: within.
-        reserved.check(&plan).unwrap();
-        // The same guarantee, but calls of twice the ε: 4× the ρ a zCDP limit charged.
-        let mut run = plan.clone();
-        run.calls = run
-            .calls
-            .iter()
-            .map(|&(cost, n)| match cost {
-                PrivacyCost::BoundedRange { epsilon } => (
-                    PrivacyCost::BoundedRange {
-                        epsilon: Epsilon::new(2.0 * epsilon.get()).unwrap(),
-                    },
-                    n,
-                ),
-                other => (other, n),
-            })
-            .collect();
-        assert_eq!(run.guarantee, plan.guarantee);
-        let err = reserved.check(&run).unwrap_err().to_string();
-        assert!(
-            err.starts_with("internal error: the run spends more than was reserved"),
-            "{err}"
-        );
-        // A larger guarantee.
-        let mut larger = plan.clone();
-        larger.guarantee.as_mut().unwrap().epsilon *= 1.5;
-        assert!(reserved.check(&larger).is_err());
-        // Nothing reserved: any private run is beyond it.
-        assert!(Reserved { spend: None }.check(&plan).is_err());
-    }
 }

@@ -115,7 +115,7 @@ impl RunArgs {
         charge: Option<&ledger::Charge>,
         mechanism: &str,
         plan: impl FnOnce() -> disguise::Result<disguise::task::PrivacyReport>,
-    ) -> anyhow::Result<Option<ledger::Reserved>> {
+    ) -> anyhow::Result<Option<disguise::ledger::Reserved>> {
         let Some(charge) = charge else {
             return Ok(None);
         };

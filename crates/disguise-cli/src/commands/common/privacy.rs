@@ -114,7 +114,7 @@ impl PrivacyArgs {
         &self,
         charge: Option<&super::ledger::Charge>,
         plan: impl FnOnce() -> disguise::Result<disguise::task::PrivacyReport>,
-    ) -> anyhow::Result<Option<super::ledger::Reserved>> {
+    ) -> anyhow::Result<Option<disguise::ledger::Reserved>> {
         let Some(charge) = charge else {
             return Ok(None);
         };
@@ -183,7 +183,7 @@ impl<'a, T, P> Shown<'a, T, P> {
 /// release; the picks' exact values only with `--diagnostics`, in a section of their own.
 pub fn run_and_print<T, P, F>(
     args: &PrivacyArgs,
-    reserved: Option<&super::ledger::Reserved>,
+    reserved: Option<&disguise::ledger::Reserved>,
     picks: usize,
     shown: &Shown<'_, T, P>,
     run: F,

@@ -48,11 +48,6 @@ impl TableArgs {
             .ok_or_else(|| anyhow::anyhow!("--schema is required: the table's public schema"))
     }
 
-    /// The data files as given.
-    pub fn data(&self) -> Vec<&Path> {
-        self.data.iter().map(PathBuf::as_path).collect()
-    }
-
     /// Every file the run reads, `extra` too: no output may be written over one of them.
     pub fn inputs<'a>(&'a self, extra: Option<&'a PathBuf>) -> Vec<&'a Path> {
         self.data

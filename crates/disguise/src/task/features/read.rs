@@ -10,7 +10,7 @@
 use super::{FeatureTable, MAX_NUMERIC_LEVELS};
 use crate::data::{Codes, Header, TableLayout, TablePlan, read_table_with_layout};
 use crate::error::{Error, Result, Source};
-use crate::histogram::{Discretized, Domain, DomainSource, Schema};
+use crate::histogram::{Discretized, Domain, Schema};
 use crate::noise::SecureRng;
 use std::path::Path;
 use std::str::FromStr;
@@ -344,26 +344,6 @@ impl SchemaColumns {
         Ok(table)
     }
 
-    /// Reads the table from the files of `data` (a file, or a folder or pattern of parts),
-    /// coded straight with the schema's public domains (numeric columns binned over their
-    /// bounds), with the numeric values clamped into the edge bins, per column (a diagnostic
-    /// on the data, NOT private).
-    ///
-    /// # Errors
-    /// The reader's, at their `file:line:column`.
-    pub fn read(&self, data: &Path) -> Result<(LabelledTable, Vec<(String, u64)>)> {
-        let files = crate::data::Parts::resolve(data)?;
-        let paths: Vec<&Path> = files.files().iter().map(|p| p.as_path()).collect();
-        let read = Discretized::read(&paths, &self.schema, DomainSource::Schema)?;
-        let data = read.data;
-        let table = LabelledTable {
-            label: data.names()[self.label].clone(),
-            levels: levels(&data.domains()[self.label]),
-            table: self.table(&data)?,
-        };
-        Ok((table, read.clipped))
-    }
-
     /// How many numeric columns get private bin edges: the candidate features (and a numeric
     /// label) that have neither `bins` nor `edges` (an excluded column is read as one bin,
     /// at no cost). A function of the schema and the options alone.
@@ -371,37 +351,35 @@ impl SchemaColumns {
         crate::histogram::EdgePlan::count(&self.schema)
     }
 
-    /// [`SchemaColumns::read`] with private edges for `plan`'s columns
-    /// ([`EdgePlan::read`](crate::histogram::EdgePlan::read)): the table, the clamped values (a diagnostic), the
-    /// edges released and the generator `key` made once the records were read.
+    /// Reads the table from the files of `data` (a file, or a folder or pattern of parts),
+    /// coded straight with the schema's public domains (numeric columns binned over their
+    /// bounds), with the numeric values clamped into the edge bins, per column (a diagnostic
+    /// on the data, NOT private), and the private edges of `plan`'s columns drawn once the
+    /// records are read ([`EdgePlan::read`](crate::histogram::EdgePlan::read)) with the
+    /// generator `key` makes.
     ///
     /// # Errors
-    /// As [`SchemaColumns::read`]; `key`'s.
-    #[allow(clippy::type_complexity)]
-    pub fn read_with_edges<E: From<Error>>(
+    /// The reader's, at their `file:line:column`; `key`'s.
+    fn read(
         &self,
         data: &Path,
         plan: &crate::histogram::EdgePlan,
-        key: impl FnOnce() -> std::result::Result<SecureRng, E>,
-    ) -> std::result::Result<
-        (
-            LabelledTable,
-            Vec<(String, u64)>,
-            Option<crate::histogram::EdgeRelease>,
-            SecureRng,
-        ),
-        E,
-    > {
+        key: impl FnOnce() -> Result<SecureRng>,
+    ) -> Result<FeatureRead> {
         let files = crate::data::Parts::resolve(data)?;
         let paths: Vec<&Path> = files.files().iter().map(|p| p.as_path()).collect();
-        let (read, edges, rng) = plan.read(&paths, &self.schema, key)?;
+        let (read, edges, _) = plan.read(&paths, &self.schema, key)?;
         let data = read.data;
         let table = LabelledTable {
             label: data.names()[self.label].clone(),
             levels: levels(&data.domains()[self.label]),
             table: self.table(&data)?,
         };
-        Ok((table, read.clipped, edges, rng))
+        Ok(FeatureRead {
+            table,
+            clamped: read.clipped,
+            edges,
+        })
     }
 
     /// The label's name and levels as the schema's domains of `records` records decode them
@@ -409,10 +387,239 @@ impl SchemaColumns {
     ///
     /// # Errors
     /// As [`Discretized::domains_of`].
+    #[cfg(feature = "cluster")]
     pub fn label_levels(&self, records: u64) -> Result<(String, Vec<String>)> {
         let domains = Discretized::domains_of(&self.schema, records)?;
         let name = self.schema.names()[self.label].clone();
         Ok((name, levels(&domains[self.label])))
+    }
+}
+
+/// Where a feature selection's table comes from, resolved before any record is read: a
+/// schema's public domains (its `target` the default label), or a delimited file's header
+/// with the label named, columns excluded and numeric columns binned over public bounds
+/// ([`BinSpec`]). Counting the candidate features and the columns that get private edges
+/// reads no record (they are public); [`FeatureSource::read`] reads the records.
+///
+/// ```
+/// use disguise::task::{FeatureSource, Features};
+/// # let dir = std::env::temp_dir().join(format!("disguise-source-doc-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// # let data = dir.join("t.csv");
+/// std::fs::write(&data, "id,colour,y\n1,red,a\n2,blue,b\n3,red,a\n")?;
+/// fn flag(name: &str) -> String {
+///     format!("--{name}")
+/// }
+/// let exclude = ["id".to_string()];
+/// let source = FeatureSource::file(&data, Default::default(), Some("y"), &exclude, &[], flag)?;
+/// assert_eq!(source.features()?, 1);
+/// let read = source.read(&Features::new(1), None)?;
+/// assert_eq!(read.table.levels, ["a", "b"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct FeatureSource {
+    data: std::path::PathBuf,
+    kind: SourceKind,
+}
+
+#[derive(Debug, Clone)]
+enum SourceKind {
+    Schema(SchemaColumns),
+    File {
+        layout: TableLayout,
+        label: String,
+        exclude: Vec<String>,
+        bins: Vec<BinSpec>,
+        flag: fn(&str) -> String,
+    },
+}
+
+/// What [`FeatureSource::read`] reads: the table, the values clamped into their bounds per
+/// column (a diagnostic on the data, NOT private) and the private edges released.
+#[derive(Debug)]
+pub struct FeatureRead {
+    /// The features and the label, with the label's name and levels.
+    pub table: LabelledTable,
+    /// How many values of each numeric column fell outside its bounds (a diagnostic).
+    pub clamped: Vec<(String, u64)>,
+    /// The private edges the numeric columns without public bins were cut at.
+    pub edges: Option<crate::histogram::EdgeRelease>,
+}
+
+/// Mixed into a seeded run's seed for the generator of its private edges (the picks' is
+/// keyed from the seed itself).
+const EDGES_SEED: u64 = 0x6564_6765_735f_7267;
+
+impl FeatureSource {
+    /// The table of `data` (a file, or a folder or pattern of parts) coded with the schema
+    /// read from `schema`: the label is `label`, or the schema's `target`; `exclude` names
+    /// columns that are not features.
+    ///
+    /// # Errors
+    /// The schema's reader's; as [`Schema::target_or`]; a column the schema lacks (`in
+    /// --exclude: …`), the label excluded, or no feature left.
+    pub fn schema(
+        data: &Path,
+        schema: &Path,
+        label: Option<&str>,
+        exclude: &[String],
+        flag: fn(&str) -> String,
+    ) -> Result<Self> {
+        let parsed = Schema::from_path(schema)?;
+        let label = parsed.target_or(label, "label", &flag)?;
+        let columns = SchemaColumns::new(parsed, schema, &label, exclude, &flag)?;
+        Ok(Self {
+            data: data.to_path_buf(),
+            kind: SourceKind::Schema(columns),
+        })
+    }
+
+    /// The table of the delimited file `data` without a schema: the `label` column and every
+    /// column not in `exclude`, the `bins` columns binned while streaming (see
+    /// [`read_features`] for what is refused). `flag` names the options in messages, here and
+    /// when the file is read.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] without a label.
+    pub fn file(
+        data: &Path,
+        layout: TableLayout,
+        label: Option<&str>,
+        exclude: &[String],
+        bins: &[BinSpec],
+        flag: fn(&str) -> String,
+    ) -> Result<Self> {
+        let Some(label) = label else {
+            return Err(Error::parse(format!(
+                "{} is required (the label column), or a {} with a `target`",
+                flag("label"),
+                flag("schema")
+            )));
+        };
+        Ok(Self {
+            data: data.to_path_buf(),
+            kind: SourceKind::File {
+                layout,
+                label: label.to_string(),
+                exclude: exclude.to_vec(),
+                bins: bins.to_vec(),
+                flag,
+            },
+        })
+    }
+
+    /// The schema, for a source read with one.
+    pub fn schema_of(&self) -> Option<&Schema> {
+        match &self.kind {
+            SourceKind::Schema(columns) => Some(&columns.schema),
+            SourceKind::File { .. } => None,
+        }
+    }
+
+    /// Whether the label's levels are public (a schema's), so that the a-priori bound may
+    /// use how many there are.
+    pub fn public_levels(&self) -> bool {
+        self.schema_of().is_some()
+    }
+
+    /// How many numeric columns get private bin edges (a schema's columns with neither
+    /// `bins` nor `edges`; none for a file read without a schema): what
+    /// [`Features::edge_columns`](super::Features::edge_columns) must say.
+    pub fn edge_columns(&self) -> usize {
+        match &self.kind {
+            SourceKind::Schema(columns) => columns.edge_columns(),
+            SourceKind::File { .. } => 0,
+        }
+    }
+
+    /// The number of candidate features, from the schema or the file's header (public: no
+    /// record is read).
+    ///
+    /// # Errors
+    /// The header's reader's; a column the options name that it lacks.
+    pub fn features(&self) -> Result<usize> {
+        match &self.kind {
+            SourceKind::Schema(columns) => Ok(columns.features()),
+            SourceKind::File {
+                layout,
+                label,
+                exclude,
+                flag,
+                ..
+            } => count_features(&self.data, *layout, label, exclude, &flag),
+        }
+    }
+
+    /// Reads the records: with a schema coded with its public domains (the values clamped
+    /// into their bounds, counted per column: a diagnostic), its numeric columns without
+    /// `bins` or `edges` cut at private edges at `request`'s share of ε, drawn once the
+    /// records are read from the OS's generator — or, for a run seeded with `seed`
+    /// (INSECURE, for tests), from a generator of their own derived from it; else the label
+    /// and every column not excluded, the binned columns binned while streaming.
+    ///
+    /// # Errors
+    /// As [`Features::edges`](super::Features::edges) and the readers', at their
+    /// `file:line:column`; the OS generator's.
+    pub fn read(&self, request: &super::Features, seed: Option<u64>) -> Result<FeatureRead> {
+        match &self.kind {
+            SourceKind::Schema(columns) => {
+                let plan = request.edges(&columns.schema)?;
+                let key = || match seed {
+                    Some(seed) => Ok(SecureRng::insecure_from_seed(seed ^ EDGES_SEED)),
+                    None => SecureRng::from_os(),
+                };
+                columns.read(&self.data, &plan, key)
+            }
+            SourceKind::File {
+                layout,
+                label,
+                exclude,
+                bins,
+                flag,
+            } => Ok(FeatureRead {
+                table: read_features(&self.data, *layout, label, exclude, bins, &flag)?,
+                clamped: Vec::new(),
+                edges: None,
+            }),
+        }
+    }
+
+    /// [`Features::prepare_distributed`](super::Features::prepare_distributed) of this
+    /// source's records spread over `cluster`, each worker reading its share of the parts
+    /// with the schema's public domains: in process 0 the prepared model with the label's
+    /// name and levels, `None` elsewhere.
+    ///
+    /// # Errors
+    /// [`Error::Parse`] without a schema (every worker must code its records with the same
+    /// public domains); as `prepare_distributed`.
+    #[cfg(feature = "cluster")]
+    pub fn prepare_distributed(
+        &self,
+        request: &super::Features,
+        cluster: &crate::cluster::Cluster,
+    ) -> Result<Option<(super::PreparedFeatures, String, Vec<String>)>> {
+        let columns = match &self.kind {
+            SourceKind::Schema(columns) => columns,
+            SourceKind::File { flag, .. } => {
+                return Err(Error::parse(format!(
+                    "a distributed run needs {}: every worker must code its records with the \
+                     same public domains (categories and bounds)",
+                    flag("schema")
+                )));
+            }
+        };
+        let files = crate::data::Parts::resolve(&self.data)?.files().to_vec();
+        let shared = columns.clone();
+        let load = move |comm: &mut crate::cluster::Comm<'_>| {
+            let data = crate::cluster::read_share(comm, &files, &shared.schema)?;
+            shared.table(&data)
+        };
+        let Some(prepared) = request.prepare_distributed(cluster, load)? else {
+            return Ok(None);
+        };
+        let (name, levels) = columns.label_levels(prepared.records() as u64)?;
+        Ok(Some((prepared, name, levels)))
     }
 }
 
@@ -506,6 +713,41 @@ mod tests {
         let twice: Vec<BinSpec> = vec!["x:0:1:2".parse().unwrap(), "X:0:1:2".parse().unwrap()];
         let e = read_features(&path, layout(), "y", &[], &twice, &flag).unwrap_err();
         assert_eq!(e.to_string(), "--bins: column 'X' is binned twice");
+    }
+
+    #[test]
+    fn a_source_takes_a_schemas_target_or_a_named_label() {
+        let data = file("s.csv", "age,colour,y\n30,red,a\n71,blue,b\n45,red,a\n");
+        let schema = file(
+            "s.toml",
+            "target = \"y\"\n\
+             [[columns]]\nname = \"age\"\ntype = \"numeric\"\nbounds = [0, 80]\nbins = 2\n\
+             [[columns]]\nname = \"colour\"\ntype = \"categorical\"\nlevels = [\"red\", \"blue\"]\n\
+             [[columns]]\nname = \"y\"\ntype = \"categorical\"\nlevels = [\"a\", \"b\"]\n",
+        );
+        let source = FeatureSource::schema(&data, &schema, None, &[], flag).unwrap();
+        assert!(source.public_levels());
+        assert_eq!((source.features().unwrap(), source.edge_columns()), (2, 0));
+        let read = source
+            .read(&super::super::Features::new(1), Some(1))
+            .unwrap();
+        assert_eq!(
+            (read.table.label.as_str(), read.table.levels.len()),
+            ("y", 2)
+        );
+        assert_eq!(read.table.table.names, ["age", "colour"]);
+        // The label may be named instead of the target, and a column excluded.
+        let named = FeatureSource::schema(&data, &schema, Some("colour"), &["age".into()], flag);
+        assert_eq!(named.unwrap().features().unwrap(), 1);
+        // Without a schema the label must be named, and the message names both options.
+        let e = FeatureSource::file(&data, layout(), None, &[], &[], flag).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--label is required (the label column), or a --schema with a `target`"
+        );
+        let source = FeatureSource::file(&data, layout(), Some("y"), &[], &[], flag).unwrap();
+        assert!(!source.public_levels());
+        assert_eq!((source.features().unwrap(), source.edge_columns()), (2, 0));
     }
 
     #[test]
