@@ -366,19 +366,12 @@ impl Usefulness {
             "{lhs} ≥ {c_text}·OPT − {additive_text} ({formula} for {lambda_text}, k = {k}, \
              m = {m}, ε₀ = {epsilon0:.4}; {theorem}); f is at most {f_text}"
         );
-        let vacuous = additive.is_nan() || additive >= c * f_max;
-        let advice = vacuous.then(|| {
+        Self::worst_case_bound(bound, additive, c * f_max, || {
             format!(
                 "the privacy term {additive_text} is at least {c_text}·{f_text}; a larger ε, \
                  fewer picks k or fewer candidates would help"
             )
-        });
-        Self {
-            bound,
-            vacuous,
-            worst_case: true,
-            advice,
-        }
+        })
     }
 
     /// The private continuous greedy (Rafiey & Yoshida 2020, Algorithm 1 and Theorem 3.3)
@@ -472,20 +465,13 @@ impl Usefulness {
                 ),
             };
         }
-        let vacuous = additive.is_nan() || additive >= c * run.f_max;
-        let advice = vacuous.then(|| {
+        Self::worst_case_bound(bound, additive, c * run.f_max, || {
             format!(
                 "the privacy term {additive_text} is at least {c_text}·{}; a larger ε, fewer \
                  steps T or a smaller rank would help",
                 run.f_max
             )
-        });
-        Self {
-            bound,
-            vacuous,
-            worst_case: true,
-            advice,
-        }
+        })
     }
 
     /// The non-monotone subsample-greedy on an objective that public quantities do not
@@ -622,18 +608,29 @@ impl Usefulness {
              Theorem 3.11)",
             100.0 * (1.0 - FAILURE)
         );
-        let vacuous = error.is_nan() || error >= useful;
-        let advice = vacuous.then(|| {
+        Self::worst_case_bound(bound, error, useful, || {
             format!(
                 "that shortfall is at least {useful:.4}, what a trivial answer already achieves; \
                  a larger ε or fewer candidates would help"
             )
-        });
+        })
+    }
+
+    /// A theorem's worst-case `bound` whose error term `error` promises nothing once it
+    /// reaches `limit`: vacuous then, or when `error` is NaN (from an invalid parameter), with
+    /// the `advice` on what would help. The one rule every bound of this kind follows.
+    fn worst_case_bound(
+        bound: String,
+        error: f64,
+        limit: f64,
+        advice: impl FnOnce() -> String,
+    ) -> Self {
+        let vacuous = error.is_nan() || error >= limit;
         Self {
             bound,
             vacuous,
             worst_case: true,
-            advice,
+            advice: vacuous.then(advice),
         }
     }
 }
@@ -655,7 +652,7 @@ impl Usefulness {
             "a margin is found only where the top count leads the next by about G₁ = {g1:.4} \
              or more; counts are at most n = {n}"
         );
-        Self::margin_bound(bound, g1, n as f64)
+        Self::worst_case_bound(bound, g1, n as f64, Self::no_margin_advice)
     }
 
     /// [`Usefulness::margin`] for scores that are not counts (e.g. mutual-information gains
@@ -665,20 +662,12 @@ impl Usefulness {
             "a margin is found only where the top gain leads the next by about G₁ = {g1:.4} \
              or more; gains are at most {max:.4}"
         );
-        Self::margin_bound(bound, g1, max)
+        Self::worst_case_bound(bound, g1, max, Self::no_margin_advice)
     }
 
-    fn margin_bound(bound: String, g1: f64, max: f64) -> Self {
-        let vacuous = g1.is_nan() || g1 >= max;
-        let advice = vacuous.then(|| {
-            "no gap can clear G₁; a larger ε, or the exponential mechanism, would help".to_string()
-        });
-        Self {
-            bound,
-            vacuous,
-            worst_case: true,
-            advice,
-        }
+    /// What helps when no score can lead by the stopping threshold G₁.
+    fn no_margin_advice() -> String {
+        "no gap can clear G₁; a larger ε, or the exponential mechanism, would help".to_string()
     }
 }
 
