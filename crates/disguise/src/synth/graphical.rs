@@ -227,7 +227,6 @@ impl GraphicalModel {
         let mut work = engine.workspace();
         let marginals = engine.propagate(&theta, &mut work);
         let (loss, grad) = problem.loss(&marginals);
-        let initial_loss = loss;
         let min_variance = measurements
             .iter()
             .flat_map(|(_, m)| m.variances.iter().copied())
@@ -250,19 +249,12 @@ impl GraphicalModel {
             },
             |grad, old, new| dot_difference(grad, old, new, n),
         );
-        let (theta, loss, run) = (descent.theta, descent.loss, descent.iterations);
+        let summary = descent.summary();
         // The clique laws of the accepted θ (the last pass may have been a rejected step).
-        engine.propagate(&theta, &mut work);
+        engine.propagate(&descent.theta, &mut work);
         let mut model = Self::from_marginals(sizes, tree, work.mu);
-        model.theta = cliques.into_iter().zip(theta).collect();
-        Ok((
-            model,
-            FitSummary {
-                iterations: run,
-                initial_loss,
-                final_loss: loss,
-            },
-        ))
+        model.theta = cliques.into_iter().zip(descent.theta).collect();
+        Ok((model, summary))
     }
 
     /// The model of the clique laws `marginals` on `tree`, with its sampler.

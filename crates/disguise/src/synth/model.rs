@@ -258,7 +258,6 @@ impl TreeModel {
         };
         let marginals = fit.marginals(&theta);
         let (loss, grad) = fit.loss(&marginals);
-        let initial_loss = loss;
         let min_variance = ones
             .iter()
             .flat_map(|m| m.variances.iter().copied())
@@ -281,16 +280,9 @@ impl TreeModel {
             },
             |grad, old, new| grad.dot_difference(old, new, n),
         );
-        let (marginals, loss, run) = (descent.marginals, descent.loss, descent.iterations);
-        let model = Self::from_marginals(sizes, order, parent, marginals)?;
-        Ok((
-            model,
-            FitSummary {
-                iterations: run,
-                initial_loss,
-                final_loss: loss,
-            },
-        ))
+        let summary = descent.summary();
+        let model = Self::from_marginals(sizes, order, parent, descent.marginals)?;
+        Ok((model, summary))
     }
 
     fn from_marginals(
@@ -460,14 +452,15 @@ impl TreeModel {
     }
 }
 
-/// Where mirror descent stands: the parameters, their marginals, loss and gradient, and the
-/// iterations run.
+/// Where mirror descent stands: the parameters, their marginals, loss and gradient, the
+/// iterations run and the loss it started from.
 pub(crate) struct Descent<T, M> {
     pub(crate) theta: T,
     pub(crate) marginals: M,
     pub(crate) loss: f64,
     pub(crate) grad: M,
     pub(crate) iterations: usize,
+    initial_loss: f64,
 }
 
 impl<T, M> Descent<T, M> {
@@ -479,6 +472,16 @@ impl<T, M> Descent<T, M> {
             loss,
             grad,
             iterations: 0,
+            initial_loss: loss,
+        }
+    }
+
+    /// How the fit went so far, as both fits report it.
+    pub(crate) fn summary(&self) -> FitSummary {
+        FitSummary {
+            iterations: self.iterations,
+            initial_loss: self.initial_loss,
+            final_loss: self.loss,
         }
     }
 }
@@ -521,6 +524,7 @@ pub(crate) fn mirror_descent<T, M>(
             loss: l,
             grad: g,
             iterations: at.iterations,
+            initial_loss: at.initial_loss,
         };
         if improvement <= 1e-12 * at.loss.max(1.0) {
             break;
