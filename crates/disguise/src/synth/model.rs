@@ -62,9 +62,28 @@ pub struct FitSummary {
 /// A model serializes whole (a kept model's file, [`crate::synth::kept`]) and is checked when
 /// read back: a tree over the columns in breadth-first order, laws of the right sizes, and
 /// cumulative weights that rise to 2⁵³ in every row.
-#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
-#[serde(try_from = "TreeModelFile")]
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(try_from = "TreeLaws")]
 pub struct TreeModel {
+    /// Its laws, checked when read from a file.
+    laws: TreeLaws,
+}
+
+/// A model writes its laws as they are; reading checks them (`TryFrom<TreeLaws>`). Written
+/// out because serde's `transparent` does not combine with `try_from`.
+impl Serialize for TreeModel {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        self.laws.serialize(serializer)
+    }
+}
+
+/// A [`TreeModel`]'s laws as a file holds them, not yet checked.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TreeLaws {
     sizes: Vec<usize>,
     /// Columns in breadth-first order from the root (order\[0\]).
     order: Vec<usize>,
@@ -76,18 +95,6 @@ pub struct TreeModel {
     joints: Vec<Vec<f64>>,
     /// The sampler's integer cumulative weights: the root's law, and each non-root column's
     /// conditional rows (parent value major), each row ending at 2⁵³.
-    cumulative: Vec<Vec<u64>>,
-}
-
-/// [`TreeModel`] as a file holds it.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TreeModelFile {
-    sizes: Vec<usize>,
-    order: Vec<usize>,
-    parent: Vec<usize>,
-    ones: Vec<Vec<f64>>,
-    joints: Vec<Vec<f64>>,
     cumulative: Vec<Vec<u64>>,
 }
 
@@ -119,10 +126,10 @@ pub(super) fn check_tree_order(
     Ok(())
 }
 
-impl TryFrom<TreeModelFile> for TreeModel {
+impl TryFrom<TreeLaws> for TreeModel {
     type Error = Error;
 
-    fn try_from(f: TreeModelFile) -> Result<Self> {
+    fn try_from(f: TreeLaws) -> Result<Self> {
         let d = f.sizes.len();
         let bad = |what: String| Err(Error::param("model", what));
         if d == 0
@@ -163,14 +170,7 @@ impl TryFrom<TreeModelFile> for TreeModel {
                 return bad(format!("column {c}'s sampler weights do not rise to 2^53"));
             }
         }
-        Ok(Self {
-            sizes: f.sizes,
-            order: f.order,
-            parent: f.parent,
-            ones: f.ones,
-            joints: f.joints,
-            cumulative: f.cumulative,
-        })
+        Ok(Self { laws: f })
     }
 }
 
@@ -309,41 +309,43 @@ impl TreeModel {
             cumulative[c] = rows;
         }
         Ok(Self {
-            sizes: sizes.to_vec(),
-            order,
-            parent,
-            ones: marginals.node,
-            joints: marginals.edge,
-            cumulative,
+            laws: TreeLaws {
+                sizes: sizes.to_vec(),
+                order,
+                parent,
+                ones: marginals.node,
+                joints: marginals.edge,
+                cumulative,
+            },
         })
     }
 
     /// The domain sizes.
     pub fn sizes(&self) -> &[usize] {
-        &self.sizes
+        &self.laws.sizes
     }
 
     /// The tree's edges (i < j), in the sampler's order.
     pub fn edges(&self) -> Vec<(usize, usize)> {
-        self.order[1..]
+        self.laws.order[1..]
             .iter()
-            .map(|&c| (c.min(self.parent[c]), c.max(self.parent[c])))
+            .map(|&c| (c.min(self.laws.parent[c]), c.max(self.laws.parent[c])))
             .collect()
     }
 
     /// The fitted 1-way law of column i.
     pub fn one(&self, i: usize) -> &[f64] {
-        &self.ones[i]
+        &self.laws.ones[i]
     }
 
     /// The law the sampler draws column c from given its parent's value a (the root: its
     /// own law, whatever a), from the stored integer weights.
     pub fn conditional(&self, c: usize, a: usize) -> Vec<f64> {
-        let s = self.sizes[c];
-        let row = if c == self.order[0] {
-            &self.cumulative[c][..]
+        let s = self.laws.sizes[c];
+        let row = if c == self.laws.order[0] {
+            &self.laws.cumulative[c][..]
         } else {
-            &self.cumulative[c][a * s..(a + 1) * s]
+            &self.laws.cumulative[c][a * s..(a + 1) * s]
         };
         let mut prev = 0u64;
         row.iter()
@@ -357,10 +359,10 @@ impl TreeModel {
 
     /// The probability the sampler gives the record `x` (for tests and small tables).
     pub fn probability(&self, x: &[u32]) -> f64 {
-        let root = self.order[0];
+        let root = self.laws.order[0];
         let mut p = self.conditional(root, 0)[x[root] as usize];
-        for &c in &self.order[1..] {
-            p *= self.conditional(c, x[self.parent[c]] as usize)[x[c] as usize];
+        for &c in &self.laws.order[1..] {
+            p *= self.conditional(c, x[self.laws.parent[c]] as usize)[x[c] as usize];
         }
         p
     }
@@ -368,12 +370,12 @@ impl TreeModel {
     /// The fitted 2-way law of columns i and j (i-major), whether or not they are an edge:
     /// Σ over the path between them, by one sweep from i.
     pub fn pair(&self, i: usize, j: usize) -> Vec<f64> {
-        let (si, sj) = (self.sizes[i], self.sizes[j]);
+        let (si, sj) = (self.laws.sizes[i], self.laws.sizes[j]);
         let mut out = vec![0.0; si * sj];
         for a in 0..si {
             let law = self.given(i, a);
             for b in 0..sj {
-                out[a * sj + b] = self.ones[i][a] * law[j][b];
+                out[a * sj + b] = self.laws.ones[i][a] * law[j][b];
             }
         }
         out
@@ -381,9 +383,9 @@ impl TreeModel {
 
     /// The law of every column given column i = a (propagated along the tree).
     fn given(&self, i: usize, a: usize) -> Vec<Vec<f64>> {
-        let d = self.sizes.len();
+        let d = self.laws.sizes.len();
         let mut law: Vec<Option<Vec<f64>>> = vec![None; d];
-        let mut point = vec![0.0; self.sizes[i]];
+        let mut point = vec![0.0; self.laws.sizes[i]];
         point[a] = 1.0;
         law[i] = Some(point);
         // Neighbours: parent and children, with the joint stored at the child.
@@ -391,15 +393,17 @@ impl TreeModel {
         while let Some(u) = stack.pop() {
             let lu = law[u].clone().expect("set before pushing");
             let unseen: Vec<usize> = (0..d)
-                .filter(|&v| law[v].is_none() && (self.parent[v] == u || self.parent[u] == v))
+                .filter(|&v| {
+                    law[v].is_none() && (self.laws.parent[v] == u || self.laws.parent[u] == v)
+                })
                 .collect();
             for v in unseen {
-                let next = if self.parent[v] == u {
+                let next = if self.laws.parent[v] == u {
                     // u is v's parent: p(v | u) from the joint at v.
-                    let sv = self.sizes[v];
+                    let sv = self.laws.sizes[v];
                     let mut out = vec![0.0; sv];
                     for (x, &w) in lu.iter().enumerate() {
-                        let row = &self.joints[v][x * sv..(x + 1) * sv];
+                        let row = &self.laws.joints[v][x * sv..(x + 1) * sv];
                         let total: f64 = row.iter().sum();
                         if w == 0.0 || total <= 0.0 {
                             continue;
@@ -409,10 +413,10 @@ impl TreeModel {
                         }
                     }
                     out
-                } else if self.parent[u] == v {
+                } else if self.laws.parent[u] == v {
                     // v is u's parent: p(v | u) from the joint at u.
-                    let (sv, su) = (self.sizes[v], self.sizes[u]);
-                    let joint = &self.joints[u];
+                    let (sv, su) = (self.laws.sizes[v], self.laws.sizes[u]);
+                    let joint = &self.laws.joints[u];
                     let mut out = vec![0.0; sv];
                     for (y, &w) in lu.iter().enumerate() {
                         let total: f64 = (0..sv).map(|x| joint[x * su + y]).sum();
@@ -436,17 +440,17 @@ impl TreeModel {
 
     /// Draws `rows` records; record r's codes are `out[r·d..(r + 1)·d]` in column order.
     pub fn sample_rows(&self, rows: usize, rng: &mut SecureRng, out: &mut Vec<u32>) {
-        let d = self.sizes.len();
+        let d = self.laws.sizes.len();
         out.clear();
         out.resize(rows * d, 0);
-        let root = self.order[0];
+        let root = self.laws.order[0];
         for r in 0..rows {
             let x = &mut out[r * d..(r + 1) * d];
-            x[root] = draw(&self.cumulative[root], rng) as u32;
-            for &c in &self.order[1..] {
-                let s = self.sizes[c];
-                let a = x[self.parent[c]] as usize;
-                x[c] = draw(&self.cumulative[c][a * s..(a + 1) * s], rng) as u32;
+            x[root] = draw(&self.laws.cumulative[root], rng) as u32;
+            for &c in &self.laws.order[1..] {
+                let s = self.laws.sizes[c];
+                let a = x[self.laws.parent[c]] as usize;
+                x[c] = draw(&self.laws.cumulative[c][a * s..(a + 1) * s], rng) as u32;
             }
         }
     }
