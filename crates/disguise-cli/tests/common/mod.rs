@@ -41,15 +41,26 @@ pub fn disguise(dir: &Path) -> Command {
     cmd
 }
 
-/// A command that must succeed: its stdout.
+/// A command that must succeed: its stdout (and stderr).
 pub trait StdoutOk {
     /// Runs the command, asserts exit code 0 and returns stdout.
     fn stdout_ok(&mut self) -> Vec<u8>;
+
+    /// Runs the command, asserts exit code 0 and returns stdout and stderr as text.
+    fn texts_ok(&mut self) -> (String, String);
 }
 
 impl StdoutOk for Command {
     fn stdout_ok(&mut self) -> Vec<u8> {
         self.assert().success().get_output().stdout.clone()
+    }
+
+    fn texts_ok(&mut self) -> (String, String) {
+        let out = self.assert().success().get_output().clone();
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
     }
 }
 
@@ -282,4 +293,38 @@ pub fn hides_diagnostics(run: &dyn Fn(&str) -> (String, String)) {
             }
         }
     }
+}
+
+/// Runs a release through `run` (extra arguments → its stdout and stderr) whose data put
+/// `count` values of `column` outside the schema's bounds, and checks that how many were
+/// clamped is an exact count shown only as a diagnostic: never by default
+/// ([`hides_diagnostics`]), never on stderr, and with `--diagnostics` only under
+/// `not_private` in JSON and in the table's "not private" section. Returns the JSON report
+/// and the table's stdout, both with `--diagnostics`.
+#[track_caller]
+pub fn clamped_only_as_diagnostics(
+    run: &dyn Fn(&str) -> (String, String),
+    column: &str,
+    count: u64,
+) -> (serde_json::Value, String) {
+    hides_diagnostics(run);
+    let (stdout, stderr) = run("--format json --diagnostics");
+    let doc = json(stdout.as_bytes());
+    assert_eq!(
+        doc["not_private"]["clamped"],
+        serde_json::json!([[column, count]]),
+        "{doc}"
+    );
+    assert!(doc.get("clamped").is_none(), "{doc}");
+    assert!(!stderr.contains("clamped"), "{stderr}");
+    let (table, _) = run("--diagnostics");
+    let section = table
+        .split_once("\n\nnot private")
+        .unwrap_or_else(|| panic!("{table}"))
+        .1;
+    assert!(
+        section.contains("clamped") && section.contains(column),
+        "{table}"
+    );
+    (doc, table)
 }
