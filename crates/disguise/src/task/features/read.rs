@@ -476,9 +476,11 @@ impl FeatureSource {
     }
 
     /// The table of the delimited file `data` without a schema: the `label` column and every
-    /// column not in `exclude`, the `bins` columns binned while streaming (see
-    /// [`read_features`] for what is refused). `flag` names the options in messages, here and
-    /// when the file is read.
+    /// column not in `exclude`, the `bins` columns binned while streaming. Every other column
+    /// is categorical; one whose values are all numbers with more than
+    /// [`MAX_NUMERIC_LEVELS`] distinct values is refused when the file is read (bin it over
+    /// public bounds, or exclude it), as is a Parquet file (its columns are read with a
+    /// schema). `flag` names the options in messages, here and when the file is read.
     ///
     /// # Errors
     /// [`Error::Parse`] without a label.
