@@ -4,7 +4,7 @@
 //! ([`after_reservation`]).
 
 use crate::errors::{Priced, json, library_error, value_error};
-use disguise::ledger::{Spend, Spends};
+use disguise::ledger::{Reserved, Spend, Spends};
 use disguise::task::PrivacyReport;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -239,7 +239,7 @@ impl Charge {
         match plan.spend().map_err(library_error)? {
             Some(spend) => self.reserve_spend(spend.mechanism(mechanism)),
             None => Ok(Reservation {
-                spend: None,
+                reserved: Reserved { spend: None },
                 charged: None,
             }),
         }
@@ -269,7 +269,7 @@ impl Charge {
             self.ledger.path().display()
         );
         Ok(Reservation {
-            spend: Some(spend),
+            reserved: Reserved { spend: Some(spend) },
             charged: Some(charged),
         })
     }
@@ -329,12 +329,11 @@ impl PySpend {
     }
 }
 
-/// What was reserved for a call made with a ledger: the plan's spend (`None`: the plan
-/// spends nothing), which the run is then held to ([`check`]), and what stays charged if the
-/// run fails ([`after_reservation`]).
+/// What was reserved for a call made with a ledger: the plan's spend, which the run is then
+/// held to ([`check`]), and what stays charged if the run fails ([`after_reservation`]).
 #[derive(Clone)]
 pub(crate) struct Reservation {
-    spend: Option<Spend>,
+    reserved: Reserved,
     /// `release N of (ε = …, δ = …) stays charged to DATASET in FILE`, once recorded.
     charged: Option<String>,
 }
@@ -361,11 +360,10 @@ pub(crate) fn check(
     reserved: &Option<Reservation>,
     actual: &(impl Spends + ?Sized),
 ) -> disguise::Result<()> {
-    let Some(reservation) = reserved else {
-        return Ok(());
-    };
-    let spend = reservation.spend.clone();
-    disguise::ledger::Reserved { spend }.check(actual)
+    match reserved {
+        Some(reservation) => reservation.reserved.check(actual),
+        None => Ok(()),
+    }
 }
 
 /// The result of everything a release does after its reservation (reading the data, the
