@@ -227,8 +227,9 @@ fn limit(args: LimitArgs) -> anyhow::Result<()> {
         "approximate" => "--approximate-epsilon/--approximate-delta".to_string(),
         other => format!("--{other}"),
     };
-    let (epsilon, delta) = (args.approximate_epsilon, args.approximate_delta);
-    let limit = Limit::of(args.epsilon, args.delta, args.rule, epsilon, delta, &flag)
+    // The limit's ε and δ, then the part of it set aside for approximate releases.
+    let (part_e, part_d) = (args.approximate_epsilon, args.approximate_delta);
+    let limit = Limit::of(args.epsilon, args.delta, args.rule, part_e, part_d, &flag)
         .map_err(|e| flagged(e, &flag))?;
     let dataset = match &args.dataset {
         Some(name) => Some(
